@@ -1,0 +1,59 @@
+/**
+ * One limiter per service, shared by every request to it: it bounds the requests in flight
+ * and holds all of them back while the service has asked us to wait (429 Retry-After), so
+ * one throttled request slows every request to that service.
+ */
+export class ServiceLimiter {
+  #inFlight = 0;
+  #pausedUntil = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(readonly maxInFlight: number) {
+    if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError('maxInFlight must be a positive integer');
+  }
+
+  /** Time (epoch ms) before which no new request to this service starts. */
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
+  /** Holds every request to the service back for at least `ms` from now. */
+  pauseFor(ms: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + ms);
+  }
+
+  /** Runs `task` once a slot is free and no pause is in force. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    await this.#acquire();
+    try {
+      await this.#waitForPause();
+      return await task();
+    } finally {
+      this.#release();
+    }
+  }
+
+  async #waitForPause(): Promise<void> {
+    for (let wait = this.#pausedUntil - Date.now(); wait > 0; wait = this.#pausedUntil - Date.now()) {
+      await sleep(wait);
+    }
+  }
+
+  #acquire(): Promise<void> {
+    if (this.#inFlight < this.maxInFlight) {
+      this.#inFlight += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next(); // the slot passes straight to the next waiter
+    else this.#inFlight -= 1;
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,119 @@
+import { ConfigError, type ServiceName } from './errors.js';
+import { Secret } from './secret.js';
+
+/** Where one service lives and how we authenticate to it. */
+export interface ServiceConfig {
+  service: ServiceName;
+  baseUrl: string;
+  clientId: string;
+  clientSecret: Secret;
+}
+
+export interface Config {
+  giftcard: ServiceConfig;
+  dp: ServiceConfig;
+}
+
+/** Flags that override the environment, named as commander names them. */
+export interface ConfigFlags {
+  giftcardUrl?: string;
+  giftcardClientId?: string;
+  giftcardClientSecret?: string;
+  dpUrl?: string;
+  dpClientId?: string;
+  dpClientSecret?: string;
+}
+
+interface Setting {
+  variable: string;
+  flag: string;
+  key: keyof ConfigFlags;
+  kind: 'url' | 'id' | 'secret';
+  description: string;
+}
+
+/** Every setting, in the order the README's configuration table lists them. */
+export const SETTINGS: readonly Setting[] = [
+  { variable: 'GIFTCARD_API_URL', flag: '--giftcard-url', key: 'giftcardUrl', kind: 'url', description: 'base address of the gift card service' },
+  { variable: 'GIFTCARD_CLIENT_ID', flag: '--giftcard-client-id', key: 'giftcardClientId', kind: 'id', description: 'API client ID (X-Client-Id)' },
+  { variable: 'GIFTCARD_CLIENT_SECRET', flag: '--giftcard-client-secret', key: 'giftcardClientSecret', kind: 'secret', description: 'API client secret (X-Client-Secret)' },
+  { variable: 'DP_API_URL', flag: '--dp-url', key: 'dpUrl', kind: 'url', description: 'base address of the delivery partner service' },
+  { variable: 'DP_CLIENT_ID', flag: '--dp-client-id', key: 'dpClientId', kind: 'id', description: 'client ID (x-client-id), also the DP ID in paths' },
+  { variable: 'DP_CLIENT_SECRET', flag: '--dp-client-secret', key: 'dpClientSecret', kind: 'secret', description: 'client secret (x-client-secret)' },
+];
+
+/** The variable a setting's problems are reported under, for the auth error's hint. */
+export function secretVariable(service: ServiceName): string {
+  return service === 'giftcard' ? 'GIFTCARD_CLIENT_SECRET' : 'DP_CLIENT_SECRET';
+}
+
+export function idVariable(service: ServiceName): string {
+  return service === 'giftcard' ? 'GIFTCARD_CLIENT_ID' : 'DP_CLIENT_ID';
+}
+
+/**
+ * Reads the configuration: each flag overrides its environment variable.
+ * @throws ConfigError naming the first missing or malformed variable; a secret's value is
+ * never part of the message.
+ */
+export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
+  const values = new Map<keyof ConfigFlags, string>();
+  for (const setting of SETTINGS) {
+    const raw = flags[setting.key] ?? env[setting.variable];
+    values.set(setting.key, validate(setting, raw));
+  }
+  const get = (key: keyof ConfigFlags): string => values.get(key) ?? '';
+  return {
+    giftcard: {
+      service: 'giftcard',
+      baseUrl: get('giftcardUrl'),
+      clientId: get('giftcardClientId'),
+      clientSecret: new Secret(get('giftcardClientSecret')),
+    },
+    dp: {
+      service: 'dp',
+      baseUrl: get('dpUrl'),
+      clientId: get('dpClientId'),
+      clientSecret: new Secret(get('dpClientSecret')),
+    },
+  };
+}
+
+function validate(setting: Setting, raw: string | undefined): string {
+  const where = `${setting.variable} (or ${setting.flag})`;
+  if (raw === undefined || raw.trim() === '') {
+    throw new ConfigError(setting.variable, `${where} is not set: it is the ${setting.description}`);
+  }
+  const value = raw.trim();
+  switch (setting.kind) {
+    case 'url':
+      return validateUrl(setting, where, value);
+    case 'id':
+      if (!/^[\x21-\x7e]+$/.test(value)) {
+        throw new ConfigError(setting.variable, `${where} is malformed: it must be printable ASCII without spaces`);
+      }
+      return value;
+    case 'secret':
+      if (!/^[\x21-\x7e]+$/.test(value)) {
+        // Say what is wrong, never what the value is.
+        throw new ConfigError(setting.variable, `${where} is malformed: it must be printable ASCII without spaces (value not shown)`);
+      }
+      return value;
+  }
+}
+
+function validateUrl(setting: Setting, where: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(setting.variable, `${where} is not a URL: expected e.g. https://api.example.com`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(setting.variable, `${where} must start with http:// or https://`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(setting.variable, `${where} must be a plain base address, without credentials, query or fragment`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}

@@ -1,0 +1,80 @@
+/**
+ * Money is integer minor units at scale 2 ("cents") everywhere inside the tool.
+ * API numbers are converted once, at the edge, by {@link toCents}; an amount that does not
+ * sit on a cent is reported as such, never rounded.
+ */
+
+declare const centsBrand: unique symbol;
+/** An integer number of cents. Only {@link toCents} and {@link cents} make one. */
+export type Cents = number & { readonly [centsBrand]: true };
+
+/** Brands an integer already known to be cents (e.g. read back from the mirror). */
+export function cents(value: number): Cents {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer number of cents: ${value}`);
+  return value as Cents;
+}
+
+export type CentsResult = { ok: true; cents: Cents } | { ok: false; reason: string };
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Converts a JSON number from an API into cents without float arithmetic: it reads the
+ * number's shortest decimal representation (what the JSON said, for any value JSON can
+ * carry exactly) and fails when more than two decimals are non-zero.
+ * `toCents(10.1)` → 1010; `toCents(0.1 + 0.2)` → not on a cent.
+ */
+export function toCents(value: number): CentsResult {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    return { ok: false, reason: `not a finite number: ${String(value)}` };
+  }
+  const text = plainDecimal(value);
+  const match = DECIMAL.exec(text);
+  if (!match) return { ok: false, reason: `not a decimal amount: ${text}` };
+  const [, sign, whole = '0', fraction = ''] = match;
+  const significant = fraction.replace(/0+$/, '');
+  if (significant.length > 2) return { ok: false, reason: `${text} is not on a cent` };
+  const minor = BigInt(whole) * 100n + BigInt(significant.padEnd(2, '0') || '0');
+  const signed = sign === '-' ? -minor : minor;
+  if (signed > BigInt(Number.MAX_SAFE_INTEGER) || signed < BigInt(Number.MIN_SAFE_INTEGER)) {
+    return { ok: false, reason: `${text} is too large` };
+  }
+  return { ok: true, cents: Number(signed) as Cents };
+}
+
+/** The decimal expansion of a number without exponent notation (1e-7 → "0.0000001"). */
+function plainDecimal(value: number): string {
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  const [mantissa = '', exponentText = '0'] = text.toLowerCase().split('e');
+  const exponent = Number(exponentText);
+  const negative = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '');
+  const [intPart = '', fracPart = ''] = digits.split('.');
+  const all = intPart + fracPart;
+  const point = intPart.length + exponent;
+  let result: string;
+  if (point <= 0) result = `0.${'0'.repeat(-point)}${all}`;
+  else if (point >= all.length) result = all + '0'.repeat(point - all.length);
+  else result = `${all.slice(0, point)}.${all.slice(point)}`;
+  return (negative ? '-' : '') + result;
+}
+
+/** Formats cents as a plain decimal string with two places: 1010 → "10.10", -5 → "-0.05". */
+export function formatCents(value: Cents | number): string {
+  const negative = value < 0;
+  const abs = Math.abs(value);
+  const whole = Math.trunc(abs / 100);
+  const minor = String(abs % 100).padStart(2, '0');
+  return `${negative ? '-' : ''}${whole}.${minor}`;
+}
+
+/** Formats cents with the currency code, as a finding's message states money: "EUR 10.10". */
+export function formatMoney(value: Cents | number, currency: string): string {
+  return `${currency} ${formatCents(value)}`;
+}
+
+/** Cents back to the JSON number an API would send (exact for any safe integer of cents). */
+export function centsToNumber(value: Cents | number): number {
+  return Number(formatCents(value));
+}
