@@ -1,0 +1,314 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CursorCodec } from './cursor.js';
+import { DpWorld, type OrderWire, type ProductWire, type WalletWire } from './dp-world.js';
+import { handleDpRequest, type DpApiClient } from './dp-routes.js';
+import { FaultPlan, type FaultKind, type FaultOptions } from './faults.js';
+import { cardTemplates, generateDp, generateMerchant, SIZE_PRESETS, type SizePreset, type WorldSize } from './generator.js';
+import { handleGiftCardRequest, type GiftCardApiClient } from './giftcard-routes.js';
+import { GiftCardWorld, iso, type CardWire, type CouponWire, type EntryWire } from './giftcard-world.js';
+import { applyActivity, type ActivityContext, type ActivityKind } from './live-activity.js';
+import { plantBreaks, type Manifest } from './planted-breaks.js';
+import { Random } from './random.js';
+import type { SimResponse } from './routes.js';
+
+export interface SimulatorOptions {
+  seed?: number;
+  size?: SizePreset | Partial<WorldSize>;
+  /** Plant every single-sync break and the legal look-alikes (default false). */
+  plant?: boolean;
+  /** Element shape of GET /v1/giftCards: full records or {giftCardId, status}. */
+  cardListShape?: 'full' | 'minimal';
+  faults?: FaultOptions;
+  /** Apply one legal operation every `intervalMs` while serving. */
+  live?: { intervalMs: number };
+  /** Ports on 127.0.0.1; 0 (default) picks free ones. */
+  port?: number;
+  dpPort?: number;
+  /** Keep a log of every request (for tests). */
+  recordRequests?: boolean;
+  /** The simulator's "now" for generation (default Date.now()). */
+  nowMs?: number;
+}
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface RequestRecord {
+  service: 'giftcard' | 'dp';
+  method: string;
+  path: string;
+  query: string;
+  startedAt: number;
+  status: number;
+  fault: FaultKind | undefined;
+}
+
+/** What our client should read: exactly the records the services hold for it. */
+export interface GroundTruth {
+  merchantId: string;
+  dpId: string;
+  giftCards: CardWire[];
+  transactions: EntryWire[];
+  coupons: CouponWire[];
+  wallets: WalletWire[];
+  products: ProductWire[];
+  orders: OrderWire[];
+}
+
+export interface Simulator {
+  giftcardUrl: string;
+  dpUrl: string;
+  credentials: {
+    giftcard: Credentials;
+    dp: Credentials;
+    /** Another merchant's active client: sees only its own records. */
+    otherMerchant: Credentials;
+    /** A deactivated client (403 USER_INACTIVE). */
+    inactive: Credentials;
+    /** Another delivery partner: our DP ID is FORBIDDEN to it. */
+    otherDp: Credentials;
+  };
+  seed: number;
+  manifest: Manifest;
+  faults: FaultPlan;
+  /** Every request, when `recordRequests` was set. */
+  requests: RequestRecord[];
+  /** Non-GET requests received: the tool must send none. */
+  writeAttempts: number;
+  /** Largest `limit` any request asked for (NaN-free; 0 when none). */
+  maxLimitRequested: number;
+  truth(): GroundTruth;
+  /** Applies `count` legal operations now, as live activity would. */
+  applyActivity(count: number): ActivityKind[];
+  mutate: Mutations;
+  close(): Promise<void>;
+}
+
+/** Changes between syncs that only a second sync can reveal. */
+export interface Mutations {
+  /** Rewrites a ledger entry in place (GC_LEDGER_REWRITTEN). */
+  rewriteEntry(transactionId: string, fields: Partial<EntryWire>): void;
+  /** Removes a ledger entry from the service (GC_LEDGER_REWRITTEN, vanished). */
+  removeEntry(transactionId: string): void;
+  /** Restores a removed entry. */
+  restoreEntry(transactionId: string): void;
+  /** Lowers a coupon's redemption count (CV_COUNTER_REGRESSED). */
+  setCoupon(couponId: string, fields: Partial<CouponWire>): void;
+  /** Moves a wallet's balance with no order behind it (DP_WALLET_DRIFT). */
+  moveWallet(walletID: string, deltaCents: number): void;
+  /** Sets fields of a card's record. */
+  setCard(giftCardId: string, fields: Partial<CardWire>): void;
+}
+
+/**
+ * Starts the simulator of both services on 127.0.0.1.
+ * @returns the base URLs, credentials, ground truth and planted-break manifest, and close().
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const seed = options.seed ?? 1;
+  const nowMs = options.nowMs ?? Date.now();
+  const random = new Random(seed);
+  const size: WorldSize = { ...SIZE_PRESETS.small, ...(typeof options.size === 'string' ? SIZE_PRESETS[options.size] : options.size) };
+
+  const merchantId = random.uuid();
+  const otherMerchantId = random.uuid();
+  const dpId = 'DP-DEMO-0001';
+  const otherDpId = 'DP-OTHER-0002';
+  const credentials: Simulator['credentials'] = {
+    giftcard: { clientId: random.uuid(), clientSecret: `gcs_${random.hex(32)}` },
+    otherMerchant: { clientId: random.uuid(), clientSecret: `gcs_${random.hex(32)}` },
+    inactive: { clientId: random.uuid(), clientSecret: `gcs_${random.hex(32)}` },
+    dp: { clientId: dpId, clientSecret: `dps_${random.hex(32)}` },
+    otherDp: { clientId: otherDpId, clientSecret: `dps_${random.hex(32)}` },
+  };
+
+  const gc = new GiftCardWorld(random);
+  const dp = new DpWorld(dpId, random);
+  const otherDp = new DpWorld(otherDpId, random);
+  const templates = cardTemplates(random);
+  generateMerchant({ gc, dp, random, nowMs, merchantId, templates }, size);
+  generateMerchant({ gc, dp, random, nowMs, merchantId: otherMerchantId, templates: cardTemplates(random) }, { ...size, cards: Math.max(3, Math.ceil(size.cards / 20)), coupons: Math.max(2, Math.ceil(size.coupons / 20)) });
+  const products = generateDp({ dp, random, nowMs }, size);
+  generateDp({ dp: otherDp, random, nowMs }, { products: 2, orders: 3 });
+  const planted = options.plant ? plantBreaks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products }) : { breaks: [], lookAlikes: [] };
+  gc.runExpiryJob(nowMs);
+  gc.finalize();
+  dp.finalize();
+  otherDp.finalize();
+  const manifest: Manifest = { seed, generatedAt: iso(nowMs), ...planted };
+
+  const cursors = new CursorCodec();
+  const gcClients: GiftCardApiClient[] = [
+    { ...credentials.giftcard, merchantId, active: true },
+    { ...credentials.otherMerchant, merchantId: otherMerchantId, active: true },
+    { ...credentials.inactive, merchantId, active: false },
+  ];
+  const dpClients: DpApiClient[] = [credentials.dp, credentials.otherDp];
+  const faults = new FaultPlan(options.faults ?? {}, new Random(seed ^ 0x5eed));
+  const activity: ActivityContext = { gc, dp, products, random: new Random(seed ^ 0xac7) };
+
+  const sim: Simulator = {
+    giftcardUrl: '',
+    dpUrl: '',
+    credentials,
+    seed,
+    manifest,
+    faults,
+    requests: [],
+    writeAttempts: 0,
+    maxLimitRequested: 0,
+    truth: () => structuredClone(groundTruth()),
+    applyActivity: (count) => {
+      const done: ActivityKind[] = [];
+      for (let i = 0; i < count * 5 && done.length < count; i += 1) {
+        const kind = applyActivity(activity);
+        if (kind) done.push(kind);
+      }
+      return done;
+    },
+    mutate: mutations(gc, dp),
+    close: async () => {
+      if (timer) clearInterval(timer);
+      await Promise.all([closeServer(gcServer), closeServer(dpServer)]);
+    },
+  };
+
+  function groundTruth(): GroundTruth {
+    return {
+      merchantId,
+      dpId,
+      giftCards: gc.cards.items.filter((c) => c.owner === merchantId && c.findable).map((c) => c.record).reverse(),
+      transactions: gc.entries.items.filter((e) => e.owner === merchantId && !e.deleted).map((e) => e.record).reverse(),
+      coupons: gc.coupons.items.filter((c) => c.owner === merchantId).map((c) => c.record).reverse(),
+      wallets: dp.wallets.map((w) => w.record),
+      products: dp.products.items.map((p) => p.record).reverse(),
+      orders: dp.orders.items.map((o) => o.record).reverse(),
+    };
+  }
+
+  const gcState = { world: gc, clients: gcClients, cursors, cardListShape: options.cardListShape ?? 'full' } as const;
+  const dpState = { worlds: new Map([[dpId, dp], [otherDpId, otherDp]]), clients: dpClients, cursors };
+  const inFlight = { giftcard: 0, dp: 0 };
+  const handler = (service: 'giftcard' | 'dp') => (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const startedAt = Date.now();
+    const method = req.method ?? 'GET';
+    if (method !== 'GET') sim.writeAttempts += 1;
+    const limit = Number(url.searchParams.get('limit'));
+    if (Number.isFinite(limit) && limit > sim.maxLimitRequested) sim.maxLimitRequested = limit;
+    inFlight[service] += 1;
+    const cap = faults.options.maxInFlight;
+    const fault = cap !== undefined && inFlight[service] > cap ? 'throttle' : faults.next(service, url.pathname);
+    const log = (status: number): void => {
+      if (options.recordRequests) sim.requests.push({ service, method, path: url.pathname, query: url.search, startedAt, status, fault });
+    };
+    res.on('close', () => {
+      inFlight[service] -= 1;
+    });
+    req.resume();
+    const route = (): SimResponse => (service === 'giftcard' ? handleGiftCardRequest(gcState, method, url, req.headers) : handleDpRequest(dpState, method, url, req.headers));
+    const answer = (): void => {
+      const response = route();
+      log(response.status);
+      sendJson(res, response.status, response.body);
+    };
+    switch (fault) {
+      case undefined:
+        return answer();
+      case 'slow':
+        setTimeout(answer, faults.options.slowMs ?? 300);
+        return;
+      case 'throttle': {
+        const seconds = faults.options.retryAfterSeconds ?? 1;
+        const retryAfter = faults.options.retryAfterAsDate ? new Date(Date.now() + seconds * 1000).toUTCString() : String(seconds);
+        log(429);
+        const body = service === 'giftcard' ? { success: false, errCode: 'TOO_MANY_REQUESTS', message: 'rate limit exceeded' } : { error: 'rate limit exceeded', errCode: 'TOO_MANY_REQUESTS' };
+        return sendJson(res, 429, body, { 'retry-after': retryAfter });
+      }
+      case 'error500':
+        log(500);
+        return sendJson(res, 500, service === 'giftcard' ? { success: false, errCode: 'INTERNAL_SERVER_ERROR', message: 'platform fault' } : { error: 'internal error', errCode: 'INTERNAL_SERVER_ERROR' });
+      case 'html503':
+        log(503);
+        res.writeHead(503, { 'content-type': 'text/html' });
+        res.end('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+        return;
+      case 'reset':
+        log(0);
+        req.socket.destroy();
+        return;
+      case 'truncate': {
+        const response = route();
+        log(response.status);
+        const text = JSON.stringify(response.body);
+        res.writeHead(response.status, { 'content-type': 'application/json' });
+        res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+        return;
+      }
+    }
+  };
+
+  const gcServer = createServer(handler('giftcard'));
+  const dpServer = createServer(handler('dp'));
+  await Promise.all([listen(gcServer, options.port ?? 0), listen(dpServer, options.dpPort ?? 0)]);
+  sim.giftcardUrl = `http://127.0.0.1:${(gcServer.address() as AddressInfo).port}`;
+  sim.dpUrl = `http://127.0.0.1:${(dpServer.address() as AddressInfo).port}`;
+  const timer = options.live ? setInterval(() => applyActivity(activity), options.live.intervalMs) : undefined;
+  timer?.unref();
+  return sim;
+}
+
+function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
+  const entry = (id: string) => {
+    const found = gc.entries.get(id);
+    if (!found) throw new Error(`no ledger entry ${id}`);
+    return found;
+  };
+  return {
+    rewriteEntry: (id, fields) => Object.assign(entry(id).record, fields),
+    removeEntry: (id) => {
+      entry(id).deleted = true;
+    },
+    restoreEntry: (id) => {
+      entry(id).deleted = false;
+    },
+    setCoupon: (id, fields) => {
+      const coupon = gc.coupons.get(id);
+      if (!coupon) throw new Error(`no coupon ${id}`);
+      Object.assign(coupon.record, fields);
+    },
+    moveWallet: (walletID, deltaCents) => {
+      const wallet = dp.wallets.find((w) => w.record.walletID === walletID);
+      if (!wallet) throw new Error(`no wallet ${walletID}`);
+      dp.moveWallet(wallet, deltaCents);
+    },
+    setCard: (id, fields) => {
+      const card = gc.cards.get(id);
+      if (!card) throw new Error(`no card ${id}`);
+      Object.assign(card.record, fields);
+      if (fields.remainingBalance !== undefined) card.balance = Math.round(fields.remainingBalance * 100);
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
