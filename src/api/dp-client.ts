@@ -26,7 +26,10 @@ const paginationInfo = z.looseObject({ nextCursor: z.string().nullish(), hasMore
 const productsPage = z.looseObject({ products: z.array(z.unknown()), paginationInfo });
 const ordersPage = z.looseObject({ orders: z.array(z.unknown()), paginationInfo });
 
-export type DpClientOptions = GiftCardClientOptions;
+export interface DpClientOptions extends GiftCardClientOptions {
+  /** The DP ID in paths; the spec makes it equal to the client ID, the default. */
+  dpId?: string;
+}
 
 /** Wallets as read: each validated wallet, and each one that failed with its raw JSON. */
 export interface WalletRead {
@@ -45,9 +48,10 @@ export class DpClient {
   readonly dpId: string;
 
   constructor(readonly config: ServiceConfig, options: DpClientOptions = {}) {
-    this.dpId = config.clientId;
+    this.dpId = options.dpId ?? config.clientId;
+    const { dpId: _dpId, ...httpOptions } = options;
     this.http = new HttpClient({
-      ...options,
+      ...httpOptions,
       service: 'dp',
       baseUrl: config.baseUrl,
       headers: () => ({ 'x-client-id': config.clientId, 'x-client-secret': config.clientSecret.reveal() }),

@@ -146,7 +146,7 @@ function authMessage(errCode: string, status: number): string {
   const service = 'the gift card service';
   switch (errCode) {
     case 'API_KEY_INVALID':
-      return `${service} refused the client secret (API_KEY_INVALID): check ${secretVariable('giftcard')}; it may have been rotated, and check ${idVariable('giftcard')}`;
+      return `${service} refused the client secret (API_KEY_INVALID): check ${secretVariable('giftcard')}; it may have been rotated (or ${idVariable('giftcard')} is unknown to the service)`;
     case 'UNAUTHORIZED':
       return `${service} refused the credentials (UNAUTHORIZED): check ${idVariable('giftcard')} and ${secretVariable('giftcard')} are set for an API client, not a dashboard user`;
     case 'USER_INACTIVE':

@@ -1,0 +1,69 @@
+import { createRequire } from 'node:module';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { FAULT_KINDS } from '../sim/faults.js';
+import { SIZE_PRESETS } from '../sim/generator.js';
+import { ping } from './ping.js';
+import { addServiceOptions } from './service-options.js';
+import { simulate } from './simulate.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+const integer = (name: string, min: number) => (value: string): number => {
+  if (!/^-?\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+  return Number(value);
+};
+const rate = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return n;
+};
+
+/** The `ledger-recon` program: declarations only; each command lives in its own file. */
+export function buildProgram(): Command {
+  const program = new Command('ledger-recon')
+    .description(
+      'Reconciles a gift card service and a delivery partner service to the cent: mirrors both into SQLite, ' +
+        'runs the check catalogue, tracks findings across runs, and writes reports for auditors.',
+    )
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 reconciled, 1 breaks at or above --fail-on, 2 could not complete (configuration,\n' +
+        'credentials, service unreachable, lock held).\n\nConfiguration comes from GIFTCARD_API_URL, GIFTCARD_CLIENT_ID, GIFTCARD_CLIENT_SECRET,\n' +
+        'DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each has a flag that overrides it.',
+    );
+
+  program
+    .command('simulate')
+    .description('serve simulators of both services on 127.0.0.1, for demos, tests and benchmarks')
+    .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
+    .addOption(new Option('--port <port>', 'port of the gift card service').default(4010).argParser(integer('--port', 0)))
+    .addOption(new Option('--dp-port <port>', 'port of the delivery partner service').default(4020).argParser(integer('--dp-port', 0)))
+    .addOption(new Option('--size <preset>', 'data size').choices(Object.keys(SIZE_PRESETS)).default('small'))
+    .addOption(new Option('--cards <n>', 'gift cards (overrides the preset)').argParser(integer('--cards', 0)))
+    .addOption(new Option('--entries-per-card <n>', 'mean ledger entries per card').argParser(integer('--entries-per-card', 0)))
+    .addOption(new Option('--coupons <n>', 'coupons').argParser(integer('--coupons', 0)))
+    .addOption(new Option('--products <n>', 'DP products (at least 2)').argParser(integer('--products', 2)))
+    .addOption(new Option('--orders <n>', 'DP orders').argParser(integer('--orders', 0)))
+    .option('--plant', 'plant every break one sync can reveal, and the legal look-alikes')
+    .option('--manifest <file>', 'write the planted breaks as JSON (code and records of each)')
+    .addOption(new Option('--card-list <shape>', 'element shape of GET /v1/giftCards').choices(['full', 'minimal']).default('full'))
+    .addOption(new Option('--faults <rate>', 'probability of a fault per request, 0 to 1').argParser(rate))
+    .option('--fault-kinds <list>', `comma-separated subset of: ${FAULT_KINDS.join(', ')}`)
+    .addOption(new Option('--retry-after <seconds>', 'Retry-After of injected 429s').argParser(integer('--retry-after', 0)))
+    .addOption(new Option('--slow-ms <ms>', 'delay of a slow response').argParser(integer('--slow-ms', 0)))
+    .addOption(new Option('--max-in-flight <n>', 'answer 429 above this many requests in flight').argParser(integer('--max-in-flight', 1)))
+    .addOption(new Option('--live <ms>', 'apply one legal debit, refund, order or fulfilment every <ms>').argParser(integer('--live', 1)))
+    .addHelpText('after', '\nExample:\n  ledger-recon simulate --plant --manifest data/manifest.json --faults 0.1\n')
+    .action(simulate);
+
+  addServiceOptions(
+    program
+      .command('ping')
+      .description('check the configuration and that both services accept the credentials (reads one record each)'),
+  ).action(ping);
+
+  return program;
+}

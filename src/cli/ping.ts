@@ -1,0 +1,30 @@
+import { DpClient } from '../api/dp-client.js';
+import { GiftCardClient } from '../api/giftcard-client.js';
+import { loadConfig, type ConfigFlags } from '../config.js';
+
+export interface PingOptions extends ConfigFlags {
+  env?: NodeJS.ProcessEnv;
+  write?: (text: string) => void;
+}
+
+/**
+ * Checks the configuration and that both services accept our credentials, reading one
+ * record from each (GET only).
+ * @throws ConfigError, AuthError or ServiceUnavailableError, which the CLI maps to exit 2.
+ */
+export async function ping(options: PingOptions): Promise<void> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const config = loadConfig(options, options.env);
+  const giftcard = new GiftCardClient(config.giftcard, { retry: { maxRetries: 2 } });
+  const dp = new DpClient(config.dp, { retry: { maxRetries: 2 } });
+  try {
+    const page = await giftcard.listGiftCards({ limit: 1 }).next();
+    const cards = page.value?.records.length ?? 0;
+    write(`gift card service: ok (${config.giftcard.baseUrl}, ${cards > 0 ? 'cards readable' : 'no cards yet'})\n`);
+    const { wallets } = await dp.getWallets({ selectedOnly: true });
+    const wallet = wallets[0];
+    write(`delivery partner service: ok (${config.dp.baseUrl}, DP ${dp.dpId}${wallet ? `, selected wallet ${wallet.currency}` : ''})\n`);
+  } finally {
+    await Promise.all([giftcard.close(), dp.close()]);
+  }
+}

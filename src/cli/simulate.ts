@@ -1,0 +1,99 @@
+import { writeFile } from 'node:fs/promises';
+import { FAULT_KINDS, type FaultKind } from '../sim/faults.js';
+import { SIZE_PRESETS, type SizePreset, type WorldSize } from '../sim/generator.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/simulator.js';
+import { ConfigError } from '../errors.js';
+
+export interface SimulateOptions {
+  seed: number;
+  port: number;
+  dpPort: number;
+  size: string;
+  cards?: number;
+  entriesPerCard?: number;
+  coupons?: number;
+  orders?: number;
+  products?: number;
+  plant?: boolean;
+  manifest?: string;
+  cardList: string;
+  faults?: number;
+  faultKinds?: string;
+  retryAfter?: number;
+  slowMs?: number;
+  maxInFlight?: number;
+  live?: number;
+  write?: (text: string) => void;
+  /** Resolves when the simulator should stop (default: SIGINT or SIGTERM). */
+  until?: Promise<void>;
+}
+
+/** Turns the command's flags into simulator options. @throws ConfigError on a bad value. */
+export function simulatorOptions(options: SimulateOptions): SimulatorOptions {
+  if (!(options.size in SIZE_PRESETS)) throw new ConfigError('--size', `--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')}`);
+  const size: Partial<WorldSize> = { ...SIZE_PRESETS[options.size as SizePreset] };
+  for (const key of ['cards', 'entriesPerCard', 'coupons', 'orders', 'products'] as const) {
+    const value = options[key];
+    if (value !== undefined) size[key] = value;
+  }
+  if (options.cardList !== 'full' && options.cardList !== 'minimal') throw new ConfigError('--card-list', '--card-list must be full or minimal');
+  const kinds = options.faultKinds?.split(',').map((k) => k.trim()) ?? [...FAULT_KINDS];
+  const unknown = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0) throw new ConfigError('--fault-kinds', `--fault-kinds: unknown ${unknown.join(', ')}; known: ${FAULT_KINDS.join(', ')}`);
+  return {
+    seed: options.seed,
+    port: options.port,
+    dpPort: options.dpPort,
+    size,
+    plant: options.plant ?? false,
+    cardListShape: options.cardList,
+    faults: {
+      rate: options.faults ?? 0,
+      kinds: kinds as FaultKind[],
+      ...(options.retryAfter !== undefined ? { retryAfterSeconds: options.retryAfter } : {}),
+      ...(options.slowMs !== undefined ? { slowMs: options.slowMs } : {}),
+      ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
+    },
+    ...(options.live !== undefined ? { live: { intervalMs: options.live } } : {}),
+  };
+}
+
+/** `ledger-recon simulate`: serves both services on loopback until stopped. */
+export async function simulate(options: SimulateOptions): Promise<void> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const sim = await startSimulator(simulatorOptions(options));
+  if (options.manifest) await writeFile(options.manifest, `${JSON.stringify(sim.manifest, null, 2)}\n`);
+  write(describe(sim, options));
+  await (options.until ?? untilSignal());
+  await sim.close();
+}
+
+function describe(sim: Simulator, options: SimulateOptions): string {
+  const truth = sim.truth();
+  const { giftcard, dp } = sim.credentials;
+  const lines = [
+    `ledger-recon simulator, seed ${sim.seed}: ${truth.giftCards.length} gift cards, ${truth.transactions.length} ledger entries, ${truth.coupons.length} coupons, ${truth.orders.length} DP orders`,
+    sim.manifest.breaks.length > 0 ? `planted: ${sim.manifest.breaks.length} breaks and ${sim.manifest.lookAlikes.length} legal look-alikes${options.manifest ? ` (manifest: ${options.manifest})` : ''}` : 'planted: nothing (add --plant)',
+    '',
+    `gift card service         ${sim.giftcardUrl}`,
+    `delivery partner service  ${sim.dpUrl}`,
+    '',
+    'Demo credentials (simulator only):',
+    `export GIFTCARD_API_URL=${sim.giftcardUrl}`,
+    `export GIFTCARD_CLIENT_ID=${giftcard.clientId}`,
+    `export GIFTCARD_CLIENT_SECRET=${giftcard.clientSecret}`,
+    `export DP_API_URL=${sim.dpUrl}`,
+    `export DP_CLIENT_ID=${dp.clientId}`,
+    `export DP_CLIENT_SECRET=${dp.clientSecret}`,
+    '',
+    'Serving until Ctrl-C.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}

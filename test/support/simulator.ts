@@ -1,0 +1,47 @@
+import { DpClient, type DpClientOptions } from '../../src/api/dp-client.js';
+import { GiftCardClient, type GiftCardClientOptions } from '../../src/api/giftcard-client.js';
+import type { ServiceConfig } from '../../src/config.js';
+import { Secret } from '../../src/secret.js';
+import { startSimulator, type Credentials, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
+
+/** Fast retries for tests: the policy is the same, only the waits are short. */
+export const FAST_RETRY = { baseDelayMs: 2, maxDelayMs: 20, maxRetries: 8 };
+
+export interface TestServices {
+  sim: Simulator;
+  giftcard: GiftCardClient;
+  dp: DpClient;
+  close(): Promise<void>;
+}
+
+export function giftcardConfig(sim: Simulator, credentials: Credentials = sim.credentials.giftcard): ServiceConfig {
+  return { service: 'giftcard', baseUrl: sim.giftcardUrl, clientId: credentials.clientId, clientSecret: new Secret(credentials.clientSecret) };
+}
+
+export function dpConfig(sim: Simulator, credentials: Credentials = sim.credentials.dp): ServiceConfig {
+  return { service: 'dp', baseUrl: sim.dpUrl, clientId: credentials.clientId, clientSecret: new Secret(credentials.clientSecret) };
+}
+
+/** Starts a simulator on loopback with clients of both services; close() stops all of it. */
+export async function startServices(options: SimulatorOptions = {}, clientOptions: GiftCardClientOptions & DpClientOptions = {}): Promise<TestServices> {
+  const sim = await startSimulator({ size: 'tiny', recordRequests: true, ...options });
+  const merged = { retry: FAST_RETRY, ...clientOptions };
+  const giftcard = new GiftCardClient(giftcardConfig(sim), merged);
+  const dp = new DpClient(dpConfig(sim), merged);
+  return {
+    sim,
+    giftcard,
+    dp,
+    close: async () => {
+      await Promise.all([giftcard.close(), dp.close()]);
+      await sim.close();
+    },
+  };
+}
+
+/** Collects every record of a paged list. */
+export async function collect<T>(pages: AsyncIterable<{ records: T[] }>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const page of pages) all.push(...page.records);
+  return all;
+}
