@@ -16,8 +16,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger({ write, secrets = [], verbose = false }: LoggerOptions): Logger {
-  const hidden = secrets.filter((secret) => secret.length > 0);
-  const emit = (level: string, message: string): void => write(`${level} ${redact(message, hidden)}\n`);
+  const emit = (level: string, message: string): void => write(`${level} ${redact(message, secrets)}\n`);
   return {
     info: (message) => emit('info', message),
     warn: (message) => emit('warn', message),
@@ -27,10 +26,13 @@ export function createLogger({ write, secrets = [], verbose = false }: LoggerOpt
   };
 }
 
+/** Shorter values are not secrets worth the name, and redacting them would garble the text. */
+const MIN_SECRET_LENGTH = 6;
+
 /** Replaces every occurrence of each secret in the text. */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
-  for (const secret of secrets) result = result.split(secret).join('[redacted]');
+  for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) result = result.split(secret).join('[redacted]');
   return result;
 }
 

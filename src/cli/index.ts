@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FAULT_KINDS } from '../sim/faults.js';
 import { SIZE_PRESETS } from '../sim/generator.js';
+import { demo } from './demo.js';
 import { ping } from './ping.js';
 import { addServiceOptions } from './service-options.js';
 import { simulate } from './simulate.js';
@@ -21,6 +22,8 @@ const rate = (value: string): number => {
 /** The `ledger-recon` program: declarations only; each command lives in its own file. */
 export function buildProgram(): Command {
   const program = new Command('ledger-recon')
+    // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
+    .exitOverride()
     .description(
       'Reconciles a gift card service and a delivery partner service to the cent: mirrors both into SQLite, ' +
         'runs the check catalogue, tracks findings across runs, and writes reports for auditors.',
@@ -64,6 +67,12 @@ export function buildProgram(): Command {
       .command('ping')
       .description('check the configuration and that both services accept the credentials (reads one record each)'),
   ).action(ping);
+
+  program
+    .command('demo')
+    .description('run against the built-in simulator, with every planted break (what npm start runs)')
+    .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
+    .action(demo);
 
   return program;
 }

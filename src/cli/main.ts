@@ -8,7 +8,7 @@ import { buildProgram } from './index.js';
 const secrets = [process.env['GIFTCARD_CLIENT_SECRET'], process.env['DP_CLIENT_SECRET']].filter((s): s is string => !!s);
 
 try {
-  await buildProgram().exitOverride().parseAsync(process.argv);
+  await buildProgram().parseAsync(process.argv);
 } catch (error) {
   process.exitCode = exitCodeFor(error);
 }

@@ -16,7 +16,7 @@ export const SIZE_PRESETS = {
   tiny: { cards: 12, entriesPerCard: 4, coupons: 8, products: 4, orders: 10 },
   small: { cards: 300, entriesPerCard: 6, coupons: 120, products: 12, orders: 150 },
   medium: { cards: 10_000, entriesPerCard: 10, coupons: 3_000, products: 40, orders: 3_000 },
-  large: { cards: 100_000, entriesPerCard: 10, coupons: 20_000, products: 80, orders: 20_000 },
+  large: { cards: 160_000, entriesPerCard: 12, coupons: 20_000, products: 80, orders: 20_000 },
 } as const satisfies Record<string, WorldSize>;
 export type SizePreset = keyof typeof SIZE_PRESETS;
 

@@ -51,17 +51,23 @@ export class Random {
 
   /** A version-4-shaped UUID drawn from this source. */
   uuid(): string {
-    const hex = this.hex(32).split('');
-    hex[12] = '4';
-    hex[16] = '89ab'[this.int(0, 3)] ?? '8';
-    const h = hex.join('');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    const a = this.#word();
+    const b = this.#word();
+    const c = this.#word();
+    const d = this.#word();
+    const variant = '89ab'[this.int(0, 3)] ?? '8';
+    return `${a}-${b.slice(0, 4)}-4${b.slice(5)}-${variant}${c.slice(1, 4)}-${c.slice(4)}${d}`;
   }
 
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
+    while (out.length < length) out += this.#word();
     return out.slice(0, length);
+  }
+
+  /** Eight hex digits. */
+  #word(): string {
+    return Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
   }
 
   /** A code of upper-case letters and digits. */

@@ -1,0 +1,12 @@
+/** Figures the benchmarks print: wall time and this process's peak resident memory. */
+export function peakRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+export async function timed<T>(label: string, work: () => Promise<T> | T): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  process.stdout.write(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB\n`);
+  return result;
+}

@@ -1,0 +1,131 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** The parent's environment without any service configuration. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (/^(GIFTCARD|DP)_/.test(key)) delete env[key];
+  return { ...env, ...extra };
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 20_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('ledger-recon --help and --version', () => {
+  it('lists the commands and the exit codes', () => {
+    const { code, stdout } = run(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: ledger-recon \[options\] \[command\]/);
+    expect(stdout).toContain('simulate [options]');
+    expect(stdout).toContain('Exit codes: 0 reconciled');
+  });
+
+  it('documents every simulator option', () => {
+    const { code, stdout } = run(['simulate', '--help']);
+    expect(code).toBe(0);
+    for (const flag of ['--seed', '--port', '--dp-port', '--size', '--plant', '--manifest', '--card-list', '--faults', '--max-in-flight', '--live']) {
+      expect(stdout).toContain(flag);
+    }
+  });
+
+  it('prints the package version', () => {
+    expect(run(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('exits 2 on an unknown option', () => {
+    expect(run(['simulate', '--no-such-flag']).code).toBe(2);
+  });
+});
+
+describe('ledger-recon demo (npm start)', () => {
+  it('reads every list of the built-in simulator and reports the malformed records', () => {
+    const { code, stdout, stderr } = run(['demo']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ledger-recon demo: simulator \(seed 1\) on 127\.0\.0\.1 with \d+ planted breaks/);
+    expect(stdout).toMatch(/coupons +\d+ read, 1 failed validation/);
+    expect(stdout).toMatch(/requests +\d+ GETs, 0 retries, 0 writes/);
+  });
+});
+
+describe('configuration errors', () => {
+  it('exit 2 with one line naming the missing variable', () => {
+    const { code, stdout, stderr } = run(['ping']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('ledger-recon: GIFTCARD_API_URL (or --giftcard-url) is not set: it is the base address of the gift card service\n');
+  });
+
+  it('exit 2 naming a malformed URL', () => {
+    const env = cleanEnv({ GIFTCARD_API_URL: 'http://127.0.0.1:1', GIFTCARD_CLIENT_ID: 'a', GIFTCARD_CLIENT_SECRET: 'b', DP_API_URL: 'mailto:x', DP_CLIENT_ID: 'c', DP_CLIENT_SECRET: 'd' });
+    const { code, stderr } = run(['ping'], env);
+    expect(code).toBe(2);
+    expect(stderr).toBe('ledger-recon: DP_API_URL (or --dp-url) must start with http:// or https://\n');
+  });
+});
+
+describe('ledger-recon simulate, then ping against it', () => {
+  let child: ChildProcess;
+  let exports: Record<string, string>;
+  let dir: string;
+  let exited: Promise<number | null>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-recon-cli-'));
+    child = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--dp-port', '0', '--seed', '3', '--size', 'tiny', '--plant', '--manifest', join(dir, 'manifest.json')], { env: cleanEnv() });
+    exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('Serving until Ctrl-C.')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`simulate exited early: ${out}`)));
+    });
+    exports = Object.fromEntries([...out.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+  });
+
+  afterAll(async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints both base URLs and the six variables, and writes the manifest', () => {
+    expect(Object.keys(exports).sort()).toEqual(['DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET', 'GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET']);
+    expect(exports['GIFTCARD_API_URL']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { seed: number; breaks: unknown[] };
+    expect(manifest.seed).toBe(3);
+    expect(manifest.breaks.length).toBeGreaterThan(28);
+  });
+
+  it('answers ping with both services ok', () => {
+    const { code, stdout, stderr } = run(['ping'], cleanEnv(exports));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.split('\n').filter(Boolean).map((l) => l.split(':')[0])).toEqual(['gift card service', 'delivery partner service']);
+  });
+
+  it('refuses a rotated secret with exit 2, one line naming the variable, and no secret', () => {
+    const rotated = `${exports['GIFTCARD_CLIENT_SECRET']}-old`;
+    const { code, stdout, stderr } = run(['ping', '--giftcard-client-secret', rotated], cleanEnv(exports));
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain('(API_KEY_INVALID): check GIFTCARD_CLIENT_SECRET');
+    expect(stdout + stderr).not.toContain(rotated);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

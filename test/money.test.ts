@@ -1,0 +1,39 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatCents, toCents } from '../src/money.js';
+
+describe('toCents', () => {
+  it('reads every amount on a cent exactly, as JSON carries it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e13, max: 1e13 }), (cents) => {
+        const json = JSON.parse(JSON.stringify(cents / 100)) as number;
+        expect(toCents(json)).toEqual({ ok: true, cents });
+      }),
+    );
+  });
+
+  it('round-trips through its own formatting', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e13, max: 1e13 }), (cents) => {
+        expect(toCents(Number(formatCents(cents)))).toEqual({ ok: true, cents });
+      }),
+    );
+  });
+
+  it('refuses an amount off the cent instead of rounding it', () => {
+    for (const value of [0.1 + 0.2, 1.005, 12.345, 1e-7, -0.001]) {
+      expect(toCents(value).ok, String(value)).toBe(false);
+    }
+  });
+
+  it('reads trailing zeros and exponents', () => {
+    expect(toCents(10.1)).toEqual({ ok: true, cents: 1010 });
+    expect(toCents(1e21)).toEqual({ ok: false, reason: '1000000000000000000000 is too large' });
+    expect(toCents(5e-2)).toEqual({ ok: true, cents: 5 });
+    expect(toCents(-0)).toEqual({ ok: true, cents: 0 });
+  });
+
+  it('formats cents with two places and a sign', () => {
+    expect([formatCents(1010), formatCents(-5), formatCents(0), formatCents(-12345)]).toEqual(['10.10', '-0.05', '0.00', '-123.45']);
+  });
+});
