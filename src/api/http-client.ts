@@ -90,7 +90,8 @@ export class HttpClient {
       if (attempt === this.#retry.maxRetries) break;
       let delayMs = backoffDelay(attempt, this.#retry, this.#options.random);
       if (outcome.retryAfterMs !== undefined) {
-        delayMs = Math.min(outcome.retryAfterMs, this.#retry.maxRetryAfterMs);
+        // Retry-After is a floor, not a licence to hammer: "0" still backs off.
+        delayMs = Math.max(delayMs, Math.min(outcome.retryAfterMs, this.#retry.maxRetryAfterMs));
         this.limiter.pauseFor(delayMs);
       }
       this.stats.retries += 1;

@@ -185,6 +185,28 @@ describe('transient failures are retried', () => {
     expect(retry?.type === 'retry' && retry.delayMs > 0 && retry.delayMs <= 2000).toBe(true);
   });
 
+  it('retries a response slower than the request time-out', async () => {
+    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY, requestTimeoutMs: 100 });
+    services.sim.faults.options = { slowMs: 400 };
+    services.sim.faults.inject('slow', 1, { service: 'giftcard' });
+    const id = services.sim.truth().giftCards[0]?.giftCardId ?? MISSING;
+    const card = await client.getGiftCard(id);
+    await client.close();
+    expect(card.giftCardId).toBe(id);
+    expect(client.http.stats).toEqual({ requests: 2, retries: 1 });
+  });
+
+  it('rides out a service that answers 429 above a number of requests in flight', async () => {
+    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: { baseDelayMs: 10, maxDelayMs: 100, maxRetries: 10 }, maxConnections: 6 });
+    services.sim.faults.options = { maxInFlight: 2, retryAfterSeconds: 0, slowMs: 20, rate: 0.5, kinds: ['slow'] };
+    const ids = services.sim.truth().giftCards.slice(0, 12).map((c) => c.giftCardId);
+    const start = services.sim.requests.length;
+    const cards = await Promise.all(ids.map((id) => client.getGiftCard(id)));
+    await client.close();
+    expect(cards.map((c) => c.giftCardId)).toEqual(ids);
+    expect(services.sim.requests.slice(start).some((r) => r.status === 429)).toBe(true);
+  });
+
   it('gives up after the configured bound with the service named', async () => {
     const client = new GiftCardClient(giftcardConfig(services.sim), { retry: { ...FAST_RETRY, maxRetries: 2 } });
     services.sim.faults.inject('error500', 3, { service: 'giftcard' });

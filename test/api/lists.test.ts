@@ -96,6 +96,17 @@ describe('a service whose card list gives only {giftCardId, status}', () => {
   });
 });
 
+describe('live activity on a timer', () => {
+  it('keeps adding legal records while serving', async () => {
+    const services = await startServices({ seed: 12, live: { intervalMs: 2 } });
+    const before = services.sim.truth().transactions.length + services.sim.truth().orders.length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = services.sim.truth().transactions.length + services.sim.truth().orders.length;
+    await services.close();
+    expect(after).toBeGreaterThan(before);
+  });
+});
+
 describe('live activity between two walks', () => {
   let services: TestServices;
   beforeAll(async () => {
