@@ -6,6 +6,7 @@ import { demo } from './demo.js';
 import { ping } from './ping.js';
 import { addServiceOptions } from './service-options.js';
 import { simulate } from './simulate.js';
+import { sync } from './sync.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -67,6 +68,19 @@ export function buildProgram(): Command {
       .command('ping')
       .description('check the configuration and that both services accept the credentials (reads one record each)'),
   ).action(ping);
+
+  addServiceOptions(
+    program
+      .command('sync')
+      .description('mirror both services into the SQLite mirror (the first run, or --full, reads everything)')
+      .option('--db <path>', 'the mirror', 'data/ledger.db')
+      .option('--full', 'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)')
+      .option('--json', 'print one summary object on stdout instead of progress')
+      .addOption(new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry').default(60).argParser(integer('--overlap-minutes', 0)))
+      .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
+  ).action(async (options) => {
+    await sync(options);
+  });
 
   program
     .command('demo')

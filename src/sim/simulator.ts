@@ -84,6 +84,8 @@ export interface Simulator {
   /** Applies `count` legal operations now, as live activity would. */
   applyActivity(count: number): ActivityKind[];
   mutate: Mutations;
+  /** Stops live activity, keeping the services up. */
+  stopLive(): void;
   close(): Promise<void>;
 }
 
@@ -170,6 +172,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return done;
     },
     mutate: mutations(gc, dp),
+    stopLive: () => {
+      if (timer) clearInterval(timer);
+    },
     close: async () => {
       if (timer) clearInterval(timer);
       await Promise.all([closeServer(gcServer), closeServer(dpServer)]);

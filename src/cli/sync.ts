@@ -1,0 +1,59 @@
+import { loadConfig, type ConfigFlags } from '../config.js';
+import { acquireLock } from '../db/lock.js';
+import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
+import { runSync, type SyncSummary } from '../sync/run-sync.js';
+import { createClients } from './clients.js';
+import { createProgress } from './progress.js';
+
+export interface SyncCommandOptions extends ConfigFlags {
+  db?: string;
+  full?: boolean;
+  json?: boolean;
+  overlapMinutes?: number;
+  concurrency?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * `ledger-recon sync`: mirrors both services under the mirror's lock.
+ * @throws ConfigError, LockHeldError, AuthError, ServiceUnavailableError (exit 2); what was
+ * committed before a failure stays in the mirror.
+ */
+export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
+  const config = loadConfig(options, options.env);
+  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const mirror = openMirror(dbPath);
+  let lock;
+  try {
+    lock = acquireLock(dbPath, 'sync');
+  } catch (error) {
+    mirror.close();
+    throw error;
+  }
+  const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
+  const stderr = process.stderr;
+  const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
+  try {
+    const summary = await runSync({
+      mirror,
+      giftcard: clients.giftcard,
+      dp: clients.dp,
+      full: options.full === true,
+      ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      progress,
+    });
+    if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return summary;
+  } catch (error) {
+    if (options.json) {
+      const failed = mirror.sqlite.prepare("SELECT summary_json FROM sync_runs WHERE status = 'failed' ORDER BY sync_run_id DESC LIMIT 1").pluck().get() as string | undefined;
+      if (failed) process.stdout.write(`${failed}\n`);
+    }
+    throw error;
+  } finally {
+    await clients.close();
+    mirror.close();
+    lock.release();
+  }
+}

@@ -1,0 +1,51 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema.js';
+
+/** Where the mirror lives unless --db says otherwise. */
+export const DEFAULT_DB_PATH = 'data/ledger.db';
+
+/** drizzle-kit's migrations, beside src/ and dist/ alike. */
+const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+export type MirrorDb = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+export interface Mirror {
+  path: string;
+  /** drizzle over the connection, for typed queries. */
+  db: MirrorDb;
+  /** The raw connection, for prepared bulk statements and streaming reads. */
+  sqlite: Database.Database;
+  close(): void;
+}
+
+/**
+ * Opens (creating if needed) the mirror at `path` and brings its schema up to date:
+ * WAL journal, foreign keys on, a busy time-out, then drizzle-kit's pending migrations.
+ */
+export function openMirror(path: string = DEFAULT_DB_PATH): Mirror {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema }) as MirrorDb;
+  migrate(db, { migrationsFolder: MIGRATIONS });
+  return { path, db, sqlite, close: () => sqlite.close() };
+}
+
+/**
+ * Opens an existing mirror for reading only: better-sqlite3's read-only mode plus
+ * `query_only`, so no statement can write. @throws when the file does not exist.
+ */
+export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
+  const sqlite = new Database(path, { readonly: true, fileMustExist: true });
+  sqlite.pragma('query_only = 1');
+  const db = drizzle(sqlite, { schema }) as MirrorDb;
+  return { path, db, sqlite, close: () => sqlite.close() };
+}

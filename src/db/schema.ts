@@ -1,0 +1,316 @@
+/**
+ * The mirror's schema. Plain names for people writing SQL; money in integer cents
+ * (`*_cents`, NULL when the service sent an amount that is not on a cent: the raw JSON keeps
+ * what it sent); times as received (RFC 3339 text) and as epoch milliseconds (`*_ms`).
+ * Every mirrored record keeps its raw JSON (`raw_json`), voucher codes hashed and PINs removed.
+ * Documented for investigators in src/db/README.md.
+ */
+
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// ---- the sync's bookkeeping ---------------------------------------------------------------
+
+export const syncRuns = sqliteTable('sync_runs', {
+  syncRunId: integer('sync_run_id').primaryKey({ autoIncrement: true }),
+  mode: text('mode', { enum: ['full', 'incremental'] }).notNull(),
+  status: text('status', { enum: ['running', 'completed', 'failed'] }).notNull(),
+  startedAt: text('started_at').notNull(),
+  startedAtMs: integer('started_at_ms').notNull(),
+  finishedAt: text('finished_at'),
+  finishedAtMs: integer('finished_at_ms'),
+  pid: integer('pid').notNull(),
+  giftcardBaseUrl: text('giftcard_base_url').notNull(),
+  dpBaseUrl: text('dp_base_url').notNull(),
+  error: text('error'),
+  summaryJson: text('summary_json'),
+});
+
+/** Where each resource's walk stands, committed with every page: a killed sync resumes here. */
+export const syncCheckpoints = sqliteTable('sync_checkpoints', {
+  resource: text('resource').primaryKey(),
+  /** The run that started this walk; records seen by it carry this in last_seen_walk. */
+  walkId: integer('walk_id').notNull(),
+  mode: text('mode', { enum: ['full', 'incremental'] }).notNull(),
+  cursor: text('cursor'),
+  pages: integer('pages').notNull().default(0),
+  records: integer('records').notNull().default(0),
+  /** Incremental ledger walks stop below this createdAt (ms). */
+  stopBeforeMs: integer('stop_before_ms'),
+  done: integer('done', { mode: 'boolean' }).notNull().default(false),
+  updatedAtMs: integer('updated_at_ms').notNull(),
+});
+
+export const quarantine = sqliteTable(
+  'quarantine',
+  {
+    quarantineId: integer('quarantine_id').primaryKey({ autoIncrement: true }),
+    resource: text('resource').notNull(),
+    /** The record's identifier when the raw JSON has one. */
+    recordId: text('record_id'),
+    reason: text('reason').notNull(),
+    rawJson: text('raw_json').notNull(),
+    rawSha256: text('raw_sha256').notNull(),
+    firstSyncRunId: integer('first_sync_run_id').notNull(),
+    lastSyncRunId: integer('last_sync_run_id').notNull(),
+  },
+  (t) => [uniqueIndex('quarantine_record').on(t.resource, t.rawSha256), index('quarantine_last_run').on(t.lastSyncRunId)],
+);
+
+// ---- gift card service ------------------------------------------------------------------
+
+export const giftCards = sqliteTable(
+  'gift_cards',
+  {
+    giftCardId: text('gift_card_id').primaryKey(),
+    merchantId: text('merchant_id').notNull(),
+    programId: text('program_id'),
+    templateId: text('template_id'),
+    status: text('status').notNull(),
+    currency: text('currency').notNull(),
+    initialBalanceCents: integer('initial_balance_cents'),
+    remainingBalanceCents: integer('remaining_balance_cents'),
+    version: integer('version').notNull(),
+    issuedAt: text('issued_at').notNull(),
+    issuedAtMs: integer('issued_at_ms').notNull(),
+    expiresAt: text('expires_at').notNull(),
+    expiresAtMs: integer('expires_at_ms').notNull(),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    updatedAtMs: integer('updated_at_ms').notNull(),
+    /** When we read this snapshot (our clock), and in which sync. */
+    readAtMs: integer('read_at_ms').notNull(),
+    readSyncRunId: integer('read_sync_run_id').notNull(),
+    firstSyncRunId: integer('first_sync_run_id').notNull(),
+    rawJson: text('raw_json').notNull(),
+  },
+  (t) => [index('gift_cards_status').on(t.status)],
+);
+
+/** A row per observed change of a card's balance, status or version. */
+export const giftCardHistory = sqliteTable(
+  'gift_card_history',
+  {
+    historyId: integer('history_id').primaryKey({ autoIncrement: true }),
+    giftCardId: text('gift_card_id').notNull(),
+    syncRunId: integer('sync_run_id').notNull(),
+    readAtMs: integer('read_at_ms').notNull(),
+    status: text('status').notNull(),
+    remainingBalanceCents: integer('remaining_balance_cents'),
+    version: integer('version').notNull(),
+  },
+  (t) => [index('gift_card_history_card').on(t.giftCardId, t.syncRunId)],
+);
+
+/** Cards the ledger names but the service answered 404 for (orphaned entries). */
+export const missingGiftCards = sqliteTable('missing_gift_cards', {
+  giftCardId: text('gift_card_id').primaryKey(),
+  syncRunId: integer('sync_run_id').notNull(),
+  checkedAtMs: integer('checked_at_ms').notNull(),
+});
+
+/** Cards that still moved after the settle pass: the checker reports GC_IN_FLIGHT. */
+export const giftCardsInFlight = sqliteTable(
+  'gift_cards_in_flight',
+  {
+    syncRunId: integer('sync_run_id').notNull(),
+    giftCardId: text('gift_card_id').notNull(),
+    detail: text('detail').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.syncRunId, t.giftCardId] })],
+);
+
+export const giftCardTransactions = sqliteTable(
+  'gift_card_transactions',
+  {
+    transactionId: text('transaction_id').primaryKey(),
+    giftCardId: text('gift_card_id').notNull(),
+    type: text('type').notNull(),
+    amountCents: integer('amount_cents'),
+    balanceBeforeCents: integer('balance_before_cents'),
+    balanceAfterCents: integer('balance_after_cents'),
+    referenceId: text('reference_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    createdAt: text('created_at').notNull(),
+    createdAtMs: integer('created_at_ms').notNull(),
+    /** The service's list order: higher is newer. Orders equal createdAt, never the ID. */
+    listOrder: integer('list_order').notNull(),
+    firstSyncRunId: integer('first_sync_run_id').notNull(),
+    lastSeenWalk: integer('last_seen_walk').notNull(),
+    /** Set when a full pass no longer found the entry. */
+    vanishedSyncRunId: integer('vanished_sync_run_id'),
+    rawJson: text('raw_json').notNull(),
+  },
+  (t) => [
+    index('gift_card_transactions_card').on(t.giftCardId, t.createdAtMs, t.listOrder),
+    index('gift_card_transactions_created').on(t.createdAtMs),
+    index('gift_card_transactions_reference').on(t.referenceId),
+    index('gift_card_transactions_idempotency').on(t.idempotencyKey),
+  ],
+);
+
+/** Earlier versions of ledger entries that came back changed, or vanished. */
+export const giftCardTransactionVersions = sqliteTable(
+  'gift_card_transaction_versions',
+  {
+    versionId: integer('version_id').primaryKey({ autoIncrement: true }),
+    transactionId: text('transaction_id').notNull(),
+    syncRunId: integer('sync_run_id').notNull(),
+    change: text('change', { enum: ['changed', 'vanished'] }).notNull(),
+    previousRawJson: text('previous_raw_json').notNull(),
+    newRawJson: text('new_raw_json'),
+  },
+  (t) => [index('gift_card_transaction_versions_entry').on(t.transactionId)],
+);
+
+export const coupons = sqliteTable('coupons', {
+  couponId: text('coupon_id').primaryKey(),
+  merchantId: text('merchant_id').notNull(),
+  programId: text('program_id'),
+  templateId: text('template_id'),
+  status: text('status').notNull(),
+  redemptionCount: integer('redemption_count').notNull(),
+  usageLimitTotal: integer('usage_limit_total').notNull(),
+  version: integer('version').notNull(),
+  expiresAt: text('expires_at').notNull(),
+  expiresAtMs: integer('expires_at_ms').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+  updatedAtMs: integer('updated_at_ms').notNull(),
+  lastSeenSyncRunId: integer('last_seen_sync_run_id').notNull(),
+  firstSyncRunId: integer('first_sync_run_id').notNull(),
+  rawJson: text('raw_json').notNull(),
+});
+
+/** A row per observed change of a coupon's status, redemption count or version. */
+export const couponHistory = sqliteTable(
+  'coupon_history',
+  {
+    historyId: integer('history_id').primaryKey({ autoIncrement: true }),
+    couponId: text('coupon_id').notNull(),
+    syncRunId: integer('sync_run_id').notNull(),
+    status: text('status').notNull(),
+    redemptionCount: integer('redemption_count').notNull(),
+    version: integer('version').notNull(),
+  },
+  (t) => [index('coupon_history_coupon').on(t.couponId, t.syncRunId)],
+);
+
+// ---- delivery partner service --------------------------------------------------------------
+
+/** One row per wallet per sync: the balance as read then. */
+export const dpWalletSnapshots = sqliteTable(
+  'dp_wallet_snapshots',
+  {
+    snapshotId: integer('snapshot_id').primaryKey({ autoIncrement: true }),
+    syncRunId: integer('sync_run_id').notNull(),
+    walletId: text('wallet_id').notNull(),
+    currency: text('currency').notNull(),
+    balanceCents: integer('balance_cents'),
+    selected: integer('selected', { mode: 'boolean' }).notNull(),
+    readAtMs: integer('read_at_ms').notNull(),
+    rawJson: text('raw_json').notNull(),
+  },
+  (t) => [uniqueIndex('dp_wallet_snapshots_run').on(t.syncRunId, t.walletId)],
+);
+
+export const dpProducts = sqliteTable('dp_products', {
+  productId: text('product_id').primaryKey(),
+  productName: text('product_name').notNull(),
+  displayName: text('display_name'),
+  currency: text('currency').notNull(),
+  lastSeenSyncRunId: integer('last_seen_sync_run_id').notNull(),
+  rawJson: text('raw_json').notNull(),
+});
+
+export const dpVariants = sqliteTable('dp_variants', {
+  variantId: text('variant_id').primaryKey(),
+  productId: text('product_id')
+    .notNull()
+    .references(() => dpProducts.productId, { onDelete: 'cascade' }),
+  variantName: text('variant_name').notNull(),
+  mrpCents: integer('mrp_cents'),
+  priceCents: integer('price_cents'),
+  convertedSellingPriceCents: integer('converted_selling_price_cents'),
+  stock: integer('stock'),
+  rawJson: text('raw_json').notNull(),
+});
+
+export const dpOrders = sqliteTable(
+  'dp_orders',
+  {
+    orderId: text('order_id').primaryKey(),
+    externalRefId: text('external_ref_id').notNull(),
+    dpId: text('dp_id').notNull(),
+    type: text('type'),
+    status: text('status').notNull(),
+    fulfillmentStatus: text('fulfillment_status').notNull(),
+    currency: text('currency').notNull(),
+    totalAmountCents: integer('total_amount_cents'),
+    totalOrderMrpCents: integer('total_order_mrp_cents'),
+    createdAt: text('created_at').notNull(),
+    createdAtMs: integer('created_at_ms').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    updatedAtMs: integer('updated_at_ms').notNull(),
+    lastSeenSyncRunId: integer('last_seen_sync_run_id').notNull(),
+    firstSyncRunId: integer('first_sync_run_id').notNull(),
+    rawJson: text('raw_json').notNull(),
+  },
+  (t) => [index('dp_orders_external_ref').on(t.externalRefId)],
+);
+
+export const dpOrderLines = sqliteTable(
+  'dp_order_lines',
+  {
+    orderId: text('order_id')
+      .notNull()
+      .references(() => dpOrders.orderId, { onDelete: 'cascade' }),
+    lineNo: integer('line_no').notNull(),
+    variantId: text('variant_id').notNull(),
+    productId: text('product_id').notNull(),
+    quantity: integer('quantity').notNull(),
+    currency: text('currency').notNull(),
+    mrpCents: integer('mrp_cents'),
+    priceCents: integer('price_cents'),
+    totalMrpCents: integer('total_mrp_cents'),
+    totalPriceCents: integer('total_price_cents'),
+    totalConvertedPriceCents: integer('total_converted_price_cents'),
+    /** The rate as the service sent it (a rate, not money). */
+    fxRate: real('fx_rate').notNull(),
+    markUpPercentage: real('mark_up_percentage'),
+    fulfillmentStatus: text('fulfillment_status').notNull(),
+    allocatedQty: integer('allocated_qty'),
+    fulfilledQty: integer('fulfilled_qty').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orderId, t.lineNo] })],
+);
+
+/** Delivered vouchers: the code only as its SHA-256 hash; the PIN is never stored. */
+export const dpVouchers = sqliteTable(
+  'dp_vouchers',
+  {
+    orderId: text('order_id')
+      .notNull()
+      .references(() => dpOrders.orderId, { onDelete: 'cascade' }),
+    lineNo: integer('line_no').notNull(),
+    voucherNo: integer('voucher_no').notNull(),
+    codeSha256: text('code_sha256').notNull(),
+    expirationDate: text('expiration_date').notNull(),
+    expirationDateMs: integer('expiration_date_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orderId, t.lineNo, t.voucherNo] }), index('dp_vouchers_code').on(t.codeSha256)],
+);
+
+/** A row per observed change of an order's status or fulfilment. */
+export const dpOrderHistory = sqliteTable(
+  'dp_order_history',
+  {
+    historyId: integer('history_id').primaryKey({ autoIncrement: true }),
+    orderId: text('order_id').notNull(),
+    syncRunId: integer('sync_run_id').notNull(),
+    status: text('status').notNull(),
+    fulfillmentStatus: text('fulfillment_status').notNull(),
+    updatedAtMs: integer('updated_at_ms').notNull(),
+  },
+  (t) => [index('dp_order_history_order').on(t.orderId, t.syncRunId)],
+);
+

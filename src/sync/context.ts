@@ -1,0 +1,62 @@
+import type Database from 'better-sqlite3';
+import type { DpClient } from '../api/dp-client.js';
+import type { GiftCardClient } from '../api/giftcard-client.js';
+import type { MirrorWriter } from './mirror-writer.js';
+
+/** The resources the sync walks, in its order; checkpoints and summaries use these names. */
+export const SYNC_RESOURCES = ['giftCards', 'giftCardTransactions', 'settle', 'coupons', 'dpWallets', 'dpProducts', 'dpOrders'] as const;
+export type SyncResource = (typeof SYNC_RESOURCES)[number];
+
+export interface ResourceStats {
+  records: number;
+  new: number;
+  changed: number;
+  pages: number;
+  quarantined: number;
+  durationMs: number;
+  /** Resource-specific figures (e.g. cards re-read, in flight, vanished entries). */
+  notes: Record<string, number>;
+}
+
+export function emptyStats(): ResourceStats {
+  return { records: 0, new: 0, changed: 0, pages: 0, quarantined: 0, durationMs: 0, notes: {} };
+}
+
+export interface ProgressReporter {
+  update(resource: SyncResource, stats: ResourceStats): void;
+  done(resource: SyncResource, stats: ResourceStats): void;
+}
+
+export interface SyncContext {
+  sqlite: Database.Database;
+  writer: MirrorWriter;
+  giftcard: GiftCardClient;
+  dp: DpClient;
+  syncRunId: number;
+  mode: 'full' | 'incremental';
+  /** How far below the newest mirrored entry an incremental ledger walk keeps reading. */
+  overlapMs: number;
+  /** By-ID reads in flight at once. */
+  concurrency: number;
+  progress: ProgressReporter;
+  stats: Record<SyncResource, ResourceStats>;
+  /** When the last read of the ledger head began: every entry committed before it is mirrored. */
+  ledgerReadUntilMs: number;
+  /** Head top-ups done so far this run (each numbers its entries above the last). */
+  topUps: number;
+}
+
+/** Maps `items` through `work` with at most `limit` running at once, keeping their order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

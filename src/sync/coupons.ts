@@ -1,0 +1,15 @@
+import type { Coupon } from '../api/wire-types.js';
+import type { SyncContext } from './context.js';
+import { couponRow } from './rows.js';
+import { walk } from './walk.js';
+
+/** Coupons change (status, redemption count): the whole list is read every run. */
+export async function syncCoupons(context: SyncContext): Promise<void> {
+  const { writer, giftcard, syncRunId } = context;
+  await walk<Coupon>(context, {
+    resource: 'coupons',
+    quarantineAs: 'coupons',
+    list: (startCursor) => giftcard.listCoupons(startCursor ? { startCursor } : {}),
+    write: (coupon) => writer.coupon(couponRow(coupon), syncRunId),
+  });
+}

@@ -1,0 +1,46 @@
+import type { Order, Product } from '../api/wire-types.js';
+import type { SyncContext } from './context.js';
+import { orderRows, productRows, walletRow } from './rows.js';
+import { walk } from './walk.js';
+
+/** Wallets: a balance snapshot of every wallet each run, the selected one marked. */
+export async function syncWallets(context: SyncContext): Promise<void> {
+  const { writer, dp, syncRunId } = context;
+  const stats = context.stats.dpWallets;
+  const started = Date.now();
+  const all = await dp.getWallets();
+  const selected = await dp.getWallets({ selectedOnly: true });
+  const readAtMs = Date.now();
+  const selectedIds = new Set(selected.wallets.map((w) => w.walletID));
+  writer.transaction(() => {
+    for (const wallet of all.wallets) writer.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), readAtMs);
+    for (const rejected of [...all.rejected, ...selected.rejected]) writer.quarantine('dpWallets', rejected, syncRunId);
+  });
+  stats.records = all.wallets.length;
+  stats.new = all.wallets.length;
+  stats.quarantined = all.rejected.length + selected.rejected.length;
+  stats.pages = 2;
+  stats.durationMs = Date.now() - started;
+  context.progress.done('dpWallets', stats);
+}
+
+export async function syncProducts(context: SyncContext): Promise<void> {
+  const { writer, dp, syncRunId } = context;
+  await walk<Product>(context, {
+    resource: 'dpProducts',
+    quarantineAs: 'dpProducts',
+    list: (startCursor) => dp.listProducts(startCursor ? { startCursor } : {}),
+    write: (product) => writer.product(productRows(product), syncRunId),
+  });
+}
+
+/** Orders change (status, fulfilment): the whole list is read every run. */
+export async function syncOrders(context: SyncContext): Promise<void> {
+  const { writer, dp, syncRunId } = context;
+  await walk<Order>(context, {
+    resource: 'dpOrders',
+    quarantineAs: 'dpOrders',
+    list: (startCursor) => dp.listOrders(startCursor ? { startCursor } : {}),
+    write: (order) => writer.order(orderRows(order), syncRunId),
+  });
+}

@@ -1,0 +1,73 @@
+import type { Transaction } from '../api/wire-types.js';
+import type { SyncContext } from './context.js';
+import { transactionRow } from './rows.js';
+import { walk } from './walk.js';
+
+/**
+ * The service's list order as a number, higher for newer: a walk numbers entries newest
+ * first from its base. Each run's bases sit above all earlier runs', and a run's head top-up
+ * above its own walk, because what a later walk or top-up finds for the first time was
+ * committed later. Entries keep the number they were first seen with.
+ */
+const RUN_SPAN = 1_000_000_000;
+const TOP_UP_OFFSET = RUN_SPAN / 2;
+const TOP_UP_SPAN = 10_000_000;
+export const walkListOrder = (walkId: number, position: number): number => walkId * RUN_SPAN - position;
+/** A run's n-th top-up reads newer entries than its walk and than its earlier top-ups. */
+const topUpListOrder = (syncRunId: number, topUp: number, position: number): number => syncRunId * RUN_SPAN + TOP_UP_OFFSET + topUp * TOP_UP_SPAN - position;
+
+/**
+ * The ledger: the first run and --full walk all of it (and then record entries that vanished);
+ * later runs walk newest first only until past the newest mirrored entry minus the overlap.
+ */
+export async function syncLedger(context: SyncContext): Promise<void> {
+  const { writer, giftcard, syncRunId } = context;
+  await walk<Transaction>(context, {
+    resource: 'giftCardTransactions',
+    quarantineAs: 'giftCardTransactions',
+    list: (startCursor) => giftcard.listTransactions(startCursor ? { startCursor } : {}),
+    stopBeforeMs: () => (context.mode === 'full' ? null : newestEntryMs(context) - context.overlapMs),
+    stopAfter: (page, checkpoint) => {
+      if (checkpoint.mode === 'full' || checkpoint.stopBeforeMs === null) return false;
+      const oldest = page.records.at(-1);
+      return oldest !== undefined && Date.parse(oldest.createdAt) < checkpoint.stopBeforeMs;
+    },
+    write: (entry, position, walkId) => writer.entry(transactionRow(entry), syncRunId, walkId, walkListOrder(walkId, position)),
+    onComplete: (checkpoint) => {
+      if (checkpoint.mode !== 'full') return;
+      const vanished = writer.markVanished(checkpoint.walkId, syncRunId);
+      context.stats.giftCardTransactions.notes['vanished'] = vanished;
+    },
+  });
+}
+
+/**
+ * Reads the ledger's head again until past what the mirror already holds (minus the
+ * overlap): the entries committed while the sync ran. Returns the IDs it added.
+ */
+export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
+  const { writer, giftcard, syncRunId } = context;
+  const stopBeforeMs = newestEntryMs(context) - context.overlapMs;
+  context.ledgerReadUntilMs = Date.now();
+  const added: string[] = [];
+  let position = 0;
+  for await (const page of giftcard.listTransactions()) {
+    writer.transaction(() => {
+      for (const entry of page.records) {
+        const outcome = writer.entry(transactionRow(entry), syncRunId, syncRunId, topUpListOrder(syncRunId, context.topUps, position));
+        position += 1;
+        if (outcome === 'new') added.push(entry.transactionId);
+      }
+      for (const rejected of page.rejected) writer.quarantine('giftCardTransactions', rejected, syncRunId);
+    });
+    const oldest = page.records.at(-1);
+    if (!page.hasMore || (oldest !== undefined && Date.parse(oldest.createdAt) < stopBeforeMs)) break;
+  }
+  context.topUps += 1;
+  return added;
+}
+
+function newestEntryMs(context: SyncContext): number {
+  const newest = context.sqlite.prepare('SELECT MAX(created_at_ms) FROM gift_card_transactions').pluck().get() as number | null;
+  return newest ?? 0;
+}

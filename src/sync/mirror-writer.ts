@@ -1,0 +1,216 @@
+import type Database from 'better-sqlite3';
+import type { PayloadValidationError } from '../errors.js';
+import type { Resource } from '../api/wire-types.js';
+import {
+  recordIdOf,
+  scrubVouchers,
+  sha256,
+  type CouponRow,
+  type GiftCardRow,
+  type OrderRows,
+  type ProductRows,
+  type TransactionRow,
+  type WalletRow,
+} from './rows.js';
+
+export type WriteOutcome = 'new' | 'changed' | 'same';
+
+export interface Checkpoint {
+  resource: string;
+  walkId: number;
+  mode: 'full' | 'incremental';
+  cursor: string | null;
+  pages: number;
+  records: number;
+  stopBeforeMs: number | null;
+  done: boolean;
+}
+
+/**
+ * Every write the sync makes, as prepared statements on the raw connection (drizzle would
+ * re-prepare per call). Callers wrap a page's writes and its checkpoint in one transaction.
+ */
+export class MirrorWriter {
+  readonly #s;
+
+  constructor(readonly sqlite: Database.Database) {
+    const p = (sql: string) => sqlite.prepare(sql);
+    this.#s = {
+      cardGet: p('SELECT status, remaining_balance_cents AS remaining, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
+      cardInsert: p(`INSERT INTO gift_cards (gift_card_id, merchant_id, program_id, template_id, status, currency, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json)
+        VALUES (@gift_card_id, @merchant_id, @program_id, @template_id, @status, @currency, @initial_balance_cents, @remaining_balance_cents, @version, @issued_at, @issued_at_ms, @expires_at, @expires_at_ms, @created_at, @updated_at, @updated_at_ms, @read_at_ms, @sync_run_id, @sync_run_id, @raw_json)`),
+      cardUpdate: p(`UPDATE gift_cards SET merchant_id = @merchant_id, program_id = @program_id, template_id = @template_id, status = @status, currency = @currency, initial_balance_cents = @initial_balance_cents,
+        remaining_balance_cents = @remaining_balance_cents, version = @version, issued_at = @issued_at, issued_at_ms = @issued_at_ms, expires_at = @expires_at, expires_at_ms = @expires_at_ms, created_at = @created_at,
+        updated_at = @updated_at, updated_at_ms = @updated_at_ms, read_at_ms = @read_at_ms, read_sync_run_id = @sync_run_id, raw_json = @raw_json WHERE gift_card_id = @gift_card_id`),
+      cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
+      entryGet: p('SELECT raw_json, vanished_sync_run_id AS vanished FROM gift_card_transactions WHERE transaction_id = ?'),
+      entryInsert: p(`INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, last_seen_walk, raw_json)
+        VALUES (@transaction_id, @gift_card_id, @type, @amount_cents, @balance_before_cents, @balance_after_cents, @reference_id, @idempotency_key, @created_at, @created_at_ms, @list_order, @sync_run_id, @walk_id, @raw_json)`),
+      entryUpdate: p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
+        reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, last_seen_walk = @walk_id, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
+      entrySeen: p('UPDATE gift_card_transactions SET last_seen_walk = ? WHERE transaction_id = ?'),
+      entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
+      vanishedSelect: p('SELECT transaction_id, raw_json FROM gift_card_transactions WHERE last_seen_walk < ? AND vanished_sync_run_id IS NULL'),
+      vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
+      couponGet: p('SELECT status, redemption_count AS count, version, raw_json FROM coupons WHERE coupon_id = ?'),
+      couponUpsert: p(`INSERT INTO coupons (coupon_id, merchant_id, program_id, template_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
+        VALUES (@coupon_id, @merchant_id, @program_id, @template_id, @status, @redemption_count, @usage_limit_total, @version, @expires_at, @expires_at_ms, @created_at, @updated_at, @updated_at_ms, @sync_run_id, @sync_run_id, @raw_json)
+        ON CONFLICT (coupon_id) DO UPDATE SET merchant_id = excluded.merchant_id, program_id = excluded.program_id, template_id = excluded.template_id, status = excluded.status, redemption_count = excluded.redemption_count,
+        usage_limit_total = excluded.usage_limit_total, version = excluded.version, expires_at = excluded.expires_at, expires_at_ms = excluded.expires_at_ms, created_at = excluded.created_at, updated_at = excluded.updated_at,
+        updated_at_ms = excluded.updated_at_ms, last_seen_sync_run_id = excluded.last_seen_sync_run_id, raw_json = excluded.raw_json`),
+      couponSeen: p('UPDATE coupons SET last_seen_sync_run_id = ? WHERE coupon_id = ?'),
+      couponHistory: p('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)'),
+      wallet: p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
+      product: p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, last_seen_sync_run_id, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @sync_run_id, @raw_json)
+        ON CONFLICT (product_id) DO UPDATE SET product_name = excluded.product_name, display_name = excluded.display_name, currency = excluded.currency, last_seen_sync_run_id = excluded.last_seen_sync_run_id, raw_json = excluded.raw_json`),
+      productGet: p('SELECT raw_json FROM dp_products WHERE product_id = ?'),
+      variantsDelete: p('DELETE FROM dp_variants WHERE product_id = ?'),
+      variant: p(`INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json)
+        VALUES (@variant_id, @product_id, @variant_name, @mrp_cents, @price_cents, @converted_selling_price_cents, @stock, @raw_json)
+        ON CONFLICT (variant_id) DO UPDATE SET product_id = excluded.product_id, variant_name = excluded.variant_name, mrp_cents = excluded.mrp_cents, price_cents = excluded.price_cents,
+        converted_selling_price_cents = excluded.converted_selling_price_cents, stock = excluded.stock, raw_json = excluded.raw_json`),
+      orderGet: p('SELECT status, fulfillment_status AS fulfillment, raw_json FROM dp_orders WHERE order_id = ?'),
+      orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
+        VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @sync_run_id, @raw_json)
+        ON CONFLICT (order_id) DO UPDATE SET external_ref_id = excluded.external_ref_id, dp_id = excluded.dp_id, type = excluded.type, status = excluded.status, fulfillment_status = excluded.fulfillment_status,
+        currency = excluded.currency, total_amount_cents = excluded.total_amount_cents, total_order_mrp_cents = excluded.total_order_mrp_cents, created_at = excluded.created_at, created_at_ms = excluded.created_at_ms,
+        updated_at = excluded.updated_at, updated_at_ms = excluded.updated_at_ms, last_seen_sync_run_id = excluded.last_seen_sync_run_id, raw_json = excluded.raw_json`),
+      orderSeen: p('UPDATE dp_orders SET last_seen_sync_run_id = ? WHERE order_id = ?'),
+      linesDelete: p('DELETE FROM dp_order_lines WHERE order_id = ?'),
+      vouchersDelete: p('DELETE FROM dp_vouchers WHERE order_id = ?'),
+      line: p(`INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, mark_up_percentage, fulfillment_status, allocated_qty, fulfilled_qty)
+        VALUES (@order_id, @line_no, @variant_id, @product_id, @quantity, @currency, @mrp_cents, @price_cents, @total_mrp_cents, @total_price_cents, @total_converted_price_cents, @fx_rate, @mark_up_percentage, @fulfillment_status, @allocated_qty, @fulfilled_qty)`),
+      voucher: p('INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (@order_id, @line_no, @voucher_no, @code_sha256, @expiration_date, @expiration_date_ms)'),
+      orderHistory: p('INSERT INTO dp_order_history (order_id, sync_run_id, status, fulfillment_status, updated_at_ms) VALUES (?, ?, ?, ?, ?)'),
+      quarantine: p(`INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (resource, raw_sha256) DO UPDATE SET last_sync_run_id = excluded.last_sync_run_id, reason = excluded.reason`),
+      missing: p('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms'),
+      found: p('DELETE FROM missing_gift_cards WHERE gift_card_id = ?'),
+      inFlight: p('INSERT OR REPLACE INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)'),
+      checkpointGet: p('SELECT resource, walk_id AS walkId, mode, cursor, pages, records, stop_before_ms AS stopBeforeMs, done FROM sync_checkpoints WHERE resource = ?'),
+      checkpointPut: p(`INSERT INTO sync_checkpoints (resource, walk_id, mode, cursor, pages, records, stop_before_ms, done, updated_at_ms) VALUES (@resource, @walkId, @mode, @cursor, @pages, @records, @stopBeforeMs, @done, @updatedAtMs)
+        ON CONFLICT (resource) DO UPDATE SET walk_id = excluded.walk_id, mode = excluded.mode, cursor = excluded.cursor, pages = excluded.pages, records = excluded.records, stop_before_ms = excluded.stop_before_ms, done = excluded.done, updated_at_ms = excluded.updated_at_ms`),
+    };
+  }
+
+  /** Runs `work` in one transaction: all of it commits, or none. */
+  transaction<T>(work: () => T): T {
+    return this.sqlite.transaction(work)();
+  }
+
+  /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
+  card(row: GiftCardRow, syncRunId: number, readAtMs: number): WriteOutcome {
+    const before = this.#s.cardGet.get(row.gift_card_id) as { status: string; remaining: number | null; version: number; raw_json: string } | undefined;
+    const values = { ...row, sync_run_id: syncRunId, read_at_ms: readAtMs };
+    if (!before) {
+      this.#s.cardInsert.run(values);
+      this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+      return 'new';
+    }
+    this.#s.cardUpdate.run(values);
+    if (before.status === row.status && before.remaining === row.remaining_balance_cents && before.version === row.version) {
+      return before.raw_json === row.raw_json ? 'same' : 'changed';
+    }
+    this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+    return 'changed';
+  }
+
+  /** Upserts a ledger entry; one that comes back different keeps its previous version. */
+  entry(row: TransactionRow, syncRunId: number, walkId: number, listOrder: number): WriteOutcome {
+    const before = this.#s.entryGet.get(row.transaction_id) as { raw_json: string; vanished: number | null } | undefined;
+    if (!before) {
+      this.#s.entryInsert.run({ ...row, sync_run_id: syncRunId, walk_id: walkId, list_order: listOrder });
+      return 'new';
+    }
+    if (before.raw_json === row.raw_json && before.vanished === null) {
+      this.#s.entrySeen.run(walkId, row.transaction_id);
+      return 'same';
+    }
+    if (before.raw_json !== row.raw_json) this.#s.entryVersion.run(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
+    this.#s.entryUpdate.run({ ...row, walk_id: walkId });
+    return 'changed';
+  }
+
+  /** After a complete full walk: entries it did not see have vanished from the service. */
+  markVanished(walkId: number, syncRunId: number): number {
+    const gone = this.#s.vanishedSelect.all(walkId) as Array<{ transaction_id: string; raw_json: string }>;
+    for (const entry of gone) {
+      this.#s.entryVersion.run(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
+      this.#s.vanishedMark.run(syncRunId, entry.transaction_id);
+    }
+    return gone.length;
+  }
+
+  coupon(row: CouponRow, syncRunId: number): WriteOutcome {
+    const before = this.#s.couponGet.get(row.coupon_id) as { status: string; count: number; version: number; raw_json: string } | undefined;
+    if (before && before.raw_json === row.raw_json) {
+      this.#s.couponSeen.run(syncRunId, row.coupon_id);
+      return 'same';
+    }
+    this.#s.couponUpsert.run({ ...row, sync_run_id: syncRunId });
+    if (!before || before.status !== row.status || before.count !== row.redemption_count || before.version !== row.version) {
+      this.#s.couponHistory.run(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
+    }
+    return before ? 'changed' : 'new';
+  }
+
+  wallet(row: WalletRow, syncRunId: number, selected: boolean, readAtMs: number): void {
+    this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, readAtMs, row.raw_json);
+  }
+
+  product(rows: ProductRows, syncRunId: number): WriteOutcome {
+    const before = this.#s.productGet.get(rows.product.product_id) as { raw_json: string } | undefined;
+    this.#s.product.run({ ...rows.product, sync_run_id: syncRunId });
+    if (before && before.raw_json === rows.product.raw_json) return 'same';
+    this.#s.variantsDelete.run(rows.product.product_id);
+    for (const variant of rows.variants) this.#s.variant.run(variant);
+    return before ? 'changed' : 'new';
+  }
+
+  /** Upserts an order with its lines and vouchers; a history row marks a status or fulfilment change. */
+  order(rows: OrderRows, syncRunId: number): WriteOutcome {
+    const { order } = rows;
+    const before = this.#s.orderGet.get(order.order_id) as { status: string; fulfillment: string; raw_json: string } | undefined;
+    if (before && before.raw_json === order.raw_json) {
+      this.#s.orderSeen.run(syncRunId, order.order_id);
+      return 'same';
+    }
+    this.#s.orderUpsert.run({ ...order, sync_run_id: syncRunId });
+    this.#s.vouchersDelete.run(order.order_id);
+    this.#s.linesDelete.run(order.order_id);
+    for (const line of rows.lines) this.#s.line.run(line);
+    for (const voucher of rows.vouchers) this.#s.voucher.run(voucher);
+    if (!before || before.status !== order.status || before.fulfillment !== order.fulfillment_status) {
+      this.#s.orderHistory.run(order.order_id, syncRunId, order.status, order.fulfillment_status, order.updated_at_ms);
+    }
+    return before ? 'changed' : 'new';
+  }
+
+  /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
+  quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): void {
+    const raw = JSON.stringify(scrubVouchers(error.raw));
+    this.#s.quarantine.run(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
+  }
+
+  missingCard(giftCardId: string, syncRunId: number, checkedAtMs: number): void {
+    this.#s.missing.run(giftCardId, syncRunId, checkedAtMs);
+  }
+
+  foundCard(giftCardId: string): void {
+    this.#s.found.run(giftCardId);
+  }
+
+  inFlight(syncRunId: number, giftCardId: string, detail: string): void {
+    this.#s.inFlight.run(syncRunId, giftCardId, detail);
+  }
+
+  checkpoint(resource: string): Checkpoint | undefined {
+    const row = this.#s.checkpointGet.get(resource) as (Omit<Checkpoint, 'done'> & { done: number }) | undefined;
+    return row ? { ...row, done: row.done === 1 } : undefined;
+  }
+
+  saveCheckpoint(checkpoint: Checkpoint): void {
+    this.#s.checkpointPut.run({ ...checkpoint, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
+  }
+}

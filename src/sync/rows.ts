@@ -1,0 +1,271 @@
+/**
+ * Pure mapping from validated API records to mirror rows: the one place amounts become
+ * integer cents (NULL when not on a cent; the raw JSON keeps what was sent), timestamps gain
+ * epoch milliseconds, voucher codes become SHA-256 hashes and PINs disappear.
+ */
+import { createHash } from 'node:crypto';
+import type { Coupon, GiftCard, Order, Product, Transaction, Wallet } from '../api/wire-types.js';
+import { toCents } from '../money.js';
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Cents of an API amount, or null when it is not on a cent (a finding, never rounded). */
+export function centsOrNull(value: number | undefined): number | null {
+  if (value === undefined) return null;
+  const result = toCents(value);
+  return result.ok ? result.cents : null;
+}
+
+const ms = (timestamp: string): number => Date.parse(timestamp);
+
+export interface GiftCardRow {
+  gift_card_id: string;
+  merchant_id: string;
+  program_id: string | null;
+  template_id: string | null;
+  status: string;
+  currency: string;
+  initial_balance_cents: number | null;
+  remaining_balance_cents: number | null;
+  version: number;
+  issued_at: string;
+  issued_at_ms: number;
+  expires_at: string;
+  expires_at_ms: number;
+  created_at: string;
+  updated_at: string;
+  updated_at_ms: number;
+  raw_json: string;
+}
+
+export function giftCardRow(card: GiftCard): GiftCardRow {
+  return {
+    gift_card_id: card.giftCardId,
+    merchant_id: card.merchantId,
+    program_id: card.programId ?? null,
+    template_id: card.giftCardTemplateId ?? null,
+    status: card.status,
+    currency: card.currency,
+    initial_balance_cents: centsOrNull(card.initialBalance),
+    remaining_balance_cents: centsOrNull(card.remainingBalance),
+    version: card.version,
+    issued_at: card.issuedAt,
+    issued_at_ms: ms(card.issuedAt),
+    expires_at: card.expiresAt,
+    expires_at_ms: ms(card.expiresAt),
+    created_at: card.createdAt,
+    updated_at: card.updatedAt,
+    updated_at_ms: ms(card.updatedAt),
+    raw_json: JSON.stringify(card),
+  };
+}
+
+export interface TransactionRow {
+  transaction_id: string;
+  gift_card_id: string;
+  type: string;
+  amount_cents: number | null;
+  balance_before_cents: number | null;
+  balance_after_cents: number | null;
+  reference_id: string;
+  idempotency_key: string;
+  created_at: string;
+  created_at_ms: number;
+  raw_json: string;
+}
+
+export function transactionRow(entry: Transaction): TransactionRow {
+  return {
+    transaction_id: entry.transactionId,
+    gift_card_id: entry.giftCardId,
+    type: entry.type,
+    amount_cents: centsOrNull(entry.amount),
+    balance_before_cents: centsOrNull(entry.balanceBefore),
+    balance_after_cents: centsOrNull(entry.balanceAfter),
+    reference_id: entry.referenceId,
+    idempotency_key: entry.idempotencyKey,
+    created_at: entry.createdAt,
+    created_at_ms: ms(entry.createdAt),
+    raw_json: JSON.stringify(entry),
+  };
+}
+
+export interface CouponRow {
+  coupon_id: string;
+  merchant_id: string;
+  program_id: string | null;
+  template_id: string | null;
+  status: string;
+  redemption_count: number;
+  usage_limit_total: number;
+  version: number;
+  expires_at: string;
+  expires_at_ms: number;
+  created_at: string;
+  updated_at: string;
+  updated_at_ms: number;
+  raw_json: string;
+}
+
+export function couponRow(coupon: Coupon): CouponRow {
+  return {
+    coupon_id: coupon.couponId,
+    merchant_id: coupon.merchantId,
+    program_id: coupon.programId ?? null,
+    template_id: coupon.couponTemplateId ?? null,
+    status: coupon.status,
+    redemption_count: coupon.redemptionCount,
+    usage_limit_total: coupon.usageLimitTotal,
+    version: coupon.version,
+    expires_at: coupon.expiresAt,
+    expires_at_ms: ms(coupon.expiresAt),
+    created_at: coupon.createdAt,
+    updated_at: coupon.updatedAt,
+    updated_at_ms: ms(coupon.updatedAt),
+    raw_json: JSON.stringify(coupon),
+  };
+}
+
+export interface WalletRow {
+  wallet_id: string;
+  currency: string;
+  balance_cents: number | null;
+  raw_json: string;
+}
+
+export function walletRow(wallet: Wallet): WalletRow {
+  return { wallet_id: wallet.walletID, currency: wallet.currency, balance_cents: centsOrNull(wallet.balance), raw_json: JSON.stringify(wallet) };
+}
+
+export interface ProductRows {
+  product: { product_id: string; product_name: string; display_name: string | null; currency: string; raw_json: string };
+  variants: Array<{ variant_id: string; product_id: string; variant_name: string; mrp_cents: number | null; price_cents: number | null; converted_selling_price_cents: number | null; stock: number | null; raw_json: string }>;
+}
+
+export function productRows(product: Product): ProductRows {
+  return {
+    product: { product_id: product.productID, product_name: product.productName, display_name: product.productDisplayName ?? null, currency: product.currency, raw_json: JSON.stringify(product) },
+    variants: product.variants.map((v) => ({
+      variant_id: v.variantID,
+      product_id: product.productID,
+      variant_name: v.variantName,
+      mrp_cents: centsOrNull(v.mrp),
+      price_cents: centsOrNull(v.price),
+      converted_selling_price_cents: centsOrNull(v.convertedSellingPrice),
+      stock: v.stock !== undefined && Number.isInteger(v.stock) ? v.stock : null,
+      raw_json: JSON.stringify(v),
+    })),
+  };
+}
+
+export interface OrderRows {
+  order: {
+    order_id: string;
+    external_ref_id: string;
+    dp_id: string;
+    type: string | null;
+    status: string;
+    fulfillment_status: string;
+    currency: string;
+    total_amount_cents: number | null;
+    total_order_mrp_cents: number | null;
+    created_at: string;
+    created_at_ms: number;
+    updated_at: string;
+    updated_at_ms: number;
+    raw_json: string;
+  };
+  lines: Array<{
+    order_id: string;
+    line_no: number;
+    variant_id: string;
+    product_id: string;
+    quantity: number;
+    currency: string;
+    mrp_cents: number | null;
+    price_cents: number | null;
+    total_mrp_cents: number | null;
+    total_price_cents: number | null;
+    total_converted_price_cents: number | null;
+    fx_rate: number;
+    mark_up_percentage: number | null;
+    fulfillment_status: string;
+    allocated_qty: number | null;
+    fulfilled_qty: number;
+  }>;
+  vouchers: Array<{ order_id: string; line_no: number; voucher_no: number; code_sha256: string; expiration_date: string; expiration_date_ms: number }>;
+}
+
+/** An order as rows; its raw JSON has each voucher code replaced by its hash and no PIN. */
+export function orderRows(order: Order): OrderRows {
+  const vouchers: OrderRows['vouchers'] = [];
+  const lines = order.lineItems.map((line, lineNo) => {
+    line.vouchers.forEach((voucher, voucherNo) => {
+      vouchers.push({ order_id: order.orderID, line_no: lineNo, voucher_no: voucherNo, code_sha256: sha256(voucher.voucherCode), expiration_date: voucher.expirationDate, expiration_date_ms: ms(voucher.expirationDate) });
+    });
+    return {
+      order_id: order.orderID,
+      line_no: lineNo,
+      variant_id: line.variantID,
+      product_id: line.productID,
+      quantity: line.quantity,
+      currency: line.currency,
+      mrp_cents: centsOrNull(line.mrp),
+      price_cents: centsOrNull(line.price),
+      total_mrp_cents: centsOrNull(line.totalMRP),
+      total_price_cents: centsOrNull(line.totalPrice),
+      total_converted_price_cents: centsOrNull(line.totalConvertedPrice),
+      fx_rate: line.fxRate,
+      mark_up_percentage: line.markUpPercentage ?? null,
+      fulfillment_status: line.fulfillmentStatus,
+      allocated_qty: line.allocatedQty ?? null,
+      fulfilled_qty: line.fulfilledQty,
+    };
+  });
+  return {
+    order: {
+      order_id: order.orderID,
+      external_ref_id: order.externalRefID,
+      dp_id: order.dpID,
+      type: order.type ?? null,
+      status: order.status,
+      fulfillment_status: order.fulfillmentStatus,
+      currency: order.currency,
+      total_amount_cents: centsOrNull(order.totalAmount),
+      total_order_mrp_cents: centsOrNull(order.totalOrderMRP),
+      created_at: order.createdAt,
+      created_at_ms: ms(order.createdAt),
+      updated_at: order.updatedAt,
+      updated_at_ms: ms(order.updatedAt),
+      raw_json: JSON.stringify(scrubVouchers(order)),
+    },
+    lines,
+    vouchers,
+  };
+}
+
+/** A copy of a DP payload safe to store: voucher codes hashed, PINs removed, at any depth. */
+export function scrubVouchers<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => scrubVouchers(item)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === 'voucherPin') continue;
+    if (key === 'voucherCode' && typeof inner === 'string') out['voucherCodeSha256'] = sha256(inner);
+    else out[key] = scrubVouchers(inner);
+  }
+  return out as T;
+}
+
+/** The identifier a raw record carries, for quarantine rows. */
+export function recordIdOf(raw: unknown): string | null {
+  if (raw === null || typeof raw !== 'object') return null;
+  const record = raw as Record<string, unknown>;
+  for (const key of ['transactionId', 'giftCardId', 'couponId', 'orderID', 'productID', 'walletID']) {
+    const value = record[key];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return null;
+}

@@ -1,0 +1,97 @@
+import type { DpClient } from '../api/dp-client.js';
+import type { GiftCardClient } from '../api/giftcard-client.js';
+import type { Mirror } from '../db/mirror.js';
+import { emptyStats, SYNC_RESOURCES, type ProgressReporter, type ResourceStats, type SyncContext, type SyncResource } from './context.js';
+import { syncCoupons } from './coupons.js';
+import { syncOrders, syncProducts, syncWallets } from './dp.js';
+import { syncGiftCards } from './giftcards.js';
+import { syncLedger } from './ledger.js';
+import { MirrorWriter } from './mirror-writer.js';
+import { closeLedger, settle } from './settle.js';
+
+export interface SyncOptions {
+  mirror: Mirror;
+  giftcard: GiftCardClient;
+  dp: DpClient;
+  /** Force a complete pass (also re-reads the whole ledger and finds changed or vanished entries). */
+  full?: boolean;
+  /** Overlap below the newest mirrored entry for incremental ledger walks (default 1 h). */
+  overlapMs?: number;
+  /** By-ID reads in flight at once (default 8). */
+  concurrency?: number;
+  progress?: ProgressReporter;
+}
+
+export interface SyncSummary {
+  syncRunId: number;
+  mode: 'full' | 'incremental';
+  completed: boolean;
+  error: string | undefined;
+  durationMs: number;
+  retries: number;
+  requests: number;
+  quarantined: number;
+  /** Every ledger entry committed before this instant is in the mirror. */
+  ledgerReadUntilMs: number;
+  resources: Record<SyncResource, ResourceStats>;
+}
+
+const PHASES: ReadonlyArray<(context: SyncContext) => Promise<void>> = [syncGiftCards, syncLedger, settle, syncCoupons, syncWallets, syncProducts, syncOrders, closeLedger];
+
+const silent: ProgressReporter = { update() {}, done() {} };
+
+/**
+ * Copies both services into the mirror, in DESIGN.md's order: gift cards, the ledger, the
+ * settle pass, coupons, DP wallets, products, orders. The first run (or `full`) reads
+ * everything; later runs read the ledger incrementally. Everything committed stays if a
+ * phase fails; the run is then recorded as failed and the error rethrown.
+ * @returns the run's summary; @throws what the clients throw (auth, unavailable, …).
+ */
+export async function runSync(options: SyncOptions): Promise<SyncSummary> {
+  const { sqlite } = options.mirror;
+  const started = Date.now();
+  const completedBefore = sqlite.prepare("SELECT COUNT(*) FROM sync_runs WHERE status = 'completed'").pluck().get() as number;
+  const mode = options.full || completedBefore === 0 ? 'full' : 'incremental';
+  const syncRunId = Number(
+    sqlite
+      .prepare("INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES (?, 'running', ?, ?, ?, ?, ?)")
+      .run(mode, new Date(started).toISOString(), started, process.pid, options.giftcard.config.baseUrl, options.dp.config.baseUrl).lastInsertRowid,
+  );
+  const context: SyncContext = {
+    sqlite,
+    writer: new MirrorWriter(sqlite),
+    giftcard: options.giftcard,
+    dp: options.dp,
+    syncRunId,
+    mode,
+    overlapMs: options.overlapMs ?? 3_600_000,
+    concurrency: options.concurrency ?? 8,
+    progress: options.progress ?? silent,
+    stats: Object.fromEntries(SYNC_RESOURCES.map((r) => [r, emptyStats()])) as Record<SyncResource, ResourceStats>,
+    ledgerReadUntilMs: started,
+    topUps: 0,
+  };
+  const summarize = (completed: boolean, error?: string): SyncSummary => ({
+    syncRunId,
+    mode,
+    completed,
+    error,
+    durationMs: Date.now() - started,
+    retries: options.giftcard.http.stats.retries + options.dp.http.stats.retries,
+    requests: options.giftcard.http.stats.requests + options.dp.http.stats.requests,
+    quarantined: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].quarantined, 0),
+    ledgerReadUntilMs: context.ledgerReadUntilMs,
+    resources: context.stats,
+  });
+  const finish = sqlite.prepare('UPDATE sync_runs SET status = ?, finished_at = ?, finished_at_ms = ?, error = ?, summary_json = ? WHERE sync_run_id = ?');
+  try {
+    for (const phase of PHASES) await phase(context);
+  } catch (error) {
+    const summary = summarize(false, (error as Error).message);
+    finish.run('failed', new Date().toISOString(), Date.now(), summary.error ?? null, JSON.stringify(summary), syncRunId);
+    throw error;
+  }
+  const summary = summarize(true);
+  finish.run('completed', new Date().toISOString(), Date.now(), null, JSON.stringify(summary), syncRunId);
+  return summary;
+}

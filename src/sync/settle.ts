@@ -1,0 +1,155 @@
+import { PayloadValidationError } from '../errors.js';
+import { mapLimit, type SyncContext } from './context.js';
+import { readCard } from './giftcards.js';
+import { topUpLedgerHead } from './ledger.js';
+import { giftCardRow } from './rows.js';
+
+interface CardState {
+  gift_card_id: string;
+  version: number;
+  remaining: number | null;
+  updated_at_ms: number;
+  tail_after: number | null;
+  tail_created_ms: number;
+  read_sync_run_id: number;
+}
+
+/** Each card with its newest ledger entry, for the cards in the temporary table `settle_cards`. */
+const CARD_STATE_SQL = `
+  WITH tail AS (
+    SELECT t.gift_card_id, t.balance_after_cents, t.created_at_ms,
+           ROW_NUMBER() OVER (PARTITION BY t.gift_card_id ORDER BY t.created_at_ms DESC, t.list_order DESC) AS rn
+    FROM gift_card_transactions t JOIN temp.settle_cards s ON s.gift_card_id = t.gift_card_id
+    WHERE t.vanished_sync_run_id IS NULL
+  )
+  SELECT c.gift_card_id, c.version, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
+         tail.balance_after_cents AS tail_after, tail.created_at_ms AS tail_created_ms
+  FROM gift_cards c JOIN tail ON tail.gift_card_id = c.gift_card_id AND tail.rn = 1`;
+
+/** A card snapshot disagrees with its ledger, or its ledger moved after the snapshot. */
+const disagrees = (s: CardState): boolean => s.tail_after !== s.remaining || s.tail_created_ms > s.updated_at_ms;
+
+/**
+ * Checking like with like in time. Cards whose snapshot disagrees with their ledger, or
+ * whose ledger moved this run after the snapshot, are read again by ID; the ledger head is
+ * topped up; then a card that still disagrees because it kept moving (its version changed
+ * between the reads, or entries arrived after its snapshot) is recorded as in flight for the
+ * checker's GC_IN_FLIGHT. One that disagrees without moving is left for the checker: a break.
+ * Finally, cards the ledger names but the mirror lacks are read by ID; a 404 marks them missing.
+ */
+export async function settle(context: SyncContext): Promise<void> {
+  const { sqlite, writer, syncRunId } = context;
+  const stats = context.stats.settle;
+  const started = Date.now();
+  sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM temp.settle_cards;');
+  // Which cards can have moved: all on a full pass; otherwise those with new entries or a changed snapshot.
+  if (context.mode === 'full') {
+    sqlite.exec('INSERT INTO temp.settle_cards SELECT gift_card_id FROM gift_cards');
+  } else {
+    sqlite
+      .prepare(
+        `INSERT OR IGNORE INTO temp.settle_cards
+         SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id = @run
+         UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run`,
+      )
+      .run({ run: syncRunId });
+  }
+  const before = sqlite.prepare(CARD_STATE_SQL).all() as CardState[];
+  const candidates = before.filter((s) => disagrees(s) || s.read_sync_run_id !== syncRunId);
+  const firstVersion = new Map(candidates.map((s) => [s.gift_card_id, s.version]));
+
+  const reread = await mapLimit(candidates, context.concurrency, async (s) => ({ id: s.gift_card_id, record: await readCard(context, s.gift_card_id), readAtMs: Date.now() }));
+  writer.transaction(() => {
+    for (const { id, record, readAtMs } of reread) {
+      if (record === 'missing') writer.missingCard(id, syncRunId, readAtMs);
+      else if (record instanceof PayloadValidationError) writer.quarantine('giftCards', record, syncRunId);
+      else writer.card(giftCardRow(record), syncRunId, readAtMs);
+    }
+  });
+  stats.notes['cardsReread'] = reread.length;
+
+  const added = await topUpLedgerHead(context);
+  stats.notes['entriesToppedUp'] = added.length;
+  stats.new += added.length;
+
+  const inFlight = judgeMovedCards(context, [...candidates.map((s) => s.gift_card_id), ...cardsOf(context, added)], firstVersion);
+  stats.notes['inFlight'] = inFlight;
+  stats.notes['missingCards'] = await readUnknownCards(context);
+  stats.records = reread.length;
+  stats.durationMs = Date.now() - started;
+  context.progress.done('settle', stats);
+}
+
+/** Cards the ledger names that the mirror does not hold: read each; a 404 marks it missing. */
+async function readUnknownCards(context: SyncContext): Promise<number> {
+  const { sqlite, writer, syncRunId } = context;
+  const unknown = sqlite
+    .prepare(
+      `SELECT DISTINCT t.gift_card_id FROM gift_card_transactions t
+       LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+       LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id AND m.sync_run_id = @run
+       WHERE c.gift_card_id IS NULL AND m.gift_card_id IS NULL AND t.vanished_sync_run_id IS NULL`,
+    )
+    .pluck()
+    .all({ run: syncRunId }) as string[];
+  const results = await mapLimit(unknown, context.concurrency, async (id) => ({ id, record: await readCard(context, id), readAtMs: Date.now() }));
+  let missing = 0;
+  writer.transaction(() => {
+    for (const { id, record, readAtMs } of results) {
+      if (record === 'missing') {
+        writer.missingCard(id, syncRunId, readAtMs);
+        missing += 1;
+      } else if (record instanceof PayloadValidationError) {
+        writer.quarantine('giftCards', record, syncRunId);
+      } else {
+        writer.foundCard(id);
+        writer.card(giftCardRow(record), syncRunId, readAtMs);
+      }
+    }
+  });
+  return missing;
+}
+
+/** The cards of the given ledger entries. */
+function cardsOf(context: SyncContext, transactionIds: readonly string[]): string[] {
+  const card = context.sqlite.prepare('SELECT gift_card_id FROM gift_card_transactions WHERE transaction_id = ?').pluck();
+  return transactionIds.map((id) => card.get(id) as string);
+}
+
+/**
+ * Records as in flight each given card whose snapshot still disagrees with its ledger
+ * because it moved: its version changed since `firstVersion`, or its ledger has entries
+ * newer than its snapshot. @returns how many were recorded.
+ */
+function judgeMovedCards(context: SyncContext, cardIds: readonly string[], firstVersion: ReadonlyMap<string, number>): number {
+  const { sqlite, writer, syncRunId } = context;
+  sqlite.exec('DELETE FROM temp.settle_cards');
+  const insert = sqlite.prepare('INSERT OR IGNORE INTO temp.settle_cards VALUES (?)');
+  let inFlight = 0;
+  writer.transaction(() => {
+    for (const id of cardIds) insert.run(id);
+    for (const s of sqlite.prepare(CARD_STATE_SQL).all() as CardState[]) {
+      if (!disagrees(s)) continue;
+      const moved = firstVersion.has(s.gift_card_id) && firstVersion.get(s.gift_card_id) !== s.version;
+      const ledgerAhead = s.tail_created_ms > s.updated_at_ms;
+      if (!moved && !ledgerAhead) continue; // it stood still and still disagrees: a break, for the checker
+      writer.inFlight(syncRunId, s.gift_card_id, moved ? `version moved from ${firstVersion.get(s.gift_card_id)} to ${s.version} during the sync` : 'ledger entries arrived after the card was read');
+      inFlight += 1;
+    }
+  });
+  return inFlight;
+}
+
+/**
+ * The sync's last step: reads the ledger head once more, so the mirror holds every entry
+ * committed before the sync ended; cards those late entries moved are recorded in flight.
+ */
+export async function closeLedger(context: SyncContext): Promise<void> {
+  context.sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY)');
+  context.ledgerReadUntilMs = Date.now();
+  const added = await topUpLedgerHead(context);
+  const stats = context.stats.settle;
+  stats.notes['entriesToppedUp'] = (stats.notes['entriesToppedUp'] ?? 0) + added.length;
+  stats.new += added.length;
+  stats.notes['inFlight'] = (stats.notes['inFlight'] ?? 0) + judgeMovedCards(context, cardsOf(context, added), new Map());
+}

@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import type { SimulatorOptions } from '../../src/sim/simulator.js';
+import { runSync } from '../../src/sync/run-sync.js';
+import { centsTotals, mirrorPicture, truthPicture } from '../support/mirror.js';
+import { startServices, type TestServices } from '../support/simulator.js';
+
+let dir: string;
+const opened: Array<{ services: TestServices; mirror: Mirror }> = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-sync-'));
+});
+afterEach(async () => {
+  for (const { services, mirror } of opened.splice(0)) {
+    mirror.close();
+    await services.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function setup(options: SimulatorOptions, name = 'ledger.db') {
+  const services = await startServices({ size: 'small', ...options });
+  const mirror = openMirror(join(dir, name));
+  opened.push({ services, mirror });
+  const sync = (full = false) => runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full });
+  return { services, mirror, sync };
+}
+
+describe('a full sync', () => {
+  it('leaves a mirror equal to the simulator’s ground truth, malformed records in quarantine', async () => {
+    const { services, mirror, sync } = await setup({ seed: 31, plant: true });
+    const summary = await sync();
+    expect(summary).toMatchObject({ mode: 'full', completed: true, quarantined: 2 });
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    const quarantined = mirror.sqlite.prepare('SELECT resource, reason FROM quarantine ORDER BY resource').all();
+    expect(quarantined).toEqual([
+      { resource: 'coupons', reason: 'redemptionCount: Invalid input: expected number, received string' },
+      { resource: 'dpOrders', reason: 'totalAmount: Invalid input: expected number, received string' },
+    ]);
+    expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+  });
+
+  it('records the card an orphaned entry points at as missing', async () => {
+    const { services, mirror, sync } = await setup({ seed: 31, plant: true });
+    await sync();
+    const orphan = services.sim.manifest.breaks.find((b) => b.code === 'GC_ORPHAN_ENTRY');
+    const missing = mirror.sqlite.prepare('SELECT m.gift_card_id FROM missing_gift_cards m JOIN gift_card_transactions t USING (gift_card_id) WHERE t.transaction_id = ?').pluck().all(orphan?.entityId);
+    expect(missing).toHaveLength(1);
+  });
+
+  it('stores voucher codes only as SHA-256 hashes, and no PIN anywhere', async () => {
+    const { services, mirror, sync } = await setup({ seed: 32 });
+    await sync();
+    const voucher = services.sim.truth().orders.flatMap((o) => o.lineItems.flatMap((l) => l.vouchers))[0];
+    expect(voucher).toBeDefined();
+    const dump = mirror.sqlite.prepare("SELECT group_concat(raw_json, '') FROM dp_orders").pluck().get() as string;
+    expect(dump).not.toContain(voucher?.voucherCode);
+    expect(dump).not.toContain('voucherPin');
+    expect(dump).not.toContain(`"${voucher?.voucherPin}"`);
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM dp_vouchers WHERE length(code_sha256) = 64').pluck().get()).toBeGreaterThan(0);
+  });
+
+  it('works the same when the card list gives only {giftCardId, status}', async () => {
+    const { services, mirror, sync } = await setup({ seed: 33, cardListShape: 'minimal', plant: true });
+    await sync();
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+  });
+
+  it('gives the same mirror through 10 % injected faults of every kind', async () => {
+    const clean = await setup({ seed: 34, plant: true, nowMs: Date.parse('2026-11-20T12:00:00Z') }, 'clean.db');
+    const faulty = await setup({ seed: 34, plant: true, nowMs: Date.parse('2026-11-20T12:00:00Z'), faults: { rate: 0.1, retryAfterSeconds: 0, slowMs: 5 } }, 'faulty.db');
+    await clean.sync();
+    const summary = await faulty.sync();
+    expect(summary.retries).toBeGreaterThan(0);
+    expect(mirrorPicture(faulty.mirror.sqlite)).toEqual(mirrorPicture(clean.mirror.sqlite));
+    expect(centsTotals(faulty.mirror.sqlite)).toEqual(centsTotals(clean.mirror.sqlite));
+  });
+});
+
+describe('an incremental sync', () => {
+  it('adds exactly the new and changed records after new activity', async () => {
+    const { services, mirror, sync } = await setup({ seed: 35 });
+    await sync();
+    const before = services.sim.truth();
+    services.sim.applyActivity(80);
+    const after = services.sim.truth();
+    const summary = await sync();
+    expect(summary.mode).toBe('incremental');
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(after));
+    const newEntries = after.transactions.length - before.transactions.length;
+    expect(summary.resources.giftCardTransactions.new + summary.resources.settle.new).toBe(newEntries);
+    const newOrders = after.orders.length - before.orders.length;
+    expect(summary.resources.dpOrders.new).toBe(newOrders);
+    const changedOrders = after.orders.filter((o) => before.orders.some((b) => b.orderID === o.orderID && b.status !== o.status)).length;
+    expect(summary.resources.dpOrders.changed).toBe(changedOrders);
+    // The incremental walk read only the head of the ledger.
+    expect(summary.resources.giftCardTransactions.pages).toBeLessThan(5);
+  });
+
+  it('resumes a resource whose checkpointed cursor the service refuses, from the newest page', async () => {
+    const { services, mirror, sync } = await setup({ seed: 36 });
+    await sync();
+    mirror.sqlite.prepare("UPDATE sync_checkpoints SET done = 0, cursor = 'stale-cursor' WHERE resource = 'coupons'").run();
+    const summary = await sync();
+    expect(summary.resources.coupons.notes).toMatchObject({ resumed: 1, cursorRestarts: 1 });
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+  });
+
+  it('on --full, keeps both versions of an entry that came back changed, and marks one that vanished', async () => {
+    const { services, mirror, sync } = await setup({ seed: 37 });
+    await sync();
+    const [first, second] = services.sim.truth().transactions.slice(-2);
+    services.sim.mutate.rewriteEntry(first?.transactionId ?? '', { amount: 999.99 });
+    services.sim.mutate.removeEntry(second?.transactionId ?? '');
+    const incremental = await sync();
+    expect(incremental.resources.giftCardTransactions.changed).toBe(0); // old entries are past the incremental window
+    const full = await sync(true);
+    expect(full.resources.giftCardTransactions.changed).toBe(1);
+    expect(full.resources.giftCardTransactions.notes['vanished']).toBe(1);
+    const versions = mirror.sqlite.prepare('SELECT transaction_id AS id, change FROM gift_card_transaction_versions ORDER BY change').all();
+    expect(versions).toEqual([
+      { id: first?.transactionId, change: 'changed' },
+      { id: second?.transactionId, change: 'vanished' },
+    ]);
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+  });
+
+  it('keeps a history row per observed change of a card, a coupon and an order', async () => {
+    const { services, mirror, sync } = await setup({ seed: 38 });
+    await sync();
+    const rows = () => mirror.sqlite.prepare("SELECT (SELECT COUNT(*) FROM gift_card_history) || '/' || (SELECT COUNT(*) FROM coupon_history) || '/' || (SELECT COUNT(*) FROM dp_order_history)").pluck().get();
+    const afterFirst = rows();
+    await sync();
+    expect(rows()).toBe(afterFirst); // nothing changed, nothing recorded
+    const card = services.sim.truth().giftCards.find((c) => c.status === 'ACTIVE');
+    services.sim.mutate.setCard(card?.giftCardId ?? '', { status: 'FROZEN' });
+    const coupon = services.sim.truth().coupons.find((c) => c.redemptionCount > 1);
+    services.sim.mutate.setCoupon(coupon?.couponId ?? '', { redemptionCount: 0 });
+    await sync();
+    const history = mirror.sqlite.prepare('SELECT status FROM gift_card_history WHERE gift_card_id = ? ORDER BY sync_run_id').pluck().all(card?.giftCardId);
+    expect(history).toEqual(['ACTIVE', 'FROZEN']);
+    const counts = mirror.sqlite.prepare('SELECT redemption_count FROM coupon_history WHERE coupon_id = ? ORDER BY sync_run_id').pluck().all(coupon?.couponId);
+    expect(counts).toEqual([coupon?.redemptionCount, 0]);
+  });
+});
+
+describe('a sync during live activity', () => {
+  it('holds every entry committed before it ended, none twice, and settles or flags moving cards', async () => {
+    const { services, mirror, sync } = await setup({ seed: 39, live: { intervalMs: 1 }, faults: { rate: 0.3, kinds: ['slow'], slowMs: 3 } });
+    const atStart = services.sim.truth().transactions.length;
+    const summary = await sync();
+    services.sim.stopLive();
+    const truth = services.sim.truth();
+    const committedDuring = truth.transactions.filter((t) => Date.parse(t.createdAt) < summary.ledgerReadUntilMs).length - atStart;
+    expect(committedDuring).toBeGreaterThan(10);
+    const mirrored = new Set(mirror.sqlite.prepare('SELECT transaction_id FROM gift_card_transactions').pluck().all() as string[]);
+    const due = truth.transactions.filter((t) => Date.parse(t.createdAt) < summary.ledgerReadUntilMs);
+    expect(due.filter((t) => !mirrored.has(t.transactionId))).toEqual([]);
+    const inTruth = new Set(truth.transactions.map((t) => t.transactionId));
+    expect([...mirrored].filter((id) => !inTruth.has(id))).toEqual([]);
+    // Every card whose snapshot disagrees with its mirrored ledger was recorded as in flight.
+    const disagreeing = mirror.sqlite
+      .prepare(
+        `SELECT c.gift_card_id FROM gift_cards c JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id
+         WHERE t.transaction_id = (SELECT transaction_id FROM gift_card_transactions x WHERE x.gift_card_id = c.gift_card_id ORDER BY created_at_ms DESC, list_order DESC LIMIT 1)
+           AND t.balance_after_cents <> c.remaining_balance_cents`,
+      )
+      .pluck()
+      .all() as string[];
+    const inFlight = new Set(mirror.sqlite.prepare('SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id = ?').pluck().all(summary.syncRunId) as string[]);
+    expect(disagreeing.filter((id) => !inFlight.has(id))).toEqual([]);
+  });
+});
