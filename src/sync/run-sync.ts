@@ -50,6 +50,8 @@ const silent: ProgressReporter = { update() {}, done() {} };
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const { sqlite } = options.mirror;
   const started = Date.now();
+  // We hold the lock: a run still marked running was stopped before it could finish.
+  sqlite.prepare("UPDATE sync_runs SET status = 'failed', error = 'interrupted: the process stopped before the sync finished' WHERE status = 'running'").run();
   const completedBefore = sqlite.prepare("SELECT COUNT(*) FROM sync_runs WHERE status = 'completed'").pluck().get() as number;
   const mode = options.full || completedBefore === 0 ? 'full' : 'incremental';
   const syncRunId = Number(

@@ -1,0 +1,66 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { runCli, simulatorEnv } from '../support/cli.js';
+
+let sim: Simulator;
+let dir: string;
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 51, size: 'tiny', plant: true });
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-cli-sync-'));
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ledger-recon sync', () => {
+  it('prints one JSON summary with counts per resource, and exits 0', async () => {
+    const db = join(dir, 'json.db');
+    const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const summary = JSON.parse(stdout) as { completed: boolean; mode: string; quarantined: number; resources: Record<string, { records: number; new: number }> };
+    expect(summary).toMatchObject({ completed: true, mode: 'full', quarantined: 2 });
+    expect(summary.resources['giftCardTransactions']?.records).toBe(sim.truth().transactions.length);
+    expect(Object.keys(summary.resources)).toEqual(['giftCards', 'giftCardTransactions', 'settle', 'coupons', 'dpWallets', 'dpProducts', 'dpOrders']);
+  });
+
+  it('prints one summary line per resource without a terminal', async () => {
+    const { status, stderr } = await runCli(['sync', '--db', join(dir, 'lines.db')], simulatorEnv(sim));
+    expect(status).toBe(0);
+    expect(stderr.trim().split('\n').map((line) => line.slice(0, 15).trim())).toEqual(['gift cards', 'ledger entries', 'settle pass', 'coupons', 'DP wallets', 'DP products', 'DP orders']);
+  });
+
+  it('exits 2 with one line naming the service and the cause when credentials are refused, keeping what was committed', async () => {
+    const db = join(dir, 'refused.db');
+    const env = { ...simulatorEnv(sim), DP_CLIENT_SECRET: 'rotated-secret-value' };
+    const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
+    expect(status).toBe(2);
+    expect(stderr).toBe('ledger-recon: the delivery partner service refused the credentials (UNAUTHORIZED): check DP_CLIENT_ID and DP_CLIENT_SECRET; the secret may have been rotated\n');
+    expect(JSON.parse(stdout)).toMatchObject({ completed: false });
+    expect(stdout + stderr).not.toContain('rotated-secret-value');
+    // The gift card side was mirrored before the DP service refused us, and stays.
+    const again = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
+    expect(JSON.parse(again.stdout)).toMatchObject({ completed: true, mode: 'full' });
+  });
+
+  it('lets one sync at a time hold a mirror: a second exits 2 naming the holder', async () => {
+    const slow = await startSimulator({ seed: 52, size: 'tiny', faults: { rate: 1, kinds: ['slow'], slowMs: 150 } });
+    const db = join(dir, 'locked.db');
+    try {
+      const first = runCli(['sync', '--db', db], simulatorEnv(slow));
+      for (let i = 0; i < 100 && !existsSync(`${db}.lock`); i += 1) await new Promise((r) => setTimeout(r, 20));
+      const holder = JSON.parse(readFileSync(`${db}.lock`, 'utf8')) as { pid: number; startedAt: string };
+      const second = await runCli(['sync', '--db', db], simulatorEnv(slow));
+      expect(second.status).toBe(2);
+      expect(second.stderr).toBe(`ledger-recon: another ledger-recon sync holds the mirror ${db} (process ${holder.pid}, started ${holder.startedAt}); wait for it to finish\n`);
+      expect((await first).status).toBe(0);
+      expect(existsSync(`${db}.lock`)).toBe(false);
+    } finally {
+      await slow.close();
+    }
+  });
+});

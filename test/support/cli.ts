@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Simulator } from '../../src/sim/simulator.js';
+
+/** The built CLI (npm test builds it first). */
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/** The parent's environment without any service configuration, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (/^(GIFTCARD|DP)_/.test(key)) delete env[key];
+  return { ...env, ...extra };
+}
+
+/** The six variables pointing at a simulator. */
+export function simulatorEnv(sim: Simulator): NodeJS.ProcessEnv {
+  return cleanEnv({
+    GIFTCARD_API_URL: sim.giftcardUrl,
+    GIFTCARD_CLIENT_ID: sim.credentials.giftcard.clientId,
+    GIFTCARD_CLIENT_SECRET: sim.credentials.giftcard.clientSecret,
+    DP_API_URL: sim.dpUrl,
+    DP_CLIENT_ID: sim.credentials.dp.clientId,
+    DP_CLIENT_SECRET: sim.credentials.dp.clientSecret,
+  });
+}
+
+export interface CliResult {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the CLI in a child process without blocking this one (a simulator may live here).
+ * `killAfterMs` sends SIGKILL after that long.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, options: { killAfterMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = options.killAfterMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), options.killAfterMs) : undefined;
+    child.on('close', (status, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
