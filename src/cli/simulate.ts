@@ -23,6 +23,7 @@ export interface SimulateOptions {
   slowMs?: number;
   maxInFlight?: number;
   live?: number;
+  control?: boolean;
   write?: (text: string) => void;
   /** Resolves when the simulator should stop (default: SIGINT or SIGTERM). */
   until?: Promise<void>;
@@ -64,8 +65,29 @@ export async function simulate(options: SimulateOptions): Promise<void> {
   const sim = await startSimulator(simulatorOptions(options));
   if (options.manifest) await writeFile(options.manifest, `${JSON.stringify(sim.manifest, null, 2)}\n`);
   write(describe(sim, options));
+  if (options.control) listenForControl(sim, write);
   await (options.until ?? untilSignal());
   await sim.close();
+}
+
+/**
+ * For benchmarks driving a simulator in another process: each line `activity N` on stdin
+ * applies N legal operations at once and answers `applied N`.
+ */
+function listenForControl(sim: Simulator, write: (text: string) => void): void {
+  let buffered = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      const match = /^activity (\d+)$/.exec(line);
+      if (match) write(`applied ${sim.applyActivity(Number(match[1])).length}\n`);
+      newline = buffered.indexOf('\n');
+    }
+  });
 }
 
 function describe(sim: Simulator, options: SimulateOptions): string {

@@ -34,6 +34,11 @@ export function openMirror(path: string = DEFAULT_DB_PATH): Mirror {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Random UUID keys touch pages all over each index: a 64 MB cache keeps them in memory.
+  sqlite.pragma('cache_size = -65536');
+  // Checkpoint the WAL every 64 MB rather than every 4 MB: each checkpoint fsyncs, and a full
+  // sync writes hundreds of MB. The sync truncates the WAL when it finishes.
+  sqlite.pragma('wal_autocheckpoint = 16384');
   const db = drizzle(sqlite, { schema }) as MirrorDb;
   migrate(db, { migrationsFolder: MIGRATIONS });
   return { path, db, sqlite, close: () => sqlite.close() };

@@ -93,6 +93,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     finish.run('failed', new Date().toISOString(), Date.now(), summary.error ?? null, JSON.stringify(summary), syncRunId);
     throw error;
   }
+  sqlite.pragma('wal_checkpoint(TRUNCATE)');
   const summary = summarize(true);
   finish.run('completed', new Date().toISOString(), Date.now(), null, JSON.stringify(summary), syncRunId);
   return summary;

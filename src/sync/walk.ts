@@ -4,6 +4,10 @@ import { CursorRejectedError } from '../errors.js';
 import type { SyncContext, SyncResource } from './context.js';
 import type { Checkpoint, WriteOutcome } from './mirror-writer.js';
 
+/** A batch commits at this many records, or after this long, whichever comes first. */
+const BATCH_RECORDS = 5_000;
+const BATCH_MS = 1_000;
+
 export interface WalkSpec<T, P> {
   resource: SyncResource;
   quarantineAs: Resource;
@@ -41,32 +45,53 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
 
   for (let restarts = 0; ; restarts += 1) {
     try {
-      for await (const page of spec.list(checkpoint.cursor ?? undefined)) {
-        const prepared = spec.prepare ? await spec.prepare(page) : undefined;
+      let batch: Array<{ page: Page<T>; prepared: P | undefined }> = [];
+      let batchRecords = 0;
+      let batchStarted = Date.now();
+      // Pages commit in batches: one transaction holds several pages' rows and the checkpoint
+      // after the last of them, so no row is ever committed without its checkpoint. Fewer,
+      // larger commits write each touched index page to the WAL once instead of per page.
+      const flush = (): void => {
+        if (batch.length === 0) return;
+        const pages = batch;
+        batch = [];
+        batchRecords = 0;
+        batchStarted = Date.now();
         writer.transaction(() => {
-          page.records.forEach((record, i) => {
-            const outcome = spec.write(record, checkpoint.records + i, checkpoint.walkId, prepared);
-            if (outcome === 'new') stats.new += 1;
-            else if (outcome === 'changed') stats.changed += 1;
-          });
-          for (const rejected of page.rejected) writer.quarantine(spec.quarantineAs, rejected, syncRunId);
-          const stop = spec.stopAfter?.(page, checkpoint) ?? false;
-          checkpoint = {
-            ...checkpoint,
-            cursor: page.nextCursor ?? null,
-            pages: checkpoint.pages + 1,
-            records: checkpoint.records + page.records.length + page.rejected.length,
-            done: !page.hasMore || stop,
-          };
+          for (const { page, prepared } of pages) {
+            page.records.forEach((record, i) => {
+              const outcome = spec.write(record, checkpoint.records + i, checkpoint.walkId, prepared);
+              if (outcome === 'new') stats.new += 1;
+              else if (outcome === 'changed') stats.changed += 1;
+            });
+            for (const rejected of page.rejected) writer.quarantine(spec.quarantineAs, rejected, syncRunId);
+            const stop = spec.stopAfter?.(page, checkpoint) ?? false;
+            checkpoint = {
+              ...checkpoint,
+              cursor: page.nextCursor ?? null,
+              pages: checkpoint.pages + 1,
+              records: checkpoint.records + page.records.length + page.rejected.length,
+              done: !page.hasMore || stop,
+            };
+            stats.records += page.records.length;
+            stats.quarantined += page.rejected.length;
+            stats.pages += 1;
+            if (checkpoint.done) break;
+          }
           if (checkpoint.done) spec.onComplete?.(checkpoint);
           writer.saveCheckpoint(checkpoint);
         });
-        stats.records += page.records.length;
-        stats.quarantined += page.rejected.length;
-        stats.pages += 1;
         context.progress.update(spec.resource, stats);
+      };
+      for await (const page of prefetch(spec.list(checkpoint.cursor ?? undefined))) {
+        const prepared = spec.prepare ? await spec.prepare(page) : undefined;
+        batch.push({ page, prepared });
+        batchRecords += page.records.length;
+        const last = !page.hasMore || (spec.stopAfter?.(page, checkpoint) ?? false);
+        if (last || batchRecords >= BATCH_RECORDS || Date.now() - batchStarted >= BATCH_MS) flush();
         if (checkpoint.done) break;
       }
+      flush();
       break;
     } catch (error) {
       if (!(error instanceof CursorRejectedError) || restarts >= 2) throw error;
@@ -78,4 +103,24 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
   if (!checkpoint.done) writer.transaction(() => writer.saveCheckpoint({ ...checkpoint, done: true }));
   stats.durationMs += Date.now() - started;
   context.progress.done(spec.resource, stats);
+}
+
+/**
+ * Asks for the next page before handing out the current one, so the network fetches page
+ * N+1 while the mirror writes page N.
+ */
+export async function* prefetch<T>(source: AsyncIterator<T> & AsyncIterable<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const current = await next;
+      if (current.done) return;
+      next = source.next();
+      // A failure of the prefetched page surfaces when it is awaited, not before.
+      next.catch(() => undefined);
+      yield current.value;
+    }
+  } finally {
+    await source.return?.(undefined);
+  }
 }
