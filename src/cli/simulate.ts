@@ -84,7 +84,13 @@ function listenForControl(sim: Simulator, write: (text: string) => void): void {
       const line = buffered.slice(0, newline).trim();
       buffered = buffered.slice(newline + 1);
       const match = /^activity (\d+)$/.exec(line);
-      if (match) write(`applied ${sim.applyActivity(Number(match[1])).length}\n`);
+      if (match) {
+        const applied = sim.applyActivity(Number(match[1])).length;
+        // Under --expose-gc, settle the heap first: a multi-GB world mid-collection would
+        // otherwise slow the next reads and be mistaken for the client's cost.
+        (globalThis as { gc?: () => void }).gc?.();
+        write(`applied ${applied}\n`);
+      }
       newline = buffered.indexOf('\n');
     }
   });

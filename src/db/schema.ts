@@ -98,7 +98,7 @@ export const giftCardHistory = sqliteTable(
     remainingBalanceCents: integer('remaining_balance_cents'),
     version: integer('version').notNull(),
   },
-  (t) => [index('gift_card_history_card').on(t.giftCardId, t.syncRunId)],
+  (t) => [index('gift_card_history_card').on(t.giftCardId, t.syncRunId), index('gift_card_history_sync').on(t.syncRunId)],
 );
 
 /** Cards the ledger names but the service answered 404 for (orphaned entries). */
@@ -145,6 +145,7 @@ export const giftCardTransactions = sqliteTable(
     index('gift_card_transactions_created').on(t.createdAtMs),
     index('gift_card_transactions_reference').on(t.referenceId),
     index('gift_card_transactions_idempotency').on(t.idempotencyKey),
+    index('gift_card_transactions_first_sync').on(t.firstSyncRunId),
   ],
 );
 

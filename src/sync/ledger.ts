@@ -1,4 +1,5 @@
 import type { Transaction } from '../api/wire-types.js';
+import { createLedgerIndexes, dropLedgerIndexes } from '../db/mirror.js';
 import type { SyncContext } from './context.js';
 import { transactionRow } from './rows.js';
 import { walk } from './walk.js';
@@ -21,7 +22,9 @@ const topUpListOrder = (syncRunId: number, topUp: number, position: number): num
  * later runs walk newest first only until past the newest mirrored entry minus the overlap.
  */
 export async function syncLedger(context: SyncContext): Promise<void> {
-  const { writer, giftcard, syncRunId } = context;
+  const { writer, giftcard, syncRunId, sqlite } = context;
+  const empty = sqlite.prepare('SELECT NOT EXISTS (SELECT 1 FROM gift_card_transactions)').pluck().get() === 1;
+  if (empty) dropLedgerIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<Transaction>(context, {
     resource: 'giftCardTransactions',
     quarantineAs: 'giftCardTransactions',
@@ -39,6 +42,7 @@ export async function syncLedger(context: SyncContext): Promise<void> {
       context.stats.giftCardTransactions.notes['vanished'] = vanished;
     },
   });
+  createLedgerIndexes(sqlite);
 }
 
 /**

@@ -108,10 +108,11 @@ export class MirrorWriter {
       this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
       return 'new';
     }
+    // Unchanged: nothing to write. Its snapshot keeps the sync that last saw it change, and
+    // the settle pass re-reads it if its ledger moved since.
+    if (before.raw_json === row.raw_json) return 'same';
     this.#s.cardUpdate.run(values);
-    if (before.status === row.status && before.remaining === row.remaining_balance_cents && before.version === row.version) {
-      return before.raw_json === row.raw_json ? 'same' : 'changed';
-    }
+    if (before.status === row.status && before.remaining === row.remaining_balance_cents && before.version === row.version) return 'changed';
     this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
     return 'changed';
   }

@@ -83,12 +83,14 @@ export async function settle(context: SyncContext): Promise<void> {
 /** Cards the ledger names that the mirror does not hold: read each; a 404 marks it missing. */
 async function readUnknownCards(context: SyncContext): Promise<number> {
   const { sqlite, writer, syncRunId } = context;
+  // A full pass looks at every entry; otherwise this run's new entries and the cards already missing.
+  const scope = context.mode === 'full' ? '' : 'AND (t.first_sync_run_id = @run OR t.gift_card_id IN (SELECT gift_card_id FROM missing_gift_cards))';
   const unknown = sqlite
     .prepare(
       `SELECT DISTINCT t.gift_card_id FROM gift_card_transactions t
        LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
        LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id AND m.sync_run_id = @run
-       WHERE c.gift_card_id IS NULL AND m.gift_card_id IS NULL AND t.vanished_sync_run_id IS NULL`,
+       WHERE c.gift_card_id IS NULL AND m.gift_card_id IS NULL AND t.vanished_sync_run_id IS NULL ${scope}`,
     )
     .pluck()
     .all({ run: syncRunId }) as string[];

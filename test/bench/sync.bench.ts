@@ -63,6 +63,8 @@ const sync = async (label: string): Promise<SyncSummary> => {
   const c = clients();
   const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp }));
   await Promise.all([c.giftcard.close(), c.dp.close()]);
+  const phases = Object.entries(summary.resources).map(([name, stats]) => `${name} ${(stats.durationMs / 1000).toFixed(2)}`);
+  process.stdout.write(`  phases (s): ${phases.join(', ')}\n`);
   return summary;
 };
 const full = await sync('full sync into the mirror');

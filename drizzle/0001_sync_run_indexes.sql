@@ -1,0 +1,2 @@
+CREATE INDEX `gift_card_history_sync` ON `gift_card_history` (`sync_run_id`);--> statement-breakpoint
+CREATE INDEX `gift_card_transactions_first_sync` ON `gift_card_transactions` (`first_sync_run_id`);
