@@ -108,3 +108,8 @@ export class PayloadValidationError extends LedgerReconError {
 export class LockHeldError extends LedgerReconError {
   readonly code = 'LOCK_HELD';
 }
+
+/** The mirror cannot serve the command: missing, unreadable, or holding no sync yet. */
+export class MirrorError extends LedgerReconError {
+  readonly code = 'MIRROR';
+}

@@ -315,3 +315,109 @@ export const dpOrderHistory = sqliteTable(
   (t) => [index('dp_order_history_order').on(t.orderId, t.syncRunId)],
 );
 
+
+// ---- the checker ---------------------------------------------------------------------------
+
+/** One row per `check` (or `run`): over which sync, as of when, with what verdict. */
+export const checkRuns = sqliteTable('check_runs', {
+  checkRunId: integer('check_run_id').primaryKey({ autoIncrement: true }),
+  /** The sync whose mirror was checked: the newest one when the check started. */
+  syncRunId: integer('sync_run_id'),
+  status: text('status', { enum: ['running', 'completed', 'failed'] }).notNull(),
+  verdict: text('verdict', { enum: ['RECONCILED', 'BREAKS', 'INCOMPLETE'] }),
+  startedAt: text('started_at').notNull(),
+  startedAtMs: integer('started_at_ms').notNull(),
+  finishedAtMs: integer('finished_at_ms'),
+  /** Data as of: when the checked sync started reading. */
+  asOf: text('as_of'),
+  asOfMs: integer('as_of_ms'),
+  /** The merchant whose records are ours (GC_FOREIGN_MERCHANT, CV_FOREIGN_MERCHANT). */
+  merchantId: text('merchant_id'),
+  optionsJson: text('options_json').notNull(),
+  /** Checks that could not run, with their errors: they make the run INCOMPLETE. */
+  failedChecksJson: text('failed_checks_json'),
+  summaryJson: text('summary_json'),
+});
+
+/** Every finding of every check run; a fingerprint names the same break across runs. */
+export const findings = sqliteTable(
+  'findings',
+  {
+    checkRunId: integer('check_run_id').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    code: text('code').notNull(),
+    severity: text('severity', { enum: ['error', 'warning', 'info'] }).notNull(),
+    entityType: text('entity_type').notNull(),
+    entityId: text('entity_id').notNull(),
+    giftCardId: text('gift_card_id'),
+    referenceId: text('reference_id'),
+    currency: text('currency'),
+    /** What expected, actual and difference count: 'cents' (money) or 'count'; NULL when none. */
+    unit: text('unit', { enum: ['cents', 'count'] }),
+    expected: integer('expected'),
+    actual: integer('actual'),
+    difference: integer('difference'),
+    message: text('message').notNull(),
+    state: text('state', { enum: ['new', 'open', 'accepted'] }).notNull(),
+    firstSeenCheckRunId: integer('first_seen_check_run_id').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    firstSeenAtMs: integer('first_seen_at_ms').notNull(),
+    ageDays: integer('age_days').notNull(),
+    /** The records the finding is about, as a JSON array of {type, id}. */
+    recordsJson: text('records_json').notNull(),
+    /** Hash of the break's particulars: an acceptance lapses when they change. */
+    detailSha256: text('detail_sha256').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.checkRunId, t.fingerprint] }), index('findings_fingerprint').on(t.fingerprint), index('findings_code').on(t.checkRunId, t.code)],
+);
+
+/** Findings of the previous run that this run no longer sees. */
+export const resolvedFindings = sqliteTable(
+  'resolved_findings',
+  {
+    checkRunId: integer('check_run_id').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    code: text('code').notNull(),
+    severity: text('severity').notNull(),
+    entityType: text('entity_type').notNull(),
+    entityId: text('entity_id').notNull(),
+    message: text('message').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.checkRunId, t.fingerprint] })],
+);
+
+/** Known breaks a person accepted: visible in every report, not failing runs. */
+export const findingAcceptances = sqliteTable('finding_acceptances', {
+  fingerprint: text('fingerprint').primaryKey(),
+  note: text('note').notNull(),
+  acceptedAt: text('accepted_at').notNull(),
+  acceptedAtMs: integer('accepted_at_ms').notNull(),
+  /** The acceptance lapses after this date (UTC). NULL: until the break changes. */
+  until: text('until'),
+  untilMs: integer('until_ms'),
+  /** The break as it was accepted: a changed break is no longer accepted. */
+  detailSha256: text('detail_sha256').notNull(),
+  checkRunId: integer('check_run_id').notNull(),
+});
+
+/** The gift card liability roll-forward per currency, per check run. */
+export const liabilityRollforward = sqliteTable(
+  'liability_rollforward',
+  {
+    checkRunId: integer('check_run_id').notNull(),
+    currency: text('currency').notNull(),
+    openingCents: integer('opening_cents').notNull(),
+    issuedCents: integer('issued_cents').notNull(),
+    debitedCents: integer('debited_cents').notNull(),
+    refundedCents: integer('refunded_cents').notNull(),
+    voidedCents: integer('voided_cents').notNull(),
+    expiredCents: integer('expired_cents').notNull(),
+    closingCents: integer('closing_cents').notNull(),
+    /** Σ remainingBalance of the cards still open (no VOID or EXPIRE entry). */
+    cardsRemainingCents: integer('cards_remaining_cents').notNull(),
+    /** cards_remaining − closing: zero when the roll-forward closes. */
+    differenceCents: integer('difference_cents').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.checkRunId, t.currency] })],
+);

@@ -80,7 +80,7 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const lost = gc.debit(c, at(40), 2_000);
     const afterGap = gc.debit(c, at(50), 1_500);
     lost.deleted = true; // a 20.00 debit is missing from the ledger
-    cardBreak('entry missing from the ledger', 'GC_CHAIN_GAP', c, [entry(before), entry(afterGap)]);
+    entryBreak('entry missing from the ledger', 'GC_CHAIN_GAP', c, afterGap, [entry(before)]);
     cardBreak('entry missing from the ledger', 'GC_BALANCE_MISMATCH', c);
   }
   {
@@ -228,7 +228,7 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const b = place(321, 1, usd, 'PO-DOUBLE-0001');
     dp.fulfil(a, at(325));
     dp.fulfil(b, at(326));
-    breaks.push({ scenario: 'one purchase order placed twice', code: 'DP_DUPLICATE_EXTERNAL_REF', entityType: 'dpOrder', entityId: 'PO-DOUBLE-0001', records: [order(a), order(b)] });
+    breaks.push({ scenario: 'one purchase order placed twice', code: 'DP_DUPLICATE_EXTERNAL_REF', entityType: 'dpOrder', entityId: b.record.orderID, referenceId: 'PO-DOUBLE-0001', records: [order(a), order(b)] });
   }
   {
     const a = place(330);

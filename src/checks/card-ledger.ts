@@ -1,0 +1,115 @@
+/**
+ * Streams every mirrored gift card with its ledger, oldest entry first, in one ordered pass
+ * over two indexes (cards by ID, entries by card, createdAt, list order): memory holds one
+ * card's entries at a time, whatever the mirror's size.
+ */
+import type Database from 'better-sqlite3';
+import type { CardLedger, CardSnapshot, LedgerEntry } from './check.js';
+
+/** A card as the walk yields it, with what the roll-forward needs. */
+export interface WalkedCard extends CardLedger {
+  firstSyncRunId: number;
+  entries: WalkedEntry[];
+}
+
+/** An entry with the sync that first mirrored it. */
+export interface WalkedEntry extends LedgerEntry {
+  firstSyncRunId: number;
+}
+
+type CardRow = [string, string, string, string, number | null, number | null, number, number, number];
+type EntryRow = [string, string, string, number | null, number | null, number | null, string, string, number, number, number];
+
+/**
+ * Yields each card with its entries ordered by createdAt, equal timestamps by the service's
+ * list order, then mended by the chain's own links ({@link orderByLinks}); never by ID.
+ * Entries whose card is not mirrored are skipped here (GC_ORPHAN_ENTRY reports them), and so
+ * are entries a full pass found vanished (GC_LEDGER_REWRITTEN reports those).
+ */
+export function* walkCardLedgers(sqlite: Database.Database): Generator<WalkedCard> {
+  // Two read cursors on one connection: better-sqlite3 allows concurrent read iterators.
+  const cards = sqlite
+    .prepare(
+      `SELECT gift_card_id, merchant_id, status, currency, initial_balance_cents, remaining_balance_cents, expires_at_ms, read_at_ms, first_sync_run_id
+       FROM gift_cards ORDER BY gift_card_id`,
+    )
+    .raw()
+    .iterate() as IterableIterator<CardRow>;
+  const entries = sqlite
+    .prepare(
+      `SELECT gift_card_id, transaction_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at_ms, list_order, first_sync_run_id
+       FROM gift_card_transactions INDEXED BY gift_card_transactions_card
+       WHERE vanished_sync_run_id IS NULL ORDER BY gift_card_id, created_at_ms, list_order`,
+    )
+    .raw()
+    .iterate() as IterableIterator<EntryRow>;
+  let pending = entries.next();
+  try {
+    for (const row of cards) {
+      const card: CardSnapshot = {
+        giftCardId: row[0],
+        merchantId: row[1],
+        status: row[2],
+        currency: row[3],
+        initialCents: row[4],
+        remainingCents: row[5],
+        expiresAtMs: row[6],
+        readAtMs: row[7],
+      };
+      // IDs are ASCII UUIDs: JavaScript's and SQLite's (BINARY) string orders agree on them.
+      while (!pending.done && pending.value[0] < card.giftCardId) pending = entries.next();
+      const own: WalkedEntry[] = [];
+      while (!pending.done && pending.value[0] === card.giftCardId) {
+        const e = pending.value;
+        own.push({
+          transactionId: e[1],
+          type: e[2],
+          amountCents: e[3],
+          beforeCents: e[4],
+          afterCents: e[5],
+          referenceId: e[6],
+          idempotencyKey: e[7],
+          createdAtMs: e[8],
+          listOrder: e[9],
+          firstSyncRunId: e[10],
+        });
+        pending = entries.next();
+      }
+      yield { card, entries: orderByLinks(own, card.initialCents), firstSyncRunId: row[8] };
+    }
+  } finally {
+    entries.return?.();
+  }
+}
+
+/**
+ * Within each run of entries sharing one createdAt (already in list order), follows the
+ * chain: the next entry is the first whose balanceBefore continues the balance so far; when
+ * none does, list order stands. A chain that is whole in some order is never reported broken
+ * because two entries share a millisecond.
+ */
+export function orderByLinks<T extends LedgerEntry>(entries: readonly T[], initialCents: number | null): T[] {
+  const result: T[] = [];
+  let balance = initialCents;
+  let i = 0;
+  while (i < entries.length) {
+    let j = i + 1;
+    const at = entries[i]?.createdAtMs;
+    while (j < entries.length && entries[j]?.createdAtMs === at) j += 1;
+    if (j - i === 1) {
+      const only = entries[i] as T;
+      result.push(only);
+      balance = only.afterCents;
+    } else {
+      const group = entries.slice(i, j);
+      while (group.length > 0) {
+        const linked = group.findIndex((e) => balance !== null && e.beforeCents === balance);
+        const [next] = group.splice(linked === -1 ? 0 : linked, 1) as [T];
+        result.push(next);
+        balance = next.afterCents;
+      }
+    }
+    i = j;
+  }
+  return result;
+}

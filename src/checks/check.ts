@@ -1,0 +1,162 @@
+/**
+ * What a check is and what it returns. Two kinds share one shape:
+ * - a card check inspects one gift card with its ledger in order (a pure function; the runner
+ *   streams every card through every card check in one pass over the mirror);
+ * - a query check reads the mirror itself (set logic in SQL) and returns its findings.
+ * Checks return findings; they never throw on bad data.
+ */
+import type Database from 'better-sqlite3';
+
+/** The catalogue's codes (DESIGN.md), stable: reports, tests and users key on them. */
+export const CHECK_CODES = [
+  'GC_BALANCE_MISMATCH',
+  'GC_LEDGER_TAIL_MISMATCH',
+  'GC_CHAIN_GAP',
+  'GC_ENTRY_ARITHMETIC',
+  'GC_REFUND_OVER_DEBIT',
+  'GC_REFUND_WITHOUT_DEBIT',
+  'GC_NEGATIVE_BALANCE',
+  'GC_DUPLICATE_IDEMPOTENCY_KEY',
+  'GC_ACTIVITY_AFTER_CLOSE',
+  'GC_ACTIVITY_AFTER_EXPIRY',
+  'GC_INVALID_AMOUNT',
+  'GC_ORPHAN_ENTRY',
+  'GC_FOREIGN_MERCHANT',
+  'GC_LEDGER_REWRITTEN',
+  'GC_SUSPECTED_DOUBLE_DEBIT',
+  'GC_STATUS_LEDGER_MISMATCH',
+  'GC_EXPIRY_OVERDUE',
+  'GC_IN_FLIGHT',
+  'CV_OVER_REDEEMED',
+  'CV_COUNTER_REGRESSED',
+  'CV_FOREIGN_MERCHANT',
+  'CV_STATUS_MISMATCH',
+  'CV_EXPIRED_BUT_ACTIVE',
+  'DP_ORDER_TOTAL_MISMATCH',
+  'DP_LINE_ARITHMETIC',
+  'DP_DUPLICATE_EXTERNAL_REF',
+  'DP_DUPLICATE_VOUCHER',
+  'DP_FULFILMENT_MISMATCH',
+  'DP_WALLET_DRIFT',
+  'DP_VOUCHER_EXPIRED_ON_DELIVERY',
+  'DP_STUCK_ORDER',
+  'DP_FX_RATE_MISMATCH',
+  'SYNC_REJECTED_RECORD',
+] as const;
+export type CheckCode = (typeof CHECK_CODES)[number];
+
+/** error: money or a ledger invariant is wrong; warning: a control failed; info: worth knowing. */
+export const SEVERITIES = ['error', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const SEVERITY_RANK: Record<Severity, number> = { info: 1, warning: 2, error: 3 };
+
+export type RecordType = 'giftCard' | 'giftCardTransaction' | 'coupon' | 'dpOrder' | 'dpProduct' | 'dpWallet';
+
+/** A record a finding is about, as the service names it: enough to look it up there. */
+export interface RecordRef {
+  type: RecordType;
+  id: string;
+}
+
+/** Expected and actual, in cents of `currency` or as a count. */
+export type Measure = { unit: 'cents'; expected: number; actual: number } | { unit: 'count'; expected: number; actual: number };
+
+/** What a check returns for one break; the runner adds code, severity, fingerprint and state. */
+export interface FindingDraft {
+  entityType: RecordType;
+  entityId: string;
+  giftCardId?: string;
+  referenceId?: string;
+  currency?: string;
+  measure?: Measure;
+  /** One sentence: where, what, and what to look at next. */
+  message: string;
+  records: RecordRef[];
+  /** Identities beyond entity and reference that tell two findings of one code apart. */
+  identity?: string[];
+}
+
+/** Thresholds with DESIGN.md's defaults. */
+export interface CheckOptions {
+  /** How long past expiresAt a card or coupon may stay ACTIVE (the hourly job's slack). */
+  expiryGraceMinutes: number;
+  /** How long an order may stay short of COMPLETED or FAILED. */
+  stuckOrderSlaHours: number;
+  /** Two equal DEBITs under one reference within this window look like a double debit. */
+  doubleDebitWindowSeconds: number;
+}
+
+export const DEFAULT_CHECK_OPTIONS: CheckOptions = { expiryGraceMinutes: 120, stuckOrderSlaHours: 24, doubleDebitWindowSeconds: 60 };
+
+/** What every check may know about the run. */
+export interface CheckContext {
+  sqlite: Database.Database;
+  /** The sync being checked, and the completed sync before it (cross-run checks). */
+  syncRunId: number;
+  previousSyncRunId: number | null;
+  /** When the checked sync started reading: "now" for ages and SLAs. */
+  asOfMs: number;
+  /** Our merchant: configured, or the one owning most cards and coupons. */
+  merchantId: string | null;
+  options: CheckOptions;
+}
+
+/** One gift card snapshot as the mirror holds it. */
+export interface CardSnapshot {
+  giftCardId: string;
+  merchantId: string;
+  status: string;
+  currency: string;
+  initialCents: number | null;
+  remainingCents: number | null;
+  expiresAtMs: number;
+  /** When the sync read this snapshot (our clock). */
+  readAtMs: number;
+}
+
+/** One ledger entry; cents are null when the service sent an amount off the cent. */
+export interface LedgerEntry {
+  transactionId: string;
+  type: string;
+  amountCents: number | null;
+  beforeCents: number | null;
+  afterCents: number | null;
+  referenceId: string;
+  idempotencyKey: string;
+  createdAtMs: number;
+  /** The service's list order (higher is newer): orders equal createdAt. */
+  listOrder: number;
+}
+
+/** A card and its entries, oldest first (equal createdAt by list order or the chain's links). */
+export interface CardLedger {
+  card: CardSnapshot;
+  entries: LedgerEntry[];
+}
+
+interface CheckInfo {
+  code: CheckCode;
+  severity: Severity;
+  /** A few words, for tables. */
+  title: string;
+  /** What the check proves and what a finding means, in words an auditor understands. */
+  description: string;
+}
+
+export interface CardCheck extends CheckInfo {
+  kind: 'card';
+  /**
+   * True when a card that moved during the sync can trip it: such cards are reported as
+   * GC_IN_FLIGHT instead, and checked again next run.
+   */
+  timeSensitive: boolean;
+  inspect(ledger: CardLedger, options: CheckOptions): FindingDraft[];
+}
+
+export interface QueryCheck extends CheckInfo {
+  kind: 'query';
+  run(context: CheckContext): FindingDraft[];
+}
+
+export type Check = CardCheck | QueryCheck;

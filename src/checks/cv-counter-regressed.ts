@@ -1,0 +1,47 @@
+import type { QueryCheck } from './check.js';
+import { count, couponRef } from './refs.js';
+
+interface Row {
+  coupon_id: string;
+  sync_run_id: number;
+  previous_sync_run_id: number;
+  status: string;
+  previous_status: string;
+  redemption_count: number;
+  previous_count: number;
+}
+
+export const cvCounterRegressed: QueryCheck = {
+  kind: 'query',
+  code: 'CV_COUNTER_REGRESSED',
+  severity: 'error',
+  title: 'Coupon counter went back',
+  description:
+    "A coupon's redemption count only goes up, and a coupon that left ACTIVE does not come back to it. Between two syncs the count went down or the status returned to ACTIVE: redemptions were erased or a used coupon was revived.",
+  run({ sqlite }) {
+    const rows = sqlite
+      .prepare(
+        `SELECT * FROM (
+           SELECT coupon_id, sync_run_id, status, redemption_count,
+                  LAG(sync_run_id) OVER w AS previous_sync_run_id, LAG(status) OVER w AS previous_status, LAG(redemption_count) OVER w AS previous_count
+           FROM coupon_history WINDOW w AS (PARTITION BY coupon_id ORDER BY history_id))
+         WHERE previous_sync_run_id IS NOT NULL
+           AND (redemption_count < previous_count OR (status = 'ACTIVE' AND previous_status <> 'ACTIVE'))
+         ORDER BY coupon_id, sync_run_id`,
+      )
+      .all() as Row[];
+    return rows.map((row) => {
+      const counter = row.redemption_count < row.previous_count;
+      return {
+        entityType: 'coupon',
+        entityId: row.coupon_id,
+        identity: [String(row.sync_run_id)],
+        ...(counter ? { measure: count(row.previous_count, row.redemption_count) } : {}),
+        message: counter
+          ? `coupon ${row.coupon_id}: its redemption count went from ${row.previous_count} (sync ${row.previous_sync_run_id}) down to ${row.redemption_count} (sync ${row.sync_run_id}) — redemptions were erased`
+          : `coupon ${row.coupon_id}: its status went from ${row.previous_status} (sync ${row.previous_sync_run_id}) back to ACTIVE (sync ${row.sync_run_id}) — a finished coupon was revived`,
+        records: [couponRef(row.coupon_id)],
+      };
+    });
+  },
+};

@@ -1,0 +1,41 @@
+import type { QueryCheck } from './check.js';
+import { cardRef, entryRef } from './refs.js';
+
+interface Row {
+  transaction_id: string;
+  gift_card_id: string | null;
+  change: 'changed' | 'vanished';
+  sync_run_id: number;
+  fields: string | null;
+}
+
+export const gcLedgerRewritten: QueryCheck = {
+  kind: 'query',
+  code: 'GC_LEDGER_REWRITTEN',
+  severity: 'error',
+  title: 'Ledger entry changed or vanished',
+  description:
+    'Ledger entries are immutable. An entry mirrored earlier that later came back different, or no longer came back at all, means the ledger was rewritten. The mirror keeps both versions (gift_card_transaction_versions).',
+  run({ sqlite }) {
+    const rows = sqlite
+      .prepare(
+        `SELECT v.transaction_id, json_extract(v.previous_raw_json, '$.giftCardId') AS gift_card_id, v.change, MIN(v.sync_run_id) AS sync_run_id,
+                (SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(v.previous_raw_json) p
+                  WHERE v.new_raw_json IS NOT NULL AND json_extract(v.new_raw_json, p.fullkey) IS NOT p.value) AS fields
+         FROM gift_card_transaction_versions v
+         GROUP BY v.transaction_id, v.change ORDER BY v.transaction_id, v.change`,
+      )
+      .all() as Row[];
+    return rows.map((row) => ({
+      entityType: 'giftCardTransaction',
+      entityId: row.transaction_id,
+      ...(row.gift_card_id ? { giftCardId: row.gift_card_id } : {}),
+      identity: [row.change],
+      message:
+        row.change === 'vanished'
+          ? `entry ${row.transaction_id}${row.gift_card_id ? ` of card ${row.gift_card_id}` : ''} was mirrored earlier but no longer appears in the ledger (full pass of sync ${row.sync_run_id}) — ask the service why it was removed`
+          : `entry ${row.transaction_id}${row.gift_card_id ? ` of card ${row.gift_card_id}` : ''} came back changed in sync ${row.sync_run_id}${row.fields ? ` (${row.fields})` : ''} — both versions are in gift_card_transaction_versions`,
+      records: [...(row.gift_card_id ? [cardRef(row.gift_card_id)] : []), entryRef(row.transaction_id)],
+    }));
+  },
+};
