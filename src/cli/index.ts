@@ -2,7 +2,11 @@ import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FAULT_KINDS } from '../sim/faults.js';
 import { SIZE_PRESETS } from '../sim/generator.js';
+import { accept } from './accept.js';
+import { check } from './check.js';
 import { demo } from './demo.js';
+import { FAIL_ON } from '../checks/verdict.js';
+import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { ping } from './ping.js';
 import { addServiceOptions } from './service-options.js';
 import { simulate } from './simulate.js';
@@ -82,6 +86,33 @@ export function buildProgram(): Command {
   ).action(async (options) => {
     await sync(options);
   });
+
+  program
+    .command('check')
+    .description('run the check catalogue over the mirror\'s newest sync; findings are kept across runs')
+    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .option('--json', 'print one summary object on stdout')
+    .option('--findings-json <file>', 'write the run\'s findings as a JSON array')
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity is open').choices(FAIL_ON).default('error'))
+    .option('--merchant-id <id>', 'our merchant (default: the merchant owning most cards and coupons)')
+    .addOption(new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE').default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes).argParser(integer('--expiry-grace-minutes', 0)))
+    .addOption(new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED').default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours).argParser(integer('--stuck-order-sla-hours', 0)))
+    .addOption(new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled').default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds).argParser(integer('--double-debit-window-seconds', 0)))
+    .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are, 2 the run is INCOMPLETE or could not run.\n')
+    .action(async (options) => {
+      await check(options);
+    });
+
+  program
+    .command('accept')
+    .description('accept a known break: it stays in reports but does not fail runs until --until passes or the break changes')
+    .argument('<fingerprint>', 'the finding\'s fingerprint (findings JSON, report)')
+    .requiredOption('--note <text>', 'why it is accepted, and by whom')
+    .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
+    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .action(async (fingerprint: string, options) => {
+      await accept(fingerprint, options);
+    });
 
   program
     .command('demo')

@@ -1,0 +1,24 @@
+import type { CheckRunSummary } from '../checks/run-checks.js';
+
+/** The terminal's view of a check run: the verdict first, then what an operator acts on. */
+export function formatCheckSummary(summary: CheckRunSummary): string {
+  const lines: string[] = [];
+  lines.push(`${summary.verdict}  check run ${summary.checkRunId} over sync ${summary.syncRunId} (${summary.syncStatus}), data as of ${summary.asOf}`);
+  if (summary.failedChecks.length > 0) {
+    for (const failed of summary.failedChecks) lines.push(`  could not run ${failed.code}: ${failed.error}`);
+  }
+  if (summary.syncStatus !== 'completed') lines.push('  the sync did not complete: zero findings over missing data prove nothing; sync again');
+  const { error, warning, info } = summary.bySeverity;
+  lines.push(`findings: ${summary.findings} (${error} error, ${warning} warning, ${info} info) — ${summary.new} new, ${summary.open} still open, ${summary.accepted} accepted, ${summary.resolved} resolved since the last run`);
+  const codes = Object.entries(summary.byCode).sort(([a], [b]) => a.localeCompare(b));
+  for (const [code, n] of codes) lines.push(`  ${code.padEnd(32)} ${String(n).padStart(6)}`);
+  const stake = Object.entries(summary.moneyAtStake);
+  if (stake.length > 0) lines.push(`money at stake: ${stake.map(([currency, amount]) => `${currency} ${amount}`).join(', ')}`);
+  for (const r of summary.rollForward) {
+    lines.push(
+      `liability ${r['currency']}: opening ${r['opening']} + issued ${r['issued']} − debited ${r['debited']} + refunded ${r['refunded']} − voided ${r['voided']} − expired ${r['expired']} = ${r['closing']}; cards hold ${r['cardsRemaining']}${r['closes'] ? ' (closes)' : ` (does not close by ${r['difference']})`}`,
+    );
+  }
+  lines.push(`${summary.cards} cards, ${summary.entries} ledger entries checked in ${(summary.durationMs / 1000).toFixed(1)} s; exit ${summary.exitCode} (--fail-on ${summary.failOn})`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,58 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { exportFinding } from '../checks/finding.js';
+import { runChecks, type CheckRunSummary } from '../checks/run-checks.js';
+import type { FailOn } from '../checks/verdict.js';
+import { acquireLock } from '../db/lock.js';
+import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
+import { formatCheckSummary } from './check-output.js';
+
+export interface CheckCommandOptions {
+  db?: string;
+  json?: boolean;
+  findingsJson?: string;
+  failOn?: FailOn;
+  merchantId?: string;
+  expiryGraceMinutes?: number;
+  stuckOrderSlaHours?: number;
+  doubleDebitWindowSeconds?: number;
+  write?: (text: string) => void;
+}
+
+/**
+ * `ledger-recon check`: runs the check catalogue over the mirror's newest sync under the
+ * mirror's lock, stores the run's findings, prints the verdict first, and sets the exit code
+ * (0 clean, 1 findings at or above --fail-on, 2 incomplete).
+ * @throws LockHeldError, MirrorError (exit 2).
+ */
+export async function check(options: CheckCommandOptions): Promise<CheckRunSummary> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const lock = acquireLock(dbPath, 'check');
+  const mirror = openMirror(dbPath);
+  try {
+    const { summary, findings } = runChecks({
+      mirror,
+      ...(options.failOn ? { failOn: options.failOn } : {}),
+      ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+      options: {
+        ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),
+        ...(options.stuckOrderSlaHours !== undefined ? { stuckOrderSlaHours: options.stuckOrderSlaHours } : {}),
+        ...(options.doubleDebitWindowSeconds !== undefined ? { doubleDebitWindowSeconds: options.doubleDebitWindowSeconds } : {}),
+      },
+    });
+    if (options.findingsJson) writeAtomically(options.findingsJson, `${JSON.stringify(findings.map(exportFinding), null, 2)}\n`);
+    write(options.json ? `${JSON.stringify(summary)}\n` : formatCheckSummary(summary));
+    process.exitCode = summary.exitCode;
+    return summary;
+  } finally {
+    mirror.close();
+    lock.release();
+  }
+}
+
+/** Writes under a temporary name, then renames: readers never see half a file. */
+export function writeAtomically(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}

@@ -1,0 +1,331 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHECKS } from '../../src/checks/index.js';
+import { sha256 } from '../../src/sync/rows.js';
+import { cardLedger, FixtureMirror, MERCHANT, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
+
+let dir: string;
+let fx: FixtureMirror;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-checks-'));
+  fx = new FixtureMirror(join(dir, 'ledger.db'));
+});
+afterEach(() => {
+  fx.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const HOUR = 3_600_000;
+
+describe('GC_DUPLICATE_IDEMPOTENCY_KEY', () => {
+  it('flags two entries committed under one key, naming both', () => {
+    fx.ledger(cardLedger(6_000, [{ type: 'DEBIT', amount: 1_000, key: 'K' }, { type: 'DEBIT', amount: 1_500, key: 'K' }]));
+    expect(CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY.run(fx.context())).toMatchObject([
+      { entityType: 'giftCard', entityId: 'card-1', measure: { unit: 'count', expected: 1, actual: 2 }, records: [{ id: 'card-1' }, { id: 'entry-1' }, { id: 'entry-2' }] },
+    ]);
+  });
+
+  it('passes a debit and its refund under one reference with their own keys', () => {
+    fx.ledger(cardLedger(6_000, [{ type: 'DEBIT', amount: 1_000, ref: 'R' }, { type: 'REFUND', amount: 1_000, ref: 'R' }]));
+    expect(CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('GC_ORPHAN_ENTRY', () => {
+  it('flags an entry whose card the service answered not found for', () => {
+    const ledger = cardLedger(2_000, [{ type: 'DEBIT', amount: 700 }], { giftCardId: 'lost-card' });
+    fx.entry('lost-card', ledger.entries[0]!);
+    fx.sqlite.prepare('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?)').run('lost-card', fx.syncRunId, T0);
+    const [finding] = CHECKS.GC_ORPHAN_ENTRY.run(fx.context());
+    expect(finding).toMatchObject({ entityType: 'giftCardTransaction', entityId: 'entry-1', giftCardId: 'lost-card' });
+    expect(finding?.message).toContain('not found');
+  });
+
+  it('passes entries of a mirrored card', () => {
+    fx.ledger(cardLedger(2_000, [{ type: 'DEBIT', amount: 700 }]));
+    expect(CHECKS.GC_ORPHAN_ENTRY.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('GC_FOREIGN_MERCHANT', () => {
+  it("flags a card owned by another merchant", () => {
+    fx.ledger(cardLedger(5_000, [], { giftCardId: 'theirs', merchantId: OTHER_MERCHANT }));
+    expect(CHECKS.GC_FOREIGN_MERCHANT.run(fx.context())).toMatchObject([{ entityId: 'theirs' }]);
+  });
+
+  it('passes our own cards', () => {
+    fx.ledger(cardLedger(5_000, [], { merchantId: MERCHANT }));
+    expect(CHECKS.GC_FOREIGN_MERCHANT.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('GC_LEDGER_REWRITTEN', () => {
+  it('flags an entry that came back changed, naming the changed field, and one that vanished', () => {
+    fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }, { type: 'DEBIT', amount: 500 }]));
+    const insert = fx.sqlite.prepare('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)');
+    insert.run('entry-1', 2, 'changed', JSON.stringify({ giftCardId: 'card-1', amount: 10 }), JSON.stringify({ giftCardId: 'card-1', amount: 12 }));
+    insert.run('entry-2', 3, 'vanished', JSON.stringify({ giftCardId: 'card-1', amount: 5 }), null);
+    const findings = CHECKS.GC_LEDGER_REWRITTEN.run(fx.context());
+    expect(findings).toMatchObject([
+      { entityId: 'entry-1', giftCardId: 'card-1' },
+      { entityId: 'entry-2', giftCardId: 'card-1' },
+    ]);
+    expect(findings[0]?.message).toContain('(amount)');
+    expect(findings[1]?.message).toContain('no longer appears');
+  });
+
+  it('passes a ledger no sync saw change', () => {
+    fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }]));
+    expect(CHECKS.GC_LEDGER_REWRITTEN.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('GC_IN_FLIGHT', () => {
+  it('reports a card that moved during this sync, as info', () => {
+    fx.ledger(cardLedger(5_000, []));
+    fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, 'card-1', 'version moved from 3 to 4 during the sync');
+    expect(CHECKS.GC_IN_FLIGHT.severity).toBe('info');
+    expect(CHECKS.GC_IN_FLIGHT.run(fx.context())).toMatchObject([{ entityId: 'card-1', currency: 'USD' }]);
+  });
+
+  it('forgets a card that moved during an earlier sync', () => {
+    fx.ledger(cardLedger(5_000, []));
+    fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, 'card-1', 'moved');
+    fx.sync();
+    expect(CHECKS.GC_IN_FLIGHT.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('CV_OVER_REDEEMED', () => {
+  it('flags a coupon redeemed four times against a limit of three', () => {
+    const id = fx.coupon({ status: 'USED', redemptionCount: 4, usageLimitTotal: 3 });
+    expect(CHECKS.CV_OVER_REDEEMED.run(fx.context())).toMatchObject([{ entityType: 'coupon', entityId: id, measure: { unit: 'count', expected: 3, actual: 4 } }]);
+  });
+
+  it('passes an unlimited coupon redeemed 250 times', () => {
+    fx.coupon({ redemptionCount: 250, usageLimitTotal: 0 });
+    expect(CHECKS.CV_OVER_REDEEMED.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('CV_COUNTER_REGRESSED', () => {
+  it('flags a redemption count that went down between syncs, and a USED coupon back to ACTIVE', () => {
+    const a = fx.coupon({ id: 'a', redemptionCount: 3, usageLimitTotal: 5 });
+    const b = fx.coupon({ id: 'b', status: 'USED', redemptionCount: 1 });
+    fx.sync();
+    fx.coupon({ id: a, redemptionCount: 2, usageLimitTotal: 5 });
+    fx.coupon({ id: b, status: 'ACTIVE', redemptionCount: 1 });
+    expect(CHECKS.CV_COUNTER_REGRESSED.run(fx.context())).toMatchObject([
+      { entityId: 'a', measure: { expected: 3, actual: 2 } },
+      { entityId: 'b' },
+    ]);
+  });
+
+  it('passes a count that only grows and an ACTIVE coupon becoming USED', () => {
+    const a = fx.coupon({ id: 'a', redemptionCount: 0, usageLimitTotal: 1 });
+    fx.sync();
+    fx.coupon({ id: a, status: 'USED', redemptionCount: 1, usageLimitTotal: 1 });
+    expect(CHECKS.CV_COUNTER_REGRESSED.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('CV_FOREIGN_MERCHANT', () => {
+  it("flags a coupon owned by another merchant", () => {
+    const id = fx.coupon({ merchantId: OTHER_MERCHANT });
+    expect(CHECKS.CV_FOREIGN_MERCHANT.run(fx.context())).toMatchObject([{ entityId: id }]);
+  });
+
+  it('passes our coupons', () => {
+    fx.coupon({});
+    expect(CHECKS.CV_FOREIGN_MERCHANT.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('CV_STATUS_MISMATCH', () => {
+  it('flags a coupon still ACTIVE at its usage limit, and one USED without a redemption', () => {
+    const active = fx.coupon({ id: 'a', redemptionCount: 2, usageLimitTotal: 2 });
+    const used = fx.coupon({ id: 'b', status: 'USED', redemptionCount: 0 });
+    expect(CHECKS.CV_STATUS_MISMATCH.run(fx.context()).map((f) => f.entityId)).toEqual([active, used]);
+  });
+
+  it('passes an ACTIVE coupon below its limit and an unlimited one', () => {
+    fx.coupon({ redemptionCount: 1, usageLimitTotal: 2 });
+    fx.coupon({ redemptionCount: 9, usageLimitTotal: 0 });
+    expect(CHECKS.CV_STATUS_MISMATCH.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('CV_EXPIRED_BUT_ACTIVE', () => {
+  it('flags a coupon ACTIVE six hours after it expired', () => {
+    const asOf = fx.context().asOfMs;
+    const id = fx.coupon({ expiresAtMs: asOf - 6 * HOUR });
+    expect(CHECKS.CV_EXPIRED_BUT_ACTIVE.run(fx.context())).toMatchObject([{ entityId: id }]);
+  });
+
+  it('passes one expired an hour ago (within grace) and an EXPIRED one', () => {
+    const asOf = fx.context().asOfMs;
+    fx.coupon({ expiresAtMs: asOf - HOUR });
+    fx.coupon({ status: 'EXPIRED', expiresAtMs: asOf - 30 * HOUR });
+    expect(CHECKS.CV_EXPIRED_BUT_ACTIVE.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_ORDER_TOTAL_MISMATCH', () => {
+  it('flags an order charging 1.00 more than its lines', () => {
+    const id = fx.order({ totalCents: 1_100 });
+    expect(CHECKS.DP_ORDER_TOTAL_MISMATCH.run(fx.context())).toMatchObject([{ entityType: 'dpOrder', entityId: id, currency: 'USD', measure: { expected: 1_000, actual: 1_100 } }]);
+  });
+
+  it('passes a EUR order converted into the USD wallet over three lines', () => {
+    fx.order({ lines: [{ currency: 'EUR', fxRate: 1.0837, priceCents: 999 }, { currency: 'EUR', fxRate: 1.0837, quantity: 3, priceCents: 1 }, {}] });
+    expect(CHECKS.DP_ORDER_TOTAL_MISMATCH.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_LINE_ARITHMETIC', () => {
+  it('flags a line whose total is not price × quantity', () => {
+    const id = fx.order({ lines: [{ quantity: 2, priceCents: 1_000, totalPriceCents: 2_500 }] });
+    expect(CHECKS.DP_LINE_ARITHMETIC.run(fx.context())).toMatchObject([{ entityId: id, measure: { expected: 2_000, actual: 2_500 } }]);
+  });
+
+  it('flags a converted total two cents off totalPrice × fxRate', () => {
+    const id = fx.order({ lines: [{ currency: 'EUR', fxRate: 1.1, priceCents: 1_000, totalConvertedCents: 1_102 }] });
+    expect(CHECKS.DP_LINE_ARITHMETIC.run(fx.context())).toMatchObject([{ entityId: id, measure: { expected: 1_100, actual: 1_102 } }]);
+  });
+
+  it('passes a conversion one cent off (rounding tolerance)', () => {
+    fx.order({ lines: [{ currency: 'EUR', fxRate: 1.1, priceCents: 1_000, totalConvertedCents: 1_101 }] });
+    expect(CHECKS.DP_LINE_ARITHMETIC.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_DUPLICATE_EXTERNAL_REF', () => {
+  it('flags the second order placed under one purchase reference, naming both', () => {
+    const first = fx.order({ externalRefId: 'PO-1', createdAtMs: T0 });
+    const second = fx.order({ externalRefId: 'PO-1', createdAtMs: T0 + 60_000 });
+    expect(CHECKS.DP_DUPLICATE_EXTERNAL_REF.run(fx.context())).toMatchObject([{ entityId: second, referenceId: 'PO-1', records: [{ id: first }, { id: second }] }]);
+  });
+
+  it('passes orders under distinct references', () => {
+    fx.order({ externalRefId: 'PO-1' });
+    fx.order({ externalRefId: 'PO-2' });
+    expect(CHECKS.DP_DUPLICATE_EXTERNAL_REF.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_DUPLICATE_VOUCHER', () => {
+  it('flags a voucher code delivered on two orders', () => {
+    const code = sha256('CODE-1');
+    const first = fx.order({ createdAtMs: T0, lines: [{ vouchers: [code] }] });
+    const second = fx.order({ createdAtMs: T0 + 60_000, lines: [{ vouchers: [code] }] });
+    expect(CHECKS.DP_DUPLICATE_VOUCHER.run(fx.context())).toMatchObject([{ entityId: second, records: [{ id: first }, { id: second }] }]);
+  });
+
+  it('passes three vouchers with distinct codes on one line', () => {
+    fx.order({ lines: [{ quantity: 3 }] });
+    expect(CHECKS.DP_DUPLICATE_VOUCHER.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_FULFILMENT_MISMATCH', () => {
+  it('flags a completed line with a voucher missing', () => {
+    const id = fx.order({ lines: [{ quantity: 2, fulfilledQty: 2, vouchers: [sha256('one')] }] });
+    expect(CHECKS.DP_FULFILMENT_MISMATCH.run(fx.context())).toMatchObject([{ entityId: id, measure: { unit: 'count', expected: 2, actual: 1 } }]);
+  });
+
+  it('flags a COMPLETED order still PROCESSING its fulfilment', () => {
+    const id = fx.order({ fulfillment: 'PROCESSING' });
+    expect(CHECKS.DP_FULFILMENT_MISMATCH.run(fx.context())).toMatchObject([{ entityId: id }]);
+  });
+
+  it('passes an order confirmed ten minutes ago, not yet fulfilled', () => {
+    fx.order({ status: 'CONFIRMED' });
+    expect(CHECKS.DP_FULFILMENT_MISMATCH.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_WALLET_DRIFT', () => {
+  it('flags a wallet that lost 5.00 more than the orders placed between two syncs', () => {
+    fx.wallet('w1', 100_000, T0);
+    fx.sync();
+    fx.order({ createdAtMs: T0 + HOUR, lines: [{ priceCents: 2_000 }] });
+    fx.wallet('w1', 100_000 - 2_000 - 500, T0 + 2 * HOUR);
+    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toMatchObject([{ entityType: 'dpWallet', entityId: 'w1', measure: { expected: 98_000, actual: 97_500 } }]);
+  });
+
+  it('passes a wallet moved exactly by an order placed and one that failed in between', () => {
+    const failed = { status: 'FAILED', createdAtMs: T0 - HOUR, updatedAtMs: T0 + HOUR, lines: [{ priceCents: 700 }] };
+    fx.wallet('w1', 100_000, T0);
+    fx.sync();
+    fx.order({ createdAtMs: T0 + HOUR, lines: [{ priceCents: 2_000 }] });
+    fx.order(failed);
+    fx.order({ createdAtMs: T0 + 3 * HOUR, lines: [{ priceCents: 9_999 }] }); // after the read: the next sync's
+    fx.wallet('w1', 100_000 - 2_000 + 700, T0 + 2 * HOUR);
+    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_VOUCHER_EXPIRED_ON_DELIVERY', () => {
+  it('flags a voucher that expired the day before delivery', () => {
+    const id = fx.order({ createdAtMs: T0, updatedAtMs: T0 + 60_000, lines: [{ expiresAtMs: T0 - 86_400_000 }] });
+    expect(CHECKS.DP_VOUCHER_EXPIRED_ON_DELIVERY.run(fx.context())).toMatchObject([{ entityId: id }]);
+  });
+
+  it('passes vouchers valid for a year', () => {
+    fx.order({});
+    expect(CHECKS.DP_VOUCHER_EXPIRED_ON_DELIVERY.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_STUCK_ORDER', () => {
+  it('flags an order confirmed three days ago and never fulfilled', () => {
+    const asOf = fx.context().asOfMs;
+    const id = fx.order({ status: 'CONFIRMED', createdAtMs: asOf - 72 * HOUR });
+    expect(CHECKS.DP_STUCK_ORDER.run(fx.context())).toMatchObject([{ entityId: id }]);
+  });
+
+  it('passes one placed ten minutes ago, and a FAILED one from last week', () => {
+    const asOf = fx.context().asOfMs;
+    fx.order({ status: 'CONFIRMED', createdAtMs: asOf - 10 * 60_000 });
+    fx.order({ status: 'FAILED', createdAtMs: asOf - 7 * 24 * HOUR });
+    expect(CHECKS.DP_STUCK_ORDER.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('DP_FX_RATE_MISMATCH', () => {
+  it('flags a USD line converted into the USD wallet at 1.05', () => {
+    const id = fx.order({ lines: [{ fxRate: 1.05 }] });
+    expect(CHECKS.DP_FX_RATE_MISMATCH.run(fx.context())).toMatchObject([{ entityId: id, currency: 'USD' }]);
+  });
+
+  it('passes a EUR line converted at 1.08', () => {
+    fx.order({ lines: [{ currency: 'EUR', fxRate: 1.08 }] });
+    expect(CHECKS.DP_FX_RATE_MISMATCH.run(fx.context())).toEqual([]);
+  });
+});
+
+describe('SYNC_REJECTED_RECORD', () => {
+  const quarantine = (resource: string, recordId: string, syncRunId: number) =>
+    fx.sqlite
+      .prepare('INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(resource, recordId, 'redemptionCount: expected number, received string', '{}', sha256(resource + recordId), syncRunId, syncRunId);
+
+  it('flags a record quarantined by this sync, and a ledger entry still missing after an earlier one', () => {
+    quarantine('giftCardTransactions', 'entry-9', fx.syncRunId);
+    fx.sync();
+    quarantine('coupons', 'c-1', fx.syncRunId);
+    expect(CHECKS.SYNC_REJECTED_RECORD.run(fx.context())).toMatchObject([
+      { entityType: 'giftCardTransaction', entityId: 'entry-9' },
+      { entityType: 'coupon', entityId: 'c-1', records: [{ type: 'coupon', id: 'c-1' }] },
+    ]);
+  });
+
+  it('passes a coupon rejected by an earlier sync and valid since', () => {
+    quarantine('coupons', 'c-1', fx.syncRunId);
+    fx.sync();
+    expect(CHECKS.SYNC_REJECTED_RECORD.run(fx.context())).toEqual([]);
+  });
+});

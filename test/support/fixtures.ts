@@ -1,0 +1,185 @@
+/**
+ * Builders of check fixtures: a card with a ledger that follows the spec's rules (for the
+ * pure card checks), and a real SQLite mirror filled row by row (for the query checks).
+ */
+import { randomUUID } from 'node:crypto';
+import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckContext, type LedgerEntry } from '../../src/checks/check.js';
+
+export const T0 = Date.parse('2026-10-01T12:00:00Z');
+export const MERCHANT = '00000000-0000-4000-8000-00000000000a';
+export const OTHER_MERCHANT = '00000000-0000-4000-8000-00000000000b';
+
+export type Op = { type: 'DEBIT' | 'REFUND'; amount: number; ref?: string; key?: string; at?: number } | { type: 'VOID' | 'EXPIRE'; at?: number };
+
+/**
+ * A card of `initial` cents and the entries `ops` make, each consistent with the last:
+ * one minute apart from T0 unless `at` says otherwise. The card's remaining balance and status
+ * follow the ledger.
+ */
+export function cardLedger(initial: number, ops: Op[], card: Partial<CardLedger['card']> = {}): CardLedger {
+  let balance = initial;
+  let status = 'ACTIVE';
+  const entries: LedgerEntry[] = ops.map((op, i) => {
+    const before = balance;
+    if (op.type === 'DEBIT') balance -= op.amount;
+    if (op.type === 'REFUND') balance += op.amount;
+    if (op.type === 'VOID') status = 'INACTIVE';
+    if (op.type === 'EXPIRE') status = 'EXPIRED';
+    return {
+      transactionId: `entry-${i + 1}`,
+      type: op.type,
+      amountCents: 'amount' in op ? op.amount : 0,
+      beforeCents: before,
+      afterCents: balance,
+      referenceId: 'ref' in op && op.ref ? op.ref : `ORD-${i + 1}`,
+      idempotencyKey: 'key' in op && op.key ? op.key : `key-${i + 1}`,
+      createdAtMs: op.at ?? T0 + (i + 1) * 60_000,
+      listOrder: i + 1,
+    };
+  });
+  return {
+    card: { giftCardId: 'card-1', merchantId: MERCHANT, status, currency: 'USD', initialCents: initial, remainingCents: balance, expiresAtMs: T0 + 365 * 86_400_000, readAtMs: T0 + 86_400_000, ...card },
+    entries,
+  };
+}
+
+/** The entry with this ID, for planting a break in a fixture. */
+export function entryOf(ledger: CardLedger, id: string): LedgerEntry {
+  const entry = ledger.entries.find((e) => e.transactionId === id);
+  if (!entry) throw new Error(`no ${id}`);
+  return entry;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A real mirror file filled directly, one sync run at a time. */
+export class FixtureMirror {
+  readonly mirror: Mirror;
+  syncRunId = 0;
+
+  constructor(path: string) {
+    this.mirror = openMirror(path);
+    this.sync();
+  }
+
+  get sqlite() {
+    return this.mirror.sqlite;
+  }
+
+  /** Starts (and records as completed unless told) a new sync run; later rows carry its ID. */
+  sync(status: 'completed' | 'failed' | 'running' = 'completed', startedAtMs = T0 + 2 * 86_400_000): number {
+    this.syncRunId = Number(
+      this.sqlite
+        .prepare(`INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES ('full', ?, ?, ?, 1, 'http://127.0.0.1:1', 'http://127.0.0.1:2')`)
+        .run(status, iso(startedAtMs), startedAtMs).lastInsertRowid,
+    );
+    return this.syncRunId;
+  }
+
+  context(overrides: Partial<CheckContext> = {}): CheckContext {
+    const asOfMs = this.sqlite.prepare('SELECT started_at_ms FROM sync_runs WHERE sync_run_id = ?').pluck().get(this.syncRunId) as number;
+    return { sqlite: this.sqlite, syncRunId: this.syncRunId, previousSyncRunId: this.syncRunId > 1 ? this.syncRunId - 1 : null, asOfMs, merchantId: MERCHANT, options: DEFAULT_CHECK_OPTIONS, ...overrides };
+  }
+
+  /** Writes a card and its ledger as {@link cardLedger} built them. */
+  ledger(ledger: CardLedger): CardLedger {
+    const { card } = ledger;
+    this.sqlite
+      .prepare(
+        `INSERT INTO gift_cards (gift_card_id, merchant_id, status, currency, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json)
+         VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')
+         ON CONFLICT (gift_card_id) DO UPDATE SET status = excluded.status, remaining_balance_cents = excluded.remaining_balance_cents, read_sync_run_id = excluded.read_sync_run_id`,
+      )
+      .run(card.giftCardId, card.merchantId, card.status, card.currency, card.initialCents, card.remainingCents, iso(T0), T0, iso(card.expiresAtMs), card.expiresAtMs, iso(T0), iso(T0), T0, card.readAtMs, this.syncRunId, this.syncRunId);
+    for (const e of ledger.entries) this.entry(card.giftCardId, e);
+    return ledger;
+  }
+
+  entry(giftCardId: string, e: LedgerEntry): void {
+    this.sqlite
+      .prepare(
+        `INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, last_seen_walk, raw_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(e.transactionId, giftCardId, e.type, e.amountCents, e.beforeCents, e.afterCents, e.referenceId, e.idempotencyKey, iso(e.createdAtMs), e.createdAtMs, e.listOrder, this.syncRunId, this.syncRunId, JSON.stringify({ transactionId: e.transactionId, giftCardId, amount: (e.amountCents ?? 0) / 100 }));
+  }
+
+  coupon(c: { id?: string; merchantId?: string; status?: string; redemptionCount?: number; usageLimitTotal?: number; expiresAtMs?: number }): string {
+    const id = c.id ?? randomUUID();
+    const status = c.status ?? 'ACTIVE';
+    const count = c.redemptionCount ?? 0;
+    const expires = c.expiresAtMs ?? T0 + 30 * 86_400_000;
+    this.sqlite
+      .prepare(
+        `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
+         VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, '{}')
+         ON CONFLICT (coupon_id) DO UPDATE SET status = excluded.status, redemption_count = excluded.redemption_count, last_seen_sync_run_id = excluded.last_seen_sync_run_id`,
+      )
+      .run(id, c.merchantId ?? MERCHANT, status, count, c.usageLimitTotal ?? 1, iso(expires), expires, iso(T0), iso(T0), T0, this.syncRunId, this.syncRunId);
+    this.sqlite.prepare('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, 1)').run(id, this.syncRunId, status, count);
+    return id;
+  }
+
+  /**
+   * An order with lines; each line's totals follow price × quantity × fxRate unless overridden,
+   * the order total is their sum, and a COMPLETED order carries one voucher per unit.
+   */
+  order(o: {
+    id?: string;
+    externalRefId?: string;
+    status?: string;
+    fulfillment?: string;
+    currency?: string;
+    createdAtMs?: number;
+    updatedAtMs?: number;
+    totalCents?: number;
+    lines?: Array<{ quantity?: number; priceCents?: number; mrpCents?: number; currency?: string; fxRate?: number; totalPriceCents?: number; totalConvertedCents?: number; fulfilledQty?: number; vouchers?: string[]; expiresAtMs?: number }>;
+  }): string {
+    const id = o.id ?? randomUUID();
+    const status = o.status ?? 'COMPLETED';
+    const completed = status === 'COMPLETED';
+    const currency = o.currency ?? 'USD';
+    const created = o.createdAtMs ?? T0;
+    const lines = (o.lines ?? [{}]).map((l, i) => {
+      const quantity = l.quantity ?? 1;
+      const price = l.priceCents ?? 1_000;
+      const fx = l.fxRate ?? 1;
+      const totalPrice = l.totalPriceCents ?? price * quantity;
+      const converted = l.totalConvertedCents ?? Math.round(totalPrice * fx);
+      const fulfilled = l.fulfilledQty ?? (completed ? quantity : 0);
+      const vouchers = l.vouchers ?? Array.from({ length: fulfilled }, () => randomUUID());
+      return { no: i + 1, quantity, price, mrp: l.mrpCents ?? price, fx, totalPrice, converted, fulfilled, vouchers, currency: l.currency ?? currency, expiresAtMs: l.expiresAtMs ?? created + 365 * 86_400_000 };
+    });
+    const total = o.totalCents ?? lines.reduce((sum, l) => sum + l.converted, 0);
+    const updated = o.updatedAtMs ?? created + 60_000;
+    this.sqlite
+      .prepare(
+        `INSERT INTO dp_orders (order_id, external_ref_id, dp_id, status, fulfillment_status, currency, total_amount_cents, created_at, created_at_ms, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
+         VALUES (?, ?, 'dp-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
+      )
+      .run(id, o.externalRefId ?? `PO-${id.slice(0, 8)}`, status, o.fulfillment ?? (completed ? 'FULFILLED' : 'PROCESSING'), currency, total, iso(created), created, iso(updated), updated, this.syncRunId, this.syncRunId);
+    for (const l of lines) {
+      this.sqlite
+        .prepare(
+          `INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, fulfillment_status, fulfilled_qty)
+           VALUES (?, ?, 'variant-1', 'product-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, l.no, l.quantity, l.currency, l.mrp, l.price, l.mrp * l.quantity, l.totalPrice, l.converted, l.fx, completed ? 'FULFILLED' : 'PROCESSING', l.fulfilled);
+      l.vouchers.forEach((code, v) => {
+        this.sqlite.prepare('INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (?, ?, ?, ?, ?, ?)').run(id, l.no, v + 1, code, iso(l.expiresAtMs), l.expiresAtMs);
+      });
+    }
+    return id;
+  }
+
+  wallet(walletId: string, balanceCents: number, readAtMs: number, currency = 'USD'): void {
+    this.sqlite
+      .prepare(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, read_at_ms, raw_json) VALUES (?, ?, ?, ?, 1, ?, '{}')`)
+      .run(this.syncRunId, walletId, currency, balanceCents, readAtMs);
+  }
+
+  close(): void {
+    this.mirror.close();
+  }
+}
