@@ -84,9 +84,10 @@ export function* walkCardLedgers(sqlite: Database.Database): Generator<WalkedCar
 
 /**
  * Within each run of entries sharing one createdAt (already in list order), follows the
- * chain: the next entry is the first whose balanceBefore continues the balance so far; when
- * none does, list order stands. A chain that is whole in some order is never reported broken
- * because two entries share a millisecond.
+ * chain's own links: the order, among those that keep balanceBefore equal to the balance so
+ * far at every step, that stays closest to list order; when none links up, list order stands.
+ * A chain that is whole in some order is never reported broken because two entries share a
+ * millisecond.
  */
 export function orderByLinks<T extends LedgerEntry>(entries: readonly T[], initialCents: number | null): T[] {
   const result: T[] = [];
@@ -96,20 +97,37 @@ export function orderByLinks<T extends LedgerEntry>(entries: readonly T[], initi
     let j = i + 1;
     const at = entries[i]?.createdAtMs;
     while (j < entries.length && entries[j]?.createdAtMs === at) j += 1;
-    if (j - i === 1) {
-      const only = entries[i] as T;
-      result.push(only);
-      balance = only.afterCents;
-    } else {
-      const group = entries.slice(i, j);
-      while (group.length > 0) {
-        const linked = group.findIndex((e) => balance !== null && e.beforeCents === balance);
-        const [next] = group.splice(linked === -1 ? 0 : linked, 1) as [T];
-        result.push(next);
-        balance = next.afterCents;
-      }
+    const group = entries.slice(i, j);
+    const linked = group.length > 1 && group.length <= MAX_LINKED_GROUP ? linkUp(group, balance) : null;
+    for (const entry of linked ?? group) {
+      result.push(entry);
+      balance = entry.afterCents;
     }
     i = j;
   }
   return result;
+}
+
+/** Equal-timestamp groups are a handful of entries; beyond this, list order stands. */
+const MAX_LINKED_GROUP = 8;
+
+/** A depth-first search for an order of `group` whose links all hold, from `balance`. */
+function linkUp<T extends LedgerEntry>(group: readonly T[], balance: number | null): T[] | null {
+  if (balance === null) return null;
+  const used = new Array<boolean>(group.length).fill(false);
+  const path: T[] = [];
+  const search = (current: number | null): boolean => {
+    if (path.length === group.length) return true;
+    for (let k = 0; k < group.length; k += 1) {
+      const entry = group[k] as T;
+      if (used[k] || current === null || entry.beforeCents !== current) continue;
+      used[k] = true;
+      path.push(entry);
+      if (search(entry.afterCents)) return true;
+      path.pop();
+      used[k] = false;
+    }
+    return false;
+  };
+  return search(balance) ? path : null;
 }

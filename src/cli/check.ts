@@ -1,9 +1,10 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { exportFinding } from '../checks/finding.js';
 import { runChecks, type CheckRunSummary } from '../checks/run-checks.js';
 import type { FailOn } from '../checks/verdict.js';
 import { acquireLock } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
+import { MirrorError } from '../errors.js';
 import { formatCheckSummary } from './check-output.js';
 
 export interface CheckCommandOptions {
@@ -27,6 +28,7 @@ export interface CheckCommandOptions {
 export async function check(options: CheckCommandOptions): Promise<CheckRunSummary> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
+  if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
   const lock = acquireLock(dbPath, 'check');
   const mirror = openMirror(dbPath);
   try {

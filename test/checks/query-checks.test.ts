@@ -51,7 +51,7 @@ describe('GC_ORPHAN_ENTRY', () => {
 });
 
 describe('GC_FOREIGN_MERCHANT', () => {
-  it("flags a card owned by another merchant", () => {
+  it('flags a card owned by another merchant', () => {
     fx.ledger(cardLedger(5_000, [], { giftCardId: 'theirs', merchantId: OTHER_MERCHANT }));
     expect(CHECKS.GC_FOREIGN_MERCHANT.run(fx.context())).toMatchObject([{ entityId: 'theirs' }]);
   });
@@ -84,7 +84,7 @@ describe('GC_LEDGER_REWRITTEN', () => {
 });
 
 describe('GC_IN_FLIGHT', () => {
-  it('reports a card that moved during this sync, as info', () => {
+  it('flags a card that moved during this sync, as info', () => {
     fx.ledger(cardLedger(5_000, []));
     fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, 'card-1', 'version moved from 3 to 4 during the sync');
     expect(CHECKS.GC_IN_FLIGHT.severity).toBe('info');
@@ -133,7 +133,7 @@ describe('CV_COUNTER_REGRESSED', () => {
 });
 
 describe('CV_FOREIGN_MERCHANT', () => {
-  it("flags a coupon owned by another merchant", () => {
+  it('flags a coupon owned by another merchant', () => {
     const id = fx.coupon({ merchantId: OTHER_MERCHANT });
     expect(CHECKS.CV_FOREIGN_MERCHANT.run(fx.context())).toMatchObject([{ entityId: id }]);
   });

@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runChecks } from '../../src/checks/run-checks.js';
+import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import type { SimulatorOptions } from '../../src/sim/simulator.js';
+import { runSync } from '../../src/sync/run-sync.js';
+import { cardLedger, FixtureMirror } from '../support/fixtures.js';
+import { startServices, type TestServices } from '../support/simulator.js';
+
+let dir: string;
+const opened: Array<{ services: TestServices; mirror: Mirror }> = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-runs-'));
+});
+afterEach(async () => {
+  for (const { services, mirror } of opened.splice(0)) {
+    mirror.close();
+    await services.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function setup(options: SimulatorOptions) {
+  const services = await startServices({ size: 'small', ...options });
+  const mirror = openMirror(join(dir, 'ledger.db'));
+  opened.push({ services, mirror });
+  const sync = (full = false) => runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full });
+  return { services, mirror, sync };
+}
+
+const DAY = 86_400_000;
+const key = (f: { code: string; entityId: string }) => `${f.code} ${f.entityId}`;
+
+describe('a check over a synced mirror', () => {
+  it('finds every planted break on its record and nothing else at error or warning; exit 1', async () => {
+    const { services, mirror, sync } = await setup({ seed: 41, plant: true });
+    await sync();
+    const { summary, findings } = runChecks({ mirror });
+    const planted = services.sim.manifest.breaks;
+    expect(planted.length).toBeGreaterThanOrEqual(29);
+    const found = new Map(findings.map((f) => [key(f), f]));
+    for (const b of planted) {
+      const finding = found.get(key(b));
+      expect(finding, `${b.code} (${b.scenario}) on ${b.entityId}`).toBeDefined();
+      // Every record the manifest names is among the finding's records.
+      for (const record of b.records) expect(finding?.records, `${b.code} records`).toContainEqual(record);
+    }
+    const plantedKeys = new Set(planted.map(key));
+    expect(findings.filter((f) => f.severity !== 'info' && !plantedKeys.has(key(f))).map((f) => f.message)).toEqual([]);
+    expect(summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1, syncStatus: 'completed', failedChecks: [] });
+    const balance = findings.find((f) => f.code === 'GC_BALANCE_MISMATCH' && f.entityId === planted.find((b) => b.scenario === 'remaining balance altered')?.entityId);
+    expect(balance).toMatchObject({ unit: 'cents', expected: 5_000, actual: 5_500, difference: 500, currency: 'USD' });
+  });
+
+  it('raises nothing false at error or warning while the services keep working during the sync', async () => {
+    const { services, mirror, sync } = await setup({ seed: 42, plant: true, live: { intervalMs: 2 } });
+    await sync();
+    services.sim.stopLive();
+    const { findings } = runChecks({ mirror });
+    const plantedKeys = new Set(services.sim.manifest.breaks.map(key));
+    expect(findings.filter((f) => f.severity !== 'info' && !plantedKeys.has(key(f))).map((f) => f.message)).toEqual([]);
+    for (const b of services.sim.manifest.breaks) expect(findings.map(key)).toContain(key(b));
+  });
+
+  it('reconciles a clean simulator, and its liability roll-forward closes run after run', async () => {
+    const { services, mirror, sync } = await setup({ seed: 43 });
+    await sync();
+    const first = runChecks({ mirror });
+    expect(first.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, findings: 0 });
+    expect(first.rollForward.length).toBeGreaterThan(0);
+    for (const r of first.rollForward) expect(r).toMatchObject({ openingCents: 0, differenceCents: 0 });
+    services.sim.applyActivity(300);
+    await sync();
+    const second = runChecks({ mirror });
+    expect(second.summary.verdict).toBe('RECONCILED');
+    for (const r of second.rollForward) {
+      const before = first.rollForward.find((p) => p.currency === r.currency);
+      expect(r.openingCents).toBe(before?.cardsRemainingCents ?? 0);
+      expect(r.differenceCents).toBe(0);
+    }
+    expect(second.rollForward.some((r) => r.debitedCents > 0)).toBe(true);
+  });
+});
+
+describe('findings across runs', () => {
+  it('shows a repaired break as resolved, a new one as new, an unchanged one as open with its first-seen date', async () => {
+    const { services, mirror, sync } = await setup({ seed: 44, plant: true });
+    await sync();
+    const day1 = Date.now();
+    const first = runChecks({ mirror, nowMs: day1 });
+    expect(first.findings.every((f) => f.state === 'new')).toBe(true);
+
+    const altered = services.sim.manifest.breaks.find((b) => b.scenario === 'remaining balance altered');
+    services.sim.mutate.setCard(altered!.entityId, { remainingBalance: 50 });
+    const coupon = services.sim.truth().coupons.find((c) => c.status === 'ACTIVE' && typeof c.redemptionCount === 'number' && c.redemptionCount > 0 && c.usageLimitTotal === 0);
+    services.sim.mutate.setCoupon(coupon!.couponId, { redemptionCount: (coupon!.redemptionCount as number) - 1 });
+    await sync();
+    const day4 = day1 + 3 * DAY;
+    const second = runChecks({ mirror, nowMs: day4 });
+
+    const resolved = mirror.sqlite.prepare('SELECT code, entity_id FROM resolved_findings WHERE check_run_id = ? ORDER BY code').all(second.summary.checkRunId);
+    expect(resolved).toEqual([
+      { code: 'GC_BALANCE_MISMATCH', entity_id: altered!.entityId },
+      { code: 'GC_LEDGER_TAIL_MISMATCH', entity_id: altered!.entityId },
+    ]);
+    expect(second.findings.filter((f) => f.state === 'new').map((f) => [f.code, f.entityId])).toEqual([['CV_COUNTER_REGRESSED', coupon!.couponId]]);
+    const gap = second.findings.find((f) => f.code === 'GC_CHAIN_GAP');
+    expect(gap).toMatchObject({ state: 'open', firstSeenCheckRunId: first.summary.checkRunId, firstSeenAtMs: day1, ageDays: 3 });
+    expect(second.summary).toMatchObject({ new: 1, resolved: 2, open: second.findings.length - 1 });
+  });
+
+  it('lets an accepted break stay visible without failing the run, until its date passes or it changes', async () => {
+    const { services, mirror, sync } = await setup({ seed: 45 });
+    await sync();
+    const wallet = services.sim.truth().wallets[0]!;
+    services.sim.mutate.moveWallet(wallet.walletID, -1_234);
+    await sync();
+    const now = Date.now();
+    const drifted = runChecks({ mirror, nowMs: now, failOn: 'warning' });
+    expect(drifted.summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1 });
+    const [drift] = drifted.findings;
+    expect(drift).toMatchObject({ code: 'DP_WALLET_DRIFT', entityId: wallet.walletID, expected: expect.any(Number), difference: -1_234 });
+
+    mirror.sqlite
+      .prepare(`INSERT INTO finding_acceptances (fingerprint, note, accepted_at, accepted_at_ms, until, until_ms, detail_sha256, check_run_id) VALUES (?, 'fee agreed with the partner', ?, ?, '2026-12-31', ?, ?, ?)`)
+      .run(drift!.fingerprint, new Date(now).toISOString(), now, now + 5 * DAY, drift!.detailSha256, drifted.summary.checkRunId);
+    const accepted = runChecks({ mirror, nowMs: now + DAY, failOn: 'warning' });
+    expect(accepted.findings).toMatchObject([{ fingerprint: drift!.fingerprint, state: 'accepted' }]);
+    expect(accepted.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, accepted: 1 });
+
+    const lapsed = runChecks({ mirror, nowMs: now + 6 * DAY, failOn: 'warning' });
+    expect(lapsed.findings).toMatchObject([{ fingerprint: drift!.fingerprint, state: 'open' }]);
+    expect(lapsed.summary.exitCode).toBe(1);
+  });
+});
+
+describe('an incomplete run', () => {
+  it('is INCOMPLETE with exit 2 over a sync that did not complete, whatever it finds', () => {
+    const fx = new FixtureMirror(join(dir, 'incomplete.db'));
+    try {
+      fx.ledger(cardLedger(1_000, [{ type: 'DEBIT', amount: 100 }]));
+      fx.sync('failed');
+      const { summary } = runChecks({ mirror: fx.mirror });
+      expect(summary).toMatchObject({ verdict: 'INCOMPLETE', exitCode: 2, findings: 0, syncStatus: 'failed' });
+    } finally {
+      fx.close();
+    }
+  });
+});
