@@ -24,8 +24,9 @@ export const gcDuplicateIdempotencyKey: QueryCheck = {
                 GROUP_CONCAT(t.transaction_id, ' ') AS ids, GROUP_CONCAT(DISTINCT t.gift_card_id) AS cards
          FROM gift_card_transactions t LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
          WHERE t.vanished_sync_run_id IS NULL
-           AND t.idempotency_key IN (SELECT idempotency_key FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL GROUP BY idempotency_key HAVING COUNT(*) > 1)
-         GROUP BY t.idempotency_key ORDER BY t.idempotency_key`,
+           -- Candidates from the index alone (vanished entries included); the outer query drops those.
+           AND t.idempotency_key IN (SELECT idempotency_key FROM gift_card_transactions GROUP BY idempotency_key HAVING COUNT(*) > 1)
+         GROUP BY t.idempotency_key HAVING COUNT(*) > 1 ORDER BY t.idempotency_key`,
       )
       .all() as Row[];
     return rows.map((row): FindingDraft => {

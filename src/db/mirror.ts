@@ -52,7 +52,7 @@ export function openMirror(path: string = DEFAULT_DB_PATH): Mirror {
  * killed mid-load left missing.
  */
 const LEDGER_INDEXES = [
-  'CREATE INDEX IF NOT EXISTS `gift_card_transactions_card` ON `gift_card_transactions` (`gift_card_id`,`created_at_ms`,`list_order`)',
+  'CREATE INDEX IF NOT EXISTS `gift_card_transactions_card` ON `gift_card_transactions` (`gift_card_id`,`created_at_ms`,`list_order`,`vanished_sync_run_id`,`transaction_id`,`type`,`amount_cents`,`balance_before_cents`,`balance_after_cents`,`reference_id`,`idempotency_key`,`first_sync_run_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_transactions_reference` ON `gift_card_transactions` (`reference_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_transactions_idempotency` ON `gift_card_transactions` (`idempotency_key`)',
 ];

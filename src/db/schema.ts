@@ -141,7 +141,22 @@ export const giftCardTransactions = sqliteTable(
     rawJson: text('raw_json').notNull(),
   },
   (t) => [
-    index('gift_card_transactions_card').on(t.giftCardId, t.createdAtMs, t.listOrder),
+    // Covers the checker's walk of every card's ledger in order: one sequential index scan,
+    // no lookups into the table (whose rows carry the raw JSON).
+    index('gift_card_transactions_card').on(
+      t.giftCardId,
+      t.createdAtMs,
+      t.listOrder,
+      t.vanishedSyncRunId,
+      t.transactionId,
+      t.type,
+      t.amountCents,
+      t.balanceBeforeCents,
+      t.balanceAfterCents,
+      t.referenceId,
+      t.idempotencyKey,
+      t.firstSyncRunId,
+    ),
     index('gift_card_transactions_created').on(t.createdAtMs),
     index('gift_card_transactions_reference').on(t.referenceId),
     index('gift_card_transactions_idempotency').on(t.idempotencyKey),

@@ -1,0 +1,2 @@
+DROP INDEX IF EXISTS `gift_card_transactions_card`;--> statement-breakpoint
+CREATE INDEX `gift_card_transactions_card` ON `gift_card_transactions` (`gift_card_id`,`created_at_ms`,`list_order`,`vanished_sync_run_id`,`transaction_id`,`type`,`amount_cents`,`balance_before_cents`,`balance_after_cents`,`reference_id`,`idempotency_key`,`first_sync_run_id`);
