@@ -23,15 +23,15 @@ type EntryRow = [string, string, string, number | null, number | null, number | 
 /**
  * Yields each card with its entries ordered by createdAt, equal timestamps by the service's
  * list order, then mended by the chain's own links ({@link orderByLinks}); never by ID.
- * Entries whose card is not mirrored are skipped here (GC_ORPHAN_ENTRY reports them), and so
- * are entries a full pass found vanished (GC_LEDGER_REWRITTEN reports those).
+ * Entries whose card is not mirrored are passed to `onOrphan` by card ID (GC_ORPHAN_ENTRY
+ * reports them); entries a full pass found vanished are skipped (GC_LEDGER_REWRITTEN).
  */
-export function* walkCardLedgers(sqlite: Database.Database): Generator<WalkedCard> {
+export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCardId: string) => void): Generator<WalkedCard> {
   // Two read cursors on one connection: better-sqlite3 allows concurrent read iterators.
   const cards = sqlite
     .prepare(
       `SELECT gift_card_id, merchant_id, status, currency, initial_balance_cents, remaining_balance_cents, expires_at_ms, read_at_ms, first_sync_run_id
-       FROM gift_cards ORDER BY gift_card_id`,
+       FROM gift_cards INDEXED BY gift_cards_walk ORDER BY gift_card_id`,
     )
     .raw()
     .iterate() as IterableIterator<CardRow>;
@@ -57,7 +57,10 @@ export function* walkCardLedgers(sqlite: Database.Database): Generator<WalkedCar
         readAtMs: row[7],
       };
       // IDs are ASCII UUIDs: JavaScript's and SQLite's (BINARY) string orders agree on them.
-      while (!pending.done && pending.value[0] < card.giftCardId) pending = entries.next();
+      while (!pending.done && pending.value[0] < card.giftCardId) {
+        onOrphan?.(pending.value[0]);
+        pending = entries.next();
+      }
       const own: WalkedEntry[] = [];
       while (!pending.done && pending.value[0] === card.giftCardId) {
         const e = pending.value;
@@ -77,6 +80,7 @@ export function* walkCardLedgers(sqlite: Database.Database): Generator<WalkedCar
       }
       yield { card, entries: orderByLinks(own, card.initialCents), firstSyncRunId: row[8] };
     }
+    for (; !pending.done; pending = entries.next()) onOrphan?.(pending.value[0]);
   } finally {
     entries.return?.();
   }

@@ -100,6 +100,14 @@ export interface CheckContext {
   /** Our merchant: configured, or the one owning most cards and coupons. */
   merchantId: string | null;
   options: CheckOptions;
+  /** Cards the ledger names but the mirror lacks, when the card walk has found them already. */
+  orphanCardIds?: readonly string[];
+}
+
+/** What a card check may know besides the card: thresholds and our merchant. */
+export interface CardContext {
+  options: CheckOptions;
+  merchantId: string | null;
 }
 
 /** One gift card snapshot as the mirror holds it. */
@@ -151,7 +159,7 @@ export interface CardCheck extends CheckInfo {
    * GC_IN_FLIGHT instead, and checked again next run.
    */
   timeSensitive: boolean;
-  inspect(ledger: CardLedger, options: CheckOptions): FindingDraft[];
+  inspect(ledger: CardLedger, context: CardContext): FindingDraft[];
 }
 
 export interface QueryCheck extends CheckInfo {

@@ -9,7 +9,7 @@ export const gcExpiryOverdue: CardCheck = {
   description:
     "The service's hourly job expires cards past their expiry date. A card still ACTIVE more than the grace period (default 2 hours) after it expired was missed by the job and could still be spent.",
   timeSensitive: true,
-  inspect({ card }, options) {
+  inspect({ card }, { options }) {
     const overdueMs = card.readAtMs - card.expiresAtMs;
     if (card.status !== 'ACTIVE' || overdueMs <= options.expiryGraceMinutes * 60_000) return [];
     return [

@@ -10,7 +10,7 @@ export const gcSuspectedDoubleDebit: CardCheck = {
   description:
     'Two DEBITs on one card for the same amount under the same order reference within the double-debit window (default 60 s), under different idempotency keys, look like a checkout that charged twice because a retry did not reuse its key. Confirm with the merchant whether two purchases were meant.',
   timeSensitive: false,
-  inspect({ card, entries }, options) {
+  inspect({ card, entries }, { options }) {
     const findings: FindingDraft[] = [];
     const windowMs = options.doubleDebitWindowSeconds * 1000;
     for (const [referenceId, { debits }] of byReference(entries)) {

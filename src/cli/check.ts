@@ -6,6 +6,7 @@ import { acquireLock } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { formatCheckSummary } from './check-output.js';
+import { pickCheckOptions } from './run.js';
 
 export interface CheckCommandOptions {
   db?: string;
@@ -32,15 +33,11 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   const lock = acquireLock(dbPath, 'check');
   const mirror = openMirror(dbPath);
   try {
-    const { summary, findings } = runChecks({
+    const { summary, findings } = await runChecks({
       mirror,
       ...(options.failOn ? { failOn: options.failOn } : {}),
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
-      options: {
-        ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),
-        ...(options.stuckOrderSlaHours !== undefined ? { stuckOrderSlaHours: options.stuckOrderSlaHours } : {}),
-        ...(options.doubleDebitWindowSeconds !== undefined ? { doubleDebitWindowSeconds: options.doubleDebitWindowSeconds } : {}),
-      },
+      options: pickCheckOptions(options),
     });
     if (options.findingsJson) writeAtomically(options.findingsJson, `${JSON.stringify(findings.map(exportFinding), null, 2)}\n`);
     write(options.json ? `${JSON.stringify(summary)}\n` : formatCheckSummary(summary));

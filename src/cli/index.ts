@@ -4,6 +4,9 @@ import { FAULT_KINDS } from '../sim/faults.js';
 import { SIZE_PRESETS } from '../sim/generator.js';
 import { accept } from './accept.js';
 import { check } from './check.js';
+import { history } from './history.js';
+import { report } from './report.js';
+import { run } from './run.js';
 import { demo } from './demo.js';
 import { FAIL_ON } from '../checks/verdict.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
@@ -23,6 +26,17 @@ const rate = (value: string): number => {
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
   return n;
 };
+
+/** The checker's thresholds and exit policy, shared by `check` and `run`. */
+function addCheckOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity is open').choices(FAIL_ON).default('error'))
+    .option('--merchant-id <id>', 'our merchant (default: the merchant owning most cards and coupons)')
+    .addOption(new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE').default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes).argParser(integer('--expiry-grace-minutes', 0)))
+    .addOption(new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED').default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours).argParser(integer('--stuck-order-sla-hours', 0)))
+    .addOption(new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled').default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds).argParser(integer('--double-debit-window-seconds', 0)))
+    .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are, 2 the run is INCOMPLETE or could not run.\n');
+}
 
 /** The `ledger-recon` program: declarations only; each command lives in its own file. */
 export function buildProgram(): Command {
@@ -87,20 +101,50 @@ export function buildProgram(): Command {
     await sync(options);
   });
 
+  addCheckOptions(
+    program
+      .command('check')
+      .description('run the check catalogue over the mirror\'s newest sync; findings are kept across runs')
+      .option('--db <path>', 'the mirror', 'data/ledger.db')
+      .option('--json', 'print one summary object on stdout')
+      .option('--findings-json <file>', 'write the run\'s findings as a JSON array'),
+  ).action(async (options) => {
+    await check(options);
+  });
+
+  addCheckOptions(
+    addServiceOptions(
+      program
+        .command('run')
+        .description('the nightly job: sync, check, confirm each gift card error against the service, and write the reports, under one lock')
+        .option('--db <path>', 'the mirror', 'data/ledger.db')
+        .option('--out <dir>', 'where the workbook, CSV and JSON go', 'reports')
+        .option('--full', 'a complete sync pass (run weekly)')
+        .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
+        .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
+    ),
+  ).action(async (options) => {
+    await run(options);
+  });
+
   program
-    .command('check')
-    .description('run the check catalogue over the mirror\'s newest sync; findings are kept across runs')
+    .command('report')
+    .description('write the workbook, CSV and JSON of a check run (the newest by default) from the mirror')
     .option('--db <path>', 'the mirror', 'data/ledger.db')
-    .option('--json', 'print one summary object on stdout')
-    .option('--findings-json <file>', 'write the run\'s findings as a JSON array')
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity is open').choices(FAIL_ON).default('error'))
-    .option('--merchant-id <id>', 'our merchant (default: the merchant owning most cards and coupons)')
-    .addOption(new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE').default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes).argParser(integer('--expiry-grace-minutes', 0)))
-    .addOption(new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED').default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours).argParser(integer('--stuck-order-sla-hours', 0)))
-    .addOption(new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled').default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds).argParser(integer('--double-debit-window-seconds', 0)))
-    .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are, 2 the run is INCOMPLETE or could not run.\n')
+    .option('--out <dir>', 'where the files go', 'reports')
+    .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .action(async (options) => {
-      await check(options);
+      await report(options);
+    });
+
+  program
+    .command('history')
+    .description('past check runs with times, verdicts and finding totals, newest first')
+    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .option('--json', 'print a JSON array')
+    .addOption(new Option('--limit <n>', 'how many runs').default(30).argParser(integer('--limit', 1)))
+    .action(async (options) => {
+      await history(options);
     });
 
   program

@@ -83,7 +83,11 @@ export const giftCards = sqliteTable(
     firstSyncRunId: integer('first_sync_run_id').notNull(),
     rawJson: text('raw_json').notNull(),
   },
-  (t) => [index('gift_cards_status').on(t.status)],
+  (t) => [
+    index('gift_cards_status').on(t.status),
+    // Covers the checker's walk of every card in ID order without touching the raw JSON.
+    index('gift_cards_walk').on(t.giftCardId, t.merchantId, t.status, t.currency, t.initialBalanceCents, t.remainingBalanceCents, t.expiresAtMs, t.readAtMs, t.firstSyncRunId),
+  ],
 );
 
 /** A row per observed change of a card's balance, status or version. */

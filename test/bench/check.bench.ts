@@ -151,10 +151,10 @@ function build(path: string, entries: number, cards: number): void {
 }
 
 /** Child mode: one check run over `path`, its figures on stdout. */
-function check(path: string): void {
+async function check(path: string): Promise<void> {
   const mirror = openMirror(path);
   const started = performance.now();
-  const { summary } = runChecks({ mirror });
+  const { summary } = await runChecks({ mirror });
   const seconds = (performance.now() - started) / 1000;
   mirror.close();
   process.stdout.write(`  card walk (${summary.cards.toLocaleString('en')} cards, ${summary.entries.toLocaleString('en')} entries) ${(summary.walkMs / 1000).toFixed(2)} s, including the card checks:\n`);
@@ -165,7 +165,7 @@ function check(path: string): void {
 
 const args = process.argv.slice(2);
 if (args[0] === '--check') {
-  check(args[1] ?? '');
+  await check(args[1] ?? '');
 } else {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   const folder = fileURLToPath(new URL('../../data/bench/', import.meta.url));

@@ -6,10 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { orderByLinks, walkCardLedgers } from '../../src/checks/card-ledger.js';
 import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger, type CheckCode } from '../../src/checks/check.js';
 import { CATALOGUE } from '../../src/checks/index.js';
-import { cardLedger, FixtureMirror, T0, type Op } from '../support/fixtures.js';
+import { cardLedger, FixtureMirror, MERCHANT, T0, type Op } from '../support/fixtures.js';
 
 const CARD_CHECKS = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
-const breaksOf = (ledger: CardLedger) => CARD_CHECKS.flatMap((check) => check.inspect(ledger, DEFAULT_CHECK_OPTIONS).map((f) => ({ code: check.code, severity: check.severity, ...f })));
+const breaksOf = (ledger: CardLedger) => CARD_CHECKS.flatMap((check) => check.inspect(ledger, { options: DEFAULT_CHECK_OPTIONS, merchantId: MERCHANT }).map((f) => ({ code: check.code, severity: check.severity, ...f })));
 
 describe('the card walk', () => {
   let dir: string;
@@ -30,8 +30,10 @@ describe('the card walk', () => {
     fx.entry('0-orphan', named(cardLedger(1, [{ type: 'DEBIT', amount: 1 }]), 'o').entries[0]!);
     fx.ledger(named(cardLedger(900, [{ type: 'DEBIT', amount: 1 }], { giftCardId: 'c' }), 'c'));
     fx.sqlite.prepare("UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE gift_card_id = 'c'").run();
-    const walked = [...walkCardLedgers(fx.sqlite)].map((l) => [l.card.giftCardId, l.entries.map((e) => e.transactionId)]);
+    const orphans: string[] = [];
+    const walked = [...walkCardLedgers(fx.sqlite, (id) => orphans.push(id))].map((l) => [l.card.giftCardId, l.entries.map((e) => e.transactionId)]);
     expect(walked).toEqual([['a', []], ['b', ['b-entry-1', 'b-entry-2']], ['c', []]]);
+    expect(orphans).toEqual(['0-orphan']);
   });
 
   it('orders equal createdAt by list order, never by ID', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger } from '../../src/checks/check.js';
 import { CHECKS } from '../../src/checks/index.js';
-import { cardLedger, entryOf, T0 } from '../support/fixtures.js';
+import { cardLedger, entryOf, MERCHANT, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
 
-const inspect = (check: CardCheck, ledger: CardLedger) => check.inspect(ledger, DEFAULT_CHECK_OPTIONS);
+const inspect = (check: CardCheck, ledger: CardLedger) => check.inspect(ledger, { options: DEFAULT_CHECK_OPTIONS, merchantId: MERCHANT });
 
 describe('GC_BALANCE_MISMATCH', () => {
   it('flags a card whose remaining balance does not follow from its ledger, with expected, actual and difference', () => {
@@ -188,6 +188,16 @@ describe('GC_EXPIRY_OVERDUE', () => {
 
   it('passes a card expired 30 minutes ago, within the grace period', () => {
     expect(inspect(CHECKS.GC_EXPIRY_OVERDUE, cardLedger(4_000, [], { expiresAtMs: T0, readAtMs: T0 + 30 * 60_000 }))).toEqual([]);
+  });
+});
+
+describe('GC_FOREIGN_MERCHANT', () => {
+  it('flags a card owned by another merchant', () => {
+    expect(inspect(CHECKS.GC_FOREIGN_MERCHANT, cardLedger(5_000, [], { giftCardId: 'theirs', merchantId: OTHER_MERCHANT }))).toMatchObject([{ entityId: 'theirs' }]);
+  });
+
+  it('passes our own cards', () => {
+    expect(inspect(CHECKS.GC_FOREIGN_MERCHANT, cardLedger(5_000, []))).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
 import { sha256 } from '../../src/sync/rows.js';
-import { cardLedger, FixtureMirror, MERCHANT, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
+import { cardLedger, FixtureMirror, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
 
 let dir: string;
 let fx: FixtureMirror;
@@ -47,18 +47,6 @@ describe('GC_ORPHAN_ENTRY', () => {
   it('passes entries of a mirrored card', () => {
     fx.ledger(cardLedger(2_000, [{ type: 'DEBIT', amount: 700 }]));
     expect(CHECKS.GC_ORPHAN_ENTRY.run(fx.context())).toEqual([]);
-  });
-});
-
-describe('GC_FOREIGN_MERCHANT', () => {
-  it('flags a card owned by another merchant', () => {
-    fx.ledger(cardLedger(5_000, [], { giftCardId: 'theirs', merchantId: OTHER_MERCHANT }));
-    expect(CHECKS.GC_FOREIGN_MERCHANT.run(fx.context())).toMatchObject([{ entityId: 'theirs' }]);
-  });
-
-  it('passes our own cards', () => {
-    fx.ledger(cardLedger(5_000, [], { merchantId: MERCHANT }));
-    expect(CHECKS.GC_FOREIGN_MERCHANT.run(fx.context())).toEqual([]);
   });
 });
 

@@ -38,7 +38,7 @@ describe('a check over a synced mirror', () => {
   it('finds every planted break on its record and nothing else at error or warning; exit 1', async () => {
     const { services, mirror, sync } = await setup({ seed: 41, plant: true });
     await sync();
-    const { summary, findings } = runChecks({ mirror });
+    const { summary, findings } = await runChecks({ mirror });
     const planted = services.sim.manifest.breaks;
     expect(planted.length).toBeGreaterThanOrEqual(29);
     const found = new Map(findings.map((f) => [key(f), f]));
@@ -59,7 +59,7 @@ describe('a check over a synced mirror', () => {
     const { services, mirror, sync } = await setup({ seed: 42, plant: true, live: { intervalMs: 2 } });
     await sync();
     services.sim.stopLive();
-    const { findings } = runChecks({ mirror });
+    const { findings } = await runChecks({ mirror });
     const plantedKeys = new Set(services.sim.manifest.breaks.map(key));
     expect(findings.filter((f) => f.severity !== 'info' && !plantedKeys.has(key(f))).map((f) => f.message)).toEqual([]);
     for (const b of services.sim.manifest.breaks) expect(findings.map(key)).toContain(key(b));
@@ -68,13 +68,13 @@ describe('a check over a synced mirror', () => {
   it('reconciles a clean simulator, and its liability roll-forward closes run after run', async () => {
     const { services, mirror, sync } = await setup({ seed: 43 });
     await sync();
-    const first = runChecks({ mirror });
+    const first = await runChecks({ mirror });
     expect(first.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, findings: 0 });
     expect(first.rollForward.length).toBeGreaterThan(0);
     for (const r of first.rollForward) expect(r).toMatchObject({ openingCents: 0, differenceCents: 0 });
     services.sim.applyActivity(300);
     await sync();
-    const second = runChecks({ mirror });
+    const second = await runChecks({ mirror });
     expect(second.summary.verdict).toBe('RECONCILED');
     for (const r of second.rollForward) {
       const before = first.rollForward.find((p) => p.currency === r.currency);
@@ -90,7 +90,7 @@ describe('findings across runs', () => {
     const { services, mirror, sync } = await setup({ seed: 44, plant: true });
     await sync();
     const day1 = Date.now();
-    const first = runChecks({ mirror, nowMs: day1 });
+    const first = await runChecks({ mirror, nowMs: day1 });
     expect(first.findings.every((f) => f.state === 'new')).toBe(true);
 
     const altered = services.sim.manifest.breaks.find((b) => b.scenario === 'remaining balance altered');
@@ -99,7 +99,7 @@ describe('findings across runs', () => {
     services.sim.mutate.setCoupon(coupon!.couponId, { redemptionCount: (coupon!.redemptionCount as number) - 1 });
     await sync();
     const day4 = day1 + 3 * DAY;
-    const second = runChecks({ mirror, nowMs: day4 });
+    const second = await runChecks({ mirror, nowMs: day4 });
 
     const resolved = mirror.sqlite.prepare('SELECT code, entity_id FROM resolved_findings WHERE check_run_id = ? ORDER BY code').all(second.summary.checkRunId);
     expect(resolved).toEqual([
@@ -119,7 +119,7 @@ describe('findings across runs', () => {
     services.sim.mutate.moveWallet(wallet.walletID, -1_234);
     await sync();
     const now = Date.now();
-    const drifted = runChecks({ mirror, nowMs: now, failOn: 'warning' });
+    const drifted = await runChecks({ mirror, nowMs: now, failOn: 'warning' });
     expect(drifted.summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1 });
     const [drift] = drifted.findings;
     expect(drift).toMatchObject({ code: 'DP_WALLET_DRIFT', entityId: wallet.walletID, expected: expect.any(Number), difference: -1_234 });
@@ -127,23 +127,23 @@ describe('findings across runs', () => {
     mirror.sqlite
       .prepare(`INSERT INTO finding_acceptances (fingerprint, note, accepted_at, accepted_at_ms, until, until_ms, detail_sha256, check_run_id) VALUES (?, 'fee agreed with the partner', ?, ?, '2026-12-31', ?, ?, ?)`)
       .run(drift!.fingerprint, new Date(now).toISOString(), now, now + 5 * DAY, drift!.detailSha256, drifted.summary.checkRunId);
-    const accepted = runChecks({ mirror, nowMs: now + DAY, failOn: 'warning' });
+    const accepted = await runChecks({ mirror, nowMs: now + DAY, failOn: 'warning' });
     expect(accepted.findings).toMatchObject([{ fingerprint: drift!.fingerprint, state: 'accepted' }]);
     expect(accepted.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, accepted: 1 });
 
-    const lapsed = runChecks({ mirror, nowMs: now + 6 * DAY, failOn: 'warning' });
+    const lapsed = await runChecks({ mirror, nowMs: now + 6 * DAY, failOn: 'warning' });
     expect(lapsed.findings).toMatchObject([{ fingerprint: drift!.fingerprint, state: 'open' }]);
     expect(lapsed.summary.exitCode).toBe(1);
   });
 });
 
 describe('an incomplete run', () => {
-  it('is INCOMPLETE with exit 2 over a sync that did not complete, whatever it finds', () => {
+  it('is INCOMPLETE with exit 2 over a sync that did not complete, whatever it finds', async () => {
     const fx = new FixtureMirror(join(dir, 'incomplete.db'));
     try {
       fx.ledger(cardLedger(1_000, [{ type: 'DEBIT', amount: 100 }]));
       fx.sync('failed');
-      const { summary } = runChecks({ mirror: fx.mirror });
+      const { summary } = await runChecks({ mirror: fx.mirror });
       expect(summary).toMatchObject({ verdict: 'INCOMPLETE', exitCode: 2, findings: 0, syncStatus: 'failed' });
     } finally {
       fx.close();

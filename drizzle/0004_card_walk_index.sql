@@ -1,0 +1,1 @@
+CREATE INDEX `gift_cards_walk` ON `gift_cards` (`gift_card_id`,`merchant_id`,`status`,`currency`,`initial_balance_cents`,`remaining_balance_cents`,`expires_at_ms`,`read_at_ms`,`first_sync_run_id`);

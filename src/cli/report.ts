@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
+import { MirrorError } from '../errors.js';
+import { writeReport, type ReportPaths } from '../report/write-report.js';
+
+export interface ReportCommandOptions {
+  db?: string;
+  out?: string;
+  run?: number;
+  write?: (text: string) => void;
+}
+
+/**
+ * `ledger-recon report`: writes the workbook, CSV and JSON of a check run (the newest by
+ * default) from the mirror, read-only. Prints the three paths.
+ * @throws MirrorError when there is no mirror or no such check run.
+ */
+export async function report(options: ReportCommandOptions): Promise<ReportPaths> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon run\` first`);
+  const mirror = openMirrorReadOnly(dbPath);
+  try {
+    const paths = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', ...(options.run !== undefined ? { checkRunId: options.run } : {}) });
+    write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n`);
+    return paths;
+  } finally {
+    mirror.close();
+  }
+}

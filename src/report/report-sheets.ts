@@ -1,0 +1,307 @@
+/**
+ * The workbook's sheets, in auditors' order, as rows drawn from the mirror for one check run.
+ * Every figure comes from a mirrored record or the run's stored findings, so each can be
+ * traced back. Rows stream from SQLite; nothing here holds a whole table in memory except
+ * the run's finding codes per record (for the "findings" columns).
+ */
+import type Database from 'better-sqlite3';
+import { walkCardLedgers } from '../checks/card-ledger.js';
+import { byReference } from '../checks/gc-refund-over-debit.js';
+import { CATALOGUE } from '../checks/index.js';
+import { AGE_BUCKETS } from '../checks/finding.js';
+import type { Cell, SheetSpec } from './xlsx-writer.js';
+
+export const SHEET_NAMES = ['Summary', 'Findings', 'Card reconciliation', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine', 'Checks'] as const;
+
+export interface CheckRunRow {
+  check_run_id: number;
+  sync_run_id: number;
+  verdict: string;
+  started_at_ms: number;
+  as_of_ms: number | null;
+  merchant_id: string | null;
+  summary_json: string;
+}
+
+interface FindingRow {
+  fingerprint: string;
+  code: string;
+  severity: string;
+  entity_type: string;
+  entity_id: string;
+  gift_card_id: string | null;
+  reference_id: string | null;
+  currency: string | null;
+  unit: 'cents' | 'count' | null;
+  expected: number | null;
+  actual: number | null;
+  difference: number | null;
+  message: string;
+  state: string;
+  first_seen_at_ms: number;
+  age_days: number;
+  records_json: string;
+}
+
+const money = (cents: number | null, currency: string | null): Cell => (cents === null ? null : { cents, currency });
+const date = (ms: number | null): Cell => (ms === null ? null : { date: ms });
+const measure = (f: FindingRow, value: number | null): Cell => (value === null ? null : f.unit === 'cents' ? money(value, f.currency) : value);
+
+/** Finding codes of this run per record ID, for the sheets' "findings" columns. */
+function codesByRecord(sqlite: Database.Database, checkRunId: number): Map<string, string> {
+  const codes = new Map<string, Set<string>>();
+  const add = (id: string | null, code: string): void => {
+    if (!id) return;
+    const set = codes.get(id) ?? new Set<string>();
+    set.add(code);
+    codes.set(id, set);
+  };
+  for (const row of sqlite.prepare('SELECT code, entity_id, gift_card_id, records_json FROM findings WHERE check_run_id = ?').iterate(checkRunId) as Iterable<{ code: string; entity_id: string; gift_card_id: string | null; records_json: string }>) {
+    add(row.entity_id, row.code);
+    add(row.gift_card_id, row.code);
+    for (const record of JSON.parse(row.records_json) as { id: string }[]) add(record.id, row.code);
+  }
+  return new Map([...codes].map(([id, set]) => [id, [...set].sort().join(', ')]));
+}
+
+export function reportSheets(sqlite: Database.Database, run: CheckRunRow): SheetSpec[] {
+  const codes = codesByRecord(sqlite, run.check_run_id);
+  const findingsOf = (...ids: (string | null)[]): string => [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
+  return [
+    { name: 'Summary', rows: summaryRows(sqlite, run) },
+    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.check_run_id) },
+    {
+      name: 'Card reconciliation',
+      header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
+      rows: cardRows(sqlite, findingsOf),
+    },
+    {
+      name: 'Refunds by reference',
+      header: ['gift card', 'currency', 'reference', 'debits', 'debited', 'refunds', 'refunded', 'refundable left', 'findings'],
+      rows: refundRows(sqlite, findingsOf),
+    },
+    {
+      name: 'Coupons',
+      header: ['coupon', 'merchant', 'status', 'redemption count', 'usage limit (0 = none)', 'expires at (UTC)', 'updated at (UTC)', 'findings'],
+      rows: (function* () {
+        const rows = sqlite.prepare('SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms FROM coupons ORDER BY coupon_id');
+        for (const c of rows.iterate() as Iterable<{ coupon_id: string; merchant_id: string; status: string; redemption_count: number; usage_limit_total: number; expires_at_ms: number; updated_at_ms: number }>) {
+          yield [c.coupon_id, c.merchant_id, c.status, c.redemption_count, c.usage_limit_total, date(c.expires_at_ms), date(c.updated_at_ms), findingsOf(c.coupon_id)];
+        }
+      })(),
+    },
+    {
+      name: 'DP orders',
+      header: ['order', 'external reference', 'status', 'fulfilment', 'created at (UTC)', 'order total', 'line', 'product', 'variant', 'quantity', 'line currency', 'price', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', 'findings'],
+      rows: orderRows(sqlite, findingsOf),
+    },
+    {
+      name: 'DP wallets',
+      header: ['sync run', 'read at (UTC)', 'wallet', 'currency', 'selected', 'balance', 'change since previous sync', 'findings'],
+      rows: (function* () {
+        const rows = sqlite.prepare(
+          `SELECT sync_run_id, read_at_ms, wallet_id, currency, selected, balance_cents,
+                  balance_cents - LAG(balance_cents) OVER (PARTITION BY wallet_id ORDER BY sync_run_id) AS change_cents
+           FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`,
+        );
+        for (const w of rows.iterate() as Iterable<{ sync_run_id: number; read_at_ms: number; wallet_id: string; currency: string; selected: number; balance_cents: number | null; change_cents: number | null }>) {
+          yield [w.sync_run_id, date(w.read_at_ms), w.wallet_id, w.currency, w.selected ? 'yes' : 'no', money(w.balance_cents, w.currency), money(w.change_cents, w.currency), w.sync_run_id === run.sync_run_id ? findingsOf(w.wallet_id) : ''];
+        }
+      })(),
+    },
+    {
+      name: 'Quarantine',
+      header: ['resource', 'record', 'reason', 'first sync', 'last sync', 'raw JSON as received'],
+      rows: (function* () {
+        const rows = sqlite.prepare('SELECT resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
+        for (const q of rows.iterate() as Iterable<{ resource: string; record_id: string | null; reason: string; first_sync_run_id: number; last_sync_run_id: number; raw_json: string }>) {
+          yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, q.raw_json];
+        }
+      })(),
+    },
+    {
+      name: 'Checks',
+      header: ['code', 'severity', 'check', 'what it proves, and what a finding means', 'findings this run'],
+      severityColumn: 1,
+      rows: (function* () {
+        const counts = new Map((sqlite.prepare('SELECT code, COUNT(*) AS n FROM findings WHERE check_run_id = ? GROUP BY code').all(run.check_run_id) as { code: string; n: number }[]).map((r) => [r.code, r.n]));
+        for (const check of CATALOGUE) yield [check.code, check.severity, check.title, check.description, counts.get(check.code) ?? 0];
+      })(),
+    },
+  ];
+}
+
+export const FINDINGS_HEADER = ['severity', 'code', 'state', 'age (days)', 'first seen (UTC)', 'entity type', 'entity', 'gift card', 'reference', 'currency', 'expected', 'actual', 'difference', 'message', 'records', 'fingerprint'];
+
+function* findingRows(sqlite: Database.Database, checkRunId: number): Generator<Cell[]> {
+  const rows = sqlite.prepare(
+    `SELECT * FROM findings WHERE check_run_id = ?
+     ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, state = 'accepted', code, entity_id`,
+  );
+  for (const f of rows.iterate(checkRunId) as Iterable<FindingRow>) {
+    const records = (JSON.parse(f.records_json) as { type: string; id: string }[]).map((r) => `${r.type} ${r.id}`).join('; ');
+    yield [f.severity, f.code, f.state === 'new' ? 'NEW' : f.state, f.age_days, date(f.first_seen_at_ms), f.entity_type, f.entity_id, f.gift_card_id, f.reference_id, f.currency, measure(f, f.expected), measure(f, f.actual), measure(f, f.difference), f.message, records, f.fingerprint];
+  }
+}
+
+function* cardRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
+  for (const { card, entries } of walkCardLedgers(sqlite)) {
+    let debits = 0;
+    let refunds = 0;
+    let exact = true;
+    for (const e of entries) {
+      if (e.type !== 'DEBIT' && e.type !== 'REFUND') continue;
+      if (e.amountCents === null) exact = false;
+      else if (e.type === 'DEBIT') debits += e.amountCents;
+      else refunds += e.amountCents;
+    }
+    const recomputed = exact && card.initialCents !== null ? card.initialCents - debits + refunds : null;
+    const difference = recomputed !== null && card.remainingCents !== null ? card.remainingCents - recomputed : null;
+    const c = card.currency;
+    yield [card.giftCardId, c, card.status, money(card.initialCents, c), money(debits, c), money(refunds, c), money(recomputed, c), money(card.remainingCents, c), money(difference, c), entries.length, findingsOf(card.giftCardId)];
+  }
+}
+
+function* refundRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
+  for (const { card, entries } of walkCardLedgers(sqlite)) {
+    for (const [reference, group] of byReference(entries)) {
+      if (group.refunds.length === 0) continue;
+      const sum = (list: typeof group.debits): number => list.reduce((total, e) => total + (e.amountCents ?? 0), 0);
+      const debited = sum(group.debits);
+      const refunded = sum(group.refunds);
+      const c = card.currency;
+      yield [card.giftCardId, c, reference, group.debits.length, money(debited, c), group.refunds.length, money(refunded, c), money(debited - refunded, c), findingsOf(...group.refunds.map((e) => e.transactionId), card.giftCardId)];
+    }
+  }
+}
+
+interface OrderLineRow {
+  order_id: string;
+  external_ref_id: string;
+  status: string;
+  fulfillment_status: string;
+  created_at_ms: number;
+  currency: string;
+  total_amount_cents: number | null;
+  line_no: number | null;
+  product_id: string | null;
+  variant_id: string | null;
+  quantity: number | null;
+  line_currency: string | null;
+  price_cents: number | null;
+  total_price_cents: number | null;
+  fx_rate: number | null;
+  total_converted_price_cents: number | null;
+  fulfilled_qty: number | null;
+  vouchers: number;
+}
+
+function* orderRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
+  const rows = sqlite.prepare(
+    `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents,
+            l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
+            (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
+     FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ORDER BY o.created_at_ms, o.order_id, l.line_no`,
+  );
+  for (const r of rows.iterate() as Iterable<OrderLineRow>) {
+    yield [
+      r.order_id, r.external_ref_id, r.status, r.fulfillment_status, date(r.created_at_ms), money(r.total_amount_cents, r.currency),
+      r.line_no, r.product_id, r.variant_id, r.quantity, r.line_currency, money(r.price_cents, r.line_currency), money(r.total_price_cents, r.line_currency),
+      r.fx_rate, money(r.total_converted_price_cents, r.currency), r.fulfilled_qty, r.vouchers, findingsOf(r.order_id),
+    ];
+  }
+}
+
+function* summaryRows(sqlite: Database.Database, run: CheckRunRow): Generator<Cell[]> {
+  const summary = JSON.parse(run.summary_json) as {
+    verdict: string;
+    bySeverity: Record<string, number>;
+    moneyAtStake: Record<string, string>;
+    new: number;
+    open: number;
+    accepted: number;
+    resolved: number;
+    ageBuckets: Record<string, number>;
+    failedChecks: { code: string; error: string }[];
+  };
+  const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.sync_run_id) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
+  yield [{ heading: 'ledger-recon reconciliation report' }];
+  yield ['Verdict', summary.verdict];
+  yield ['What it means', VERDICT_MEANING[summary.verdict] ?? ''];
+  yield ['Check run', run.check_run_id];
+  yield ['Checked at (UTC)', date(run.started_at_ms)];
+  yield ['Data as of (UTC)', date(run.as_of_ms)];
+  yield ['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`];
+  yield ['Gift card service', sync.giftcard_base_url];
+  yield ['Delivery partner service', sync.dp_base_url];
+  yield ['Our merchant', run.merchant_id];
+  for (const failed of summary.failedChecks) yield ['Check that could not run', failed.code, failed.error];
+  yield [];
+  yield [{ heading: 'What was checked' }, 'records in the mirror'];
+  for (const [label, table] of MIRRORED) yield [label, sqlite.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number];
+  yield [];
+  yield [{ heading: 'Findings by code' }, 'severity', 'findings', 'new', 'open', 'accepted'];
+  const byCode = sqlite
+    .prepare(
+      `SELECT code, severity, COUNT(*) AS n, SUM(state = 'new') AS new, SUM(state = 'open') AS open, SUM(state = 'accepted') AS accepted
+       FROM findings WHERE check_run_id = ? GROUP BY code, severity ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, code`,
+    )
+    .all(run.check_run_id) as { code: string; severity: string; n: number; new: number; open: number; accepted: number }[];
+  for (const r of byCode) yield [r.code, r.severity, r.n, r.new, r.open, r.accepted];
+  yield ['All findings', '', byCode.reduce((n, r) => n + r.n, 0), summary.new, summary.open, summary.accepted];
+  for (const severity of ['error', 'warning', 'info']) yield [`  ${severity}`, severity, summary.bySeverity[severity] ?? 0];
+  yield [];
+  yield [{ heading: 'Money at stake (errors and warnings not accepted)' }];
+  const stake = Object.entries(summary.moneyAtStake);
+  if (stake.length === 0) yield ['none'];
+  for (const [currency, amount] of stake) yield [currency, { cents: Math.round(Number(amount) * 100), currency }];
+  yield [];
+  yield [{ heading: 'Since the previous run' }];
+  yield ['New', summary.new];
+  yield ['Still open', summary.open];
+  yield ['Accepted', summary.accepted];
+  yield ['Resolved', summary.resolved];
+  yield [];
+  yield [{ heading: 'Age of open findings (days)' }];
+  for (const bucket of AGE_BUCKETS) yield [bucket, summary.ageBuckets[bucket] ?? 0];
+  yield [];
+  yield [{ heading: 'Gift card liability roll-forward' }, 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing', 'cards hold', 'difference', 'closes'];
+  const rollForward = sqlite.prepare('SELECT * FROM liability_rollforward WHERE check_run_id = ? ORDER BY currency').all(run.check_run_id) as Record<string, number>[];
+  for (const r of rollForward) {
+    const c = String(r['currency']);
+    const figures = ['opening_cents', 'issued_cents', 'debited_cents', 'refunded_cents', 'voided_cents', 'expired_cents', 'closing_cents', 'cards_remaining_cents', 'difference_cents'].map((k) => money(r[k] ?? null, c));
+    yield [c, ...figures, r['difference_cents'] === 0 ? 'yes' : 'NO'];
+  }
+  yield [];
+  yield [{ heading: 'Sheets' }];
+  for (const name of SHEET_NAMES.slice(1)) yield [{ sheet: name, text: name }, SHEET_PURPOSE[name] ?? ''];
+}
+
+const VERDICT_MEANING: Record<string, string> = {
+  RECONCILED: 'The sync completed and no error or warning is open: both services agree with themselves to the cent.',
+  BREAKS: 'The sync completed and errors or warnings are open (or a roll-forward does not close): see Findings.',
+  INCOMPLETE: 'A resource could not be fully synced or a check could not run: zero findings over missing data prove nothing.',
+};
+
+const MIRRORED: [string, string][] = [
+  ['Gift cards', 'gift_cards'],
+  ['Gift card ledger entries', 'gift_card_transactions'],
+  ['Coupons', 'coupons'],
+  ['DP wallet snapshots', 'dp_wallet_snapshots'],
+  ['DP products', 'dp_products'],
+  ['DP orders', 'dp_orders'],
+  ['DP order lines', 'dp_order_lines'],
+  ['DP vouchers (codes hashed)', 'dp_vouchers'],
+  ['Quarantined records', 'quarantine'],
+];
+
+const SHEET_PURPOSE: Record<string, string> = {
+  Findings: 'every finding of this run, new ones marked, with expected, actual and difference',
+  'Card reconciliation': 'every card: initial − debits + refunds against the reported remaining balance',
+  'Refunds by reference': 'debits and refunds per card and order reference',
+  Coupons: 'every coupon with its counters',
+  'DP orders': 'every order with its lines, FX and vouchers',
+  'DP wallets': 'wallet balance snapshots per sync, and their moves',
+  Quarantine: 'records that failed validation, with their raw JSON',
+  Checks: 'each check explained',
+};

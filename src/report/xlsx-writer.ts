@@ -1,0 +1,172 @@
+/**
+ * The one module that knows exceljs. Writes a workbook with the streaming writer so memory
+ * stays bounded: sheets one after another, rows committed as they come, a yield to the event
+ * loop every few thousand rows so the zip stream drains. Auditors' conventions are applied
+ * here: frozen header, autofilter, fitted widths, money as numbers in the currency's format,
+ * dates as real dates (UTC), severity colours, and API text neutralised against formulas.
+ */
+import ExcelJS from 'exceljs';
+import { neutralise } from './neutralise.js';
+
+/** A cell: text (neutralised), a number, a date (ms, UTC), money, a link to a sheet, or a heading. */
+export type Cell =
+  | string
+  | number
+  | null
+  | { date: number }
+  | { cents: number; currency: string | null }
+  | { sheet: string; text: string }
+  | { heading: string };
+
+export interface SheetSpec {
+  name: string;
+  /** A table's header row: frozen, with an autofilter. Absent for free-form sheets (Summary). */
+  header?: string[];
+  rows: Iterable<Cell[]> | AsyncIterable<Cell[]>;
+  /** The column (0-based) holding a severity, coloured by it. */
+  severityColumn?: number;
+}
+
+export interface WorkbookProperties {
+  title: string;
+  subject: string;
+  creator: string;
+  created: Date;
+}
+
+/** Excel's limit is 1,048,576 rows; a longer table continues on "<name> (2)", header repeated. */
+export const MAX_ROWS_PER_SHEET = 1_048_576;
+const FIT_SAMPLE = 500;
+const YIELD_EVERY = 2_000;
+const SEVERITY_FILL: Record<string, string> = { error: 'FFF4C7C3', warning: 'FFFCE8B2', info: 'FFD9E7FD' };
+const DATE_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+
+/** The number format of money in `currency`: the code, thousands separators, two decimals. */
+export function moneyFormat(currency: string | null): string {
+  const code = (currency ?? '').replace(/[^A-Z]/g, '');
+  return code ? `"${code} "#,##0.00;-"${code} "#,##0.00` : '#,##0.00;-#,##0.00';
+}
+
+/** Writes `sheets` in order into `path` (xlsx). Rows beyond a sheet's limit continue on numbered sheets. */
+export async function writeXlsx(path: string, properties: WorkbookProperties, sheets: SheetSpec[], maxRows = MAX_ROWS_PER_SHEET): Promise<void> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useStyles: true, useSharedStrings: false });
+  workbook.creator = properties.creator;
+  workbook.lastModifiedBy = properties.creator;
+  workbook.created = properties.created;
+  workbook.modified = properties.created;
+  Object.assign(workbook, { title: properties.title, subject: properties.subject });
+  for (const spec of sheets) await writeSheet(workbook, spec, maxRows);
+  await workbook.commit();
+}
+
+async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number): Promise<void> {
+  const iterator = toAsync(spec.rows);
+  // Widths must be set before the first row is committed: fit them to a sample of the rows.
+  const sample: Cell[][] = [];
+  let next = await iterator.next();
+  while (!next.done && sample.length < FIT_SAMPLE) {
+    sample.push(next.value);
+    next = await iterator.next();
+  }
+  const widths = fitWidths(spec.header, sample);
+  let part = 1;
+  let sheet = openSheet(workbook, spec, part, widths);
+  let rowsInSheet = spec.header ? 1 : 0;
+  let written = 0;
+  const put = async (cells: Cell[]): Promise<void> => {
+    if (rowsInSheet >= maxRows) {
+      sheet.commit();
+      part += 1;
+      sheet = openSheet(workbook, spec, part, widths);
+      rowsInSheet = spec.header ? 1 : 0;
+    }
+    writeRow(sheet, cells, spec.severityColumn);
+    rowsInSheet += 1;
+    written += 1;
+    if (written % YIELD_EVERY === 0) await new Promise(setImmediate);
+  };
+  for (const cells of sample) await put(cells);
+  while (!next.done) {
+    await put(next.value);
+    next = await iterator.next();
+  }
+  sheet.commit();
+}
+
+function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, part: number, widths: number[]): ExcelJS.Worksheet {
+  const name = part === 1 ? spec.name : `${spec.name} (${part})`;
+  const lastColumn = columnLetter(Math.max(widths.length, 1));
+  const sheet = workbook.addWorksheet(name, {
+    views: [{ state: 'frozen', ySplit: 1, xSplit: 0 }],
+    ...(spec.header ? { autoFilter: `A1:${lastColumn}1` } : {}),
+  });
+  sheet.columns = widths.map((width) => ({ width }));
+  if (spec.header) {
+    const row = sheet.addRow(spec.header);
+    row.font = { bold: true };
+    row.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7E6E6' } };
+    row.commit();
+  }
+  return sheet;
+}
+
+function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined): void {
+  const row = sheet.addRow(cells.map(valueOf));
+  cells.forEach((cell, i) => {
+    const target = row.getCell(i + 1);
+    if (cell !== null && typeof cell === 'object') {
+      if ('cents' in cell) target.numFmt = moneyFormat(cell.currency);
+      else if ('date' in cell) target.numFmt = DATE_FORMAT;
+      else if ('sheet' in cell) target.font = { color: { argb: 'FF0563C1' }, underline: true };
+      else if ('heading' in cell) target.font = { bold: true, size: 12 };
+    }
+    if (i === severityColumn && typeof cell === 'string' && SEVERITY_FILL[cell]) {
+      target.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: SEVERITY_FILL[cell] } };
+    }
+  });
+  row.commit();
+}
+
+function valueOf(cell: Cell): ExcelJS.CellValue {
+  if (cell === null) return null;
+  if (typeof cell === 'string') return truncate(neutralise(cell));
+  if (typeof cell === 'number') return cell;
+  if ('cents' in cell) return cell.cents / 100;
+  if ('date' in cell) return new Date(cell.date);
+  // A link to one of our own sheets: a formula built from our constant sheet names, never API text.
+  if ('sheet' in cell) return { formula: `HYPERLINK("#'${cell.sheet.replace(/'/g, "''")}'!A1","${cell.text.replace(/"/g, '""')}")`, result: cell.text };
+  return cell.heading;
+}
+
+/** A cell holds at most 32,767 characters. */
+function truncate(text: string): string {
+  return text.length > 32_000 ? `${text.slice(0, 32_000)}… (truncated; the full text is in the mirror)` : text;
+}
+
+function fitWidths(header: string[] | undefined, sample: Cell[][]): number[] {
+  const columns = Math.max(header?.length ?? 0, ...sample.map((r) => r.length));
+  return Array.from({ length: columns }, (_, i) => {
+    const lengths = [header?.[i]?.length ?? 0, ...sample.map((row) => displayLength(row[i] ?? null))];
+    return Math.min(Math.max(10, Math.max(...lengths) + 2), 80);
+  });
+}
+
+function displayLength(cell: Cell): number {
+  if (cell === null) return 0;
+  if (typeof cell === 'string') return cell.length;
+  if (typeof cell === 'number') return String(cell).length;
+  if ('cents' in cell) return String(Math.trunc(cell.cents / 100)).length + 8;
+  if ('date' in cell) return 19;
+  if ('sheet' in cell) return cell.text.length;
+  return Math.min(cell.heading.length, 30);
+}
+
+function columnLetter(n: number): string {
+  let result = '';
+  for (let i = n; i > 0; i = Math.floor((i - 1) / 26)) result = String.fromCharCode(65 + ((i - 1) % 26)) + result;
+  return result;
+}
+
+async function* toAsync<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {
+  yield* rows;
+}
