@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../src/cli/run.js';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+
+let sim: Simulator;
+let dir: string;
+let db: string;
+let out: string;
+let first: RunSummary;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 81, size: 'tiny', plant: true });
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-cli-run-'));
+  db = join(dir, 'ledger.db');
+  out = join(dir, 'reports');
+  const result = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(sim));
+  if (result.status !== 1) throw new Error(`run exited ${result.status}: ${result.stderr}`);
+  first = JSON.parse(result.stdout) as RunSummary;
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ledger-recon run', () => {
+  it('syncs, checks, confirms and reports under one lock, printing one JSON summary; exit 1 over planted breaks', () => {
+    expect(first).toMatchObject({ runId: 1, verdict: 'BREAKS', exitCode: 1, failOn: 'error', sync: { syncRunId: 1, mode: 'full', completed: true } });
+    expect(first.bySeverity.error).toBeGreaterThan(0);
+    expect(first.new).toBe(first.findings);
+    // Every gift card error's records were re-read from the service; none moved.
+    expect(first.confirmation.cards).toBeGreaterThan(10);
+    expect(first.confirmation.moved).toBe(0);
+    for (const path of Object.values(first.report)) expect(existsSync(path), path).toBe(true);
+    expect(JSON.parse(readFileSync(first.report.json, 'utf8'))).toHaveLength(first.findings);
+    expect(existsSync(`${db}.lock`)).toBe(false);
+  });
+
+  it('is quiet without a terminal but for one line on stderr when breaks are open', async () => {
+    const { status, stdout, stderr } = await runCli(['run', '--db', db, '--out', out], simulatorEnv(sim));
+    expect(status).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^ledger-recon: BREAKS: \d+ findings \(\d+ error, \d+ warning; 0 new\), see .*run-2\.xlsx\n$/);
+  });
+
+  it('exits 2 when credentials are refused, writing nothing and keeping the previous run’s outputs', async () => {
+    const before = readdirSync(out).sort();
+    const { status, stdout, stderr } = await runCli(['run', '--db', db, '--out', out, '--json'], { ...simulatorEnv(sim), GIFTCARD_CLIENT_SECRET: 'rotated-secret-value' });
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/GIFTCARD_CLIENT_SECRET/);
+    expect(stderr).not.toContain('rotated-secret-value');
+    expect(readdirSync(out).sort()).toEqual(before);
+  });
+
+  it('lists past runs with `history`, newest first', async () => {
+    const { status, stdout } = await runCli(['history', '--db', db, '--json'], cleanEnv());
+    expect(status).toBe(0);
+    const rows = JSON.parse(stdout) as { runId: number; verdict: string; findings: number }[];
+    expect(rows.map((r) => [r.runId, r.verdict])).toEqual([[2, 'BREAKS'], [1, 'BREAKS']]);
+    expect(rows[1]?.findings).toBe(first.findings);
+    const table = await runCli(['history', '--db', db], cleanEnv());
+    expect(table.stdout.split('\n')[0]).toMatch(/^run +sync +started \(UTC\) +seconds +verdict +findings/);
+  });
+
+  it('rewrites a run’s files with `report`, read-only', async () => {
+    const again = join(dir, 'again');
+    const { status, stdout } = await runCli(['report', '--db', db, '--out', again, '--run', '1'], cleanEnv());
+    expect(status).toBe(0);
+    expect(stdout.trim().split('\n').map((p) => p.slice(again.length + 1))).toEqual(readdirSync(out).filter((f) => f.includes('-run-1')).sort((a, b) => (a.endsWith('.xlsx') ? -1 : b.endsWith('.xlsx') ? 1 : a.localeCompare(b))));
+  });
+});
+
+describe('the workbook in LibreOffice', () => {
+  it('opens headless, converts, and shows the same findings', () => {
+    const converted = join(dir, 'lo');
+    // Filter options: comma, quote, UTF-8, from row 1, …, sheet -1 = every sheet to its own file.
+    const result = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo-profile')}`, '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1', '--outdir', converted, first.report.workbook], { encoding: 'utf8', timeout: 120_000 });
+    expect(result.status, result.stderr).toBe(0);
+    const base = first.report.workbook.split('/').pop()!.replace(/\.xlsx$/, '');
+    const findingsCsv = readFileSync(join(converted, `${base}-Findings.csv`), 'utf8');
+    const codes = findingsCsv.trim().split('\n').slice(1).map((line) => line.split(',')[1]).sort();
+    const expected = (JSON.parse(readFileSync(first.report.json, 'utf8')) as { code: string }[]).map((f) => f.code).sort();
+    expect(codes).toEqual(expected);
+    expect(readFileSync(join(converted, `${base}-Summary.csv`), 'utf8')).toMatch(/^ledger-recon reconciliation report/);
+  });
+});

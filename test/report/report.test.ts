@@ -1,0 +1,137 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runChecks } from '../../src/checks/run-checks.js';
+import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { neutralise } from '../../src/report/neutralise.js';
+import { SHEET_NAMES } from '../../src/report/report-sheets.js';
+import { writeReport, type ReportPaths } from '../../src/report/write-report.js';
+import { writeXlsx } from '../../src/report/xlsx-writer.js';
+import { runSync } from '../../src/sync/run-sync.js';
+import { startServices, type TestServices } from '../support/simulator.js';
+
+let dir: string;
+let services: TestServices;
+let mirror: Mirror;
+let paths: ReportPaths;
+let workbook: ExcelJS.Workbook;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-report-'));
+  services = await startServices({ size: 'small', seed: 71, plant: true });
+  mirror = openMirror(join(dir, 'ledger.db'));
+  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  await runChecks({ mirror });
+  paths = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports') });
+  workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(paths.workbook);
+});
+afterAll(async () => {
+  mirror.close();
+  await services.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const sheet = (name: string): ExcelJS.Worksheet => {
+  const found = workbook.getWorksheet(name);
+  if (!found) throw new Error(`no sheet ${name}`);
+  return found;
+};
+const column = (ws: ExcelJS.Worksheet, header: string): number => (ws.getRow(1).values as unknown[]).indexOf(header);
+
+describe('the workbook', () => {
+  it('is named with the run’s UTC date and id, beside its CSV and JSON, and nothing half-written', () => {
+    const date = new Date().toISOString().slice(0, 10);
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual([`ledger-recon-${date}-run-1-findings.csv`, `ledger-recon-${date}-run-1-findings.json`, `ledger-recon-${date}-run-1.xlsx`]);
+  });
+
+  it('has the sheets in auditors’ order, each table with a frozen header row and an autofilter', () => {
+    expect(workbook.worksheets.map((ws) => ws.name)).toEqual([...SHEET_NAMES]);
+    for (const ws of workbook.worksheets) {
+      expect(ws.views[0], ws.name).toMatchObject({ state: 'frozen', ySplit: 1 });
+      if (ws.name !== 'Summary') expect(ws.autoFilter, ws.name).toBeTruthy();
+    }
+    expect(workbook.title).toMatch(/^Reconciliation BREAKS — check run 1$/);
+    expect(workbook.creator).toBe('ledger-recon');
+  });
+
+  it('shows a planted break on the Findings sheet with its expected, actual and difference as money in its currency', () => {
+    const ws = sheet('Findings');
+    const gap = services.sim.manifest.breaks.find((b) => b.code === 'GC_CHAIN_GAP')!;
+    const row = ws.getRows(2, ws.rowCount - 1)!.find((r) => r.getCell(column(ws, 'code')).value === 'GC_CHAIN_GAP' && r.getCell(column(ws, 'entity')).value === gap.entityId)!;
+    expect(row).toBeDefined();
+    const expected = row.getCell(column(ws, 'expected'));
+    expect(expected.value).toBe(90);
+    expect(expected.numFmt).toContain('"USD "');
+    expect(row.getCell(column(ws, 'actual')).value).toBe(70);
+    expect(row.getCell(column(ws, 'difference')).value).toBe(-20);
+    expect(row.getCell(column(ws, 'state')).value).toBe('NEW');
+    expect(row.getCell(column(ws, 'severity')).fill).toMatchObject({ fgColor: { argb: 'FFF4C7C3' } });
+  });
+
+  it('keeps money numeric with a currency format on the card sheet', () => {
+    const ws = sheet('Card reconciliation');
+    const cell = ws.getRow(2).getCell(column(ws, 'initial balance'));
+    const currency = ws.getRow(2).getCell(column(ws, 'currency')).value as string;
+    expect(typeof cell.value).toBe('number');
+    expect(cell.numFmt).toContain(`"${currency} "#,##0.00`);
+    expect(ws.rowCount - 1).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_cards').pluck().get());
+  });
+
+  it('stores a formula-like reference as inert text', () => {
+    const ws = sheet('Refunds by reference');
+    const cells = ws.getColumn(column(ws, 'reference')).values.filter((v) => typeof v === 'string' && v.includes('HYPERLINK'));
+    expect(cells).toEqual([`'=HYPERLINK("http://x","y")`]);
+    for (const ws of workbook.worksheets) {
+      ws.eachRow((row) => row.eachCell((cell) => {
+        if (cell.formula) expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(/^HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)$/);
+      }));
+    }
+  });
+
+  it('states on the Summary the counts the mirror holds', () => {
+    const ws = sheet('Summary');
+    const value = (label: string): unknown => ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === label)?.getCell(2).value;
+    expect(value('Verdict')).toBe('BREAKS');
+    expect(value('Gift card ledger entries')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get());
+    expect(value('Coupons')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM coupons').pluck().get());
+    expect(value('DP orders')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM dp_orders').pluck().get());
+    const all = ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === 'All findings');
+    expect(all?.getCell(3).value).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM findings WHERE check_run_id = 1').pluck().get());
+    expect(value('New')).toBe(all?.getCell(3).value);
+  });
+});
+
+describe('the findings CSV and JSON', () => {
+  it('hold every finding, the CSV quoted and neutralised', () => {
+    const json = JSON.parse(readFileSync(paths.json, 'utf8')) as { code: string; referenceId: string | null }[];
+    const csv = readFileSync(paths.csv, 'utf8').trimEnd().split('\r\n');
+    expect(csv).toHaveLength(json.length + 1);
+    expect(csv[0]).toBe('"runId","code","severity","entityType","entityId","giftCardId","referenceId","currency","expected","actual","difference","message","state","firstSeenAt","ageDays","fingerprint","records"');
+    expect(csv.find((line) => line.includes('GC_CHAIN_GAP'))).toMatch(/"90\.00","70\.00","-20\.00"/);
+  });
+});
+
+describe('formula neutralising', () => {
+  it.each(['=1+1', '+SUM(1,2)', '-2+3', '@cmd', '\tTAB', '\rCR', '\nLF', '  =x', '\u0001=x'])('prefixes %j', (text) => {
+    expect(neutralise(text)).toBe(`'${text}`);
+  });
+  it('leaves ordinary text alone', () => {
+    expect(neutralise('ORD-1 = fine')).toBe('ORD-1 = fine');
+  });
+});
+
+describe('a table longer than a sheet', () => {
+  it('continues on a numbered next sheet with the header repeated', async () => {
+    const file = join(dir, 'long.xlsx');
+    const rows = Array.from({ length: 9 }, (_, i) => [`row ${i + 1}`, { cents: i * 100, currency: 'EUR' }]);
+    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [{ name: 'Long', header: ['name', 'amount'], rows }], 4);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(file);
+    expect(book.worksheets.map((ws) => [ws.name, ws.rowCount])).toEqual([['Long', 4], ['Long (2)', 4], ['Long (3)', 4]]);
+    expect(book.getWorksheet('Long (3)')?.getRow(1).values).toEqual([undefined, 'name', 'amount']);
+    expect(book.getWorksheet('Long (3)')?.getRow(4).getCell(2).value).toBe(8);
+  });
+});
