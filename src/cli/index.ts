@@ -160,8 +160,10 @@ export function buildProgram(): Command {
 
   program
     .command('demo')
-    .description('run against the built-in simulator, with every planted break (what npm start runs)')
+    .description('the nightly job against the built-in simulator, with every planted break and look-alike (what npm start runs)')
     .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
+    .option('--db <path>', 'the demo\'s mirror (made afresh)', 'data/demo/ledger.db')
+    .option('--out <dir>', 'where the demo\'s reports go', 'reports/demo')
     .action(demo);
 
   return program;

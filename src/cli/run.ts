@@ -20,6 +20,8 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   merchantId?: string;
   concurrency?: number;
   env?: NodeJS.ProcessEnv;
+  /** Print the verdict and summary as on a terminal, whatever stderr is (the demo). */
+  verbose?: boolean;
   /** Where progress and the one failure line go (default stderr). */
   stderr?: NodeJS.WriteStream;
   write?: (text: string) => void;
@@ -94,7 +96,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       durationMs: Date.now() - started,
     };
     if (options.json) write(`${JSON.stringify(result)}\n`);
-    else if (tty) write(`${formatCheckSummary(summary)}workbook: ${report.workbook}\nfindings: ${report.csv}, ${report.json}\n`);
+    else if (tty || options.verbose) write(`${formatCheckSummary(summary)}workbook: ${report.workbook}\nfindings: ${report.csv}, ${report.json}\n`);
     else if (summary.exitCode !== 0) {
       stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new), see ${report.workbook}\n`);
     }

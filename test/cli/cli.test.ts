@@ -39,13 +39,20 @@ describe('ledger-recon --help and --version', () => {
 });
 
 describe('ledger-recon demo (npm start)', () => {
-  it('reads every list of the built-in simulator and reports the malformed records', () => {
-    const { code, stdout, stderr } = run(['demo']);
-    expect(stderr).toBe('');
-    expect(code).toBe(0);
-    expect(stdout).toMatch(/^ledger-recon demo: simulator \(seed 1\) on 127\.0\.0\.1 with \d+ planted breaks/);
-    expect(stdout).toMatch(/coupons +\d+ read, 1 failed validation/);
-    expect(stdout).toMatch(/requests +\d+ GETs, 0 retries, 0 writes/);
+  it('runs the nightly job on the built-in simulator and prints the verdict, a summary and the workbook’s path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-'));
+    try {
+      const { code, stdout, stderr } = run(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')]);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const lines = stdout.split('\n');
+      expect(lines[0]).toMatch(/^ledger-recon demo: simulators of both services on 127\.0\.0\.1 \(seed 1\) with \d+ planted breaks and \d+ legal look-alikes$/);
+      expect(lines[3]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
+      const workbook = /^workbook: (.+\.xlsx)$/m.exec(stdout)?.[1];
+      expect(workbook && readFileSync(workbook).subarray(0, 2).toString()).toBe('PK');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
