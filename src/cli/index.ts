@@ -4,7 +4,9 @@ import { FAULT_KINDS } from '../sim/faults.js';
 import { SIZE_PRESETS } from '../sim/generator.js';
 import { accept } from './accept.js';
 import { check } from './check.js';
+import { exportCommand } from './export.js';
 import { history } from './history.js';
+import { sql, SQL_FORMATS } from './sql.js';
 import { report } from './report.js';
 import { run } from './run.js';
 import { demo } from './demo.js';
@@ -135,6 +137,27 @@ export function buildProgram(): Command {
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .action(async (options) => {
       await report(options);
+    });
+
+  program
+    .command('sql')
+    .description('run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)')
+    .argument('[statement]', 'one SELECT statement')
+    .option('--file <file>', 'read the statement from a file')
+    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .addOption(new Option('--format <format>', 'output: a table (default on a terminal), CSV (default otherwise) or JSON').choices(SQL_FORMATS))
+    .action(async (statement: string | undefined, options) => {
+      await sql(statement, options);
+    });
+
+  program
+    .command('export')
+    .description('export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry)')
+    .argument('<format>', 'hledger')
+    .requiredOption('--out <file>', 'the journal to write')
+    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .action(async (format: string, options) => {
+      await exportCommand(format, options);
     });
 
   program

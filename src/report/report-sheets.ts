@@ -5,8 +5,6 @@
  * the run's finding codes per record (for the "findings" columns).
  */
 import type Database from 'better-sqlite3';
-import { walkCardLedgers } from '../checks/card-ledger.js';
-import { byReference } from '../checks/gc-refund-over-debit.js';
 import { CATALOGUE } from '../checks/index.js';
 import { AGE_BUCKETS } from '../checks/finding.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
@@ -66,7 +64,10 @@ function codesByRecord(sqlite: Database.Database, checkRunId: number): Map<strin
 
 export function reportSheets(sqlite: Database.Database, run: CheckRunRow): SheetSpec[] {
   const codes = codesByRecord(sqlite, run.check_run_id);
-  const findingsOf = (...ids: (string | null)[]): string => [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
+  const findingsOf = (...ids: (string | null)[]): string => {
+    if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
+    return [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
+  };
   return [
     { name: 'Summary', rows: summaryRows(sqlite, run) },
     { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.check_run_id) },
@@ -144,35 +145,69 @@ function* findingRows(sqlite: Database.Database, checkRunId: number): Generator<
   }
 }
 
+/** Per card, in one pass over two covering indexes: initial − debits + refunds against the reported balance. */
 function* cardRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
-  for (const { card, entries } of walkCardLedgers(sqlite)) {
-    let debits = 0;
-    let refunds = 0;
-    let exact = true;
-    for (const e of entries) {
-      if (e.type !== 'DEBIT' && e.type !== 'REFUND') continue;
-      if (e.amountCents === null) exact = false;
-      else if (e.type === 'DEBIT') debits += e.amountCents;
-      else refunds += e.amountCents;
-    }
-    const recomputed = exact && card.initialCents !== null ? card.initialCents - debits + refunds : null;
-    const difference = recomputed !== null && card.remainingCents !== null ? card.remainingCents - recomputed : null;
-    const c = card.currency;
-    yield [card.giftCardId, c, card.status, money(card.initialCents, c), money(debits, c), money(refunds, c), money(recomputed, c), money(card.remainingCents, c), money(difference, c), entries.length, findingsOf(card.giftCardId)];
+  const rows = sqlite
+    .prepare(
+      `SELECT c.gift_card_id, c.currency, c.status, c.initial_balance_cents, c.remaining_balance_cents,
+              COALESCE(SUM(CASE t.type WHEN 'DEBIT' THEN t.amount_cents END), 0), COALESCE(SUM(CASE t.type WHEN 'REFUND' THEN t.amount_cents END), 0),
+              SUM(t.amount_cents IS NULL AND t.type IN ('DEBIT', 'REFUND')), COUNT(t.transaction_id)
+       FROM gift_cards c INDEXED BY gift_cards_walk
+       LEFT JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
+       GROUP BY c.gift_card_id ORDER BY c.gift_card_id`,
+    )
+    .raw();
+  type Row = [string, string, string, number | null, number | null, number, number, number | null, number];
+  for (const [id, c, status, initial, remaining, debits, refunds, offCent, entries] of rows.iterate() as Iterable<Row>) {
+    // An amount off the cent leaves the sums unknown: the cells stay empty rather than wrong.
+    const recomputed = !offCent && initial !== null ? initial - debits + refunds : null;
+    const difference = recomputed !== null && remaining !== null ? remaining - recomputed : null;
+    yield [id, c, status, money(initial, c), money(debits, c), money(refunds, c), money(recomputed, c), money(remaining, c), money(difference, c), entries, findingsOf(id)];
   }
 }
 
+/** Per card and reference with a refund: one pass over the ledger in card order, grouped in memory one card at a time. */
 function* refundRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
-  for (const { card, entries } of walkCardLedgers(sqlite)) {
-    for (const [reference, group] of byReference(entries)) {
-      if (group.refunds.length === 0) continue;
-      const sum = (list: typeof group.debits): number => list.reduce((total, e) => total + (e.amountCents ?? 0), 0);
-      const debited = sum(group.debits);
-      const refunded = sum(group.refunds);
-      const c = card.currency;
-      yield [card.giftCardId, c, reference, group.debits.length, money(debited, c), group.refunds.length, money(refunded, c), money(debited - refunded, c), findingsOf(...group.refunds.map((e) => e.transactionId), card.giftCardId)];
+  const rows = sqlite
+    .prepare(
+      `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
+       FROM gift_cards c INDEXED BY gift_cards_walk
+       JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ORDER BY c.gift_card_id`,
+    )
+    .raw();
+  interface Group { debits: number; debited: number; refunds: number; refunded: number; refundIds: string[] }
+  let card = '';
+  let currency = '';
+  let groups = new Map<string, Group>();
+  const flush = function* (): Generator<Cell[]> {
+    for (const [reference, g] of groups) {
+      if (g.refunds === 0) continue;
+      yield [card, currency, reference, g.debits, money(g.debited, currency), g.refunds, money(g.refunded, currency), money(g.debited - g.refunded, currency), findingsOf(card, ...g.refundIds)];
+    }
+  };
+  for (const [id, c, reference, type, amount, transactionId] of rows.iterate() as Iterable<[string, string, string, string, number | null, string]>) {
+    if (id !== card) {
+      yield* flush();
+      card = id;
+      currency = c;
+      groups = new Map();
+    }
+    let g = groups.get(reference);
+    if (!g) {
+      g = { debits: 0, debited: 0, refunds: 0, refunded: 0, refundIds: [] };
+      groups.set(reference, g);
+    }
+    if (type === 'DEBIT') {
+      g.debits += 1;
+      g.debited += amount ?? 0;
+    } else {
+      g.refunds += 1;
+      g.refunded += amount ?? 0;
+      g.refundIds.push(transactionId);
     }
   }
+  yield* flush();
 }
 
 interface OrderLineRow {

@@ -5,6 +5,8 @@
  * here: frozen header, autofilter, fitted widths, money as numbers in the currency's format,
  * dates as real dates (UTC), severity colours, and API text neutralised against formulas.
  */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { neutralise } from './neutralise.js';
 
@@ -83,7 +85,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
     writeRow(sheet, cells, spec.severityColumn);
     rowsInSheet += 1;
     written += 1;
-    if (written % YIELD_EVERY === 0) await new Promise(setImmediate);
+    if (written % YIELD_EVERY === 0) await drained(sheet);
   };
   for (const cells of sample) await put(cells);
   while (!next.done) {
@@ -92,6 +94,22 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
   }
   sheet.commit();
 }
+
+/**
+ * Row commits are synchronous but compression is not: without waiting, the sheet's XML piles
+ * up in memory ahead of the zip. exceljs pipes each sheet's buffer into the zip's deflate
+ * stream without heeding backpressure, so wait here until that stream has drained.
+ */
+async function drained(sheet: ExcelJS.Worksheet): Promise<void> {
+  const buffer = (sheet as unknown as { _stream?: { pipes?: LegacyWritable[] } })._stream;
+  for (const pipe of buffer?.pipes ?? []) {
+    // readable-stream 2 (archiver's) predates writableNeedDrain: read its state directly.
+    while (pipe._writableState?.needDrain) await once(pipe, 'drain');
+  }
+  await new Promise(setImmediate);
+}
+
+type LegacyWritable = Writable & { _writableState?: { needDrain: boolean } };
 
 function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, part: number, widths: number[]): ExcelJS.Worksheet {
   const name = part === 1 ? spec.name : `${spec.name} (${part})`;

@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
+import { MirrorError } from '../errors.js';
+import { csvField } from '../report/neutralise.js';
+
+export type SqlFormat = 'table' | 'csv' | 'json';
+export const SQL_FORMATS: readonly SqlFormat[] = ['table', 'csv', 'json'];
+
+export interface SqlOptions {
+  db?: string;
+  file?: string;
+  format?: SqlFormat;
+  write?: (text: string) => void;
+  tty?: boolean;
+}
+
+/**
+ * `ledger-recon sql "<statement>"` (or `--file`): runs one read-only statement against the
+ * mirror, opened read-only, and prints its rows: a table on a terminal, CSV otherwise, or as
+ * `--format` says. A statement that would write is refused and the file left untouched.
+ * @throws MirrorError (exit 2) for a writing statement, several statements, or bad SQL.
+ */
+export async function sql(statement: string | undefined, options: SqlOptions): Promise<number> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const text = options.file ? readFileSync(options.file, 'utf8') : statement;
+  if (!text?.trim()) throw new MirrorError('give one SQL statement, or --file query.sql');
+  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
+  const mirror = openMirrorReadOnly(dbPath);
+  try {
+    let prepared;
+    try {
+      prepared = mirror.sqlite.prepare(text);
+    } catch (error) {
+      throw new MirrorError(`the statement was refused: ${(error as Error).message}`);
+    }
+    if (!prepared.reader || !prepared.readonly) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
+    let rows: Record<string, unknown>[];
+    try {
+      rows = prepared.all() as Record<string, unknown>[];
+    } catch (error) {
+      throw new MirrorError(`the statement failed: ${(error as Error).message}`);
+    }
+    const columns = prepared.columns().map((c) => c.name);
+    const format = options.format ?? ((options.tty ?? process.stdout.isTTY) ? 'table' : 'csv');
+    write(render(columns, rows, format));
+    return rows.length;
+  } finally {
+    mirror.close();
+  }
+}
+
+function render(columns: string[], rows: Record<string, unknown>[], format: SqlFormat): string {
+  if (format === 'json') return `${JSON.stringify(rows)}\n`;
+  const cell = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  if (format === 'csv') {
+    return [columns.map((c) => csvField(c)).join(','), ...rows.map((row) => columns.map((c) => (typeof row[c] === 'number' ? csvField(row[c] as number) : csvField(row[c] === null ? null : cell(row[c])))).join(','))].map((line) => `${line}\r\n`).join('');
+  }
+  const table = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\s+/g, ' ')));
+  const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...table.map((r) => r[i]?.length ?? 0))));
+  const line = (cells: string[]): string => cells.map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0))).join(' │ ').trimEnd();
+  return `${[line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...table.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n')}\n`;
+}

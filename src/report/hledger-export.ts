@@ -1,0 +1,71 @@
+/**
+ * The gift card ledger as an hledger journal, so hledger can recompute every balance
+ * independently of this tool: one account per card (giftcards:<currency>:<card>), an opening
+ * transaction from the initial balance, and every entry a transaction whose posting carries a
+ * balance assertion from the service's balanceAfter. Entries are written in each card's chain
+ * order; hledger checks the assertions in date order, then file order.
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type Database from 'better-sqlite3';
+import { formatCents } from '../money.js';
+
+interface EntryRow {
+  gift_card_id: string;
+  currency: string;
+  issued_at: string;
+  initial_balance_cents: number | null;
+  initial_raw: number | null;
+  transaction_id: string | null;
+  type: string | null;
+  created_at: string | null;
+  amount_cents: number | null;
+  amount_raw: number | null;
+  balance_after_cents: number | null;
+  after_raw: number | null;
+  reference_id: string | null;
+}
+
+/** An amount as hledger reads it: the exact decimal the service sent when it is off the cent. */
+function amount(cents: number | null, raw: number | null, currency: string): string {
+  const text = cents !== null ? formatCents(cents) : String(raw ?? 0);
+  return `${text} ${currency}`;
+}
+
+/** Writes the journal to `path`. @returns the number of cards and entries written. */
+export async function exportHledger(sqlite: Database.Database, path: string): Promise<{ cards: number; entries: number }> {
+  const out = createWriteStream(path);
+  const write = async (text: string): Promise<void> => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  await write(`; ledger-recon export of the gift card ledger, ${new Date().toISOString()}\n; one account per card; each posting asserts the service's balanceAfter\n\n`);
+  const rows = sqlite.prepare(
+    `SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN c.raw_json ->> '$.initialBalance' END AS initial_raw,
+            t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN t.raw_json ->> '$.amount' END AS amount_raw,
+            t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN t.raw_json ->> '$.balanceAfter' END AS after_raw, t.reference_id
+     FROM gift_cards c LEFT JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
+     ORDER BY c.gift_card_id, t.created_at_ms, t.list_order`,
+  );
+  let cards = 0;
+  let entries = 0;
+  let current = '';
+  for (const row of rows.iterate() as Iterable<EntryRow>) {
+    const account = `giftcards:${row.currency}:${row.gift_card_id}`;
+    if (row.gift_card_id !== current) {
+      current = row.gift_card_id;
+      cards += 1;
+      const opening = amount(row.initial_balance_cents, row.initial_raw, row.currency);
+      await write(`${row.issued_at.slice(0, 10)} issued card ${row.gift_card_id}\n    ${account}  ${opening} = ${opening}\n    equity:issued\n\n`);
+    }
+    if (row.transaction_id === null || row.type === null || row.created_at === null) continue;
+    entries += 1;
+    const moved = row.type === 'DEBIT' || row.type === 'REFUND';
+    const sign = row.type === 'DEBIT' ? '-' : '';
+    const posting = moved ? `${sign}${amount(row.amount_cents, row.amount_raw, row.currency)}`.replace(/^--/, '') : `0 ${row.currency}`;
+    const counter = row.type === 'DEBIT' ? 'income:redeemed' : row.type === 'REFUND' ? 'income:refunded' : 'equity:closed';
+    await write(`${row.created_at.slice(0, 10)} ${row.type} ${row.transaction_id}  ; reference: ${row.reference_id ?? ''}\n    ${account}  ${posting} = ${amount(row.balance_after_cents, row.after_raw, row.currency)}\n    ${counter}\n\n`);
+  }
+  out.end();
+  await once(out, 'close');
+  return { cards, entries };
+}
