@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runChecks } from '../../src/checks/run-checks.js';
+import { sql } from '../../src/cli/sql.js';
+import { openMirror } from '../../src/db/mirror.js';
+import { runSync } from '../../src/sync/run-sync.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { cardLedger, FixtureMirror, T0 } from '../support/fixtures.js';
+import { startServices } from '../support/simulator.js';
+
+let dir: string;
+let fixture: string;
+let synced: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-sql-'));
+  // A small fixture whose every view has rows we can predict.
+  fixture = join(dir, 'fixture.db');
+  const fx = new FixtureMirror(fixture);
+  fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 3_000, ref: 'R1' }, { type: 'REFUND', amount: 1_000, ref: 'R1' }, { type: 'DEBIT', amount: 500, ref: 'R2' }], { remainingCents: 6_000 }));
+  fx.order({ id: 'order-1', lines: [{ currency: 'EUR', fxRate: 1.1, priceCents: 1_000, totalConvertedCents: 1_105 }] });
+  fx.coupon({ id: 'coupon-1', redemptionCount: 3, usageLimitTotal: 0 });
+  fx.wallet('wallet-1', 50_000, T0);
+  fx.sync();
+  fx.coupon({ id: 'coupon-1', redemptionCount: 2, usageLimitTotal: 0 });
+  fx.wallet('wallet-1', 48_000, T0 + 3_600_000);
+  await runChecks({ mirror: fx.mirror });
+  fx.close();
+  // A mirror synced from the simulator with every planted break, for the README's queries.
+  const services = await startServices({ size: 'tiny', seed: 91, plant: true });
+  synced = join(dir, 'synced.db');
+  const mirror = openMirror(synced);
+  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  await runChecks({ mirror });
+  mirror.close();
+  await services.close();
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function query<T>(db: string, statement: string): Promise<T[]> {
+  let out = '';
+  await sql(statement, { db, format: 'json', write: (text) => (out += text) });
+  return JSON.parse(out) as T[];
+}
+
+describe('the views', () => {
+  it('card_ledger runs the recomputed balance beside the service’s', async () => {
+    expect(await query(fixture, 'SELECT transaction_id, type, balance_after_cents, running_balance_cents, difference_cents FROM card_ledger ORDER BY created_at_ms')).toEqual([
+      { transaction_id: 'entry-1', type: 'DEBIT', balance_after_cents: 7_000, running_balance_cents: 7_000, difference_cents: 0 },
+      { transaction_id: 'entry-2', type: 'REFUND', balance_after_cents: 8_000, running_balance_cents: 8_000, difference_cents: 0 },
+      { transaction_id: 'entry-3', type: 'DEBIT', balance_after_cents: 7_500, running_balance_cents: 7_500, difference_cents: 0 },
+    ]);
+  });
+
+  it('card_reconciliation sets initial − debits + refunds against the reported balance', async () => {
+    expect(await query(fixture, 'SELECT * FROM card_reconciliation')).toEqual([
+      { gift_card_id: 'card-1', currency: 'USD', status: 'ACTIVE', initial_balance_cents: 10_000, debits_cents: 3_500, refunds_cents: 1_000, recomputed_cents: 7_500, reported_cents: 6_000, difference_cents: -1_500, entries: 3 },
+    ]);
+  });
+
+  it('refunds_by_reference adds up debits and refunds per card and reference', async () => {
+    expect(await query(fixture, 'SELECT reference_id, debits, debited_cents, refunds, refunded_cents, refundable_left_cents FROM refunds_by_reference ORDER BY reference_id')).toEqual([
+      { reference_id: 'R1', debits: 1, debited_cents: 3_000, refunds: 1, refunded_cents: 1_000, refundable_left_cents: 2_000 },
+      { reference_id: 'R2', debits: 1, debited_cents: 500, refunds: 0, refunded_cents: 0, refundable_left_cents: 500 },
+    ]);
+  });
+
+  it('open_findings lists the newest run’s findings with age and bucket', async () => {
+    const rows = await query<{ code: string; entity_id: string; state: string; age_bucket: string; difference: number }>(fixture, 'SELECT code, entity_id, state, age_bucket, difference FROM open_findings ORDER BY code');
+    expect(rows).toContainEqual({ code: 'GC_BALANCE_MISMATCH', entity_id: 'card-1', state: 'new', age_bucket: '0-1', difference: -1_500 });
+    expect(rows).toContainEqual({ code: 'CV_COUNTER_REGRESSED', entity_id: 'coupon-1', state: 'new', age_bucket: '0-1', difference: -1 });
+  });
+
+  it('order_lines_fx recomputes the conversion to the cent', async () => {
+    expect(await query(fixture, 'SELECT order_id, total_price_cents, fx_rate, total_converted_price_cents, recomputed_converted_cents, difference_cents FROM order_lines_fx')).toEqual([
+      { order_id: 'order-1', total_price_cents: 1_000, fx_rate: 1.1, total_converted_price_cents: 1_105, recomputed_converted_cents: 1_100, difference_cents: 5 },
+    ]);
+  });
+
+  it('coupon_redemption_history and wallet_balance_history show each sync’s change', async () => {
+    expect(await query(fixture, 'SELECT coupon_id, sync_run_id, redemption_count, change FROM coupon_redemption_history ORDER BY sync_run_id')).toEqual([
+      { coupon_id: 'coupon-1', sync_run_id: 1, redemption_count: 3, change: null },
+      { coupon_id: 'coupon-1', sync_run_id: 2, redemption_count: 2, change: -1 },
+    ]);
+    expect(await query(fixture, 'SELECT wallet_id, sync_run_id, balance_cents, change_cents, read_at FROM wallet_balance_history ORDER BY sync_run_id')).toEqual([
+      { wallet_id: 'wallet-1', sync_run_id: 1, balance_cents: 50_000, change_cents: null, read_at: '2026-10-01T12:00:00.000Z' },
+      { wallet_id: 'wallet-1', sync_run_id: 2, balance_cents: 48_000, change_cents: -2_000, read_at: '2026-10-01T13:00:00.000Z' },
+    ]);
+  });
+});
+
+describe('ledger-recon sql', () => {
+  const hash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+  it.each(['DELETE FROM gift_cards', "UPDATE gift_cards SET status = 'ACTIVE'", 'DROP VIEW card_ledger', "ATTACH DATABASE 'x.db' AS x", 'PRAGMA journal_mode = DELETE'])('refuses %s with exit 2, leaving the file unchanged', async (statement) => {
+    const before = hash(fixture);
+    const { status, stdout, stderr } = await runCli(['sql', statement, '--db', fixture], cleanEnv());
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^ledger-recon: (ledger-recon sql only reads|the statement (was refused|failed))/);
+    expect(hash(fixture)).toBe(before);
+  });
+
+  it('prints CSV, JSON or a table, and reads a statement from --file', async () => {
+    const statement = "SELECT gift_card_id, status, initial_balance_cents FROM gift_cards WHERE gift_card_id = 'card-1'";
+    const csv = await runCli(['sql', statement, '--db', fixture, '--format', 'csv'], cleanEnv());
+    expect(csv.stdout).toBe('"gift_card_id","status","initial_balance_cents"\r\n"card-1","ACTIVE","10000"\r\n');
+    const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());
+    expect(JSON.parse(json.stdout)).toEqual([{ gift_card_id: 'card-1', status: 'ACTIVE', initial_balance_cents: 10_000 }]);
+    const file = join(dir, 'query.sql');
+    writeFileSync(file, statement);
+    const table = await runCli(['sql', '--file', file, '--db', fixture, '--format', 'table'], cleanEnv());
+    expect(table.stdout.split('\n')).toEqual(['gift_card_id │ status │ initial_balance_cents', '─────────────┼────────┼──────────────────────', 'card-1       │ ACTIVE │ 10000', '(1 row)', '']);
+  });
+
+  it('runs every query of the README as written', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.split('## Investigating with SQL')[1]?.split('\n## ')[0] ?? '';
+    const queries = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    expect(queries.length).toBeGreaterThanOrEqual(10);
+    for (const statement of queries) {
+      await expect(query(synced, statement), statement).resolves.toBeInstanceOf(Array);
+    }
+    const gaps = await query<{ entry_after_gap: string }>(synced, queries[2] ?? '');
+    expect(gaps.length).toBeGreaterThan(0);
+  });
+});
