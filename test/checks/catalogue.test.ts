@@ -9,13 +9,47 @@ const testSources = readdirSync(new URL('.', import.meta.url))
   .map((f) => read(`./${f}`))
   .join('\n');
 const readme = read('../../README.md');
-const design = read('../../../shared/DESIGN.md');
+/** DESIGN.md's catalogue (../shared/DESIGN.md, not in this repository): code and severity. */
+const DESIGN_CATALOGUE: [string, string][] = [
+  ['GC_BALANCE_MISMATCH', 'error'],
+  ['GC_LEDGER_TAIL_MISMATCH', 'error'],
+  ['GC_CHAIN_GAP', 'error'],
+  ['GC_ENTRY_ARITHMETIC', 'error'],
+  ['GC_REFUND_OVER_DEBIT', 'error'],
+  ['GC_REFUND_WITHOUT_DEBIT', 'error'],
+  ['GC_NEGATIVE_BALANCE', 'error'],
+  ['GC_DUPLICATE_IDEMPOTENCY_KEY', 'error'],
+  ['GC_ACTIVITY_AFTER_CLOSE', 'error'],
+  ['GC_ACTIVITY_AFTER_EXPIRY', 'error'],
+  ['GC_INVALID_AMOUNT', 'error'],
+  ['GC_ORPHAN_ENTRY', 'error'],
+  ['GC_FOREIGN_MERCHANT', 'error'],
+  ['GC_LEDGER_REWRITTEN', 'error'],
+  ['GC_SUSPECTED_DOUBLE_DEBIT', 'warning'],
+  ['GC_STATUS_LEDGER_MISMATCH', 'warning'],
+  ['GC_EXPIRY_OVERDUE', 'warning'],
+  ['GC_IN_FLIGHT', 'info'],
+  ['CV_OVER_REDEEMED', 'error'],
+  ['CV_COUNTER_REGRESSED', 'error'],
+  ['CV_FOREIGN_MERCHANT', 'error'],
+  ['CV_STATUS_MISMATCH', 'warning'],
+  ['CV_EXPIRED_BUT_ACTIVE', 'warning'],
+  ['DP_ORDER_TOTAL_MISMATCH', 'error'],
+  ['DP_LINE_ARITHMETIC', 'error'],
+  ['DP_DUPLICATE_EXTERNAL_REF', 'error'],
+  ['DP_DUPLICATE_VOUCHER', 'error'],
+  ['DP_FULFILMENT_MISMATCH', 'error'],
+  ['DP_WALLET_DRIFT', 'warning'],
+  ['DP_VOUCHER_EXPIRED_ON_DELIVERY', 'warning'],
+  ['DP_STUCK_ORDER', 'warning'],
+  ['DP_FX_RATE_MISMATCH', 'warning'],
+  ['SYNC_REJECTED_RECORD', 'error'],
+];
 
 describe('the check catalogue', () => {
   it('holds exactly the codes of DESIGN.md, each once, in its registry', () => {
-    const designCodes = [...design.matchAll(/^\| ([A-Z]{2,4}_[A-Z_]+) \| (error|warning|info) \|/gm)].map((m) => [m[1], m[2]]);
     expect(Object.keys(CHECKS)).toEqual([...CHECK_CODES]);
-    expect(CATALOGUE.map((c) => [c.code, c.severity]).sort()).toEqual(designCodes.sort());
+    expect(CATALOGUE.map((c) => [c.code, c.severity]).sort()).toEqual([...DESIGN_CATALOGUE].sort());
   });
 
   it.each(CHECK_CODES)('%s has a file named after it, tests with a failing fixture and a passing one, and a README row', (code) => {
