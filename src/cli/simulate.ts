@@ -68,6 +68,8 @@ export async function simulate(options: SimulateOptions): Promise<void> {
   if (options.control) listenForControl(sim, write);
   await (options.until ?? untilSignal());
   await sim.close();
+  // The control channel would keep the process alive after the servers closed.
+  if (options.control) process.stdin.destroy();
 }
 
 /**

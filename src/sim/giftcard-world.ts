@@ -126,6 +126,8 @@ export class GiftCardWorld {
   readonly entries = new Collection<SimEntry>();
   readonly coupons = new Collection<SimCoupon>();
   #building = true;
+  /** The hour the expiry job last ran for. */
+  #expiryRanFor = Number.NEGATIVE_INFINITY;
   #order = 0;
   readonly #pendingCards: Pending<SimCard>[] = [];
   readonly #pendingEntries: Pending<SimEntry>[] = [];
@@ -290,6 +292,9 @@ export class GiftCardWorld {
    */
   runExpiryJob(atMs: number): number {
     const lastRun = Math.floor(atMs / HOUR) * HOUR;
+    // Within one hour the job has nothing new to do: expiry dates do not move.
+    if (lastRun === this.#expiryRanFor && !this.#building) return 0;
+    this.#expiryRanFor = lastRun;
     let expired = 0;
     for (const card of this.allCards()) {
       if (card.record.status !== 'ACTIVE' || card.skipExpiryJob || card.expiresAtMs >= lastRun) continue;

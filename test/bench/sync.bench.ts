@@ -19,16 +19,25 @@ import { peakRssMb, timed } from './measure.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const args = ['simulate', '--port', '0', '--dp-port', '0', '--seed', '1', '--cards', '100000', '--entries-per-card', '16', '--coupons', '100000', '--orders', '10000', '--products', '40', '--control'];
-const simulator = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+// The simulated world is a few GB of objects: room to grow, so that its collector does not
+// thrash after new activity and slow the sync being measured.
+const simulator = spawn(process.execPath, ['--max-old-space-size=8192', CLI, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
 const lines = createInterface({ input: simulator.stdout });
+// Breaking out of `for await` over readline closes it: listen instead, for the whole run.
+let waiting: { accept: (line: string) => boolean; resolve: (line: string) => void } | undefined;
 const env: Record<string, string> = {};
-const started = performance.now();
-for await (const line of lines) {
+lines.on('line', (line) => {
   const match = /^export (\w+)=(.*)$/.exec(line);
   if (match) env[match[1] ?? ''] = match[2] ?? '';
   if (line.startsWith('ledger-recon simulator')) process.stdout.write(`${line}\n`);
-  if (line.startsWith('Serving')) break;
-}
+  if (waiting?.accept(line)) {
+    waiting.resolve(line);
+    waiting = undefined;
+  }
+});
+const lineStartingWith = (prefix: string): Promise<string> => new Promise((resolve) => (waiting = { accept: (line) => line.startsWith(prefix), resolve }));
+const started = performance.now();
+await lineStartingWith('Serving');
 process.stdout.write(`simulator ready in ${((performance.now() - started) / 1000).toFixed(1)} s (its own process)\n\n`);
 const config = loadConfig({}, env);
 const clients = () => ({ giftcard: new GiftCardClient(config.giftcard), dp: new DpClient(config.dp) });
@@ -80,13 +89,10 @@ for (const [name, stats] of resources) {
 }
 process.stdout.write(`  settle pass ${(full.resources.settle.durationMs / 1000).toFixed(2)} s; whole sync ${(full.durationMs / 1000).toFixed(2)} s = ${(full.durationMs / 1000 / walkTotal).toFixed(2)}x the bare walk (target ≤ 1.5x)\n\n`);
 
+const appliedLine = lineStartingWith('applied');
 simulator.stdin.write(`activity ${Math.round((walkCounts['ledger entries'] ?? 0) / 100)}\n`);
-for await (const line of lines) {
-  if (line.startsWith('applied')) {
-    process.stdout.write(`simulator: ${line} operations (1 % of the ledger)\n`);
-    break;
-  }
-}
+const applied = await appliedLine;
+process.stdout.write(`simulator: ${applied} operations (1 % of the ledger)\n`);
 const incremental = await sync('incremental sync after 1 % new activity');
 process.stdout.write(`  ledger: ${incremental.resources.giftCardTransactions.pages} pages, ${incremental.resources.giftCardTransactions.new} new; settle re-read ${incremental.resources.settle.notes['cardsReread']} cards\n`);
 process.stdout.write(`  incremental ${(incremental.durationMs / 1000).toFixed(2)} s next to full ${(full.durationMs / 1000).toFixed(2)} s\n`);
@@ -94,4 +100,5 @@ process.stdout.write(`peak RSS of the syncing process: ${peakRssMb()} MB (target
 
 mirror.close();
 rmSync(dir, { recursive: true, force: true });
+simulator.stdin.end();
 simulator.kill('SIGTERM');
