@@ -130,18 +130,18 @@ function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec
 
 function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined): void {
   const row = sheet.addRow(cells.map(valueOf));
-  cells.forEach((cell, i) => {
-    const target = row.getCell(i + 1);
+  for (let i = 0; i < cells.length; i += 1) {
+    const cell = cells[i];
     if (cell !== null && typeof cell === 'object') {
+      const target = row.getCell(i + 1);
       if ('cents' in cell) target.numFmt = moneyFormat(cell.currency);
       else if ('date' in cell) target.numFmt = DATE_FORMAT;
       else if ('sheet' in cell) target.font = { color: { argb: 'FF0563C1' }, underline: true };
       else if ('heading' in cell) target.font = { bold: true, size: 12 };
+    } else if (i === severityColumn && typeof cell === 'string' && SEVERITY_FILL[cell]) {
+      row.getCell(i + 1).fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: SEVERITY_FILL[cell] } };
     }
-    if (i === severityColumn && typeof cell === 'string' && SEVERITY_FILL[cell]) {
-      target.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: SEVERITY_FILL[cell] } };
-    }
-  });
+  }
   row.commit();
 }
 
