@@ -46,24 +46,75 @@ export function openMirror(path: string = DEFAULT_DB_PATH): Mirror {
 }
 
 /**
- * The ledger's secondary indexes, exactly as the migration defines them. A first sync loads
- * the ledger without them (random keys make each insert touch pages all over a large index)
- * and builds them in one sorted pass afterwards; opening the mirror rebuilds any that a sync
- * killed mid-load left missing.
+ * The ledger's indexes beyond its row number, exactly as the migrations define them. A first
+ * sync loads the ledger without them (random keys make each insert touch pages all over a
+ * large index) and builds them in one sorted pass afterwards; opening the mirror rebuilds any
+ * that a sync killed mid-load left missing.
  */
+const ENTRY_ID_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS `gift_card_transactions_id` ON `gift_card_transactions` (`transaction_id`)';
 const LEDGER_INDEXES = [
   'CREATE INDEX IF NOT EXISTS `gift_card_transactions_card` ON `gift_card_transactions` (`gift_card_id`,`created_at_ms`,`list_order`,`vanished_sync_run_id`,`transaction_id`,`type`,`amount_cents`,`balance_before_cents`,`balance_after_cents`,`reference_id`,`idempotency_key`,`first_sync_run_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_transactions_reference` ON `gift_card_transactions` (`reference_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_transactions_idempotency` ON `gift_card_transactions` (`idempotency_key`)',
 ];
+const BULK_DROPPED = ['gift_card_transactions_id', 'gift_card_transactions_card', 'gift_card_transactions_reference', 'gift_card_transactions_idempotency'];
 
-export function createLedgerIndexes(sqlite: Database.Database): void {
+/**
+ * Restores the ledger's indexes. Without its unique ID index a bulk load may have mirrored an
+ * entry twice (the list shifted under the walk, or a refused cursor restarted it): each such
+ * entry collapses onto its first row, as an upsert would have, and one that came back
+ * different keeps its earlier version, credited to `syncRunId` (default: the newest sync).
+ * @returns how many duplicate rows were collapsed.
+ */
+export function createLedgerIndexes(sqlite: Database.Database, syncRunId?: number): number {
+  let collapsed = 0;
+  try {
+    sqlite.exec(ENTRY_ID_INDEX);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+    const run = syncRunId ?? (sqlite.prepare('SELECT COALESCE(MAX(sync_run_id), 0) FROM sync_runs').pluck().get() as number);
+    collapsed = sqlite.transaction(() => collapseDuplicateEntries(sqlite, run))();
+    sqlite.exec(ENTRY_ID_INDEX);
+  }
   for (const statement of LEDGER_INDEXES) sqlite.exec(statement);
+  return collapsed;
 }
 
-/** Drops the ledger's secondary indexes for a bulk load; {@link createLedgerIndexes} restores them. */
+const ENTRY_FIELDS = ['gift_card_id', 'type', 'amount_cents', 'balance_before_cents', 'balance_after_cents', 'reference_id', 'idempotency_key', 'created_at', 'created_at_ms', 'raw_json'] as const;
+
+function collapseDuplicateEntries(sqlite: Database.Database, syncRunId: number): number {
+  const rows = sqlite
+    .prepare(
+      `SELECT entry_id, transaction_id, raw_json FROM gift_card_transactions
+       WHERE transaction_id IN (SELECT transaction_id FROM gift_card_transactions GROUP BY transaction_id HAVING COUNT(*) > 1)
+       ORDER BY transaction_id, entry_id`,
+    )
+    .all() as Array<{ entry_id: number; transaction_id: string; raw_json: string }>;
+  const version = sqlite.prepare("INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, 'changed', ?, ?)");
+  const fields = ENTRY_FIELDS.join(', ');
+  const adopt = sqlite.prepare(
+    `UPDATE gift_card_transactions SET (${fields}, last_seen_walk) = (SELECT ${fields}, last_seen_walk FROM gift_card_transactions WHERE entry_id = @later) WHERE entry_id = @kept`,
+  );
+  const remove = sqlite.prepare('DELETE FROM gift_card_transactions WHERE entry_id = ?');
+  let kept: { entry_id: number; transaction_id: string; raw_json: string } | undefined;
+  for (const row of rows) {
+    if (kept?.transaction_id !== row.transaction_id) {
+      kept = row;
+      continue;
+    }
+    if (row.raw_json !== kept.raw_json) {
+      version.run(row.transaction_id, syncRunId, kept.raw_json, row.raw_json);
+      adopt.run({ later: row.entry_id, kept: kept.entry_id });
+      kept = { ...kept, raw_json: row.raw_json };
+    }
+    remove.run(row.entry_id);
+  }
+  return rows.length - new Set(rows.map((row) => row.transaction_id)).size;
+}
+
+/** Drops the ledger's indexes for a bulk load; {@link createLedgerIndexes} restores them. */
 export function dropLedgerIndexes(sqlite: Database.Database): void {
-  for (const name of ['gift_card_transactions_card', 'gift_card_transactions_reference', 'gift_card_transactions_idempotency']) sqlite.exec(`DROP INDEX IF EXISTS \`${name}\``);
+  for (const name of BULK_DROPPED) sqlite.exec(`DROP INDEX IF EXISTS \`${name}\``);
 }
 
 /**

@@ -126,7 +126,13 @@ export const giftCardsInFlight = sqliteTable(
 export const giftCardTransactions = sqliteTable(
   'gift_card_transactions',
   {
-    transactionId: text('transaction_id').primaryKey(),
+    /**
+     * The mirror's own row number, in the order entries were first mirrored. The service's
+     * random UUIDs live in a unique index instead: a first sync loads the ledger in rowid
+     * order and builds that index once, sorted, at the end.
+     */
+    entryId: integer('entry_id').primaryKey(),
+    transactionId: text('transaction_id').notNull(),
     giftCardId: text('gift_card_id').notNull(),
     type: text('type').notNull(),
     amountCents: integer('amount_cents'),
@@ -145,6 +151,7 @@ export const giftCardTransactions = sqliteTable(
     rawJson: text('raw_json').notNull(),
   },
   (t) => [
+    uniqueIndex('gift_card_transactions_id').on(t.transactionId),
     // Covers the checker's walk of every card's ledger in order: one sequential index scan,
     // no lookups into the table (whose rows carry the raw JSON).
     index('gift_card_transactions_card').on(

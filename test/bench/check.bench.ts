@@ -39,7 +39,7 @@ if (args[0] === '--check') {
 } else {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
-    const path = benchMirror(`check-${size.millions}m-v1`, size.entries, size.cards);
+    const path = benchMirror(`check-${size.millions}m-v2`, size.entries, size.cards);
     process.stdout.write(`check over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`);
     // Each run starts from the built mirror's own findings history: drop earlier bench runs.
     const reset = openMirror(path);

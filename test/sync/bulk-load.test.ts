@@ -1,0 +1,112 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLedgerIndexes, dropLedgerIndexes, openMirror, type Mirror } from '../../src/db/mirror.js';
+import { MirrorWriter } from '../../src/sync/mirror-writer.js';
+import { transactionRow } from '../../src/sync/rows.js';
+import type { Transaction } from '../../src/api/wire-types.js';
+
+let dir: string;
+let mirror: Mirror;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-bulk-'));
+  mirror = openMirror(join(dir, 'ledger.db'));
+});
+afterEach(() => {
+  mirror.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const entry = (id: string, amount: number): Transaction =>
+  ({
+    transactionId: id,
+    giftCardId: 'card-1',
+    type: 'DEBIT',
+    amount,
+    balanceBefore: 100,
+    balanceAfter: 100 - amount,
+    referenceId: `ORD-${id}`,
+    idempotencyKey: `key-${id}`,
+    createdAt: '2026-11-01T10:00:00.000Z',
+  }) as Transaction;
+
+const indexNames = () => mirror.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'gift_card_transactions' ORDER BY name").pluck().all();
+
+describe("the ledger's bulk load", () => {
+  it('collapses entries mirrored twice onto their first row, keeping an earlier version that differs', () => {
+    const withIndexes = indexNames();
+    const writer = new MirrorWriter(mirror.sqlite);
+    dropLedgerIndexes(mirror.sqlite);
+    writer.transaction(() => {
+      [entry('a', 10), entry('b', 20), entry('a', 10), entry('c', 30), entry('b', 25), entry('b', 26)].forEach((e, i) => writer.entry(transactionRow(e), 1, 1, -i));
+    });
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(6);
+
+    expect(createLedgerIndexes(mirror.sqlite, 1)).toBe(3);
+
+    expect(indexNames()).toEqual(withIndexes);
+    const rows = mirror.sqlite.prepare('SELECT entry_id, transaction_id, amount_cents, list_order FROM gift_card_transactions ORDER BY entry_id').all();
+    expect(rows).toEqual([
+      { entry_id: 1, transaction_id: 'a', amount_cents: 1000, list_order: 0 },
+      { entry_id: 2, transaction_id: 'b', amount_cents: 2600, list_order: -1 },
+      { entry_id: 4, transaction_id: 'c', amount_cents: 3000, list_order: -3 },
+    ]);
+    const versions = mirror.sqlite.prepare("SELECT transaction_id, previous_raw_json ->> '$.amount' AS was, new_raw_json ->> '$.amount' AS now FROM gift_card_transaction_versions ORDER BY version_id").all();
+    expect(versions).toEqual([
+      { transaction_id: 'b', was: 20, now: 25 },
+      { transaction_id: 'b', was: 25, now: 26 },
+    ]);
+  });
+
+  it('is rebuilt when a mirror left without its indexes is opened again', () => {
+    const withIndexes = indexNames();
+    dropLedgerIndexes(mirror.sqlite);
+    const writer = new MirrorWriter(mirror.sqlite);
+    writer.transaction(() => [entry('a', 10), entry('a', 10)].forEach((e, i) => writer.entry(transactionRow(e), 1, 1, -i)));
+    mirror.close();
+    mirror = openMirror(join(dir, 'ledger.db'));
+    expect(indexNames()).toEqual(withIndexes);
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(1);
+    // With the unique index back, an entry seen again is an update, not a second row.
+    expect(new MirrorWriter(mirror.sqlite).entry(transactionRow(entry('a', 10)), 2, 2, 5)).toBe('same');
+  });
+});
+
+describe('a mirror made before entries had row numbers', () => {
+  it('migrates with its entries in the order they were mirrored, and its views working', () => {
+    // The migrations as they stood before 0006, applied to a fresh file.
+    const before = join(dir, 'drizzle-0005');
+    cpSync('drizzle', before, { recursive: true });
+    const journalPath = join(before, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
+    journal.entries = journal.entries.filter((e) => e.tag < '0006');
+    writeFileSync(journalPath, JSON.stringify(journal));
+    const path = join(dir, 'old.db');
+    const old = new Database(path);
+    migrate(drizzle(old), { migrationsFolder: before });
+    const insert = old.prepare(
+      `INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, last_seen_walk, raw_json)
+       VALUES (?, 'card-1', 'DEBIT', 100, 1000, 900, 'ORD-1', ?, '2026-11-01T10:00:00.000Z', 0, ?, 1, 1, '{}')`,
+    );
+    for (const [i, id] of ['zz', 'aa', 'mm'].entries()) insert.run(id, `key-${id}`, -i);
+    old.close();
+
+    const migrated = openMirror(path);
+    try {
+      expect(migrated.sqlite.prepare('SELECT entry_id, transaction_id FROM gift_card_transactions ORDER BY entry_id').all()).toEqual([
+        { entry_id: 1, transaction_id: 'zz' },
+        { entry_id: 2, transaction_id: 'aa' },
+        { entry_id: 3, transaction_id: 'mm' },
+      ]);
+      expect(migrated.sqlite.prepare('SELECT COUNT(*) FROM refunds_by_reference').pluck().get()).toBe(1);
+      expect(() => migrated.sqlite.prepare("INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, last_seen_walk, raw_json) VALUES ('aa', 'c', 'DEBIT', 'r', 'k', 't', 0, 0, 1, 1, '{}')").run()).toThrow(/UNIQUE/);
+    } finally {
+      migrated.close();
+    }
+  });
+});
