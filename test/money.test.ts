@@ -33,6 +33,13 @@ describe('toCents', () => {
     expect(toCents(-0)).toEqual({ ok: true, cents: 0 });
   });
 
+  it('reads the same on either side of its 13-digit fast path', () => {
+    expect(toCents(9999999999999.5)).toEqual({ ok: true, cents: 999999999999950 });
+    expect(toCents(12345678901234.5)).toEqual({ ok: true, cents: 1234567890123450 });
+    expect(toCents(-12345678901234)).toEqual({ ok: true, cents: -1234567890123400 });
+    expect(toCents(90071992547409.92).ok).toBe(false); // 9007199254740992 cents: past 2^53
+  });
+
   it('formats cents with two places and a sign', () => {
     expect([formatCents(1010), formatCents(-5), formatCents(0), formatCents(-12345)]).toEqual(['10.10', '-0.05', '0.00', '-123.45']);
   });
