@@ -42,6 +42,7 @@ export function openMirror(path: string = DEFAULT_DB_PATH): Mirror {
   const db = drizzle(sqlite, { schema }) as MirrorDb;
   migrate(db, { migrationsFolder: MIGRATIONS });
   createLedgerIndexes(sqlite);
+  createCardIndexes(sqlite);
   return { path, db, sqlite, close: () => sqlite.close() };
 }
 
@@ -114,7 +115,26 @@ function collapseDuplicateEntries(sqlite: Database.Database, syncRunId: number):
 
 /** Drops the ledger's indexes for a bulk load; {@link createLedgerIndexes} restores them. */
 export function dropLedgerIndexes(sqlite: Database.Database): void {
-  for (const name of BULK_DROPPED) sqlite.exec(`DROP INDEX IF EXISTS \`${name}\``);
+  dropIndexes(sqlite, BULK_DROPPED);
+}
+
+/** The card table's secondary indexes, as the migrations define them: a first load builds them after. */
+const CARD_INDEXES = [
+  'CREATE INDEX IF NOT EXISTS `gift_cards_status` ON `gift_cards` (`status`)',
+  'CREATE INDEX IF NOT EXISTS `gift_cards_walk` ON `gift_cards` (`gift_card_id`,`merchant_id`,`status`,`currency`,`initial_balance_cents`,`remaining_balance_cents`,`expires_at_ms`,`read_at_ms`,`first_sync_run_id`)',
+];
+
+export function createCardIndexes(sqlite: Database.Database): void {
+  for (const statement of CARD_INDEXES) sqlite.exec(statement);
+}
+
+/** Drops the card table's secondary indexes for a bulk load; {@link createCardIndexes} restores them. */
+export function dropCardIndexes(sqlite: Database.Database): void {
+  dropIndexes(sqlite, ['gift_cards_status', 'gift_cards_walk']);
+}
+
+function dropIndexes(sqlite: Database.Database, names: readonly string[]): void {
+  for (const name of names) sqlite.exec(`DROP INDEX IF EXISTS \`${name}\``);
 }
 
 /**

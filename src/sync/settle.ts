@@ -14,17 +14,20 @@ interface CardState {
   read_sync_run_id: number;
 }
 
-/** Each card with its newest ledger entry, for the cards in the temporary table `settle_cards`. */
+/**
+ * Each card in the temporary table `settle_cards` that has ledger entries, with its newest
+ * entry: two backward seeks per card into the covering index gift_card_transactions_card.
+ * CROSS JOIN keeps the listed cards as the outer loop, so unlisted cards are never sought.
+ */
+const newestEntry = (column: string): string => `(
+  SELECT t.${column} FROM gift_card_transactions t WHERE t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
+  ORDER BY t.created_at_ms DESC, t.list_order DESC LIMIT 1)`;
 const CARD_STATE_SQL = `
-  WITH tail AS (
-    SELECT t.gift_card_id, t.balance_after_cents, t.created_at_ms,
-           ROW_NUMBER() OVER (PARTITION BY t.gift_card_id ORDER BY t.created_at_ms DESC, t.list_order DESC) AS rn
-    FROM gift_card_transactions t JOIN temp.settle_cards s ON s.gift_card_id = t.gift_card_id
-    WHERE t.vanished_sync_run_id IS NULL
-  )
-  SELECT c.gift_card_id, c.version, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
-         tail.balance_after_cents AS tail_after, tail.created_at_ms AS tail_created_ms
-  FROM gift_cards c JOIN tail ON tail.gift_card_id = c.gift_card_id AND tail.rn = 1`;
+  SELECT * FROM (
+    SELECT c.gift_card_id, c.version, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
+           ${newestEntry('balance_after_cents')} AS tail_after, ${newestEntry('created_at_ms')} AS tail_created_ms
+    FROM temp.settle_cards s CROSS JOIN gift_cards c ON c.gift_card_id = s.gift_card_id)
+  WHERE tail_created_ms IS NOT NULL`;
 
 /** A card snapshot disagrees with its ledger, or its ledger moved after the snapshot. */
 const disagrees = (s: CardState): boolean => s.tail_after !== s.remaining || s.tail_created_ms > s.updated_at_ms;

@@ -51,6 +51,7 @@ async function count(pages: AsyncIterable<{ records: unknown[]; rejected: unknow
 // The bare walk: every list, no database.
 const bare = clients();
 const walkSeconds: Record<string, number> = {};
+const walkCpu = process.cpuUsage();
 const walkCounts: Record<string, number> = {};
 for (const [name, pages] of [
   ['gift cards', () => bare.giftcard.listGiftCards()],
@@ -63,7 +64,8 @@ for (const [name, pages] of [
   walkSeconds[name] = (performance.now() - t) / 1000;
 }
 const walkTotal = Object.values(walkSeconds).reduce((a, b) => a + b, 0);
-process.stdout.write(`bare walk (no writes)                        ${walkTotal.toFixed(2).padStart(8)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB\n`);
+const walkCpuSeconds = ((cpu) => (cpu.user + cpu.system) / 1e6)(process.cpuUsage(walkCpu));
+process.stdout.write(`bare walk (no writes)                        ${walkTotal.toFixed(2).padStart(8)} s   CPU ${walkCpuSeconds.toFixed(2).padStart(6)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB\n`);
 await Promise.all([bare.giftcard.close(), bare.dp.close()]);
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-bench-'));
