@@ -56,7 +56,7 @@ const args = process.argv.slice(2);
 if (args[0] === '--report') {
   await report(args[1] ?? '');
 } else {
-  const path = benchMirror('report-1m-cards-v1', 3_000_000, 1_000_000);
+  const path = benchMirror('report-1m-cards-v2', 3_000_000, 1_000_000);
   await prepare(path);
   process.stdout.write(`report of ${FINDINGS.toLocaleString('en')} findings and 1,000,000 card rows (${path})\n`);
   const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--report', path], { stdio: 'inherit' });
