@@ -80,6 +80,19 @@ describe('the workbook', () => {
     expect(ws.rowCount - 1).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_cards').pluck().get());
   });
 
+  it('writes dates as real UTC dates, links and headings in their fonts, and plain cells unformatted', () => {
+    const ws = sheet('Findings');
+    const firstSeen = ws.getRow(2).getCell(column(ws, 'first seen (UTC)'));
+    expect(firstSeen.value).toBeInstanceOf(Date);
+    expect(firstSeen.numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+    expect(ws.getRow(2).getCell(column(ws, 'code')).numFmt).toBeUndefined();
+    expect(ws.getRow(2).getCell(column(ws, 'age (days)')).numFmt).toBeUndefined();
+    const summary = sheet('Summary');
+    expect(summary.getCell('A1').font).toMatchObject({ bold: true, size: 12 });
+    const link = summary.getRows(1, summary.rowCount)!.map((r) => r.getCell(1)).find((c) => c.formula)!;
+    expect(link.font).toMatchObject({ underline: true, color: { argb: 'FF0563C1' } });
+  });
+
   it('stores a formula-like reference as inert text', () => {
     const ws = sheet('Refunds by reference');
     const cells = ws.getColumn(column(ws, 'reference')).values.filter((v) => typeof v === 'string' && v.includes('HYPERLINK'));
