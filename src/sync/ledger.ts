@@ -23,6 +23,7 @@ const topUpListOrder = (syncRunId: number, topUp: number, position: number): num
  */
 export async function syncLedger(context: SyncContext): Promise<void> {
   const { writer, giftcard, syncRunId, sqlite } = context;
+  const stats = context.stats.giftCardTransactions;
   const empty = sqlite.prepare('SELECT NOT EXISTS (SELECT 1 FROM gift_card_transactions)').pluck().get() === 1;
   if (empty) dropLedgerIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<Transaction>(context, {
@@ -39,11 +40,14 @@ export async function syncLedger(context: SyncContext): Promise<void> {
     onComplete: (checkpoint) => {
       if (checkpoint.mode !== 'full') return;
       const vanished = writer.markVanished(checkpoint.walkId, syncRunId);
-      context.stats.giftCardTransactions.notes['vanished'] = vanished;
+      stats.notes['vanished'] = vanished;
     },
   });
   // Entries a bulk load mirrored twice (the list shifted under the walk) count once.
-  context.stats.giftCardTransactions.new -= createLedgerIndexes(sqlite, syncRunId);
+  const indexing = Date.now();
+  stats.new -= createLedgerIndexes(sqlite, syncRunId);
+  stats.notes['indexBuildMs'] = Date.now() - indexing;
+  stats.durationMs += stats.notes['indexBuildMs'];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +100,29 @@ describe('an incremental sync', () => {
     expect(summary.resources.dpOrders.changed).toBe(changedOrders);
     // The incremental walk read only the head of the ledger.
     expect(summary.resources.giftCardTransactions.pages).toBeLessThan(5);
+  });
+
+  it('keeps the whole pages it wrote, with their checkpoint, when the service fails mid-walk; a rerun resumes there', async () => {
+    const { services, mirror, sync } = await setup({ seed: 38 });
+    let ledgerRequests = 0;
+    const onSend = ({ request }: { request: { path: string } }): void => {
+      if (!request.path.startsWith('/v1/giftCards/transactions') || (ledgerRequests += 1) !== 3) return;
+      // As the third page is asked for, the ledger list starts answering 500, more often than the client retries.
+      services.sim.faults.inject('error500', 50, { pathPrefix: '/v1/giftCards/transactions' });
+    };
+    subscribe('undici:client:sendHeaders', onSend as (message: unknown) => void);
+    try {
+      await expect(sync()).rejects.toThrow(/500/);
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onSend as (message: unknown) => void);
+    }
+    const checkpoint = mirror.sqlite.prepare("SELECT pages, records, done FROM sync_checkpoints WHERE resource = 'giftCardTransactions'").get();
+    expect(checkpoint).toEqual({ pages: 2, records: 200, done: 0 });
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(200);
+    services.sim.faults.queue.splice(0);
+    const summary = await sync();
+    expect(summary.resources.giftCardTransactions.notes).toMatchObject({ resumed: 1 });
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('resumes a resource whose checkpointed cursor the service refuses, from the newest page', async () => {
