@@ -47,9 +47,13 @@ describe("the ledger's bulk load", () => {
     });
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(6);
 
+    const settings = () => ({ cache: mirror.sqlite.pragma('cache_size', { simple: true }), threads: mirror.sqlite.pragma('threads', { simple: true }) });
+    const before = settings();
     expect(createLedgerIndexes(mirror.sqlite, 1)).toBe(3);
 
     expect(indexNames()).toEqual(withIndexes);
+    // The index builds sort with a small cache and two threads, then give the connection back as it was.
+    expect(settings()).toEqual(before);
     const rows = mirror.sqlite.prepare('SELECT entry_id, transaction_id, amount_cents, list_order FROM gift_card_transactions ORDER BY entry_id').all();
     expect(rows).toEqual([
       { entry_id: 1, transaction_id: 'a', amount_cents: 1000, list_order: 0 },
