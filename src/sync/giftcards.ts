@@ -47,8 +47,8 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       }
       return writer.card(giftCardRow(record), syncRunId, readAtMs);
     },
+    finish: () => createCardIndexes(sqlite),
   });
-  createCardIndexes(sqlite);
 }
 
 /** Reads one card by ID: the record, its validation failure, or 'missing' on 404. */

@@ -42,12 +42,13 @@ export async function syncLedger(context: SyncContext): Promise<void> {
       const vanished = writer.markVanished(checkpoint.walkId, syncRunId);
       stats.notes['vanished'] = vanished;
     },
+    finish: () => {
+      // Entries a bulk load mirrored twice (the list shifted under the walk) count once.
+      const indexing = Date.now();
+      stats.new -= createLedgerIndexes(sqlite, syncRunId);
+      if (empty) stats.notes['indexBuildMs'] = Date.now() - indexing;
+    },
   });
-  // Entries a bulk load mirrored twice (the list shifted under the walk) count once.
-  const indexing = Date.now();
-  stats.new -= createLedgerIndexes(sqlite, syncRunId);
-  stats.notes['indexBuildMs'] = Date.now() - indexing;
-  stats.durationMs += stats.notes['indexBuildMs'];
 }
 
 /**

@@ -23,6 +23,8 @@ export interface WalkSpec<T, P> {
   stopAfter?: (page: Page<T>, checkpoint: Checkpoint) => boolean;
   /** Inside the last page's transaction, once the walk is complete. */
   onComplete?: (checkpoint: Checkpoint) => void;
+  /** After the walk, counted in its time and figures (e.g. index builds after a bulk load). */
+  finish?: () => void;
 }
 
 /**
@@ -110,6 +112,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     }
   }
   if (!checkpoint.done) writer.transaction(() => writer.saveCheckpoint({ ...checkpoint, done: true }));
+  spec.finish?.();
   stats.durationMs += Date.now() - started;
   context.progress.done(spec.resource, stats);
 }
