@@ -29,6 +29,8 @@ export function toCents(value: number): CentsResult {
     return { ok: false, reason: `not a finite number: ${String(value)}` };
   }
   const text = plainDecimal(value);
+  const plain = plainCents(text);
+  if (plain !== undefined) return { ok: true, cents: plain as Cents };
   const match = DECIMAL.exec(text);
   if (!match) return { ok: false, reason: `not a decimal amount: ${text}` };
   const [, sign, whole = '0', fraction = ''] = match;
@@ -46,6 +48,38 @@ export function toCents(value: number): CentsResult {
     return { ok: false, reason: `${text} is too large` };
   }
   return { ok: true, cents: Number(signed) as Cents };
+}
+
+/**
+ * The common case read digit by digit, without regular expressions (a sync converts millions
+ * of amounts): an optional minus, 1 to 13 whole digits, and an optional point with one or two
+ * decimals. Up to 13 whole digits the cents stay below 2^53, so the arithmetic is exact.
+ * Anything else gives undefined and takes the general path.
+ */
+function plainCents(text: string): number | undefined {
+  const negative = text.charCodeAt(0) === 45; // '-'
+  let i = negative ? 1 : 0;
+  let whole = 0;
+  const wholeStart = i;
+  for (; i < text.length; i += 1) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    whole = whole * 10 + digit;
+  }
+  if (i === wholeStart || i - wholeStart > 13) return undefined;
+  let hundredths = 0;
+  if (i < text.length) {
+    const decimals = text.length - i - 1;
+    if (text.charCodeAt(i) !== 46 || decimals < 1 || decimals > 2) return undefined; // '.'
+    for (let j = i + 1; j < text.length; j += 1) {
+      const digit = text.charCodeAt(j) - 48;
+      if (digit < 0 || digit > 9) return undefined;
+      hundredths = hundredths * 10 + digit;
+    }
+    if (decimals === 1) hundredths *= 10;
+  }
+  const minor = whole * 100 + hundredths;
+  return negative && minor !== 0 ? -minor : minor;
 }
 
 /** The decimal expansion of a number without exponent notation (1e-7 → "0.0000001"). */

@@ -20,6 +20,19 @@ describe('toCents', () => {
     );
   });
 
+  it('accepts any number exactly when its decimal form has at most two decimals and fits, and nothing else', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -1e9, max: 1e9 }).map((n) => n / 1000)), (value) => {
+        // The oracle reads the number's shortest decimal form (what JSON carries) in BigInt.
+        const form = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(value));
+        const cents = form ? BigInt(`${form[1]}${form[2]}${(form[3] ?? '').padEnd(2, '0')}`) : undefined;
+        const fits = cents !== undefined && cents <= BigInt(Number.MAX_SAFE_INTEGER) && cents >= -BigInt(Number.MAX_SAFE_INTEGER);
+        expect(toCents(value)).toEqual(fits ? { ok: true, cents: Number(cents) } : expect.objectContaining({ ok: false }));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('refuses an amount off the cent instead of rounding it', () => {
     for (const value of [0.1 + 0.2, 1.005, 12.345, 1e-7, -0.001]) {
       expect(toCents(value).ok, String(value)).toBe(false);
