@@ -36,13 +36,8 @@ export function toCents(value: number): CentsResult {
   const [, sign, whole = '0', fraction = ''] = match;
   const significant = fraction.replace(/0+$/, '');
   if (significant.length > 2) return { ok: false, reason: `${text} is not on a cent` };
-  const hundredths = Number(significant.padEnd(2, '0'));
-  // Up to 13 whole digits the cents stay below 2^53: exact in integer arithmetic on numbers.
-  if (whole.length <= 13) {
-    const minor = Number(whole) * 100 + hundredths;
-    return { ok: true, cents: (sign === '-' && minor !== 0 ? -minor : minor) as Cents };
-  }
-  const minor = BigInt(whole) * 100n + BigInt(hundredths);
+  // What plainCents leaves (trailing zeros, more than 13 whole digits) is rare: BigInt keeps it exact.
+  const minor = BigInt(whole) * 100n + BigInt(significant.padEnd(2, '0'));
   const signed = sign === '-' ? -minor : minor;
   if (signed > BigInt(Number.MAX_SAFE_INTEGER) || signed < BigInt(Number.MIN_SAFE_INTEGER)) {
     return { ok: false, reason: `${text} is too large` };

@@ -66,8 +66,10 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       context.progress.update(spec.resource, stats);
     };
     const writePage = (page: Page<T>, prepared: P | undefined): void => {
-      if (!open) writer.begin();
-      open = true;
+      if (!open) {
+        writer.begin();
+        open = true;
+      }
       pageHalfWritten = true;
       page.records.forEach((record, i) => {
         const outcome = spec.write(record, checkpoint.records + i, checkpoint.walkId, prepared);
