@@ -1,15 +1,19 @@
 import type { Coupon } from '../api/wire-types.js';
+import { createCouponIndexes, dropCouponIndexes } from '../db/mirror.js';
 import type { SyncContext } from './context.js';
 import { couponRow } from './rows.js';
 import { walk } from './walk.js';
 
 /** Coupons change (status, redemption count): the whole list is read every run. */
 export async function syncCoupons(context: SyncContext): Promise<void> {
-  const { writer, giftcard, syncRunId } = context;
+  const { writer, giftcard, syncRunId, sqlite } = context;
+  const empty = sqlite.prepare('SELECT NOT EXISTS (SELECT 1 FROM coupons)').pluck().get() === 1;
+  if (empty) dropCouponIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<Coupon>(context, {
     resource: 'coupons',
     quarantineAs: 'coupons',
     list: (startCursor) => giftcard.listCoupons(startCursor ? { startCursor } : {}),
     write: (coupon) => writer.coupon(couponRow(coupon), syncRunId),
+    finish: () => createCouponIndexes(sqlite),
   });
 }

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLedgerIndexes, dropLedgerIndexes, openMirror, type Mirror } from '../../src/db/mirror.js';
+import { createCardIndexes, createCouponIndexes, createLedgerIndexes, dropCardIndexes, dropCouponIndexes, dropLedgerIndexes, openMirror, type Mirror } from '../../src/db/mirror.js';
 import { MirrorWriter } from '../../src/sync/mirror-writer.js';
 import { transactionRow } from '../../src/sync/rows.js';
 import type { Transaction } from '../../src/api/wire-types.js';
@@ -78,6 +78,31 @@ describe("the ledger's bulk load", () => {
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(1);
     // With the unique index back, an entry seen again is an update, not a second row.
     expect(new MirrorWriter(mirror.sqlite).entry(transactionRow(entry('a', 10)), 2, 2, 5)).toBe('same');
+  });
+});
+
+describe("the cards' and coupons' bulk load", () => {
+  const allIndexes = () => mirror.sqlite.prepare("SELECT tbl_name, name FROM sqlite_master WHERE type = 'index' ORDER BY name").all() as Array<{ tbl_name: string; name: string }>;
+
+  it('drops the secondary indexes of the cards, coupons and their histories, and builds them back', () => {
+    const withIndexes = allIndexes();
+    dropCardIndexes(mirror.sqlite);
+    dropCouponIndexes(mirror.sqlite);
+    const left = allIndexes();
+    const dropped = withIndexes.filter((index) => !left.some((l) => l.name === index.name));
+    expect(dropped.map((index) => index.name).sort()).toEqual(['coupon_history_coupon', 'gift_card_history_card', 'gift_card_history_sync', 'gift_cards_status', 'gift_cards_walk']);
+    createCardIndexes(mirror.sqlite);
+    createCouponIndexes(mirror.sqlite);
+    expect(allIndexes()).toEqual(withIndexes);
+  });
+
+  it('is rebuilt when a mirror left without them is opened again', () => {
+    const withIndexes = allIndexes();
+    dropCardIndexes(mirror.sqlite);
+    dropCouponIndexes(mirror.sqlite);
+    mirror.close();
+    mirror = openMirror(join(dir, 'ledger.db'));
+    expect(allIndexes()).toEqual(withIndexes);
   });
 });
 

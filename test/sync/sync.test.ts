@@ -34,8 +34,12 @@ async function setup(options: SimulatorOptions, name = 'ledger.db') {
 describe('a full sync', () => {
   it('leaves a mirror equal to the simulator’s ground truth, malformed records in quarantine', async () => {
     const { services, mirror, sync } = await setup({ seed: 31, plant: true });
+    const indexes = () => mirror.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").pluck().all();
+    const asMigrated = indexes();
     const summary = await sync();
     expect(summary).toMatchObject({ mode: 'full', completed: true, quarantined: 2 });
+    // The bulk load dropped the secondary indexes and built every one of them back.
+    expect(indexes()).toEqual(asMigrated);
     expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
     const quarantined = mirror.sqlite.prepare('SELECT resource, reason FROM quarantine ORDER BY resource').all();
     expect(quarantined).toEqual([
