@@ -178,6 +178,11 @@ export function dropCouponIndexes(sqlite: Database.Database): void {
   dropIndexes(sqlite, COUPON_INDEXES);
 }
 
+/** Whether `table` holds no rows: a sync that finds it so loads it in bulk. */
+export function isEmpty(sqlite: Database.Database, table: 'gift_cards' | 'gift_card_transactions' | 'coupons'): boolean {
+  return sqlite.prepare(`SELECT NOT EXISTS (SELECT 1 FROM ${table})`).pluck().get() === 1;
+}
+
 function dropIndexes(sqlite: Database.Database, statements: readonly string[]): void {
   for (const statement of statements) sqlite.exec(`DROP INDEX IF EXISTS \`${indexName(statement)}\``);
 }

@@ -1,5 +1,5 @@
 import type { Coupon } from '../api/wire-types.js';
-import { createCouponIndexes, dropCouponIndexes } from '../db/mirror.js';
+import { createCouponIndexes, dropCouponIndexes, isEmpty } from '../db/mirror.js';
 import type { SyncContext } from './context.js';
 import { couponRow } from './rows.js';
 import { walk } from './walk.js';
@@ -7,7 +7,7 @@ import { walk } from './walk.js';
 /** Coupons change (status, redemption count): the whole list is read every run. */
 export async function syncCoupons(context: SyncContext): Promise<void> {
   const { writer, giftcard, syncRunId, sqlite } = context;
-  const empty = sqlite.prepare('SELECT NOT EXISTS (SELECT 1 FROM coupons)').pluck().get() === 1;
+  const empty = isEmpty(sqlite, 'coupons');
   if (empty) dropCouponIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<Coupon>(context, {
     resource: 'coupons',

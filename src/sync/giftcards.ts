@@ -1,6 +1,6 @@
 import type { GiftCardListElement } from '../api/giftcard-client.js';
 import type { GiftCard } from '../api/wire-types.js';
-import { createCardIndexes, dropCardIndexes } from '../db/mirror.js';
+import { createCardIndexes, dropCardIndexes, isEmpty } from '../db/mirror.js';
 import { NotFoundError, PayloadValidationError } from '../errors.js';
 import { mapLimit, type SyncContext } from './context.js';
 import { giftCardRow } from './rows.js';
@@ -17,7 +17,7 @@ type FullRecords = Map<string, GiftCard | PayloadValidationError | 'missing'>;
 export async function syncGiftCards(context: SyncContext): Promise<void> {
   const { writer, sqlite, giftcard, syncRunId } = context;
   const statusOf = sqlite.prepare('SELECT status FROM gift_cards WHERE gift_card_id = ?').pluck();
-  const empty = sqlite.prepare('SELECT NOT EXISTS (SELECT 1 FROM gift_cards)').pluck().get() === 1;
+  const empty = isEmpty(sqlite, 'gift_cards');
   if (empty) dropCardIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<GiftCardListElement, FullRecords>(context, {
     resource: 'giftCards',

@@ -1,5 +1,5 @@
 import type { Transaction } from '../api/wire-types.js';
-import { createLedgerIndexes, dropLedgerIndexes } from '../db/mirror.js';
+import { createLedgerIndexes, dropLedgerIndexes, isEmpty } from '../db/mirror.js';
 import type { SyncContext } from './context.js';
 import { transactionRow } from './rows.js';
 import { walk } from './walk.js';
@@ -24,7 +24,7 @@ const topUpListOrder = (syncRunId: number, topUp: number, position: number): num
 export async function syncLedger(context: SyncContext): Promise<void> {
   const { writer, giftcard, syncRunId, sqlite } = context;
   const stats = context.stats.giftCardTransactions;
-  const empty = sqlite.prepare('SELECT NOT EXISTS (SELECT 1 FROM gift_card_transactions)').pluck().get() === 1;
+  const empty = isEmpty(sqlite, 'gift_card_transactions');
   if (empty) dropLedgerIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<Transaction>(context, {
     resource: 'giftCardTransactions',
