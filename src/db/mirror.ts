@@ -92,10 +92,7 @@ export function createLedgerIndexes(sqlite: Database.Database, syncRunId?: numbe
  */
 function buildIndexes(sqlite: Database.Database, statements: readonly string[]): void {
   const exists = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").pluck();
-  const missing = statements.filter((statement) => {
-    const name = indexName(statement);
-    return name === undefined || exists.get(name) === undefined;
-  });
+  const missing = statements.filter((statement) => exists.get(indexName(statement)) === undefined);
   if (missing.length === 0) return; // the usual case: keep the warm cache untouched
   const cacheSize = sqlite.pragma('cache_size', { simple: true }) as number;
   const threads = sqlite.pragma('threads', { simple: true }) as number;
@@ -187,7 +184,12 @@ function dropIndexes(sqlite: Database.Database, statements: readonly string[]): 
   for (const statement of statements) sqlite.exec(`DROP INDEX IF EXISTS \`${indexName(statement)}\``);
 }
 
-const indexName = (statement: string): string | undefined => /INDEX IF NOT EXISTS `([^`]+)`/.exec(statement)?.[1];
+/** The index a `CREATE [UNIQUE] INDEX IF NOT EXISTS` statement above names. */
+function indexName(statement: string): string {
+  const name = /INDEX IF NOT EXISTS `([^`]+)`/.exec(statement)?.[1];
+  if (name === undefined) throw new Error(`not a CREATE INDEX IF NOT EXISTS statement: ${statement}`);
+  return name;
+}
 
 /**
  * Opens an existing mirror for reading only: better-sqlite3's read-only mode plus

@@ -7,8 +7,7 @@ import { walk } from './walk.js';
 /** Coupons change (status, redemption count): the whole list is read every run. */
 export async function syncCoupons(context: SyncContext): Promise<void> {
   const { writer, giftcard, syncRunId, sqlite } = context;
-  const empty = isEmpty(sqlite, 'coupons');
-  if (empty) dropCouponIndexes(sqlite); // a bulk load: build them once, sorted, at the end
+  if (isEmpty(sqlite, 'coupons')) dropCouponIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<Coupon>(context, {
     resource: 'coupons',
     quarantineAs: 'coupons',

@@ -17,8 +17,7 @@ type FullRecords = Map<string, GiftCard | PayloadValidationError | 'missing'>;
 export async function syncGiftCards(context: SyncContext): Promise<void> {
   const { writer, sqlite, giftcard, syncRunId } = context;
   const statusOf = sqlite.prepare('SELECT status FROM gift_cards WHERE gift_card_id = ?').pluck();
-  const empty = isEmpty(sqlite, 'gift_cards');
-  if (empty) dropCardIndexes(sqlite); // a bulk load: build them once, sorted, at the end
+  if (isEmpty(sqlite, 'gift_cards')) dropCardIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<GiftCardListElement, FullRecords>(context, {
     resource: 'giftCards',
     quarantineAs: 'giftCards',
