@@ -80,7 +80,8 @@ export function buildProgram(): Command {
     .addOption(new Option('--slow-ms <ms>', 'delay of a slow response').argParser(integer('--slow-ms', 0)))
     .addOption(new Option('--max-in-flight <n>', 'answer 429 above this many requests in flight').argParser(integer('--max-in-flight', 1)))
     .addOption(new Option('--live <ms>', 'apply one legal debit, refund, order or fulfilment every <ms>').argParser(integer('--live', 1)))
-    .option('--control', 'read "activity N" lines on stdin and apply N legal operations for each (benchmarks)')
+    .addOption(new Option('--latency <ms>', 'delay every answer by <ms>, like a network round trip').argParser(integer('--latency', 0)))
+    .option('--control', 'read "activity N" (apply N legal operations) and "latency MS" lines on stdin (benchmarks)')
     .addHelpText('after', '\nExample:\n  ledger-recon simulate --plant --manifest data/manifest.json --faults 0.1\n')
     .action(simulate);
 

@@ -23,6 +23,7 @@ export interface SimulateOptions {
   slowMs?: number;
   maxInFlight?: number;
   live?: number;
+  latency?: number;
   control?: boolean;
   write?: (text: string) => void;
   /** Resolves when the simulator should stop (default: SIGINT or SIGTERM). */
@@ -56,6 +57,7 @@ export function simulatorOptions(options: SimulateOptions): SimulatorOptions {
       ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
     },
     ...(options.live !== undefined ? { live: { intervalMs: options.live } } : {}),
+    ...(options.latency !== undefined ? { latencyMs: options.latency } : {}),
   };
 }
 
@@ -74,7 +76,8 @@ export async function simulate(options: SimulateOptions): Promise<void> {
 
 /**
  * For benchmarks driving a simulator in another process: each line `activity N` on stdin
- * applies N legal operations at once and answers `applied N`.
+ * applies N legal operations at once and answers `applied N`; `latency MS` sets the delay
+ * before every answer and answers `latency MS`.
  */
 function listenForControl(sim: Simulator, write: (text: string) => void): void {
   let buffered = '';
@@ -92,6 +95,11 @@ function listenForControl(sim: Simulator, write: (text: string) => void): void {
         // otherwise slow the next reads and be mistaken for the client's cost.
         (globalThis as { gc?: () => void }).gc?.();
         write(`applied ${applied}\n`);
+      }
+      const latency = /^latency (\d+)$/.exec(line);
+      if (latency) {
+        sim.latencyMs = Number(latency[1]);
+        write(`latency ${sim.latencyMs}\n`);
       }
       newline = buffered.indexOf('\n');
     }

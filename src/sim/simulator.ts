@@ -27,6 +27,8 @@ export interface SimulatorOptions {
   dpPort?: number;
   /** Keep a log of every request (for tests). */
   recordRequests?: boolean;
+  /** Every answer waits this long before it is sent, like a network round trip (default 0). */
+  latencyMs?: number;
   /** The simulator's "now" for generation (default Date.now()). */
   nowMs?: number;
 }
@@ -80,6 +82,8 @@ export interface Simulator {
   writeAttempts: number;
   /** Largest `limit` any request asked for (NaN-free; 0 when none). */
   maxLimitRequested: number;
+  /** The delay before every answer, in ms; may be changed while serving. */
+  latencyMs: number;
   truth(): GroundTruth;
   /** Applies `count` legal operations now, as live activity would. */
   applyActivity(count: number): ActivityKind[];
@@ -162,6 +166,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     requests: [],
     writeAttempts: 0,
     maxLimitRequested: 0,
+    latencyMs: options.latencyMs ?? 0,
     truth: () => structuredClone(groundTruth()),
     applyActivity: (count) => {
       const done: ActivityKind[] = [];
@@ -220,40 +225,44 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       log(response.status);
       sendJson(res, response.status, response.body);
     };
-    switch (fault) {
-      case undefined:
-        return answer();
-      case 'slow':
-        setTimeout(answer, faults.options.slowMs ?? 300);
-        return;
-      case 'throttle': {
-        const seconds = faults.options.retryAfterSeconds ?? 1;
-        const retryAfter = faults.options.retryAfterAsDate ? new Date(Date.now() + seconds * 1000).toUTCString() : String(seconds);
-        log(429);
-        const body = service === 'giftcard' ? { success: false, errCode: 'TOO_MANY_REQUESTS', message: 'rate limit exceeded' } : { error: 'rate limit exceeded', errCode: 'TOO_MANY_REQUESTS' };
-        return sendJson(res, 429, body, { 'retry-after': retryAfter });
+    const respond = (): void => {
+      switch (fault) {
+        case undefined:
+          return answer();
+        case 'slow':
+          setTimeout(answer, faults.options.slowMs ?? 300);
+          return;
+        case 'throttle': {
+          const seconds = faults.options.retryAfterSeconds ?? 1;
+          const retryAfter = faults.options.retryAfterAsDate ? new Date(Date.now() + seconds * 1000).toUTCString() : String(seconds);
+          log(429);
+          const body = service === 'giftcard' ? { success: false, errCode: 'TOO_MANY_REQUESTS', message: 'rate limit exceeded' } : { error: 'rate limit exceeded', errCode: 'TOO_MANY_REQUESTS' };
+          return sendJson(res, 429, body, { 'retry-after': retryAfter });
+        }
+        case 'error500':
+          log(500);
+          return sendJson(res, 500, service === 'giftcard' ? { success: false, errCode: 'INTERNAL_SERVER_ERROR', message: 'platform fault' } : { error: 'internal error', errCode: 'INTERNAL_SERVER_ERROR' });
+        case 'html503':
+          log(503);
+          res.writeHead(503, { 'content-type': 'text/html' });
+          res.end('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+          return;
+        case 'reset':
+          log(0);
+          req.socket.destroy();
+          return;
+        case 'truncate': {
+          const response = route();
+          log(response.status);
+          const text = JSON.stringify(response.body);
+          res.writeHead(response.status, { 'content-type': 'application/json' });
+          res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+          return;
+        }
       }
-      case 'error500':
-        log(500);
-        return sendJson(res, 500, service === 'giftcard' ? { success: false, errCode: 'INTERNAL_SERVER_ERROR', message: 'platform fault' } : { error: 'internal error', errCode: 'INTERNAL_SERVER_ERROR' });
-      case 'html503':
-        log(503);
-        res.writeHead(503, { 'content-type': 'text/html' });
-        res.end('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
-        return;
-      case 'reset':
-        log(0);
-        req.socket.destroy();
-        return;
-      case 'truncate': {
-        const response = route();
-        log(response.status);
-        const text = JSON.stringify(response.body);
-        res.writeHead(response.status, { 'content-type': 'application/json' });
-        res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
-        return;
-      }
-    }
+    };
+    if (sim.latencyMs > 0) setTimeout(respond, sim.latencyMs);
+    else respond();
   };
 
   const gcServer = createServer(handler('giftcard'));

@@ -1,7 +1,8 @@
 /**
  * A full sync from a simulator holding about 1,000,000 ledger entries, 100,000 cards,
  * 100,000 coupons and 10,000 orders, against the same walk with no database writes, then an
- * incremental sync after 1 % new activity. The simulator runs in its own process, so this
+ * incremental sync after 1 % new activity; then the bare walk and a full sync again with every
+ * answer 2 ms late, as over a network. The simulator runs in its own process, so this
  * process's peak RSS is the sync's.
  */
 import { spawn } from 'node:child_process';
@@ -13,10 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { DpClient } from '../../src/api/dp-client.js';
 import { GiftCardClient } from '../../src/api/giftcard-client.js';
 import { loadConfig } from '../../src/config.js';
-import { openMirror } from '../../src/db/mirror.js';
+import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
+import { prefetch } from '../../src/sync/walk.js';
 import { peakRssMb, processCpuSeconds, timed } from './measure.js';
 
+const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const args = ['simulate', '--port', '0', '--dp-port', '0', '--seed', '1', '--cards', '100000', '--entries-per-card', '16', '--coupons', '100000', '--orders', '10000', '--products', '40', '--control'];
 // The simulated world is a few GB of objects: room to grow, so that its collector does not
@@ -42,35 +45,51 @@ process.stdout.write(`simulator ready in ${((performance.now() - started) / 1000
 const config = loadConfig({}, env);
 const clients = () => ({ giftcard: new GiftCardClient(config.giftcard), dp: new DpClient(config.dp) });
 
-async function count(pages: AsyncIterable<{ records: unknown[]; rejected: unknown[] }>): Promise<number> {
+type Pages = AsyncGenerator<{ records: unknown[]; rejected: unknown[] }>;
+
+async function count(pages: Pages): Promise<number> {
   let n = 0;
-  for await (const page of pages) n += page.records.length + page.rejected.length;
+  for await (const page of prefetch(pages)) n += page.records.length + page.rejected.length;
   return n;
 }
 
-// The bare walk: every list, no database.
-const bare = clients();
-const walkSeconds: Record<string, number> = {};
-const walkCpu = process.cpuUsage();
-const walkCounts: Record<string, number> = {};
-for (const [name, pages] of [
-  ['gift cards', () => bare.giftcard.listGiftCards()],
-  ['ledger entries', () => bare.giftcard.listTransactions()],
-  ['coupons', () => bare.giftcard.listCoupons()],
-  ['DP orders', () => bare.dp.listOrders()],
-] as const) {
-  const t = performance.now();
-  walkCounts[name] = await count(pages());
-  walkSeconds[name] = (performance.now() - t) / 1000;
-}
-const walkTotal = Object.values(walkSeconds).reduce((a, b) => a + b, 0);
-const walkCpuSeconds = ((cpu) => (cpu.user + cpu.system) / 1e6)(process.cpuUsage(walkCpu));
-process.stdout.write(`bare walk (no writes)                        ${walkTotal.toFixed(2).padStart(8)} s   CPU ${walkCpuSeconds.toFixed(2).padStart(6)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB\n`);
-await Promise.all([bare.giftcard.close(), bare.dp.close()]);
+const RESOURCES = [
+  ['gift cards', 'giftCards'],
+  ['ledger entries', 'giftCardTransactions'],
+  ['coupons', 'coupons'],
+  ['DP orders', 'dpOrders'],
+] as const;
+type ResourceName = (typeof RESOURCES)[number][0];
 
-const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-bench-'));
-const mirror = openMirror(join(dir, 'ledger.db'));
-const sync = async (label: string): Promise<SyncSummary> => {
+interface BareWalk {
+  seconds: Record<ResourceName, number>;
+  counts: Record<ResourceName, number>;
+  total: number;
+}
+
+/** The walk the sync makes (every list, pages prefetched the same way), with no database. */
+async function bareWalk(label: string): Promise<BareWalk> {
+  const bare = clients();
+  const lists: Record<ResourceName, () => Pages> = {
+    'gift cards': () => bare.giftcard.listGiftCards(),
+    'ledger entries': () => bare.giftcard.listTransactions(),
+    coupons: () => bare.giftcard.listCoupons(),
+    'DP orders': () => bare.dp.listOrders(),
+  };
+  const seconds = {} as Record<ResourceName, number>;
+  const counts = {} as Record<ResourceName, number>;
+  await timed(label, async () => {
+    for (const [name] of RESOURCES) {
+      const t = performance.now();
+      counts[name] = await count(lists[name]());
+      seconds[name] = (performance.now() - t) / 1000;
+    }
+  });
+  await Promise.all([bare.giftcard.close(), bare.dp.close()]);
+  return { seconds, counts, total: Object.values(seconds).reduce((a, b) => a + b, 0) };
+}
+
+const sync = async (mirror: Mirror, label: string): Promise<SyncSummary> => {
   const c = clients();
   const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp }));
   await Promise.all([c.giftcard.close(), c.dp.close()]);
@@ -78,34 +97,52 @@ const sync = async (label: string): Promise<SyncSummary> => {
   process.stdout.write(`  phases (s): ${phases.join(', ')}\n`);
   return summary;
 };
-const simCpuBefore = processCpuSeconds(simulator.pid);
-const full = await sync('full sync into the mirror');
-const simCpu = (processCpuSeconds(simulator.pid) ?? NaN) - (simCpuBefore ?? NaN);
-// Two cores hold this process and the simulator: their CPU together bounds the sync from below.
-if (!Number.isNaN(simCpu)) process.stdout.write(`  the simulator's CPU meanwhile: ${simCpu.toFixed(2)} s\n`);
+
 const rate = (records: number, ms: number) => `${Math.round(records / (ms / 1000)).toLocaleString('en-US').padStart(9)} records/s`;
-const resources = [
-  ['gift cards', full.resources.giftCards],
-  ['ledger entries', full.resources.giftCardTransactions],
-  ['coupons', full.resources.coupons],
-  ['DP orders', full.resources.dpOrders],
-] as const;
-for (const [name, stats] of resources) {
-  process.stdout.write(`  ${name.padEnd(16)} ${stats.records.toLocaleString('en-US').padStart(10)} in ${(stats.durationMs / 1000).toFixed(2).padStart(6)} s ${rate(stats.records, stats.durationMs)}   (bare walk ${walkSeconds[name]?.toFixed(2)} s, ${rate(walkCounts[name] ?? 0, (walkSeconds[name] ?? 1) * 1000)})\n`);
+
+/** A full sync into a new mirror, printed next to the bare walk. */
+async function fullSync(mirror: Mirror, walk: BareWalk): Promise<SyncSummary> {
+  const simCpuBefore = processCpuSeconds(simulator.pid);
+  const full = await sync(mirror, 'full sync into the mirror');
+  const simCpu = (processCpuSeconds(simulator.pid) ?? NaN) - (simCpuBefore ?? NaN);
+  // Two cores hold this process and the simulator: their CPU together bounds the sync from below.
+  if (!Number.isNaN(simCpu)) process.stdout.write(`  the simulator's CPU meanwhile: ${simCpu.toFixed(2)} s\n`);
+  for (const [name, key] of RESOURCES) {
+    const stats = full.resources[key];
+    process.stdout.write(`  ${name.padEnd(16)} ${stats.records.toLocaleString('en-US').padStart(10)} in ${(stats.durationMs / 1000).toFixed(2).padStart(6)} s ${rate(stats.records, stats.durationMs)}   (bare walk ${walk.seconds[name].toFixed(2)} s, ${rate(walk.counts[name], walk.seconds[name] * 1000)})\n`);
+  }
+  process.stdout.write(`  the ledger's time includes its index builds after the bulk load: ${((full.resources.giftCardTransactions.notes['indexBuildMs'] ?? 0) / 1000).toFixed(2)} s\n`);
+  process.stdout.write(`  settle pass ${(full.resources.settle.durationMs / 1000).toFixed(2)} s; whole sync ${(full.durationMs / 1000).toFixed(2)} s = ${(full.durationMs / 1000 / walk.total).toFixed(2)}x the bare walk (target ≤ 1.5x)\n\n`);
+  return full;
 }
-process.stdout.write(`  the ledger's time includes its index builds after the bulk load: ${((full.resources.giftCardTransactions.notes['indexBuildMs'] ?? 0) / 1000).toFixed(2)} s\n`);
-process.stdout.write(`  settle pass ${(full.resources.settle.durationMs / 1000).toFixed(2)} s; whole sync ${(full.durationMs / 1000).toFixed(2)} s = ${(full.durationMs / 1000 / walkTotal).toFixed(2)}x the bare walk (target ≤ 1.5x)\n\n`);
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-bench-'));
+process.stdout.write('On loopback with no delay: both processes share the machine, so the sync is bound by CPU.\n');
+const walk = await bareWalk('bare walk (no writes)');
+const mirror = openMirror(join(dir, 'ledger.db'));
+const full = await fullSync(mirror, walk);
 
 const appliedLine = lineStartingWith('applied');
-simulator.stdin.write(`activity ${Math.round((walkCounts['ledger entries'] ?? 0) / 100)}\n`);
+simulator.stdin.write(`activity ${Math.round(walk.counts['ledger entries'] / 100)}\n`);
 const applied = await appliedLine;
 process.stdout.write(`simulator: ${applied} operations (1 % of the ledger)\n`);
-const incremental = await sync('incremental sync after 1 % new activity');
+const incremental = await sync(mirror, 'incremental sync after 1 % new activity');
 process.stdout.write(`  ledger: ${incremental.resources.giftCardTransactions.pages} pages, ${incremental.resources.giftCardTransactions.new} new; settle re-read ${incremental.resources.settle.notes['cardsReread']} cards\n`);
 process.stdout.write(`  incremental ${(incremental.durationMs / 1000).toFixed(2)} s next to full ${(full.durationMs / 1000).toFixed(2)} s\n`);
 process.stdout.write(`peak RSS of the syncing process: ${peakRssMb()} MB (target < 500 MB)\n`);
 
 mirror.close();
+
+// A real service answers over a network: each page then costs at least a round trip, during
+// which the mirror writes the page before. 2 ms is a fast one (same region, connection kept).
+const latencyLine = lineStartingWith('latency');
+simulator.stdin.write(`latency ${NETWORK_MS}\n`);
+await latencyLine;
+process.stdout.write(`\nOver a network: every answer ${NETWORK_MS} ms later (the simulator's --latency).\n`);
+const networkWalk = await bareWalk('bare walk (no writes)');
+const networkMirror = openMirror(join(dir, 'network.db'));
+await fullSync(networkMirror, networkWalk);
+networkMirror.close();
 rmSync(dir, { recursive: true, force: true });
 simulator.stdin.end();
 simulator.kill('SIGTERM');

@@ -80,7 +80,7 @@ describe('ledger-recon simulate, then ping against it', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-cli-'));
-    child = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--dp-port', '0', '--seed', '3', '--size', 'tiny', '--plant', '--manifest', join(dir, 'manifest.json')], { env: cleanEnv() });
+    child = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--dp-port', '0', '--seed', '3', '--size', 'tiny', '--plant', '--manifest', join(dir, 'manifest.json'), '--control'], { env: cleanEnv() });
     exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     let out = '';
     await new Promise<void>((resolve, reject) => {
@@ -121,6 +121,31 @@ describe('ledger-recon simulate, then ping against it', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('(API_KEY_INVALID): check GIFTCARD_CLIENT_SECRET');
     expect(stdout + stderr).not.toContain(rotated);
+  });
+
+  it('takes "latency MS" and "activity N" on stdin (benchmarks): every answer then waits MS', async () => {
+    const answers = (count: number): Promise<string[]> =>
+      new Promise((resolve) => {
+        const lines: string[] = [];
+        const listen = (chunk: Buffer): void => {
+          lines.push(...chunk.toString().split('\n').filter(Boolean));
+          if (lines.length < count) return;
+          child.stdout?.off('data', listen);
+          resolve(lines);
+        };
+        child.stdout?.on('data', listen);
+      });
+    const set = answers(2);
+    child.stdin?.write('latency 300\nactivity 3\n');
+    expect(await set).toEqual(['latency 300', 'applied 3']);
+    const started = Date.now();
+    const { code } = run(['ping'], cleanEnv(exports));
+    // ping reads one record from each service: at least one delayed answer each.
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2 * 300);
+    const reset = answers(1);
+    child.stdin?.write('latency 0\n');
+    expect(await reset).toEqual(['latency 0']);
   });
 
   it('stops cleanly on SIGTERM', async () => {
