@@ -10,35 +10,68 @@ const LABEL: Record<SyncResource, string> = {
   dpOrders: 'DP orders',
 };
 
+/** The sync's notes in plain words: a count, or (for an `…Ms` note) a time in seconds. */
+const NOTE: Record<string, string> = {
+  resumed: 'resumed from its checkpoint',
+  cursorRestarts: 'restarts after a refused cursor',
+  vanished: 'vanished',
+  indexBuildMs: 'index build',
+  cardsReread: 'cards re-read',
+  entriesToppedUp: 'entries topped up',
+  inFlight: 'cards in flight',
+  missingCards: 'missing cards',
+};
+
 export interface ProgressOptions {
   stream: NodeJS.WriteStream;
   /** Live lines on a terminal; one summary line per resource otherwise. */
   tty: boolean;
   /** Nothing at all (--json prints one object instead). */
   quiet: boolean;
+  /** Retries so far, across both services. */
   retries: () => number;
 }
 
-/** Progress of a sync: a live line per resource on a terminal, a summary line per resource otherwise. */
+const number = (n: number): string => n.toLocaleString('en-US');
+const counted = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;
+
+function note(key: string, value: number): string {
+  if (key === 'resumed') return NOTE[key] ?? key;
+  if (key.endsWith('Ms')) return `${NOTE[key] ?? key} ${(value / 1000).toFixed(1)} s`;
+  return `${NOTE[key] ?? key} ${number(value)}`;
+}
+
+/**
+ * Progress of a sync: a live line per resource on a terminal, a summary line per resource
+ * otherwise. Each line: records, new, changed, pages, quarantined, the resource's notes,
+ * its rate and its retries (and, once done, its time).
+ */
 export function createProgress({ stream, tty, quiet, retries }: ProgressOptions): ProgressReporter {
   if (quiet) return { update() {}, done() {} };
-  const started = new Map<SyncResource, number>();
+  const started = new Map<SyncResource, { at: number; retries: number }>();
   let lastDraw = 0;
-  const line = (resource: SyncResource, stats: ResourceStats, finished = false): string => {
-    const seconds = finished ? stats.durationMs / 1000 : (Date.now() - (started.get(resource) ?? Date.now())) / 1000;
+  const begin = (resource: SyncResource) => {
+    let start = started.get(resource);
+    if (!start) started.set(resource, (start = { at: Date.now(), retries: retries() }));
+    return start;
+  };
+  const line = (resource: SyncResource, stats: ResourceStats, finished: boolean): string => {
+    const start = begin(resource);
+    const seconds = finished ? stats.durationMs / 1000 : (Date.now() - start.at) / 1000;
     const rate = seconds > 0 ? Math.round(stats.records / seconds) : 0;
-    const notes = Object.entries(stats.notes).map(([k, v]) => `${k} ${v}`);
-    const parts = [`${stats.records.toLocaleString('en-US')} records`, `${stats.new} new`, `${stats.changed} changed`, `${stats.pages} pages`];
-    if (stats.quarantined > 0) parts.push(`${stats.quarantined} quarantined`);
-    parts.push(...notes);
-    return `${LABEL[resource].padEnd(15)} ${parts.join(', ')}${tty ? ` | ${rate.toLocaleString('en-US')}/s, ${retries()} retries` : `, ${seconds.toFixed(1)} s`}`;
+    const parts = [counted(stats.records, 'record', 'records'), `${number(stats.new)} new`, `${number(stats.changed)} changed`, counted(stats.pages, 'page', 'pages')];
+    if (stats.quarantined > 0) parts.push(`${number(stats.quarantined)} quarantined`);
+    for (const [key, value] of Object.entries(stats.notes)) parts.push(note(key, value));
+    const tail = [`${number(rate)}/s`, counted(retries() - start.retries, 'retry', 'retries')];
+    if (finished) tail.push(`${seconds.toFixed(1)} s`);
+    return `${LABEL[resource].padEnd(15)} ${parts.join(', ')} | ${tail.join(', ')}`;
   };
   return {
     update(resource, stats) {
-      if (!started.has(resource)) started.set(resource, Date.now());
+      begin(resource);
       if (!tty || Date.now() - lastDraw < 100) return;
       lastDraw = Date.now();
-      stream.write(`\r\x1b[K${line(resource, stats)}`);
+      stream.write(`\r\x1b[K${line(resource, stats, false)}`);
     },
     done(resource, stats) {
       stream.write(`${tty ? '\r\x1b[K' : ''}${line(resource, stats, true)}\n`);

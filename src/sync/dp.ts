@@ -8,6 +8,7 @@ export async function syncWallets(context: SyncContext): Promise<void> {
   const { writer, dp, syncRunId } = context;
   const stats = context.stats.dpWallets;
   const started = Date.now();
+  context.progress.update('dpWallets', stats);
   const all = await dp.getWallets();
   const selected = await dp.getWallets({ selectedOnly: true });
   const readAtMs = Date.now();

@@ -44,6 +44,7 @@ export async function settle(context: SyncContext): Promise<void> {
   const { sqlite, writer, syncRunId } = context;
   const stats = context.stats.settle;
   const started = Date.now();
+  context.progress.update('settle', stats);
   sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM temp.settle_cards;');
   // Which cards can have moved: all on a full pass; otherwise those with new entries or a changed snapshot.
   if (context.mode === 'full') {

@@ -37,6 +37,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
   const { writer, syncRunId } = context;
   const stats = context.stats[spec.resource];
   const started = Date.now();
+  context.progress.update(spec.resource, stats);
   const saved = writer.checkpoint(spec.resource);
   let checkpoint: Checkpoint =
     saved && !saved.done
