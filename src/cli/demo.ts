@@ -20,7 +20,7 @@ export interface DemoOptions {
 export async function demo(options: DemoOptions): Promise<void> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const db = options.db ?? join('data', 'demo', 'ledger.db');
-  for (const suffix of ['', '-wal', '-shm', '.lock']) rmSync(`${db}${suffix}`, { force: true });
+  for (const suffix of ['', '-wal', '-shm', '.lock', '.lock.sqlite']) rmSync(`${db}${suffix}`, { force: true });
   mkdirSync(join(db, '..'), { recursive: true });
   const sim = await startSimulator({ seed: options.seed, plant: true });
   try {

@@ -1,4 +1,6 @@
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
 import { LockHeldError } from '../errors.js';
 
 export interface LockHolder {
@@ -13,46 +15,52 @@ export interface MirrorLock {
 }
 
 /**
- * Takes the mirror's lock (`<db>.lock`, created exclusively): one sync, check or run at a
- * time per mirror. A lock left by a process that no longer exists is taken over.
+ * Takes the mirror's lock: one sync, check, run or accept at a time per mirror.
+ *
+ * The lock itself is the operating system's: an exclusive SQLite transaction held open on
+ * `<db>.lock.sqlite` (an empty database that stays beside the mirror). The system releases it
+ * when its holder exits in any way, so a killed holder never leaves a stale lock behind and a
+ * reused process id after a reboot cannot block the next night. `<db>.lock` says who holds
+ * it (process id, command, start time) for the message a second process prints; it is
+ * written whole (a rename) once the lock is taken and removed before it is released.
  * @throws LockHeldError naming the holder's process id, command and start time.
  */
 export function acquireLock(dbPath: string, command: string): MirrorLock {
-  const file = `${dbPath}.lock`;
+  const holderFile = `${dbPath}.lock`;
   const holder: LockHolder = { pid: process.pid, command, startedAt: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      writeFileSync(file, JSON.stringify(holder), { flag: 'wx' });
-      let released = false;
-      return {
-        holder,
-        release: () => {
-          if (released) return;
-          released = true;
-          try {
-            unlinkSync(file);
-          } catch {
-            // already gone: nothing to release
-          }
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const current = readHolder(file);
-    if (current && isAlive(current.pid)) {
-      throw new LockHeldError(
-        `another ledger-recon ${current.command} holds the mirror ${dbPath} (process ${current.pid}, started ${current.startedAt}); wait for it to finish`,
-      );
-    }
-    // The holder is gone (killed, or the machine restarted): its lock is stale.
-    try {
-      unlinkSync(file);
-    } catch {
-      // someone else took it over first; try again
-    }
+  mkdirSync(dirname(dbPath), { recursive: true });
+  // No busy wait: a second process is told at once who holds the mirror.
+  const handle = new Database(`${dbPath}.lock.sqlite`, { timeout: 0 });
+  try {
+    handle.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    handle.close();
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    throw new LockHeldError(heldMessage(dbPath, readHolder(holderFile)));
   }
-  throw new LockHeldError(`could not take the lock ${file}: it keeps changing hands`);
+  const written = `${holderFile}.${process.pid}.tmp`;
+  writeFileSync(written, JSON.stringify(holder));
+  renameSync(written, holderFile);
+  let released = false;
+  return {
+    holder,
+    release: () => {
+      if (released) return;
+      released = true;
+      try {
+        unlinkSync(holderFile);
+      } catch {
+        // already gone: nothing to remove
+      }
+      handle.close(); // ends the transaction: the lock is free
+    },
+  };
+}
+
+function heldMessage(dbPath: string, holder: LockHolder | undefined): string {
+  // The holder writes its name just after taking the lock: in that instant it is not known yet.
+  if (!holder) return `another ledger-recon process holds the mirror ${dbPath}; wait for it to finish`;
+  return `another ledger-recon ${holder.command} holds the mirror ${dbPath} (process ${holder.pid}, started ${holder.startedAt}); wait for it to finish`;
 }
 
 function readHolder(file: string): LockHolder | undefined {
@@ -60,16 +68,7 @@ function readHolder(file: string): LockHolder | undefined {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockHolder>;
     if (typeof parsed.pid === 'number') return { pid: parsed.pid, command: parsed.command ?? 'command', startedAt: parsed.startedAt ?? 'unknown' };
   } catch {
-    // unreadable or half-written: treat as stale
+    // not there (yet), or not ours
   }
   return undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
