@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/db/mirror.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 
@@ -15,6 +17,15 @@ afterAll(async () => {
   await sim.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** A port on 127.0.0.1 that nothing listens on: connecting to it is refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe('ledger-recon sync', () => {
   it('prints one JSON summary with counts per resource, and exits 0', async () => {
@@ -45,6 +56,22 @@ describe('ledger-recon sync', () => {
     // The gift card side was mirrored before the DP service refused us, and stays.
     const again = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
     expect(JSON.parse(again.stdout)).toMatchObject({ completed: true, mode: 'full' });
+  });
+
+  it('exits 2 with one line naming the service and the cause when it is unreachable after its retries, keeping what was committed', async () => {
+    const db = join(dir, 'unreachable.db');
+    const env = { ...simulatorEnv(sim), DP_API_URL: `http://127.0.0.1:${await closedPort()}` };
+    const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
+    expect(status).toBe(2);
+    expect(stderr).toBe(`ledger-recon: the delivery partner service is unavailable: network error ECONNREFUSED (GET /v1/delivery-partners/${sim.credentials.dp.clientId}/wallet/balance, 7 attempts)\n`);
+    expect(JSON.parse(stdout)).toMatchObject({ completed: false, resources: { giftCardTransactions: { records: sim.truth().transactions.length } } });
+    const mirror = openMirror(db);
+    try {
+      expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(sim.truth().transactions.length);
+      expect(mirror.sqlite.prepare('SELECT status FROM sync_runs').pluck().all()).toEqual(['failed']);
+    } finally {
+      mirror.close();
+    }
   });
 
   it('lets one sync at a time hold a mirror: a second exits 2 naming the holder', async () => {
