@@ -22,8 +22,11 @@ export function emptyStats(): ResourceStats {
   return { records: 0, new: 0, changed: 0, pages: 0, quarantined: 0, durationMs: 0, notes: {} };
 }
 
+/** Where the sync reports its progress (the CLI draws it; the tests and the bench ignore it). */
 export interface ProgressReporter {
+  /** When a resource starts (its rate and retries count from here), and after each batch it commits. */
   update(resource: SyncResource, stats: ResourceStats): void;
+  /** Once, when the resource is done. */
   done(resource: SyncResource, stats: ResourceStats): void;
 }
 
