@@ -33,3 +33,16 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
 
 /** USER_HZ: 100 on every Linux that Node 20 supports. */
 const CLOCK_TICKS = 100;
+
+/**
+ * Bytes this process has handed to write() so far (Linux /proc; undefined elsewhere): for a
+ * sync, nearly all of it is the mirror's WAL and checkpoints (its requests are small).
+ */
+export function bytesWritten(): number | undefined {
+  try {
+    const match = /^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}

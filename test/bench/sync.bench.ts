@@ -17,7 +17,7 @@ import { loadConfig } from '../../src/config.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
-import { peakRssMb, processCpuSeconds, timed } from './measure.js';
+import { bytesWritten, peakRssMb, processCpuSeconds, timed } from './measure.js';
 
 const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -90,10 +90,13 @@ async function bareWalk(label: string): Promise<BareWalk> {
 
 const sync = async (mirror: Mirror, label: string): Promise<SyncSummary> => {
   const c = clients();
+  const writtenBefore = bytesWritten();
   const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp }));
+  const written = (bytesWritten() ?? NaN) - (writtenBefore ?? NaN);
   await Promise.all([c.giftcard.close(), c.dp.close()]);
   const phases = Object.entries(summary.resources).map(([name, stats]) => `${name} ${(stats.durationMs / 1000).toFixed(2)}`);
   process.stdout.write(`  phases (s): ${phases.join(', ')}\n`);
+  if (!Number.isNaN(written)) process.stdout.write(`  written (the WAL and its checkpoints, nearly all): ${Math.round(written / 1e6).toLocaleString('en-US')} MB\n`);
   return summary;
 };
 
