@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/db/lock.js';
 import { LockHeldError } from '../../src/errors.js';
@@ -53,6 +54,16 @@ describe("the mirror's lock", () => {
     const lock = acquireLock(db, 'sync');
     expect(JSON.parse(readFileSync(`${db}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, command: 'sync' });
     lock.release();
+  });
+
+  it('says only that another process holds the mirror in the instant before the holder has written its name', () => {
+    const holder = new Database(`${db}.lock.sqlite`);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      expect(() => acquireLock(db, 'sync')).toThrow(new LockHeldError(`another ledger-recon process holds the mirror ${db}; wait for it to finish`));
+    } finally {
+      holder.close();
+    }
   });
 
   it('is not held by a left-behind name whose process id now belongs to another live process (a reboot)', () => {
