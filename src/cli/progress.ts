@@ -36,9 +36,9 @@ const number = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;
 
 function note(key: string, value: number): string {
-  if (key === 'resumed') return NOTE[key] ?? key;
-  if (key.endsWith('Ms')) return `${NOTE[key] ?? key} ${(value / 1000).toFixed(1)} s`;
-  return `${NOTE[key] ?? key} ${number(value)}`;
+  const label = NOTE[key] ?? key;
+  if (key === 'resumed') return label;
+  return `${label} ${key.endsWith('Ms') ? `${(value / 1000).toFixed(1)} s` : number(value)}`;
 }
 
 /**

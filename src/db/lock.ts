@@ -38,9 +38,14 @@ export function acquireLock(dbPath: string, command: string): MirrorLock {
     if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
     throw new LockHeldError(heldMessage(dbPath, readHolder(holderFile)));
   }
-  const written = `${holderFile}.${process.pid}.tmp`;
-  writeFileSync(written, JSON.stringify(holder));
-  renameSync(written, holderFile);
+  try {
+    const written = `${holderFile}.${process.pid}.tmp`;
+    writeFileSync(written, JSON.stringify(holder));
+    renameSync(written, holderFile);
+  } catch (error) {
+    handle.close(); // no name, no lock: a later run must not find it held by this process
+    throw error;
+  }
   let released = false;
   return {
     holder,
