@@ -10,17 +10,20 @@ const LABEL: Record<SyncResource, string> = {
   dpOrders: 'DP orders',
 };
 
-/** The sync's notes in plain words: a count, or (for an `…Ms` note) a time in seconds. */
+/** The sync's notes in plain words: a count, (for an `…Ms` note) a time in seconds, or a flag. */
 const NOTE: Record<string, string> = {
   resumed: 'resumed from its checkpoint',
   cursorRestarts: 'restarts after a refused cursor',
   vanished: 'vanished',
+  vanishedUnchecked: 'vanished not checked',
   indexBuildMs: 'index build',
   cardsReread: 'cards re-read',
   entriesToppedUp: 'entries topped up',
   inFlight: 'cards in flight',
   missingCards: 'missing cards',
 };
+
+const FLAGS = new Set(['resumed', 'vanishedUnchecked']);
 
 export interface ProgressOptions {
   stream: NodeJS.WriteStream;
@@ -37,7 +40,7 @@ const counted = (n: number, one: string, many: string): string => `${number(n)} 
 
 function note(key: string, value: number): string {
   const label = NOTE[key] ?? key;
-  if (key === 'resumed') return label;
+  if (FLAGS.has(key)) return label;
   return `${label} ${key.endsWith('Ms') ? `${(value / 1000).toFixed(1)} s` : number(value)}`;
 }
 

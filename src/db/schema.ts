@@ -203,7 +203,8 @@ export const coupons = sqliteTable('coupons', {
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
   updatedAtMs: integer('updated_at_ms').notNull(),
-  lastSeenSyncRunId: integer('last_seen_sync_run_id').notNull(),
+  /** The first complete walk of the list that did not return it; NULL while the service returns it. */
+  vanishedSyncRunId: integer('vanished_sync_run_id'),
   firstSyncRunId: integer('first_sync_run_id').notNull(),
   rawJson: text('raw_json').notNull(),
 });
@@ -245,7 +246,8 @@ export const dpProducts = sqliteTable('dp_products', {
   productName: text('product_name').notNull(),
   displayName: text('display_name'),
   currency: text('currency').notNull(),
-  lastSeenSyncRunId: integer('last_seen_sync_run_id').notNull(),
+  /** The first complete walk of the list that did not return it; NULL while the service returns it. */
+  vanishedSyncRunId: integer('vanished_sync_run_id'),
   rawJson: text('raw_json').notNull(),
 });
 
@@ -278,7 +280,8 @@ export const dpOrders = sqliteTable(
     createdAtMs: integer('created_at_ms').notNull(),
     updatedAt: text('updated_at').notNull(),
     updatedAtMs: integer('updated_at_ms').notNull(),
-    lastSeenSyncRunId: integer('last_seen_sync_run_id').notNull(),
+    /** The first complete walk of the list that did not return it; NULL while the service returns it. */
+  vanishedSyncRunId: integer('vanished_sync_run_id'),
     firstSyncRunId: integer('first_sync_run_id').notNull(),
     rawJson: text('raw_json').notNull(),
   },

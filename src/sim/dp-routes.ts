@@ -55,11 +55,11 @@ export function handleDpRequest(state: DpServiceState, method: string, url: URL,
   const orderId = match[2];
   if (orderId) {
     const order = world.orders.get(decodeURIComponent(orderId));
-    if (!order) return fail(404, 'RECORD_NOT_FOUND', 'order not found');
+    if (!order || order.deleted) return fail(404, 'RECORD_NOT_FOUND', 'order not found');
     return { status: 200, body: order.record };
   }
   const query = parseListQuery(url.searchParams, `orders:${dpId}`, state.cursors, false);
   if (typeof query === 'string') return fail(400, 'INVALID_REQUEST', query);
-  const page = listPage(world.orders, `orders:${dpId}`, query, state.cursors, () => true);
+  const page = listPage(world.orders, `orders:${dpId}`, query, state.cursors, (o) => !o.deleted);
   return { status: 200, body: { orders: page.items.map((o) => o.record), paginationInfo: { nextCursor: page.nextCursor, hasMore: page.hasMore } } };
 }

@@ -109,6 +109,8 @@ export interface SimOrder extends Sequenced {
   record: OrderWire;
   createdAtMs: number;
   pinned: boolean;
+  /** No longer returned by the service (an order that vanished between syncs). */
+  deleted?: boolean;
 }
 
 export interface OrderLineRequest {

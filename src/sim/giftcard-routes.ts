@@ -71,7 +71,7 @@ export function handleGiftCardRequest(state: GiftCardServiceState, method: strin
     if (typeof query === 'string') return fail(400, 'BAD_REQUEST', query);
     const templateId = url.searchParams.get('templateId');
     if (templateId !== null && !UUID.test(templateId)) return fail(400, 'BAD_REQUEST', 'templateId is not a valid UUID');
-    const page = listPage(world.coupons, 'coupons', query, cursors, (c) => c.owner === merchant && (templateId === null || c.record.couponTemplateId === templateId));
+    const page = listPage(world.coupons, 'coupons', query, cursors, (c) => c.owner === merchant && !c.deleted && (templateId === null || c.record.couponTemplateId === templateId));
     return { status: 200, body: { success: true, data: page.items.map((c) => c.record), pagination: { nextCursor: page.nextCursor, hasMore: page.hasMore } } };
   }
   const coupon = /^\/v1\/coupons\/([^/]+)$/.exec(path);
@@ -79,7 +79,7 @@ export function handleGiftCardRequest(state: GiftCardServiceState, method: strin
     const id = decodeURIComponent(coupon[1] ?? '');
     if (!UUID.test(id)) return fail(400, 'BAD_REQUEST', 'couponId is not a valid UUID');
     const found = world.coupons.get(id);
-    if (!found || found.owner !== merchant) return fail(404, 'INSTRUMENT_NOT_FOUND', 'coupon not found');
+    if (!found || found.owner !== merchant || found.deleted) return fail(404, 'INSTRUMENT_NOT_FOUND', 'coupon not found');
     return ok(found.record);
   }
   return fail(404, 'RECORD_NOT_FOUND', `no such endpoint: ${path}`);

@@ -98,6 +98,8 @@ export interface SimCoupon extends Sequenced {
   record: CouponWire;
   createdAtMs: number;
   pinned: boolean;
+  /** No longer returned by the service (a coupon that vanished between syncs). */
+  deleted?: boolean;
 }
 
 interface Pending<T> {

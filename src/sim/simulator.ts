@@ -101,6 +101,10 @@ export interface Mutations {
   removeEntry(transactionId: string): void;
   /** Restores a removed entry. */
   restoreEntry(transactionId: string): void;
+  /** Takes a coupon out of the service's answers, or puts it back. */
+  setCouponListed(couponId: string, listed: boolean): void;
+  /** Takes an order out of the service's answers. */
+  removeOrder(orderID: string): void;
   /** Lowers a coupon's redemption count (CV_COUNTER_REGRESSED). */
   setCoupon(couponId: string, fields: Partial<CouponWire>): void;
   /** Moves a wallet's balance with no order behind it (DP_WALLET_DRIFT). */
@@ -192,10 +196,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       dpId,
       giftCards: gc.cards.items.filter((c) => c.owner === merchantId && c.findable).map((c) => c.record).reverse(),
       transactions: gc.entries.items.filter((e) => e.owner === merchantId && !e.deleted).map((e) => e.record).reverse(),
-      coupons: gc.coupons.items.filter((c) => c.owner === merchantId).map((c) => c.record).reverse(),
+      coupons: gc.coupons.items.filter((c) => c.owner === merchantId && !c.deleted).map((c) => c.record).reverse(),
       wallets: dp.wallets.map((w) => w.record),
       products: dp.products.items.map((p) => p.record).reverse(),
-      orders: dp.orders.items.map((o) => o.record).reverse(),
+      orders: dp.orders.items.filter((o) => !o.deleted).map((o) => o.record).reverse(),
     };
   }
 
@@ -288,6 +292,16 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
     },
     restoreEntry: (id) => {
       entry(id).deleted = false;
+    },
+    setCouponListed: (id, listed) => {
+      const coupon = gc.coupons.get(id);
+      if (!coupon) throw new Error(`no coupon ${id}`);
+      coupon.deleted = !listed;
+    },
+    removeOrder: (id) => {
+      const order = dp.orders.get(id);
+      if (!order) throw new Error(`no order ${id}`);
+      order.deleted = true;
     },
     setCoupon: (id, fields) => {
       const coupon = gc.coupons.get(id);

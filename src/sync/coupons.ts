@@ -13,6 +13,7 @@ export async function syncCoupons(context: SyncContext): Promise<void> {
     quarantineAs: 'coupons',
     list: (startCursor) => giftcard.listCoupons(startCursor ? { startCursor } : {}),
     write: (coupon) => writer.coupon(couponRow(coupon), syncRunId),
+    unlisted: { table: 'coupons', idField: 'couponId' },
     finish: () => createCouponIndexes(sqlite),
   });
 }

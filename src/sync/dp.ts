@@ -26,12 +26,13 @@ export async function syncWallets(context: SyncContext): Promise<void> {
 }
 
 export async function syncProducts(context: SyncContext): Promise<void> {
-  const { writer, dp, syncRunId } = context;
+  const { writer, dp } = context;
   await walk<Product>(context, {
     resource: 'dpProducts',
     quarantineAs: 'dpProducts',
     list: (startCursor) => dp.listProducts(startCursor ? { startCursor } : {}),
-    write: (product) => writer.product(productRows(product), syncRunId),
+    write: (product) => writer.product(productRows(product)),
+    unlisted: { table: 'dp_products', idField: 'productID' },
   });
 }
 
@@ -43,5 +44,6 @@ export async function syncOrders(context: SyncContext): Promise<void> {
     quarantineAs: 'dpOrders',
     list: (startCursor) => dp.listOrders(startCursor ? { startCursor } : {}),
     write: (order) => writer.order(orderRows(order), syncRunId),
+    unlisted: { table: 'dp_orders', idField: 'orderID' },
   });
 }

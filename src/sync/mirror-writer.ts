@@ -31,6 +31,10 @@ const list = (columns: readonly string[]): string => columns.join(', ');
 const marks = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 const fromExcluded = (columns: readonly string[]): string => columns.map((column) => `${column} = excluded.${column}`).join(', ');
 
+/** The tables whose lists are read whole every run, and their keys. */
+const LISTED_KEYS = { coupons: 'coupon_id', dp_orders: 'order_id', dp_products: 'product_id' } as const;
+export type ListedTable = keyof typeof LISTED_KEYS;
+
 export interface Checkpoint {
   resource: string;
   walkId: number;
@@ -48,9 +52,15 @@ export interface Checkpoint {
  */
 export class MirrorWriter {
   readonly #s;
+  readonly #unlisted: Record<ListedTable, { select: Database.Statement; mark: Database.Statement }>;
 
   constructor(readonly sqlite: Database.Database) {
     const p = (sql: string) => sqlite.prepare(sql);
+    const unlisted = (table: ListedTable) => ({
+      select: p(`SELECT ${LISTED_KEYS[table]} FROM ${table} WHERE vanished_sync_run_id IS NULL`).pluck(),
+      mark: p(`UPDATE ${table} SET vanished_sync_run_id = ? WHERE ${LISTED_KEYS[table]} = ?`),
+    });
+    this.#unlisted = { coupons: unlisted('coupons'), dp_orders: unlisted('dp_orders'), dp_products: unlisted('dp_products') };
     this.#s = {
       cardGet: p('SELECT status, remaining_balance_cents AS remaining, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
       cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
@@ -66,28 +76,26 @@ export class MirrorWriter {
       entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
       vanishedSelect: p('SELECT transaction_id, raw_json FROM gift_card_transactions WHERE last_seen_walk < ? AND vanished_sync_run_id IS NULL'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
-      couponGet: p('SELECT status, redemption_count AS count, version, raw_json FROM coupons WHERE coupon_id = ?'),
-      couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, last_seen_sync_run_id, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 2)})
-        ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded([...COUPON_COLUMNS.slice(1), 'last_seen_sync_run_id'])}`),
-      couponSeen: p('UPDATE coupons SET last_seen_sync_run_id = ? WHERE coupon_id = ?'),
+      couponGet: p('SELECT status, redemption_count AS count, version, raw_json, vanished_sync_run_id AS vanished FROM coupons WHERE coupon_id = ?'),
+      couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
+        ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
       couponHistory: p('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)'),
       wallet: p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
-      product: p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, last_seen_sync_run_id, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @sync_run_id, @raw_json)
-        ON CONFLICT (product_id) DO UPDATE SET product_name = excluded.product_name, display_name = excluded.display_name, currency = excluded.currency, last_seen_sync_run_id = excluded.last_seen_sync_run_id, raw_json = excluded.raw_json`),
-      productGet: p('SELECT raw_json FROM dp_products WHERE product_id = ?'),
+      product: p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @raw_json)
+        ON CONFLICT (product_id) DO UPDATE SET product_name = excluded.product_name, display_name = excluded.display_name, currency = excluded.currency, vanished_sync_run_id = NULL, raw_json = excluded.raw_json`),
+      productGet: p('SELECT raw_json, vanished_sync_run_id AS vanished FROM dp_products WHERE product_id = ?'),
       variantsDelete: p('DELETE FROM dp_variants WHERE product_id = ?'),
       variant: p(`INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json)
         VALUES (@variant_id, @product_id, @variant_name, @mrp_cents, @price_cents, @converted_selling_price_cents, @stock, @raw_json)
         ON CONFLICT (variant_id) DO UPDATE SET product_id = excluded.product_id, variant_name = excluded.variant_name, mrp_cents = excluded.mrp_cents, price_cents = excluded.price_cents,
         converted_selling_price_cents = excluded.converted_selling_price_cents, stock = excluded.stock, raw_json = excluded.raw_json`),
-      orderGet: p('SELECT status, fulfillment_status AS fulfillment, raw_json FROM dp_orders WHERE order_id = ?'),
-      orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
-        VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @sync_run_id, @raw_json)
+      orderGet: p('SELECT status, fulfillment_status AS fulfillment, raw_json, vanished_sync_run_id AS vanished FROM dp_orders WHERE order_id = ?'),
+      orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
+        VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @raw_json)
         ON CONFLICT (order_id) DO UPDATE SET external_ref_id = excluded.external_ref_id, dp_id = excluded.dp_id, type = excluded.type, status = excluded.status, fulfillment_status = excluded.fulfillment_status,
         currency = excluded.currency, total_amount_cents = excluded.total_amount_cents, total_order_mrp_cents = excluded.total_order_mrp_cents, created_at = excluded.created_at, created_at_ms = excluded.created_at_ms,
-        updated_at = excluded.updated_at, updated_at_ms = excluded.updated_at_ms, last_seen_sync_run_id = excluded.last_seen_sync_run_id, raw_json = excluded.raw_json`),
-      orderSeen: p('UPDATE dp_orders SET last_seen_sync_run_id = ? WHERE order_id = ?'),
+        updated_at = excluded.updated_at, updated_at_ms = excluded.updated_at_ms, vanished_sync_run_id = NULL, raw_json = excluded.raw_json`),
       linesDelete: p('DELETE FROM dp_order_lines WHERE order_id = ?'),
       vouchersDelete: p('DELETE FROM dp_vouchers WHERE order_id = ?'),
       line: p(`INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, mark_up_percentage, fulfillment_status, allocated_qty, fulfilled_qty)
@@ -173,13 +181,22 @@ export class MirrorWriter {
     return gone.length;
   }
 
+  /**
+   * After a walk that read a whole list in one go: its records the list no longer returned
+   * are marked vanished in this sync (they stay in the mirror as last read).
+   */
+  markUnlisted(table: ListedTable, listed: ReadonlySet<string>, syncRunId: number): number {
+    const { select, mark } = this.#unlisted[table];
+    const gone = (select.all() as string[]).filter((id) => !listed.has(id));
+    for (const id of gone) mark.run(syncRunId, id);
+    return gone.length;
+  }
+
   coupon(row: CouponRow, syncRunId: number): WriteOutcome {
-    const before = this.#s.couponGet.get(row.coupon_id) as { status: string; count: number; version: number; raw_json: string } | undefined;
-    if (before && before.raw_json === row.raw_json) {
-      this.#s.couponSeen.run(syncRunId, row.coupon_id);
-      return 'same';
-    }
-    this.#s.couponUpsert.run(...COUPON_COLUMNS.map((column) => row[column]), syncRunId, syncRunId);
+    const before = this.#s.couponGet.get(row.coupon_id) as { status: string; count: number; version: number; raw_json: string; vanished: number | null } | undefined;
+    // Unchanged: nothing to write, so a night with no change leaves the table as it was.
+    if (before && before.raw_json === row.raw_json && before.vanished === null) return 'same';
+    this.#s.couponUpsert.run(...COUPON_COLUMNS.map((column) => row[column]), syncRunId);
     if (!before || before.status !== row.status || before.count !== row.redemption_count || before.version !== row.version) {
       this.#s.couponHistory.run(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
     }
@@ -190,10 +207,11 @@ export class MirrorWriter {
     this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, readAtMs, row.raw_json);
   }
 
-  product(rows: ProductRows, syncRunId: number): WriteOutcome {
-    const before = this.#s.productGet.get(rows.product.product_id) as { raw_json: string } | undefined;
-    this.#s.product.run({ ...rows.product, sync_run_id: syncRunId });
-    if (before && before.raw_json === rows.product.raw_json) return 'same';
+  product(rows: ProductRows): WriteOutcome {
+    const before = this.#s.productGet.get(rows.product.product_id) as { raw_json: string; vanished: number | null } | undefined;
+    if (before && before.raw_json === rows.product.raw_json && before.vanished === null) return 'same';
+    this.#s.product.run(rows.product);
+    if (before && before.raw_json === rows.product.raw_json) return 'changed'; // listed again, as it was
     this.#s.variantsDelete.run(rows.product.product_id);
     for (const variant of rows.variants) this.#s.variant.run(variant);
     return before ? 'changed' : 'new';
@@ -202,11 +220,8 @@ export class MirrorWriter {
   /** Upserts an order with its lines and vouchers; a history row marks a status or fulfilment change. */
   order(rows: OrderRows, syncRunId: number): WriteOutcome {
     const { order } = rows;
-    const before = this.#s.orderGet.get(order.order_id) as { status: string; fulfillment: string; raw_json: string } | undefined;
-    if (before && before.raw_json === order.raw_json) {
-      this.#s.orderSeen.run(syncRunId, order.order_id);
-      return 'same';
-    }
+    const before = this.#s.orderGet.get(order.order_id) as { status: string; fulfillment: string; raw_json: string; vanished: number | null } | undefined;
+    if (before && before.raw_json === order.raw_json && before.vanished === null) return 'same';
     this.#s.orderUpsert.run({ ...order, sync_run_id: syncRunId });
     this.#s.vouchersDelete.run(order.order_id);
     this.#s.linesDelete.run(order.order_id);

@@ -2,7 +2,7 @@ import type { Page } from '../api/pager.js';
 import type { Resource } from '../api/wire-types.js';
 import { CursorRejectedError } from '../errors.js';
 import type { SyncContext, SyncResource } from './context.js';
-import type { Checkpoint, WriteOutcome } from './mirror-writer.js';
+import type { Checkpoint, ListedTable, WriteOutcome } from './mirror-writer.js';
 
 /** A batch commits at this many records, or after this long, whichever comes first. */
 const BATCH_RECORDS = 5_000;
@@ -23,6 +23,11 @@ export interface WalkSpec<T, P> {
   stopAfter?: (page: Page<T>, checkpoint: Checkpoint) => boolean;
   /** Inside the last page's transaction, once the walk is complete. */
   onComplete?: (checkpoint: Checkpoint) => void;
+  /**
+   * For a list read whole every run: once one walk has read all of it, the table's records it
+   * did not return (valid or quarantined, matched by the field `idField`) are marked vanished.
+   */
+  unlisted?: { table: ListedTable; idField: string };
   /** After the walk, counted in its time and figures (e.g. index builds after a bulk load). */
   finish?: () => void;
 }
@@ -45,6 +50,16 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       : { resource: spec.resource, walkId: syncRunId, mode: context.mode, cursor: null, pages: 0, records: 0, stopBeforeMs: spec.stopBeforeMs?.() ?? null, done: false };
   if (saved && !saved.done) stats.notes['resumed'] = 1;
   writer.transaction(() => writer.saveCheckpoint(checkpoint));
+  // The IDs the list returned. A resumed walk read its first pages in an earlier process, and a
+  // quarantined record without an ID could be any record: either way, no record is marked.
+  let listed = spec.unlisted && !stats.notes['resumed'] ? new Set<string>() : undefined;
+  let listEnded = false;
+  const idField = spec.unlisted?.idField ?? '';
+  const see = (record: unknown): void => {
+    const id = record !== null && typeof record === 'object' ? (record as Record<string, unknown>)[idField] : undefined;
+    if (typeof id === 'string') listed?.add(id);
+    else listed = undefined;
+  };
 
   for (let restarts = 0; ; restarts += 1) {
     // Pages commit in batches: one transaction holds several pages' rows and the checkpoint
@@ -59,6 +74,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     const commit = (): void => {
       if (!open) return;
       if (checkpoint.done) spec.onComplete?.(checkpoint);
+      if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = writer.markUnlisted(spec.unlisted.table, listed, syncRunId);
       writer.saveCheckpoint(checkpoint);
       writer.commit();
       open = false;
@@ -78,6 +94,11 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
         else if (outcome === 'changed') stats.changed += 1;
       });
       for (const rejected of page.rejected) writer.quarantine(spec.quarantineAs, rejected, syncRunId);
+      if (listed) {
+        page.records.forEach(see);
+        for (const rejected of page.rejected) see(rejected.raw);
+      }
+      listEnded = !page.hasMore;
       const stop = spec.stopAfter?.(page, checkpoint) ?? false;
       checkpoint = {
         ...checkpoint,
@@ -114,6 +135,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       stats.notes['cursorRestarts'] = (stats.notes['cursorRestarts'] ?? 0) + 1;
     }
   }
+  if (spec.unlisted && !listed) stats.notes['vanishedUnchecked'] = 1;
   if (!checkpoint.done) writer.transaction(() => writer.saveCheckpoint({ ...checkpoint, done: true }));
   spec.finish?.();
   stats.durationMs += Date.now() - started;

@@ -100,8 +100,8 @@ export function build(path: string, entries: number, cards: number): void {
   // Cards closed by VOID are INACTIVE; by EXPIRE, EXPIRED.
   sqlite.exec(`UPDATE gift_cards SET status = 'EXPIRED' WHERE gift_card_id IN (SELECT gift_card_id FROM gift_card_transactions WHERE type = 'EXPIRE')`);
   const insertCoupon = sqlite.prepare(
-    `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
-     VALUES (?, ?, 'ACTIVE', ?, 0, 1, ?, ?, ?, ?, ?, 1, 1, '{}')`,
+    `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, first_sync_run_id, raw_json)
+     VALUES (?, ?, 'ACTIVE', ?, 0, 1, ?, ?, ?, ?, ?, 1, '{}')`,
   );
   const insertHistory = sqlite.prepare('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, 1, ?, ?, 1)');
   sqlite.transaction(() => {
@@ -113,8 +113,8 @@ export function build(path: string, entries: number, cards: number): void {
     }
   })();
   const insertOrder = sqlite.prepare(
-    `INSERT INTO dp_orders (order_id, external_ref_id, dp_id, status, fulfillment_status, currency, total_amount_cents, created_at, created_at_ms, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
-     VALUES (?, ?, 'DP-1', 'COMPLETED', 'FULFILLED', 'USD', ?, ?, ?, ?, ?, 1, 1, '{}')`,
+    `INSERT INTO dp_orders (order_id, external_ref_id, dp_id, status, fulfillment_status, currency, total_amount_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
+     VALUES (?, ?, 'DP-1', 'COMPLETED', 'FULFILLED', 'USD', ?, ?, ?, ?, ?, 1, '{}')`,
   );
   const insertLine = sqlite.prepare(
     `INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, fulfillment_status, fulfilled_qty)

@@ -112,11 +112,11 @@ export class FixtureMirror {
     const expires = c.expiresAtMs ?? T0 + 30 * 86_400_000;
     this.sqlite
       .prepare(
-        `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
-         VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, '{}')
-         ON CONFLICT (coupon_id) DO UPDATE SET status = excluded.status, redemption_count = excluded.redemption_count, last_seen_sync_run_id = excluded.last_seen_sync_run_id`,
+        `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, first_sync_run_id, raw_json)
+         VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, '{}')
+         ON CONFLICT (coupon_id) DO UPDATE SET status = excluded.status, redemption_count = excluded.redemption_count`,
       )
-      .run(id, c.merchantId ?? MERCHANT, status, count, c.usageLimitTotal ?? 1, iso(expires), expires, iso(T0), iso(T0), T0, this.syncRunId, this.syncRunId);
+      .run(id, c.merchantId ?? MERCHANT, status, count, c.usageLimitTotal ?? 1, iso(expires), expires, iso(T0), iso(T0), T0, this.syncRunId);
     this.sqlite.prepare('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, 1)').run(id, this.syncRunId, status, count);
     return id;
   }
@@ -155,10 +155,10 @@ export class FixtureMirror {
     const updated = o.updatedAtMs ?? created + 60_000;
     this.sqlite
       .prepare(
-        `INSERT INTO dp_orders (order_id, external_ref_id, dp_id, status, fulfillment_status, currency, total_amount_cents, created_at, created_at_ms, updated_at, updated_at_ms, last_seen_sync_run_id, first_sync_run_id, raw_json)
-         VALUES (?, ?, 'dp-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
+        `INSERT INTO dp_orders (order_id, external_ref_id, dp_id, status, fulfillment_status, currency, total_amount_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
+         VALUES (?, ?, 'dp-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
       )
-      .run(id, o.externalRefId ?? `PO-${id.slice(0, 8)}`, status, o.fulfillment ?? (completed ? 'FULFILLED' : 'PROCESSING'), currency, total, iso(created), created, iso(updated), updated, this.syncRunId, this.syncRunId);
+      .run(id, o.externalRefId ?? `PO-${id.slice(0, 8)}`, status, o.fulfillment ?? (completed ? 'FULFILLED' : 'PROCESSING'), currency, total, iso(created), created, iso(updated), updated, this.syncRunId);
     for (const l of lines) {
       this.sqlite
         .prepare(

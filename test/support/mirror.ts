@@ -14,10 +14,10 @@ export function mirrorPicture(sqlite: Database.Database) {
   return {
     giftCards: Object.fromEntries(rows<{ id: string; initial: number; remaining: number; status: string; version: number }>('SELECT gift_card_id AS id, initial_balance_cents AS initial, remaining_balance_cents AS remaining, status, version FROM gift_cards').map((r) => [r.id, [r.initial, r.remaining, r.status, r.version]])),
     transactions: Object.fromEntries(rows<{ id: string; card: string; amount: number; after: number; type: string }>('SELECT transaction_id AS id, gift_card_id AS card, amount_cents AS amount, balance_after_cents AS after, type FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL').map((r) => [r.id, [r.card, r.type, r.amount, r.after]])),
-    coupons: Object.fromEntries(rows<{ id: string; status: string; count: number }>('SELECT coupon_id AS id, status, redemption_count AS count FROM coupons').map((r) => [r.id, [r.status, r.count]])),
+    coupons: Object.fromEntries(rows<{ id: string; status: string; count: number }>('SELECT coupon_id AS id, status, redemption_count AS count FROM coupons WHERE vanished_sync_run_id IS NULL').map((r) => [r.id, [r.status, r.count]])),
     orders: Object.fromEntries(rows<{ id: string; status: string; total: number; lines: number; vouchers: number }>(`SELECT o.order_id AS id, o.status, o.total_amount_cents AS total,
-        (SELECT COUNT(*) FROM dp_order_lines l WHERE l.order_id = o.order_id) AS lines, (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = o.order_id) AS vouchers FROM dp_orders o`).map((r) => [r.id, [r.status, r.total, r.lines, r.vouchers]])),
-    products: rows<{ id: string }>('SELECT product_id AS id FROM dp_products ORDER BY product_id').map((r) => r.id),
+        (SELECT COUNT(*) FROM dp_order_lines l WHERE l.order_id = o.order_id) AS lines, (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = o.order_id) AS vouchers FROM dp_orders o WHERE o.vanished_sync_run_id IS NULL`).map((r) => [r.id, [r.status, r.total, r.lines, r.vouchers]])),
+    products: rows<{ id: string }>('SELECT product_id AS id FROM dp_products WHERE vanished_sync_run_id IS NULL ORDER BY product_id').map((r) => r.id),
     wallets: Object.fromEntries(rows<{ id: string; balance: number }>('SELECT wallet_id AS id, balance_cents AS balance FROM dp_wallet_snapshots WHERE sync_run_id = (SELECT MAX(sync_run_id) FROM dp_wallet_snapshots)').map((r) => [r.id, r.balance])),
   };
 }

@@ -157,6 +157,50 @@ describe('an incremental sync', () => {
     expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
   });
 
+  it('writes no unchanged coupon or order, and marks those the service stops listing as vanished', async () => {
+    const { services, mirror, sync } = await setup({ seed: 39 });
+    await sync();
+    // Every row the sync's own connection updates in these tables, recorded by temporary triggers.
+    mirror.sqlite.exec(`CREATE TEMP TABLE written (tbl TEXT, id TEXT);
+      CREATE TEMP TRIGGER coupons_written AFTER UPDATE ON main.coupons BEGIN INSERT INTO written VALUES ('coupons', new.coupon_id); END;
+      CREATE TEMP TRIGGER orders_written AFTER UPDATE ON main.dp_orders BEGIN INSERT INTO written VALUES ('dp_orders', new.order_id); END;
+      CREATE TEMP TRIGGER products_written AFTER UPDATE ON main.dp_products BEGIN INSERT INTO written VALUES ('dp_products', new.product_id); END;`);
+    const written = () => mirror.sqlite.prepare('SELECT tbl, id FROM written').all();
+    const vanished = () => mirror.sqlite.prepare("SELECT coupon_id AS id, vanished_sync_run_id AS run FROM coupons WHERE vanished_sync_run_id IS NOT NULL UNION ALL SELECT order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL ORDER BY 1").all();
+
+    await sync();
+    expect(written()).toEqual([]);
+
+    const truth = services.sim.truth();
+    const coupon = truth.coupons.find((c) => typeof c.redemptionCount === 'number')?.couponId ?? '';
+    const order = truth.orders.find((o) => typeof o.totalAmount === 'number')?.orderID ?? '';
+    services.sim.mutate.setCouponListed(coupon, false);
+    services.sim.mutate.removeOrder(order);
+    const gone = await sync();
+    expect([gone.resources.coupons.notes['vanished'], gone.resources.dpOrders.notes['vanished']]).toEqual([1, 1]);
+    expect(vanished()).toEqual([{ id: coupon, run: gone.syncRunId }, { id: order, run: gone.syncRunId }].sort((a, b) => a.id.localeCompare(b.id)));
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+
+    services.sim.mutate.setCouponListed(coupon, true);
+    const back = await sync();
+    expect(back.resources.coupons.changed).toBe(1);
+    expect(vanished()).toEqual([{ id: order, run: gone.syncRunId }]);
+  });
+
+  it('marks nothing vanished after a walk resumed from its checkpoint, which cannot tell', async () => {
+    const { services, mirror, sync } = await setup({ seed: 40 });
+    await sync();
+    const coupon = services.sim.truth().coupons.find((c) => typeof c.redemptionCount === 'number')?.couponId ?? '';
+    services.sim.mutate.setCouponListed(coupon, false);
+    // As if the last sync had been killed part-way through the coupons.
+    mirror.sqlite.prepare("UPDATE sync_checkpoints SET done = 0, cursor = 'stale-cursor' WHERE resource = 'coupons'").run();
+    const resumed = await sync();
+    expect(resumed.resources.coupons.notes).toMatchObject({ resumed: 1, vanishedUnchecked: 1 });
+    expect(resumed.resources.coupons.notes['vanished']).toBeUndefined();
+    const next = await sync();
+    expect(next.resources.coupons.notes['vanished']).toBe(1);
+  });
+
   it('keeps a history row per observed change of a card, a coupon and an order', async () => {
     const { services, mirror, sync } = await setup({ seed: 38 });
     await sync();
