@@ -1,8 +1,8 @@
 /**
  * A full sync from a simulator holding about 1,000,000 ledger entries, 100,000 cards,
- * 100,000 coupons and 10,000 orders, against the same walk with no database writes, then an
- * incremental sync after 1 % new activity; then the bare walk and a full sync again with every
- * answer 2 ms late, as over a network. The simulator runs in its own process, so this
+ * 100,000 coupons and 10,000 orders, against the same walk with no database writes; then an
+ * incremental sync after 1 % new activity, and one with none; then the bare walk and a full
+ * sync again with every answer 2 ms late, as over a network. The simulator runs in its own process, so this
  * process's peak RSS is the sync's.
  */
 import { spawn } from 'node:child_process';
@@ -132,6 +132,9 @@ process.stdout.write(`simulator: ${applied} operations (1 % of the ledger)\n`);
 const incremental = await sync(mirror, 'incremental sync after 1 % new activity');
 process.stdout.write(`  ledger: ${incremental.resources.giftCardTransactions.pages} pages, ${incremental.resources.giftCardTransactions.new} new; settle re-read ${incremental.resources.settle.notes['cardsReread']} cards\n`);
 process.stdout.write(`  incremental ${(incremental.durationMs / 1000).toFixed(2)} s next to full ${(full.durationMs / 1000).toFixed(2)} s\n`);
+// With nothing new, what a night writes is bookkeeping alone: unchanged records are not written.
+const idle = await sync(mirror, 'incremental sync with no new activity');
+process.stdout.write(`  ledger: ${idle.resources.giftCardTransactions.pages} pages, ${idle.resources.giftCardTransactions.new} new\n`);
 process.stdout.write(`peak RSS of the syncing process: ${peakRssMb()} MB (target < 500 MB)\n`);
 
 mirror.close();
