@@ -83,17 +83,17 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow): Sheet
     },
     {
       name: 'Coupons',
-      header: ['coupon', 'merchant', 'status', 'redemption count', 'usage limit (0 = none)', 'expires at (UTC)', 'updated at (UTC)', 'findings'],
+      header: ['coupon', 'merchant', 'status', 'redemption count', 'usage limit (0 = none)', 'expires at (UTC)', 'updated at (UTC)', UNLISTED, 'findings'],
       rows: (function* () {
-        const rows = sqlite.prepare('SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms FROM coupons ORDER BY coupon_id');
-        for (const c of rows.iterate() as Iterable<{ coupon_id: string; merchant_id: string; status: string; redemption_count: number; usage_limit_total: number; expires_at_ms: number; updated_at_ms: number }>) {
-          yield [c.coupon_id, c.merchant_id, c.status, c.redemption_count, c.usage_limit_total, date(c.expires_at_ms), date(c.updated_at_ms), findingsOf(c.coupon_id)];
+        const rows = sqlite.prepare('SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ORDER BY coupon_id');
+        for (const c of rows.iterate() as Iterable<{ coupon_id: string; merchant_id: string; status: string; redemption_count: number; usage_limit_total: number; expires_at_ms: number; updated_at_ms: number; vanished_sync_run_id: number | null }>) {
+          yield [c.coupon_id, c.merchant_id, c.status, c.redemption_count, c.usage_limit_total, date(c.expires_at_ms), date(c.updated_at_ms), c.vanished_sync_run_id, findingsOf(c.coupon_id)];
         }
       })(),
     },
     {
       name: 'DP orders',
-      header: ['order', 'external reference', 'status', 'fulfilment', 'created at (UTC)', 'order total', 'line', 'product', 'variant', 'quantity', 'line currency', 'price', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', 'findings'],
+      header: ['order', 'external reference', 'status', 'fulfilment', 'created at (UTC)', 'order total', 'line', 'product', 'variant', 'quantity', 'line currency', 'price', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', UNLISTED, 'findings'],
       rows: orderRows(sqlite, findingsOf),
     },
     {
@@ -215,6 +215,7 @@ interface OrderLineRow {
   external_ref_id: string;
   status: string;
   fulfillment_status: string;
+  vanished_sync_run_id: number | null;
   created_at_ms: number;
   currency: string;
   total_amount_cents: number | null;
@@ -233,7 +234,7 @@ interface OrderLineRow {
 
 function* orderRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
   const rows = sqlite.prepare(
-    `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents,
+    `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
             l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
             (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
      FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ORDER BY o.created_at_ms, o.order_id, l.line_no`,
@@ -242,7 +243,7 @@ function* orderRows(sqlite: Database.Database, findingsOf: (...ids: (string | nu
     yield [
       r.order_id, r.external_ref_id, r.status, r.fulfillment_status, date(r.created_at_ms), money(r.total_amount_cents, r.currency),
       r.line_no, r.product_id, r.variant_id, r.quantity, r.line_currency, money(r.price_cents, r.line_currency), money(r.total_price_cents, r.line_currency),
-      r.fx_rate, money(r.total_converted_price_cents, r.currency), r.fulfilled_qty, r.vouchers, findingsOf(r.order_id),
+      r.fx_rate, money(r.total_converted_price_cents, r.currency), r.fulfilled_qty, r.vouchers, r.vanished_sync_run_id, findingsOf(r.order_id),
     ];
   }
 }
@@ -272,8 +273,11 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow): Generator<Ce
   yield ['Our merchant', run.merchant_id];
   for (const failed of summary.failedChecks) yield ['Check that could not run', failed.code, failed.error];
   yield [];
-  yield [{ heading: 'What was checked' }, 'records in the mirror'];
-  for (const [label, table] of MIRRORED) yield [label, sqlite.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number];
+  yield [{ heading: 'What was checked' }, 'records in the mirror', 'of which no longer listed by the service'];
+  for (const [label, table, listed] of MIRRORED) {
+    const count = (where = ''): number => sqlite.prepare(`SELECT COUNT(*) FROM ${table} ${where}`).pluck().get() as number;
+    yield [label, count(), listed ? count('WHERE vanished_sync_run_id IS NOT NULL') : null];
+  }
   yield [];
   yield [{ heading: 'Findings by code' }, 'severity', 'findings', 'new', 'open', 'accepted'];
   const byCode = sqlite
@@ -318,13 +322,17 @@ const VERDICT_MEANING: Record<string, string> = {
   INCOMPLETE: 'A resource could not be fully synced or a check could not run: zero findings over missing data prove nothing.',
 };
 
-const MIRRORED: [string, string][] = [
+/** Where a record the service no longer lists shows it: the sync that first found it missing. */
+const UNLISTED = 'no longer listed since sync';
+
+/** Tables counted on the Summary; `true` where the mirror marks records no longer listed. */
+const MIRRORED: [string, string, boolean?][] = [
   ['Gift cards', 'gift_cards'],
-  ['Gift card ledger entries', 'gift_card_transactions'],
-  ['Coupons', 'coupons'],
+  ['Gift card ledger entries', 'gift_card_transactions', true],
+  ['Coupons', 'coupons', true],
   ['DP wallet snapshots', 'dp_wallet_snapshots'],
-  ['DP products', 'dp_products'],
-  ['DP orders', 'dp_orders'],
+  ['DP products', 'dp_products', true],
+  ['DP orders', 'dp_orders', true],
   ['DP order lines', 'dp_order_lines'],
   ['DP vouchers (codes hashed)', 'dp_vouchers'],
   ['Quarantined records', 'quarantine'],

@@ -17,12 +17,21 @@ let services: TestServices;
 let mirror: Mirror;
 let paths: ReportPaths;
 let workbook: ExcelJS.Workbook;
+/** A coupon and an order the service stopped listing before the second sync. */
+let unlisted: { coupon: string; order: string; syncRunId: number };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-report-'));
   services = await startServices({ size: 'small', seed: 71, plant: true });
   mirror = openMirror(join(dir, 'ledger.db'));
   await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  const truth = services.sim.truth();
+  const coupon = truth.coupons.find((c) => typeof c.redemptionCount === 'number')?.couponId ?? '';
+  const order = truth.orders.find((o) => typeof o.totalAmount === 'number')?.orderID ?? '';
+  services.sim.mutate.setCouponListed(coupon, false);
+  services.sim.mutate.removeOrder(order);
+  const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  unlisted = { coupon, order, syncRunId };
   await runChecks({ mirror });
   paths = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports') });
   workbook = new ExcelJS.Workbook();
@@ -106,14 +115,24 @@ describe('the workbook', () => {
 
   it('states on the Summary the counts the mirror holds', () => {
     const ws = sheet('Summary');
-    const value = (label: string): unknown => ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === label)?.getCell(2).value;
+    const value = (label: string, column = 2): unknown => ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === label)?.getCell(column).value;
     expect(value('Verdict')).toBe('BREAKS');
     expect(value('Gift card ledger entries')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get());
     expect(value('Coupons')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM coupons').pluck().get());
     expect(value('DP orders')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM dp_orders').pluck().get());
+    const noLongerListed = ['Coupons', 'DP orders', 'Gift card ledger entries', 'Gift cards'].map((label) => value(label, 3));
+    expect(noLongerListed).toEqual([1, 1, 0, null]);
     const all = ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === 'All findings');
     expect(all?.getCell(3).value).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM findings WHERE check_run_id = 1').pluck().get());
     expect(value('New')).toBe(all?.getCell(3).value);
+  });
+
+  it('shows a coupon and an order the service no longer lists, with the sync that found them missing', () => {
+    for (const [name, id] of [['Coupons', unlisted.coupon], ['DP orders', unlisted.order]] as const) {
+      const ws = sheet(name);
+      const rows = ws.getRows(2, ws.rowCount - 1)!.filter((r) => r.getCell(column(ws, 'no longer listed since sync')).value !== null);
+      expect(rows.map((r) => [r.getCell(1).value, r.getCell(column(ws, 'no longer listed since sync')).value])).toEqual([[id, unlisted.syncRunId]]);
+    }
   });
 });
 
