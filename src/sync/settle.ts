@@ -29,6 +29,11 @@ const CARD_STATE_SQL = `
     FROM temp.settle_cards s CROSS JOIN gift_cards c ON c.gift_card_id = s.gift_card_id)
   WHERE tail_created_ms IS NOT NULL`;
 
+/** Cards with entries first mirrored, or a snapshot changed, in sync @run. */
+const ACTIVE_CARDS = `
+  SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id = @run
+  UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run`;
+
 /** A card snapshot disagrees with its ledger, or its ledger moved after the snapshot. */
 const disagrees = (s: CardState): boolean => s.tail_after !== s.remaining || s.tail_created_ms > s.updated_at_ms;
 
@@ -46,20 +51,14 @@ export async function settle(context: SyncContext): Promise<void> {
   const started = Date.now();
   context.progress.update('settle', stats);
   sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM temp.settle_cards;');
-  // Which cards can have moved: all on a full pass; otherwise those with new entries or a changed snapshot.
-  if (context.mode === 'full') {
-    sqlite.exec('INSERT INTO temp.settle_cards SELECT gift_card_id FROM gift_cards');
-  } else {
-    sqlite
-      .prepare(
-        `INSERT OR IGNORE INTO temp.settle_cards
-         SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id = @run
-         UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run`,
-      )
-      .run({ run: syncRunId });
-  }
+  // Which cards can disagree with their ledger: all on a full pass (the whole ledger was read
+  // again); otherwise those with new entries or a changed snapshot: the active ones.
+  if (context.mode === 'full') sqlite.exec('INSERT INTO temp.settle_cards SELECT gift_card_id FROM gift_cards');
+  else sqlite.prepare(`INSERT OR IGNORE INTO temp.settle_cards ${ACTIVE_CARDS}`).run({ run: syncRunId });
+  const active = new Set(sqlite.prepare(ACTIVE_CARDS).pluck().all({ run: syncRunId }) as string[]);
   const before = sqlite.prepare(CARD_STATE_SQL).all() as CardState[];
-  const candidates = before.filter((s) => disagrees(s) || s.read_sync_run_id !== syncRunId);
+  // Re-read by ID: a card that disagrees, and an active one whose snapshot is older than this run.
+  const candidates = before.filter((s) => disagrees(s) || (s.read_sync_run_id !== syncRunId && active.has(s.gift_card_id)));
   const firstVersion = new Map(candidates.map((s) => [s.gift_card_id, s.version]));
 
   const reread = await mapLimit(candidates, context.concurrency, async (s) => ({ id: s.gift_card_id, record: await readCard(context, s.gift_card_id), readAtMs: Date.now() }));

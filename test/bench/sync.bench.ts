@@ -1,9 +1,9 @@
 /**
  * A full sync from a simulator holding about 1,000,000 ledger entries, 100,000 cards,
  * 100,000 coupons and 10,000 orders, against the same walk with no database writes; then an
- * incremental sync after 1 % new activity, and one with none; then the bare walk and a full
- * sync again with every answer 2 ms late, as over a network. The simulator runs in its own process, so this
- * process's peak RSS is the sync's.
+ * incremental sync after 1 % new activity, one with none, and a weekly --full pass; then the
+ * bare walk and a full sync again with every answer 2 ms late, as over a network. The
+ * simulator runs in its own process, so this process's peak RSS is the sync's.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -88,10 +88,10 @@ async function bareWalk(label: string): Promise<BareWalk> {
   return { seconds, counts };
 }
 
-const sync = async (mirror: Mirror, label: string): Promise<SyncSummary> => {
+const sync = async (mirror: Mirror, label: string, full = false): Promise<SyncSummary> => {
   const c = clients();
   const writtenBefore = bytesWritten();
-  const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp }));
+  const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full }));
   const written = (bytesWritten() ?? NaN) - (writtenBefore ?? NaN);
   await Promise.all([c.giftcard.close(), c.dp.close()]);
   const phases = Object.entries(summary.resources).map(([name, stats]) => `${name} ${(stats.durationMs / 1000).toFixed(2)}`);
@@ -135,6 +135,9 @@ process.stdout.write(`  incremental ${(incremental.durationMs / 1000).toFixed(2)
 // With nothing new, what a night writes is bookkeeping alone: unchanged records are not written.
 const idle = await sync(mirror, 'incremental sync with no new activity');
 process.stdout.write(`  ledger: ${idle.resources.giftCardTransactions.pages} pages, ${idle.resources.giftCardTransactions.new} new\n`);
+// The weekly --full: the whole ledger again, every entry compared and marked seen.
+const weekly = await sync(mirror, '--full pass over the same mirror (weekly)', true);
+process.stdout.write(`  ledger: ${weekly.resources.giftCardTransactions.records.toLocaleString('en-US')} entries compared, ${weekly.resources.giftCardTransactions.changed} changed, ${weekly.resources.giftCardTransactions.notes['vanished'] ?? 0} vanished; settle re-read ${weekly.resources.settle.notes['cardsReread']} cards\n`);
 process.stdout.write(`peak RSS of the syncing process: ${peakRssMb()} MB (target < 500 MB)\n`);
 
 mirror.close();

@@ -201,6 +201,14 @@ describe('an incremental sync', () => {
     expect(next.resources.coupons.notes['vanished']).toBe(1);
   });
 
+  it('on --full with nothing new, re-reads no card whose snapshot agrees with its ledger', async () => {
+    const { services, mirror, sync } = await setup({ seed: 41 });
+    await sync();
+    const full = await sync(true);
+    expect(full.resources.settle.notes['cardsReread']).toBe(0);
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+  });
+
   it('keeps a history row per observed change of a card, a coupon and an order', async () => {
     const { services, mirror, sync } = await setup({ seed: 38 });
     await sync();
