@@ -285,6 +285,11 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
     if (!found) throw new Error(`no ledger entry ${id}`);
     return found;
   };
+  const coupon = (id: string) => {
+    const found = gc.coupons.get(id);
+    if (!found) throw new Error(`no coupon ${id}`);
+    return found;
+  };
   return {
     rewriteEntry: (id, fields) => Object.assign(entry(id).record, fields),
     removeEntry: (id) => {
@@ -294,9 +299,7 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
       entry(id).deleted = false;
     },
     setCouponListed: (id, listed) => {
-      const coupon = gc.coupons.get(id);
-      if (!coupon) throw new Error(`no coupon ${id}`);
-      coupon.deleted = !listed;
+      coupon(id).deleted = !listed;
     },
     removeOrder: (id) => {
       const order = dp.orders.get(id);
@@ -304,9 +307,7 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
       order.deleted = true;
     },
     setCoupon: (id, fields) => {
-      const coupon = gc.coupons.get(id);
-      if (!coupon) throw new Error(`no coupon ${id}`);
-      Object.assign(coupon.record, fields);
+      Object.assign(coupon(id).record, fields);
     },
     moveWallet: (walletID, deltaCents) => {
       const wallet = dp.wallets.find((w) => w.record.walletID === walletID);

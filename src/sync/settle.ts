@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { PayloadValidationError } from '../errors.js';
 import { mapLimit, type SyncContext } from './context.js';
 import { readCard } from './giftcards.js';
@@ -34,6 +35,17 @@ const ACTIVE_CARDS = `
   SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id = @run
   UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run`;
 
+/** Makes the temporary table `settle_cards` hold the given cards, or every mirrored card. */
+function fillSettleCards(sqlite: Database.Database, cards: Iterable<string> | 'all'): void {
+  sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM temp.settle_cards;');
+  if (cards === 'all') {
+    sqlite.exec('INSERT INTO temp.settle_cards SELECT gift_card_id FROM gift_cards');
+    return;
+  }
+  const insert = sqlite.prepare('INSERT OR IGNORE INTO temp.settle_cards VALUES (?)');
+  for (const id of cards) insert.run(id);
+}
+
 /** A card snapshot disagrees with its ledger, or its ledger moved after the snapshot. */
 const disagrees = (s: CardState): boolean => s.tail_after !== s.remaining || s.tail_created_ms > s.updated_at_ms;
 
@@ -50,15 +62,15 @@ export async function settle(context: SyncContext): Promise<void> {
   const stats = context.stats.settle;
   const started = Date.now();
   context.progress.update('settle', stats);
-  sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM temp.settle_cards;');
   // Which cards can disagree with their ledger: all on a full pass (the whole ledger was read
   // again); otherwise those with new entries or a changed snapshot: the active ones.
-  if (context.mode === 'full') sqlite.exec('INSERT INTO temp.settle_cards SELECT gift_card_id FROM gift_cards');
-  else sqlite.prepare(`INSERT OR IGNORE INTO temp.settle_cards ${ACTIVE_CARDS}`).run({ run: syncRunId });
-  const active = new Set(sqlite.prepare(ACTIVE_CARDS).pluck().all({ run: syncRunId }) as string[]);
+  const activeCards = () => new Set(sqlite.prepare(ACTIVE_CARDS).pluck().all({ run: syncRunId }) as string[]);
+  let active = context.mode === 'full' ? undefined : activeCards();
+  fillSettleCards(sqlite, active ?? 'all');
   const before = sqlite.prepare(CARD_STATE_SQL).all() as CardState[];
-  // Re-read by ID: a card that disagrees, and an active one whose snapshot is older than this run.
-  const candidates = before.filter((s) => disagrees(s) || (s.read_sync_run_id !== syncRunId && active.has(s.gift_card_id)));
+  // Re-read by ID: a card that disagrees, and an active one whose snapshot is older than this
+  // run. On a first sync every snapshot is this run's: the active cards are never asked for.
+  const candidates = before.filter((s) => disagrees(s) || (s.read_sync_run_id !== syncRunId && (active ??= activeCards()).has(s.gift_card_id)));
   const firstVersion = new Map(candidates.map((s) => [s.gift_card_id, s.version]));
 
   const reread = await mapLimit(candidates, context.concurrency, async (s) => ({ id: s.gift_card_id, record: await readCard(context, s.gift_card_id), readAtMs: Date.now() }));
@@ -128,11 +140,9 @@ function cardsOf(context: SyncContext, transactionIds: readonly string[]): strin
  */
 function judgeMovedCards(context: SyncContext, cardIds: readonly string[], firstVersion: ReadonlyMap<string, number>): number {
   const { sqlite, writer, syncRunId } = context;
-  sqlite.exec('DELETE FROM temp.settle_cards');
-  const insert = sqlite.prepare('INSERT OR IGNORE INTO temp.settle_cards VALUES (?)');
   let inFlight = 0;
   writer.transaction(() => {
-    for (const id of cardIds) insert.run(id);
+    fillSettleCards(sqlite, cardIds);
     for (const s of sqlite.prepare(CARD_STATE_SQL).all() as CardState[]) {
       if (!disagrees(s)) continue;
       const moved = firstVersion.has(s.gift_card_id) && firstVersion.get(s.gift_card_id) !== s.version;
@@ -150,7 +160,6 @@ function judgeMovedCards(context: SyncContext, cardIds: readonly string[], first
  * committed before the sync ended; cards those late entries moved are recorded in flight.
  */
 export async function closeLedger(context: SyncContext): Promise<void> {
-  context.sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY)');
   context.ledgerReadUntilMs = Date.now();
   const added = await topUpLedgerHead(context);
   const stats = context.stats.settle;
