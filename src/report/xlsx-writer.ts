@@ -57,11 +57,11 @@ export async function writeXlsx(path: string, properties: WorkbookProperties, sh
   workbook.created = properties.created;
   workbook.modified = properties.created;
   Object.assign(workbook, { title: properties.title, subject: properties.subject });
-  for (const spec of sheets) await writeSheet(workbook, spec, maxRows);
+  for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title);
   await workbook.commit();
 }
 
-async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number): Promise<void> {
+async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number, title: string): Promise<void> {
   const iterator = toAsync(spec.rows);
   // Widths must be set before the first row is committed: fit them to a sample of the rows.
   const sample: Cell[][] = [];
@@ -72,14 +72,14 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
   }
   const widths = fitWidths(spec.header, sample);
   let part = 1;
-  let sheet = openSheet(workbook, spec, part, widths);
+  let sheet = openSheet(workbook, spec, part, widths, title);
   let rowsInSheet = spec.header ? 1 : 0;
   let written = 0;
   const put = async (cells: Cell[]): Promise<void> => {
     if (rowsInSheet >= maxRows) {
       sheet.commit();
       part += 1;
-      sheet = openSheet(workbook, spec, part, widths);
+      sheet = openSheet(workbook, spec, part, widths, title);
       rowsInSheet = spec.header ? 1 : 0;
     }
     writeRow(sheet, cells, spec.severityColumn);
@@ -111,12 +111,15 @@ async function drained(sheet: ExcelJS.Worksheet): Promise<void> {
 
 type LegacyWritable = Writable & { _writableState?: { needDrain: boolean } };
 
-function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, part: number, widths: number[]): ExcelJS.Worksheet {
+function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, part: number, widths: number[], title: string): ExcelJS.Worksheet {
   const name = part === 1 ? spec.name : `${spec.name} (${part})`;
   const lastColumn = columnLetter(Math.max(widths.length, 1));
   const sheet = workbook.addWorksheet(name, {
     views: [{ state: 'frozen', ySplit: 1, xSplit: 0 }],
     ...(spec.header ? { autoFilter: `A1:${lastColumn}1` } : {}),
+    pageSetup: printSetup(spec),
+    // Every printed page says which report, which sheet and which page it is.
+    headerFooter: { oddFooter: `&L${title.replace(/&/g, '&&')}&C&A&RPage &P of &N` },
   });
   sheet.columns = widths.map((width) => ({ width }));
   if (spec.header) {
@@ -126,6 +129,15 @@ function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec
     row.commit();
   }
   return sheet;
+}
+
+/**
+ * For working papers printed or saved as PDF: landscape, all columns on one page wide (a row's
+ * identifiers and its figures on the same page, so each figure traces to its record), as many
+ * pages long as needed, and a table's header row repeated on every page.
+ */
+function printSetup(spec: SheetSpec): Partial<ExcelJS.PageSetup> {
+  return { orientation: 'landscape', fitToWidth: 1, fitToHeight: 0, ...(spec.header ? { printTitlesRow: '1:1' } : {}) };
 }
 
 function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined): void {

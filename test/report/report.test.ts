@@ -66,6 +66,14 @@ describe('the workbook', () => {
     expect(workbook.creator).toBe('ledger-recon');
   });
 
+  it('prints landscape, one page wide, each table’s header row on every page, and a footer naming the report, sheet and page', () => {
+    for (const ws of workbook.worksheets) {
+      expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
+      expect(ws.pageSetup.printTitlesRow, ws.name).toBe(ws.name === 'Summary' ? undefined : '1:1');
+      expect(ws.headerFooter.oddFooter, ws.name).toBe('&LReconciliation BREAKS — check run 1&C&A&RPage &P of &N');
+    }
+  });
+
   it('shows a planted break on the Findings sheet with its expected, actual and difference as money in its currency', () => {
     const ws = sheet('Findings');
     const gap = services.sim.manifest.breaks.find((b) => b.code === 'GC_CHAIN_GAP')!;
