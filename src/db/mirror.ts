@@ -119,7 +119,7 @@ function collapseDuplicateEntries(sqlite: Database.Database, syncRunId: number):
   const version = sqlite.prepare("INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, 'changed', ?, ?)");
   const fields = ENTRY_FIELDS.join(', ');
   const adopt = sqlite.prepare(
-    `UPDATE gift_card_transactions SET (${fields}, last_seen_walk) = (SELECT ${fields}, last_seen_walk FROM gift_card_transactions WHERE entry_id = @later) WHERE entry_id = @kept`,
+    `UPDATE gift_card_transactions SET (${fields}) = (SELECT ${fields} FROM gift_card_transactions WHERE entry_id = @later) WHERE entry_id = @kept`,
   );
   const remove = sqlite.prepare('DELETE FROM gift_card_transactions WHERE entry_id = ?');
   let kept: { entry_id: number; transaction_id: string; raw_json: string } | undefined;

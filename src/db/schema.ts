@@ -28,7 +28,7 @@ export const syncRuns = sqliteTable('sync_runs', {
 /** Where each resource's walk stands, committed with every page: a killed sync resumes here. */
 export const syncCheckpoints = sqliteTable('sync_checkpoints', {
   resource: text('resource').primaryKey(),
-  /** The run that started this walk; records seen by it carry this in last_seen_walk. */
+  /** The run that started this walk (a resumed walk keeps it). */
   walkId: integer('walk_id').notNull(),
   mode: text('mode', { enum: ['full', 'incremental'] }).notNull(),
   cursor: text('cursor'),
@@ -145,7 +145,6 @@ export const giftCardTransactions = sqliteTable(
     /** The service's list order: higher is newer. Orders equal createdAt, never the ID. */
     listOrder: integer('list_order').notNull(),
     firstSyncRunId: integer('first_sync_run_id').notNull(),
-    lastSeenWalk: integer('last_seen_walk').notNull(),
     /** Set when a full pass no longer found the entry. */
     vanishedSyncRunId: integer('vanished_sync_run_id'),
     rawJson: text('raw_json').notNull(),
@@ -174,6 +173,18 @@ export const giftCardTransactions = sqliteTable(
     index('gift_card_transactions_first_sync').on(t.firstSyncRunId),
   ],
 );
+
+/**
+ * The entries a --full walk has found again that the mirror held before it began, committed
+ * with each page so a walk resumed after a kill still knows them. When the walk completes,
+ * the mirror's other earlier entries have vanished from the service; the table is then
+ * emptied. Holding these here, rather than stamping every entry, leaves the ledger unwritten
+ * where nothing changed.
+ */
+export const ledgerWalkSeen = sqliteTable('ledger_walk_seen', {
+  walkId: integer('walk_id').notNull(),
+  transactionId: text('transaction_id').notNull(),
+});
 
 /** Earlier versions of ledger entries that came back changed, or vanished. */
 export const giftCardTransactionVersions = sqliteTable(

@@ -34,7 +34,7 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       });
       return fetched;
     },
-    write: (element, _position, _walkId, fetched) => {
+    write: (element, _position, _walk, fetched) => {
       const readAtMs = Date.now();
       const record = element.full ?? fetched?.get(element.giftCardId);
       if (record === undefined) return undefined; // minimal, known and unchanged: the mirror's snapshot stands

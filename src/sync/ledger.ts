@@ -36,7 +36,12 @@ export async function syncLedger(context: SyncContext): Promise<void> {
       const oldest = page.records.at(-1);
       return oldest !== undefined && Date.parse(oldest.createdAt) < checkpoint.stopBeforeMs;
     },
-    write: (entry, position, walkId) => writer.entry(transactionRow(entry), syncRunId, walkId, walkListOrder(walkId, position)),
+    write: (entry, position, { walkId, mode }) => {
+      const outcome = writer.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position));
+      // What a full walk finds that the mirror held before is remembered, to tell what vanished.
+      if (mode === 'full' && outcome !== 'new') writer.entrySeen(walkId, entry.transactionId);
+      return outcome;
+    },
     onComplete: (checkpoint) => {
       if (checkpoint.mode !== 'full') return;
       const vanished = writer.markVanished(checkpoint.walkId, syncRunId);
@@ -64,7 +69,7 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
   for await (const page of giftcard.listTransactions()) {
     writer.transaction(() => {
       for (const entry of page.records) {
-        const outcome = writer.entry(transactionRow(entry), syncRunId, syncRunId, topUpListOrder(syncRunId, context.topUps, position));
+        const outcome = writer.entry(transactionRow(entry), syncRunId, topUpListOrder(syncRunId, context.topUps, position));
         position += 1;
         if (outcome === 'new') added.push(entry.transactionId);
       }

@@ -68,13 +68,16 @@ export class MirrorWriter {
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
       entryGet: p('SELECT raw_json, vanished_sync_run_id AS vanished FROM gift_card_transactions WHERE transaction_id = ?'),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
-      entryInsert: p(`INSERT OR IGNORE INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, last_seen_walk, raw_json)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      entryInsert: p(`INSERT OR IGNORE INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       entryUpdate: p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
-        reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, last_seen_walk = @walk_id, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
-      entrySeen: p('UPDATE gift_card_transactions SET last_seen_walk = ? WHERE transaction_id = ?'),
+        reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
+      entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, transaction_id) VALUES (?, ?)'),
       entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
-      vanishedSelect: p('SELECT transaction_id, raw_json FROM gift_card_transactions WHERE last_seen_walk < ? AND vanished_sync_run_id IS NULL'),
+      // Entries first mirrored by this walk were seen by it; earlier ones must be in its seen list.
+      vanishedSelect: p(`SELECT transaction_id, raw_json FROM gift_card_transactions
+        WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND transaction_id NOT IN (SELECT transaction_id FROM ledger_walk_seen WHERE walk_id = @walkId)`),
+      seenClear: p('DELETE FROM ledger_walk_seen'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
       couponGet: p('SELECT status, redemption_count AS count, version, raw_json, vanished_sync_run_id AS vanished FROM coupons WHERE coupon_id = ?'),
       couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
@@ -154,30 +157,37 @@ export class MirrorWriter {
   }
 
   /** Upserts a ledger entry; one that comes back different keeps its previous version. */
-  entry(row: TransactionRow, syncRunId: number, walkId: number, listOrder: number): WriteOutcome {
+  entry(row: TransactionRow, syncRunId: number, listOrder: number): WriteOutcome {
     // Insert first: on a first sync nearly every entry is new, and the lookup is skipped.
     const inserted = this.#s.entryInsert.run(
       row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
-      row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, walkId, row.raw_json,
+      row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
     );
     if (inserted.changes === 1) return 'new';
     const before = this.#s.entryGet.get(row.transaction_id) as { raw_json: string; vanished: number | null };
-    if (before.raw_json === row.raw_json && before.vanished === null) {
-      this.#s.entrySeen.run(walkId, row.transaction_id);
-      return 'same';
-    }
+    // Unchanged: nothing to write.
+    if (before.raw_json === row.raw_json && before.vanished === null) return 'same';
     if (before.raw_json !== row.raw_json) this.#s.entryVersion.run(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
-    this.#s.entryUpdate.run({ ...row, walk_id: walkId });
+    this.#s.entryUpdate.run(row);
     return 'changed';
   }
 
-  /** After a complete full walk: entries it did not see have vanished from the service. */
+  /** A --full walk found again an entry the mirror already held. */
+  entrySeen(walkId: number, transactionId: string): void {
+    this.#s.entrySeen.run(walkId, transactionId);
+  }
+
+  /**
+   * After a complete --full walk: the entries the mirror held before it that it did not find
+   * have vanished from the service. Empties the walk's seen list.
+   */
   markVanished(walkId: number, syncRunId: number): number {
-    const gone = this.#s.vanishedSelect.all(walkId) as Array<{ transaction_id: string; raw_json: string }>;
+    const gone = this.#s.vanishedSelect.all({ walkId }) as Array<{ transaction_id: string; raw_json: string }>;
     for (const entry of gone) {
       this.#s.entryVersion.run(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
       this.#s.vanishedMark.run(syncRunId, entry.transaction_id);
     }
+    this.#s.seenClear.run();
     return gone.length;
   }
 

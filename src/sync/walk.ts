@@ -16,7 +16,7 @@ export interface WalkSpec<T, P> {
   /** Async work for a page before its transaction, e.g. reading full records by ID. */
   prepare?: (page: Page<T>) => Promise<P>;
   /** Writes one record inside the page's transaction; `position` counts records in this walk. */
-  write: (record: T, position: number, walkId: number, prepared: P | undefined) => WriteOutcome | undefined;
+  write: (record: T, position: number, walk: Checkpoint, prepared: P | undefined) => WriteOutcome | undefined;
   /** For a new walk: the createdAt (ms) below which an incremental walk may stop. */
   stopBeforeMs?: () => number | null;
   /** Whether the walk has gone far enough after this page (incremental ledger). */
@@ -89,7 +89,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       }
       pageHalfWritten = true;
       page.records.forEach((record, i) => {
-        const outcome = spec.write(record, checkpoint.records + i, checkpoint.walkId, prepared);
+        const outcome = spec.write(record, checkpoint.records + i, checkpoint, prepared);
         if (outcome === 'new') stats.new += 1;
         else if (outcome === 'changed') stats.changed += 1;
       });

@@ -99,10 +99,10 @@ export class FixtureMirror {
   entry(giftCardId: string, e: LedgerEntry): void {
     this.sqlite
       .prepare(
-        `INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, last_seen_walk, raw_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(e.transactionId, giftCardId, e.type, e.amountCents, e.beforeCents, e.afterCents, e.referenceId, e.idempotencyKey, iso(e.createdAtMs), e.createdAtMs, e.listOrder, this.syncRunId, this.syncRunId, JSON.stringify({ transactionId: e.transactionId, giftCardId, amount: (e.amountCents ?? 0) / 100 }));
+      .run(e.transactionId, giftCardId, e.type, e.amountCents, e.beforeCents, e.afterCents, e.referenceId, e.idempotencyKey, iso(e.createdAtMs), e.createdAtMs, e.listOrder, this.syncRunId, JSON.stringify({ transactionId: e.transactionId, giftCardId, amount: (e.amountCents ?? 0) / 100 }));
   }
 
   coupon(c: { id?: string; merchantId?: string; status?: string; redemptionCount?: number; usageLimitTotal?: number; expiresAtMs?: number }): string {

@@ -23,6 +23,25 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * Runs `work` while the ledger list, from its `page`-th request on, answers 500 more often
+ * than the client retries; the faults are cleared afterwards.
+ */
+async function failingLedgerFromPage(services: TestServices, page: number, work: () => Promise<unknown>): Promise<void> {
+  let ledgerRequests = 0;
+  const onSend = ({ request }: { request: { path: string } }): void => {
+    if (!request.path.startsWith('/v1/giftCards/transactions') || (ledgerRequests += 1) !== page) return;
+    services.sim.faults.inject('error500', 50, { pathPrefix: '/v1/giftCards/transactions' });
+  };
+  subscribe('undici:client:sendHeaders', onSend as (message: unknown) => void);
+  try {
+    await work();
+  } finally {
+    unsubscribe('undici:client:sendHeaders', onSend as (message: unknown) => void);
+    services.sim.faults.queue.splice(0);
+  }
+}
+
 async function setup(options: SimulatorOptions, name = 'ledger.db') {
   const services = await startServices({ size: 'small', ...options });
   const mirror = openMirror(join(dir, name));
@@ -108,22 +127,10 @@ describe('an incremental sync', () => {
 
   it('keeps the whole pages it wrote, with their checkpoint, when the service fails mid-walk; a rerun resumes there', async () => {
     const { services, mirror, sync } = await setup({ seed: 38 });
-    let ledgerRequests = 0;
-    const onSend = ({ request }: { request: { path: string } }): void => {
-      if (!request.path.startsWith('/v1/giftCards/transactions') || (ledgerRequests += 1) !== 3) return;
-      // As the third page is asked for, the ledger list starts answering 500, more often than the client retries.
-      services.sim.faults.inject('error500', 50, { pathPrefix: '/v1/giftCards/transactions' });
-    };
-    subscribe('undici:client:sendHeaders', onSend as (message: unknown) => void);
-    try {
-      await expect(sync()).rejects.toThrow(/500/);
-    } finally {
-      unsubscribe('undici:client:sendHeaders', onSend as (message: unknown) => void);
-    }
+    await failingLedgerFromPage(services, 3, () => expect(sync()).rejects.toThrow(/500/));
     const checkpoint = mirror.sqlite.prepare("SELECT pages, records, done FROM sync_checkpoints WHERE resource = 'giftCardTransactions'").get();
     expect(checkpoint).toEqual({ pages: 2, records: 200, done: 0 });
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(200);
-    services.sim.faults.queue.splice(0);
     const summary = await sync();
     expect(summary.resources.giftCardTransactions.notes).toMatchObject({ resumed: 1 });
     expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
@@ -154,6 +161,28 @@ describe('an incremental sync', () => {
       { id: first?.transactionId, change: 'changed' },
       { id: second?.transactionId, change: 'vanished' },
     ]);
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+  });
+
+  it('on --full, writes no ledger entry that did not change, and tells what vanished even when killed part-way and resumed', async () => {
+    const { services, mirror, sync } = await setup({ seed: 42 });
+    await sync();
+    mirror.sqlite.exec(`CREATE TEMP TABLE written (id TEXT);
+      CREATE TEMP TRIGGER entries_written AFTER UPDATE ON main.gift_card_transactions BEGIN INSERT INTO written VALUES (new.transaction_id); END;`);
+    const unchanged = await sync(true);
+    expect(unchanged.resources.giftCardTransactions.notes['vanished']).toBe(0);
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM written').pluck().get()).toBe(0);
+
+    // The oldest entry goes; a --full walk fails after two pages, and the next sync resumes it.
+    const oldest = services.sim.truth().transactions.reduce((a, b) => (a.createdAt <= b.createdAt ? a : b));
+    services.sim.mutate.removeEntry(oldest.transactionId);
+    await failingLedgerFromPage(services, 3, () => expect(sync(true)).rejects.toThrow(/500/));
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM ledger_walk_seen').pluck().get()).toBe(200);
+    const resumed = await sync();
+    expect(resumed.resources.giftCardTransactions.notes).toMatchObject({ resumed: 1, vanished: 1 });
+    const vanished = mirror.sqlite.prepare('SELECT transaction_id FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL').pluck().all();
+    expect(vanished).toEqual([oldest.transactionId]);
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM ledger_walk_seen').pluck().get()).toBe(0);
     expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
   });
 
