@@ -183,7 +183,8 @@ export const giftCardTransactions = sqliteTable(
  */
 export const ledgerWalkSeen = sqliteTable('ledger_walk_seen', {
   walkId: integer('walk_id').notNull(),
-  transactionId: text('transaction_id').notNull(),
+  /** The entry's row in gift_card_transactions: an integer compares faster than its UUID. */
+  entryId: integer('entry_id').notNull(),
 });
 
 /** Earlier versions of ledger entries that came back changed, or vanished. */

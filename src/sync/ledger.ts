@@ -36,12 +36,9 @@ export async function syncLedger(context: SyncContext): Promise<void> {
       const oldest = page.records.at(-1);
       return oldest !== undefined && Date.parse(oldest.createdAt) < checkpoint.stopBeforeMs;
     },
-    write: (entry, position, { walkId, mode }) => {
-      const outcome = writer.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position));
-      // What a full walk finds that the mirror held before is remembered, to tell what vanished.
-      if (mode === 'full' && outcome !== 'new') writer.entrySeen(walkId, entry.transactionId);
-      return outcome;
-    },
+    // A full walk notes each entry it finds again, so that it can tell which ones vanished.
+    write: (entry, position, { walkId, mode }) =>
+      writer.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), { bulkLoad: empty, fullWalkId: mode === 'full' ? walkId : undefined }),
     onComplete: (checkpoint) => {
       if (checkpoint.mode !== 'full') return;
       const vanished = writer.markVanished(checkpoint.walkId, syncRunId);

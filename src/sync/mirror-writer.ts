@@ -66,17 +66,17 @@ export class MirrorWriter {
       cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
       cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
-      entryGet: p('SELECT raw_json, vanished_sync_run_id AS vanished FROM gift_card_transactions WHERE transaction_id = ?'),
+      entryGet: p('SELECT entry_id AS entryId, raw_json, vanished_sync_run_id AS vanished FROM gift_card_transactions WHERE transaction_id = ?'),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
       entryInsert: p(`INSERT OR IGNORE INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       entryUpdate: p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
         reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
-      entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, transaction_id) VALUES (?, ?)'),
+      entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, entry_id) VALUES (?, ?)'),
       entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
       // Entries first mirrored by this walk were seen by it; earlier ones must be in its seen list.
       vanishedSelect: p(`SELECT transaction_id, raw_json FROM gift_card_transactions
-        WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND transaction_id NOT IN (SELECT transaction_id FROM ledger_walk_seen WHERE walk_id = @walkId)`),
+        WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND entry_id NOT IN (SELECT entry_id FROM ledger_walk_seen WHERE walk_id = @walkId)`),
       seenClear: p('DELETE FROM ledger_walk_seen'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
       couponGet: p('SELECT status, redemption_count AS count, version, raw_json, vanished_sync_run_id AS vanished FROM coupons WHERE coupon_id = ?'),
@@ -156,25 +156,29 @@ export class MirrorWriter {
     return 'changed';
   }
 
-  /** Upserts a ledger entry; one that comes back different keeps its previous version. */
-  entry(row: TransactionRow, syncRunId: number, listOrder: number): WriteOutcome {
-    // Insert first: on a first sync nearly every entry is new, and the lookup is skipped.
-    const inserted = this.#s.entryInsert.run(
-      row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
-      row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
-    );
-    if (inserted.changes === 1) return 'new';
-    const before = this.#s.entryGet.get(row.transaction_id) as { raw_json: string; vanished: number | null };
+  /**
+   * Upserts a ledger entry; one that comes back different keeps its previous version. A bulk
+   * load into an empty ledger tries the insert first (nearly every entry is new, and the
+   * lookup is skipped); otherwise most entries are known and the lookup comes first. A --full
+   * walk passes its ID: an entry the mirror held before is then noted as found by that walk.
+   */
+  entry(row: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): WriteOutcome {
+    type Known = { entryId: number; raw_json: string; vanished: number | null };
+    let before = how.bulkLoad ? undefined : (this.#s.entryGet.get(row.transaction_id) as Known | undefined);
+    if (!before) {
+      const inserted = this.#s.entryInsert.run(
+        row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
+        row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
+      );
+      if (inserted.changes === 1) return 'new';
+      before = this.#s.entryGet.get(row.transaction_id) as Known;
+    }
+    if (how.fullWalkId !== undefined) this.#s.entrySeen.run(how.fullWalkId, before.entryId);
     // Unchanged: nothing to write.
     if (before.raw_json === row.raw_json && before.vanished === null) return 'same';
     if (before.raw_json !== row.raw_json) this.#s.entryVersion.run(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
     this.#s.entryUpdate.run(row);
     return 'changed';
-  }
-
-  /** A --full walk found again an entry the mirror already held. */
-  entrySeen(walkId: number, transactionId: string): void {
-    this.#s.entrySeen.run(walkId, transactionId);
   }
 
   /**

@@ -91,12 +91,25 @@ async function bareWalk(label: string): Promise<BareWalk> {
 const sync = async (mirror: Mirror, label: string, full = false): Promise<SyncSummary> => {
   const c = clients();
   const writtenBefore = bytesWritten();
-  const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full }));
+  // What each phase wrote: the counter read as each resource finishes.
+  const writtenBy: string[] = [];
+  let mark = writtenBefore ?? NaN;
+  const progress = {
+    update() {},
+    done(resource: string) {
+      const now = bytesWritten() ?? NaN;
+      writtenBy.push(`${resource} ${Math.round((now - mark) / 1e6)}`);
+      mark = now;
+    },
+  };
+  const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress }));
   const written = (bytesWritten() ?? NaN) - (writtenBefore ?? NaN);
   await Promise.all([c.giftcard.close(), c.dp.close()]);
   const phases = Object.entries(summary.resources).map(([name, stats]) => `${name} ${(stats.durationMs / 1000).toFixed(2)}`);
   process.stdout.write(`  phases (s): ${phases.join(', ')}\n`);
-  if (!Number.isNaN(written)) process.stdout.write(`  written (the WAL and its checkpoints, nearly all): ${Math.round(written / 1e6).toLocaleString('en-US')} MB\n`);
+  if (!Number.isNaN(written)) {
+    process.stdout.write(`  written (the WAL and its checkpoints, nearly all): ${Math.round(written / 1e6).toLocaleString('en-US')} MB; by phase (MB): ${writtenBy.join(', ')}\n`);
+  }
   return summary;
 };
 

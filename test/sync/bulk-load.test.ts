@@ -43,7 +43,7 @@ describe("the ledger's bulk load", () => {
     const writer = new MirrorWriter(mirror.sqlite);
     dropLedgerIndexes(mirror.sqlite);
     writer.transaction(() => {
-      [entry('a', 10), entry('b', 20), entry('a', 10), entry('c', 30), entry('b', 25), entry('b', 26)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i));
+      [entry('a', 10), entry('b', 20), entry('a', 10), entry('c', 30), entry('b', 25), entry('b', 26)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i, { bulkLoad: true }));
     });
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(6);
 
@@ -71,7 +71,7 @@ describe("the ledger's bulk load", () => {
     const withIndexes = indexNames();
     dropLedgerIndexes(mirror.sqlite);
     const writer = new MirrorWriter(mirror.sqlite);
-    writer.transaction(() => [entry('a', 10), entry('a', 10)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i)));
+    writer.transaction(() => [entry('a', 10), entry('a', 10)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i, { bulkLoad: true })));
     mirror.close();
     mirror = openMirror(join(dir, 'ledger.db'));
     expect(indexNames()).toEqual(withIndexes);
