@@ -15,7 +15,10 @@ export interface WalkSpec<T, P> {
   list: (startCursor: string | undefined) => AsyncGenerator<Page<T>>;
   /** Async work for a page before its transaction, e.g. reading full records by ID. */
   prepare?: (page: Page<T>) => Promise<P>;
-  /** Writes one record inside the page's transaction; `position` counts records in this walk. */
+  /**
+   * Writes one record inside the page's transaction; `position` counts records in this walk,
+   * and `walk` is its checkpoint before the page (the walk's ID and mode).
+   */
   write: (record: T, position: number, walk: Checkpoint, prepared: P | undefined) => WriteOutcome | undefined;
   /** For a new walk: the createdAt (ms) below which an incremental walk may stop. */
   stopBeforeMs?: () => number | null;
