@@ -5,6 +5,7 @@
  * the mirror. Card checks share one streaming pass over the ledger; query checks run as SQL.
  */
 import { performance } from 'node:perf_hooks';
+import type Database from 'better-sqlite3';
 import { MirrorError } from '../errors.js';
 import { formatCents } from '../money.js';
 import type { Mirror } from '../db/mirror.js';
@@ -146,6 +147,8 @@ export async function runChecks(input: RunChecksInput): Promise<CheckRunResult> 
     }
     times[check.code] = performance.now() - t;
   }
+
+  noteUnlisted(sqlite, drafts);
 
   // ---- standing across runs ------------------------------------------------------------------
   const previous = new Map<string, { first_seen_check_run_id: number; first_seen_at_ms: number }>();
@@ -360,4 +363,27 @@ function storeRollForward({ sqlite }: Mirror, checkRunId: number, rows: readonly
   sqlite.transaction(() => {
     for (const r of rows) insert.run(checkRunId, r.currency, r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingCents, r.cardsRemainingCents, r.differenceCents);
   })();
+}
+
+/**
+ * A break on a coupon or order that the service no longer lists stays open: taking a record
+ * out of the list settles nothing. Its message says since which sync, so that nobody looks
+ * for the record in the service in vain. The break's particulars (and so an acceptance) are
+ * unchanged.
+ */
+function noteUnlisted(sqlite: Database.Database, drafts: ReadonlyArray<{ draft: FindingDraft }>): void {
+  const unlisted = new Map<string, number>();
+  const rows = sqlite.prepare(
+    `SELECT 'coupon' AS type, coupon_id AS id, vanished_sync_run_id AS since FROM coupons WHERE vanished_sync_run_id IS NOT NULL
+     UNION ALL SELECT 'dpOrder', order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL`,
+  );
+  for (const row of rows.iterate() as Iterable<{ type: string; id: string; since: number }>) unlisted.set(`${row.type} ${row.id}`, row.since);
+  if (unlisted.size === 0) return;
+  for (const { draft } of drafts) {
+    const gone = draft.records.flatMap((record) => {
+      const since = unlisted.get(`${record.type} ${record.id}`);
+      return since === undefined ? [] : [`${record.type === 'coupon' ? 'coupon' : 'order'} ${record.id} (since sync ${since})`];
+    });
+    if (gone.length > 0) draft.message += ` The service no longer lists ${gone.join(' or ')}; the mirror keeps ${gone.length === 1 ? 'it' : 'them'} as last read.`;
+  }
 }

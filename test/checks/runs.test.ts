@@ -86,6 +86,25 @@ describe('a check over a synced mirror', () => {
 });
 
 describe('findings across runs', () => {
+  it('keeps open a break on a coupon or order the service no longer lists, saying since which sync', async () => {
+    const { services, mirror, sync } = await setup({ seed: 45, plant: true });
+    await sync();
+    const first = await runChecks({ mirror });
+    const overRedeemed = first.findings.find((f) => f.code === 'CV_OVER_REDEEMED');
+    const totalMismatch = first.findings.find((f) => f.code === 'DP_ORDER_TOTAL_MISMATCH');
+    services.sim.mutate.setCouponListed(overRedeemed!.entityId, false);
+    services.sim.mutate.removeOrder(totalMismatch!.entityId);
+    const { syncRunId } = await sync();
+    const second = await runChecks({ mirror });
+    for (const before of [overRedeemed!, totalMismatch!]) {
+      const after = second.findings.find((f) => f.fingerprint === before.fingerprint);
+      expect(after, before.code).toMatchObject({ state: 'open', detailSha256: before.detailSha256 });
+      const noun = before.code === 'CV_OVER_REDEEMED' ? 'coupon' : 'order';
+      expect(after?.message).toBe(`${before.message} The service no longer lists ${noun} ${before.entityId} (since sync ${syncRunId}); the mirror keeps it as last read.`);
+    }
+    expect(second.findings.filter((f) => f.message.includes('no longer lists'))).toHaveLength(2);
+  });
+
   it('shows a repaired break as resolved, a new one as new, an unchanged one as open with its first-seen date', async () => {
     const { services, mirror, sync } = await setup({ seed: 44, plant: true });
     await sync();
