@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,37 @@ describe("the ledger's bulk load", () => {
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(1);
     // With the unique index back, an entry seen again is an update, not a second row.
     expect(new MirrorWriter(mirror.sqlite).entry(transactionRow(entry('a', 10)), 2, 5)).toBe('same');
+  });
+});
+
+describe('a --full walk over a mirror that held entries before it', () => {
+  it('marks vanished exactly the earlier entries it did not find, clears those it found again, and empties its seen list', () => {
+    const writer = new MirrorWriter(mirror.sqlite);
+    const state = fc.record({ found: fc.boolean(), vanishedBefore: fc.boolean(), changed: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(state, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 3 }), (earlier, newOnes) => {
+        mirror.sqlite.exec('DELETE FROM gift_card_transactions; DELETE FROM gift_card_transaction_versions; DELETE FROM ledger_walk_seen;');
+        const id = (i: number) => `e${i}`;
+        writer.transaction(() => earlier.forEach((_, i) => writer.entry(transactionRow(entry(id(i), 10)), 1, -i)));
+        earlier.forEach((e, i) => e.vanishedBefore && mirror.sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE transaction_id = ?').run(id(i)));
+
+        // Walk 2, in sync 2: the entries it finds (some changed), then a few it sees for the first time.
+        const vanished = writer.transaction(() => {
+          earlier.forEach((e, i) => e.found && writer.entry(transactionRow(entry(id(i), e.changed ? 11 : 10)), 2, -i, { fullWalkId: 2 }));
+          for (let n = 0; n < newOnes; n += 1) writer.entry(transactionRow(entry(`new${n}`, 5)), 2, 100 + n, { fullWalkId: 2 });
+          return writer.markVanished(2, 2);
+        });
+
+        const expected = earlier.flatMap((e, i) => (!e.found && !e.vanishedBefore ? [id(i)] : []));
+        expect(vanished).toBe(expected.length);
+        const marked = (run: number) => mirror.sqlite.prepare('SELECT transaction_id FROM gift_card_transactions WHERE vanished_sync_run_id = ? ORDER BY entry_id').pluck().all(run);
+        expect(marked(2)).toEqual(expected);
+        expect(marked(1)).toEqual(earlier.flatMap((e, i) => (!e.found && e.vanishedBefore ? [id(i)] : [])));
+        expect(mirror.sqlite.prepare("SELECT transaction_id FROM gift_card_transaction_versions WHERE change = 'vanished' ORDER BY version_id").pluck().all()).toEqual(expected);
+        expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM ledger_walk_seen').pluck().get()).toBe(0);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
