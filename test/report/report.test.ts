@@ -10,7 +10,7 @@ import { SHEET_NAMES } from '../../src/report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../../src/report/write-report.js';
 import { writeXlsx } from '../../src/report/xlsx-writer.js';
 import { runSync } from '../../src/sync/run-sync.js';
-import { startServices, type TestServices } from '../support/simulator.js';
+import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
 
 let dir: string;
 let services: TestServices;
@@ -25,9 +25,7 @@ beforeAll(async () => {
   services = await startServices({ size: 'small', seed: 71, plant: true });
   mirror = openMirror(join(dir, 'ledger.db'));
   await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
-  const truth = services.sim.truth();
-  const coupon = truth.coupons.find((c) => typeof c.redemptionCount === 'number')?.couponId ?? '';
-  const order = truth.orders.find((o) => typeof o.totalAmount === 'number')?.orderID ?? '';
+  const { coupon, order } = validCouponAndOrder(services.sim);
   services.sim.mutate.setCouponListed(coupon, false);
   services.sim.mutate.removeOrder(order);
   const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });

@@ -45,3 +45,12 @@ export async function collect<T>(pages: AsyncIterable<{ records: T[] }>): Promis
   for await (const page of pages) all.push(...page.records);
   return all;
 }
+
+/** A coupon and an order that pass validation (not a planted malformed one), by ID. */
+export function validCouponAndOrder(sim: Simulator): { coupon: string; order: string } {
+  const truth = sim.truth();
+  return {
+    coupon: truth.coupons.find((c) => typeof c.redemptionCount === 'number')?.couponId ?? '',
+    order: truth.orders.find((o) => typeof o.totalAmount === 'number')?.orderID ?? '',
+  };
+}

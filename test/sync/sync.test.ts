@@ -7,7 +7,7 @@ import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import type { SimulatorOptions } from '../../src/sim/simulator.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { centsTotals, mirrorPicture, truthPicture } from '../support/mirror.js';
-import { startServices, type TestServices } from '../support/simulator.js';
+import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
 
 let dir: string;
 const opened: Array<{ services: TestServices; mirror: Mirror }> = [];
@@ -200,9 +200,7 @@ describe('an incremental sync', () => {
     await sync();
     expect(written()).toEqual([]);
 
-    const truth = services.sim.truth();
-    const coupon = truth.coupons.find((c) => typeof c.redemptionCount === 'number')?.couponId ?? '';
-    const order = truth.orders.find((o) => typeof o.totalAmount === 'number')?.orderID ?? '';
+    const { coupon, order } = validCouponAndOrder(services.sim);
     services.sim.mutate.setCouponListed(coupon, false);
     services.sim.mutate.removeOrder(order);
     const gone = await sync();
@@ -219,7 +217,7 @@ describe('an incremental sync', () => {
   it('marks nothing vanished after a walk resumed from its checkpoint, which cannot tell', async () => {
     const { services, mirror, sync } = await setup({ seed: 40 });
     await sync();
-    const coupon = services.sim.truth().coupons.find((c) => typeof c.redemptionCount === 'number')?.couponId ?? '';
+    const { coupon } = validCouponAndOrder(services.sim);
     services.sim.mutate.setCouponListed(coupon, false);
     // As if the last sync had been killed part-way through the coupons.
     mirror.sqlite.prepare("UPDATE sync_checkpoints SET done = 0, cursor = 'stale-cursor' WHERE resource = 'coupons'").run();
