@@ -293,7 +293,7 @@ export const dpOrders = sqliteTable(
     updatedAt: text('updated_at').notNull(),
     updatedAtMs: integer('updated_at_ms').notNull(),
     /** The first complete walk of the list that did not return it; NULL while the service returns it. */
-  vanishedSyncRunId: integer('vanished_sync_run_id'),
+    vanishedSyncRunId: integer('vanished_sync_run_id'),
     firstSyncRunId: integer('first_sync_run_id').notNull(),
     rawJson: text('raw_json').notNull(),
   },

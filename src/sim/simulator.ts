@@ -280,16 +280,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 }
 
 function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
-  const entry = (id: string) => {
-    const found = gc.entries.get(id);
-    if (!found) throw new Error(`no ledger entry ${id}`);
-    return found;
-  };
-  const coupon = (id: string) => {
-    const found = gc.coupons.get(id);
-    if (!found) throw new Error(`no coupon ${id}`);
-    return found;
-  };
+  /** A lookup by ID in one of the worlds' collections that throws when the ID is unknown. */
+  const finder =
+    <T>(items: { get(id: string): T | undefined }, what: string) =>
+    (id: string): T => {
+      const found = items.get(id);
+      if (!found) throw new Error(`no ${what} ${id}`);
+      return found;
+    };
+  const entry = finder(gc.entries, 'ledger entry');
+  const coupon = finder(gc.coupons, 'coupon');
+  const order = finder(dp.orders, 'order');
+  const card = finder(gc.cards, 'card');
   return {
     rewriteEntry: (id, fields) => Object.assign(entry(id).record, fields),
     removeEntry: (id) => {
@@ -302,9 +304,7 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
       coupon(id).deleted = !listed;
     },
     removeOrder: (id) => {
-      const order = dp.orders.get(id);
-      if (!order) throw new Error(`no order ${id}`);
-      order.deleted = true;
+      order(id).deleted = true;
     },
     setCoupon: (id, fields) => {
       Object.assign(coupon(id).record, fields);
@@ -315,10 +315,9 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
       dp.moveWallet(wallet, deltaCents);
     },
     setCard: (id, fields) => {
-      const card = gc.cards.get(id);
-      if (!card) throw new Error(`no card ${id}`);
-      Object.assign(card.record, fields);
-      if (fields.remainingBalance !== undefined) card.balance = Math.round(fields.remainingBalance * 100);
+      const found = card(id);
+      Object.assign(found.record, fields);
+      if (fields.remainingBalance !== undefined) found.balance = Math.round(fields.remainingBalance * 100);
     },
   };
 }
