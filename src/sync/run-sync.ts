@@ -1,5 +1,6 @@
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
+import { startCheckpointer } from '../db/checkpointer.js';
 import type { Mirror } from '../db/mirror.js';
 import { emptyStats, SYNC_RESOURCES, type ProgressReporter, type ResourceStats, type SyncContext, type SyncResource } from './context.js';
 import { syncCoupons } from './coupons.js';
@@ -86,13 +87,16 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     resources: context.stats,
   });
   const finish = sqlite.prepare('UPDATE sync_runs SET status = ?, finished_at = ?, finished_at_ms = ?, error = ?, summary_json = ? WHERE sync_run_id = ?');
+  const checkpointer = startCheckpointer(options.mirror);
   try {
     for (const phase of PHASES) await phase(context);
   } catch (error) {
+    await checkpointer.stop();
     const summary = summarize(false, (error as Error).message);
     finish.run('failed', new Date().toISOString(), Date.now(), summary.error ?? null, JSON.stringify(summary), syncRunId);
     throw error;
   }
+  await checkpointer.stop();
   sqlite.pragma('wal_checkpoint(TRUNCATE)');
   const summary = summarize(true);
   finish.run('completed', new Date().toISOString(), Date.now(), null, JSON.stringify(summary), syncRunId);

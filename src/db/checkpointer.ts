@@ -1,0 +1,64 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Mirror } from './mirror.js';
+
+/** How often the checkpointing thread copies what the WAL holds into the database file. */
+const INTERVAL_MS = 100;
+
+/**
+ * The thread's whole program (CommonJS, so that it runs the same from src/ under the tests
+ * and from dist/): its own connection, a passive checkpoint every interval until told to stop.
+ * A passive checkpoint never waits for a lock and never blocks the writer; one that finds
+ * another checkpoint running is skipped.
+ */
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.betterSqlite3);
+const db = new Database(workerData.path, { fileMustExist: true });
+let timer;
+const tick = () => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { if (error.code !== 'SQLITE_BUSY') throw error; }
+  timer = setTimeout(tick, workerData.intervalMs);
+};
+parentPort.on('message', () => { clearTimeout(timer); db.close(); parentPort.close(); });
+tick();
+`;
+
+export interface Checkpointer {
+  /** Stops the thread and gives checkpoints back to the mirror's own connection. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves the WAL's checkpoints off the writing thread while a sync runs. A checkpoint copies
+ * every page the WAL holds into the database file and fsyncs it; done by the writer, at each
+ * commit that crosses wal_autocheckpoint, it stalls the sync for the copy and the disk (a
+ * first sync writes about 1 GB twice). On a second thread it overlaps the sync's own work.
+ * Committed data stays safe either way: the WAL keeps every frame until it is copied.
+ */
+export function startCheckpointer(mirror: Mirror): Checkpointer {
+  const { sqlite } = mirror;
+  const inWal = mirror.path !== ':memory:' && sqlite.pragma('journal_mode', { simple: true }) === 'wal';
+  if (!inWal) return { stop: async () => undefined };
+  const autocheckpoint = sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
+  const restore = (): void => {
+    if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+  };
+  const worker = new Worker(THREAD, {
+    eval: true,
+    workerData: { path: mirror.path, intervalMs: INTERVAL_MS, betterSqlite3: createRequire(import.meta.url).resolve('better-sqlite3') },
+  });
+  // The thread failing costs speed, never data: the writer checkpoints again by itself.
+  const exited = new Promise<void>((resolve) => {
+    worker.once('error', restore);
+    worker.once('exit', () => resolve());
+  });
+  sqlite.pragma('wal_autocheckpoint = 0');
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      await exited;
+      restore();
+    },
+  };
+}
