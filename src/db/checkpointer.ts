@@ -1,9 +1,12 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Mirror } from './mirror.js';
 
 /** How often the checkpointing thread copies what the WAL holds into the database file. */
 const INTERVAL_MS = 100;
+/** Past this size the writer lets the WAL start again from its beginning (see {@link Checkpointer.afterCommit}). */
+const WAL_RESTART_BYTES = 256 * 1024 * 1024;
 
 /**
  * The thread's whole program (CommonJS, so that it runs the same from src/ under the tests
@@ -25,6 +28,13 @@ tick();
 `;
 
 export interface Checkpointer {
+  /**
+   * For the writer, outside a transaction: keeps the WAL file from growing without bound.
+   * SQLite starts the WAL again from its beginning only when a write transaction begins with
+   * every frame already copied, which a writer that commits every second seldom meets while
+   * the thread copies behind it. Past 256 MB the writer copies the few frames left itself.
+   */
+  afterCommit(): void;
   /** Stops the thread and gives checkpoints back to the mirror's own connection. */
   stop(): Promise<void>;
 }
@@ -36,10 +46,10 @@ export interface Checkpointer {
  * first sync writes about 1 GB twice). On a second thread it overlaps the sync's own work.
  * Committed data stays safe either way: the WAL keeps every frame until it is copied.
  */
-export function startCheckpointer(mirror: Mirror): Checkpointer {
+export function startCheckpointer(mirror: Mirror, walRestartBytes = WAL_RESTART_BYTES): Checkpointer {
   const { sqlite } = mirror;
   const inWal = mirror.path !== ':memory:' && sqlite.pragma('journal_mode', { simple: true }) === 'wal';
-  if (!inWal) return { stop: async () => undefined };
+  if (!inWal) return { afterCommit: () => undefined, stop: async () => undefined };
   const autocheckpoint = sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
   const restore = (): void => {
     if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
@@ -54,7 +64,12 @@ export function startCheckpointer(mirror: Mirror): Checkpointer {
     worker.once('exit', () => resolve());
   });
   sqlite.pragma('wal_autocheckpoint = 0');
+  const walPath = `${mirror.path}-wal`;
   return {
+    afterCommit() {
+      // A checkpoint already running in the thread makes this one a no-op: next commit, then.
+      if ((statSync(walPath, { throwIfNoEntry: false })?.size ?? 0) > walRestartBytes) sqlite.pragma('wal_checkpoint(PASSIVE)');
+    },
     async stop() {
       worker.postMessage('stop');
       await exited;

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
+import type { Checkpointer } from '../db/checkpointer.js';
 import type { MirrorWriter } from './mirror-writer.js';
 
 /** The resources the sync walks, in its order; checkpoints and summaries use these names. */
@@ -33,6 +34,8 @@ export interface ProgressReporter {
 export interface SyncContext {
   sqlite: Database.Database;
   writer: MirrorWriter;
+  /** Copies the WAL into the database file on another thread; told after each batch commits. */
+  checkpointer: Checkpointer;
   giftcard: GiftCardClient;
   dp: DpClient;
   syncRunId: number;

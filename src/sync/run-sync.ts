@@ -60,9 +60,11 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
       .prepare("INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES (?, 'running', ?, ?, ?, ?, ?)")
       .run(mode, new Date(started).toISOString(), started, process.pid, options.giftcard.config.baseUrl, options.dp.config.baseUrl).lastInsertRowid,
   );
+  const checkpointer = startCheckpointer(options.mirror);
   const context: SyncContext = {
     sqlite,
     writer: new MirrorWriter(sqlite),
+    checkpointer,
     giftcard: options.giftcard,
     dp: options.dp,
     syncRunId,
@@ -87,7 +89,6 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     resources: context.stats,
   });
   const finish = sqlite.prepare('UPDATE sync_runs SET status = ?, finished_at = ?, finished_at_ms = ?, error = ?, summary_json = ? WHERE sync_run_id = ?');
-  const checkpointer = startCheckpointer(options.mirror);
   try {
     for (const phase of PHASES) await phase(context);
   } catch (error) {

@@ -80,6 +80,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = writer.markUnlisted(spec.unlisted.table, listed, syncRunId);
       writer.saveCheckpoint(checkpoint);
       writer.commit();
+      context.checkpointer.afterCommit();
       open = false;
       batchRecords = 0;
       batchStarted = Date.now();

@@ -25,7 +25,7 @@ function commitRows(): void {
   })();
 }
 
-const fileSize = (): number => statSync(mirror.path).size;
+const fileSize = (suffix = ''): number => statSync(`${mirror.path}${suffix}`).size;
 
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -48,6 +48,19 @@ describe('the checkpointing thread', () => {
     expect(mirror.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(autocheckpoint);
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM scratch').pluck().get()).toBe(2_000);
     expect(mirror.sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
+
+  it('keeps the WAL file near its restart size however much the writer commits', async () => {
+    const checkpointer = startCheckpointer(mirror, 4 * 1024 * 1024);
+    for (let round = 0; round < 12; round += 1) {
+      commitRows();
+      checkpointer.afterCommit();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    // About 24 MB committed; without the restart the WAL would hold all of it.
+    expect(fileSize('-wal')).toBeLessThan(10 * 1024 * 1024);
+    await checkpointer.stop();
+    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM scratch').pluck().get()).toBe(24_000);
   });
 
   it('does nothing for a mirror in memory, which has no WAL', async () => {
