@@ -49,16 +49,21 @@ export interface Checkpointer {
 export function startCheckpointer(mirror: Mirror, walRestartBytes = WAL_RESTART_BYTES): Checkpointer {
   const { sqlite } = mirror;
   const inWal = mirror.path !== ':memory:' && sqlite.pragma('journal_mode', { simple: true }) === 'wal';
-  if (!inWal) return { afterCommit: () => undefined, stop: async () => undefined };
+  const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
+  if (!inWal) return none;
   const autocheckpoint = sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
   const restore = (): void => {
     if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
   };
-  const worker = new Worker(THREAD, {
-    eval: true,
-    workerData: { path: mirror.path, intervalMs: INTERVAL_MS, betterSqlite3: createRequire(import.meta.url).resolve('better-sqlite3') },
-  });
-  // The thread failing costs speed, never data: the writer checkpoints again by itself.
+  // The thread failing, or not starting, costs speed, never data: the writer keeps (or takes
+  // back) its own checkpoints.
+  let worker: Worker;
+  try {
+    const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+    worker = new Worker(THREAD, { eval: true, workerData: { path: mirror.path, intervalMs: INTERVAL_MS, betterSqlite3 } });
+  } catch {
+    return none;
+  }
   const exited = new Promise<void>((resolve) => {
     worker.once('error', restore);
     worker.once('exit', () => resolve());

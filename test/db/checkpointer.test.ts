@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,6 +61,16 @@ describe('the checkpointing thread', () => {
     expect(fileSize('-wal')).toBeLessThan(10 * 1024 * 1024);
     await checkpointer.stop();
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM scratch').pluck().get()).toBe(24_000);
+  });
+
+  it('gives checkpoints back to the writer when the thread cannot open the mirror', async () => {
+    const autocheckpoint = mirror.sqlite.pragma('wal_autocheckpoint', { simple: true });
+    // The writer's connection keeps the file it opened; the thread, opening by path, finds none.
+    renameSync(mirror.path, `${mirror.path}.moved`);
+    const checkpointer = startCheckpointer(mirror);
+    await until(() => mirror.sqlite.pragma('wal_autocheckpoint', { simple: true }) === autocheckpoint);
+    await checkpointer.stop();
+    renameSync(`${mirror.path}.moved`, mirror.path);
   });
 
   it('does nothing for a mirror in memory, which has no WAL', async () => {
