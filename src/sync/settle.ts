@@ -43,7 +43,11 @@ function fillSettleCards(sqlite: Database.Database, cards: Iterable<string> | 'a
     return;
   }
   const insert = sqlite.prepare('INSERT OR IGNORE INTO temp.settle_cards VALUES (?)');
-  for (const id of cards) insert.run(id);
+  // One transaction: committed one by one, each insert wrote a page and its journal copy to
+  // the temporary file (165 MB for the 4,780 cards a 1 % night moves).
+  sqlite.transaction(() => {
+    for (const id of cards) insert.run(id);
+  })();
 }
 
 /** A card snapshot disagrees with its ledger, or its ledger moved after the snapshot. */
