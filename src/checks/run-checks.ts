@@ -274,7 +274,9 @@ function demoteToInFlight(
   run: { checkRunId: number; nowMs: number; previous: ReadonlyMap<string, { first_seen_check_run_id: number; first_seen_at_ms: number }> },
 ): void {
   const insert = sqlite.prepare('INSERT OR REPLACE INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)');
-  for (const [giftCardId, detail] of moved) insert.run(syncRunId, giftCardId, detail);
+  sqlite.transaction(() => {
+    for (const [giftCardId, detail] of moved) insert.run(syncRunId, giftCardId, detail);
+  })();
   const kept = findings.filter((f) => !(f.code.startsWith('GC_') && f.giftCardId !== null && moved.has(f.giftCardId)));
   const demoted = [...moved].filter(([id]) => !kept.some((f) => f.code === 'GC_IN_FLIGHT' && f.entityId === id));
   const inFlight = CHECKS.GC_IN_FLIGHT;
