@@ -16,6 +16,7 @@ const NOTE: Record<string, string> = {
   cursorRestarts: 'restarts after a refused cursor',
   vanished: 'vanished',
   vanishedUnchecked: 'vanished not checked',
+  buildingIndexes: 'building indexes',
   indexBuildMs: 'index build',
   cardsReread: 'cards re-read',
   entriesToppedUp: 'entries topped up',
@@ -23,7 +24,7 @@ const NOTE: Record<string, string> = {
   missingCards: 'missing cards',
 };
 
-const FLAGS = new Set(['resumed', 'vanishedUnchecked']);
+const FLAGS = new Set(['resumed', 'vanishedUnchecked', 'buildingIndexes']);
 
 export interface ProgressOptions {
   stream: NodeJS.WriteStream;
@@ -53,6 +54,7 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
   if (quiet) return { update() {}, done() {} };
   const started = new Map<SyncResource, { at: number; retries: number }>();
   let lastDraw = 0;
+  let lastNotes = '';
   const begin = (resource: SyncResource) => {
     let start = started.get(resource);
     if (!start) started.set(resource, (start = { at: Date.now(), retries: retries() }));
@@ -72,8 +74,11 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
   return {
     update(resource, stats) {
       begin(resource);
-      if (!tty || Date.now() - lastDraw < 100) return;
+      // At most ten redraws a second, but a new note (such as the index builds starting) at once.
+      const notes = `${resource} ${Object.keys(stats.notes).join()}`;
+      if (!tty || (Date.now() - lastDraw < 100 && notes === lastNotes)) return;
       lastDraw = Date.now();
+      lastNotes = notes;
       stream.write(`\r\x1b[K${line(resource, stats, false)}`);
     },
     done(resource, stats) {

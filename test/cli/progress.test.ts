@@ -42,6 +42,18 @@ describe('sync progress', () => {
     expect(out.text()).toBe('\r\x1b[Kcoupons         0 records, 0 new, 0 changed, 0 pages | 0/s, 0 retries\r\x1b[Kcoupons         10 records, 0 new, 0 changed, 1 page | 10/s, 0 retries, 1.0 s\n');
   });
 
+  it('redraws at once when a note appears, such as the index builds after a bulk load', () => {
+    const out = capture();
+    const progress = createProgress({ stream: out.stream, tty: true, quiet: false, retries: () => 0 });
+    const stats = { ...emptyStats(), records: 10, pages: 1 };
+    progress.update('giftCardTransactions', stats);
+    progress.update('giftCardTransactions', { ...stats, records: 20, pages: 2 }); // within 100 ms: not drawn
+    progress.update('giftCardTransactions', { ...stats, records: 20, pages: 2, notes: { buildingIndexes: 1 } });
+    const drawn = out.text().split('\r\x1b[K').filter(Boolean);
+    expect(drawn).toHaveLength(2);
+    expect(drawn[1]).toMatch(/^ledger entries  20 records, 0 new, 0 changed, 2 pages, building indexes \| /);
+  });
+
   it('prints nothing when quiet (--json prints one object instead)', () => {
     const out = capture();
     const progress = createProgress({ stream: out.stream, tty: true, quiet: true, retries: () => 0 });
