@@ -54,8 +54,10 @@ export async function syncLedger(context: SyncContext): Promise<void> {
       // Entries a bulk load mirrored twice (the list shifted under the walk) count once.
       const indexing = Date.now();
       stats.new -= createLedgerIndexes(sqlite, syncRunId);
-      delete stats.notes['buildingIndexes'];
-      if (empty) stats.notes['indexBuildMs'] = Date.now() - indexing;
+      if (empty) {
+        delete stats.notes['buildingIndexes'];
+        stats.notes['indexBuildMs'] = Date.now() - indexing;
+      }
     },
   });
 }
