@@ -22,12 +22,14 @@ export interface SyncCommandOptions extends ConfigFlags {
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const mirror = openMirror(dbPath);
-  let lock;
+  // The lock before the mirror: opening migrates it, and after a bulk load cut short builds
+  // its ledger indexes, neither of which may happen under another sync.
+  const lock = acquireLock(dbPath, 'sync');
+  let mirror;
   try {
-    lock = acquireLock(dbPath, 'sync');
+    mirror = openMirror(dbPath);
   } catch (error) {
-    mirror.close();
+    lock.release();
     throw error;
   }
   const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});

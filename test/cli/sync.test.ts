@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireLock } from '../../src/db/lock.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
@@ -89,5 +90,23 @@ describe('ledger-recon sync', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('leaves a held mirror untouched: the second process takes the lock before it opens the mirror', async () => {
+    // Opening first would migrate the mirror, or build a bulk load's indexes under the holder.
+    // A file that is no database makes any such touch fail loudly instead of naming the holder.
+    const db = join(dir, 'held.db');
+    writeFileSync(db, 'not a database: whoever opens it fails');
+    const lock = acquireLock(db, 'sync');
+    try {
+      for (const command of ['sync', 'check', 'run']) {
+        const { status, stderr } = await runCli([command, '--db', db], simulatorEnv(sim));
+        expect(status).toBe(2);
+        expect(stderr).toBe(`ledger-recon: another ledger-recon sync holds the mirror ${db} (process ${process.pid}, started ${lock.holder.startedAt}); wait for it to finish\n`);
+      }
+    } finally {
+      lock.release();
+    }
+    expect(readFileSync(db, 'utf8')).toBe('not a database: whoever opens it fails');
   });
 });
