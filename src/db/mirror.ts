@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { MirrorError } from '../errors.js';
 import * as schema from './schema.js';
 
 /** Where the mirror lives unless --db says otherwise. */
@@ -29,7 +30,27 @@ export interface Mirror {
  */
 export function openMirror(path: string = DEFAULT_DB_PATH): Mirror {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path);
+  return unreadableAsMirrorError(path, () => new Database(path), (sqlite) => prepareMirror(path, sqlite));
+}
+
+/**
+ * Opens the connection and runs `prepare` on it; an SQLite error on the way (a file that is
+ * no database, a corrupt or unreadable one) becomes a {@link MirrorError} naming the mirror
+ * and the cause, which the CLI prints as one line with exit code 2.
+ */
+function unreadableAsMirrorError(path: string, open: () => Database.Database, prepare: (sqlite: Database.Database) => Mirror): Mirror {
+  let sqlite: Database.Database | undefined;
+  try {
+    sqlite = open();
+    return prepare(sqlite);
+  } catch (error) {
+    sqlite?.close();
+    if (error instanceof Database.SqliteError) throw new MirrorError(`the mirror ${path} cannot be opened: ${error.message}`);
+    throw error;
+  }
+}
+
+function prepareMirror(path: string, sqlite: Database.Database): Mirror {
   // 16 KiB pages for a new mirror (an existing one keeps its own): a first sync loads and
   // indexes about a quarter faster than with 4 KiB pages. Only takes effect before WAL is on.
   sqlite.pragma('page_size = 16384');
@@ -193,11 +214,20 @@ function indexName(statement: string): string {
 
 /**
  * Opens an existing mirror for reading only: better-sqlite3's read-only mode plus
- * `query_only`, so no statement can write. @throws when the file does not exist.
+ * `query_only`, so no statement can write. @throws MirrorError when the file does not exist
+ * or is no database.
  */
 export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
-  const sqlite = new Database(path, { readonly: true, fileMustExist: true });
-  sqlite.pragma('query_only = 1');
-  const db = drizzle(sqlite, { schema }) as MirrorDb;
-  return { path, db, sqlite, close: () => sqlite.close() };
+  return unreadableAsMirrorError(
+    path,
+    () => new Database(path, { readonly: true, fileMustExist: true }),
+    (sqlite) => {
+      sqlite.pragma('query_only = 1');
+      // SQLite reads the file at the first statement: read its schema now, so that a file
+      // that is no database fails here, as the mirror, not later as some query.
+      sqlite.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+      const db = drizzle(sqlite, { schema }) as MirrorDb;
+      return { path, db, sqlite, close: () => sqlite.close() };
+    },
+  );
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,16 @@ describe('ledger-recon check', () => {
     const empty = await runCli(['check', '--db', join(dir, 'empty.db')], cleanEnv());
     expect(empty.status).toBe(2);
     expect(empty.stderr).toMatch(/there is no mirror at .*empty\.db: run `ledger-recon sync` first/);
+  });
+
+  it('exits 2 with one line naming the mirror and the cause when the file is no database', async () => {
+    const garbage = join(dir, 'garbage.db');
+    writeFileSync(garbage, 'this is not a database');
+    for (const args of [['check'], ['sync'], ['report'], ['sql', 'SELECT 1']]) {
+      const { status, stderr } = await runCli([...args, '--db', garbage], simulatorEnv(sim));
+      expect(status, args[0]).toBe(2);
+      expect(stderr, args[0]).toBe(`ledger-recon: the mirror ${garbage} cannot be opened: file is not a database\n`);
+    }
   });
 });
 
