@@ -1,6 +1,5 @@
 import { parseISO, isValid } from 'date-fns';
-import { acquireLock } from '../db/lock.js';
-import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 
 export interface AcceptOptions {
@@ -28,8 +27,7 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
     if (untilMs <= nowMs) throw new MirrorError(`--until ${options.until} has already passed`);
   }
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const lock = acquireLock(dbPath, 'accept');
-  const mirror = openMirror(dbPath);
+  const { mirror, lock } = openMirrorLocked(dbPath, 'accept');
   try {
     const finding = mirror.sqlite
       .prepare('SELECT check_run_id, code, message, detail_sha256 FROM findings WHERE fingerprint = ? ORDER BY check_run_id DESC LIMIT 1')

@@ -2,8 +2,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { exportFinding } from '../checks/finding.js';
 import { runChecks, type CheckRunSummary } from '../checks/run-checks.js';
 import type { FailOn } from '../checks/verdict.js';
-import { acquireLock } from '../db/lock.js';
-import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { formatCheckSummary } from './check-output.js';
 import { pickCheckOptions } from './run.js';
@@ -30,8 +29,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
-  const lock = acquireLock(dbPath, 'check');
-  const mirror = openMirror(dbPath);
+  const { mirror, lock } = openMirrorLocked(dbPath, 'check');
   try {
     const { summary, findings } = await runChecks({
       mirror,

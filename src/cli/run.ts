@@ -2,8 +2,7 @@ import type { CheckOptions } from '../checks/check.js';
 import { runChecks, type CheckRunSummary } from '../checks/run-checks.js';
 import type { FailOn } from '../checks/verdict.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { acquireLock } from '../db/lock.js';
-import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { confirmGiftCardBreaks, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
@@ -61,8 +60,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   const tty = stderr.isTTY === true;
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const lock = acquireLock(dbPath, 'run');
-  const mirror = openMirror(dbPath);
+  const { mirror, lock } = openMirrorLocked(dbPath, 'run');
   const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
   try {
     const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });

@@ -1,6 +1,5 @@
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { acquireLock } from '../db/lock.js';
-import { DEFAULT_DB_PATH, openMirror } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { createClients } from './clients.js';
 import { createProgress } from './progress.js';
@@ -22,16 +21,7 @@ export interface SyncCommandOptions extends ConfigFlags {
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  // The lock before the mirror: opening migrates it, and after a bulk load cut short builds
-  // its ledger indexes, neither of which may happen under another sync.
-  const lock = acquireLock(dbPath, 'sync');
-  let mirror;
-  try {
-    mirror = openMirror(dbPath);
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
+  const { mirror, lock } = openMirrorLocked(dbPath, 'sync');
   const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
   const stderr = process.stderr;
   const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });

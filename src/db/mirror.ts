@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { MirrorError } from '../errors.js';
+import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from './schema.js';
 
 /** Where the mirror lives unless --db says otherwise. */
@@ -31,6 +32,24 @@ export interface Mirror {
 export function openMirror(path: string = DEFAULT_DB_PATH): Mirror {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   return unreadableAsMirrorError(path, () => new Database(path), (sqlite) => prepareMirror(path, sqlite));
+}
+
+/**
+ * For a command that writes (sync, check, run, accept): takes the mirror's lock, then opens
+ * the mirror. Never the other way round: opening migrates the mirror and, after a bulk load
+ * cut short, builds its ledger indexes, neither of which may happen under another holder.
+ * The lock is released again if the mirror cannot be opened; otherwise the caller closes the
+ * mirror, then releases the lock.
+ * @throws LockHeldError naming the holder, MirrorError when the mirror cannot be opened.
+ */
+export function openMirrorLocked(path: string, command: string): { mirror: Mirror; lock: MirrorLock } {
+  const lock = acquireLock(path, command);
+  try {
+    return { mirror: openMirror(path), lock };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 /**

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/db/lock.js';
-import { LockHeldError } from '../../src/errors.js';
+import { openMirrorLocked } from '../../src/db/mirror.js';
+import { LockHeldError, MirrorError } from '../../src/errors.js';
 
 /** The built lock module (npm test builds it first), for a holder in another process. */
 const LOCK_MODULE = fileURLToPath(new URL('../../dist/db/lock.js', import.meta.url));
@@ -64,6 +65,17 @@ describe("the mirror's lock", () => {
     } finally {
       holder.close();
     }
+  });
+
+  it('is taken before the mirror is opened, and given back when the mirror cannot be opened', () => {
+    writeFileSync(db, 'not a database');
+    expect(() => openMirrorLocked(db, 'check')).toThrow(new MirrorError(`the mirror ${db} cannot be opened: file is not a database`));
+    acquireLock(db, 'check').release();
+    rmSync(db);
+    const { mirror, lock } = openMirrorLocked(db, 'check');
+    expect(() => acquireLock(db, 'sync')).toThrow(LockHeldError);
+    mirror.close();
+    lock.release();
   });
 
   it('is not held by a left-behind name whose process id now belongs to another live process (a reboot)', () => {
