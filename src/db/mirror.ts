@@ -94,9 +94,9 @@ function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOp
   sqlite.pragma(`wal_autocheckpoint = ${Math.round((64 * 1024 * 1024) / pageSize)}`);
   const db = drizzle(sqlite, { schema }) as MirrorDb;
   migrate(db, { migrationsFolder: MIGRATIONS });
-  if (warn && missingIndexes(sqlite, [ENTRY_ID_INDEX, ...LEDGER_INDEXES]).length > 0 && !isEmpty(sqlite, 'gift_card_transactions')) {
+  if (warn && missingIndexes(sqlite, [ENTRY_ID_INDEX, ...LEDGER_INDEXES]).length > 0) {
     const entries = sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get() as number;
-    warn(`a first sync stopped while loading the ledger: building its indexes over ${entries.toLocaleString('en-US')} entries first (about 2.5 s a million)`);
+    if (entries > 0) warn(`a first sync stopped while loading the ledger: building its indexes over ${entries.toLocaleString('en-US')} entries first (about 2.5 s a million)`);
   }
   createLedgerIndexes(sqlite);
   createCardIndexes(sqlite);

@@ -12,7 +12,7 @@ beforeEach(() => {
   mirror = openMirror(join(dir, 'ledger.db'));
 });
 afterEach(() => {
-  if (mirror.sqlite.open) mirror.close();
+  mirror.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
