@@ -75,7 +75,25 @@ export interface FindingDraft {
   records: RecordRef[];
   /** Identities beyond entity and reference that tell two findings of one code apart. */
   identity?: string[];
+  /**
+   * The money this break puts at stake, in cents of `currency`, when it is not the measure's
+   * difference (a duplicated debit's amount, a duplicated order's total); 0 when none.
+   */
+  atStakeCents?: number;
+  /**
+   * Breaks that point at the same money share a key, so that it counts once (a card's balance
+   * difference seen by several codes). Default: the finding's own fingerprint.
+   */
+  stakeKey?: string;
 }
+
+/**
+ * How a break ends. A state break is about how records stand now (a balance that disagrees):
+ * it is resolved when the records agree again. An event break is found from a change between
+ * two syncs (an entry rewritten or gone, a counter that went down, a wallet that moved
+ * unexplained): it stays open on every later night until a person accepts it.
+ */
+export type Lifecycle = 'state' | 'event';
 
 /** Thresholds with DESIGN.md's defaults. */
 export interface CheckOptions {
@@ -150,13 +168,16 @@ interface CheckInfo {
   title: string;
   /** What the check proves and what a finding means, in words an auditor understands. */
   description: string;
+  lifecycle: Lifecycle;
 }
 
 export interface CardCheck extends CheckInfo {
   kind: 'card';
   /**
-   * True when a card that moved during the sync can trip it: such cards are reported as
-   * GC_IN_FLIGHT instead, and checked again next run.
+   * True when the finding's truth depends on when the card was read (the balance against its
+   * ledger, the tail against the card): a card that moved during the sync, or that the
+   * confirmation pass finds moved on, is reported as GC_IN_FLIGHT instead and checked again
+   * next run. Findings about entries themselves are never time-sensitive.
    */
   timeSensitive: boolean;
   inspect(ledger: CardLedger, context: CardContext): FindingDraft[];
@@ -168,3 +189,14 @@ export interface QueryCheck extends CheckInfo {
 }
 
 export type Check = CardCheck | QueryCheck;
+
+/** A check's draft with the check that drafted it: what the findings stage decides on. */
+export interface Drafted {
+  check: Check;
+  draft: FindingDraft;
+}
+
+/** True when the draft's truth depends on when its card was read (see CardCheck.timeSensitive). */
+export function isTimeSensitive(check: Check): boolean {
+  return check.kind === 'card' && check.timeSensitive;
+}

@@ -5,6 +5,7 @@ export const cvExpiredButActive: QueryCheck = {
   kind: 'query',
   code: 'CV_EXPIRED_BUT_ACTIVE',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Expired coupon still active',
   description: 'A coupon past its expiry date should no longer be ACTIVE. One that stays ACTIVE longer than the grace period (default 2 hours) could still be accepted.',
   run({ sqlite, asOfMs, options }) {

@@ -5,6 +5,7 @@ export const cvForeignMerchant: QueryCheck = {
   kind: 'query',
   code: 'CV_FOREIGN_MERCHANT',
   severity: 'error',
+  lifecycle: 'state',
   title: "Another merchant's coupon",
   description: "Every request is scoped to the API client's merchant. A coupon owned by another merchant in our lists means the service's merchant scoping leaked.",
   run({ sqlite, merchantId }) {

@@ -5,6 +5,7 @@ export const cvOverRedeemed: QueryCheck = {
   kind: 'query',
   code: 'CV_OVER_REDEEMED',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Coupon redeemed beyond its limit',
   description: 'A coupon with a total usage limit may be redeemed at most that many times. More redemptions mean discounts were given that the campaign did not allow.',
   run({ sqlite }) {

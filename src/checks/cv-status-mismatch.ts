@@ -5,6 +5,7 @@ export const cvStatusMismatch: QueryCheck = {
   kind: 'query',
   code: 'CV_STATUS_MISMATCH',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Coupon status disagrees with its count',
   description: 'A coupon that reached its usage limit should no longer be ACTIVE, and a coupon marked USED should have been redeemed at least once.',
   run({ sqlite }) {

@@ -5,6 +5,7 @@ export const dpDuplicateVoucher: QueryCheck = {
   kind: 'query',
   code: 'DP_DUPLICATE_VOUCHER',
   severity: 'error',
+  lifecycle: 'state',
   title: 'One voucher code delivered twice',
   description: 'Every delivered voucher code must be unique. The same code on two lines or orders means a customer received a voucher that someone else can also spend (codes are compared by their SHA-256 hash).',
   run({ sqlite }) {

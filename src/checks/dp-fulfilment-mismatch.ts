@@ -16,6 +16,7 @@ export const dpFulfilmentMismatch: QueryCheck = {
   kind: 'query',
   code: 'DP_FULFILMENT_MISMATCH',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Completed order not fully delivered',
   description:
     'A COMPLETED order must be FULFILLED, with every line fulfilled in full; and every line must carry as many vouchers as its fulfilled quantity. Otherwise the wallet paid for vouchers the customer did not receive.',

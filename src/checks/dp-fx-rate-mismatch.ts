@@ -5,6 +5,7 @@ export const dpFxRateMismatch: QueryCheck = {
   kind: 'query',
   code: 'DP_FX_RATE_MISMATCH',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Same currency converted',
   description: "A line priced in the wallet's own currency needs no conversion: its FX rate must be 1. Another rate means the line was charged more or less than its price.",
   run({ sqlite }) {

@@ -24,6 +24,7 @@ export const dpLineArithmetic: QueryCheck = {
   kind: 'query',
   code: 'DP_LINE_ARITHMETIC',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Order line does not add up',
   description:
     "Within an order line, the total price must be price × quantity, the total MRP must be MRP × quantity, and the converted total must be the total price × the FX rate, to the cent (one cent of rounding tolerance). A difference means the line's charge is wrong.",

@@ -14,6 +14,7 @@ export const dpOrderTotalMismatch: QueryCheck = {
   kind: 'query',
   code: 'DP_ORDER_TOTAL_MISMATCH',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Order total differs from its lines',
   description: "An order's total amount (what the wallet is charged) must equal the sum of its lines' converted totals. A difference means the wallet was charged more or less than the vouchers ordered.",
   run({ sqlite }) {

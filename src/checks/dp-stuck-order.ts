@@ -5,6 +5,7 @@ export const dpStuckOrder: QueryCheck = {
   kind: 'query',
   code: 'DP_STUCK_ORDER',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Order stuck short of completion',
   description: 'An order should reach COMPLETED or FAILED within the SLA (default 24 hours). One that has not has been paid for from the wallet without vouchers being delivered.',
   run({ sqlite, asOfMs, options }) {

@@ -5,6 +5,7 @@ export const dpVoucherExpiredOnDelivery: QueryCheck = {
   kind: 'query',
   code: 'DP_VOUCHER_EXPIRED_ON_DELIVERY',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Voucher delivered already expired',
   description: 'A voucher must still be valid when it is delivered. One that expired before its order was fulfilled cannot be used by the customer, although the wallet paid for it.',
   run({ sqlite }) {

@@ -5,6 +5,7 @@ export const gcActivityAfterClose: CardCheck = {
   kind: 'card',
   code: 'GC_ACTIVITY_AFTER_CLOSE',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Used after it was voided or expired',
   description: 'Once a card has a VOID or EXPIRE entry it is closed: no DEBIT or REFUND may follow. One that does means a closed card was still accepted.',
   timeSensitive: false,

@@ -5,6 +5,7 @@ export const gcActivityAfterExpiry: CardCheck = {
   kind: 'card',
   code: 'GC_ACTIVITY_AFTER_EXPIRY',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Used after its expiry date',
   description: 'DEBIT and REFUND need an unexpired card. An entry created after the card expired means an expired card was still accepted.',
   timeSensitive: false,

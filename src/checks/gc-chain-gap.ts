@@ -1,10 +1,11 @@
 import type { CardCheck, FindingDraft } from './check.js';
-import { cardRef, cents, entryRef, money } from './refs.js';
+import { cardBalanceStake, cardRef, cents, entryRef, money } from './refs.js';
 
 export const gcChainGap: CardCheck = {
   kind: 'card',
   code: 'GC_CHAIN_GAP',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Ledger chain broken',
   description:
     "Each entry's balance before must equal the previous entry's balance after (the first entry's must equal the initial balance). A gap means an entry is missing from the ledger, or an entry was rewritten.",
@@ -23,6 +24,7 @@ export const gcChainGap: CardCheck = {
           giftCardId: card.giftCardId,
           currency: card.currency,
           measure: cents(previous.after, entry.beforeCents),
+          stakeKey: cardBalanceStake(card.giftCardId),
           message: `card ${card.giftCardId}: entry ${entry.transactionId} starts at ${money(entry.beforeCents, card.currency)} but ${where} — a ${money(Math.abs(difference), card.currency)} entry is missing or was rewritten ${between}`,
           records: [cardRef(card.giftCardId), ...(previous.id ? [entryRef(previous.id)] : []), entryRef(entry.transactionId)],
         });

@@ -7,6 +7,7 @@ interface Row {
   gift_card_id: string;
   currency: string | null;
   ids: string;
+  repeated_cents: number;
   cards: string;
 }
 
@@ -14,6 +15,7 @@ export const gcDuplicateIdempotencyKey: QueryCheck = {
   kind: 'query',
   code: 'GC_DUPLICATE_IDEMPOTENCY_KEY',
   severity: 'error',
+  lifecycle: 'state',
   title: 'One idempotency key, several entries',
   description:
     'An idempotency key makes a retried request safe: the service must commit it once. Several entries under one key mean a retry was applied twice, usually a double charge or a double refund.',
@@ -21,7 +23,7 @@ export const gcDuplicateIdempotencyKey: QueryCheck = {
     const rows = sqlite
       .prepare(
         `SELECT t.idempotency_key, COUNT(*) AS entries, MIN(t.gift_card_id) AS gift_card_id, MIN(c.currency) AS currency,
-                GROUP_CONCAT(t.transaction_id, ' ') AS ids, GROUP_CONCAT(DISTINCT t.gift_card_id) AS cards
+                GROUP_CONCAT(t.transaction_id, ' ') AS ids, COALESCE(SUM(t.amount_cents) - MAX(t.amount_cents), 0) AS repeated_cents, GROUP_CONCAT(DISTINCT t.gift_card_id) AS cards
          FROM gift_card_transactions t LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
          WHERE t.vanished_sync_run_id IS NULL
            -- Candidates from the index alone (vanished entries included); the outer query drops those.
@@ -38,6 +40,8 @@ export const gcDuplicateIdempotencyKey: QueryCheck = {
         giftCardId: row.gift_card_id,
         ...(row.currency ? { currency: row.currency } : {}),
         measure: count(1, row.entries),
+        // The amounts committed beyond the one that was due.
+        atStakeCents: row.repeated_cents,
         identity: [row.idempotency_key],
         message: `idempotency key ${row.idempotency_key} committed ${row.entries} entries (${ids.join(', ')}) on card ${cards.join(', ')} where one was due — a retried request was applied again`,
         records: [...cards.map(cardRef), ...ids.map(entryRef)],

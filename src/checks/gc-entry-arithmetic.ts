@@ -1,10 +1,11 @@
 import type { CardCheck, FindingDraft } from './check.js';
-import { cardRef, cents, entryRef, money, signedAmount } from './refs.js';
+import { cardBalanceStake, cardRef, cents, entryRef, money, signedAmount } from './refs.js';
 
 export const gcEntryArithmetic: CardCheck = {
   kind: 'card',
   code: 'GC_ENTRY_ARITHMETIC',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Entry does not add up',
   description:
     "Within one entry, balance after must be balance before minus the amount for a DEBIT, plus the amount for a REFUND, and unchanged for a VOID or EXPIRE. A difference means the service moved the balance by more or less than the entry says.",
@@ -24,6 +25,7 @@ export const gcEntryArithmetic: CardCheck = {
         referenceId: entry.referenceId,
         currency: card.currency,
         measure: cents(expected, entry.afterCents),
+        stakeKey: cardBalanceStake(card.giftCardId),
         message: `card ${card.giftCardId}: entry ${entry.transactionId} is ${what} from ${money(entry.beforeCents, card.currency)}, so it should end at ${money(expected, card.currency)}, but it ends at ${money(entry.afterCents, card.currency)} — check how much the service really moved`,
         records: [cardRef(card.giftCardId), entryRef(entry.transactionId)],
       });

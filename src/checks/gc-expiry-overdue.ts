@@ -5,6 +5,7 @@ export const gcExpiryOverdue: CardCheck = {
   kind: 'card',
   code: 'GC_EXPIRY_OVERDUE',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Expired card still active',
   description:
     "The service's hourly job expires cards past their expiry date. A card still ACTIVE more than the grace period (default 2 hours) after it expired was missed by the job and could still be spent.",

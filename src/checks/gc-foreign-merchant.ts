@@ -5,6 +5,7 @@ export const gcForeignMerchant: CardCheck = {
   kind: 'card',
   code: 'GC_FOREIGN_MERCHANT',
   severity: 'error',
+  lifecycle: 'state',
   title: "Another merchant's card",
   description: "Every request is scoped to the API client's merchant. A card owned by another merchant in our lists means the service's merchant scoping leaked.",
   timeSensitive: false,

@@ -5,6 +5,7 @@ export const gcInFlight: QueryCheck = {
   kind: 'query',
   code: 'GC_IN_FLIGHT',
   severity: 'info',
+  lifecycle: 'state',
   title: 'Card moved during the sync',
   description:
     'The services keep working while the sync reads them. A card that still moved after the settle pass cannot be compared like with like; its balance checks are skipped this run and it is checked again next run. Not a break.',

@@ -5,6 +5,7 @@ export const gcInvalidAmount: CardCheck = {
   kind: 'card',
   code: 'GC_INVALID_AMOUNT',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Amount not positive or not on a cent',
   description:
     "DEBIT and REFUND amounts must be greater than zero, and every amount must sit on a whole cent. An amount that does not is reported as sent (never rounded); the record's raw JSON in the mirror holds the exact value.",

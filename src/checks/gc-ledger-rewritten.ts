@@ -13,6 +13,7 @@ export const gcLedgerRewritten: QueryCheck = {
   kind: 'query',
   code: 'GC_LEDGER_REWRITTEN',
   severity: 'error',
+  lifecycle: 'event',
   title: 'Ledger entry changed or vanished',
   description:
     'Ledger entries are immutable. An entry mirrored earlier that later came back different, or no longer came back at all, means the ledger was rewritten. The mirror keeps both versions (gift_card_transaction_versions).',

@@ -5,6 +5,7 @@ export const gcNegativeBalance: CardCheck = {
   kind: 'card',
   code: 'GC_NEGATIVE_BALANCE',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Balance below zero',
   description: 'A gift card balance can never go below zero: a debit may only take what is on the card. A negative balance anywhere in the ledger or on the card means a debit was allowed beyond the balance.',
   timeSensitive: false,

@@ -13,6 +13,7 @@ export const gcOrphanEntry: QueryCheck = {
   kind: 'query',
   code: 'GC_ORPHAN_ENTRY',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Entry of a card the service cannot find',
   description: "Every ledger entry belongs to a card. An entry whose card the service answers 'not found' for moved money on a card that no longer exists for this merchant.",
   run({ sqlite, orphanCardIds }) {

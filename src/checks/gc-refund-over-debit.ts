@@ -29,6 +29,7 @@ export const gcRefundOverDebit: CardCheck = {
   kind: 'card',
   code: 'GC_REFUND_OVER_DEBIT',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Refunded more than was debited',
   description: 'Refunds under one order reference on one card may not add up to more than the debits under that reference. More means the customer got back more than they paid with the card.',
   timeSensitive: false,

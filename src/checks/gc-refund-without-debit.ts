@@ -6,6 +6,7 @@ export const gcRefundWithoutDebit: CardCheck = {
   kind: 'card',
   code: 'GC_REFUND_WITHOUT_DEBIT',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Refund of something never debited',
   description: 'Every refund names the order reference it refunds; that reference must have a debit on the same card. A refund without one put value on the card that was never taken from it.',
   timeSensitive: false,

@@ -9,6 +9,7 @@ export const gcStatusLedgerMismatch: CardCheck = {
   kind: 'card',
   code: 'GC_STATUS_LEDGER_MISMATCH',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Status disagrees with the ledger',
   description:
     "A card is INACTIVE only through a VOID entry and EXPIRED only through an EXPIRE entry, and those entries leave it in that status. A card whose status and ledger disagree was changed outside the ledger: ask who changed it and why.",

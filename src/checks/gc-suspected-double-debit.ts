@@ -6,6 +6,7 @@ export const gcSuspectedDoubleDebit: CardCheck = {
   kind: 'card',
   code: 'GC_SUSPECTED_DOUBLE_DEBIT',
   severity: 'warning',
+  lifecycle: 'state',
   title: 'Same debit twice within a minute',
   description:
     'Two DEBITs on one card for the same amount under the same order reference within the double-debit window (default 60 s), under different idempotency keys, look like a checkout that charged twice because a retry did not reuse its key. Confirm with the merchant whether two purchases were meant.',
@@ -25,6 +26,7 @@ export const gcSuspectedDoubleDebit: CardCheck = {
           referenceId,
           currency: card.currency,
           identity: [second.transactionId],
+          atStakeCents: second.amountCents ?? 0,
           message: `card ${card.giftCardId}: debits ${first.transactionId} and ${second.transactionId} both take ${money(second.amountCents ?? 0, card.currency)} under reference ${referenceId}, ${Math.round((second.createdAtMs - first.createdAtMs) / 1000)} s apart with different idempotency keys — ask whether the customer was charged twice`,
           records: [cardRef(card.giftCardId), entryRef(first.transactionId), entryRef(second.transactionId)],
         });

@@ -10,6 +10,12 @@ export const walletRef = (id: string): RecordRef => ({ type: 'dpWallet', id });
 
 export const money = formatMoney;
 
+/**
+ * The stake key of a card's balance: the balance, tail, chain and entry arithmetic breaks of
+ * one card point at the same missing or surplus money, which counts once.
+ */
+export const cardBalanceStake = (giftCardId: string): string => `balance of card ${giftCardId}`;
+
 export function cents(expected: number, actual: number): Measure {
   return { unit: 'cents', expected, actual };
 }

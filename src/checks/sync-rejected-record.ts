@@ -22,6 +22,7 @@ export const syncRejectedRecord: QueryCheck = {
   kind: 'query',
   code: 'SYNC_REJECTED_RECORD',
   severity: 'error',
+  lifecycle: 'state',
   title: 'Record failed validation',
   description:
     "A record the service sent did not match its documented shape (a missing field, a number sent as text…). It was kept aside in the quarantine table with its raw JSON and the reason, never dropped or coerced; until it is fixed, the checks cannot vouch for it.",

@@ -1,19 +1,24 @@
+import { userInfo } from 'node:os';
 import { parseISO, isValid } from 'date-fns';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import { latestFinding, recordAcceptance } from '../findings/store.js';
 
 export interface AcceptOptions {
   db?: string;
   note: string;
+  /** Who accepts; default the operating-system user. */
+  by?: string;
   until?: string;
   nowMs?: number;
   write?: (text: string) => void;
 }
 
 /**
- * `ledger-recon accept FINGERPRINT --note TEXT [--until DATE]`: accepts a known break as it
- * stands in the newest check run. It stays in every report but no longer fails runs, until
- * the date passes (end of that UTC day) or the break changes.
+ * `ledger-recon accept FINGERPRINT --note TEXT [--by NAME] [--until DATE]`: accepts a known
+ * break as it stands in the newest check run. It stays in every report, with the note, who
+ * and when, but no longer fails runs, until the date passes (end of that UTC day) or the
+ * break changes.
  * @throws MirrorError when no check run holds that fingerprint, or the date is not a date.
  */
 export async function accept(fingerprint: string, options: AcceptOptions): Promise<void> {
@@ -29,20 +34,22 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const { mirror, lock } = openMirrorLocked(dbPath, 'accept');
   try {
-    const finding = mirror.sqlite
-      .prepare('SELECT check_run_id, code, message, detail_sha256 FROM findings WHERE fingerprint = ? ORDER BY check_run_id DESC LIMIT 1')
-      .get(fingerprint) as { check_run_id: number; code: string; message: string; detail_sha256: string } | undefined;
+    const finding = latestFinding(mirror.sqlite, fingerprint);
     if (!finding) throw new MirrorError(`no finding has the fingerprint ${fingerprint}: copy it from the findings JSON or the report`);
-    mirror.sqlite
-      .prepare(
-        `INSERT INTO finding_acceptances (fingerprint, note, accepted_at, accepted_at_ms, until, until_ms, detail_sha256, check_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (fingerprint) DO UPDATE SET note = excluded.note, accepted_at = excluded.accepted_at, accepted_at_ms = excluded.accepted_at_ms, until = excluded.until,
-           until_ms = excluded.until_ms, detail_sha256 = excluded.detail_sha256, check_run_id = excluded.check_run_id`,
-      )
-      .run(fingerprint, options.note, new Date(nowMs).toISOString(), nowMs, options.until ?? null, untilMs, finding.detail_sha256, finding.check_run_id);
-    write(`accepted ${finding.code} ${fingerprint}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`);
+    const by = options.by ?? operatingSystemUser();
+    recordAcceptance(mirror.sqlite, { fingerprint, note: options.note, by, acceptedAtMs: nowMs, until: options.until ?? null, untilMs, finding });
+    write(`accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`);
   } finally {
     mirror.close();
     lock.release();
+  }
+}
+
+/** The operating-system user's name, or the environment's when the system has none for us. */
+function operatingSystemUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env['USER'] ?? process.env['LOGNAME'] ?? 'unknown';
   }
 }

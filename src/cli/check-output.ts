@@ -1,4 +1,4 @@
-import type { CheckRunSummary } from '../checks/run-checks.js';
+import type { CheckRunSummary } from '../findings/summary.js';
 
 /** The terminal's view of a check run: the verdict first, then what an operator acts on. */
 export function formatCheckSummary(summary: CheckRunSummary): string {
@@ -9,7 +9,9 @@ export function formatCheckSummary(summary: CheckRunSummary): string {
   }
   if (summary.syncStatus !== 'completed') lines.push('  the sync did not complete: zero findings over missing data prove nothing; sync again');
   const { error, warning, info } = summary.bySeverity;
-  lines.push(`findings: ${summary.findings} (${error} error, ${warning} warning, ${info} info) — ${summary.new} new, ${summary.open} still open, ${summary.accepted} accepted, ${summary.resolved} resolved since the last run`);
+  lines.push(`findings: ${summary.findings} (${error} error, ${warning} warning, ${info} info) — ${summary.new} new, ${summary.open} still open, ${summary.accepted} accepted; ${summary.resolved} resolved since the last run`);
+  if (summary.inFlight > 0) lines.push(`in flight: ${summary.inFlight} cards moved while they were read${summary.held > 0 ? `; ${summary.held} earlier breaks on them wait for the next run` : ''}`);
+  if (summary.acceptancesEnded > 0) lines.push(`acceptances ended: ${summary.acceptancesEnded} findings count again (expired, or the break changed)`);
   const codes = Object.entries(summary.byCode).sort(([a], [b]) => a.localeCompare(b));
   for (const [code, n] of codes) lines.push(`  ${code.padEnd(32)} ${String(n).padStart(6)}`);
   const stake = Object.entries(summary.moneyAtStake);

@@ -1,7 +1,8 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
-import { exportFinding } from '../checks/finding.js';
-import { runChecks, type CheckRunSummary } from '../checks/run-checks.js';
-import type { FailOn } from '../checks/verdict.js';
+import { exportFinding } from '../findings/finding.js';
+import { reconcile } from '../findings/reconcile.js';
+import type { CheckRunSummary } from '../findings/summary.js';
+import type { FailOn } from '../findings/verdict.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { formatCheckSummary } from './check-output.js';
@@ -31,7 +32,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
   const { mirror, lock } = openMirrorLocked(dbPath, 'check');
   try {
-    const { summary, findings } = await runChecks({
+    const { summary, findings } = await reconcile({
       mirror,
       ...(options.failOn ? { failOn: options.failOn } : {}),
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),

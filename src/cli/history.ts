@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import { recentRuns, summaryOf } from '../findings/store.js';
+import type { CheckRunSummary } from '../findings/summary.js';
 
 export interface HistoryOptions {
   db?: string;
@@ -32,16 +34,13 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}`);
   const mirror = openMirrorReadOnly(dbPath);
   try {
-    const runs = mirror.sqlite
-      .prepare('SELECT check_run_id, sync_run_id, started_at, started_at_ms, finished_at_ms, status, verdict, summary_json FROM check_runs ORDER BY check_run_id DESC LIMIT ?')
-      .all(options.limit ?? 30) as { check_run_id: number; sync_run_id: number | null; started_at: string; started_at_ms: number; finished_at_ms: number | null; status: string; verdict: string | null; summary_json: string | null }[];
-    const rows = runs.map((r): HistoryRow => {
-      const s = (r.summary_json ? JSON.parse(r.summary_json) : {}) as { findings?: number; bySeverity?: Record<string, number>; new?: number; resolved?: number; cards?: number; entries?: number };
+    const rows = recentRuns(mirror.sqlite, options.limit ?? 30).map((r): HistoryRow => {
+      const s: Partial<CheckRunSummary> = r.summaryJson === null ? {} : summaryOf(r);
       return {
-        runId: r.check_run_id,
-        syncRunId: r.sync_run_id,
-        startedAt: r.started_at,
-        durationMs: r.finished_at_ms === null ? null : r.finished_at_ms - r.started_at_ms,
+        runId: r.checkRunId,
+        syncRunId: r.syncRunId,
+        startedAt: r.startedAt,
+        durationMs: r.finishedAtMs === null ? null : r.finishedAtMs - r.startedAtMs,
         verdict: r.verdict ?? (r.status === 'running' ? 'RUNNING' : 'FAILED'),
         findings: s.findings ?? 0,
         errors: s.bySeverity?.['error'] ?? 0,

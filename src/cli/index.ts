@@ -10,7 +10,7 @@ import { sql, SQL_FORMATS } from './sql.js';
 import { report } from './report.js';
 import { run } from './run.js';
 import { demo } from './demo.js';
-import { FAIL_ON } from '../checks/verdict.js';
+import { FAIL_ON } from '../findings/verdict.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { ping } from './ping.js';
 import { addServiceOptions } from './service-options.js';
@@ -175,7 +175,8 @@ export function buildProgram(): Command {
     .command('accept')
     .description('accept a known break: it stays in reports but does not fail runs until --until passes or the break changes')
     .argument('<fingerprint>', 'the finding\'s fingerprint (findings JSON, report)')
-    .requiredOption('--note <text>', 'why it is accepted, and by whom')
+    .requiredOption('--note <text>', 'why it is accepted: the justification auditors read')
+    .option('--by <name>', 'who accepts (default: the operating-system user)')
     .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
     .option('--db <path>', 'the mirror', 'data/ledger.db')
     .action(async (fingerprint: string, options) => {

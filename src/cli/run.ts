@@ -1,10 +1,11 @@
 import type { CheckOptions } from '../checks/check.js';
-import { runChecks, type CheckRunSummary } from '../checks/run-checks.js';
-import type { FailOn } from '../checks/verdict.js';
+import { reconcile } from '../findings/reconcile.js';
+import type { CheckRunSummary } from '../findings/summary.js';
+import type { FailOn } from '../findings/verdict.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
-import { confirmGiftCardBreaks, type ConfirmStats } from '../sync/confirm.js';
+import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { formatCheckSummary } from './check-output.js';
 import { createClients } from './clients.js';
@@ -26,21 +27,13 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   write?: (text: string) => void;
 }
 
-export interface RunSummary {
+/** The figures of the check run the nightly JSON repeats, in this order. */
+const RUN_FIGURES = ['verdict', 'exitCode', 'failOn', 'asOf', 'findings', 'bySeverity', 'byCode', 'new', 'open', 'accepted', 'resolved', 'inFlight', 'held', 'moneyAtStake'] as const;
+
+export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]> {
   runId: number;
-  verdict: CheckRunSummary['verdict'];
-  exitCode: 0 | 1 | 2;
-  failOn: FailOn;
-  asOf: string;
-  findings: number;
-  bySeverity: CheckRunSummary['bySeverity'];
-  byCode: CheckRunSummary['byCode'];
-  new: number;
-  open: number;
-  accepted: number;
-  resolved: number;
-  moneyAtStake: Record<string, string>;
-  confirmation: ConfirmStats;
+  /** What the confirmation pass re-read, and how many cards it found moved on. */
+  confirmation: ConfirmStats & { moved: number };
   sync: Pick<SyncSummary, 'syncRunId' | 'mode' | 'completed' | 'durationMs' | 'retries' | 'quarantined'>;
   report: ReportPaths;
   durationMs: number;
@@ -48,7 +41,8 @@ export interface RunSummary {
 
 /**
  * `ledger-recon run`, the nightly job: sync, check, a confirmation pass (the records behind
- * each gift card error re-read by ID; what does not reproduce becomes GC_IN_FLIGHT) and the
+ * each gift card error re-read by ID; a card that moved on puts its time-sensitive breaks in
+ * flight, an entry that reads otherwise by ID is a break of its own) and the
  * report, all under one lock. Quiet on success without a terminal; `--json` prints one object.
  * @throws ConfigError, LockHeldError, AuthError, ServiceUnavailableError (exit 2): no report
  * is written, earlier reports stay.
@@ -65,30 +59,19 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   try {
     const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
     const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
-    const confirmation: ConfirmStats = { cards: 0, entries: 0, moved: 0 };
-    const { summary } = await runChecks({
+    const reread: ConfirmStats = { cards: 0, entries: 0 };
+    const { summary, confirmation } = await reconcile({
       mirror,
       ...(options.failOn ? { failOn: options.failOn } : {}),
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
       options: pickCheckOptions(options),
-      confirm: (findings) => confirmGiftCardBreaks(mirror.sqlite, clients.giftcard, findings, options.concurrency ?? 8, confirmation),
+      confirm: (request) => rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread),
     });
     const report = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId });
     const result: RunSummary = {
       runId: summary.checkRunId,
-      verdict: summary.verdict,
-      exitCode: summary.exitCode,
-      failOn: summary.failOn,
-      asOf: summary.asOf,
-      findings: summary.findings,
-      bySeverity: summary.bySeverity,
-      byCode: summary.byCode,
-      new: summary.new,
-      open: summary.open,
-      accepted: summary.accepted,
-      resolved: summary.resolved,
-      moneyAtStake: summary.moneyAtStake,
-      confirmation,
+      ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]>),
+      confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
       sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
       report,
       durationMs: Date.now() - started,

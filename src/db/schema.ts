@@ -380,10 +380,9 @@ export const checkRuns = sqliteTable('check_runs', {
   summaryJson: text('summary_json'),
 });
 
-/** Every finding of every check run; a fingerprint names the same break across runs. */
-export const findings = sqliteTable(
-  'findings',
-  {
+/** A finding's columns, shared by the findings of a run and the findings it held in flight. */
+function findingColumns() {
+  return {
     checkRunId: integer('check_run_id').notNull(),
     fingerprint: text('fingerprint').notNull(),
     code: text('code').notNull(),
@@ -398,6 +397,9 @@ export const findings = sqliteTable(
     expected: integer('expected'),
     actual: integer('actual'),
     difference: integer('difference'),
+    /** Cents of `currency` at stake; findings sharing a stake key point at the same money. */
+    stakeCents: integer('stake_cents').notNull().default(0),
+    stakeKey: text('stake_key').notNull().default(''),
     message: text('message').notNull(),
     state: text('state', { enum: ['new', 'open', 'accepted'] }).notNull(),
     firstSeenCheckRunId: integer('first_seen_check_run_id').notNull(),
@@ -408,9 +410,28 @@ export const findings = sqliteTable(
     recordsJson: text('records_json').notNull(),
     /** Hash of the break's particulars: an acceptance lapses when they change. */
     detailSha256: text('detail_sha256').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.checkRunId, t.fingerprint] }), index('findings_fingerprint').on(t.fingerprint), index('findings_code').on(t.checkRunId, t.code)],
-);
+    /** The acceptance that held in this run (state 'accepted'): its note, who, when, until. */
+    acceptedNote: text('accepted_note'),
+    acceptedBy: text('accepted_by'),
+    acceptedAtMs: integer('accepted_at_ms'),
+    acceptedUntilMs: integer('accepted_until_ms'),
+    /** Why an earlier acceptance no longer held in this run (expired, or the break changed). */
+    acceptanceEnded: text('acceptance_ended'),
+  };
+}
+
+/** Every finding of every check run; a fingerprint names the same break across runs. */
+export const findings = sqliteTable('findings', findingColumns(), (t) => [
+  primaryKey({ columns: [t.checkRunId, t.fingerprint] }),
+  index('findings_fingerprint').on(t.fingerprint),
+  index('findings_code').on(t.checkRunId, t.code),
+]);
+
+/**
+ * Breaks seen before that a run could not judge because their card was in flight: kept with
+ * their first-seen date for the run that judges them again. Neither open nor resolved.
+ */
+export const heldFindings = sqliteTable('held_findings', findingColumns(), (t) => [primaryKey({ columns: [t.checkRunId, t.fingerprint] })]);
 
 /** Findings of the previous run that this run no longer sees. */
 export const resolvedFindings = sqliteTable(
@@ -434,6 +455,8 @@ export const findingAcceptances = sqliteTable('finding_acceptances', {
   note: text('note').notNull(),
   acceptedAt: text('accepted_at').notNull(),
   acceptedAtMs: integer('accepted_at_ms').notNull(),
+  /** Who accepted (`accept --by`, default the operating-system user); NULL before it was asked. */
+  acceptedBy: text('accepted_by'),
   /** The acceptance lapses after this date (UTC). NULL: until the break changes. */
   until: text('until'),
   untilMs: integer('until_ms'),

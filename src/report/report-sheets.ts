@@ -5,45 +5,18 @@
  * the run's finding codes per record (for the "findings" columns).
  */
 import type Database from 'better-sqlite3';
+import type { CheckCode } from '../checks/check.js';
 import { CATALOGUE } from '../checks/index.js';
-import { AGE_BUCKETS } from '../checks/finding.js';
+import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/finding.js';
+import { findingsOfRun, rollForwardOf, summaryOf, type CheckRunRow } from '../findings/store.js';
+import { moneyAtStakeCents } from '../findings/summary.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
 
 export const SHEET_NAMES = ['Summary', 'Findings', 'Card reconciliation', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine', 'Checks'] as const;
 
-export interface CheckRunRow {
-  check_run_id: number;
-  sync_run_id: number;
-  verdict: string;
-  started_at_ms: number;
-  as_of_ms: number | null;
-  merchant_id: string | null;
-  summary_json: string;
-}
-
-interface FindingRow {
-  fingerprint: string;
-  code: string;
-  severity: string;
-  entity_type: string;
-  entity_id: string;
-  gift_card_id: string | null;
-  reference_id: string | null;
-  currency: string | null;
-  unit: 'cents' | 'count' | null;
-  expected: number | null;
-  actual: number | null;
-  difference: number | null;
-  message: string;
-  state: string;
-  first_seen_at_ms: number;
-  age_days: number;
-  records_json: string;
-}
-
 const money = (cents: number | null, currency: string | null): Cell => (cents === null ? null : { cents, currency });
 const date = (ms: number | null): Cell => (ms === null ? null : { date: ms });
-const measure = (f: FindingRow, value: number | null): Cell => (value === null ? null : f.unit === 'cents' ? money(value, f.currency) : value);
+const measure = (f: Finding, value: number | null): Cell => (value === null ? null : f.unit === 'cents' ? money(value, f.currency) : value);
 
 /** Finding codes of this run per record ID, for the sheets' "findings" columns. */
 function codesByRecord(sqlite: Database.Database, checkRunId: number): Map<string, string> {
@@ -54,23 +27,23 @@ function codesByRecord(sqlite: Database.Database, checkRunId: number): Map<strin
     set.add(code);
     codes.set(id, set);
   };
-  for (const row of sqlite.prepare('SELECT code, entity_id, gift_card_id, records_json FROM findings WHERE check_run_id = ?').iterate(checkRunId) as Iterable<{ code: string; entity_id: string; gift_card_id: string | null; records_json: string }>) {
-    add(row.entity_id, row.code);
-    add(row.gift_card_id, row.code);
-    for (const record of JSON.parse(row.records_json) as { id: string }[]) add(record.id, row.code);
+  for (const f of findingsOfRun(sqlite, checkRunId)) {
+    add(f.entityId, f.code);
+    add(f.giftCardId, f.code);
+    for (const record of f.records) add(record.id, f.code);
   }
   return new Map([...codes].map(([id, set]) => [id, [...set].sort().join(', ')]));
 }
 
 export function reportSheets(sqlite: Database.Database, run: CheckRunRow): SheetSpec[] {
-  const codes = codesByRecord(sqlite, run.check_run_id);
+  const codes = codesByRecord(sqlite, run.checkRunId);
   const findingsOf = (...ids: (string | null)[]): string => {
     if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
     return [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
   };
   return [
     { name: 'Summary', rows: summaryRows(sqlite, run) },
-    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.check_run_id) },
+    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.checkRunId) },
     {
       name: 'Card reconciliation',
       header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
@@ -106,7 +79,7 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow): Sheet
            FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`,
         );
         for (const w of rows.iterate() as Iterable<{ sync_run_id: number; read_at_ms: number; wallet_id: string; currency: string; selected: number; balance_cents: number | null; change_cents: number | null }>) {
-          yield [w.sync_run_id, date(w.read_at_ms), w.wallet_id, w.currency, w.selected ? 'yes' : 'no', money(w.balance_cents, w.currency), money(w.change_cents, w.currency), w.sync_run_id === run.sync_run_id ? findingsOf(w.wallet_id) : ''];
+          yield [w.sync_run_id, date(w.read_at_ms), w.wallet_id, w.currency, w.selected ? 'yes' : 'no', money(w.balance_cents, w.currency), money(w.change_cents, w.currency), w.sync_run_id === run.syncRunId ? findingsOf(w.wallet_id) : ''];
         }
       })(),
     },
@@ -122,26 +95,30 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow): Sheet
     },
     {
       name: 'Checks',
-      header: ['code', 'severity', 'check', 'what it proves, and what a finding means', 'findings this run'],
+      header: ['code', 'severity', 'kind (state: resolved when the records agree; event: open until accepted)', 'check', 'what it proves, and what a finding means', 'findings this run'],
       severityColumn: 1,
       rows: (function* () {
-        const counts = new Map((sqlite.prepare('SELECT code, COUNT(*) AS n FROM findings WHERE check_run_id = ? GROUP BY code').all(run.check_run_id) as { code: string; n: number }[]).map((r) => [r.code, r.n]));
-        for (const check of CATALOGUE) yield [check.code, check.severity, check.title, check.description, counts.get(check.code) ?? 0];
+        const counts = summaryOf(run).byCode;
+        for (const check of CATALOGUE) yield [check.code, check.severity, check.lifecycle, check.title, check.description, counts[check.code] ?? 0];
       })(),
     },
   ];
 }
 
-export const FINDINGS_HEADER = ['severity', 'code', 'state', 'age (days)', 'first seen (UTC)', 'entity type', 'entity', 'gift card', 'reference', 'currency', 'expected', 'actual', 'difference', 'message', 'records', 'fingerprint'];
+export const FINDINGS_HEADER = [
+  'severity', 'code', 'state', 'age (days)', 'first seen (UTC)', 'entity type', 'entity', 'gift card', 'reference', 'currency', 'unit', 'expected', 'actual', 'difference', 'at stake',
+  'message', 'records', 'fingerprint', 'accepted: note', 'accepted by', 'accepted at (UTC)', 'accepted until (UTC)', 'acceptance ended',
+];
 
 function* findingRows(sqlite: Database.Database, checkRunId: number): Generator<Cell[]> {
-  const rows = sqlite.prepare(
-    `SELECT * FROM findings WHERE check_run_id = ?
-     ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, state = 'accepted', code, entity_id`,
-  );
-  for (const f of rows.iterate(checkRunId) as Iterable<FindingRow>) {
-    const records = (JSON.parse(f.records_json) as { type: string; id: string }[]).map((r) => `${r.type} ${r.id}`).join('; ');
-    yield [f.severity, f.code, f.state === 'new' ? 'NEW' : f.state, f.age_days, date(f.first_seen_at_ms), f.entity_type, f.entity_id, f.gift_card_id, f.reference_id, f.currency, measure(f, f.expected), measure(f, f.actual), measure(f, f.difference), f.message, records, f.fingerprint];
+  for (const f of findingsOfRun(sqlite, checkRunId)) {
+    const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
+    const a = f.acceptance;
+    yield [
+      f.severity, f.code, f.state, f.ageDays, date(f.firstSeenAtMs), f.entityType, f.entityId, f.giftCardId, f.referenceId, f.currency, unitOf(f),
+      measure(f, f.expected), measure(f, f.actual), measure(f, f.difference), f.stakeCents > 0 ? money(f.stakeCents, f.currency) : null,
+      f.message, records, f.fingerprint, a?.note ?? null, a?.by ?? null, date(a?.acceptedAtMs ?? null), date(a?.untilMs ?? null), f.acceptanceEnded,
+    ];
   }
 }
 
@@ -249,28 +226,18 @@ function* orderRows(sqlite: Database.Database, findingsOf: (...ids: (string | nu
 }
 
 function* summaryRows(sqlite: Database.Database, run: CheckRunRow): Generator<Cell[]> {
-  const summary = JSON.parse(run.summary_json) as {
-    verdict: string;
-    bySeverity: Record<string, number>;
-    moneyAtStake: Record<string, string>;
-    new: number;
-    open: number;
-    accepted: number;
-    resolved: number;
-    ageBuckets: Record<string, number>;
-    failedChecks: { code: string; error: string }[];
-  };
-  const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.sync_run_id) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
+  const summary = summaryOf(run);
+  const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.syncRunId) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
   yield [{ heading: 'ledger-recon reconciliation report' }];
   yield ['Verdict', summary.verdict];
   yield ['What it means', VERDICT_MEANING[summary.verdict] ?? ''];
-  yield ['Check run', run.check_run_id];
-  yield ['Checked at (UTC)', date(run.started_at_ms)];
-  yield ['Data as of (UTC)', date(run.as_of_ms)];
+  yield ['Check run', run.checkRunId];
+  yield ['Checked at (UTC)', date(run.startedAtMs)];
+  yield ['Data as of (UTC)', date(run.asOfMs)];
   yield ['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`];
   yield ['Gift card service', sync.giftcard_base_url];
   yield ['Delivery partner service', sync.dp_base_url];
-  yield ['Our merchant', run.merchant_id];
+  yield ['Our merchant', run.merchantId];
   for (const failed of summary.failedChecks) yield ['Check that could not run', failed.code, failed.error];
   yield [];
   yield [{ heading: 'What was checked' }, 'records in the mirror', 'of which no longer listed by the service'];
@@ -279,42 +246,52 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow): Generator<Ce
     yield [label, count(), listed ? count('WHERE vanished_sync_run_id IS NOT NULL') : null];
   }
   yield [];
-  yield [{ heading: 'Findings by code' }, 'severity', 'findings', 'new', 'open', 'accepted'];
-  const byCode = sqlite
-    .prepare(
-      `SELECT code, severity, COUNT(*) AS n, SUM(state = 'new') AS new, SUM(state = 'open') AS open, SUM(state = 'accepted') AS accepted
-       FROM findings WHERE check_run_id = ? GROUP BY code, severity ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, code`,
-    )
-    .all(run.check_run_id) as { code: string; severity: string; n: number; new: number; open: number; accepted: number }[];
-  for (const r of byCode) yield [r.code, r.severity, r.n, r.new, r.open, r.accepted];
-  yield ['All findings', '', byCode.reduce((n, r) => n + r.n, 0), summary.new, summary.open, summary.accepted];
-  for (const severity of ['error', 'warning', 'info']) yield [`  ${severity}`, severity, summary.bySeverity[severity] ?? 0];
+  yield [{ heading: 'Findings by code' }, 'severity', 'findings', ...FINDING_STATES];
+  // Grouped in the Findings sheet's own order (severity first), from the run's stored findings.
+  const byCode = new Map<CheckCode, { severity: string; n: number; states: Record<string, number> }>();
+  const all: Finding[] = [];
+  for (const f of findingsOfRun(sqlite, run.checkRunId)) {
+    all.push(f);
+    const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, states: {} };
+    group.n += 1;
+    group.states[f.state] = (group.states[f.state] ?? 0) + 1;
+    byCode.set(f.code, group);
+  }
+  for (const [code, g] of [...byCode].sort(([a, x], [b, y]) => SEVERITY_ORDER.indexOf(x.severity) - SEVERITY_ORDER.indexOf(y.severity) || a.localeCompare(b))) {
+    yield [code, g.severity, g.n, ...FINDING_STATES.map((state) => g.states[state] ?? 0)];
+  }
+  yield ['All findings', '', summary.findings, summary.new, summary.open, summary.accepted];
+  for (const severity of SEVERITY_ORDER) yield [`  ${severity}`, severity, summary.bySeverity[severity as keyof typeof summary.bySeverity] ?? 0];
   yield [];
-  yield [{ heading: 'Money at stake (errors and warnings not accepted)' }];
-  const stake = Object.entries(summary.moneyAtStake);
-  if (stake.length === 0) yield ['none'];
-  for (const [currency, amount] of stake) yield [currency, { cents: Math.round(Number(amount) * 100), currency }];
+  yield [{ heading: 'Money at stake (errors and warnings not accepted; money several findings point at counted once)' }];
+  const stake = moneyAtStakeCents(all);
+  if (stake.size === 0) yield ['none'];
+  for (const [currency, cents] of stake) yield [currency, { cents, currency }];
   yield [];
   yield [{ heading: 'Since the previous run' }];
   yield ['New', summary.new];
   yield ['Still open', summary.open];
   yield ['Accepted', summary.accepted];
+  yield ['Acceptances that ended (counting again)', summary.acceptancesEnded];
   yield ['Resolved', summary.resolved];
+  yield ['Cards in flight (checked again next run)', summary.inFlight];
+  yield ['Earlier breaks held while their card is in flight', summary.held];
   yield [];
   yield [{ heading: 'Age of open findings (days)' }];
   for (const bucket of AGE_BUCKETS) yield [bucket, summary.ageBuckets[bucket] ?? 0];
   yield [];
   yield [{ heading: 'Gift card liability roll-forward' }, 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing', 'cards hold', 'difference', 'closes'];
-  const rollForward = sqlite.prepare('SELECT * FROM liability_rollforward WHERE check_run_id = ? ORDER BY currency').all(run.check_run_id) as Record<string, number>[];
-  for (const r of rollForward) {
-    const c = String(r['currency']);
-    const figures = ['opening_cents', 'issued_cents', 'debited_cents', 'refunded_cents', 'voided_cents', 'expired_cents', 'closing_cents', 'cards_remaining_cents', 'difference_cents'].map((k) => money(r[k] ?? null, c));
-    yield [c, ...figures, r['difference_cents'] === 0 ? 'yes' : 'NO'];
+  for (const r of rollForwardOf(sqlite, run.checkRunId)) {
+    const c = r.currency;
+    const figures = [r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingCents, r.cardsRemainingCents, r.differenceCents].map((cents) => money(cents, c));
+    yield [c, ...figures, r.differenceCents === 0 ? 'yes' : 'NO'];
   }
   yield [];
   yield [{ heading: 'Sheets' }];
   for (const name of SHEET_NAMES.slice(1)) yield [{ sheet: name, text: name }, SHEET_PURPOSE[name] ?? ''];
 }
+
+const SEVERITY_ORDER = ['error', 'warning', 'info'];
 
 const VERDICT_MEANING: Record<string, string> = {
   RECONCILED: 'The sync completed and no error or warning is open: both services agree with themselves to the cent.',

@@ -55,7 +55,7 @@ export function handleGiftCardRequest(state: GiftCardServiceState, method: strin
     const id = decodeURIComponent(transaction[1] ?? '');
     if (!UUID.test(id)) return fail(400, 'BAD_REQUEST', 'transactionId is not a valid UUID');
     const entry = world.entries.get(id);
-    if (!entry || entry.owner !== merchant || entry.deleted) return fail(404, 'RECORD_NOT_FOUND', 'transaction not found');
+    if (!entry || entry.owner !== merchant || entry.deleted || entry.hiddenById) return fail(404, 'RECORD_NOT_FOUND', 'transaction not found');
     return ok(entry.record);
   }
   const giftCard = /^\/v1\/giftCards\/([^/]+)$/.exec(path);

@@ -91,6 +91,8 @@ export interface SimEntry extends Sequenced {
   createdAtMs: number;
   /** Removed from the ledger (a planted gap, or a vanished entry between syncs). */
   deleted: boolean;
+  /** Still listed, but reading it by ID answers 404: the service disagreeing with itself. */
+  hiddenById?: boolean;
 }
 
 export interface SimCoupon extends Sequenced {

@@ -101,6 +101,14 @@ export interface Mutations {
   removeEntry(transactionId: string): void;
   /** Restores a removed entry. */
   restoreEntry(transactionId: string): void;
+  /** Keeps an entry in the ledger list but answers 404 when it is read by ID. */
+  hideEntryById(transactionId: string): void;
+  /**
+   * Commits a new entry on a card at `atMs` (which may lie in the past: an entry committed
+   * late), moving the card's balance as the service would. `beforeCents` other than the card's
+   * balance plants a chain gap. Returns the entry's ID.
+   */
+  writeEntry(giftCardId: string, entry: { type: 'DEBIT' | 'REFUND'; amountCents: number; atMs: number; referenceId?: string; beforeCents?: number }): string;
   /** Takes a coupon out of the service's answers, or puts it back. */
   setCouponListed(couponId: string, listed: boolean): void;
   /** Takes an order out of the service's answers. */
@@ -299,6 +307,15 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
     },
     restoreEntry: (id) => {
       entry(id).deleted = false;
+    },
+    hideEntryById: (id) => {
+      entry(id).hiddenById = true;
+    },
+    writeEntry: (id, { type, amountCents, atMs, referenceId, beforeCents }) => {
+      const found = card(id);
+      const before = beforeCents ?? found.balance;
+      const after = type === 'DEBIT' ? before - amountCents : before + amountCents;
+      return gc.writeEntry(found, atMs, { type, amount: amountCents, before, after, referenceId: referenceId ?? `ORDER-LATE-${id.slice(0, 8)}-${atMs}` }).record.transactionId;
     },
     setCouponListed: (id, listed) => {
       coupon(id).deleted = !listed;

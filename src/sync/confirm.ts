@@ -1,74 +1,107 @@
 /**
- * The confirmation pass of the nightly run: before gift card errors reach auditors, the
- * records behind them are re-read by ID from the service and compared with the mirror. A
- * break whose records still read the same reproduces; a card or entry that reads differently
- * moved since the sync read it, and is reported as in flight instead.
+ * The confirmation pass's reads: before breaks reach auditors, the cards and entries behind
+ * them are re-read by ID from the service. This module only reads and reports what it read,
+ * beside what the mirror holds; the findings stage decides what that means for each break.
  */
 import type Database from 'better-sqlite3';
 import type { GiftCardClient } from '../api/giftcard-client.js';
-import type { Finding } from '../checks/finding.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, PayloadValidationError } from '../errors.js';
 import { mapLimit } from './context.js';
 import { giftCardRow, transactionRow } from './rows.js';
+
+/** What to re-read: cards and ledger entries by ID. */
+export interface RereadRequest {
+  cards: readonly string[];
+  entries: readonly string[];
+}
+
+/** A card's figures that move when the card moves. */
+export interface CardState {
+  version: number;
+  remainingCents: number | null;
+  status: string;
+}
+
+/** A ledger entry's figures, which never change. */
+export interface EntryFigures {
+  giftCardId: string;
+  type: string;
+  amountCents: number | null;
+  beforeCents: number | null;
+  afterCents: number | null;
+  createdAtMs: number;
+}
+
+/** What a read by ID answered: the record, a 404, or a record that failed validation. */
+export type ReadBack<T> = { kind: 'found'; record: T } | { kind: 'not found' } | { kind: 'unreadable'; reason: string };
+
+export interface CardReread {
+  giftCardId: string;
+  /** As the mirror holds it; null when the mirror has no such card. */
+  mirrored: CardState | null;
+  read: ReadBack<CardState>;
+}
+
+export interface EntryReread {
+  transactionId: string;
+  /** As the mirror holds it, with the sync since which the ledger list no longer returns it. */
+  mirrored: (EntryFigures & { vanishedSyncRunId: number | null }) | null;
+  read: ReadBack<EntryFigures>;
+}
+
+export interface Rereads {
+  cards: CardReread[];
+  entries: EntryReread[];
+}
 
 export interface ConfirmStats {
   cards: number;
   entries: number;
-  moved: number;
 }
 
 /**
- * Re-reads the card and the entries behind every gift card error in `findings`.
- * @returns the cards that did not reproduce, with what changed.
+ * Re-reads the requested cards and entries by ID, at most `concurrency` at a time.
+ * @throws AuthError, ServiceUnavailableError when the service cannot answer (the run is incomplete).
  */
-export async function confirmGiftCardBreaks(sqlite: Database.Database, giftcard: GiftCardClient, findings: readonly Finding[], concurrency = 8, stats?: ConfirmStats): Promise<Map<string, string>> {
-  const byCard = new Map<string, Set<string>>();
-  for (const f of findings) {
-    if (f.severity !== 'error' || !f.code.startsWith('GC_') || f.giftCardId === null) continue;
-    const entries = byCard.get(f.giftCardId) ?? new Set<string>();
-    for (const record of f.records) if (record.type === 'giftCardTransaction') entries.add(record.id);
-    byCard.set(f.giftCardId, entries);
-  }
-  const cardRow = sqlite.prepare('SELECT remaining_balance_cents, status, version FROM gift_cards WHERE gift_card_id = ?');
-  const entryRow = sqlite.prepare('SELECT type, amount_cents, balance_before_cents, balance_after_cents, created_at_ms FROM gift_card_transactions WHERE transaction_id = ?');
-  const moved = new Map<string, string>();
-  await mapLimit([...byCard], concurrency, async ([giftCardId, entryIds]) => {
-    const changes: string[] = [];
-    const mirrored = cardRow.get(giftCardId) as { remaining_balance_cents: number | null; status: string; version: number } | undefined;
-    const card = await readOrNull(() => giftcard.getGiftCard(giftCardId));
+export async function rereadGiftCards(sqlite: Database.Database, giftcard: GiftCardClient, request: RereadRequest, concurrency = 8, stats?: ConfirmStats): Promise<Rereads> {
+  const cardRow = sqlite.prepare('SELECT version, remaining_balance_cents AS remainingCents, status FROM gift_cards WHERE gift_card_id = ?');
+  const entryRow = sqlite.prepare(
+    `SELECT gift_card_id AS giftCardId, type, amount_cents AS amountCents, balance_before_cents AS beforeCents, balance_after_cents AS afterCents, created_at_ms AS createdAtMs,
+            vanished_sync_run_id AS vanishedSyncRunId
+     FROM gift_card_transactions WHERE transaction_id = ?`,
+  );
+  const cards: CardReread[] = [];
+  const entries: EntryReread[] = [];
+  await mapLimit([...request.cards], concurrency, async (giftCardId) => {
+    const mirrored = (cardRow.get(giftCardId) as CardState | undefined) ?? null;
+    const read = await readBack(async () => {
+      const row = giftCardRow(await giftcard.getGiftCard(giftCardId));
+      return { version: row.version, remainingCents: row.remaining_balance_cents, status: row.status };
+    });
     if (stats) stats.cards += 1;
-    if (mirrored && !card) changes.push('the card is no longer found');
-    else if (!mirrored && card) changes.push('the card is found now');
-    else if (mirrored && card) {
-      const now = giftCardRow(card);
-      if (now.version !== mirrored.version || now.remaining_balance_cents !== mirrored.remaining_balance_cents || now.status !== mirrored.status) {
-        changes.push(`the card reads version ${now.version}, ${now.status}, remaining ${now.remaining_balance_cents} cents (mirrored: version ${mirrored.version}, ${mirrored.status}, ${mirrored.remaining_balance_cents})`);
-      }
-    }
-    for (const id of entryIds) {
-      const before = entryRow.get(id) as { type: string; amount_cents: number | null; balance_before_cents: number | null; balance_after_cents: number | null; created_at_ms: number } | undefined;
-      const entry = await readOrNull(() => giftcard.getTransaction(id));
-      if (stats) stats.entries += 1;
-      if (!entry) {
-        changes.push(`entry ${id} is no longer found`);
-        continue;
-      }
-      const now = transactionRow(entry);
-      if (!before || now.type !== before.type || now.amount_cents !== before.amount_cents || now.balance_before_cents !== before.balance_before_cents || now.balance_after_cents !== before.balance_after_cents || now.created_at_ms !== before.created_at_ms) {
-        changes.push(`entry ${id} reads differently`);
-      }
-    }
-    if (changes.length > 0) moved.set(giftCardId, `re-read to confirm: ${changes.join('; ')}`);
+    cards.push({ giftCardId, mirrored, read });
   });
-  if (stats) stats.moved = moved.size;
-  return moved;
+  await mapLimit([...request.entries], concurrency, async (transactionId) => {
+    const mirrored = (entryRow.get(transactionId) as EntryReread['mirrored'] | undefined) ?? null;
+    const read = await readBack(async () => {
+      const row = transactionRow(await giftcard.getTransaction(transactionId));
+      return { giftCardId: row.gift_card_id, type: row.type, amountCents: row.amount_cents, beforeCents: row.balance_before_cents, afterCents: row.balance_after_cents, createdAtMs: row.created_at_ms };
+    });
+    if (stats) stats.entries += 1;
+    entries.push({ transactionId, mirrored, read });
+  });
+  // Reads finish in any order: hand them back in a stable one.
+  cards.sort((a, b) => a.giftCardId.localeCompare(b.giftCardId));
+  entries.sort((a, b) => a.transactionId.localeCompare(b.transactionId));
+  return { cards, entries };
 }
 
-async function readOrNull<T>(read: () => Promise<T>): Promise<T | null> {
+async function readBack<T>(read: () => Promise<T>): Promise<ReadBack<T>> {
   try {
-    return await read();
+    return { kind: 'found', record: await read() };
   } catch (error) {
-    if (error instanceof NotFoundError) return null;
+    if (error instanceof NotFoundError) return { kind: 'not found' };
+    if (error instanceof PayloadValidationError) return { kind: 'unreadable', reason: error.message };
     throw error;
   }
 }

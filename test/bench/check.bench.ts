@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { runChecks } from '../../src/checks/run-checks.js';
+import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
@@ -24,7 +24,7 @@ const SIZES = [
 async function check(path: string): Promise<void> {
   const mirror = openMirror(path);
   const started = performance.now();
-  const { summary } = await runChecks({ mirror });
+  const { summary } = await reconcile({ mirror });
   const seconds = (performance.now() - started) / 1000;
   mirror.close();
   process.stdout.write(`  card walk (${summary.cards.toLocaleString('en')} cards, ${summary.entries.toLocaleString('en')} entries) ${(summary.walkMs / 1000).toFixed(2)} s, including the card checks:\n`);

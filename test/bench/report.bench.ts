@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runChecks } from '../../src/checks/run-checks.js';
+import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { benchMirror } from './bench-mirror.js';
@@ -21,7 +21,7 @@ const FINDINGS = 100_000;
 async function prepare(path: string): Promise<void> {
   const mirror = openMirror(path);
   mirror.sqlite.exec('DELETE FROM findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
-  const { summary } = await runChecks({ mirror });
+  const { summary } = await reconcile({ mirror });
   const cards = mirror.sqlite.prepare('SELECT gift_card_id, currency FROM gift_cards LIMIT ?').all(FINDINGS) as { gift_card_id: string; currency: string }[];
   const insert = mirror.sqlite.prepare(
     `INSERT INTO findings (check_run_id, fingerprint, code, severity, entity_type, entity_id, gift_card_id, reference_id, currency, unit, expected, actual, difference, message, state, first_seen_check_run_id, first_seen_at, first_seen_at_ms, age_days, records_json, detail_sha256)

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runChecks } from '../../src/checks/run-checks.js';
+import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import type { SimulatorOptions } from '../../src/sim/simulator.js';
 import { runSync } from '../../src/sync/run-sync.js';
@@ -38,7 +38,7 @@ describe('a check over a synced mirror', () => {
   it('finds every planted break on its record and nothing else at error or warning; exit 1', async () => {
     const { services, mirror, sync } = await setup({ seed: 41, plant: true });
     await sync();
-    const { summary, findings } = await runChecks({ mirror });
+    const { summary, findings } = await reconcile({ mirror });
     const planted = services.sim.manifest.breaks;
     expect(planted.length).toBeGreaterThanOrEqual(29);
     const found = new Map(findings.map((f) => [key(f), f]));
@@ -59,7 +59,7 @@ describe('a check over a synced mirror', () => {
     const { services, mirror, sync } = await setup({ seed: 42, plant: true, live: { intervalMs: 2 } });
     await sync();
     services.sim.stopLive();
-    const { findings } = await runChecks({ mirror });
+    const { findings } = await reconcile({ mirror });
     const plantedKeys = new Set(services.sim.manifest.breaks.map(key));
     expect(findings.filter((f) => f.severity !== 'info' && !plantedKeys.has(key(f))).map((f) => f.message)).toEqual([]);
     for (const b of services.sim.manifest.breaks) expect(findings.map(key)).toContain(key(b));
@@ -68,13 +68,13 @@ describe('a check over a synced mirror', () => {
   it('reconciles a clean simulator, and its liability roll-forward closes run after run', async () => {
     const { services, mirror, sync } = await setup({ seed: 43 });
     await sync();
-    const first = await runChecks({ mirror });
+    const first = await reconcile({ mirror });
     expect(first.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, findings: 0 });
     expect(first.rollForward.length).toBeGreaterThan(0);
     for (const r of first.rollForward) expect(r).toMatchObject({ openingCents: 0, differenceCents: 0 });
     services.sim.applyActivity(300);
     await sync();
-    const second = await runChecks({ mirror });
+    const second = await reconcile({ mirror });
     expect(second.summary.verdict).toBe('RECONCILED');
     for (const r of second.rollForward) {
       const before = first.rollForward.find((p) => p.currency === r.currency);
@@ -89,13 +89,13 @@ describe('findings across runs', () => {
   it('keeps open a break on a coupon or order the service no longer lists, saying since which sync', async () => {
     const { services, mirror, sync } = await setup({ seed: 45, plant: true });
     await sync();
-    const first = await runChecks({ mirror });
+    const first = await reconcile({ mirror });
     const overRedeemed = first.findings.find((f) => f.code === 'CV_OVER_REDEEMED');
     const totalMismatch = first.findings.find((f) => f.code === 'DP_ORDER_TOTAL_MISMATCH');
     services.sim.mutate.setCouponListed(overRedeemed!.entityId, false);
     services.sim.mutate.removeOrder(totalMismatch!.entityId);
     const { syncRunId } = await sync();
-    const second = await runChecks({ mirror });
+    const second = await reconcile({ mirror });
     for (const before of [overRedeemed!, totalMismatch!]) {
       const after = second.findings.find((f) => f.fingerprint === before.fingerprint);
       expect(after, before.code).toMatchObject({ state: 'open', detailSha256: before.detailSha256 });
@@ -109,7 +109,7 @@ describe('findings across runs', () => {
     const { services, mirror, sync } = await setup({ seed: 44, plant: true });
     await sync();
     const day1 = Date.now();
-    const first = await runChecks({ mirror, nowMs: day1 });
+    const first = await reconcile({ mirror, nowMs: day1 });
     expect(first.findings.every((f) => f.state === 'new')).toBe(true);
 
     const altered = services.sim.manifest.breaks.find((b) => b.scenario === 'remaining balance altered');
@@ -118,7 +118,7 @@ describe('findings across runs', () => {
     services.sim.mutate.setCoupon(coupon!.couponId, { redemptionCount: (coupon!.redemptionCount as number) - 1 });
     await sync();
     const day4 = day1 + 3 * DAY;
-    const second = await runChecks({ mirror, nowMs: day4 });
+    const second = await reconcile({ mirror, nowMs: day4 });
 
     const resolved = mirror.sqlite.prepare('SELECT code, entity_id FROM resolved_findings WHERE check_run_id = ? ORDER BY code').all(second.summary.checkRunId);
     expect(resolved).toEqual([
@@ -138,7 +138,7 @@ describe('findings across runs', () => {
     services.sim.mutate.moveWallet(wallet.walletID, -1_234);
     await sync();
     const now = Date.now();
-    const drifted = await runChecks({ mirror, nowMs: now, failOn: 'warning' });
+    const drifted = await reconcile({ mirror, nowMs: now, failOn: 'warning' });
     expect(drifted.summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1 });
     const [drift] = drifted.findings;
     expect(drift).toMatchObject({ code: 'DP_WALLET_DRIFT', entityId: wallet.walletID, expected: expect.any(Number), difference: -1_234 });
@@ -146,11 +146,11 @@ describe('findings across runs', () => {
     mirror.sqlite
       .prepare(`INSERT INTO finding_acceptances (fingerprint, note, accepted_at, accepted_at_ms, until, until_ms, detail_sha256, check_run_id) VALUES (?, 'fee agreed with the partner', ?, ?, '2026-12-31', ?, ?, ?)`)
       .run(drift!.fingerprint, new Date(now).toISOString(), now, now + 5 * DAY, drift!.detailSha256, drifted.summary.checkRunId);
-    const accepted = await runChecks({ mirror, nowMs: now + DAY, failOn: 'warning' });
+    const accepted = await reconcile({ mirror, nowMs: now + DAY, failOn: 'warning' });
     expect(accepted.findings).toMatchObject([{ fingerprint: drift!.fingerprint, state: 'accepted' }]);
     expect(accepted.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, accepted: 1 });
 
-    const lapsed = await runChecks({ mirror, nowMs: now + 6 * DAY, failOn: 'warning' });
+    const lapsed = await reconcile({ mirror, nowMs: now + 6 * DAY, failOn: 'warning' });
     expect(lapsed.findings).toMatchObject([{ fingerprint: drift!.fingerprint, state: 'open' }]);
     expect(lapsed.summary.exitCode).toBe(1);
   });
@@ -162,7 +162,7 @@ describe('an incomplete run', () => {
     try {
       fx.ledger(cardLedger(1_000, [{ type: 'DEBIT', amount: 100 }]));
       fx.sync('failed');
-      const { summary } = await runChecks({ mirror: fx.mirror });
+      const { summary } = await reconcile({ mirror: fx.mirror });
       expect(summary).toMatchObject({ verdict: 'INCOMPLETE', exitCode: 2, findings: 0, syncStatus: 'failed' });
     } finally {
       fx.close();

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExportedFinding } from '../../src/checks/finding.js';
+import type { ExportedFinding } from '../../src/findings/finding.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 
@@ -41,8 +41,13 @@ describe('ledger-recon check', () => {
     const findings = JSON.parse(readFileSync(file, 'utf8')) as ExportedFinding[];
     expect(findings).toHaveLength(summary.findings);
     const gap = findings.find((f) => f.code === 'GC_CHAIN_GAP');
-    expect(Object.keys(gap ?? {})).toEqual(['runId', 'code', 'severity', 'entityType', 'entityId', 'giftCardId', 'referenceId', 'currency', 'expected', 'actual', 'difference', 'message', 'state', 'firstSeenAt', 'ageDays', 'fingerprint', 'records']);
-    expect(gap).toMatchObject({ severity: 'error', currency: 'USD', expected: '90.00', actual: '70.00', difference: '-20.00', state: 'open' });
+    expect(Object.keys(gap ?? {})).toEqual([
+      'runId', 'code', 'severity', 'entityType', 'entityId', 'giftCardId', 'referenceId', 'currency', 'unit', 'expected', 'actual', 'difference', 'atStake', 'message', 'state',
+      'firstSeenAt', 'ageDays', 'fingerprint', 'records', 'acceptedNote', 'acceptedBy', 'acceptedAt', 'acceptedUntil', 'acceptanceEnded',
+    ]);
+    expect(gap).toMatchObject({ severity: 'error', currency: 'USD', unit: 'USD', expected: '90.00', actual: '70.00', difference: '-20.00', atStake: '20.00', state: 'open', acceptedNote: null });
+    // Counts are not money: their unit says so.
+    expect(findings.find((f) => f.code === 'CV_OVER_REDEEMED')).toMatchObject({ unit: 'count', atStake: null });
   });
 
   it('exits 0 with --fail-on never, and 2 where there is no mirror', async () => {
@@ -68,13 +73,20 @@ describe('ledger-recon accept', () => {
     const file = join(dir, 'before.json');
     await runCli(['check', '--db', db, '--findings-json', file, '--json'], cleanEnv());
     const target = (JSON.parse(readFileSync(file, 'utf8')) as ExportedFinding[]).find((f) => f.code === 'DP_STUCK_ORDER');
-    const accepted = await runCli(['accept', target!.fingerprint, '--db', db, '--note', 'partner confirmed the refund', '--until', '2099-01-31'], cleanEnv());
+    const accepted = await runCli(['accept', target!.fingerprint, '--db', db, '--note', 'partner confirmed the refund', '--by', 'A. Auditor', '--until', '2099-01-31'], cleanEnv());
     expect(accepted.stderr).toBe('');
     expect(accepted.status).toBe(0);
-    expect(accepted.stdout).toMatch(/^accepted DP_STUCK_ORDER [0-9a-f]{16} until the end of 2099-01-31 \(UTC\)/);
+    expect(accepted.stdout).toMatch(/^accepted DP_STUCK_ORDER [0-9a-f]{16} by A\. Auditor until the end of 2099-01-31 \(UTC\)/);
     const after = join(dir, 'after.json');
     await runCli(['check', '--db', db, '--findings-json', after, '--json'], cleanEnv());
-    expect((JSON.parse(readFileSync(after, 'utf8')) as ExportedFinding[]).find((f) => f.fingerprint === target!.fingerprint)?.state).toBe('accepted');
+    expect((JSON.parse(readFileSync(after, 'utf8')) as ExportedFinding[]).find((f) => f.fingerprint === target!.fingerprint)).toMatchObject({
+      state: 'accepted',
+      acceptedNote: 'partner confirmed the refund',
+      acceptedBy: 'A. Auditor',
+      acceptedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      acceptedUntil: '2099-02-01T00:00:00.000Z',
+      acceptanceEnded: null,
+    });
   });
 
   it('refuses an unknown fingerprint and a date already past, with exit 2', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChecks } from '../../src/checks/run-checks.js';
+import { reconcile } from '../../src/findings/reconcile.js';
 import { sql } from '../../src/cli/sql.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { runSync } from '../../src/sync/run-sync.js';
@@ -27,14 +27,14 @@ beforeAll(async () => {
   fx.sync();
   fx.coupon({ id: 'coupon-1', redemptionCount: 2, usageLimitTotal: 0 });
   fx.wallet('wallet-1', 48_000, T0 + 3_600_000);
-  await runChecks({ mirror: fx.mirror });
+  await reconcile({ mirror: fx.mirror });
   fx.close();
   // A mirror synced from the simulator with every planted break, for the README's queries.
   const services = await startServices({ size: 'tiny', seed: 91, plant: true });
   synced = join(dir, 'synced.db');
   const mirror = openMirror(synced);
   await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
-  await runChecks({ mirror });
+  await reconcile({ mirror });
   mirror.close();
   await services.close();
 });

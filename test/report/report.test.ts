@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChecks } from '../../src/checks/run-checks.js';
+import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { neutralise } from '../../src/report/neutralise.js';
 import { SHEET_NAMES } from '../../src/report/report-sheets.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   services.sim.mutate.removeOrder(order);
   const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
   unlisted = { coupon, order, syncRunId };
-  await runChecks({ mirror });
+  await reconcile({ mirror });
   paths = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports') });
   workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(paths.workbook);
@@ -82,7 +82,7 @@ describe('the workbook', () => {
     expect(expected.numFmt).toContain('"USD "');
     expect(row.getCell(column(ws, 'actual')).value).toBe(70);
     expect(row.getCell(column(ws, 'difference')).value).toBe(-20);
-    expect(row.getCell(column(ws, 'state')).value).toBe('NEW');
+    expect(row.getCell(column(ws, 'state')).value).toBe('new');
     expect(row.getCell(column(ws, 'severity')).fill).toMatchObject({ fgColor: { argb: 'FFF4C7C3' } });
   });
 
@@ -147,8 +147,10 @@ describe('the findings CSV and JSON', () => {
     const json = JSON.parse(readFileSync(paths.json, 'utf8')) as { code: string; referenceId: string | null }[];
     const csv = readFileSync(paths.csv, 'utf8').trimEnd().split('\r\n');
     expect(csv).toHaveLength(json.length + 1);
-    expect(csv[0]).toBe('"runId","code","severity","entityType","entityId","giftCardId","referenceId","currency","expected","actual","difference","message","state","firstSeenAt","ageDays","fingerprint","records"');
-    expect(csv.find((line) => line.includes('GC_CHAIN_GAP'))).toMatch(/"90\.00","70\.00","-20\.00"/);
+    expect(csv[0]).toBe(
+      '"runId","code","severity","entityType","entityId","giftCardId","referenceId","currency","unit","expected","actual","difference","atStake","message","state","firstSeenAt","ageDays","fingerprint","records","acceptedNote","acceptedBy","acceptedAt","acceptedUntil","acceptanceEnded"',
+    );
+    expect(csv.find((line) => line.includes('GC_CHAIN_GAP'))).toMatch(/"USD","90\.00","70\.00","-20\.00","20\.00"/);
   });
 });
 

@@ -3,10 +3,25 @@
  * its standing across runs. Pure functions; the store does the I/O.
  */
 import { createHash } from 'node:crypto';
+import type { CheckCode, FindingDraft, RecordRef, Severity } from '../checks/check.js';
 import { formatCents } from '../money.js';
-import type { CheckCode, FindingDraft, RecordRef, Severity } from './check.js';
 
-export type FindingState = 'new' | 'open' | 'accepted';
+/** A finding's standing in the files: every output spells these the same way. */
+export const FINDING_STATES = ['new', 'open', 'accepted'] as const;
+export type FindingState = (typeof FINDING_STATES)[number];
+
+/** A person's acceptance of a known break: why, who, when, and until when. */
+export interface Acceptance {
+  fingerprint: string;
+  note: string;
+  /** Who accepted; null on acceptances recorded before the tool asked. */
+  by: string | null;
+  acceptedAtMs: number;
+  /** The acceptance lapses at this instant; null: until the break changes. */
+  untilMs: number | null;
+  /** The break's particulars as accepted: a changed break is no longer accepted. */
+  detailSha256: string;
+}
 
 export interface Finding {
   checkRunId: number;
@@ -22,6 +37,9 @@ export interface Finding {
   expected: number | null;
   actual: number | null;
   difference: number | null;
+  /** Cents of `currency` this break puts at stake, and the key that makes shared money count once. */
+  stakeCents: number;
+  stakeKey: string;
   message: string;
   state: FindingState;
   firstSeenCheckRunId: number;
@@ -29,9 +47,13 @@ export interface Finding {
   ageDays: number;
   records: RecordRef[];
   detailSha256: string;
+  /** The acceptance that holds this run (state accepted), or null. */
+  acceptance: Acceptance | null;
+  /** Why an earlier acceptance no longer holds (it expired, or the break changed); null otherwise. */
+  acceptanceEnded: string | null;
 }
 
-/** The exported shape (DESIGN.md): amounts as decimal strings in the record's currency. */
+/** The exported shape (DESIGN.md): amounts as decimal strings, each with its unit. */
 export interface ExportedFinding {
   runId: number;
   code: CheckCode;
@@ -41,15 +63,24 @@ export interface ExportedFinding {
   giftCardId: string | null;
   referenceId: string | null;
   currency: string | null;
+  /** What expected, actual and difference count: a currency code, or `count`. */
+  unit: string | null;
   expected: string | null;
   actual: string | null;
   difference: string | null;
+  /** Money at stake in `currency` (shared money counted once per stake key in the summary). */
+  atStake: string | null;
   message: string;
   state: FindingState;
   firstSeenAt: string;
   ageDays: number;
   fingerprint: string;
   records: RecordRef[];
+  acceptedNote: string | null;
+  acceptedBy: string | null;
+  acceptedAt: string | null;
+  acceptedUntil: string | null;
+  acceptanceEnded: string | null;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -60,7 +91,7 @@ export function fingerprintOf(code: CheckCode, draft: FindingDraft): string {
 }
 
 /** The break's particulars: an acceptance lapses when they change. */
-export function detailOf(draft: FindingDraft): string {
+export function detailOf(draft: Pick<FindingDraft, 'measure' | 'records'>): string {
   return sha256(JSON.stringify({ measure: draft.measure ?? null, records: draft.records }));
 }
 
@@ -80,10 +111,18 @@ export function ageBucketOf(ageDays: number): AgeBucket {
   return 'over 30';
 }
 
+/** The unit a finding's figures are in, as exported: its currency for money, `count` otherwise. */
+export function unitOf(finding: Pick<Finding, 'unit' | 'currency'>): string | null {
+  if (finding.unit === 'cents') return finding.currency;
+  return finding.unit;
+}
+
 function decimal(unit: Finding['unit'], value: number | null): string | null {
   if (value === null) return null;
   return unit === 'cents' ? formatCents(value) : String(value);
 }
+
+const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export function exportFinding(finding: Finding): ExportedFinding {
   return {
@@ -95,14 +134,21 @@ export function exportFinding(finding: Finding): ExportedFinding {
     giftCardId: finding.giftCardId,
     referenceId: finding.referenceId,
     currency: finding.currency,
+    unit: unitOf(finding),
     expected: decimal(finding.unit, finding.expected),
     actual: decimal(finding.unit, finding.actual),
     difference: decimal(finding.unit, finding.difference),
+    atStake: finding.stakeCents > 0 ? formatCents(finding.stakeCents) : null,
     message: finding.message,
     state: finding.state,
     firstSeenAt: new Date(finding.firstSeenAtMs).toISOString(),
     ageDays: finding.ageDays,
     fingerprint: finding.fingerprint,
     records: finding.records,
+    acceptedNote: finding.acceptance?.note ?? null,
+    acceptedBy: finding.acceptance?.by ?? null,
+    acceptedAt: iso(finding.acceptance?.acceptedAtMs),
+    acceptedUntil: iso(finding.acceptance?.untilMs),
+    acceptanceEnded: finding.acceptanceEnded,
   };
 }

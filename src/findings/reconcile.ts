@@ -1,0 +1,89 @@
+/**
+ * One check run, start to finish: the catalogue's drafts, the confirmation pass (when the
+ * caller can re-read the service), every finding's standing across runs, the liability
+ * roll-forward, the verdict, and all of it stored in one transaction.
+ */
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
+import type { RollForward } from '../checks/rollforward.js';
+import { inferMerchant, runCatalogue, syncToCheck } from '../checks/run-checks.js';
+import type { Mirror } from '../db/mirror.js';
+import { MirrorError } from '../errors.js';
+import type { RereadRequest, Rereads } from '../sync/confirm.js';
+import { confirmationRequest, judge, type Confirmation } from './confirmation.js';
+import type { Finding } from './finding.js';
+import { standing, type Standing } from './standing.js';
+import { acceptances, beginRun, closingBalances, findingsAndHeld, previousCompleteRun, recordRun } from './store.js';
+import { summarise, type CheckRunSummary } from './summary.js';
+import type { FailOn } from './verdict.js';
+
+export interface ReconcileInput {
+  mirror: Mirror;
+  options?: Partial<CheckOptions>;
+  /** Our merchant; by default the merchant owning most cards and coupons. */
+  merchantId?: string;
+  failOn?: FailOn;
+  /** The run's clock (ages of findings, acceptance expiry); defaults to now. */
+  nowMs?: number;
+  /** Re-reads the records behind gift card errors by ID (the nightly run); none for `check`. */
+  confirm?: (request: RereadRequest) => Promise<Rereads>;
+}
+
+export interface ReconcileResult {
+  summary: CheckRunSummary;
+  findings: Finding[];
+  standing: Standing;
+  rollForward: RollForward[];
+  /** The confirmation pass's verdicts; null without one. */
+  confirmation: Confirmation | null;
+}
+
+/**
+ * Checks the mirror's newest sync and records the run.
+ * @throws MirrorError when the mirror holds no sync yet.
+ */
+export async function reconcile(input: ReconcileInput): Promise<ReconcileResult> {
+  const { sqlite } = input.mirror;
+  const nowMs = input.nowMs ?? Date.now();
+  const started = performance.now();
+  const failOn = input.failOn ?? 'error';
+  const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...input.options };
+  const sync = syncToCheck(sqlite);
+  if (!sync) throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
+  const merchantId = input.merchantId ?? inferMerchant(sqlite);
+  const checkRunId = beginRun(sqlite, { syncRunId: sync.syncRunId, startedAtMs: nowMs, asOfMs: sync.startedAtMs, merchantId, optionsJson: JSON.stringify({ ...options, failOn }) });
+  const previous = previousCompleteRun(sqlite, checkRunId);
+
+  const catalogue = runCatalogue({ sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options }, previous?.syncRunId ?? null);
+  const confirmation = input.confirm ? judge(await input.confirm(confirmationRequest(catalogue.drafted))) : null;
+  const complete = sync.status === 'completed' && catalogue.failedChecks.length === 0;
+  const decided = standing({
+    checkRunId,
+    nowMs,
+    complete,
+    drafted: catalogue.drafted,
+    previous: previous ? findingsAndHeld(sqlite, previous.checkRunId) : { findings: [], held: [] },
+    acceptances: acceptances(sqlite),
+    confirmation,
+  });
+  const rollForward = catalogue.tally.result(previous ? closingBalances(sqlite, previous.checkRunId) : new Map());
+  const durationMs = Math.round(performance.now() - started);
+  const summary = summarise({
+    checkRunId,
+    sync,
+    complete,
+    failOn,
+    startedAtMs: nowMs,
+    merchantId,
+    durationMs,
+    standing: decided,
+    rollForward,
+    failedChecks: catalogue.failedChecks,
+    checkTimesMs: catalogue.checkTimesMs,
+    cards: catalogue.cards,
+    entries: catalogue.entries,
+    walkMs: catalogue.walkMs,
+  });
+  recordRun(sqlite, { checkRunId, standing: decided, rollForward, summary, finishedAtMs: nowMs + durationMs });
+  return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
+}

@@ -1,0 +1,139 @@
+/**
+ * A check run's summary, computed from its standing (pure): counts that add up (new + open +
+ * accepted = the findings in the files), money at stake counted once, ages, the verdict.
+ */
+import { SEVERITIES, type CheckCode, type Severity } from '../checks/check.js';
+import type { RollForward } from '../checks/rollforward.js';
+import { formatCents } from '../money.js';
+import { AGE_BUCKETS, ageBucketOf, type Finding } from './finding.js';
+import type { Standing } from './standing.js';
+import { exitCodeOf, verdictOf, type FailOn, type Verdict } from './verdict.js';
+
+export interface CheckRunSummary {
+  checkRunId: number;
+  syncRunId: number;
+  syncStatus: string;
+  verdict: Verdict;
+  exitCode: 0 | 1 | 2;
+  failOn: FailOn;
+  startedAt: string;
+  asOf: string;
+  merchantId: string | null;
+  durationMs: number;
+  /** The findings in the files: new + open + accepted. */
+  findings: number;
+  bySeverity: Record<Severity, number>;
+  byCode: Partial<Record<CheckCode, number>>;
+  /** Per currency, as decimals: errors and warnings not accepted, shared money counted once. */
+  moneyAtStake: Record<string, string>;
+  new: number;
+  open: number;
+  accepted: number;
+  /** Previous findings that are gone (not held in flight, not events). */
+  resolved: number;
+  /** Cards in flight (GC_IN_FLIGHT findings), and earlier breaks held until they are judged again. */
+  inFlight: number;
+  held: number;
+  /** Findings whose acceptance ended this run (expired, or the break changed). */
+  acceptancesEnded: number;
+  ageBuckets: Record<string, number>;
+  rollForward: Record<string, string | boolean>[];
+  failedChecks: { code: CheckCode; error: string }[];
+  checkTimesMs: Partial<Record<CheckCode, number>>;
+  cards: number;
+  entries: number;
+  walkMs: number;
+}
+
+export interface SummaryInput {
+  checkRunId: number;
+  sync: { syncRunId: number; status: string; startedAtMs: number };
+  complete: boolean;
+  failOn: FailOn;
+  startedAtMs: number;
+  merchantId: string | null;
+  durationMs: number;
+  standing: Standing;
+  rollForward: readonly RollForward[];
+  failedChecks: { code: CheckCode; error: string }[];
+  checkTimesMs: Partial<Record<CheckCode, number>>;
+  cards: number;
+  entries: number;
+  walkMs: number;
+}
+
+export function summarise(input: SummaryInput): CheckRunSummary {
+  const { findings, held, resolved } = input.standing;
+  const verdict = verdictOf({ complete: input.complete, findings, rollForward: input.rollForward });
+  const stateCount = (state: Finding['state']): number => findings.filter((f) => f.state === state).length;
+  return {
+    checkRunId: input.checkRunId,
+    syncRunId: input.sync.syncRunId,
+    syncStatus: input.sync.status,
+    verdict,
+    exitCode: exitCodeOf(verdict, findings, input.rollForward, input.failOn),
+    failOn: input.failOn,
+    startedAt: new Date(input.startedAtMs).toISOString(),
+    asOf: new Date(input.sync.startedAtMs).toISOString(),
+    merchantId: input.merchantId,
+    durationMs: input.durationMs,
+    findings: findings.length,
+    bySeverity: Object.fromEntries(SEVERITIES.map((s) => [s, findings.filter((f) => f.severity === s).length])) as Record<Severity, number>,
+    byCode: countBy(findings, (f) => f.code),
+    moneyAtStake: moneyAtStake(findings),
+    new: stateCount('new'),
+    open: stateCount('open'),
+    accepted: stateCount('accepted'),
+    resolved: resolved.length,
+    inFlight: findings.filter((f) => f.code === 'GC_IN_FLIGHT').length,
+    held: held.length,
+    acceptancesEnded: findings.filter((f) => f.acceptanceEnded !== null).length,
+    ageBuckets: Object.fromEntries(AGE_BUCKETS.map((b) => [b, findings.filter((f) => f.state !== 'accepted' && ageBucketOf(f.ageDays) === b).length])),
+    rollForward: input.rollForward.map((r) => ({
+      currency: r.currency,
+      opening: formatCents(r.openingCents),
+      issued: formatCents(r.issuedCents),
+      debited: formatCents(r.debitedCents),
+      refunded: formatCents(r.refundedCents),
+      voided: formatCents(r.voidedCents),
+      expired: formatCents(r.expiredCents),
+      closing: formatCents(r.closingCents),
+      cardsRemaining: formatCents(r.cardsRemainingCents),
+      difference: formatCents(r.differenceCents),
+      closes: r.differenceCents === 0,
+    })),
+    failedChecks: input.failedChecks,
+    checkTimesMs: input.checkTimesMs,
+    cards: input.cards,
+    entries: input.entries,
+    walkMs: input.walkMs,
+  };
+}
+
+function countBy<T, K extends string>(items: readonly T[], key: (item: T) => K): Partial<Record<K, number>> {
+  const counts: Partial<Record<K, number>> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * Σ money at stake per currency over errors and warnings not accepted. Findings that share a
+ * stake key point at the same money (one card's balance difference seen by several codes):
+ * the key counts once, at the largest amount any of them names.
+ */
+export function moneyAtStakeCents(findings: readonly Pick<Finding, 'severity' | 'state' | 'currency' | 'stakeCents' | 'stakeKey'>[]): Map<string, number> {
+  const byKey = new Map<string, { currency: string; cents: number }>();
+  for (const f of findings) {
+    if (f.stakeCents <= 0 || f.currency === null || f.state === 'accepted' || f.severity === 'info') continue;
+    const key = `${f.currency}\u001f${f.stakeKey}`;
+    const before = byKey.get(key);
+    if (!before || before.cents < f.stakeCents) byKey.set(key, { currency: f.currency, cents: f.stakeCents });
+  }
+  const totals = new Map<string, number>();
+  for (const { currency, cents } of byKey.values()) totals.set(currency, (totals.get(currency) ?? 0) + cents);
+  return new Map([...totals].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function moneyAtStake(findings: readonly Finding[]): Record<string, string> {
+  return Object.fromEntries([...moneyAtStakeCents(findings)].map(([currency, cents]) => [currency, formatCents(cents)]));
+}
