@@ -43,7 +43,7 @@ if (args[0] === '--check') {
     process.stdout.write(`check over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`);
     // Each run starts from the built mirror's own findings history: drop earlier bench runs.
     const reset = openMirror(path);
-    reset.sqlite.exec('DELETE FROM findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
+    reset.sqlite.exec('DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
     reset.close();
     const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--check', path], { stdio: 'inherit' });
     if (result.status !== 0 && result.status !== 1) process.exitCode = 1;

@@ -20,7 +20,7 @@ const FINDINGS = 100_000;
 /** A check run, then 100,000 findings planted into it (error, warning and info, money and counts). */
 async function prepare(path: string): Promise<void> {
   const mirror = openMirror(path);
-  mirror.sqlite.exec('DELETE FROM findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
+  mirror.sqlite.exec('DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
   const { summary } = await reconcile({ mirror });
   const cards = mirror.sqlite.prepare('SELECT gift_card_id, currency FROM gift_cards LIMIT ?').all(FINDINGS) as { gift_card_id: string; currency: string }[];
   const insert = mirror.sqlite.prepare(

@@ -61,6 +61,6 @@ describe('the check catalogue', () => {
     const block = testSources.split(`describe('${code}'`)[1]?.split(/\ndescribe\(/)[0] ?? '';
     expect(block, `tests of ${code}`).toMatch(/it\('flags /);
     expect(block, `look-alike of ${code}`).toMatch(/it\('(passes|forgets) /);
-    expect(readme).toContain(`| \`${code}\` | ${check.severity} |`);
+    expect(readme).toContain(`| \`${code}\` | ${check.severity} | ${check.lifecycle} |`);
   });
 });

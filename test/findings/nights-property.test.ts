@@ -1,0 +1,140 @@
+/**
+ * A fast-check property over random sequences of nights against the simulator over HTTP: the
+ * sync, the checks, the confirmation pass and the report, night after night, with breaks
+ * planted, repaired and accepted between nights. Real SQLite files, real report files.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { accept } from '../../src/cli/accept.js';
+import { openMirror } from '../../src/db/mirror.js';
+import type { ExportedFinding } from '../../src/findings/finding.js';
+import { reconcile } from '../../src/findings/reconcile.js';
+import { resolvedOf } from '../../src/findings/store.js';
+import { writeReport } from '../../src/report/write-report.js';
+import { rereadGiftCards } from '../../src/sync/confirm.js';
+import { runSync } from '../../src/sync/run-sync.js';
+import { startServices } from '../support/simulator.js';
+
+interface Plan {
+  alter: boolean;
+  repair: boolean;
+  drift: boolean;
+  regress: boolean;
+  remove: boolean;
+  full: boolean;
+  accept: boolean;
+}
+
+interface Planted {
+  code: 'GC_BALANCE_MISMATCH' | 'DP_WALLET_DRIFT' | 'CV_COUNTER_REGRESSED' | 'GC_LEDGER_REWRITTEN';
+  entityId: string;
+  /** The night it was planted on; a removed entry shows from the first --full from then on. */
+  night: number;
+  seenFrom?: number;
+  repairedOn?: number;
+  acceptedFrom?: number;
+  fingerprint?: string;
+  undo?: () => void;
+}
+
+const planArb = fc.record({ alter: fc.boolean(), repair: fc.boolean(), drift: fc.boolean(), regress: fc.boolean(), remove: fc.boolean(), full: fc.boolean(), accept: fc.boolean() });
+
+describe('a property over random sequences of nights, end to end', () => {
+  it('reports each break every night from its first until repaired or accepted, resolves a repaired one exactly once, and counts the rows of its files', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(planArb, { minLength: 2, maxLength: 4 }), fc.integer({ min: 1, max: 1_000 }), async (plans, seed) => {
+        const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-nights-property-'));
+        const services = await startServices({ size: 'tiny', seed });
+        const mirror = openMirror(join(dir, 'ledger.db'));
+        try {
+          const truth = services.sim.truth();
+          const ours = truth.giftCards.filter((c) => c.merchantId === truth.merchantId && c.status === 'ACTIVE');
+          const entriesOf = (card: string) => truth.transactions.filter((t) => t.giftCardId === card).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+          const newestMs = Math.max(...truth.transactions.map((t) => Date.parse(t.createdAt)));
+          const removable = ours.filter((c) => entriesOf(c.giftCardId).length >= 2 && Date.parse(entriesOf(c.giftCardId)[0]!.createdAt) < newestMs - 2 * 86_400_000);
+          const alterable = ours.filter((c) => !removable.includes(c));
+          const wallets = truth.wallets.map((w) => w.walletID);
+          const coupons = truth.coupons.filter((c) => c.merchantId === truth.merchantId && typeof c.redemptionCount === 'number' && c.redemptionCount > 0 && c.status === 'ACTIVE' && c.usageLimitTotal === 0);
+          const planted: Planted[] = [];
+          const fullNights: number[] = [];
+
+          for (const [n, plan] of plans.entries()) {
+            // ---- the world changes ------------------------------------------------------------
+            const alteredOpen = planted.filter((p) => p.code === 'GC_BALANCE_MISMATCH' && p.repairedOn === undefined && p.night < n);
+            if (plan.repair && alteredOpen[0]) {
+              alteredOpen[0].undo!();
+              alteredOpen[0].repairedOn = n;
+            }
+            const card = alterable.shift();
+            if (plan.alter && card) {
+              services.sim.mutate.setCard(card.giftCardId, { remainingBalance: card.remainingBalance + 5 });
+              planted.push({ code: 'GC_BALANCE_MISMATCH', entityId: card.giftCardId, night: n, seenFrom: n, undo: () => services.sim.mutate.setCard(card.giftCardId, { remainingBalance: card.remainingBalance }) });
+            }
+            const wallet = wallets.shift();
+            if (plan.drift && wallet && n > 0) {
+              services.sim.mutate.moveWallet(wallet, -(100 + n));
+              planted.push({ code: 'DP_WALLET_DRIFT', entityId: wallet, night: n, seenFrom: n });
+            }
+            const coupon = coupons.shift();
+            if (plan.regress && coupon && n > 0) {
+              services.sim.mutate.setCoupon(coupon.couponId, { redemptionCount: coupon.redemptionCount - 1 });
+              planted.push({ code: 'CV_COUNTER_REGRESSED', entityId: coupon.couponId, night: n, seenFrom: n });
+            }
+            const removed = removable.shift();
+            if (plan.remove && removed && n > 0) {
+              const entry = entriesOf(removed.giftCardId)[0]!.transactionId;
+              services.sim.mutate.removeEntry(entry);
+              planted.push({ code: 'GC_LEDGER_REWRITTEN', entityId: entry, night: n });
+            }
+            if (plan.full) fullNights.push(n);
+            for (const p of planted) if (p.seenFrom === undefined && plan.full) p.seenFrom = n;
+
+            // ---- the night ----------------------------------------------------------------------
+            await runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full: plan.full });
+            const { summary } = await reconcile({ mirror, confirm: (request) => rereadGiftCards(mirror.sqlite, services.giftcard, request, 4) });
+            const report = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports'), checkRunId: summary.checkRunId });
+            const findings = JSON.parse(readFileSync(report.json, 'utf8')) as ExportedFinding[];
+            const csvRows = readFileSync(report.csv, 'utf8').trimEnd().split('\r\n').length - 1;
+
+            // ---- what it must show ------------------------------------------------------------
+            for (const p of planted) {
+              const found = findings.find((f) => f.code === p.code && f.entityId === p.entityId);
+              const shouldShow = p.seenFrom !== undefined && p.seenFrom <= n && (p.repairedOn === undefined || p.repairedOn > n);
+              expect(found !== undefined, `${p.code} ${p.entityId} planted on night ${p.night}, night ${n}`).toBe(shouldShow);
+              if (!found) continue;
+              p.fingerprint ??= found.fingerprint;
+              expect(found.fingerprint).toBe(p.fingerprint);
+              expect(found.severity).not.toBe('info');
+              expect(found.state).toBe(p.acceptedFrom !== undefined && p.acceptedFrom <= n ? 'accepted' : p.seenFrom === n ? 'new' : 'open');
+            }
+            const resolved = resolvedOf(mirror.sqlite, summary.checkRunId);
+            for (const p of planted.filter((q) => q.repairedOn === n && q.fingerprint !== undefined)) expect(resolved.filter((r) => r.fingerprint === p.fingerprint), `${p.code} resolved`).toHaveLength(1);
+            expect(summary.new + summary.open + summary.accepted).toBe(summary.findings);
+            expect(findings).toHaveLength(summary.findings);
+            expect(csvRows).toBe(summary.findings);
+
+            // ---- a person accepts an event break -------------------------------------------------
+            const event = planted.find((p) => p.code !== 'GC_BALANCE_MISMATCH' && p.fingerprint !== undefined && p.acceptedFrom === undefined);
+            if (plan.accept && event) {
+              await accept(event.fingerprint!, { db: join(dir, 'ledger.db'), note: 'explained', by: 'property', write: () => undefined });
+              event.acceptedFrom = n + 1;
+            }
+          }
+          // Each repaired break was resolved exactly once over all the nights.
+          for (const p of planted.filter((q) => q.repairedOn !== undefined && q.fingerprint !== undefined)) {
+            const times = plans.map((_, n) => resolvedOf(mirror.sqlite, n + 1).filter((r) => r.fingerprint === p.fingerprint).length).reduce((a, b) => a + b, 0);
+            expect(times).toBe(1);
+          }
+        } finally {
+          mirror.close();
+          await services.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 15 },
+    );
+  }, 180_000);
+});
