@@ -1,5 +1,5 @@
 import type { FindingDraft, QueryCheck } from './check.js';
-import { cents, money, orderRef } from './refs.js';
+import { cents, money, orderAmountStake, orderRef } from './refs.js';
 
 interface Row {
   order_id: string;
@@ -45,6 +45,7 @@ export const dpLineArithmetic: QueryCheck = {
           currency,
           identity: [String(row.line_no)],
           ...(measure ? { measure: cents(measure.expected, measure.actual) } : {}),
+          stakeKey: orderAmountStake(row.order_id),
           message,
           records: [orderRef(row.order_id)],
         });

@@ -1,5 +1,5 @@
 import type { QueryCheck } from './check.js';
-import { cents, money, orderRef } from './refs.js';
+import { cents, money, orderAmountStake, orderRef } from './refs.js';
 
 interface Row {
   order_id: string;
@@ -29,7 +29,7 @@ export const dpOrderTotalMismatch: QueryCheck = {
       )
       .all() as Row[];
     return rows.map((row) => {
-      const base = { entityType: 'dpOrder' as const, entityId: row.order_id, currency: row.currency, records: [orderRef(row.order_id)] };
+      const base = { entityType: 'dpOrder' as const, entityId: row.order_id, currency: row.currency, stakeKey: orderAmountStake(row.order_id), records: [orderRef(row.order_id)] };
       if (row.total_amount_cents === null || row.off_cent_lines > 0) {
         return { ...base, message: `order ${row.order_id}: ${row.total_amount_cents === null ? 'its totalAmount' : `${row.off_cent_lines} line total(s)`} not on a whole cent — see its raw_json` };
       }

@@ -20,18 +20,19 @@ export const gcLedgerRewritten: QueryCheck = {
   run({ sqlite }) {
     const rows = sqlite
       .prepare(
-        `SELECT v.transaction_id, json_extract(v.previous_raw_json, '$.giftCardId') AS gift_card_id, v.change, MIN(v.sync_run_id) AS sync_run_id,
+        `SELECT v.transaction_id, json_extract(v.previous_raw_json, '$.giftCardId') AS gift_card_id, v.change, v.sync_run_id,
                 (SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(v.previous_raw_json) p
                   WHERE v.new_raw_json IS NOT NULL AND json_extract(v.new_raw_json, p.fullkey) IS NOT p.value) AS fields
          FROM gift_card_transaction_versions v
-         GROUP BY v.transaction_id, v.change ORDER BY v.transaction_id, v.change`,
+         ORDER BY v.transaction_id, v.version_id`,
       )
       .all() as Row[];
     return rows.map((row) => ({
       entityType: 'giftCardTransaction',
       entityId: row.transaction_id,
       ...(row.gift_card_id ? { giftCardId: row.gift_card_id } : {}),
-      identity: [row.change],
+      // The entry and the version the mirror recorded: each rewrite or disappearance is an event of its own.
+      identity: [row.change, String(row.sync_run_id)],
       message:
         row.change === 'vanished'
           ? `entry ${row.transaction_id}${row.gift_card_id ? ` of card ${row.gift_card_id}` : ''} was mirrored earlier but no longer appears in the ledger (full pass of sync ${row.sync_run_id}) — ask the service why it was removed`

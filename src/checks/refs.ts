@@ -16,6 +16,9 @@ export const money = formatMoney;
  */
 export const cardBalanceStake = (giftCardId: string): string => `balance of card ${giftCardId}`;
 
+/** The stake key of an order's amounts: a wrong line and the order total it feeds count once. */
+export const orderAmountStake = (orderId: string): string => `amounts of order ${orderId}`;
+
 export function cents(expected: number, actual: number): Measure {
   return { unit: 'cents', expected, actual };
 }

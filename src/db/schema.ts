@@ -378,6 +378,12 @@ export const checkRuns = sqliteTable('check_runs', {
   /** Checks that could not run, with their errors: they make the run INCOMPLETE. */
   failedChecksJson: text('failed_checks_json'),
   summaryJson: text('summary_json'),
+  /**
+   * How this run's fingerprints were made: NULL before the findings stage (ledger-recon 0.1,
+   * whose event breaks named the sync that found them), 1 since. A run compares event breaks
+   * across nights only with a run of the same version.
+   */
+  findingsVersion: integer('findings_version'),
 });
 
 /** A finding's columns, shared by the findings of a run and the findings it held in flight. */

@@ -62,7 +62,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     nowMs,
     complete,
     drafted: catalogue.drafted,
-    previous: previous ? findingsAndHeld(sqlite, previous.checkRunId) : { findings: [], held: [] },
+    previous: previous ? findingsAndHeld(sqlite, previous) : { findings: [], held: [] },
     acceptances: acceptances(sqlite),
     confirmation,
   });

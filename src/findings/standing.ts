@@ -22,8 +22,12 @@ export interface StandingInput {
   /** The sync completed and every check ran: only then can absence resolve a break. */
   complete: boolean;
   drafted: readonly Drafted[];
-  /** The previous complete run's findings, and the findings it held in flight. */
-  previous: { findings: readonly Finding[]; held: readonly Finding[] };
+  /**
+   * The previous complete run's findings, and the findings it held in flight. `sameFingerprints`
+   * is false when that run made its fingerprints another way (before the findings stage, event
+   * breaks named the sync that found them): its event breaks are then not carried forward.
+   */
+  previous: { findings: readonly Finding[]; held: readonly Finding[]; sameFingerprints?: boolean };
   acceptances: readonly Acceptance[];
   /** The confirmation pass's verdicts; null when there was none (`check`). */
   confirmation: Confirmation | null;
@@ -87,7 +91,7 @@ export function standing(input: StandingInput): Standing {
     if (seen.has(before.fingerprint)) continue;
     const check = CHECKS[before.code];
     if (isTimeSensitive(check) && before.giftCardId !== null && inFlight.has(before.giftCardId)) held.push(carried(before, acceptances.get(before.fingerprint), checkRunId, nowMs));
-    else if (check.lifecycle === 'event') findings.push(carried(before, acceptances.get(before.fingerprint), checkRunId, nowMs));
+    else if (check.lifecycle === 'event' && input.previous.sameFingerprints !== false) findings.push(carried(before, acceptances.get(before.fingerprint), checkRunId, nowMs));
     else if (input.complete) resolved.push(before);
   }
   return { findings, held, resolved };

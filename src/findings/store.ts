@@ -120,12 +120,15 @@ export interface NewCheckRun {
   optionsJson: string;
 }
 
+/** How fingerprints are made (check_runs.findings_version): runs compare event breaks only within one. */
+export const FINDINGS_VERSION = 1;
+
 /** Records that a check run started; returns its ID. */
 export function beginRun(sqlite: Database.Database, run: NewCheckRun): number {
   return Number(
     sqlite
-      .prepare(`INSERT INTO check_runs (sync_run_id, status, started_at, started_at_ms, as_of, as_of_ms, merchant_id, options_json) VALUES (?, 'running', ?, ?, ?, ?, ?, ?)`)
-      .run(run.syncRunId, new Date(run.startedAtMs).toISOString(), run.startedAtMs, new Date(run.asOfMs).toISOString(), run.asOfMs, run.merchantId, run.optionsJson).lastInsertRowid,
+      .prepare(`INSERT INTO check_runs (sync_run_id, status, started_at, started_at_ms, as_of, as_of_ms, merchant_id, options_json, findings_version) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?)`)
+      .run(run.syncRunId, new Date(run.startedAtMs).toISOString(), run.startedAtMs, new Date(run.asOfMs).toISOString(), run.asOfMs, run.merchantId, run.optionsJson, FINDINGS_VERSION).lastInsertRowid,
   );
 }
 
@@ -138,11 +141,12 @@ export function previousCompleteRun(sqlite: Database.Database, beforeCheckRunId:
   );
 }
 
-/** A run's findings and the findings it held in flight. */
-export function findingsAndHeld(sqlite: Database.Database, checkRunId: number): { findings: Finding[]; held: Finding[] } {
+/** A run's findings and the findings it held in flight, and whether its fingerprints are made as this version makes them. */
+export function findingsAndHeld(sqlite: Database.Database, run: CheckRunRow): { findings: Finding[]; held: Finding[]; sameFingerprints: boolean } {
+  const checkRunId = run.checkRunId;
   const read = (table: typeof findings | typeof heldFindings): Finding[] =>
     (sqlite.prepare(`SELECT ${columnsOf(table)} FROM ${getTableName(table)} WHERE check_run_id = ?`).all(checkRunId) as FindingRow[]).map(findingOf);
-  return { findings: read(findings), held: read(heldFindings) };
+  return { findings: read(findings), held: read(heldFindings), sameFingerprints: run.findingsVersion === FINDINGS_VERSION };
 }
 
 /** Every acceptance on record. */

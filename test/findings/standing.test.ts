@@ -82,6 +82,14 @@ describe('the standing of findings across nights', () => {
     expect(accepted!.findings).toMatchObject([{ code: 'DP_WALLET_DRIFT', state: 'accepted', acceptance }]);
   });
 
+  it('does not carry an event break from a run whose fingerprints were made before the findings stage: the checks draft it anew', () => {
+    const [first] = nights({ drafted: [drift()] });
+    const upgraded = standing({ checkRunId: 2, nowMs: T0 + DAY_MS, complete: true, drafted: [drift('wallet-1', [1, 2])], previous: { ...first!, sameFingerprints: false }, acceptances: [], confirmation: null });
+    expect(upgraded.findings.map((f) => [f.code, f.state])).toEqual([['DP_WALLET_DRIFT', 'open']]);
+    const legacy = standing({ checkRunId: 2, nowMs: T0 + DAY_MS, complete: true, drafted: [], previous: { ...first!, sameFingerprints: false }, acceptances: [], confirmation: null });
+    expect([legacy.findings, legacy.resolved.map((f) => f.code)]).toEqual([[], ['DP_WALLET_DRIFT']]);
+  });
+
   it('puts the time-sensitive breaks of a card that moved on in flight, holding one seen before, and keeps its entry breaks', () => {
     const [, second, third] = nights({ drafted: [balance(), gap()] }, { drafted: [balance(), gap()], confirmation: moved() }, { drafted: [balance(), gap()] });
     expect(states(second!)).toEqual({ [`GC_CHAIN_GAP ${CARD}-e2`]: 'open', [`GC_IN_FLIGHT ${CARD}`]: 'new' });
