@@ -1,7 +1,11 @@
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { MirrorError } from '../errors.js';
 import { startSimulator } from '../sim/simulator.js';
 import { run } from './run.js';
+
+/** The demo's mirror unless --db says otherwise. */
+const DEMO_DB = join('data', 'demo', 'ledger.db');
 
 export interface DemoOptions {
   seed: number;
@@ -16,12 +20,22 @@ export interface DemoOptions {
  * legal look-alike, runs the nightly job against it over loopback HTTP (a fresh mirror each
  * time), and prints the verdict, a short summary and the workbook's path. No credentials, no
  * network beyond 127.0.0.1. Exits 0 when the job ran, whatever it found.
+ * It makes its mirror afresh only where it made one before (a `.demo` file beside it says so):
+ * a mirror it did not make, say the production one given by habit, is left untouched.
+ * @throws MirrorError (exit 2) when --db names a mirror the demo did not make.
  */
 export async function demo(options: DemoOptions): Promise<void> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const db = options.db ?? join('data', 'demo', 'ledger.db');
+  const db = options.db ?? DEMO_DB;
+  const marker = `${db}.demo`;
+  // Earlier versions left no marker beside the default demo mirror: that one is the demo's too.
+  const ours = existsSync(marker) || resolve(db) === resolve(DEMO_DB);
+  if (existsSync(db) && !ours) {
+    throw new MirrorError(`${db} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)`);
+  }
   for (const suffix of ['', '-wal', '-shm', '.lock', '.lock.sqlite']) rmSync(`${db}${suffix}`, { force: true });
   mkdirSync(join(db, '..'), { recursive: true });
+  writeFileSync(marker, 'made by `ledger-recon demo`, which makes this mirror afresh each time\n');
   const sim = await startSimulator({ seed: options.seed, plant: true });
   try {
     write(`ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} planted breaks and ${sim.manifest.lookAlikes.length} legal look-alikes\n`);

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { csvField } from '../report/neutralise.js';
 
 export type SqlFormat = 'table' | 'csv' | 'json';
 export const SQL_FORMATS: readonly SqlFormat[] = ['table', 'csv', 'json'];
@@ -17,7 +16,9 @@ export interface SqlOptions {
 /**
  * `ledger-recon sql "<statement>"` (or `--file`): runs one read-only statement against the
  * mirror, opened read-only, and prints its rows: a table on a terminal, CSV otherwise, or as
- * `--format` says. A statement that would write is refused and the file left untouched.
+ * `--format` says. CSV and JSON carry the data as it is: CSV by RFC 4180 with numbers bare,
+ * text quoted and NULL an empty unquoted field (so NULL and '' differ), JSON with its types.
+ * Nothing is neutralised here: that belongs to files made for spreadsheets (the reports). A statement that would write is refused and the file left untouched.
  * @throws MirrorError (exit 2) for a writing statement, several statements, or bad SQL.
  */
 export async function sql(statement: string | undefined, options: SqlOptions): Promise<number> {
@@ -53,11 +54,19 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
 function render(columns: string[], rows: Record<string, unknown>[], format: SqlFormat): string {
   if (format === 'json') return `${JSON.stringify(rows)}\n`;
   const cell = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
-  if (format === 'csv') {
-    return [columns.map((c) => csvField(c)).join(','), ...rows.map((row) => columns.map((c) => (typeof row[c] === 'number' ? csvField(row[c] as number) : csvField(row[c] === null ? null : cell(row[c])))).join(','))].map((line) => `${line}\r\n`).join('');
-  }
+  if (format === 'csv') return [columns.map(quoted), ...rows.map((row) => columns.map((c) => rfc4180(row[c])))].map((fields) => `${fields.join(',')}\r\n`).join('');
   const table = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...table.map((r) => r[i]?.length ?? 0))));
   const line = (cells: string[]): string => cells.map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0))).join(' │ ').trimEnd();
   return `${[line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...table.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n')}\n`;
+}
+
+const quoted = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+
+/** One CSV field as the value is: NULL empty, numbers bare, text (and anything else) quoted. */
+function rfc4180(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (Buffer.isBuffer(value)) return quoted(`x'${value.toString('hex')}'`);
+  return quoted(String(value));
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,27 @@ describe('ledger-recon demo (npm start)', () => {
       expect(lines[3]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
       const workbook = /^workbook: (.+\.xlsx)$/m.exec(stdout)?.[1];
       expect(workbook && readFileSync(workbook).subarray(0, 2).toString()).toBe('PK');
+      // Run again, it makes its own mirror afresh: the same first run.
+      const again = run(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')]);
+      expect(again.code).toBe(0);
+      expect(again.stdout.split('\n')[3]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never deletes a mirror it did not make: the production --db given by habit stays byte-identical', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-foreign-'));
+    try {
+      const production = join(dir, 'ledger.db');
+      writeFileSync(production, 'a mirror with months of history and acceptances');
+      const before = readFileSync(production);
+      const { code, stdout, stderr } = run(['demo', '--db', production, '--out', join(dir, 'reports')]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toBe(`ledger-recon: ${production} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)\n`);
+      expect(readFileSync(production).equals(before)).toBe(true);
+      expect(readdirSync(dir)).toEqual(['ledger.db']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,13 +110,28 @@ describe('ledger-recon sql', () => {
   it('prints CSV, JSON or a table, and reads a statement from --file', async () => {
     const statement = "SELECT gift_card_id, status, initial_balance_cents FROM gift_cards WHERE gift_card_id = 'card-1'";
     const csv = await runCli(['sql', statement, '--db', fixture, '--format', 'csv'], cleanEnv());
-    expect(csv.stdout).toBe('"gift_card_id","status","initial_balance_cents"\r\n"card-1","ACTIVE","10000"\r\n');
+    expect(csv.stdout).toBe('"gift_card_id","status","initial_balance_cents"\r\n"card-1","ACTIVE",10000\r\n');
     const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());
     expect(JSON.parse(json.stdout)).toEqual([{ gift_card_id: 'card-1', status: 'ACTIVE', initial_balance_cents: 10_000 }]);
     const file = join(dir, 'query.sql');
     writeFileSync(file, statement);
     const table = await runCli(['sql', '--file', file, '--db', fixture, '--format', 'table'], cleanEnv());
     expect(table.stdout.split('\n')).toEqual(['gift_card_id │ status │ initial_balance_cents', '─────────────┼────────┼──────────────────────', 'card-1       │ ACTIVE │ 10000', '(1 row)', '']);
+  });
+
+  it('prints CSV as the data is: -1, NULL, empty text and a formula-like text round-trip through Python’s csv module unchanged', async () => {
+    const statement = "SELECT -1 AS n, NULL AS missing, '' AS empty, '=SUM(A1)' AS formula, 'a \"quoted\", two-line\ntext' AS awkward, 2.5 AS half";
+    const { status, stdout } = await runCli(['sql', statement, '--db', fixture, '--format', 'csv'], cleanEnv());
+    expect(status).toBe(0);
+    expect(stdout.split('\r\n')[1]).toBe('-1,,"","=SUM(A1)","a ""quoted"", two-line\ntext",2.5');
+    // Python reads the values back exactly; NULL (empty, unquoted) and '' (quoted) stay apart in the text.
+    const python = spawnSync('python3', ['-c', 'import csv,sys,json; print(json.dumps(list(csv.reader(sys.stdin))))'], { input: stdout, encoding: 'utf8' });
+    expect(JSON.parse(python.stdout)).toEqual([
+      ['n', 'missing', 'empty', 'formula', 'awkward', 'half'],
+      ['-1', '', '', '=SUM(A1)', 'a "quoted", two-line\ntext', '2.5'],
+    ]);
+    const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());
+    expect(JSON.parse(json.stdout)).toEqual([{ n: -1, missing: null, empty: '', formula: '=SUM(A1)', awkward: 'a "quoted", two-line\ntext', half: 2.5 }]);
   });
 
   it('runs every query of the README as written', async () => {
