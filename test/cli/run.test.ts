@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/cli/run.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { hasProgram } from '../support/programs.js';
 
 let sim: Simulator;
 let dir: string;
@@ -76,7 +77,7 @@ describe('ledger-recon run', () => {
   });
 });
 
-describe('the workbook in LibreOffice', () => {
+describe.runIf(hasProgram('soffice', 'libreoffice-calc-nogui'))('the workbook in LibreOffice', () => {
   it('opens headless, converts, and shows the same findings', () => {
     const converted = join(dir, 'lo');
     // Filter options: comma, quote, UTF-8, from row 1, …, sheet -1 = every sheet to its own file.

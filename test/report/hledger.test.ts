@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/db/mirror.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { cleanEnv, runCli } from '../support/cli.js';
+import { hasProgram } from '../support/programs.js';
 import { startServices } from '../support/simulator.js';
 
 let dir: string;
@@ -32,7 +33,7 @@ async function exportAndCheck(prepare: (sim: Awaited<ReturnType<typeof startServ
   return { target, journal, exported, check };
 }
 
-describe('the hledger export', () => {
+describe.runIf(hasProgram('hledger', 'hledger'))('the hledger export', () => {
   it('passes hledger check on a ledger without breaks: every balance assertion holds', async () => {
     const { exported, check, journal } = await exportAndCheck(() => undefined);
     expect(exported.stdout).toMatch(/^wrote .*ledger\.journal: \d+ cards, \d+ ledger entries; check it with: hledger -f .* check\n$/);
