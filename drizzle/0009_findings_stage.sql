@@ -30,6 +30,7 @@ CREATE TABLE `held_findings` (
 	PRIMARY KEY(`check_run_id`, `fingerprint`)
 );
 --> statement-breakpoint
+ALTER TABLE `check_runs` ADD `error_json` text;--> statement-breakpoint
 ALTER TABLE `check_runs` ADD `findings_version` integer;--> statement-breakpoint
 ALTER TABLE `finding_acceptances` ADD `accepted_by` text;--> statement-breakpoint
 ALTER TABLE `findings` ADD `stake_cents` integer DEFAULT 0 NOT NULL;--> statement-breakpoint

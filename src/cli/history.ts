@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { lockHolder } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { recentRuns, summaryOf } from '../findings/store.js';
+import { errorOf, recentRuns, summaryOf } from '../findings/store.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 
 export interface HistoryOptions {
@@ -25,23 +26,30 @@ export interface HistoryRow {
   resolved: number;
   cards: number;
   entries: number;
+  /** Why a FAILED run failed ({code, message}); null otherwise. */
+  error: { code: string; message: string } | null;
 }
 
-/** `ledger-recon history`: past check runs, newest first, with verdicts and finding totals. */
+/**
+ * `ledger-recon history`: past runs, newest first, with verdicts and finding totals. A night
+ * that could not finish is FAILED with its error; one that was killed is INTERRUPTED (RUNNING
+ * while its process still holds the mirror).
+ */
 export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}`);
   const mirror = openMirrorReadOnly(dbPath);
   try {
-    const rows = recentRuns(mirror.sqlite, options.limit ?? 30).map((r): HistoryRow => {
+    const running = lockHolder(dbPath) !== undefined;
+    const rows = recentRuns(mirror.sqlite, options.limit ?? 30).map((r, i): HistoryRow => {
       const s: Partial<CheckRunSummary> = r.summaryJson === null ? {} : summaryOf(r);
       return {
         runId: r.checkRunId,
         syncRunId: r.syncRunId,
         startedAt: r.startedAt,
         durationMs: r.finishedAtMs === null ? null : r.finishedAtMs - r.startedAtMs,
-        verdict: r.verdict ?? (r.status === 'running' ? 'RUNNING' : 'FAILED'),
+        verdict: r.verdict ?? (r.status !== 'running' ? 'FAILED' : i === 0 && running ? 'RUNNING' : 'INTERRUPTED'),
         findings: s.findings ?? 0,
         errors: s.bySeverity?.['error'] ?? 0,
         warnings: s.bySeverity?.['warning'] ?? 0,
@@ -50,12 +58,16 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
         resolved: s.resolved ?? 0,
         cards: s.cards ?? 0,
         entries: s.entries ?? 0,
+        error: errorOf(r),
       };
     });
     if (options.json) write(`${JSON.stringify(rows)}\n`);
     else {
-      const header = ['run', 'sync', 'started (UTC)', 'seconds', 'verdict', 'findings', 'error', 'warning', 'info', 'new', 'resolved', 'cards', 'entries'];
-      const table = rows.map((r) => [r.runId, r.syncRunId ?? '', r.startedAt.replace('T', ' ').slice(0, 19), r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1), r.verdict ?? '', r.findings, r.errors, r.warnings, r.info, r.new, r.resolved, r.cards, r.entries].map(String));
+      const header = ['run', 'sync', 'started (UTC)', 'seconds', 'verdict', 'findings', 'error', 'warning', 'info', 'new', 'resolved', 'cards', 'entries', 'why it failed'];
+      const why = (r: HistoryRow): string => (r.error ? `${r.error.code}: ${r.error.message.length > 80 ? `${r.error.message.slice(0, 79)}…` : r.error.message}` : '');
+      const table = rows.map((r) =>
+        [r.runId, r.syncRunId ?? '', r.startedAt.replace('T', ' ').slice(0, 19), r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1), r.verdict ?? '', r.findings, r.errors, r.warnings, r.info, r.new, r.resolved, r.cards, r.entries, why(r)].map(String),
+      );
       const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]?.length ?? 0)));
       for (const row of [header, ...table]) write(`${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`);
     }

@@ -3,12 +3,16 @@ import { reconcile } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
+import { resolve } from 'node:path';
+import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js';
+import { LedgerReconError } from '../errors.js';
+import { beginRun, recordFailure, type RunError } from '../findings/store.js';
+import { redact } from '../log.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { formatCheckSummary } from './check-output.js';
-import { createClients } from './clients.js';
+import { createClients, type Clients } from './clients.js';
 import { createProgress } from './progress.js';
 
 export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
@@ -35,7 +39,21 @@ export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[n
   /** What the confirmation pass re-read, and how many cards it found moved on. */
   confirmation: ConfirmStats & { moved: number };
   sync: Pick<SyncSummary, 'syncRunId' | 'mode' | 'completed' | 'durationMs' | 'retries' | 'quarantined'>;
+  /** The three outputs, as absolute paths. */
   report: ReportPaths;
+  durationMs: number;
+  /** Why an INCOMPLETE run proves nothing. */
+  error?: RunError;
+}
+
+/** What `run --json` prints when the night could not finish (exit 2): still one object. */
+export interface FailedRunSummary {
+  /** The check run recorded for the night, when the mirror could be opened. */
+  runId: number | null;
+  verdict: 'FAILED';
+  exitCode: 2;
+  error: RunError;
+  startedAt: string;
   durationMs: number;
 }
 
@@ -52,42 +70,93 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const stderr = options.stderr ?? process.stderr;
   const tty = stderr.isTTY === true;
-  const config = loadConfig(options, options.env);
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const { mirror, lock } = openMirrorLocked(dbPath, 'run');
-  const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
+  const secrets = secretsOf(options);
+  let checkRunId: number | null = null;
   try {
-    const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
-    const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
-    const reread: ConfirmStats = { cards: 0, entries: 0 };
-    const { summary, confirmation } = await reconcile({
-      mirror,
-      ...(options.failOn ? { failOn: options.failOn } : {}),
-      ...(options.merchantId ? { merchantId: options.merchantId } : {}),
-      options: pickCheckOptions(options),
-      confirm: (request) => rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread),
-    });
-    const report = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId });
-    const result: RunSummary = {
-      runId: summary.checkRunId,
-      ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]>),
-      confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
-      sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
-      report,
-      durationMs: Date.now() - started,
-    };
-    if (options.json) write(`${JSON.stringify(result)}\n`);
-    else if (tty || options.verbose) write(`${formatCheckSummary(summary)}workbook: ${report.workbook}\nfindings: ${report.csv}, ${report.json}\n`);
-    else if (summary.exitCode !== 0) {
-      stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new), see ${report.workbook}\n`);
+    const config = loadConfig(options, options.env);
+    const dbPath = options.db ?? DEFAULT_DB_PATH;
+    const { mirror, lock } = openMirrorLocked(dbPath, 'run');
+    const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
+    try {
+      checkRunId = beginRun(mirror.sqlite, { startedAtMs: started, optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }) });
+      const result = await nightly(options, { mirror, clients, checkRunId, started, tty });
+      const { summary } = result;
+      if (options.json) write(`${JSON.stringify(result.json)}\n`);
+      else if (tty || options.verbose) write(`${formatCheckSummary(summary)}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
+      else if (summary.exitCode !== 0) {
+        stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new), see ${result.json.report.workbook}\n`);
+      }
+      process.exitCode = summary.exitCode;
+      return result.json;
+    } catch (error) {
+      if (checkRunId !== null) recordFailure(mirror.sqlite, checkRunId, runErrorOf(error, secrets), Date.now());
+      throw error;
+    } finally {
+      await clients.close();
+      mirror.close();
+      lock.release();
     }
-    process.exitCode = summary.exitCode;
-    return result;
-  } finally {
-    await clients.close();
-    mirror.close();
-    lock.release();
+  } catch (error) {
+    // The night's record, also when it failed: one object, then the one line on stderr.
+    if (options.json) {
+      const failed: FailedRunSummary = { runId: checkRunId, verdict: 'FAILED', exitCode: 2, error: runErrorOf(error, secrets), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      write(`${JSON.stringify(failed)}\n`);
+    }
+    throw error;
   }
+}
+
+interface NightlyContext {
+  mirror: Mirror;
+  clients: Clients;
+  checkRunId: number;
+  started: number;
+  tty: boolean;
+}
+
+/** Sync, check with its confirmation pass, report: the night's work once the mirror is ours. */
+async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
+  const stderr = options.stderr ?? process.stderr;
+  const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
+  const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
+  const reread: ConfirmStats = { cards: 0, entries: 0 };
+  const { summary, confirmation } = await reconcile({
+    mirror,
+    checkRunId,
+    ...(options.failOn ? { failOn: options.failOn } : {}),
+    ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+    options: pickCheckOptions(options),
+    confirm: (request) => rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread),
+  });
+  const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId });
+  const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
+  const json: RunSummary = {
+    runId: summary.checkRunId,
+    ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]>),
+    ...(summary.verdict === 'INCOMPLETE' ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } } : {}),
+    confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
+    sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
+    report,
+    durationMs: Date.now() - started,
+  };
+  return { summary, json };
+}
+
+function incompleteReason(summary: CheckRunSummary): string {
+  if (summary.syncStatus !== 'completed') return `the sync did not complete (${summary.syncStatus}): zero findings over missing data prove nothing; run again`;
+  return `checks could not run: ${summary.failedChecks.map((f) => `${f.code} (${f.error})`).join('; ')}`;
+}
+
+/** Every secret this run may know, from the environment or flags, so no output can carry one. */
+function secretsOf(options: RunCommandOptions): string[] {
+  const env = options.env ?? process.env;
+  return [env['GIFTCARD_CLIENT_SECRET'], env['DP_CLIENT_SECRET'], options.giftcardClientSecret, options.dpClientSecret].filter((s): s is string => !!s);
+}
+
+/** A failure as the night's record names it: a stable code and the message, secrets redacted. */
+export function runErrorOf(error: unknown, secrets: readonly string[]): RunError {
+  const code = error instanceof LedgerReconError ? error.code : 'UNEXPECTED';
+  return { code, message: redact(error instanceof Error ? error.message : String(error), secrets) };
 }
 
 export function pickCheckOptions(options: Partial<CheckOptions>): Partial<CheckOptions> {

@@ -77,3 +77,19 @@ function readHolder(file: string): LockHolder | undefined {
   }
   return undefined;
 }
+
+/**
+ * Who holds the mirror's lock now, read without taking it (for `history`): the holder its
+ * file names, if that process is alive. A holder killed outright leaves its file behind, and
+ * is not alive.
+ */
+export function lockHolder(dbPath: string): LockHolder | undefined {
+  const holder = readHolder(`${dbPath}.lock`);
+  if (!holder) return undefined;
+  try {
+    process.kill(holder.pid, 0);
+    return holder;
+  } catch {
+    return undefined;
+  }
+}

@@ -377,6 +377,8 @@ export const checkRuns = sqliteTable('check_runs', {
   optionsJson: text('options_json').notNull(),
   /** Checks that could not run, with their errors: they make the run INCOMPLETE. */
   failedChecksJson: text('failed_checks_json'),
+  /** Why a run failed (status 'failed'), as {code, message}: the night's record when it could not finish. */
+  errorJson: text('error_json'),
   summaryJson: text('summary_json'),
   /**
    * How this run's fingerprints were made: NULL before the findings stage (ledger-recon 0.1,

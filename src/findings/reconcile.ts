@@ -13,7 +13,7 @@ import type { RereadRequest, Rereads } from '../sync/confirm.js';
 import { confirmationRequest, judge, type Confirmation } from './confirmation.js';
 import type { Finding } from './finding.js';
 import { standing, type Standing } from './standing.js';
-import { acceptances, beginRun, closingBalances, findingsAndHeld, previousCompleteRun, recordRun } from './store.js';
+import { acceptances, attachSync, beginRun, closingBalances, findingsAndHeld, previousCompleteRun, recordRun } from './store.js';
 import { summarise, type CheckRunSummary } from './summary.js';
 import type { FailOn } from './verdict.js';
 
@@ -25,6 +25,8 @@ export interface ReconcileInput {
   failOn?: FailOn;
   /** The run's clock (ages of findings, acceptance expiry); defaults to now. */
   nowMs?: number;
+  /** A run the caller began before its sync (the nightly run); by default one is begun here. */
+  checkRunId?: number;
   /** Re-reads the records behind gift card errors by ID (the nightly run); none for `check`. */
   confirm?: (request: RereadRequest) => Promise<Rereads>;
 }
@@ -51,7 +53,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const sync = syncToCheck(sqlite);
   if (!sync) throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
   const merchantId = input.merchantId ?? inferMerchant(sqlite);
-  const checkRunId = beginRun(sqlite, { syncRunId: sync.syncRunId, startedAtMs: nowMs, asOfMs: sync.startedAtMs, merchantId, optionsJson: JSON.stringify({ ...options, failOn }) });
+  const checkRunId = input.checkRunId ?? beginRun(sqlite, { startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) });
+  attachSync(sqlite, checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.startedAtMs, merchantId });
   const previous = previousCompleteRun(sqlite, checkRunId);
 
   const catalogue = runCatalogue({ sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options }, previous?.syncRunId ?? null);

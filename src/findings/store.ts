@@ -113,23 +113,54 @@ function rowOf(f: Finding): FindingRow {
 }
 
 export interface NewCheckRun {
-  syncRunId: number;
   startedAtMs: number;
+  optionsJson: string;
+}
+
+/** The sync a check run checks, known once the run has it. */
+export interface CheckedSync {
+  syncRunId: number;
   asOfMs: number;
   merchantId: string | null;
-  optionsJson: string;
+}
+
+/** Why a run could not finish, as every output names it. */
+export interface RunError {
+  /** Stable: CONFIG, AUTH, UNAVAILABLE, LOCK_HELD, MIRROR, … or UNEXPECTED. */
+  code: string;
+  message: string;
 }
 
 /** How fingerprints are made (check_runs.findings_version): runs compare event breaks only within one. */
 export const FINDINGS_VERSION = 1;
 
-/** Records that a check run started; returns its ID. */
+/**
+ * Records that a check run (or a nightly run, before its sync) started; returns its ID. A run
+ * killed before it finishes stays 'running': `history` shows it as interrupted.
+ */
 export function beginRun(sqlite: Database.Database, run: NewCheckRun): number {
   return Number(
     sqlite
-      .prepare(`INSERT INTO check_runs (sync_run_id, status, started_at, started_at_ms, as_of, as_of_ms, merchant_id, options_json, findings_version) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?)`)
-      .run(run.syncRunId, new Date(run.startedAtMs).toISOString(), run.startedAtMs, new Date(run.asOfMs).toISOString(), run.asOfMs, run.merchantId, run.optionsJson, FINDINGS_VERSION).lastInsertRowid,
+      .prepare(`INSERT INTO check_runs (status, started_at, started_at_ms, options_json, findings_version) VALUES ('running', ?, ?, ?, ?)`)
+      .run(new Date(run.startedAtMs).toISOString(), run.startedAtMs, run.optionsJson, FINDINGS_VERSION).lastInsertRowid,
   );
+}
+
+/** Names the sync a started run checks, as of when, and our merchant. */
+export function attachSync(sqlite: Database.Database, checkRunId: number, sync: CheckedSync): void {
+  sqlite
+    .prepare('UPDATE check_runs SET sync_run_id = ?, as_of = ?, as_of_ms = ?, merchant_id = ? WHERE check_run_id = ?')
+    .run(sync.syncRunId, new Date(sync.asOfMs).toISOString(), sync.asOfMs, sync.merchantId, checkRunId);
+}
+
+/** Marks a started run failed, with why: the night's record when it could not finish. */
+export function recordFailure(sqlite: Database.Database, checkRunId: number, error: RunError, finishedAtMs: number): void {
+  sqlite.prepare(`UPDATE check_runs SET status = 'failed', error_json = ?, finished_at_ms = ? WHERE check_run_id = ?`).run(JSON.stringify(error), finishedAtMs, checkRunId);
+}
+
+/** Why a failed run failed, or null. */
+export function errorOf(run: CheckRunRow): RunError | null {
+  return run.errorJson === null ? null : (JSON.parse(run.errorJson) as RunError);
 }
 
 /** The newest complete check run (completed, not INCOMPLETE): what a run compares with. */

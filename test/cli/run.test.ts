@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/cli/run.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import Database from 'better-sqlite3';
+import { CLI, cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
 
 let sim: Simulator;
@@ -53,20 +54,25 @@ describe('ledger-recon run', () => {
     const before = readdirSync(out).sort();
     const { status, stdout, stderr } = await runCli(['run', '--db', db, '--out', out, '--json'], { ...simulatorEnv(sim), GIFTCARD_CLIENT_SECRET: 'rotated-secret-value' });
     expect(status).toBe(2);
-    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/GIFTCARD_CLIENT_SECRET/);
     expect(stderr).not.toContain('rotated-secret-value');
+    // Still the night's record: one object on stdout, as on every exit.
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(stdout)).toMatchObject({ runId: 3, verdict: 'FAILED', exitCode: 2, error: { code: 'AUTH', message: expect.stringMatching(/GIFTCARD_CLIENT_SECRET/) } });
+    expect(stdout).not.toContain('rotated-secret-value');
     expect(readdirSync(out).sort()).toEqual(before);
   });
 
   it('lists past runs with `history`, newest first', async () => {
     const { status, stdout } = await runCli(['history', '--db', db, '--json'], cleanEnv());
     expect(status).toBe(0);
-    const rows = JSON.parse(stdout) as { runId: number; verdict: string; findings: number }[];
-    expect(rows.map((r) => [r.runId, r.verdict])).toEqual([[2, 'BREAKS'], [1, 'BREAKS']]);
-    expect(rows[1]?.findings).toBe(first.findings);
+    const rows = JSON.parse(stdout) as { runId: number; verdict: string; findings: number; error: { code: string } | null }[];
+    expect(rows.map((r) => [r.runId, r.verdict, r.error?.code ?? null])).toEqual([[3, 'FAILED', 'AUTH'], [2, 'BREAKS', null], [1, 'BREAKS', null]]);
+    expect(rows[2]?.findings).toBe(first.findings);
     const table = await runCli(['history', '--db', db], cleanEnv());
-    expect(table.stdout.split('\n')[0]).toMatch(/^run +sync +started \(UTC\) +seconds +verdict +findings/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^run +sync +started \(UTC\) +seconds +verdict +findings.* why it failed$/);
+    expect(table.stdout.split('\n')[1]).toMatch(/^3 .* FAILED .* AUTH: /);
   });
 
   it('rewrites a run’s files with `report`, read-only', async () => {
@@ -75,6 +81,40 @@ describe('ledger-recon run', () => {
     expect(status).toBe(0);
     expect(stdout.trim().split('\n').map((p) => p.slice(again.length + 1))).toEqual(readdirSync(out).filter((f) => f.includes('-run-1')).sort((a, b) => (a.endsWith('.xlsx') ? -1 : b.endsWith('.xlsx') ? 1 : a.localeCompare(b))));
   });
+});
+
+describe('a night that cannot finish', () => {
+  it('still prints one JSON object when the service dies mid-run (exit 2), and history lists the night as FAILED; a killed night as INTERRUPTED', async () => {
+    const nightDb = join(dir, 'dying.db');
+    const dying = await startSimulator({ seed: 82, size: 'small', latencyMs: 40 });
+    const running = runCli(['run', '--db', nightDb, '--out', join(dir, 'dying'), '--json'], simulatorEnv(dying));
+    await new Promise((done) => setTimeout(done, 800));
+    await dying.close();
+    const { status, stdout, stderr } = await running;
+    expect(status).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    const night = JSON.parse(stdout) as { runId: number; verdict: string; error: { code: string; message: string } };
+    expect(night).toMatchObject({ runId: 1, verdict: 'FAILED', exitCode: 2, error: { code: expect.stringMatching(/^[A-Z_]+$/) } });
+    expect(stderr).toContain(night.error.message);
+
+    const slow = await startSimulator({ seed: 82, size: 'small', latencyMs: 40 });
+    try {
+      // Killed once its night is on record, mid-sync.
+      const child = spawn(process.execPath, [CLI, 'run', '--db', nightDb, '--out', join(dir, 'dying')], { env: simulatorEnv(slow), stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((done) => child.on('close', (_code, signal) => done(signal)));
+      for (let started = false; !started; await new Promise((done) => setTimeout(done, 50))) {
+        const mirror = new Database(nightDb, { readonly: true, fileMustExist: true });
+        started = mirror.prepare("SELECT COUNT(*) FROM check_runs WHERE status = 'running'").pluck().get() === 1;
+        mirror.close();
+      }
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+    } finally {
+      await slow.close();
+    }
+    const history = await runCli(['history', '--db', nightDb, '--json'], cleanEnv());
+    expect((JSON.parse(history.stdout) as { runId: number; verdict: string }[]).map((r) => [r.runId, r.verdict])).toEqual([[2, 'INTERRUPTED'], [1, 'FAILED']]);
+  }, 60_000);
 });
 
 describe.runIf(hasProgram('soffice', 'libreoffice-calc-nogui'))('the workbook in LibreOffice', () => {
