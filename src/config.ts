@@ -53,15 +53,23 @@ export function idVariable(service: ServiceName): string {
 
 /**
  * Reads the configuration: each flag overrides its environment variable.
- * @throws ConfigError naming the first missing or malformed variable; a secret's value is
- * never part of the message.
+ * @throws ConfigError naming every missing or malformed variable at once (one line), so a
+ * newcomer fixes them in one go; a secret's value is never part of the message.
  */
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
   const values = new Map<keyof ConfigFlags, string>();
+  const problems: ConfigError[] = [];
   for (const setting of SETTINGS) {
-    const raw = flags[setting.key] ?? env[setting.variable];
-    values.set(setting.key, validate(setting, raw));
+    try {
+      values.set(setting.key, validate(setting, flags[setting.key] ?? env[setting.variable]));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error);
+    }
   }
+  const [first] = problems;
+  if (first && problems.length === 1) throw first;
+  if (first) throw new ConfigError(first.variable, `${problems.length} settings need attention: ${problems.map((p) => p.message).join('; ')}`);
   const get = (key: keyof ConfigFlags): string => values.get(key) ?? '';
   return {
     giftcard: {

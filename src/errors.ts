@@ -113,3 +113,19 @@ export class LockHeldError extends LedgerReconError {
 export class MirrorError extends LedgerReconError {
   readonly code = 'MIRROR';
 }
+
+/** The service cannot be reached as configured: the host does not resolve, TLS, or no HTTP there. Never retried. */
+export class ConnectionError extends LedgerReconError {
+  readonly code = 'CONNECTION';
+  constructor(
+    readonly service: ServiceName,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A path the user gave (`--db`, `--out`) cannot be used: read-only, not creatable, a file where a folder should be, no space. */
+export class FileSystemError extends LedgerReconError {
+  readonly code = 'FILE_SYSTEM';
+}

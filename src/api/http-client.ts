@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { SERVICE_LABEL, ServiceUnavailableError, type ServiceName } from '../errors.js';
+import { ConnectionError, SERVICE_LABEL, ServiceUnavailableError, type ServiceName } from '../errors.js';
 import {
   DEFAULT_RETRY,
   backoffDelay,
@@ -56,6 +56,7 @@ export class HttpClient {
   readonly #retry: RetryOptions;
   readonly #timeoutMs: number;
   readonly #basePath: string;
+  readonly #url: URL;
 
   constructor(options: HttpClientOptions) {
     this.service = options.service;
@@ -65,6 +66,7 @@ export class HttpClient {
     const maxConnections = options.maxConnections ?? 8;
     this.limiter = new ServiceLimiter(maxConnections);
     const url = new URL(options.baseUrl);
+    this.#url = url;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#pool = new Pool(url.origin, {
       connections: maxConnections,
@@ -102,7 +104,7 @@ export class HttpClient {
     throw new ServiceUnavailableError(
       this.service,
       attempts,
-      `${label} is unavailable: ${lastCause} (GET ${this.#basePath}${path}, ${attempts} attempts)`,
+      `${label} is unavailable at ${this.#url.host}: ${lastCause} (GET ${this.#basePath}${path}, ${attempts} attempts)${advice(lastCause, this.#url, this.service)}`,
     );
   }
 
@@ -125,6 +127,8 @@ export class HttpClient {
       text = await response.body.text();
     } catch (error) {
       if (isRetryableNetworkError(error)) return { kind: 'retry', cause: describeNetworkError(error) };
+      const failure = connectionFailure(error, this.#url);
+      if (failure) throw new ConnectionError(this.service, `${SERVICE_LABEL[this.service]} cannot be reached at ${this.#url.origin}: ${failure}; check ${urlVariable(this.service)}`);
       throw error;
     }
     this.#options.onEvent?.({ type: 'response', service: this.service, path, status, attempt, ms: Date.now() - started });
@@ -153,5 +157,35 @@ type AttemptOutcome =
 function describeNetworkError(error: unknown): string {
   const err = error as { code?: string; name?: string; message?: string };
   if (err.name === 'TimeoutError') return 'request timed out';
+  if (err.code === 'ECONNREFUSED' || (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
   return `network error ${err.code ?? err.name ?? ''}`.trim();
+}
+
+/** The variable (and flag) that sets a service's address: what to check when it cannot be reached. */
+function urlVariable(service: ServiceName): string {
+  return service === 'giftcard' ? 'GIFTCARD_API_URL (or --giftcard-url)' : 'DP_API_URL (or --dp-url)';
+}
+
+/** What to do about the last cause of a service that stayed unavailable. */
+function advice(cause: string, url: URL, service: ServiceName): string {
+  if (cause.includes('ECONNREFUSED')) return `; nothing listens on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} of ${url.hostname}: is the service running there? check ${urlVariable(service)}`;
+  if (cause.includes('UND_ERR_SOCKET') && url.protocol === 'http:') return `; the peer closed the connection: if it speaks https, ${urlVariable(service)} must start with https://`;
+  if (cause.includes('timed out') || cause.includes('TIMEOUT')) return '; the service did not answer in time: try again later, or check the network between here and the service';
+  return '';
+}
+
+/** The errors retrying cannot mend, as a person would say them; undefined for the others. */
+function connectionFailure(error: unknown, url: URL): string | undefined {
+  const chain: { code?: string; name?: string; message?: string }[] = [];
+  for (let e = error as { cause?: unknown } | undefined; e && typeof e === 'object' && chain.length < 5; e = e.cause as { cause?: unknown } | undefined) chain.push(e as { code?: string });
+  const codes = chain.map((e) => e.code ?? '');
+  const messages = chain.map((e) => e.message ?? '').join(' ');
+  if (codes.some((c) => c === 'ENOTFOUND' || c === 'EAI_NONAME' || c === 'EAI_FAIL')) return `the host name ${url.hostname} does not resolve (DNS)`;
+  if (codes.some((c) => c.startsWith('ERR_SSL_') || c === 'EPROTO') || /wrong version number|packet length too long/i.test(messages)) {
+    return url.protocol === 'https:' ? 'the TLS handshake failed: the port speaks plain HTTP, so the URL may need http:// instead of https://' : `the TLS layer failed (${codes.find((c) => c) ?? 'TLS'})`;
+  }
+  if (codes.some((c) => /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT/.test(c))) return `its TLS certificate is not trusted (${codes.find((c) => /CERT|SIGNED|VERIFY/.test(c))})`;
+  if (chain.some((e) => e.name === 'HTTPParserError' || e.code?.startsWith('HPE_'))) return `the peer on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} does not speak HTTP (${codes.find((c) => c.startsWith('HPE_')) ?? 'HTTPParserError'}): check the port`;
+  if (codes.includes('ENETUNREACH') || codes.includes('EHOSTUNREACH')) return `no route to ${url.hostname} (${codes.find((c) => c.endsWith('UNREACH'))})`;
+  return undefined;
 }

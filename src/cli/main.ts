@@ -4,8 +4,14 @@ import { LedgerReconError } from '../errors.js';
 import { redact } from '../log.js';
 import { buildProgram } from './index.js';
 
-/** Secrets this process may know of, so an unexpected stack trace cannot print them. */
-const secrets = [process.env['GIFTCARD_CLIENT_SECRET'], process.env['DP_CLIENT_SECRET']].filter((s): s is string => !!s);
+/** Secrets this process may know of (environment or flags), so no message can print them. */
+const secrets = [process.env['GIFTCARD_CLIENT_SECRET'], process.env['DP_CLIENT_SECRET'], ...flagValues(['--giftcard-client-secret', '--dp-client-secret'])].filter((s): s is string => !!s);
+
+/** The values given to these flags on the command line, as `--flag value` or `--flag=value`. */
+function flagValues(flags: readonly string[]): string[] {
+  const args = process.argv;
+  return args.flatMap((arg, i) => flags.flatMap((flag) => (arg === flag ? [args[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [])));
+}
 
 try {
   await buildProgram().parseAsync(process.argv);
@@ -22,7 +28,10 @@ function exitCodeFor(error: unknown): number {
     process.stderr.write(`ledger-recon: ${redact(error.message, secrets)}\n`);
     return error.exitCode;
   }
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`ledger-recon: unexpected error\n${redact(text, secrets)}\n`);
+  // Still one line; the stack only for whoever asks for it.
+  const message = error instanceof Error ? error.message : String(error);
+  const debug = process.env['LEDGER_RECON_DEBUG'] === '1' || process.argv.includes('--verbose');
+  const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : ' (LEDGER_RECON_DEBUG=1 prints the stack)';
+  process.stderr.write(`ledger-recon: unexpected error: ${redact(message.split('\n')[0] ?? '', secrets)}${redact(stack, secrets)}\n`);
   return 2;
 }

@@ -8,6 +8,7 @@ import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js'
 import { LedgerReconError } from '../errors.js';
 import { beginRun, recordFailure, type RunError } from '../findings/store.js';
 import { redact } from '../log.js';
+import { ensureFolder } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
@@ -74,6 +75,8 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   let checkRunId: number | null = null;
   try {
     const config = loadConfig(options, options.env);
+    // Before the night's work, not after it: a --out that cannot be written fails in a second.
+    ensureFolder('--out', options.out ?? 'reports');
     const dbPath = options.db ?? DEFAULT_DB_PATH;
     const { mirror, lock } = openMirrorLocked(dbPath, 'run');
     const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});

@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { LockHeldError } from '../errors.js';
+import { FileSystemError, LockHeldError } from '../errors.js';
+import { ensureMirrorFolder } from '../paths.js';
 
 export interface LockHolder {
   pid: number;
@@ -28,9 +28,14 @@ export interface MirrorLock {
 export function acquireLock(dbPath: string, command: string): MirrorLock {
   const holderFile = `${dbPath}.lock`;
   const holder: LockHolder = { pid: process.pid, command, startedAt: new Date().toISOString() };
-  mkdirSync(dirname(dbPath), { recursive: true });
+  ensureMirrorFolder(dbPath);
   // No busy wait: a second process is told at once who holds the mirror.
-  const handle = new Database(`${dbPath}.lock.sqlite`, { timeout: 0 });
+  let handle: Database.Database;
+  try {
+    handle = new Database(`${dbPath}.lock.sqlite`, { timeout: 0 });
+  } catch (error) {
+    throw new FileSystemError(`--db ${dbPath}: no file can be made beside it (${(error as Error).message}): give --db a file in a folder you can write`);
+  }
   try {
     handle.exec('BEGIN EXCLUSIVE');
   } catch (error) {

@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { MirrorError } from '../errors.js';
+import { ensureMirrorFolder } from '../paths.js';
 import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from './schema.js';
 
@@ -30,7 +30,9 @@ export interface Mirror {
  * WAL journal, foreign keys on, a busy time-out, then drizzle-kit's pending migrations.
  */
 export function openMirror(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Mirror {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    ensureMirrorFolder(path);
+  }
   return unreadableAsMirrorError(path, () => new Database(path), (sqlite) => prepareMirror(path, sqlite, options));
 }
 

@@ -4,11 +4,12 @@
  * when all three are complete: a failed report never leaves a half-written file under a final
  * name, and earlier runs' files stay.
  */
-import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { MirrorError } from '../errors.js';
+import { LedgerReconError, MirrorError } from '../errors.js';
+import { ensureFolder, fileSystemError } from '../paths.js';
 import { exportFinding, type ExportedFinding } from '../findings/finding.js';
 import { completedRun, findingsOfRun, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
@@ -42,7 +43,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   const { sqlite } = options;
   const run = completedRun(sqlite, options.checkRunId);
   if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
-  mkdirSync(options.outDir, { recursive: true });
+  ensureFolder('--out', options.outDir);
   const final = reportPaths(options.outDir, run);
   const temporary: ReportPaths = { workbook: `${final.workbook}.partial`, csv: `${final.csv}.partial`, json: `${final.json}.partial` };
   try {
@@ -55,6 +56,10 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     await writeFindingFiles(sqlite, run.checkRunId, temporary);
     for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], final[key]);
     return final;
+  } catch (error) {
+    // A disk that fills or turns read-only mid-write: one sentence naming --out, not a stack.
+    if (!(error instanceof LedgerReconError) && typeof (error as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((error as { code: string }).code)) throw fileSystemError('--out', options.outDir, error);
+    throw error;
   } finally {
     for (const path of Object.values(temporary)) rmSync(path, { force: true });
   }

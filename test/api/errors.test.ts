@@ -213,7 +213,7 @@ describe('transient failures are retried', () => {
     const error = await rejection(client.getGiftCard(MISSING));
     await client.close();
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as ServiceUnavailableError).message).toBe(`the gift card service is unavailable: HTTP 500 (GET /v1/giftCards/${MISSING}, 3 attempts)`);
+    expect((error as ServiceUnavailableError).message).toBe(`the gift card service is unavailable at ${new URL(services.sim.giftcardUrl).host}: HTTP 500 (GET /v1/giftCards/${MISSING}, 3 attempts)`);
   });
 
   it('holds every request to a service back while a 429 is in force', async () => {

@@ -61,10 +61,14 @@ describe('ledger-recon sync', () => {
 
   it('exits 2 with one line naming the service and the cause when it is unreachable after its retries, keeping what was committed', async () => {
     const db = join(dir, 'unreachable.db');
-    const env = { ...simulatorEnv(sim), DP_API_URL: `http://127.0.0.1:${await closedPort()}` };
+    const port = await closedPort();
+    const env = { ...simulatorEnv(sim), DP_API_URL: `http://127.0.0.1:${port}` };
     const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
     expect(status).toBe(2);
-    expect(stderr).toBe(`ledger-recon: the delivery partner service is unavailable: network error ECONNREFUSED (GET /v1/delivery-partners/${sim.credentials.dp.clientId}/wallet/balance, 7 attempts)\n`);
+    expect(stderr).toBe(
+      `ledger-recon: the delivery partner service is unavailable at 127.0.0.1:${port}: connection refused (ECONNREFUSED) (GET /v1/delivery-partners/${sim.credentials.dp.clientId}/wallet/balance, 7 attempts); ` +
+        `nothing listens on port ${port} of 127.0.0.1: is the service running there? check DP_API_URL (or --dp-url)\n`,
+    );
     expect(JSON.parse(stdout)).toMatchObject({ completed: false, resources: { giftCardTransactions: { records: sim.truth().transactions.length } } });
     const mirror = openMirror(db);
     try {

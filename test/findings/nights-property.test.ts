@@ -40,6 +40,8 @@ interface Planted {
   undo?: () => void;
 }
 
+const QUIET: Plan = { alter: false, repair: false, drift: false, regress: false, remove: false, full: false, accept: false };
+
 const planArb = fc.record({ alter: fc.boolean(), repair: fc.boolean(), drift: fc.boolean(), regress: fc.boolean(), remove: fc.boolean(), full: fc.boolean(), accept: fc.boolean() });
 
 describe('a property over random sequences of nights, end to end', () => {
@@ -70,7 +72,8 @@ describe('a property over random sequences of nights, end to end', () => {
             }
             const card = alterable.shift();
             if (plan.alter && card) {
-              services.sim.mutate.setCard(card.giftCardId, { remainingBalance: card.remainingBalance + 5 });
+              // Cents on the wire as the service writes them: 5.00 more than the ledger explains.
+              services.sim.mutate.setCard(card.giftCardId, { remainingBalance: (Math.round(card.remainingBalance * 100) + 500) / 100 });
               planted.push({ code: 'GC_BALANCE_MISMATCH', entityId: card.giftCardId, night: n, seenFrom: n, undo: () => services.sim.mutate.setCard(card.giftCardId, { remainingBalance: card.remainingBalance }) });
             }
             const wallet = wallets.shift();
@@ -134,7 +137,8 @@ describe('a property over random sequences of nights, end to end', () => {
           rmSync(dir, { recursive: true, force: true });
         }
       }),
-      { numRuns: 15 },
+      // A shrunk counterexample kept: a balance altered on the third night (its cents built exactly).
+      { numRuns: 15, examples: [[[QUIET, QUIET, { ...QUIET, alter: true }], 662]] },
     );
   }, 180_000);
 });

@@ -1,0 +1,65 @@
+/**
+ * The folders a user names (`--db`'s folder, `--out`): made with a bounded walk, their
+ * failures translated once into a sentence that names the path, the cause and the fix.
+ */
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { FileSystemError } from './errors.js';
+
+/** What each file-system error means for a person, and what to do. */
+const CAUSES: Record<string, string> = {
+  EEXIST: 'a file stands where a folder should be',
+  ENOTDIR: 'a file stands where a folder should be',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  ENOENT: 'it cannot be created there',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+/** A file-system error as one sentence: `--out /x: the file system is read-only (EROFS): give --out a folder you can write`. */
+export function fileSystemError(flag: string, path: string, error: unknown): FileSystemError {
+  const code = (error as { code?: unknown }).code;
+  const cause = typeof code === 'string' ? `${CAUSES[code] ?? (error as Error).message} (${code})` : String(error);
+  return new FileSystemError(`${flag} ${path}: ${cause}: give ${flag} a ${flag === '--db' ? 'file in a folder' : 'folder'} you can write`);
+}
+
+/**
+ * Makes `folder` and the folders above it that are missing, one level at a time (a bounded
+ * walk: at most one step per path component), and checks that it can be written.
+ * @throws FileSystemError naming `flag`, the path and the cause.
+ */
+export function ensureFolder(flag: string, folder: string): void {
+  const path = resolve(folder);
+  const missing: string[] = [];
+  let existing = path;
+  for (;;) {
+    try {
+      if (!statSync(existing).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+      break;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ENOENT') throw fileSystemError(flag, folder, error);
+      const parent = dirname(existing);
+      if (parent === existing) throw fileSystemError(flag, folder, error);
+      missing.unshift(existing);
+      existing = parent;
+    }
+  }
+  try {
+    for (const level of missing) mkdirSync(level, { mode: 0o700 });
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    throw fileSystemError(flag, folder, error);
+  }
+}
+
+/**
+ * Makes the folder of the mirror `--db` names, and refuses a `--db` that names a folder.
+ * @throws FileSystemError naming --db, the path and the cause.
+ */
+export function ensureMirrorFolder(dbPath: string): void {
+  ensureFolder('--db', dirname(dbPath));
+  if (existsSync(dbPath) && statSync(dbPath).isDirectory()) throw new FileSystemError(`--db ${dbPath}: it is a folder: give --db the mirror's file, e.g. ${join(dbPath, 'ledger.db')}`);
+}

@@ -1,0 +1,93 @@
+/**
+ * Every failure a user can cause or meet: exit 2, one line on stderr naming what failed, the
+ * value involved (never a secret) and what to do; no stack trace.
+ */
+import { createServer, type Server } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+
+let sim: Simulator;
+let garbage: Server;
+let garbagePort: number;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 83, size: 'tiny' });
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-failures-'));
+  // A peer that does not speak HTTP: it answers anything with a line of text.
+  garbage = createServer((socket) => socket.end('220 welcome to something else\r\n')).unref();
+  await new Promise<void>((listening) => garbage.listen(0, '127.0.0.1', listening));
+  garbagePort = (garbage.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await sim.close();
+  garbage.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One line on stderr, exit 2, no stack trace, no secret. */
+function oneLine(result: CliResult): string {
+  expect(result.status, result.stderr).toBe(2);
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/\n\s+at |unexpected error/);
+  for (const secret of [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret]) expect(result.stderr).not.toContain(secret);
+  return lines[0] ?? '';
+}
+
+describe('a service that cannot be reached as configured', () => {
+  it('names a host that does not resolve', async () => {
+    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: 'http://no-such-host.invalid:4010' }));
+    expect(line).toMatch(/^ledger-recon: the gift card service .*no-such-host\.invalid.*GIFTCARD_API_URL/);
+  });
+
+  it('names https:// against a port that speaks plain HTTP', async () => {
+    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), DP_API_URL: sim.dpUrl.replace('http://', 'https://') }));
+    expect(line).toBe(`ledger-recon: the delivery partner service cannot be reached at ${sim.dpUrl.replace('http://', 'https://')}: the TLS handshake failed: the port speaks plain HTTP, so the URL may need http:// instead of https://; check DP_API_URL (or --dp-url)`);
+  });
+
+  it('names a port whose peer does not speak HTTP', async () => {
+    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${garbagePort}` }));
+    expect(line).toMatch(new RegExp(`the peer on port ${garbagePort} does not speak HTTP .*: check the port; check GIFTCARD_API_URL`));
+  });
+
+  it('names a port where nothing listens, after its retries', async () => {
+    const closed = createServer();
+    await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((done) => closed.close(done));
+    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }));
+    expect(line).toMatch(new RegExp(`connection refused \\(ECONNREFUSED\\).*nothing listens on port ${port} of 127\\.0\\.0\\.1: is the service running there\\? check GIFTCARD_API_URL`));
+  }, 60_000);
+});
+
+describe('--db and --out that cannot be used', () => {
+  it('ends within seconds on an --out under /proc, before any sync', async () => {
+    const started = Date.now();
+    const line = oneLine(await runCli(['run', '--db', join(dir, 'proc.db'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim)));
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(line).toBe('ledger-recon: --out /proc/ledger-recon-reports: it cannot be created there (ENOENT): give --out a folder you can write');
+  });
+
+  it('names a file standing where the --out folder should be', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    expect(oneLine(await runCli(['run', '--db', join(dir, 'file.db'), '--out', file], simulatorEnv(sim)))).toBe(
+      `ledger-recon: --out ${file}: a file stands where a folder should be (ENOTDIR): give --out a folder you can write`,
+    );
+    expect(oneLine(await runCli(['sync', '--db', join(file, 'ledger.db')], simulatorEnv(sim)))).toBe(
+      `ledger-recon: --db ${file}: a file stands where a folder should be (ENOTDIR): give --db a file in a folder you can write`,
+    );
+  });
+
+  it('names a --db that is a folder, and one whose folder cannot be made', async () => {
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder);
+    expect(oneLine(await runCli(['sync', '--db', folder], simulatorEnv(sim)))).toBe(`ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`);
+    expect(oneLine(await runCli(['check', '--db', '/proc/ledger-recon/ledger.db'], simulatorEnv(sim)))).toMatch(/^ledger-recon: (--db \/proc\/ledger-recon: it cannot be created there \(ENOENT\)|there is no mirror at)/);
+  });
+});
