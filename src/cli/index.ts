@@ -2,20 +2,10 @@ import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { FAULT_KINDS } from '../sim/faults.js';
 import { SIZE_PRESETS } from '../sim/generator.js';
-import { accept } from './accept.js';
-import { check } from './check.js';
-import { exportCommand } from './export.js';
-import { history } from './history.js';
-import { sql, SQL_FORMATS } from './sql.js';
-import { report } from './report.js';
-import { run } from './run.js';
-import { demo } from './demo.js';
 import { FAIL_ON } from '../findings/verdict.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
-import { ping } from './ping.js';
 import { addServiceOptions } from './service-options.js';
-import { simulate } from './simulate.js';
-import { sync } from './sync.js';
+import { SQL_FORMATS } from './sql-formats.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -40,7 +30,11 @@ function addCheckOptions(command: Command): Command {
     .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are, 2 the run is INCOMPLETE or could not run.\n');
 }
 
-/** The `ledger-recon` program: declarations only; each command lives in its own file. */
+/**
+ * The `ledger-recon` program: declarations only; each command lives in its own file, loaded
+ * when the command runs, so `--help` and `--version` load no heavy module (exceljs, drizzle,
+ * undici, better-sqlite3).
+ */
 export function buildProgram(): Command {
   const program = new Command('ledger-recon')
     // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
@@ -83,13 +77,13 @@ export function buildProgram(): Command {
     .addOption(new Option('--latency <ms>', 'delay every answer by <ms>, like a network round trip').argParser(integer('--latency', 0)))
     .option('--control', 'read "activity N" (apply N legal operations) and "latency MS" lines on stdin (benchmarks)')
     .addHelpText('after', '\nExample:\n  ledger-recon simulate --plant --manifest data/manifest.json --faults 0.1\n')
-    .action(simulate);
+    .action(async (options) => (await import('./simulate.js')).simulate(options));
 
   addServiceOptions(
     program
       .command('ping')
       .description('check the configuration and that both services accept the credentials (reads one record each)'),
-  ).action(ping);
+  ).action(async (options) => (await import('./ping.js')).ping(options));
 
   addServiceOptions(
     program
@@ -101,7 +95,7 @@ export function buildProgram(): Command {
       .addOption(new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry').default(60).argParser(integer('--overlap-minutes', 0)))
       .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
   ).action(async (options) => {
-    await sync(options);
+    await (await import('./sync.js')).sync(options);
   });
 
   addCheckOptions(
@@ -112,7 +106,7 @@ export function buildProgram(): Command {
       .option('--json', 'print one summary object on stdout')
       .option('--findings-json <file>', 'write the run\'s findings as a JSON array'),
   ).action(async (options) => {
-    await check(options);
+    await (await import('./check.js')).check(options);
   });
 
   addCheckOptions(
@@ -127,7 +121,7 @@ export function buildProgram(): Command {
         .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
     ),
   ).action(async (options) => {
-    await run(options);
+    await (await import('./run.js')).run(options);
   });
 
   program
@@ -137,7 +131,7 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'where the files go', 'reports')
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .action(async (options) => {
-      await report(options);
+      await (await import('./report.js')).report(options);
     });
 
   program
@@ -148,7 +142,7 @@ export function buildProgram(): Command {
     .option('--db <path>', 'the mirror', 'data/ledger.db')
     .addOption(new Option('--format <format>', 'output: a table (default on a terminal), CSV (default otherwise) or JSON').choices(SQL_FORMATS))
     .action(async (statement: string | undefined, options) => {
-      await sql(statement, options);
+      await (await import('./sql.js')).sql(statement, options);
     });
 
   program
@@ -158,7 +152,7 @@ export function buildProgram(): Command {
     .requiredOption('--out <file>', 'the journal to write')
     .option('--db <path>', 'the mirror', 'data/ledger.db')
     .action(async (format: string, options) => {
-      await exportCommand(format, options);
+      await (await import('./export.js')).exportCommand(format, options);
     });
 
   program
@@ -168,7 +162,7 @@ export function buildProgram(): Command {
     .option('--json', 'print a JSON array')
     .addOption(new Option('--limit <n>', 'how many runs').default(30).argParser(integer('--limit', 1)))
     .action(async (options) => {
-      await history(options);
+      await (await import('./history.js')).history(options);
     });
 
   program
@@ -180,7 +174,7 @@ export function buildProgram(): Command {
     .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
     .option('--db <path>', 'the mirror', 'data/ledger.db')
     .action(async (fingerprint: string, options) => {
-      await accept(fingerprint, options);
+      await (await import('./accept.js')).accept(fingerprint, options);
     });
 
   program
@@ -189,7 +183,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
     .option('--db <path>', 'the demo\'s mirror (made afresh)', 'data/demo/ledger.db')
     .option('--out <dir>', 'where the demo\'s reports go', 'reports/demo')
-    .action(demo);
+    .action(async (options) => (await import('./demo.js')).demo(options));
 
   return program;
 }

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import type { SqlFormat } from './sql-formats.js';
 
-export type SqlFormat = 'table' | 'csv' | 'json';
-export const SQL_FORMATS: readonly SqlFormat[] = ['table', 'csv', 'json'];
 
 export interface SqlOptions {
   db?: string;
