@@ -8,7 +8,8 @@ const testSources = readdirSync(new URL('.', import.meta.url))
   .filter((f) => f.endsWith('.test.ts'))
   .map((f) => read(`./${f}`))
   .join('\n');
-const readme = read('../../README.md');
+/** The catalogue's page for people (docs/catalogue.md): one row per code. */
+const readme = read('../../docs/catalogue.md');
 /** DESIGN.md's catalogue (../shared/DESIGN.md, not in this repository): code and severity. */
 const DESIGN_CATALOGUE: [string, string][] = [
   ['GC_BALANCE_MISMATCH', 'error'],
@@ -52,7 +53,7 @@ describe('the check catalogue', () => {
     expect(CATALOGUE.map((c) => [c.code, c.severity]).sort()).toEqual([...DESIGN_CATALOGUE].sort());
   });
 
-  it.each(CHECK_CODES)('%s has a file named after it, tests with a failing fixture and a passing one, and a README row', (code) => {
+  it.each(CHECK_CODES)('%s has a file named after it, tests with a failing fixture and a passing one, and a row in docs/catalogue.md', (code) => {
     const check = CHECKS[code];
     const file = `${code.toLowerCase().replace(/_/g, '-')}.ts`;
     expect(readdirSync(new URL('../../src/checks/', import.meta.url))).toContain(file);

@@ -30,7 +30,7 @@ beforeAll(async () => {
   fx.wallet('wallet-1', 48_000, T0 + 3_600_000);
   await reconcile({ mirror: fx.mirror });
   fx.close();
-  // A mirror synced from the simulator with every planted break, for the README's queries.
+  // A mirror synced from the simulator with every planted break, for the cookbook's queries.
   const services = await startServices({ size: 'tiny', seed: 91, plant: true });
   synced = join(dir, 'synced.db');
   const mirror = openMirror(synced);
@@ -134,9 +134,8 @@ describe('ledger-recon sql', () => {
     expect(JSON.parse(json.stdout)).toEqual([{ n: -1, missing: null, empty: '', formula: '=SUM(A1)', awkward: 'a "quoted", two-line\ntext', half: 2.5 }]);
   });
 
-  it('runs every query of the README as written', async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.split('## Investigating with SQL')[1]?.split('\n## ')[0] ?? '';
+  it('runs every query of the SQL cookbook as written', async () => {
+    const section = readFileSync(new URL('../../docs/sql-cookbook.md', import.meta.url), 'utf8');
     const queries = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
     expect(queries.length).toBeGreaterThanOrEqual(10);
     for (const statement of queries) {
