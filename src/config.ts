@@ -24,7 +24,7 @@ export interface ConfigFlags {
   dpClientSecret?: string;
 }
 
-interface Setting {
+export interface Setting {
   variable: string;
   flag: string;
   key: keyof ConfigFlags;
@@ -59,13 +59,9 @@ export function idVariable(service: ServiceName): string {
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
   const values = new Map<keyof ConfigFlags, string>();
   const problems: ConfigError[] = [];
-  for (const setting of SETTINGS) {
-    try {
-      values.set(setting.key, validate(setting, flags[setting.key] ?? env[setting.variable]));
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(error);
-    }
+  for (const { setting, value, problem } of checkSettings(flags, env)) {
+    if (problem) problems.push(problem);
+    else values.set(setting.key, value);
   }
   const [first] = problems;
   if (first && problems.length === 1) throw first;
@@ -85,6 +81,18 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
       clientSecret: new Secret(get('dpClientSecret')),
     },
   };
+}
+
+/** Each setting with its value, or the problem that stops it (for `doctor`, which lists them all). */
+export function checkSettings(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): { setting: Setting; value: string; problem: ConfigError | null }[] {
+  return SETTINGS.map((setting) => {
+    try {
+      return { setting, value: validate(setting, flags[setting.key] ?? env[setting.variable]), problem: null };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return { setting, value: '', problem: error };
+    }
+  });
 }
 
 function validate(setting: Setting, raw: string | undefined): string {

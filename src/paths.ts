@@ -19,11 +19,19 @@ const CAUSES: Record<string, string> = {
   ENAMETOOLONG: 'the name is too long',
 };
 
-/** A file-system error as one sentence: `--out /x: the file system is read-only (EROFS): give --out a folder you can write`. */
-export function fileSystemError(flag: string, path: string, error: unknown): FileSystemError {
+/** What a file that is read fails with, for a person. */
+const READ_CAUSES: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'it is a folder', EACCES: 'permission denied', EPERM: 'permission denied' };
+
+/**
+ * A file-system error as one sentence: `--out /x: the file system is read-only (EROFS): give
+ * --out a folder you can write`. `reading`: the path is a file to read (`--env-file`).
+ */
+export function fileSystemError(flag: string, path: string, error: unknown, reading = false): FileSystemError {
   const code = (error as { code?: unknown }).code;
-  const cause = typeof code === 'string' ? `${CAUSES[code] ?? (error as Error).message} (${code})` : String(error);
-  return new FileSystemError(`${flag} ${path}: ${cause}: give ${flag} a ${flag === '--db' ? 'file in a folder' : 'folder'} you can write`);
+  const causes = reading ? READ_CAUSES : CAUSES;
+  const cause = typeof code === 'string' ? `${causes[code] ?? (error as Error).message} (${code})` : String(error);
+  const fix = reading ? `give ${flag} a file you can read` : `give ${flag} a ${flag === '--db' ? 'file in a folder' : 'folder'} you can write`;
+  return new FileSystemError(`${flag} ${path}: ${cause}: ${fix}`);
 }
 
 /**

@@ -36,6 +36,9 @@ function addCheckOptions(command: Command): Command {
  * undici, better-sqlite3).
  */
 export function buildProgram(): Command {
+  // Read once the environment (and any --env-file) is in place: main.ts loads that first.
+  const mirrorPath = process.env['LEDGER_RECON_DB'] || 'data/ledger.db';
+  const outFolder = process.env['LEDGER_RECON_OUT'] || 'reports';
   const program = new Command('ledger-recon')
     // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
     .exitOverride()
@@ -45,12 +48,15 @@ export function buildProgram(): Command {
     )
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
+    .option('--env-file <file>', 'read settings from this file (KEY=value lines); the environment and flags take precedence')
+    .option('--verbose', 'the stack of an unexpected error')
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
       '\nExit codes: 0 reconciled, 1 breaks at or above --fail-on, 2 could not complete (configuration,\n' +
         'credentials, service unreachable, lock held).\n\nConfiguration comes from GIFTCARD_API_URL, GIFTCARD_CLIENT_ID, GIFTCARD_CLIENT_SECRET,\n' +
-        'DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each has a flag that overrides it.',
+        'DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each has a flag that overrides it. LEDGER_RECON_DB and\n' +
+        'LEDGER_RECON_OUT set the default --db and --out; --env-file FILE reads any of them from a file.',
     );
 
   program
@@ -87,9 +93,19 @@ export function buildProgram(): Command {
 
   addServiceOptions(
     program
+      .command('doctor')
+      .description('check everything a night needs, one line each with ok or the fix: settings, both services, the mirror, disk, --out')
+      .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+      .option('--out <dir>', 'where the reports go (or LEDGER_RECON_OUT)', outFolder),
+  ).action(async (options) => {
+    await (await import('./doctor.js')).doctor(options);
+  });
+
+  addServiceOptions(
+    program
       .command('sync')
       .description('mirror both services into the SQLite mirror (the first run, or --full, reads everything)')
-      .option('--db <path>', 'the mirror', 'data/ledger.db')
+      .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
       .option('--full', 'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)')
       .option('--json', 'print one summary object on stdout instead of progress')
       .addOption(new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry').default(60).argParser(integer('--overlap-minutes', 0)))
@@ -102,7 +118,7 @@ export function buildProgram(): Command {
     program
       .command('check')
       .description('run the check catalogue over the mirror\'s newest sync; findings are kept across runs')
-      .option('--db <path>', 'the mirror', 'data/ledger.db')
+      .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
       .option('--json', 'print one summary object on stdout')
       .option('--findings-json <file>', 'write the run\'s findings as a JSON array'),
   ).action(async (options) => {
@@ -114,8 +130,8 @@ export function buildProgram(): Command {
       program
         .command('run')
         .description('the nightly job: sync, check, confirm each gift card error against the service, and write the reports, under one lock')
-        .option('--db <path>', 'the mirror', 'data/ledger.db')
-        .option('--out <dir>', 'where the workbook, CSV and JSON go', 'reports')
+        .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+        .option('--out <dir>', 'where the workbook, CSV and JSON go (or LEDGER_RECON_OUT)', outFolder)
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
         .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
@@ -127,8 +143,8 @@ export function buildProgram(): Command {
   program
     .command('report')
     .description('write the workbook, CSV and JSON of a check run (the newest by default) from the mirror')
-    .option('--db <path>', 'the mirror', 'data/ledger.db')
-    .option('--out <dir>', 'where the files go', 'reports')
+    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .action(async (options) => {
       await (await import('./report.js')).report(options);
@@ -139,7 +155,7 @@ export function buildProgram(): Command {
     .description('run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)')
     .argument('[statement]', 'one SELECT statement')
     .option('--file <file>', 'read the statement from a file')
-    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
     .addOption(new Option('--format <format>', 'output: a table (default on a terminal), CSV (default otherwise) or JSON').choices(SQL_FORMATS))
     .action(async (statement: string | undefined, options) => {
       await (await import('./sql.js')).sql(statement, options);
@@ -150,7 +166,7 @@ export function buildProgram(): Command {
     .description('export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry)')
     .argument('<format>', 'hledger')
     .requiredOption('--out <file>', 'the journal to write')
-    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
     .action(async (format: string, options) => {
       await (await import('./export.js')).exportCommand(format, options);
     });
@@ -158,7 +174,7 @@ export function buildProgram(): Command {
   program
     .command('history')
     .description('past check runs with times, verdicts and finding totals, newest first')
-    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
     .option('--json', 'print a JSON array')
     .addOption(new Option('--limit <n>', 'how many runs').default(30).argParser(integer('--limit', 1)))
     .action(async (options) => {
@@ -172,7 +188,7 @@ export function buildProgram(): Command {
     .requiredOption('--note <text>', 'why it is accepted: the justification auditors read')
     .option('--by <name>', 'who accepts (default: the operating-system user)')
     .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
-    .option('--db <path>', 'the mirror', 'data/ledger.db')
+    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
     .action(async (fingerprint: string, options) => {
       await (await import('./accept.js')).accept(fingerprint, options);
     });
@@ -181,7 +197,7 @@ export function buildProgram(): Command {
     .command('demo')
     .description('the nightly job against the built-in simulator, with every planted break and look-alike (what npm start runs)')
     .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
-    .option('--db <path>', 'the demo\'s mirror (made afresh)', 'data/demo/ledger.db')
+    .option('--db <path>', 'the demo\'s mirror (made afresh; never one the demo did not make)', 'data/demo/ledger.db')
     .option('--out <dir>', 'where the demo\'s reports go', 'reports/demo')
     .action(async (options) => (await import('./demo.js')).demo(options));
 

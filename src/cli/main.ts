@@ -1,7 +1,10 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { CommanderError } from 'commander';
 import { LedgerReconError } from '../errors.js';
 import { redact } from '../log.js';
+import { fileSystemError } from '../paths.js';
 import { buildProgram } from './index.js';
 
 /** Secrets this process may know of (environment or flags), so no message can print them. */
@@ -14,9 +17,32 @@ function flagValues(flags: readonly string[]): string[] {
 }
 
 try {
+  loadEnvFile(flagValues(['--env-file']).at(-1));
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
   process.exitCode = exitCodeFor(error);
+}
+
+/**
+ * Settings from `--env-file FILE` (KEY=value lines, as systemd's EnvironmentFile and dotenv
+ * read them), before the program reads its defaults; a variable already in the environment
+ * keeps its value, and flags override both.
+ * @throws FileSystemError when the file cannot be read.
+ */
+function loadEnvFile(file: string | undefined): void {
+  if (file === undefined) return;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw fileSystemError('--env-file', file, error, true);
+  }
+  for (const [key, value] of Object.entries(parseEnv(text))) if (process.env[key] === undefined && value !== undefined) process.env[key] = value;
+  // The file's secrets are redacted from every message too.
+  for (const key of ['GIFTCARD_CLIENT_SECRET', 'DP_CLIENT_SECRET']) {
+    const secret = process.env[key];
+    if (secret) secrets.push(secret);
+  }
 }
 
 function exitCodeFor(error: unknown): number {

@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
@@ -95,6 +96,8 @@ function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOp
   const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
   sqlite.pragma(`wal_autocheckpoint = ${Math.round((64 * 1024 * 1024) / pageSize)}`);
   const db = drizzle(sqlite, { schema }) as MirrorDb;
+  const { applied, known } = schemaVersion(sqlite);
+  if (applied > known) throw new MirrorError(`the mirror ${path} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
   migrate(db, { migrationsFolder: MIGRATIONS });
   if (warn && missingIndexes(sqlite, [ENTRY_ID_INDEX, ...LEDGER_INDEXES]).length > 0) {
     const entries = sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get() as number;
@@ -249,6 +252,19 @@ function indexName(statement: string): string {
   const name = /INDEX IF NOT EXISTS `([^`]+)`/.exec(statement)?.[1];
   if (name === undefined) throw new Error(`not a CREATE INDEX IF NOT EXISTS statement: ${statement}`);
   return name;
+}
+
+/** The migrations a mirror has applied, and the number this version of the tool knows. */
+export function schemaVersion(sqlite: Database.Database): { applied: number; known: number } {
+  const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  const applied = table ? (sqlite.prepare('SELECT COUNT(*) FROM __drizzle_migrations').pluck().get() as number) : 0;
+  return { applied, known: knownMigrations() };
+}
+
+let known: number | undefined;
+function knownMigrations(): number {
+  known ??= (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+  return known;
 }
 
 /**

@@ -1,0 +1,136 @@
+import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DpClient } from '../api/dp-client.js';
+import { GiftCardClient } from '../api/giftcard-client.js';
+import { checkSettings, type ConfigFlags, type ServiceConfig } from '../config.js';
+import { lockHolder } from '../db/lock.js';
+import { DEFAULT_DB_PATH, openMirrorReadOnly, schemaVersion } from '../db/mirror.js';
+import { completedRun, summaryOf } from '../findings/store.js';
+import { Secret } from '../secret.js';
+
+export interface DoctorOptions extends ConfigFlags {
+  db?: string;
+  out?: string;
+  env?: NodeJS.ProcessEnv;
+  write?: (text: string) => void;
+}
+
+/** One line of the report: ok, or what is wrong and what to do. */
+interface Line {
+  ok: boolean;
+  subject: string;
+  text: string;
+}
+
+/** Below this much free space beside the mirror a sync may fail: its WAL alone grows to 256 MB. */
+const MIN_FREE_BYTES = 512 * 1024 * 1024;
+
+/**
+ * `ledger-recon doctor`: every setting, both services' reachability and credentials (one
+ * record read from each, GET only), the mirror's health (integrity, schema version, lock
+ * holder, last successful run), the free disk space beside it and the --out folder; one line
+ * each, `ok` or `FAIL` with the fix. Exit 0 when all are ok, 2 otherwise.
+ */
+export async function doctor(options: DoctorOptions): Promise<Line[]> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const lines: Line[] = [];
+  const say = (line: Line): void => {
+    lines.push(line);
+    write(`${line.ok ? 'ok  ' : 'FAIL'}  ${line.subject}: ${line.text}\n`);
+  };
+
+  const settings = checkSettings(options, options.env);
+  for (const { setting, value, problem } of settings) {
+    say(problem ? { ok: false, subject: setting.variable, text: problem.message } : { ok: true, subject: setting.variable, text: setting.kind === 'secret' ? 'set (value not shown)' : value });
+  }
+  // Each service is tried when its own three settings are sound.
+  const get = (variable: string): string | undefined => {
+    const found = settings.find((s) => s.setting.variable === variable);
+    return found && found.problem === null ? found.value : undefined;
+  };
+  for (const service of ['giftcard', 'dp'] as const) {
+    const prefix = service === 'giftcard' ? 'GIFTCARD' : 'DP';
+    const [baseUrl, clientId, secret] = [get(`${prefix}_API_URL`), get(`${prefix}_CLIENT_ID`), get(`${prefix}_CLIENT_SECRET`)];
+    const subject = service === 'giftcard' ? 'gift card service' : 'delivery partner service';
+    if (baseUrl === undefined || clientId === undefined || secret === undefined) say({ ok: false, subject, text: `not tried: fix its settings above first` });
+    else say(await reach({ service, baseUrl, clientId, clientSecret: new Secret(secret) }, subject));
+  }
+
+  const db = options.db ?? DEFAULT_DB_PATH;
+  for (const line of mirror(db)) say(line);
+  say(freeSpace(db));
+  say(outFolder(options.out ?? 'reports'));
+  process.exitCode = lines.every((l) => l.ok) ? 0 : 2;
+  return lines;
+}
+
+/** Reads one record of a service (GET only): it answers and accepts the credentials, or why not. */
+async function reach(config: ServiceConfig, subject: string): Promise<Line> {
+  const client = config.service === 'giftcard' ? new GiftCardClient(config, { retry: { maxRetries: 1 } }) : new DpClient(config, { retry: { maxRetries: 1 } });
+  try {
+    if (client instanceof GiftCardClient) {
+      const page = await client.listGiftCards({ limit: 1 }).next();
+      return { ok: true, subject, text: `${config.baseUrl} answers and accepts the credentials (${(page.value?.records.length ?? 0) > 0 ? 'cards readable' : 'no cards yet'})` };
+    }
+    const { wallets } = await client.getWallets({ selectedOnly: true });
+    return { ok: true, subject, text: `${config.baseUrl} answers and accepts the credentials (DP ${client.dpId}, ${wallets.length} selected wallet${wallets.length === 1 ? '' : 's'})` };
+  } catch (error) {
+    return { ok: false, subject, text: (error as Error).message };
+  } finally {
+    await client.close();
+  }
+}
+
+function mirror(db: string): Line[] {
+  const subject = `mirror ${resolve(db)}`;
+  if (!existsSync(db)) return [{ ok: true, subject, text: 'not there yet: the first sync makes it' }];
+  let opened;
+  try {
+    opened = openMirrorReadOnly(db);
+  } catch (error) {
+    return [{ ok: false, subject, text: `${(error as Error).message}: restore it from a backup, or give --db a new file (a new mirror starts with a full sync)` }];
+  }
+  try {
+    const lines: Line[] = [];
+    const check = opened.sqlite.pragma('quick_check', { simple: true }) as string;
+    lines.push(check === 'ok' ? { ok: true, subject, text: 'integrity ok (quick_check)' } : { ok: false, subject, text: `integrity check failed (${check}): restore it from a backup` });
+    const { applied, known } = schemaVersion(opened.sqlite);
+    if (applied > known) lines.push({ ok: false, subject: 'schema', text: `the mirror is at schema ${applied}, newer than this version (${known}): upgrade ledger-recon` });
+    else lines.push({ ok: true, subject: 'schema', text: applied === known ? `schema ${applied}, this version's` : `schema ${applied} of ${known}: the next writing command migrates it` });
+    const holder = lockHolder(db);
+    lines.push({ ok: true, subject: 'lock', text: holder ? `held by ledger-recon ${holder.command} (process ${holder.pid}, started ${holder.startedAt})` : 'free' });
+    const last = completedRun(opened.sqlite);
+    if (!last) lines.push({ ok: true, subject: 'last run', text: 'none yet' });
+    else {
+      const summary = summaryOf(last);
+      lines.push({ ok: true, subject: 'last run', text: `run ${last.checkRunId} at ${last.startedAt}: ${summary.verdict}, ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning)` });
+    }
+    return lines;
+  } finally {
+    opened.close();
+  }
+}
+
+function freeSpace(db: string): Line {
+  let folder = dirname(resolve(db));
+  while (!existsSync(folder)) folder = dirname(folder);
+  const stats = statfsSync(folder);
+  const free = stats.bavail * stats.bsize;
+  const gb = (free / 1024 ** 3).toLocaleString('en-US', { maximumFractionDigits: 1 });
+  return free >= MIN_FREE_BYTES
+    ? { ok: true, subject: 'disk', text: `${gb} GB free beside the mirror (${folder})` }
+    : { ok: false, subject: 'disk', text: `only ${gb} GB free beside the mirror (${folder}): a sync needs 256 MB for its WAL besides the mirror's growth; free some space` };
+}
+
+function outFolder(out: string): Line {
+  let folder = resolve(out);
+  while (!existsSync(folder)) folder = dirname(folder);
+  // The nearest existing folder decides whether --out can be made and written.
+  try {
+    if (!statSync(folder).isDirectory()) return { ok: false, subject: '--out', text: `${resolve(out)}: ${folder} is a file, where a folder should be: give --out a folder you can write` };
+    accessSync(folder, constants.W_OK);
+    return { ok: true, subject: '--out', text: `${resolve(out)}${folder === resolve(out) ? '' : ' (made by the first report)'}` };
+  } catch (error) {
+    return { ok: false, subject: '--out', text: `${resolve(out)}: ${(error as { code?: string }).code ?? (error as Error).message}: give --out a folder you can write` };
+  }
+}

@@ -1,0 +1,79 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+
+let sim: Simulator;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 84, size: 'tiny' });
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-doctor-'));
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The six settings as an env file, as an operator keeps them. */
+function envFile(): string {
+  const file = join(dir, 'ledger-recon.env');
+  const env = simulatorEnv(sim);
+  writeFileSync(file, ['GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET', 'DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET'].map((key) => `${key}=${env[key]}`).join('\n'));
+  return file;
+}
+
+describe('settings like other tools', () => {
+  it('reads --env-file, and LEDGER_RECON_DB and LEDGER_RECON_OUT as the default --db and --out', async () => {
+    const db = join(dir, 'from-env', 'ledger.db');
+    const out = join(dir, 'from-env', 'reports');
+    const { status, stdout, stderr } = await runCli(['run', '--env-file', envFile(), '--json'], cleanEnv({ LEDGER_RECON_DB: db, LEDGER_RECON_OUT: out }));
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ verdict: 'RECONCILED', report: { workbook: expect.stringMatching(new RegExp(`^${out}/ledger-recon-.*-run-1\\.xlsx$`)) } });
+    expect(existsSync(db)).toBe(true);
+    expect(readdirSync(out)).toHaveLength(3);
+  });
+
+  it('lets the environment win over the file, and flags over both', async () => {
+    const { status, stderr } = await runCli(['ping', '--env-file', envFile(), '--dp-url', 'ftp://flag'], cleanEnv({ GIFTCARD_API_URL: 'mailto:environment' }));
+    expect(status).toBe(2);
+    expect(stderr).toContain('GIFTCARD_API_URL (or --giftcard-url) must start with http:// or https://');
+    expect(stderr).toContain('DP_API_URL (or --dp-url) must start with http:// or https://');
+  });
+});
+
+describe('ledger-recon doctor', () => {
+  it('says ok, one line each, for the settings, both services, the mirror, the disk and --out', async () => {
+    const db = join(dir, 'healthy.db');
+    await runCli(['run', '--db', db, '--out', join(dir, 'healthy')], simulatorEnv(sim));
+    const { status, stdout, stderr } = await runCli(['doctor', '--db', db, '--out', join(dir, 'healthy')], simulatorEnv(sim));
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.every((line) => line.startsWith('ok    '))).toBe(true);
+    expect(lines.map((line) => line.slice(6).split(':')[0])).toEqual([
+      'GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET', 'DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET',
+      'gift card service', 'delivery partner service', `mirror ${db}`, 'schema', 'lock', 'last run', 'disk', '--out',
+    ]);
+    expect(stdout).toContain('integrity ok');
+    expect(stdout).toMatch(/last run: run 1 at .*: RECONCILED/);
+    expect(stdout).not.toContain(sim.credentials.giftcard.clientSecret);
+  });
+
+  it('names every problem with its fix, never a secret, and exits 2', async () => {
+    const env = { ...simulatorEnv(sim), GIFTCARD_CLIENT_SECRET: 'rotated-secret-value', DP_API_URL: '' };
+    const garbage = join(dir, 'garbage.db');
+    writeFileSync(garbage, 'not a database');
+    const { status, stdout } = await runCli(['doctor', '--db', garbage, '--out', garbage], env);
+    expect(status).toBe(2);
+    const failing = stdout.split('\n').filter((line) => line.startsWith('FAIL'));
+    expect(failing.map((line) => line.slice(6).split(':')[0])).toEqual(['DP_API_URL', 'gift card service', 'delivery partner service', `mirror ${garbage}`, '--out']);
+    expect(failing[1]).toMatch(/GIFTCARD_CLIENT_SECRET/);
+    expect(failing[2]).toBe('FAIL  delivery partner service: not tried: fix its settings above first');
+    expect(failing[3]).toMatch(/file is not a database: restore it from a backup, or give --db a new file/);
+    expect(stdout).not.toContain('rotated-secret-value');
+  });
+});
