@@ -104,6 +104,17 @@ export function formatCents(value: Cents | number): string {
   return `${negative ? '-' : ''}${whole}.${minor}`;
 }
 
+/**
+ * A decimal string with thousands separators in its integer part, for people on a terminal:
+ * "23733500.00" → "23,733,500.00", "-1234.50" → "-1,234.50". Text only: no arithmetic.
+ */
+export function groupThousands(decimal: string): string {
+  const match = /^(-?)(\d+)(\.\d+)?$/.exec(decimal);
+  if (!match) return decimal;
+  const [, sign = '', whole = '', fraction = ''] = match;
+  return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction}`;
+}
+
 /** Formats cents with the currency code, as a finding's message states money: "EUR 10.10". */
 export function formatMoney(value: Cents | number, currency: string): string {
   return `${currency} ${formatCents(value)}`;

@@ -56,7 +56,14 @@ export function ensureFolder(flag: string, folder: string): void {
     }
   }
   try {
-    for (const level of missing) mkdirSync(level, { mode: 0o700 });
+    for (const level of missing) {
+      try {
+        mkdirSync(level, { mode: 0o700 });
+      } catch (error) {
+        // Another process made it in the meantime: a folder is all we wanted.
+        if ((error as { code?: unknown }).code !== 'EEXIST' || !statSync(level).isDirectory()) throw error;
+      }
+    }
     accessSync(path, constants.W_OK);
   } catch (error) {
     throw fileSystemError(flag, folder, error);

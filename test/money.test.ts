@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCents, toCents } from '../src/money.js';
+import { formatCents, groupThousands, toCents } from '../src/money.js';
 
 describe('toCents', () => {
   it('reads every amount on a cent exactly, as JSON carries it', () => {
@@ -55,5 +55,11 @@ describe('toCents', () => {
 
   it('formats cents with two places and a sign', () => {
     expect([formatCents(1010), formatCents(-5), formatCents(0), formatCents(-12345)]).toEqual(['10.10', '-0.05', '0.00', '-123.45']);
+  });
+});
+
+describe('groupThousands', () => {
+  it('groups the integer part of a decimal string for people, without arithmetic', () => {
+    expect(['23733500.00', '-1234.50', '999.99', '0.05', '1000', 'n/a'].map(groupThousands)).toEqual(['23,733,500.00', '-1,234.50', '999.99', '0.05', '1,000', 'n/a']);
   });
 });

@@ -1,9 +1,21 @@
 import type { CheckRunSummary } from '../findings/summary.js';
+import { groupThousands } from '../money.js';
 
-/** The terminal's view of a check run: the verdict first, then what an operator acts on. */
-export function formatCheckSummary(summary: CheckRunSummary): string {
+/** Whether text for `stream` may carry colour: never with NO_COLOR, always with FORCE_COLOR (not 0), else on a terminal. */
+export function colourFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
+  if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0' && env['FORCE_COLOR'] !== 'false') return true;
+  return stream.isTTY === true;
+}
+
+const VERDICT_COLOUR: Record<CheckRunSummary['verdict'], string> = { RECONCILED: '\x1b[1;32m', BREAKS: '\x1b[1;31m', INCOMPLETE: '\x1b[1;33m' };
+
+/** The terminal's view of a check run: the verdict first, then what an operator acts on; money grouped by thousands. */
+export function formatCheckSummary(summary: CheckRunSummary, colour = false): string {
   const lines: string[] = [];
-  lines.push(`${summary.verdict}  check run ${summary.checkRunId} over sync ${summary.syncRunId} (${summary.syncStatus}), data as of ${summary.asOf}`);
+  const verdict = colour ? `${VERDICT_COLOUR[summary.verdict]}${summary.verdict}\x1b[0m` : summary.verdict;
+  const money = (value: string | boolean | undefined): string => groupThousands(String(value));
+  lines.push(`${verdict}  check run ${summary.checkRunId} over sync ${summary.syncRunId} (${summary.syncStatus}), data as of ${summary.asOf}`);
   if (summary.failedChecks.length > 0) {
     for (const failed of summary.failedChecks) lines.push(`  could not run ${failed.code}: ${failed.error}`);
   }
@@ -15,10 +27,11 @@ export function formatCheckSummary(summary: CheckRunSummary): string {
   const codes = Object.entries(summary.byCode).sort(([a], [b]) => a.localeCompare(b));
   for (const [code, n] of codes) lines.push(`  ${code.padEnd(32)} ${String(n).padStart(6)}`);
   const stake = Object.entries(summary.moneyAtStake);
-  if (stake.length > 0) lines.push(`money at stake: ${stake.map(([currency, amount]) => `${currency} ${amount}`).join(', ')}`);
+  if (stake.length > 0) lines.push(`money at stake: ${stake.map(([currency, amount]) => `${currency} ${money(amount)}`).join(', ')}`);
   for (const r of summary.rollForward) {
     lines.push(
-      `liability ${r['currency']}: opening ${r['opening']} + issued ${r['issued']} − debited ${r['debited']} + refunded ${r['refunded']} − voided ${r['voided']} − expired ${r['expired']} = ${r['closing']}; cards hold ${r['cardsRemaining']}${r['closes'] ? ' (closes)' : ` (does not close by ${r['difference']})`}`,
+      `liability ${r['currency']}: opening ${money(r['opening'])} + issued ${money(r['issued'])} − debited ${money(r['debited'])} + refunded ${money(r['refunded'])} − voided ${money(r['voided'])} − expired ${money(r['expired'])} = ${money(r['closing'])}; ` +
+        `cards hold ${money(r['cardsRemaining'])}${r['closes'] ? ' (closes)' : ` (does not close by ${money(r['difference'])})`}`,
     );
   }
   lines.push(`${summary.cards} cards, ${summary.entries} ledger entries checked in ${(summary.durationMs / 1000).toFixed(1)} s; exit ${summary.exitCode} (--fail-on ${summary.failOn})`);

@@ -5,7 +5,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { formatCheckSummary } from './check-output.js';
+import { colourFor, formatCheckSummary } from './check-output.js';
 import { pickCheckOptions } from './run.js';
 
 export interface CheckCommandOptions {
@@ -39,7 +39,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
       options: pickCheckOptions(options),
     });
     if (options.findingsJson) writeAtomically(options.findingsJson, `${JSON.stringify(findings.map(exportFinding), null, 2)}\n`);
-    write(options.json ? `${JSON.stringify(summary)}\n` : formatCheckSummary(summary));
+    write(options.json ? `${JSON.stringify(summary)}\n` : formatCheckSummary(summary, colourFor(process.stdout)));
     process.exitCode = summary.exitCode;
     return summary;
   } finally {

@@ -108,6 +108,7 @@ export function buildProgram(): Command {
       .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
       .option('--full', 'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)')
       .option('--json', 'print one summary object on stdout instead of progress')
+      .option('--quiet', 'no progress and no closing line: errors only')
       .addOption(new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry').default(60).argParser(integer('--overlap-minutes', 0)))
       .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
   ).action(async (options) => {
@@ -134,6 +135,7 @@ export function buildProgram(): Command {
         .option('--out <dir>', 'where the workbook, CSV and JSON go (or LEDGER_RECON_OUT)', outFolder)
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
+        .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
         .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
     ),
   ).action(async (options) => {

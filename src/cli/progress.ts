@@ -1,3 +1,11 @@
+/**
+ * What a person sees while the tool works. On a terminal: one live line per resource and per
+ * step (check, confirmation, report), redrawn in place by cli-progress, which cuts each line to
+ * the terminal's width so nothing wraps and no stale line is left behind at any width; a bar
+ * where the total is known, a rate where it is not. Without a terminal: one summary line per
+ * resource, as a log wants it. Nothing at all when quiet.
+ */
+import cliProgress from 'cli-progress';
 import type { ProgressReporter, ResourceStats, SyncResource } from '../sync/context.js';
 
 const LABEL: Record<SyncResource, string> = {
@@ -30,31 +38,37 @@ export interface ProgressOptions {
   stream: NodeJS.WriteStream;
   /** Live lines on a terminal; one summary line per resource otherwise. */
   tty: boolean;
-  /** Nothing at all (--json prints one object instead). */
+  /** Nothing at all (--json prints one object instead; --quiet). */
   quiet: boolean;
   /** Retries so far, across both services. */
   retries: () => number;
 }
 
+/** The sync's reporter, plus the steps that follow it and the closing line. */
+export interface Progress extends ProgressReporter {
+  /** A named step (check, confirmation, report) starts; the previous one ends. */
+  step(label: string): void;
+  /** Ends every live line and writes the closing line, if any. */
+  finish(closing?: string): void;
+}
+
 const number = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 function note(key: string, value: number): string {
   const label = NOTE[key] ?? key;
   if (FLAGS.has(key)) return label;
-  return `${label} ${key.endsWith('Ms') ? `${(value / 1000).toFixed(1)} s` : number(value)}`;
+  return `${label} ${key.endsWith('Ms') ? seconds(value) : number(value)}`;
 }
 
 /**
- * Progress of a sync: a live line per resource on a terminal, a summary line per resource
- * otherwise. Each line: records, new, changed, pages, quarantined, the resource's notes,
- * its rate and its retries (and, once done, its time).
+ * Progress of a sync and the steps after it. Each resource's line: records, new, changed,
+ * pages, quarantined, the resource's notes, its rate and its retries (and, once done, its time).
  */
-export function createProgress({ stream, tty, quiet, retries }: ProgressOptions): ProgressReporter {
-  if (quiet) return { update() {}, done() {} };
+export function createProgress({ stream, tty, quiet, retries }: ProgressOptions): Progress {
+  if (quiet) return { update() {}, done() {}, step() {}, finish() {} };
   const started = new Map<SyncResource, { at: number; retries: number }>();
-  let lastDraw = 0;
-  let lastNotes = '';
   const begin = (resource: SyncResource) => {
     let start = started.get(resource);
     if (!start) started.set(resource, (start = { at: Date.now(), retries: retries() }));
@@ -62,27 +76,96 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
   };
   const line = (resource: SyncResource, stats: ResourceStats, finished: boolean): string => {
     const start = begin(resource);
-    const seconds = finished ? stats.durationMs / 1000 : (Date.now() - start.at) / 1000;
-    const rate = seconds > 0 ? Math.round(stats.records / seconds) : 0;
-    const parts = [counted(stats.records, 'record', 'records'), `${number(stats.new)} new`, `${number(stats.changed)} changed`, counted(stats.pages, 'page', 'pages')];
-    if (stats.quarantined > 0) parts.push(`${number(stats.quarantined)} quarantined`);
-    for (const [key, value] of Object.entries(stats.notes)) parts.push(note(key, value));
-    const tail = [`${number(rate)}/s`, counted(retries() - start.retries, 'retry', 'retries')];
-    if (finished) tail.push(`${seconds.toFixed(1)} s`);
-    return `${LABEL[resource].padEnd(15)} ${parts.join(', ')} | ${tail.join(', ')}`;
+    const ms = finished ? stats.durationMs : Date.now() - start.at;
+    const rate = ms > 0 ? Math.round((stats.records * 1000) / ms) : 0;
+    // What matters first, so that a narrow terminal cuts only the details at the end.
+    const head = [counted(stats.records, 'record', 'records'), `${number(stats.new)} new`, `${number(stats.changed)} changed`];
+    if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
+    const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(retries() - start.retries, 'retry', 'retries')];
+    const details = [counted(stats.pages, 'page', 'pages'), ...Object.entries(stats.notes).filter(([key, value]) => FLAGS.has(key) || value > 0).map(([key, value]) => note(key, value))];
+    if (finished) details.unshift(`${number(rate)}/s`);
+    return `${LABEL[resource].padEnd(15)} ${head.join(', ')} | ${tail.join(', ')} | ${details.join(', ')}`;
+  };
+
+  if (!tty) {
+    return {
+      update: (resource) => void begin(resource),
+      done: (resource, stats) => void stream.write(`${line(resource, stats, true)}\n`),
+      step() {},
+      finish: (closing) => void (closing && stream.write(`${closing}\n`)),
+    };
+  }
+
+  // The line is ours: cli-progress draws it, cut to the terminal's width, in place.
+  const bars = new cliProgress.MultiBar({
+    stream,
+    format: (_options, _params, payload: { line: string }) => payload.line,
+    fps: 10,
+    hideCursor: true,
+    linewrap: false,
+    clearOnComplete: false,
+    gracefulExit: true,
+  });
+  const live = new Map<SyncResource, cliProgress.SingleBar>();
+  let current: { bar: cliProgress.SingleBar; label: string; at: number; timer: NodeJS.Timeout } | undefined;
+  const endStep = (): void => {
+    if (!current) return;
+    clearInterval(current.timer);
+    current.bar.update(1, { line: `${current.label.padEnd(15)} done in ${seconds(Date.now() - current.at)}` });
+    current.bar.stop();
+    current = undefined;
   };
   return {
     update(resource, stats) {
       begin(resource);
-      // At most ten redraws a second, but a new note (such as the index builds starting) at once.
-      const notes = `${resource} ${Object.keys(stats.notes).join()}`;
-      if (!tty || (Date.now() - lastDraw < 100 && notes === lastNotes)) return;
-      lastDraw = Date.now();
-      lastNotes = notes;
-      stream.write(`\r\x1b[K${line(resource, stats, false)}`);
+      const bar = live.get(resource);
+      if (bar) bar.update(stats.records, { line: line(resource, stats, false) });
+      else live.set(resource, bars.create(0, stats.records, { line: line(resource, stats, false) }));
     },
     done(resource, stats) {
-      stream.write(`${tty ? '\r\x1b[K' : ''}${line(resource, stats, true)}\n`);
+      const payload = { line: line(resource, stats, true) };
+      const bar = live.get(resource) ?? bars.create(0, stats.records, payload);
+      bar.update(stats.records, payload);
+      bar.stop();
+      live.set(resource, bar);
+    },
+    step(label) {
+      endStep();
+      const at = Date.now();
+      const bar = bars.create(1, 0, { line: `${label.padEnd(15)} running …` });
+      // Something moves every second while a step works: its elapsed time.
+      const timer = setInterval(() => bar.update(0, { line: `${label.padEnd(15)} running … ${seconds(Date.now() - at)}` }), 1000);
+      timer.unref();
+      current = { bar, label, at, timer };
+    },
+    finish(closing) {
+      endStep();
+      bars.stop();
+      if (closing) stream.write(`${wrap(closing, stream.columns || 80)}\n`);
     },
   };
+}
+
+/** The closing line of a sync: what it read and how long it took. */
+export function syncClosingLine(summary: { syncRunId: number; mode: string; completed: boolean; durationMs: number; retries: number; quarantined: number; resources: Record<string, ResourceStats> }): string {
+  const stats = Object.values(summary.resources);
+  const sum = (key: 'records' | 'new' | 'changed'): number => stats.reduce((n, s) => n + s[key], 0);
+  return (
+    `sync ${summary.syncRunId} (${summary.mode}) ${summary.completed ? 'completed' : 'did not complete'} in ${seconds(summary.durationMs)}: ` +
+    `${counted(sum('records'), 'record', 'records')} read, ${number(sum('new'))} new, ${number(sum('changed'))} changed, ${number(summary.quarantined)} quarantined, ${counted(summary.retries, 'retry', 'retries')}`
+  );
+}
+
+/** Words wrapped so that no line is wider than `width` (a closing line on a narrow terminal). */
+export function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let current = '';
+  for (const word of text.split(' ')) {
+    if (current && current.length + 1 + word.length > width) {
+      lines.push(current);
+      current = `  ${word}`;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  lines.push(current);
+  return lines.map((line) => (line.length > width ? line.slice(0, width) : line)).join('\n');
 }

@@ -12,9 +12,9 @@ import { ensureFolder } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
-import { formatCheckSummary } from './check-output.js';
+import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
-import { createProgress } from './progress.js';
+import { createProgress, type Progress } from './progress.js';
 
 export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   db?: string;
@@ -27,6 +27,8 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   env?: NodeJS.ProcessEnv;
   /** Print the verdict and summary as on a terminal, whatever stderr is (the demo). */
   verbose?: boolean;
+  /** No progress and no summary on a terminal: the one line on failure only. */
+  quiet?: boolean;
   /** Where progress and the one failure line go (default stderr). */
   stderr?: NodeJS.WriteStream;
   write?: (text: string) => void;
@@ -85,7 +87,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       const result = await nightly(options, { mirror, clients, checkRunId, started, tty });
       const { summary } = result;
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
-      else if (tty || options.verbose) write(`${formatCheckSummary(summary)}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
+      else if ((tty && !options.quiet) || options.verbose) write(`${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
       else if (summary.exitCode !== 0) {
         stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new), see ${result.json.report.workbook}\n`);
       }
@@ -117,11 +119,20 @@ interface NightlyContext {
   tty: boolean;
 }
 
-/** Sync, check with its confirmation pass, report: the night's work once the mirror is ours. */
+/** Sync, check with its confirmation pass, report: the night's work once the mirror is ours, each stage a step on a terminal. */
 async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
   const stderr = options.stderr ?? process.stderr;
-  const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
+  const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
+  try {
+    return await stages(options, { mirror, clients, checkRunId, started }, progress);
+  } finally {
+    progress.finish();
+  }
+}
+
+async function stages(options: RunCommandOptions, { mirror, clients, checkRunId, started }: Omit<NightlyContext, 'tty'>, progress: Progress): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
   const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
+  progress.step('check');
   const reread: ConfirmStats = { cards: 0, entries: 0 };
   const { summary, confirmation } = await reconcile({
     mirror,
@@ -129,8 +140,12 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     ...(options.failOn ? { failOn: options.failOn } : {}),
     ...(options.merchantId ? { merchantId: options.merchantId } : {}),
     options: pickCheckOptions(options),
-    confirm: (request) => rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread),
+    confirm: (request) => {
+      progress.step(`confirmation (${request.cards.length} cards)`);
+      return rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread);
+    },
   });
+  progress.step('report');
   const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId });
   const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
   const json: RunSummary = {

@@ -2,12 +2,14 @@ import { loadConfig, type ConfigFlags } from '../config.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { createClients } from './clients.js';
-import { createProgress } from './progress.js';
+import { createProgress, syncClosingLine } from './progress.js';
 
 export interface SyncCommandOptions extends ConfigFlags {
   db?: string;
   full?: boolean;
   json?: boolean;
+  /** No progress and no closing line: errors only. */
+  quiet?: boolean;
   overlapMinutes?: number;
   concurrency?: number;
   env?: NodeJS.ProcessEnv;
@@ -24,7 +26,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const { mirror, lock } = openMirrorLocked(dbPath, 'sync');
   const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
   const stderr = process.stderr;
-  const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
+  const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
   try {
     const summary = await runSync({
       mirror,
@@ -35,9 +37,11 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       progress,
     });
+    progress.finish(syncClosingLine(summary));
     if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     return summary;
   } catch (error) {
+    progress.finish();
     if (options.json) {
       const failed = mirror.sqlite.prepare("SELECT summary_json FROM sync_runs WHERE status = 'failed' ORDER BY sync_run_id DESC LIMIT 1").pluck().get() as string | undefined;
       if (failed) process.stdout.write(`${failed}\n`);

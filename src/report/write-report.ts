@@ -29,6 +29,9 @@ export interface WriteReportOptions {
   checkRunId?: number;
 }
 
+/** A disk that cannot take the files: what is translated into one sentence naming --out. */
+const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO']);
+
 /** The three files' names: the run's UTC date and id. */
 export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' | 'startedAtMs'>): ReportPaths {
   const base = join(outDir, `ledger-recon-${new Date(run.startedAtMs).toISOString().slice(0, 10)}-run-${run.checkRunId}`);
@@ -45,7 +48,9 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
   ensureFolder('--out', options.outDir);
   const final = reportPaths(options.outDir, run);
-  const temporary: ReportPaths = { workbook: `${final.workbook}.partial`, csv: `${final.csv}.partial`, json: `${final.json}.partial` };
+  // Unique to this process: two reports of one run written at once never share a temporary file.
+  const partial = (path: string): string => `${path}.${process.pid}.partial`;
+  const temporary: ReportPaths = { workbook: partial(final.workbook), csv: partial(final.csv), json: partial(final.json) };
   try {
     const summary = summaryOf(run);
     await writeXlsx(
@@ -58,7 +63,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     return final;
   } catch (error) {
     // A disk that fills or turns read-only mid-write: one sentence naming --out, not a stack.
-    if (!(error instanceof LedgerReconError) && typeof (error as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((error as { code: string }).code)) throw fileSystemError('--out', options.outDir, error);
+    if (!(error instanceof LedgerReconError) && WRITE_FAILURES.has(String((error as { code?: unknown }).code))) throw fileSystemError('--out', options.outDir, error);
     throw error;
   } finally {
     for (const path of Object.values(temporary)) rmSync(path, { force: true });

@@ -40,10 +40,14 @@ describe('ledger-recon sync', () => {
     expect(Object.keys(summary.resources)).toEqual(['giftCards', 'giftCardTransactions', 'settle', 'coupons', 'dpWallets', 'dpProducts', 'dpOrders']);
   });
 
-  it('prints one summary line per resource without a terminal', async () => {
+  it('prints one summary line per resource without a terminal, then a closing line; nothing with --quiet', async () => {
     const { status, stderr } = await runCli(['sync', '--db', join(dir, 'lines.db')], simulatorEnv(sim));
     expect(status).toBe(0);
-    expect(stderr.trim().split('\n').map((line) => line.slice(0, 15).trim())).toEqual(['gift cards', 'ledger entries', 'settle pass', 'coupons', 'DP wallets', 'DP products', 'DP orders']);
+    const lines = stderr.trim().split('\n');
+    expect(lines.slice(0, -1).map((line) => line.slice(0, 15).trim())).toEqual(['gift cards', 'ledger entries', 'settle pass', 'coupons', 'DP wallets', 'DP products', 'DP orders']);
+    expect(lines.at(-1)).toMatch(/^sync 1 \(full\) completed in \d+\.\d s: [\d,]+ records read, [\d,]+ new, 0 changed, \d+ quarantined, \d+ retr(y|ies)$/);
+    const quiet = await runCli(['sync', '--db', join(dir, 'lines.db'), '--quiet'], simulatorEnv(sim));
+    expect([quiet.status, quiet.stdout, quiet.stderr]).toEqual([0, '', '']);
   });
 
   it('exits 2 with one line naming the service and the cause when credentials are refused, keeping what was committed', async () => {

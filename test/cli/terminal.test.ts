@@ -1,0 +1,72 @@
+/**
+ * The live display as a person sees it: the real CLI in tmux panes 60, 80 and 120 columns wide.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { CLI, simulatorEnv } from '../support/cli.js';
+import { hasProgram } from '../support/programs.js';
+
+let sim: Simulator;
+let dir: string;
+const socket = `ledger-recon-test-${process.pid}`;
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+
+const RESOURCES = ['gift cards', 'ledger entries', 'settle pass', 'coupons', 'DP wallets', 'DP products', 'DP orders'];
+
+describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 85, size: 'small' });
+    dir = mkdtempSync(join(tmpdir(), 'ledger-recon-terminal-'));
+  });
+  afterAll(async () => {
+    tmux('kill-server');
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  let panes = 0;
+  /**
+   * Runs `args` in a pane `width` columns wide and returns the screen once it has finished,
+   * with wrapped lines joined (so a line wider than the pane shows as one).
+   */
+  async function screen(width: number, args: string[]): Promise<string[]> {
+    const env = simulatorEnv(sim);
+    const assignments = Object.entries(env)
+      .filter(([key]) => /^(GIFTCARD|DP)_/.test(key))
+      .map(([key, value]) => `${key}='${value}'`);
+    const command = `env ${assignments.join(' ')} TERM=xterm-256color '${process.execPath}' '${CLI}' ${args.join(' ')}; echo "exit $?"; sleep 60`;
+    panes += 1;
+    const session = `pane${panes}`;
+    expect(tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', '50', command).status).toBe(0);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const captured = tmux('capture-pane', '-p', '-J', '-t', session).stdout;
+      if (/^exit \d+$/m.test(captured)) return captured.split('\n').filter((line) => line.trim() !== '');
+      if (Date.now() > deadline) throw new Error(`no exit in the pane after 60 s:\n${captured}`);
+      await new Promise((done) => setTimeout(done, 200));
+    }
+  }
+
+  it.each([60, 80, 120])('shows one line per resource and a closing line after a sync, none wider than %i columns', async (width) => {
+    const lines = await screen(width, ['sync', '--db', join(dir, `sync-${width}.db`)]);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(width);
+    // Redrawn in place: each resource stands on exactly one line, nothing stale left above it.
+    for (const resource of RESOURCES) expect(lines.filter((line) => line.startsWith(`${resource} `)), resource).toHaveLength(1);
+    const closing = lines.findIndex((line) => line.startsWith('sync 1 (full) completed in '));
+    expect(closing).toBeGreaterThan(RESOURCES.length - 1);
+    expect(lines.at(-1)).toBe('exit 0');
+  }, 90_000);
+
+  it('shows the check, confirmation and report as steps of the nightly run', async () => {
+    const lines = await screen(80, ['run', '--db', join(dir, 'run.db'), '--out', join(dir, 'reports')]);
+    const live = lines.slice(0, lines.findIndex((line) => line.startsWith('RECONCILED')));
+    for (const line of live) expect(line.length, line).toBeLessThanOrEqual(80);
+    for (const step of ['check', 'report']) expect(lines.filter((line) => line.startsWith(`${step} `) && line.includes('done in ')), step).toHaveLength(1);
+    expect(lines.some((line) => /^confirmation \(\d+ cards\) +done in /.test(line))).toBe(true);
+    expect(lines.some((line) => line.startsWith('RECONCILED  check run 1'))).toBe(true);
+  }, 90_000);
+});
