@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv, type CliResult } from '../support/cli.js';
@@ -89,5 +90,18 @@ describe('--db and --out that cannot be used', () => {
     mkdirSync(folder);
     expect(oneLine(await runCli(['sync', '--db', folder], simulatorEnv(sim)))).toBe(`ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`);
     expect(oneLine(await runCli(['check', '--db', '/proc/ledger-recon/ledger.db'], simulatorEnv(sim)))).toMatch(/^ledger-recon: (--db \/proc\/ledger-recon: it cannot be created there \(ENOENT\)|there is no mirror at)/);
+  });
+});
+
+describe('a mirror this version cannot use', () => {
+  it('names a mirror written by a newer ledger-recon, and leaves it as it was', async () => {
+    const db = join(dir, 'newer.db');
+    expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
+    const mirror = new Database(db);
+    const applied = mirror.prepare('SELECT COUNT(*) FROM __drizzle_migrations').pluck().get() as number;
+    mirror.prepare("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', 9999999999999)").run();
+    mirror.close();
+    const line = oneLine(await runCli(['check', '--db', db], simulatorEnv(sim)));
+    expect(line).toBe(`ledger-recon: the mirror ${db} was written by a newer ledger-recon (schema ${applied + 1}; this version knows ${applied}): upgrade ledger-recon, or give --db another mirror`);
   });
 });
