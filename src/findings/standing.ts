@@ -13,7 +13,7 @@
 import { isTimeSensitive, type Drafted, type FindingDraft } from '../checks/check.js';
 import { CHECKS } from '../checks/index.js';
 import { cardRef } from '../checks/refs.js';
-import type { Confirmation } from './confirmation.js';
+import type { CardVerdict, Confirmation } from './confirmation.js';
 import { ageDaysOf, detailOf, fingerprintOf, type Acceptance, type Finding, type FindingState } from './finding.js';
 
 export interface StandingInput {
@@ -47,7 +47,7 @@ export function standing(input: StandingInput): Standing {
   const prior = new Map<string, Finding>();
   for (const f of [...input.previous.findings, ...input.previous.held]) prior.set(f.fingerprint, f);
   const acceptances = new Map(input.acceptances.map((a) => [a.fingerprint, a]));
-  const verdicts = input.confirmation?.cards ?? new Map();
+  const verdicts: ReadonlyMap<string, CardVerdict> = input.confirmation?.cards ?? new Map();
 
   const findings: Finding[] = [];
   const held: Finding[] = [];
