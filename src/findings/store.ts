@@ -44,7 +44,7 @@ function codeOf(code: string): CheckCode {
 }
 
 /** A stored finding row back as a Finding. */
-export function findingOf(row: FindingRow): Finding {
+function findingOf(row: FindingRow): Finding {
   const stakeKey = row.stakeKey === '' ? row.fingerprint : row.stakeKey;
   // Rows stored before stakes were recorded: a money measure's difference is its stake.
   const stakeCents = row.stakeKey === '' && row.unit === 'cents' && row.difference !== null ? Math.abs(row.difference) : row.stakeCents;
@@ -132,7 +132,7 @@ export interface RunError {
 }
 
 /** How fingerprints are made (check_runs.findings_version): runs compare event breaks only within one. */
-export const FINDINGS_VERSION = 1;
+const FINDINGS_VERSION = 1;
 
 /**
  * Records that a check run (or a nightly run, before its sync) started; returns its ID. A run
