@@ -56,6 +56,13 @@ const number = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
+/** `45 %, ~12 s left` from the records read, the records expected and the time so far. */
+export function estimate(records: number, expected: number, ms: number): string {
+  const share = Math.min(records / expected, 0.99);
+  const leftMs = records >= expected ? 0 : (ms / records) * (expected - records);
+  return `${Math.floor(share * 100)} %, ~${leftMs >= 60_000 ? `${Math.round(leftMs / 60_000)} min` : `${Math.ceil(leftMs / 1000)} s`} left`;
+}
+
 function note(key: string, value: number): string {
   const label = NOTE[key] ?? key;
   if (FLAGS.has(key)) return label;
@@ -80,6 +87,8 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     const rate = ms > 0 ? Math.round((stats.records * 1000) / ms) : 0;
     // What matters first, so that a narrow terminal cuts only the details at the end.
     const head = [counted(stats.records, 'record', 'records'), `${number(stats.new)} new`, `${number(stats.changed)} changed`];
+    // Where the mirror says how many to expect: how far along, and an estimate of what is left.
+    if (!finished && stats.expected !== undefined && stats.records > 0) head[0] = `${number(stats.records)} of ~${number(stats.expected)} (${estimate(stats.records, stats.expected, ms)})`;
     if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
     const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(retries() - start.retries, 'retry', 'retries')];
     const details = [counted(stats.pages, 'page', 'pages'), ...Object.entries(stats.notes).filter(([key, value]) => FLAGS.has(key) || value > 0).map(([key, value]) => note(key, value))];

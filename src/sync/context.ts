@@ -15,6 +15,12 @@ export interface ResourceStats {
   pages: number;
   quarantined: number;
   durationMs: number;
+  /**
+   * How many records the walk expects to read, where that can be known: what the mirror held
+   * of a list read whole (cards, coupons, products, orders; the ledger on a --full pass).
+   * Undefined on a first sync and for an incremental ledger read. For progress only.
+   */
+  expected?: number;
   /** Resource-specific figures (e.g. cards re-read, in flight, vanished entries). */
   notes: Record<string, number>;
 }
@@ -65,4 +71,10 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+/** The records of a mirrored list the service still listed when last read: the next walk's expectation. */
+export function listedCount(sqlite: Database.Database, table: 'gift_cards' | 'gift_card_transactions' | 'coupons' | 'dp_products' | 'dp_orders'): number {
+  const where = table === 'gift_cards' ? '' : ' WHERE vanished_sync_run_id IS NULL';
+  return sqlite.prepare(`SELECT COUNT(*) FROM ${table}${where}`).pluck().get() as number;
 }

@@ -1,6 +1,6 @@
 import type { Coupon } from '../api/wire-types.js';
 import { createCouponIndexes, dropCouponIndexes, isEmpty } from '../db/mirror.js';
-import type { SyncContext } from './context.js';
+import { listedCount, type SyncContext } from './context.js';
 import { couponRow } from './rows.js';
 import { walk } from './walk.js';
 
@@ -10,6 +10,7 @@ export async function syncCoupons(context: SyncContext): Promise<void> {
   if (isEmpty(sqlite, 'coupons')) dropCouponIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<Coupon>(context, {
     resource: 'coupons',
+    expected: () => listedCount(context.sqlite, 'coupons'),
     quarantineAs: 'coupons',
     list: (startCursor) => giftcard.listCoupons(startCursor ? { startCursor } : {}),
     write: (coupon) => writer.coupon(couponRow(coupon), syncRunId),

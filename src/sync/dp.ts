@@ -1,5 +1,5 @@
 import type { Order, Product } from '../api/wire-types.js';
-import type { SyncContext } from './context.js';
+import { listedCount, type SyncContext } from './context.js';
 import { orderRows, productRows, walletRow } from './rows.js';
 import { walk } from './walk.js';
 
@@ -29,6 +29,7 @@ export async function syncProducts(context: SyncContext): Promise<void> {
   const { writer, dp } = context;
   await walk<Product>(context, {
     resource: 'dpProducts',
+    expected: () => listedCount(context.sqlite, 'dp_products'),
     quarantineAs: 'dpProducts',
     list: (startCursor) => dp.listProducts(startCursor ? { startCursor } : {}),
     write: (product) => writer.product(productRows(product)),
@@ -41,6 +42,7 @@ export async function syncOrders(context: SyncContext): Promise<void> {
   const { writer, dp, syncRunId } = context;
   await walk<Order>(context, {
     resource: 'dpOrders',
+    expected: () => listedCount(context.sqlite, 'dp_orders'),
     quarantineAs: 'dpOrders',
     list: (startCursor) => dp.listOrders(startCursor ? { startCursor } : {}),
     write: (order) => writer.order(orderRows(order), syncRunId),

@@ -2,7 +2,7 @@ import type { GiftCardListElement } from '../api/giftcard-client.js';
 import type { GiftCard } from '../api/wire-types.js';
 import { createCardIndexes, dropCardIndexes, isEmpty } from '../db/mirror.js';
 import { NotFoundError, PayloadValidationError } from '../errors.js';
-import { mapLimit, type SyncContext } from './context.js';
+import { listedCount, mapLimit, type SyncContext } from './context.js';
 import { giftCardRow } from './rows.js';
 import { walk } from './walk.js';
 
@@ -20,6 +20,7 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
   if (isEmpty(sqlite, 'gift_cards')) dropCardIndexes(sqlite); // a bulk load: build them once, sorted, at the end
   await walk<GiftCardListElement, FullRecords>(context, {
     resource: 'giftCards',
+    expected: () => listedCount(sqlite, 'gift_cards'),
     quarantineAs: 'giftCards',
     list: (startCursor) => giftcard.listGiftCards(startCursor ? { startCursor } : {}),
     prepare: async (page) => {

@@ -1,6 +1,6 @@
 import type { Transaction } from '../api/wire-types.js';
 import { createLedgerIndexes, dropLedgerIndexes, isEmpty } from '../db/mirror.js';
-import type { SyncContext } from './context.js';
+import { listedCount, type SyncContext } from './context.js';
 import { transactionRow } from './rows.js';
 import { walk } from './walk.js';
 
@@ -31,6 +31,7 @@ export async function syncLedger(context: SyncContext): Promise<void> {
     quarantineAs: 'giftCardTransactions',
     list: (startCursor) => giftcard.listTransactions(startCursor ? { startCursor } : {}),
     stopBeforeMs: () => (context.mode === 'full' ? null : newestEntryMs(context) - context.overlapMs),
+    expected: () => (context.mode === 'full' && !empty ? listedCount(sqlite, 'gift_card_transactions') : undefined),
     stopAfter: (page, checkpoint) => {
       if (checkpoint.mode === 'full' || checkpoint.stopBeforeMs === null) return false;
       const oldest = page.records.at(-1);

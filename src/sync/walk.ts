@@ -33,6 +33,8 @@ export interface WalkSpec<T, P> {
   unlisted?: { table: ListedTable; idField: string };
   /** After the walk, counted in its time and figures (e.g. index builds after a bulk load). */
   finish?: () => void;
+  /** How many records this walk expects (see ResourceStats.expected), asked once as it starts. */
+  expected?: () => number | undefined;
 }
 
 /**
@@ -45,6 +47,8 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
   const { writer, syncRunId } = context;
   const stats = context.stats[spec.resource];
   const started = Date.now();
+  const expected = spec.expected?.();
+  if (expected !== undefined && expected > 0) stats.expected = expected;
   context.progress.update(spec.resource, stats);
   const saved = writer.checkpoint(spec.resource);
   let checkpoint: Checkpoint =

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createProgress, wrap } from '../../src/cli/progress.js';
+import { createProgress, estimate, wrap } from '../../src/cli/progress.js';
 import { emptyStats } from '../../src/sync/context.js';
 
 function capture() {
@@ -32,6 +32,13 @@ describe('sync progress', () => {
     const stats = { ...emptyStats(), records: 1, pages: 1, durationMs: 500, notes: { cardsReread: 1, entriesToppedUp: 0, inFlight: 0, missingCards: 0 } };
     progress.done('settle', stats);
     expect(out.text()).toBe('settle pass     1 record, 0 new, 0 changed | 0.5 s, 0 retries | 2/s, 1 page, cards re-read 1\n');
+  });
+
+  it('estimates what is left where the mirror says how many records to expect', () => {
+    expect(estimate(25_000, 100_000, 10_000)).toBe('25 %, ~30 s left');
+    expect(estimate(10_000, 1_000_000, 60_000)).toBe('1 %, ~99 min left');
+    // The list grew beyond what the mirror held: not done until it ends.
+    expect(estimate(120, 100, 1_000)).toBe('99 %, ~0 s left');
   });
 
   it('wraps a closing line at words, no line wider than the terminal', () => {
