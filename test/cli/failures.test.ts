@@ -3,7 +3,9 @@
  * value involved (never a secret) and what to do; no stack trace.
  */
 import { createServer, type Server } from 'node:net';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -63,6 +65,31 @@ describe('a service that cannot be reached as configured', () => {
     await new Promise((done) => closed.close(done));
     const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }));
     expect(line).toMatch(new RegExp(`connection refused \\(ECONNREFUSED\\).*nothing listens on port ${port} of 127\\.0\\.0\\.1: is the service running there\\? check GIFTCARD_API_URL`));
+  }, 60_000);
+});
+
+describe('a service that speaks TLS', () => {
+  let tls: HttpsServer;
+  let url: string;
+  beforeAll(async () => {
+    const read = (name: string) => readFileSync(fileURLToPath(new URL(`../support/tls/${name}`, import.meta.url)));
+    tls = createHttpsServer({ key: read('key.pem'), cert: read('cert.pem') }, (_request, response) => response.end('{}'));
+    await new Promise<void>((listening) => tls.listen(0, '127.0.0.1', listening));
+    url = `127.0.0.1:${(tls.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    tls.closeAllConnections();
+    tls.close();
+  });
+
+  it('names a certificate nobody trusts', async () => {
+    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `https://${url}` }));
+    expect(line).toMatch(new RegExp(`^ledger-recon: the gift card service cannot be reached at https://${url}: its TLS certificate is not trusted \\(DEPTH_ZERO_SELF_SIGNED_CERT\\); check GIFTCARD_API_URL`));
+  });
+
+  it('names http:// against a port that speaks TLS', async () => {
+    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://${url}` }));
+    expect(line).toMatch(/the peer closed the connection: if it speaks https, GIFTCARD_API_URL \(or --giftcard-url\) must start with https:\/\/$/);
   }, 60_000);
 });
 
