@@ -32,11 +32,7 @@ export async function syncLedger(context: SyncContext): Promise<void> {
     list: (startCursor) => giftcard.listTransactions(startCursor ? { startCursor } : {}),
     stopBeforeMs: () => (context.mode === 'full' ? null : newestEntryMs(context) - context.overlapMs),
     expected: () => (context.mode === 'full' && !empty ? listedCount(sqlite, 'gift_card_transactions') : undefined),
-    stopAfter: (page, checkpoint) => {
-      if (checkpoint.mode === 'full' || checkpoint.stopBeforeMs === null) return false;
-      const oldest = page.records.at(-1);
-      return oldest !== undefined && Date.parse(oldest.createdAt) < checkpoint.stopBeforeMs;
-    },
+    stopAfter: (page, checkpoint) => checkpoint.mode !== 'full' && checkpoint.stopBeforeMs !== null && wholePageBefore(page.records, checkpoint.stopBeforeMs),
     // A full walk notes each entry it finds again, so that it can tell which ones vanished.
     write: (entry, position, { walkId, mode }) =>
       writer.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), { bulkLoad: empty, fullWalkId: mode === 'full' ? walkId : undefined }),
@@ -82,11 +78,19 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
       }
       for (const rejected of page.rejected) writer.quarantine('giftCardTransactions', rejected, syncRunId);
     });
-    const oldest = page.records.at(-1);
-    if (!page.hasMore || (oldest !== undefined && Date.parse(oldest.createdAt) < stopBeforeMs)) break;
+    if (!page.hasMore || wholePageBefore(page.records, stopBeforeMs)) break;
   }
   context.topUps += 1;
   return added;
+}
+
+/**
+ * Whether a page of the newest-first ledger lies wholly before the boundary: every entry on it
+ * older. One old entry among new ones (a late commit, a list that is not strictly ordered)
+ * never ends the walk; only a page with nothing newer does.
+ */
+export function wholePageBefore(records: readonly { createdAt: string }[], stopBeforeMs: number): boolean {
+  return records.length > 0 && records.every((entry) => Date.parse(entry.createdAt) < stopBeforeMs);
 }
 
 function newestEntryMs(context: SyncContext): number {

@@ -125,6 +125,22 @@ describe('an incremental sync', () => {
     expect(summary.resources.giftCardTransactions.pages).toBeLessThan(5);
   });
 
+  it('reads on past one old entry among new ones: the incremental walk stops only at a page wholly before its boundary', async () => {
+    const { services, mirror, sync } = await setup({ seed: 36, size: 'tiny' });
+    await sync();
+    const card = services.sim.truth().giftCards.find((c) => c.status === 'ACTIVE' && c.merchantId === services.sim.truth().merchantId)!;
+    const write = (atMs: number) => services.sim.mutate.writeEntry(card.giftCardId, { type: 'REFUND', amountCents: 1, atMs });
+    // Newest first, the list will show 99 new entries, then one stamped ten days ago at the end of
+    // the first page, then 150 more new ones behind it.
+    const now = Date.now();
+    const added = [...Array.from({ length: 150 }, (_, i) => write(now + i)), write(now - 10 * 86_400_000), ...Array.from({ length: 99 }, (_, i) => write(now + 150 + i))];
+    const summary = await sync();
+    expect(summary.mode).toBe('incremental');
+    const mirrored = new Set(mirror.sqlite.prepare('SELECT transaction_id FROM gift_card_transactions').pluck().all() as string[]);
+    expect(added.filter((id) => !mirrored.has(id))).toEqual([]);
+    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+  });
+
   it('keeps the whole pages it wrote, with their checkpoint, when the service fails mid-walk; a rerun resumes there', async () => {
     const { services, mirror, sync } = await setup({ seed: 38 });
     await failingLedgerFromPage(services, 3, () => expect(sync()).rejects.toThrow(/500/));
