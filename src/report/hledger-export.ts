@@ -26,10 +26,28 @@ interface EntryRow {
   reference_id: string | null;
 }
 
+/**
+ * Text from the services made inert for a journal: control characters (a newline would start a
+ * forged transaction or an `include`) shown as escapes, never passed through, never dropped.
+ */
+export function journalText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/**
+ * One component of an account name: only letters, digits, `.`, `_` and `-` pass; anything else
+ * (hledger reads `:` as a sub-account, two spaces as the end of the name, `;` as a comment) is
+ * written as `%XX`.
+ */
+export function accountPart(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]/g, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
+
 /** An amount as hledger reads it: the exact decimal the service sent when it is off the cent. */
 function amount(cents: number | null, raw: number | null, currency: string): string {
   const text = cents !== null ? formatCents(cents) : String(raw ?? 0);
-  return `${text} ${currency}`;
+  // A commodity symbol other than letters must be double-quoted in a journal.
+  return `${text} ${/^[A-Za-z]+$/.test(currency) ? currency : `"${accountPart(currency)}"`}`;
 }
 
 /** Writes the journal to `path`. @returns the number of cards and entries written. */
@@ -50,12 +68,12 @@ export async function exportHledger(sqlite: Database.Database, path: string): Pr
   let entries = 0;
   let current = '';
   for (const row of rows.iterate() as Iterable<EntryRow>) {
-    const account = `giftcards:${row.currency}:${row.gift_card_id}`;
+    const account = `giftcards:${accountPart(row.currency)}:${accountPart(row.gift_card_id)}`;
     if (row.gift_card_id !== current) {
       current = row.gift_card_id;
       cards += 1;
       const opening = amount(row.initial_balance_cents, row.initial_raw, row.currency);
-      await write(`${row.issued_at.slice(0, 10)} issued card ${row.gift_card_id}\n    ${account}  ${opening} = ${opening}\n    equity:issued\n\n`);
+      await write(`${row.issued_at.slice(0, 10)} issued card ${journalText(row.gift_card_id)}\n    ${account}  ${opening} = ${opening}\n    equity:issued\n\n`);
     }
     if (row.transaction_id === null || row.type === null || row.created_at === null) continue;
     entries += 1;
@@ -63,7 +81,7 @@ export async function exportHledger(sqlite: Database.Database, path: string): Pr
     const sign = row.type === 'DEBIT' ? '-' : '';
     const posting = moved ? `${sign}${amount(row.amount_cents, row.amount_raw, row.currency)}`.replace(/^--/, '') : `0 ${row.currency}`;
     const counter = row.type === 'DEBIT' ? 'income:redeemed' : row.type === 'REFUND' ? 'income:refunded' : 'equity:closed';
-    await write(`${row.created_at.slice(0, 10)} ${row.type} ${row.transaction_id}  ; reference: ${row.reference_id ?? ''}\n    ${account}  ${posting} = ${amount(row.balance_after_cents, row.after_raw, row.currency)}\n    ${counter}\n\n`);
+    await write(`${row.created_at.slice(0, 10)} ${journalText(row.type)} ${journalText(row.transaction_id)}  ; reference: ${journalText(row.reference_id ?? '')}\n    ${account}  ${posting} = ${amount(row.balance_after_cents, row.after_raw, row.currency)}\n    ${counter}\n\n`);
   }
   out.end();
   await once(out, 'close');

@@ -60,4 +60,20 @@ describe.runIf(hasProgram('hledger', 'hledger'))('the hledger export', () => {
     expect(check.stderr).toContain(target);
     expect(check.stderr).toMatch(/balance assertion/i);
   });
+
+  it('keeps hostile text inert: a reference that tries to forge a transaction or include a file is an escaped comment', async () => {
+    const hostile = 'ORDER-1\n2026-01-01 forged\n    assets:cash  5000 EUR\n    equity:forged\ninclude /etc/hostname\n';
+    const { check, journal } = await exportAndCheck((sim) => {
+      const entry = sim.truth().transactions[0]!;
+      sim.mutate.rewriteEntry(entry.transactionId, { referenceId: hostile });
+      return entry.transactionId;
+    });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+    const text = readFileSync(journal, 'utf8');
+    expect(text).toContain('; reference: ORDER-1\\x0a2026-01-01 forged\\x0a    assets:cash  5000 EUR\\x0a    equity:forged\\x0ainclude /etc/hostname\\x0a\n');
+    const accounts = spawnSync('hledger', ['-f', journal, 'accounts'], { encoding: 'utf8' });
+    expect(accounts.status).toBe(0);
+    expect(accounts.stdout.split('\n').filter((a) => a && !a.startsWith('giftcards:') && !['equity:issued', 'equity:closed', 'income:redeemed', 'income:refunded'].includes(a))).toEqual([]);
+  });
 });
