@@ -139,6 +139,8 @@ export class HttpClient {
     try {
       body = JSON.parse(text);
     } catch {
+      // 401 and 403 say what they mean whatever their body (a proxy's HTML page): never retried.
+      if (status === 401 || status === 403) return { kind: 'done', response: { status, body: null } };
       // A truncated or non-JSON body is a transport failure: read it again.
       return { kind: 'retry', cause: `HTTP ${status} with a body that is not JSON (${text.length} bytes)` };
     }

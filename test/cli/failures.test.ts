@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
@@ -66,6 +67,24 @@ describe('a service that cannot be reached as configured', () => {
     const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }));
     expect(line).toMatch(new RegExp(`connection refused \\(ECONNREFUSED\\).*nothing listens on port ${port} of 127\\.0\\.0\\.1: is the service running there\\? check GIFTCARD_API_URL`));
   }, 60_000);
+});
+
+describe('a refusal with a body that is not JSON', () => {
+  it('is an authentication error at once, never retried, whatever the body (a proxy\'s HTML page)', async () => {
+    let requests = 0;
+    const proxy = createHttpServer((_request, response) => {
+      requests += 1;
+      response.writeHead(401, { 'content-type': 'text/html' }).end('<html><body>401 Authorization Required</body></html>');
+    });
+    await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
+    try {
+      const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` }));
+      expect(line).toMatch(/^ledger-recon: the gift card service .*GIFTCARD_CLIENT_SECRET/);
+      expect(requests).toBe(1);
+    } finally {
+      proxy.close();
+    }
+  });
 });
 
 describe('a service that speaks TLS', () => {
