@@ -92,8 +92,16 @@ export class HttpClient {
       if (attempt === this.#retry.maxRetries) break;
       let delayMs = backoffDelay(attempt, this.#retry, this.#options.random);
       if (outcome.retryAfterMs !== undefined) {
+        // A wait longer than the bound would hold the mirror's lock for it in silence: say so and stop.
+        if (outcome.retryAfterMs > this.#retry.maxRetryAfterMs) {
+          throw new ServiceUnavailableError(
+            this.service,
+            attempt + 1,
+            `${label} asks to be called again in ${Math.round(outcome.retryAfterMs / 1000)} s (Retry-After on HTTP 429, GET ${this.#basePath}${path}), longer than the ${Math.round(this.#retry.maxRetryAfterMs / 1000)} s a run waits: run again later`,
+          );
+        }
         // Retry-After is a floor, not a licence to hammer: "0" still backs off.
-        delayMs = Math.max(delayMs, Math.min(outcome.retryAfterMs, this.#retry.maxRetryAfterMs));
+        delayMs = Math.max(delayMs, outcome.retryAfterMs);
         this.limiter.pauseFor(delayMs);
       }
       this.stats.retries += 1;

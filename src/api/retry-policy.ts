@@ -10,7 +10,7 @@ export interface RetryOptions {
   baseDelayMs: number;
   /** Upper bound of one backoff wait. */
   maxDelayMs: number;
-  /** Upper bound honoured for a Retry-After header. */
+  /** The longest Retry-After a run waits for (default 5 minutes); a longer one fails the resource with one line. */
   maxRetryAfterMs: number;
 }
 
@@ -18,7 +18,7 @@ export const DEFAULT_RETRY: RetryOptions = {
   maxRetries: 6,
   baseDelayMs: 250,
   maxDelayMs: 15_000,
-  maxRetryAfterMs: 120_000,
+  maxRetryAfterMs: 300_000,
 };
 
 /** Statuses that say "try the same GET again later". */

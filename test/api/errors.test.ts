@@ -185,6 +185,18 @@ describe('transient failures are retried', () => {
     expect(retry?.type === 'retry' && retry.delayMs > 0 && retry.delayMs <= 2000).toBe(true);
   });
 
+  it('fails at once, naming the wait, when Retry-After asks for longer than a run waits (5 minutes)', async () => {
+    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY });
+    services.sim.faults.options = { retryAfterSeconds: 3600 };
+    services.sim.faults.inject('throttle', 1, { service: 'giftcard' });
+    const started = Date.now();
+    const error = await rejection(client.getGiftCard(services.sim.truth().giftCards[0]?.giftCardId ?? MISSING));
+    await client.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as Error).message).toMatch(/^the gift card service asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/giftCards\/[^)]+\), longer than the 300 s a run waits: run again later$/);
+  });
+
   it('retries a response slower than the request time-out', async () => {
     const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY, requestTimeoutMs: 100 });
     services.sim.faults.options = { slowMs: 400 };
