@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { CommanderError } from 'commander';
-import { LedgerReconError } from '../errors.js';
+import { ConfigError, LedgerReconError } from '../errors.js';
 import { redact } from '../log.js';
 import { fileSystemError } from '../paths.js';
 import { buildProgram } from './index.js';
@@ -17,6 +17,9 @@ function flagValues(flags: readonly string[]): string[] {
 }
 
 try {
+  // Files for one reader: the mirror, its side files, the reports and their folders are the
+  // owner's alone (0600 / 0700) unless --umask says otherwise.
+  process.umask(umaskOf(flagValues(['--umask']).at(-1)));
   loadEnvFile(flagValues(['--env-file']).at(-1));
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
@@ -60,4 +63,11 @@ function exitCodeFor(error: unknown): number {
   const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : ' (LEDGER_RECON_DEBUG=1 prints the stack)';
   process.stderr.write(`ledger-recon: unexpected error: ${redact(message.split('\n')[0] ?? '', secrets)}${redact(stack, secrets)}\n`);
   return 2;
+}
+
+/** The file-creation mask: 077 by default; `--umask 027` lets the group read. */
+function umaskOf(value: string | undefined): number {
+  if (value === undefined) return 0o077;
+  if (!/^0?[0-7]{3}$/.test(value)) throw new ConfigError('--umask', `--umask ${value} is not an octal mask such as 077 or 027`);
+  return Number.parseInt(value, 8);
 }

@@ -4,7 +4,7 @@
  * when all three are complete: a failed report never leaves a half-written file under a final
  * name, and earlier runs' files stay.
  */
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, readdirSync, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -47,6 +47,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   const run = completedRun(sqlite, options.checkRunId);
   if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
   ensureFolder('--out', options.outDir);
+  removeStalePartials(options.outDir);
   const final = reportPaths(options.outDir, run);
   // Unique to this process: two reports of one run written at once never share a temporary file.
   const partial = (path: string): string => `${path}.${process.pid}.partial`;
@@ -103,4 +104,23 @@ async function writeFindingFiles(sqlite: Database.Database, checkRunId: number, 
   csv.end();
   json.end();
   await Promise.all([once(csv, 'close'), once(json, 'close')]);
+}
+
+/** Removes the temporary files of report writers that were killed (their process is gone). */
+function removeStalePartials(outDir: string): void {
+  for (const name of readdirSync(outDir)) {
+    const pid = /\.(\d+)\.partial$/.exec(name)?.[1] ?? (name.endsWith('.partial') ? '0' : undefined);
+    if (pid === undefined || (pid !== '0' && alive(Number(pid)))) continue;
+    rmSync(join(outDir, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as { code?: string }).code === 'EPERM';
+  }
 }

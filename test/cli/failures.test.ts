@@ -3,7 +3,7 @@
  * value involved (never a secret) and what to do; no stack trace.
  */
 import { createServer, type Server } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
@@ -149,5 +149,33 @@ describe('a mirror this version cannot use', () => {
     mirror.close();
     const line = oneLine(await runCli(['check', '--db', db], simulatorEnv(sim)));
     expect(line).toBe(`ledger-recon: the mirror ${db} was written by a newer ledger-recon (schema ${applied + 1}; this version knows ${applied}): upgrade ledger-recon, or give --db another mirror`);
+  });
+});
+
+describe('files for one reader', () => {
+  it('makes the mirror, its side files, the reports and their folders the owner\'s alone, unless --umask says otherwise', async () => {
+    const folder = join(dir, 'private', 'mirror');
+    const out = join(dir, 'private', 'reports');
+    expect((await runCli(['run', '--db', join(folder, 'ledger.db'), '--out', out], simulatorEnv(sim))).status).toBe(0);
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(folder)).toBe(0o700);
+    expect(mode(out)).toBe(0o700);
+    for (const name of readdirSync(folder)) expect(mode(join(folder, name)), name).toBe(0o600);
+    for (const name of readdirSync(out)) expect(mode(join(out, name)), name).toBe(0o600);
+    const shared = join(dir, 'shared');
+    expect((await runCli(['run', '--umask', '027', '--db', join(shared, 'ledger.db'), '--out', shared], simulatorEnv(sim))).status).toBe(0);
+    expect(mode(join(shared, 'ledger.db'))).toBe(0o640);
+  });
+
+  it('removes the temporary files a killed report left, and leaves those of a report still being written', async () => {
+    const out = join(dir, 'partials');
+    const db = join(dir, 'partials.db');
+    expect((await runCli(['run', '--db', db, '--out', out], simulatorEnv(sim))).status).toBe(0);
+    const killed = join(out, 'ledger-recon-2026-11-01-run-9.xlsx.999999999.partial');
+    const older = join(out, 'ledger-recon-2026-11-01-run-8.xlsx.partial');
+    const writing = join(out, `ledger-recon-2026-11-01-run-7.xlsx.${process.pid}.partial`);
+    for (const file of [killed, older, writing]) writeFileSync(file, 'half a workbook');
+    expect((await runCli(['report', '--db', db, '--out', out], simulatorEnv(sim))).status).toBe(0);
+    expect(readdirSync(out).filter((name) => name.endsWith('.partial'))).toEqual([writing.split('/').pop()]);
   });
 });
