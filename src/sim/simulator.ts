@@ -113,6 +113,8 @@ export interface Mutations {
   setCouponListed(couponId: string, listed: boolean): void;
   /** Takes an order out of the service's answers. */
   removeOrder(orderID: string): void;
+  /** Edits an order's record as the service would send it (malformed fields included). */
+  editOrder(orderID: string, edit: (record: OrderWire) => void): void;
   /** Lowers a coupon's redemption count (CV_COUNTER_REGRESSED). */
   setCoupon(couponId: string, fields: Partial<CouponWire>): void;
   /** Moves a wallet's balance with no order behind it (DP_WALLET_DRIFT). */
@@ -320,6 +322,7 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
     setCouponListed: (id, listed) => {
       coupon(id).deleted = !listed;
     },
+    editOrder: (id, edit) => edit(order(id).record),
     removeOrder: (id) => {
       order(id).deleted = true;
     },

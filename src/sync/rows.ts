@@ -246,14 +246,22 @@ export function orderRows(order: Order): OrderRows {
   };
 }
 
-/** A copy of a DP payload safe to store: voucher codes hashed, PINs removed, at any depth. */
+/** Fields that hold a voucher's code or PIN, however the service spells or nests them. */
+const CODE_FIELD = /^voucher_?code$/i;
+const PIN_FIELD = /^(voucher_?)?pin$/i;
+
+/**
+ * A copy of a payload safe to store: voucher codes hashed and PINs removed at any depth, in
+ * known and unknown fields alike, whatever their type (a code sent as a number or an object is
+ * still a code: it is hashed as its JSON text, never kept).
+ */
 export function scrubVouchers<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => scrubVouchers(item)) as T;
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    if (key === 'voucherPin') continue;
-    if (key === 'voucherCode' && typeof inner === 'string') out['voucherCodeSha256'] = sha256(inner);
+    if (PIN_FIELD.test(key)) continue;
+    if (CODE_FIELD.test(key)) out[`${key}Sha256`] = sha256(typeof inner === 'string' ? inner : JSON.stringify(inner) ?? String(inner));
     else out[key] = scrubVouchers(inner);
   }
   return out as T;

@@ -1,5 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -86,6 +86,28 @@ describe('a full sync', () => {
     expect(dump).not.toContain('voucherPin');
     expect(dump).not.toContain(`"${voucher?.voucherPin}"`);
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM dp_vouchers WHERE length(code_sha256) = 64').pluck().get()).toBeGreaterThan(0);
+  });
+
+  it('never stores a voucher code of another type or a PIN by another name, not even in a quarantined record: every byte of the mirror\'s files is scanned', async () => {
+    const { services, mirror, sync } = await setup({ seed: 37, size: 'tiny' }, 'vouchers.db');
+    const [first, second] = services.sim.truth().orders.filter((o) => o.lineItems.some((l) => l.vouchers.length > 0));
+    services.sim.mutate.editOrder(first!.orderID, (order) => {
+      const voucher = order.lineItems.find((l) => l.vouchers.length > 0)!.vouchers[0]! as unknown as Record<string, unknown>;
+      voucher['voucherCode'] = 4111111111111111;
+    });
+    services.sim.mutate.editOrder(second!.orderID, (order) => {
+      const voucher = order.lineItems.find((l) => l.vouchers.length > 0)!.vouchers[0]! as unknown as Record<string, unknown>;
+      voucher['voucherCode'] = { code: 'OBJECT-CODE-7741' };
+      voucher['pin'] = 'PIN-99871';
+      voucher['VOUCHER_CODE'] = 'SHOUTED-CODE-5520';
+    });
+    const summary = await sync();
+    expect(summary.quarantined).toBeGreaterThanOrEqual(2);
+    mirror.sqlite.pragma('wal_checkpoint(PASSIVE)');
+    const bytes = readdirSync(dir).filter((name) => name.startsWith('vouchers.db')).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('');
+    for (const secret of ['4111111111111111', 'OBJECT-CODE-7741', 'PIN-99871', 'SHOUTED-CODE-5520']) expect(bytes.includes(secret), secret).toBe(false);
+    const raw = mirror.sqlite.prepare("SELECT raw_json FROM quarantine WHERE resource = 'dpOrders'").pluck().all() as string[];
+    expect(raw.some((json) => json.includes('voucherCodeSha256'))).toBe(true);
   });
 
   it('works the same when the card list gives only {giftCardId, status}', async () => {
