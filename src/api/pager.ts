@@ -1,7 +1,14 @@
+import { createHash } from 'node:crypto';
 import { PaginationError, PayloadValidationError, type ServiceName } from '../errors.js';
 
 /** The documented maximum page size of every list of both services. */
 export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The most pages one walk follows: 200,000 pages of 100 is 20,000,000 records, twice the
+ * largest ledger benchmarked. A list still saying hasMore past it is looping, not long.
+ */
+export const MAX_PAGES = 200_000;
 
 /** One page as the wire gives it: elements not yet validated, and the pagination state. */
 export interface RawPage {
@@ -35,13 +42,17 @@ export interface PaginateOptions<T> {
   limit?: number;
   /** Resume from a checkpointed cursor instead of the newest page. */
   startCursor?: string;
+  /** The most pages to follow (default MAX_PAGES). */
+  maxPages?: number;
 }
 
 /**
  * Walks a list to its end, following each page's nextCursor while hasMore is true.
  * It never builds a cursor. Each element is validated on its own: a bad one lands in
  * `rejected` and the rest of the page is still yielded.
- * @throws PaginationError on a cursor seen before, or hasMore with no cursor.
+ * @throws PaginationError on a cursor seen before, hasMore with no cursor, a page larger than
+ * asked for, a page that repeats an earlier one (its size, first and last elements: a
+ * fresh cursor over the same records), or more pages than `maxPages`.
  * @throws RangeError on a page size outside 1..100.
  */
 export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<Page<T>> {
@@ -50,10 +61,26 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
     throw new RangeError(`page size must be an integer from 1 to ${MAX_PAGE_SIZE}, got ${limit}`);
   }
   const seen = new Set<string>();
+  const contents = new Set<string>();
+  const maxPages = options.maxPages ?? MAX_PAGES;
   let cursor = options.startCursor;
   if (cursor !== undefined) seen.add(cursor);
+  const stop = (why: string): never => {
+    throw new PaginationError(options.service, options.path, `${options.path}: ${why}; stopping instead of looping`);
+  };
   for (let index = 0; ; index += 1) {
+    if (index >= maxPages) stop(`the service still said hasMore after ${maxPages.toLocaleString('en-US')} pages, far beyond any plausible list`);
     const raw = await options.fetchPage(cursor, limit);
+    if (raw.items.length > limit) {
+      throw new PaginationError(options.service, options.path, `${options.path}: the service returned ${raw.items.length} items on page ${index + 1}, more than the ${limit} asked for (the documented maximum is ${MAX_PAGE_SIZE}): a protocol violation`);
+    }
+    if (raw.hasMore && raw.items.length > 0) {
+      // Its first and last element stand for the page: cheap on the hot path, and a page that
+      // repeats both under a fresh cursor is the same page again.
+      const content = createHash('sha256').update(JSON.stringify([raw.items.length, raw.items[0], raw.items.at(-1)])).digest('base64');
+      if (contents.has(content)) stop(`the service returned on page ${index + 1} exactly the records of an earlier page, under a fresh cursor`);
+      contents.add(content);
+    }
     const records: T[] = [];
     const rejected: PayloadValidationError[] = [];
     for (const item of raw.items) {

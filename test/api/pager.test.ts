@@ -68,4 +68,24 @@ describe('paginate', () => {
     await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse, limit: 101 }))).rejects.toBeInstanceOf(RangeError);
     expect(source.asked).toEqual([]);
   });
+
+  it('stops with a clear error when a fresh cursor serves the same records again', async () => {
+    let n = 0;
+    const fetchPage = async (): Promise<RawPage> => ({ items: [1, 2, 3], nextCursor: `fresh-${(n += 1)}`, hasMore: true });
+    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow('/x: the service returned on page 2 exactly the records of an earlier page, under a fresh cursor; stopping instead of looping');
+    expect(n).toBe(2);
+  });
+
+  it('stops after a bounded number of pages of ever-new records', async () => {
+    let n = 0;
+    const fetchPage = async (): Promise<RawPage> => ({ items: [(n += 1)], nextCursor: `c${n}`, hasMore: true });
+    await expect(drain(paginate({ service: 'dp', path: '/orders', fetchPage, parse, maxPages: 50 }))).rejects.toThrow('/orders: the service still said hasMore after 50 pages, far beyond any plausible list; stopping instead of looping');
+    expect(n).toBe(50);
+  });
+
+  it('refuses a page larger than asked for as a protocol violation', async () => {
+    const fetchPage = async (): Promise<RawPage> => ({ items: Array.from({ length: 101 }, (_, i) => i), nextCursor: undefined, hasMore: false });
+    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow(PaginationError);
+    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow('/x: the service returned 101 items on page 1, more than the 100 asked for (the documented maximum is 100): a protocol violation');
+  });
 });
