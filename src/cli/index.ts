@@ -23,7 +23,7 @@ const rate = (value: string): number => {
 function addCheckOptions(command: Command): Command {
   return command
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity is open').choices(FAIL_ON).default('error'))
-    .option('--merchant-id <id>', 'our merchant (default: the merchant owning most cards and coupons)')
+    .option('--merchant-id <id>', 'our merchant (default: the one the last run checked for; on the first run, the merchant owning most cards and coupons)')
     .addOption(new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE').default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes).argParser(integer('--expiry-grace-minutes', 0)))
     .addOption(new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED').default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours).argParser(integer('--stuck-order-sla-hours', 0)))
     .addOption(new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled').default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds).argParser(integer('--double-debit-window-seconds', 0)))
@@ -110,6 +110,7 @@ export function buildProgram(): Command {
       .option('--full', 'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)')
       .option('--json', 'print one summary object on stdout instead of progress')
       .option('--quiet', 'no progress and no closing line: errors only')
+      .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
       .addOption(new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry').default(60).argParser(integer('--overlap-minutes', 0)))
       .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
   ).action(async (options) => {
@@ -137,6 +138,7 @@ export function buildProgram(): Command {
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
         .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
+        .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
         .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
     ),
   ).action(async (options) => {

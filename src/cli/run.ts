@@ -29,6 +29,8 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   verbose?: boolean;
   /** No progress and no summary on a terminal: the one line on failure only. */
   quiet?: boolean;
+  /** Move a mirror bound to other services to these ones (`--rebind`). */
+  rebind?: boolean;
   /** Where progress and the one failure line go (default stderr). */
   stderr?: NodeJS.WriteStream;
   write?: (text: string) => void;
@@ -131,7 +133,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
 }
 
 async function stages(options: RunCommandOptions, { mirror, clients, checkRunId, started }: Omit<NightlyContext, 'tty'>, progress: Progress): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
-  const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
+  const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
   progress.step('check');
   const reread: ConfirmStats = { cards: 0, entries: 0 };
   const { summary, confirmation } = await reconcile({

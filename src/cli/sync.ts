@@ -10,6 +10,7 @@ export interface SyncCommandOptions extends ConfigFlags {
   json?: boolean;
   /** No progress and no closing line: errors only. */
   quiet?: boolean;
+  rebind?: boolean;
   overlapMinutes?: number;
   concurrency?: number;
   env?: NodeJS.ProcessEnv;
@@ -33,6 +34,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
       giftcard: clients.giftcard,
       dp: clients.dp,
       full: options.full === true,
+      rebind: options.rebind === true,
       ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       progress,

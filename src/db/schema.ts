@@ -25,6 +25,21 @@ export const syncRuns = sqliteTable('sync_runs', {
   summaryJson: text('summary_json'),
 });
 
+/**
+ * Whose records the mirror holds: both services' addresses and client IDs, bound by the first
+ * sync. A later sync with another identity stops (`--rebind` moves the mirror on purpose), so
+ * two services' data never merge into one mirror. One row.
+ */
+export const mirrorIdentity = sqliteTable('mirror_identity', {
+  identityId: integer('identity_id').primaryKey(),
+  giftcardBaseUrl: text('giftcard_base_url').notNull(),
+  giftcardClientId: text('giftcard_client_id').notNull(),
+  dpBaseUrl: text('dp_base_url').notNull(),
+  dpClientId: text('dp_client_id').notNull(),
+  /** When it was bound, or last rebound. */
+  boundAt: text('bound_at').notNull(),
+});
+
 /** Where each resource's walk stands, committed with every page: a killed sync resumes here. */
 export const syncCheckpoints = sqliteTable('sync_checkpoints', {
   resource: text('resource').primaryKey(),

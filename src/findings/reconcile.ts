@@ -13,7 +13,7 @@ import type { RereadRequest, Rereads } from '../sync/confirm.js';
 import { confirmationRequest, judge, type Confirmation } from './confirmation.js';
 import type { Finding } from './finding.js';
 import { standing, type Standing } from './standing.js';
-import { acceptances, attachSync, beginRun, closingBalances, findingsAndHeld, previousCompleteRun, recordRun } from './store.js';
+import { acceptances, attachSync, beginRun, closingBalances, findingsAndHeld, pinnedMerchant, previousCompleteRun, recordRun } from './store.js';
 import { summarise, type CheckRunSummary } from './summary.js';
 import type { FailOn } from './verdict.js';
 
@@ -52,7 +52,9 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...input.options };
   const sync = syncToCheck(sqlite);
   if (!sync) throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
-  const merchantId = input.merchantId ?? inferMerchant(sqlite);
+  // Pinned: the merchant the newest complete run checked for, never re-inferred by majority
+  // (foreign records that outnumber ours must not turn our cards foreign); --merchant-id changes it.
+  const merchantId = input.merchantId ?? pinnedMerchant(sqlite) ?? inferMerchant(sqlite);
   const checkRunId = input.checkRunId ?? beginRun(sqlite, { startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) });
   attachSync(sqlite, checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.startedAtMs, merchantId });
   const previous = previousCompleteRun(sqlite, checkRunId);

@@ -172,6 +172,11 @@ export function previousCompleteRun(sqlite: Database.Database, beforeCheckRunId:
   );
 }
 
+/** The merchant the newest complete run checked for: ours, pinned once a run has inferred or been told it. */
+export function pinnedMerchant(sqlite: Database.Database): string | null {
+  return (sqlite.prepare("SELECT merchant_id FROM check_runs WHERE status = 'completed' AND merchant_id IS NOT NULL ORDER BY check_run_id DESC LIMIT 1").pluck().get() as string | undefined) ?? null;
+}
+
 /** A run's findings and the findings it held in flight, and whether its fingerprints are made as this version makes them. */
 export function findingsAndHeld(sqlite: Database.Database, run: CheckRunRow): { findings: Finding[]; held: Finding[]; sameFingerprints: boolean } {
   const checkRunId = run.checkRunId;

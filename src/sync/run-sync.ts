@@ -6,6 +6,7 @@ import { emptyStats, SYNC_RESOURCES, type ProgressReporter, type ResourceStats, 
 import { syncCoupons } from './coupons.js';
 import { syncOrders, syncProducts, syncWallets } from './dp.js';
 import { syncGiftCards } from './giftcards.js';
+import { bindIdentity } from './identity.js';
 import { syncLedger } from './ledger.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { closeLedger, settle } from './settle.js';
@@ -21,6 +22,8 @@ export interface SyncOptions {
   /** By-ID reads in flight at once (default 8). */
   concurrency?: number;
   progress?: ProgressReporter;
+  /** Move a mirror bound to other services to these ones, on purpose (`--rebind`). */
+  rebind?: boolean;
 }
 
 export interface SyncSummary {
@@ -53,6 +56,12 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const started = Date.now();
   // We hold the lock: a run still marked running was stopped before it could finish.
   sqlite.prepare("UPDATE sync_runs SET status = 'failed', error = 'interrupted: the process stopped before the sync finished' WHERE status = 'running'").run();
+  bindIdentity(
+    sqlite,
+    { giftcardBaseUrl: options.giftcard.config.baseUrl, giftcardClientId: options.giftcard.config.clientId, dpBaseUrl: options.dp.config.baseUrl, dpClientId: options.dp.config.clientId },
+    options.rebind === true,
+    started,
+  );
   const completedBefore = sqlite.prepare("SELECT COUNT(*) FROM sync_runs WHERE status = 'completed'").pluck().get() as number;
   const mode = options.full || completedBefore === 0 ? 'full' : 'incremental';
   const syncRunId = Number(

@@ -156,6 +156,20 @@ describe('findings across runs', () => {
   });
 });
 
+describe('our merchant', () => {
+  it('is pinned: a later run checks for the merchant the last one did, never re-inferred by majority', async () => {
+    const { services, mirror, sync } = await setup({ seed: 46 });
+    await sync();
+    const ours = services.sim.truth().merchantId;
+    const inferred = await reconcile({ mirror });
+    expect(inferred.summary.merchantId).toBe(ours);
+    // Told otherwise once (--merchant-id), that merchant stays ours on the nights after.
+    await reconcile({ mirror, merchantId: 'MERCHANT-TOLD-ONCE' });
+    const next = await reconcile({ mirror });
+    expect(next.summary.merchantId).toBe('MERCHANT-TOLD-ONCE');
+  });
+});
+
 describe('an incomplete run', () => {
   it('is INCOMPLETE with exit 2 over a sync that did not complete, whatever it finds', async () => {
     const fx = new FixtureMirror(join(dir, 'incomplete.db'));

@@ -179,3 +179,25 @@ describe('files for one reader', () => {
     expect(readdirSync(out).filter((name) => name.endsWith('.partial'))).toEqual([writing.split('/').pop()]);
   });
 });
+
+describe('a mirror has one identity', () => {
+  it('stops a sync pointed at other services, naming the difference, and moves the mirror only with --rebind', async () => {
+    const db = join(dir, 'identity.db');
+    expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
+    const other = await startSimulator({ seed: 86, size: 'tiny' });
+    try {
+      const refused = await runCli(['sync', '--db', db], simulatorEnv(other));
+      const line = oneLine(refused);
+      expect(line).toContain(`GIFTCARD_API_URL ${other.giftcardUrl} (the mirror's: ${sim.giftcardUrl})`);
+      expect(line).toContain(`GIFTCARD_CLIENT_ID ${other.credentials.giftcard.clientId} (the mirror's: ${sim.credentials.giftcard.clientId})`);
+      expect(line).toMatch(/pass --rebind to move this one to these services on purpose \(its history stays\)$/);
+      const mirror = new Database(db, { readonly: true });
+      expect(mirror.prepare('SELECT COUNT(*) FROM sync_runs').pluck().get()).toBe(1);
+      mirror.close();
+      expect((await runCli(['sync', '--db', db, '--rebind'], simulatorEnv(other))).status).toBe(0);
+      expect((await runCli(['sync', '--db', db], simulatorEnv(other))).status).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -100,7 +100,8 @@ describe('a night that cannot finish', () => {
     const slow = await startSimulator({ seed: 82, size: 'small', latencyMs: 40 });
     try {
       // Killed once its night is on record, mid-sync.
-      const child = spawn(process.execPath, [CLI, 'run', '--db', nightDb, '--out', join(dir, 'dying')], { env: simulatorEnv(slow), stdio: 'ignore' });
+      // The service came back at another address: the mirror is moved to it on purpose.
+      const child = spawn(process.execPath, [CLI, 'run', '--rebind', '--db', nightDb, '--out', join(dir, 'dying')], { env: simulatorEnv(slow), stdio: 'ignore' });
       const exited = new Promise<NodeJS.Signals | null>((done) => child.on('close', (_code, signal) => done(signal)));
       for (let started = false; !started; await new Promise((done) => setTimeout(done, 50))) {
         const mirror = new Database(nightDb, { readonly: true, fileMustExist: true });
