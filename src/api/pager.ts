@@ -10,6 +10,13 @@ export const MAX_PAGE_SIZE = 100;
  */
 export const MAX_PAGES = 200_000;
 
+/**
+ * The deepest nesting a record may have. The services' records are a few levels deep; one
+ * nested far deeper (an unknown field 5,000 levels down) would overflow the stack of whatever
+ * walks it next, so it is set aside for quarantine instead, its raw JSON cut at this depth.
+ */
+export const MAX_DEPTH = 64;
+
 /** One page as the wire gives it: elements not yet validated, and the pagination state. */
 export interface RawPage {
   items: unknown[];
@@ -84,6 +91,10 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
     const records: T[] = [];
     const rejected: PayloadValidationError[] = [];
     for (const item of raw.items) {
+      if (depthOf(item) > MAX_DEPTH) {
+        rejected.push(new PayloadValidationError(options.path, cutAt(item, MAX_DEPTH), `nested deeper than ${MAX_DEPTH} levels: set aside whole, its raw JSON cut at that depth`));
+        continue;
+      }
       try {
         records.push(options.parse(item));
       } catch (error) {
@@ -114,4 +125,30 @@ export function listQuery(limit: number, cursor: string | undefined, extra: Reco
   params.set('limit', String(limit));
   if (cursor !== undefined) params.set('nextCursor', cursor);
   return `?${params.toString()}`;
+}
+
+/** How deeply a parsed JSON value nests, walked without recursion (a hostile record may be very deep). */
+export function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 1;
+  // Only containers go on the stack: a flat record costs one pass over its values.
+  const stack: Array<[object, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const key in current) {
+      const inner = (current as Record<string, unknown>)[key];
+      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
+/** A copy of a value with everything below `depth` levels replaced by a marker (bounded recursion). */
+function cutAt(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth === 0) return '[cut: nested too deep]';
+  if (Array.isArray(value)) return value.map((inner) => cutAt(inner, depth - 1));
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, cutAt(inner, depth - 1)]));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paginate, type RawPage } from '../../src/api/pager.js';
+import { depthOf, MAX_DEPTH, paginate, type RawPage } from '../../src/api/pager.js';
 import { PaginationError, PayloadValidationError } from '../../src/errors.js';
 
 /** A list served from pages held in memory: the pager's fetch function is its injection point. */
@@ -87,5 +87,21 @@ describe('paginate', () => {
     const fetchPage = async (): Promise<RawPage> => ({ items: Array.from({ length: 101 }, (_, i) => i), nextCursor: undefined, hasMore: false });
     await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow(PaginationError);
     await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow('/x: the service returned 101 items on page 1, more than the 100 asked for (the documented maximum is 100): a protocol violation');
+  });
+
+  it('sets aside a record nested 5,000 levels deep for quarantine, its raw JSON cut at the bound, and keeps the rest of its page', async () => {
+    const deep = JSON.parse(`${'{"d":'.repeat(5000)}1${'}'.repeat(5000)}`) as unknown;
+    expect(depthOf(deep)).toBeGreaterThan(MAX_DEPTH);
+    const source = pages([{ items: [1, { id: 'x', extra: deep }, 3], nextCursor: undefined, hasMore: false }]);
+    const [page] = await drain(paginate({ service: 'giftcard', path: '/v1/giftCards/transactions', fetchPage: source.fetchPage, parse }));
+    expect(page?.records).toEqual([1, 3]);
+    expect(page?.rejected).toHaveLength(1);
+    const rejected = page!.rejected[0]!;
+    expect(rejected.reason).toBe(`nested deeper than ${MAX_DEPTH} levels: set aside whole, its raw JSON cut at that depth`);
+    // What the quarantine stores is small and safe to serialise.
+    const stored = JSON.stringify(rejected.raw);
+    expect(stored.length).toBeLessThan(2_000);
+    expect(stored).toContain('"id":"x"');
+    expect(stored).toContain('[cut: nested too deep]');
   });
 });

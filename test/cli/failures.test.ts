@@ -201,3 +201,34 @@ describe('a mirror has one identity', () => {
     }
   });
 });
+
+describe('one bad record never stops a night', () => {
+  it('quarantines a ledger record nested 5,000 levels deep and completes the sync', async () => {
+    // A proxy in front of the simulator that slips a deep record into the newest ledger page.
+    const deep = `{"transactionId":"deep-1","extra":${'{"d":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const proxy = createHttpServer((request, response) => {
+      void fetch(`${sim.giftcardUrl}${request.url}`, { headers: request.headers as Record<string, string> }).then(async (answer) => {
+        let text = await answer.text();
+        if (request.url?.startsWith('/v1/giftCards/transactions?') && !request.url.includes('nextCursor')) text = text.replace('"data":[', `"data":[${deep},`);
+        response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+      });
+    });
+    await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
+    const db = join(dir, 'deep.db');
+    try {
+      const env = { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
+      const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
+      expect(stderr).not.toMatch(/unexpected error|Maximum call stack/);
+      expect(status).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ completed: true, quarantined: 1 });
+      const mirror = new Database(db, { readonly: true });
+      const row = mirror.prepare("SELECT resource, reason, length(raw_json) AS size FROM quarantine").get() as { resource: string; reason: string; size: number };
+      expect(row).toMatchObject({ resource: 'giftCardTransactions', reason: expect.stringMatching(/nested deeper than 64 levels/) });
+      expect(row.size).toBeLessThan(2_000);
+      expect(mirror.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(sim.truth().transactions.length);
+      mirror.close();
+    } finally {
+      proxy.close();
+    }
+  });
+});
