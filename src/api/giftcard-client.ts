@@ -43,7 +43,7 @@ export interface ListOptions {
   startCursor?: string;
 }
 
-export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'retry' | 'onEvent' | 'random'>;
+export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'onEvent' | 'random'>;
 
 /**
  * Read-only client of the gift card service: X-Client-Id / X-Client-Secret headers, the

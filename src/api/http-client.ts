@@ -24,6 +24,11 @@ export interface HttpClientOptions {
   maxConnections?: number;
   /** Whole-request time-out in ms (default 30 s, the gift card spec's limit). */
   requestTimeoutMs?: number;
+  /**
+   * The largest response body read (default 64 MB, some 600 times a full page of 100 records):
+   * a larger one is a fault, retried, then the resource fails; memory stays bounded.
+   */
+  maxBodyBytes?: number;
   retry?: Partial<RetryOptions>;
   onEvent?: (event: HttpEvent) => void;
   /** Injected for deterministic tests of the jitter; defaults to Math.random. */
@@ -132,8 +137,9 @@ export class HttpClient {
       status = response.statusCode;
       const header = response.headers['retry-after'];
       retryAfter = Array.isArray(header) ? header[0] : header;
-      text = await response.body.text();
+      text = await readCapped(response.body, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     } catch (error) {
+      if (error instanceof BodyTooLarge) return { kind: 'retry', cause: error.message };
       if (isRetryableNetworkError(error)) return { kind: 'retry', cause: describeNetworkError(error) };
       const failure = connectionFailure(error, this.#url);
       if (failure) throw new ConnectionError(this.service, `${SERVICE_LABEL[this.service]} cannot be reached at ${this.#url.origin}: ${failure}; check ${urlVariable(this.service)}`);
@@ -198,4 +204,23 @@ function connectionFailure(error: unknown, url: URL): string | undefined {
   if (chain.some((e) => e.name === 'HTTPParserError' || e.code?.startsWith('HPE_'))) return `the peer on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} does not speak HTTP (${codes.find((c) => c.startsWith('HPE_')) ?? 'HTTPParserError'}): check the port`;
   if (codes.includes('ENETUNREACH') || codes.includes('EHOSTUNREACH')) return `no route to ${url.hostname} (${codes.find((c) => c.endsWith('UNREACH'))})`;
   return undefined;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+/** Reads a body as UTF-8 text, giving up (and dropping the connection's rest) past `max` bytes. */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      throw new BodyTooLarge(`a response body larger than ${max.toLocaleString('en-US')} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

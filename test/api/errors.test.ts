@@ -197,6 +197,14 @@ describe('transient failures are retried', () => {
     expect((error as Error).message).toMatch(/^the gift card service asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/giftCards\/[^)]+\), longer than the 300 s a run waits: run again later$/);
   });
 
+  it('refuses a response body larger than its cap as a fault, then fails the read with one sentence; memory stays bounded', async () => {
+    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: { ...FAST_RETRY, maxRetries: 1 }, maxBodyBytes: 1_000 });
+    const error = await rejection(collect(client.listGiftCards()));
+    await client.close();
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as Error).message).toMatch(/^the gift card service is unavailable at [^:]+:\d+: a response body larger than 1,000 bytes \(GET \/v1\/giftCards\?limit=100, 2 attempts\)$/);
+  });
+
   it('retries a response slower than the request time-out', async () => {
     const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY, requestTimeoutMs: 100 });
     services.sim.faults.options = { slowMs: 400 };
