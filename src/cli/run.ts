@@ -14,7 +14,7 @@ import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
-import { createProgress, type Progress } from './progress.js';
+import { createProgress } from './progress.js';
 
 export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   db?: string;
@@ -77,6 +77,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   const tty = stderr.isTTY === true;
   const secrets = secretsOf(options);
   let checkRunId: number | null = null;
+  let failure: RunError | undefined;
   try {
     const config = loadConfig(options, options.env);
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
@@ -96,7 +97,8 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       process.exitCode = summary.exitCode;
       return result.json;
     } catch (error) {
-      if (checkRunId !== null) recordFailure(mirror.sqlite, checkRunId, runErrorOf(error, secrets), Date.now());
+      failure = runErrorOf(error, secrets);
+      if (checkRunId !== null) recordFailure(mirror.sqlite, checkRunId, failure, Date.now());
       throw error;
     } finally {
       await clients.close();
@@ -106,7 +108,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   } catch (error) {
     // The night's record, also when it failed: one object, then the one line on stderr.
     if (options.json) {
-      const failed: FailedRunSummary = { runId: checkRunId, verdict: 'FAILED', exitCode: 2, error: runErrorOf(error, secrets), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      const failed: FailedRunSummary = { runId: checkRunId, verdict: 'FAILED', exitCode: 2, error: failure ?? runErrorOf(error, secrets), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
       write(`${JSON.stringify(failed)}\n`);
     }
     throw error;
@@ -126,40 +128,36 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
   const stderr = options.stderr ?? process.stderr;
   const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
   try {
-    return await stages(options, { mirror, clients, checkRunId, started }, progress);
+    const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
+    progress.step('check');
+    const reread: ConfirmStats = { cards: 0, entries: 0 };
+    const { summary, confirmation } = await reconcile({
+      mirror,
+      checkRunId,
+      ...(options.failOn ? { failOn: options.failOn } : {}),
+      ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+      options: pickCheckOptions(options),
+      confirm: (request) => {
+        progress.step(`confirmation (${request.cards.length} cards)`);
+        return rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread);
+      },
+    });
+    progress.step('report');
+    const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId });
+    const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
+    const json: RunSummary = {
+      runId: summary.checkRunId,
+      ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]>),
+      ...(summary.verdict === 'INCOMPLETE' ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } } : {}),
+      confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
+      sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
+      report,
+      durationMs: Date.now() - started,
+    };
+    return { summary, json };
   } finally {
     progress.finish();
   }
-}
-
-async function stages(options: RunCommandOptions, { mirror, clients, checkRunId, started }: Omit<NightlyContext, 'tty'>, progress: Progress): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
-  const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
-  progress.step('check');
-  const reread: ConfirmStats = { cards: 0, entries: 0 };
-  const { summary, confirmation } = await reconcile({
-    mirror,
-    checkRunId,
-    ...(options.failOn ? { failOn: options.failOn } : {}),
-    ...(options.merchantId ? { merchantId: options.merchantId } : {}),
-    options: pickCheckOptions(options),
-    confirm: (request) => {
-      progress.step(`confirmation (${request.cards.length} cards)`);
-      return rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread);
-    },
-  });
-  progress.step('report');
-  const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId });
-  const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
-  const json: RunSummary = {
-    runId: summary.checkRunId,
-    ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]>),
-    ...(summary.verdict === 'INCOMPLETE' ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } } : {}),
-    confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
-    sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
-    report,
-    durationMs: Date.now() - started,
-  };
-  return { summary, json };
 }
 
 function incompleteReason(summary: CheckRunSummary): string {
