@@ -41,7 +41,7 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
 
   const settings = checkSettings(options, options.env);
   for (const { setting, value, problem } of settings) {
-    say(problem ? { ok: false, subject: setting.variable, text: problem.message } : { ok: true, subject: setting.variable, text: setting.kind === 'secret' ? 'set (value not shown)' : value });
+    say(problem ? { ok: false, subject: setting.variable, text: problem.message.replace(`${setting.variable} `, '') } : { ok: true, subject: setting.variable, text: setting.kind === 'secret' ? 'set (value not shown)' : value });
   }
   // Each service is tried when its own three settings are sound.
   const get = (variable: string): string | undefined => {
