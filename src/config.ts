@@ -7,6 +7,8 @@ export interface ServiceConfig {
   baseUrl: string;
   clientId: string;
   clientSecret: Secret;
+  /** How long one request may take before it is abandoned and retried (LEDGER_RECON_TIMEOUT seconds; default 30 s). */
+  requestTimeoutMs?: number;
 }
 
 export interface Config {
@@ -63,24 +65,45 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     if (problem) problems.push(problem);
     else values.set(setting.key, value);
   }
+  const timeout = requestTimeoutOf(env);
+  if (typeof timeout !== 'number') problems.push(timeout);
   const [first] = problems;
   if (first && problems.length === 1) throw first;
   if (first) throw new ConfigError(first.variable, `${problems.length} settings need attention: ${problems.map((p) => p.message).join('; ')}`);
   const get = (key: keyof ConfigFlags): string => values.get(key) ?? '';
+  const requestTimeoutMs = typeof timeout === 'number' ? timeout : DEFAULT_REQUEST_TIMEOUT_MS;
   return {
     giftcard: {
       service: 'giftcard',
       baseUrl: get('giftcardUrl'),
       clientId: get('giftcardClientId'),
       clientSecret: new Secret(get('giftcardClientSecret')),
+      requestTimeoutMs,
     },
     dp: {
       service: 'dp',
       baseUrl: get('dpUrl'),
       clientId: get('dpClientId'),
       clientSecret: new Secret(get('dpClientSecret')),
+      requestTimeoutMs,
     },
   };
+}
+
+/** One request's time-out when LEDGER_RECON_TIMEOUT is not set: the gift card spec's 30 s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * LEDGER_RECON_TIMEOUT (set by `--timeout` too): whole seconds from 1 to 600, in ms; the
+ * problem that stops it otherwise.
+ */
+export function requestTimeoutOf(env: NodeJS.ProcessEnv = process.env): number | ConfigError {
+  const raw = env['LEDGER_RECON_TIMEOUT']?.trim();
+  if (raw === undefined || raw === '') return DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 600) {
+    return new ConfigError('LEDGER_RECON_TIMEOUT', `LEDGER_RECON_TIMEOUT (or --timeout) is ${JSON.stringify(raw)}: it must be whole seconds from 1 to 600`);
+  }
+  return Number(raw) * 1000;
 }
 
 /** Each setting with its value, or the problem that stops it (for `doctor`, which lists them all). */

@@ -2,8 +2,8 @@
  * The folders a user names (`--db`'s folder, `--out`): made with a bounded walk, their
  * failures translated once into a sentence that names the path, the cause and the fix.
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statfsSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { FileSystemError } from './errors.js';
 
 /** What each file-system error means for a person, and what to do. */
@@ -30,7 +30,9 @@ export function fileSystemError(flag: string, path: string, error: unknown, read
   const code = (error as { code?: unknown }).code;
   const causes = reading ? READ_CAUSES : CAUSES;
   const cause = typeof code === 'string' ? `${causes[code] ?? (error as Error).message} (${code})` : String(error);
-  const fix = reading ? `give ${flag} a file you can read` : `give ${flag} a ${flag === '--db' ? 'file in a folder' : 'folder'} you can write`;
+  const what = flag === '--db' ? 'file in a folder' : 'folder';
+  const full = code === 'ENOSPC' || code === 'EDQUOT';
+  const fix = reading ? `give ${flag} a file you can read` : full ? `free space there, or give ${flag} a ${what} with room` : `give ${flag} a ${what} you can write`;
   return new FileSystemError(`${flag} ${path}: ${cause}: ${fix}`);
 }
 
@@ -77,4 +79,41 @@ export function ensureFolder(flag: string, folder: string): void {
 export function ensureMirrorFolder(dbPath: string): void {
   ensureFolder('--db', dirname(dbPath));
   if (existsSync(dbPath) && statSync(dbPath).isDirectory()) throw new FileSystemError(`--db ${dbPath}: it is a folder: give --db the mirror's file, e.g. ${join(dbPath, 'ledger.db')}`);
+}
+
+/** The mirror could not be written for want of space: where, and what to do. */
+export function mirrorFullError(dbPath: string, code: string): FileSystemError {
+  return new FileSystemError(
+    `--db ${dbPath}: no space left on the device (${code}): free space in ${dirname(resolve(dbPath))} (a sync needs about 256 MB beside the mirror), or give --db a folder with room; what was committed before is kept`,
+  );
+}
+
+/** Whether the folder holding `path` has less than 1 MB free: a failed write there was most likely for want of space. */
+export function nearlyFull(path: string): boolean {
+  try {
+    const stats = statfsSync(dirname(resolve(path)));
+    return stats.bavail * stats.bsize < 1024 * 1024;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A write to the mirror or a report that failed for want of space, a read-only file system or
+ * permission, as one sentence naming the flag, the path and the fix; undefined for any other
+ * error. Walks the error's causes (drizzle wraps SQLite's errors).
+ */
+export function storageFailure(error: unknown, where: { db?: string | undefined; out?: string | undefined }): FileSystemError | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth += 1, e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    if ((code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_WRITE') && where.db) return mirrorFullError(where.db, code);
+    if (code.startsWith('SQLITE_READONLY') && where.db) return new FileSystemError(`--db ${where.db}: the mirror cannot be written (${code}): give --db a file in a folder you can write`);
+    const path = (e as { path?: unknown }).path;
+    if (!(code in CAUSES) || typeof path !== 'string') continue;
+    const inOut = where.out !== undefined && !relative(resolve(where.out), resolve(path)).startsWith('..');
+    return fileSystemError(inOut ? '--out' : '--db', inOut ? (where.out ?? path) : path, e);
+  }
+  return undefined;
 }

@@ -54,6 +54,7 @@ export class DpClient {
       ...httpOptions,
       service: 'dp',
       baseUrl: config.baseUrl,
+      requestTimeoutMs: options.requestTimeoutMs ?? config.requestTimeoutMs,
       headers: () => ({ 'x-client-id': config.clientId, 'x-client-secret': config.clientSecret.reveal() }),
     });
   }

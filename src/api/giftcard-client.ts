@@ -57,6 +57,7 @@ export class GiftCardClient {
       ...options,
       service: 'giftcard',
       baseUrl: config.baseUrl,
+      requestTimeoutMs: options.requestTimeoutMs ?? config.requestTimeoutMs,
       headers: () => ({ 'X-Client-Id': config.clientId, 'X-Client-Secret': config.clientSecret.reveal() }),
     });
   }

@@ -140,7 +140,7 @@ export class HttpClient {
       text = await readCapped(response.body, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     } catch (error) {
       if (error instanceof BodyTooLarge) return { kind: 'retry', cause: error.message };
-      if (isRetryableNetworkError(error)) return { kind: 'retry', cause: describeNetworkError(error) };
+      if (isRetryableNetworkError(error)) return { kind: 'retry', cause: describeNetworkError(error, this.#timeoutMs) };
       const failure = connectionFailure(error, this.#url);
       if (failure) throw new ConnectionError(this.service, `${SERVICE_LABEL[this.service]} cannot be reached at ${this.#url.origin}: ${failure}; check ${urlVariable(this.service)}`);
       throw error;
@@ -170,9 +170,10 @@ type AttemptOutcome =
   | { kind: 'done'; response: JsonResponse }
   | { kind: 'retry'; cause: string; retryAfterMs?: number | undefined };
 
-function describeNetworkError(error: unknown): string {
+function describeNetworkError(error: unknown, timeoutMs: number): string {
   const err = error as { code?: string; name?: string; message?: string };
-  if (err.name === 'TimeoutError') return 'request timed out';
+  const code = err.code ?? (err as { cause?: { code?: string } }).cause?.code ?? '';
+  if (err.name === 'TimeoutError' || code.endsWith('_TIMEOUT')) return `no answer within ${timeoutMs / 1000} s (timed out${code ? `, ${code}` : ''})`;
   if (err.code === 'ECONNREFUSED' || (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
   return `network error ${err.code ?? err.name ?? ''}`.trim();
 }
@@ -186,7 +187,7 @@ function urlVariable(service: ServiceName): string {
 function advice(cause: string, url: URL, service: ServiceName): string {
   if (cause.includes('ECONNREFUSED')) return `; nothing listens on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} of ${url.hostname}: is the service running there? check ${urlVariable(service)}`;
   if (cause.includes('UND_ERR_SOCKET') && url.protocol === 'http:') return `; the peer closed the connection: if it speaks https, ${urlVariable(service)} must start with https://`;
-  if (cause.includes('timed out') || cause.includes('TIMEOUT')) return '; the service did not answer in time: try again later, or check the network between here and the service';
+  if (cause.includes('timed out')) return '; the service did not answer in time: try again later, check the network between here and the service, or allow longer with LEDGER_RECON_TIMEOUT (or --timeout)';
   return '';
 }
 

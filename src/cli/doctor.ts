@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs
 import { dirname, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
-import { checkSettings, type ConfigFlags, type ServiceConfig } from '../config.js';
+import { checkSettings, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
 import { lockHolder } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirrorReadOnly, schemaVersion } from '../db/mirror.js';
 import { completedRun, summaryOf } from '../findings/store.js';
@@ -43,6 +43,9 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   for (const { setting, value, problem } of settings) {
     say(problem ? { ok: false, subject: setting.variable, text: problem.message.replace(`${setting.variable} `, '') } : { ok: true, subject: setting.variable, text: setting.kind === 'secret' ? 'set (value not shown)' : value });
   }
+  const timeout = requestTimeoutOf(options.env);
+  if (typeof timeout !== 'number') say({ ok: false, subject: 'LEDGER_RECON_TIMEOUT', text: timeout.message.replace('LEDGER_RECON_TIMEOUT ', '') });
+  const requestTimeoutMs = typeof timeout === 'number' ? timeout : undefined;
   // Each service is tried when its own three settings are sound.
   const get = (variable: string): string | undefined => {
     const found = settings.find((s) => s.setting.variable === variable);
@@ -53,7 +56,7 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
     const [baseUrl, clientId, secret] = [get(`${prefix}_API_URL`), get(`${prefix}_CLIENT_ID`), get(`${prefix}_CLIENT_SECRET`)];
     const subject = service === 'giftcard' ? 'gift card service' : 'delivery partner service';
     if (baseUrl === undefined || clientId === undefined || secret === undefined) say({ ok: false, subject, text: `not tried: fix its settings above first` });
-    else say(await reach({ service, baseUrl, clientId, clientSecret: new Secret(secret) }, subject));
+    else say(await reach({ service, baseUrl, clientId, clientSecret: new Secret(secret), ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}) }, subject));
   }
 
   const db = options.db ?? DEFAULT_DB_PATH;

@@ -49,6 +49,7 @@ export function buildProgram(): Command {
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
     .option('--env-file <file>', 'read settings from this file (KEY=value lines); the environment and flags take precedence')
+    .option('--timeout <seconds>', 'how long one request may take before it is retried (default 30; env LEDGER_RECON_TIMEOUT)')
     .option('--umask <mask>', 'file-creation mask for the mirror and the reports (default 077: the owner alone)')
     .option('--verbose', 'the stack of an unexpected error')
     .showHelpAfterError('(add --help for usage)')

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { ConfigError, LedgerReconError } from '../errors.js';
 import { redact } from '../log.js';
-import { fileSystemError } from '../paths.js';
+import { fileSystemError, storageFailure } from '../paths.js';
 import { buildProgram } from './index.js';
 
 /** Secrets this process may know of (environment or flags), so no message can print them. */
@@ -16,14 +16,26 @@ function flagValues(flags: readonly string[]): string[] {
   return args.flatMap((arg, i) => flags.flatMap((flag) => (arg === flag ? [args[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [])));
 }
 
+let program: Command | undefined;
 try {
   // Files for one reader: the mirror, its side files, the reports and their folders are the
   // owner's alone (0600 / 0700) unless --umask says otherwise.
   process.umask(umaskOf(flagValues(['--umask']).at(-1)));
   loadEnvFile(flagValues(['--env-file']).at(-1));
-  await buildProgram().parseAsync(process.argv);
+  // --timeout outranks LEDGER_RECON_TIMEOUT, as every flag outranks its variable.
+  const timeout = flagValues(['--timeout']).at(-1);
+  if (timeout !== undefined) process.env['LEDGER_RECON_TIMEOUT'] = timeout;
+  program = buildProgram();
+  await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = exitCodeFor(error);
+  process.exitCode = exitCodeFor(storageFailure(error, storageOf(program)) ?? error);
+}
+
+/** The --db and --out of the command that ran, to name them when a write to them fails. */
+function storageOf(ran: Command | undefined): { db?: string; out?: string } {
+  const command = ran?.commands.find((c) => process.argv.slice(2).includes(c.name()));
+  const options = command?.opts() ?? {};
+  return { db: typeof options['db'] === 'string' ? options['db'] : undefined, out: typeof options['out'] === 'string' ? options['out'] : undefined };
 }
 
 /**

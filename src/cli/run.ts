@@ -8,7 +8,7 @@ import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js'
 import { LedgerReconError } from '../errors.js';
 import { beginRun, recordFailure, type RunError } from '../findings/store.js';
 import { redact } from '../log.js';
-import { ensureFolder } from '../paths.js';
+import { ensureFolder, storageFailure } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
@@ -96,9 +96,14 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       }
       process.exitCode = summary.exitCode;
       return result.json;
-    } catch (error) {
+    } catch (caught) {
+      const error = storageFailure(caught, { db: dbPath, out: options.out ?? 'reports' }) ?? caught;
       failure = runErrorOf(error, secrets);
-      if (checkRunId !== null) recordFailure(mirror.sqlite, checkRunId, failure, Date.now());
+      try {
+        if (checkRunId !== null) recordFailure(mirror.sqlite, checkRunId, failure, Date.now());
+      } catch {
+        // A mirror that cannot take the record (its disk is full) keeps the run as interrupted.
+      }
       throw error;
     } finally {
       await clients.close();

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { MirrorError } from '../errors.js';
-import { ensureMirrorFolder } from '../paths.js';
+import { ensureMirrorFolder, mirrorFullError, nearlyFull } from '../paths.js';
 import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from './schema.js';
 
@@ -76,6 +76,9 @@ function unreadableAsMirrorError(path: string, open: () => Database.Database, pr
     return prepare(sqlite);
   } catch (error) {
     sqlite?.close();
+    // SQLite rolls a full disk's transaction back itself; drizzle's own ROLLBACK then fails and
+    // hides SQLITE_FULL: the free space says what happened.
+    if ((error as { code?: unknown }).code === 'SQLITE_FULL' || nearlyFull(path)) throw mirrorFullError(path, 'SQLITE_FULL');
     if (error instanceof Database.SqliteError) throw new MirrorError(`the mirror ${path} cannot be opened: ${error.message}`);
     throw error;
   }

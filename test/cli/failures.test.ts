@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { cleanEnv, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { canMount, mountTmpfs } from '../support/mounts.js';
 
 let sim: Simulator;
 let garbage: Server;
@@ -136,6 +137,74 @@ describe('--db and --out that cannot be used', () => {
     mkdirSync(folder);
     expect(oneLine(await runCli(['sync', '--db', folder], simulatorEnv(sim)))).toBe(`ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`);
     expect(oneLine(await runCli(['check', '--db', '/proc/ledger-recon/ledger.db'], simulatorEnv(sim)))).toMatch(/^ledger-recon: (--db \/proc\/ledger-recon: it cannot be created there \(ENOENT\)|there is no mirror at)/);
+  });
+});
+
+describe('a service that does not answer', () => {
+  it('gives up on a silent peer after --timeout seconds per attempt and says how to allow longer', async () => {
+    // Accepts the connection, reads the request, never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      const line = oneLine(await runCli(['ping', '--timeout', '1'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }));
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(line).toMatch(new RegExp(`^ledger-recon: the gift card service is unavailable at 127\\.0\\.0\\.1:${port}: no answer within 1 s \\(timed out.*\\).*attempts\\); the service did not answer in time: .*LEDGER_RECON_TIMEOUT \\(or --timeout\\)$`));
+    } finally {
+      silent.close();
+    }
+  }, 30_000);
+
+  it('names a malformed LEDGER_RECON_TIMEOUT together with every other setting that needs attention', async () => {
+    const line = oneLine(await runCli(['sync', '--db', join(dir, 'never.db')], cleanEnv({ LEDGER_RECON_TIMEOUT: 'soon' })));
+    expect(line).toMatch(/^ledger-recon: 7 settings need attention: GIFTCARD_API_URL .*; LEDGER_RECON_TIMEOUT \(or --timeout\) is "soon": it must be whole seconds from 1 to 600$/);
+  });
+});
+
+describe.runIf(canMount)('a disk that is read-only or full', () => {
+  it('names a read-only --db and --out', async () => {
+    const readOnly = mountTmpfs('1m', true);
+    if (!readOnly) return;
+    try {
+      expect(oneLine(await runCli(['sync', '--db', join(readOnly.path, 'ledger.db')], simulatorEnv(sim)))).toBe(
+        `ledger-recon: --db ${readOnly.path}: the file system is read-only (EROFS): give --db a file in a folder you can write`,
+      );
+      expect(oneLine(await runCli(['run', '--db', join(dir, 'ro-out.db'), '--out', join(readOnly.path, 'reports')], simulatorEnv(sim)))).toBe(
+        `ledger-recon: --out ${join(readOnly.path, 'reports')}: the file system is read-only (EROFS): give --out a folder you can write`,
+      );
+    } finally {
+      readOnly.unmount();
+    }
+  });
+
+  it('names a --db whose disk fills up, when the mirror is made and in the middle of a sync; run --json still prints the night', async () => {
+    for (const size of ['200k', '1500k']) {
+      const full = mountTmpfs(size);
+      if (!full) return;
+      try {
+        const db = join(full.path, 'ledger.db');
+        const result = await runCli(['run', '--db', db, '--out', join(dir, `full-${size}`), '--json'], simulatorEnv(sim));
+        const message = `--db ${db}: no space left on the device (SQLITE_FULL): free space in ${full.path} (a sync needs about 256 MB beside the mirror), or give --db a folder with room; what was committed before is kept`;
+        expect(oneLine(result), size).toBe(`ledger-recon: ${message}`);
+        expect(JSON.parse(result.stdout)).toMatchObject({ verdict: 'FAILED', exitCode: 2, error: { code: 'FILE_SYSTEM', message } });
+      } finally {
+        full.unmount();
+      }
+    }
+  });
+
+  it('names an --out whose disk fills up while the report is written, and leaves no report behind', async () => {
+    const full = mountTmpfs('16k');
+    if (!full) return;
+    try {
+      const out = join(full.path, 'reports');
+      const result = await runCli(['run', '--db', join(dir, 'full-out.db'), '--out', out], simulatorEnv(sim));
+      expect(oneLine(result)).toBe(`ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`);
+      expect(readdirSync(out).filter((name) => name.endsWith('.xlsx'))).toEqual([]);
+    } finally {
+      full.unmount();
+    }
   });
 });
 
