@@ -24,11 +24,26 @@ const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
  * carry exactly) and fails when more than two decimals are non-zero.
  * `toCents(10.1)` → 1010; `toCents(0.1 + 0.2)` → not on a cent.
  */
-export function toCents(value: number): CentsResult {
+export function toCents(value: number | NumberLiteral): CentsResult {
+  if (typeof value === 'object' && value !== null && typeof value.literal === 'string') return literalCents(value.literal);
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     return { ok: false, reason: `not a finite number: ${String(value)}` };
   }
-  const text = plainDecimal(value);
+  return decimalCents(plainDecimal(value));
+}
+
+/** A JSON number a double cannot carry, read as its text at the edge (api/json-text.ts's InexactNumber). */
+export interface NumberLiteral {
+  readonly literal: string;
+}
+
+/** Cents of a number literal kept as text: exact, so `10.000000000000000001` is not on a cent. */
+function literalCents(literal: string): CentsResult {
+  if (/[eE]/.test(literal)) return { ok: false, reason: `${literal} cannot be read exactly as a decimal amount` };
+  return decimalCents(literal);
+}
+
+function decimalCents(text: string): CentsResult {
   const plain = plainCents(text);
   if (plain !== undefined) return { ok: true, cents: plain as Cents };
   const match = DECIMAL.exec(text);

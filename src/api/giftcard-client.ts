@@ -9,6 +9,7 @@ import {
 } from '../errors.js';
 import { HttpClient, type HttpClientOptions, type JsonResponse } from './http-client.js';
 import { listQuery, paginate, type Page } from './pager.js';
+import { keepSource } from './json-text.js';
 import {
   couponSchema,
   describeIssues,
@@ -43,7 +44,7 @@ export interface ListOptions {
   startCursor?: string;
 }
 
-export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'onEvent' | 'random'>;
+export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'secrets' | 'onEvent' | 'random'>;
 
 /**
  * Read-only client of the gift card service: X-Client-Id / X-Client-Secret headers, the
@@ -58,6 +59,7 @@ export class GiftCardClient {
       service: 'giftcard',
       baseUrl: config.baseUrl,
       requestTimeoutMs: options.requestTimeoutMs ?? config.requestTimeoutMs,
+      secrets: () => [config.clientSecret.reveal(), ...(options.secrets?.() ?? [])],
       headers: () => ({ 'X-Client-Id': config.clientId, 'X-Client-Secret': config.clientSecret.reveal() }),
     });
   }
@@ -67,7 +69,7 @@ export class GiftCardClient {
       const element = parseRecord(giftCardListElementSchema, 'giftCards', raw);
       const full = giftCardSchema.safeParse(raw);
       const status = typeof element['status'] === 'string' ? element['status'] : undefined;
-      return { giftCardId: element.giftCardId, status, full: full.success ? full.data : undefined, raw };
+      return { giftCardId: element.giftCardId, status, full: full.success ? keepSource(raw, full.data) : undefined, raw };
     });
   }
 

@@ -8,6 +8,7 @@ import {
   parseRetryAfter,
   type RetryOptions,
 } from './retry-policy.js';
+import { parseExact } from './json-text.js';
 import { ServiceLimiter, sleep } from './service-limiter.js';
 
 /** What the HTTP layer tells its observer (progress bars, logs, tests). */
@@ -30,6 +31,12 @@ export interface HttpClientOptions {
    */
   maxBodyBytes?: number;
   retry?: Partial<RetryOptions>;
+  /**
+   * Texts no response may carry into the tool (the client secrets): every occurrence in a body
+   * is replaced by `[redacted]` before it is parsed, so a secret the service echoes (in a data
+   * field, in a cursor) never reaches the mirror, a log or a report.
+   */
+  secrets?: () => readonly string[];
   onEvent?: (event: HttpEvent) => void;
   /** Injected for deterministic tests of the jitter; defaults to Math.random. */
   random?: () => number;
@@ -149,9 +156,10 @@ export class HttpClient {
     if (isRetryableStatus(status)) {
       return { kind: 'retry', cause: `HTTP ${status}`, retryAfterMs: status === 429 ? parseRetryAfter(retryAfter, Date.now()) : undefined };
     }
+    for (const secret of this.#options.secrets?.() ?? []) if (secret !== '' && text.includes(secret)) text = text.replaceAll(secret, '[redacted]');
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = parseExact(text);
     } catch {
       // 401 and 403 say what they mean whatever their body (a proxy's HTML page): never retried.
       if (status === 401 || status === 403) return { kind: 'done', response: { status, body: null } };

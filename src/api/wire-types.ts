@@ -7,15 +7,49 @@
  */
 import { z } from 'zod';
 import { PayloadValidationError } from '../errors.js';
+import { InexactNumber, keepSource } from './json-text.js';
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/** An RFC 3339 / ISO 8601 timestamp with a zone, that parses to a real instant. */
-const timestamp = z
-  .string()
-  .refine((text) => RFC3339.test(text) && !Number.isNaN(Date.parse(text)), 'not an RFC 3339 timestamp with a zone');
+/**
+ * Whether a text is an RFC 3339 date-time with a zone naming a real instant: months 1-12, the
+ * days the month has (29 February in leap years only), hours 0-23, minutes and seconds 0-59
+ * (a leap second cannot be stored as an instant), offsets up to 23:59. Date.parse alone
+ * accepts 2025-02-30 (as 2 March) and hour 24.
+ */
+export function isRfc3339(text: string): boolean {
+  const match = RFC3339.exec(text);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second, , offsetHours = '0', offsetMinutes = '0'] = match.slice(1).map((part) => part ?? '');
+  const y = Number(year);
+  const m = Number(month);
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  return (
+    days !== undefined &&
+    Number(day) >= 1 &&
+    Number(day) <= days &&
+    Number(hour) <= 23 &&
+    Number(minute) <= 59 &&
+    Number(second) <= 59 &&
+    Number(offsetHours || '0') <= 23 &&
+    Number(offsetMinutes || '0') <= 59 &&
+    !Number.isNaN(Date.parse(text))
+  );
+}
+
+/** An RFC 3339 timestamp with a zone, naming a real instant. */
+const timestamp = z.string().refine(isRfc3339, 'not an RFC 3339 timestamp with a zone naming a real instant');
 const id = z.string().min(1);
-const money = z.number();
+/** The identifiers the gift card spec types as UUID strings. */
+const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'not a UUID, as the spec types it');
+/**
+ * An amount: a JSON number, or the text of one a double cannot carry (a finding downstream,
+ * never a rounded value).
+ */
+const money = z.union([z.number(), z.instanceof(InexactNumber)], {
+  error: (issue) => `Invalid input: expected number, received ${issue.input === null ? 'null' : Array.isArray(issue.input) ? 'array' : typeof issue.input}`,
+});
 const count = z.number().int().nonnegative();
 
 // ---- gift card service ------------------------------------------------------------
@@ -30,8 +64,8 @@ export const COUPON_STATUSES = ['ACTIVE', 'USED', 'EXPIRED', 'VOIDED'] as const;
 export type CouponStatus = (typeof COUPON_STATUSES)[number];
 
 export const giftCardSchema = z.looseObject({
-  giftCardId: id,
-  merchantId: id,
+  giftCardId: uuid,
+  merchantId: uuid,
   programId: z.string().optional(),
   giftCardTemplateId: z.string().optional(),
   codeHash: z.string().optional(),
@@ -51,11 +85,11 @@ export type GiftCard = z.infer<typeof giftCardSchema>;
 
 /** The list element shape is not shown by the spec: only an ID and status are relied on. */
 export const giftCardListElementSchema = z.looseObject({
-  giftCardId: id,
+  giftCardId: uuid,
 });
 
 export const transactionSchema = z.looseObject({
-  transactionId: id,
+  transactionId: uuid,
   merchantId: z.string().optional(),
   giftCardId: id,
   type: z.enum(TRANSACTION_TYPES),
@@ -69,7 +103,7 @@ export const transactionSchema = z.looseObject({
 export type Transaction = z.infer<typeof transactionSchema>;
 
 export const couponSchema = z.looseObject({
-  couponId: id,
+  couponId: uuid,
   merchantId: id,
   programId: z.string().optional(),
   couponTemplateId: z.string().optional(),
@@ -188,7 +222,7 @@ export type Resource = 'giftCards' | 'giftCardTransactions' | 'coupons' | 'dpWal
  */
 export function parseRecord<T>(schema: z.ZodType<T>, resource: Resource, raw: unknown): T {
   const result = schema.safeParse(raw);
-  if (result.success) return result.data;
+  if (result.success) return keepSource(raw, result.data);
   throw new PayloadValidationError(resource, raw, describeIssues(result.error));
 }
 

@@ -10,7 +10,8 @@ export interface Clients {
 
 /** Clients of both services from the configuration. */
 export function createClients(config: Config, options: { concurrency?: number } = {}): Clients {
-  const giftcard = new GiftCardClient(config.giftcard, { maxConnections: options.concurrency ?? 8 });
-  const dp = new DpClient(config.dp, { maxConnections: options.concurrency ?? 8 });
+  // Each client redacts both secrets from what it reads: the other's too, should a service echo it.
+  const giftcard = new GiftCardClient(config.giftcard, { maxConnections: options.concurrency ?? 8, secrets: () => [config.dp.clientSecret.reveal()] });
+  const dp = new DpClient(config.dp, { maxConnections: options.concurrency ?? 8, secrets: () => [config.giftcard.clientSecret.reveal()] });
   return { giftcard, dp, close: async () => void (await Promise.all([giftcard.close(), dp.close()])) };
 }

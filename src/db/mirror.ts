@@ -271,6 +271,19 @@ function knownMigrations(): number {
 }
 
 /**
+ * A reader never sees a half-built mirror: while a first sync loads the ledger (or after one
+ * stopped mid-load) the ledger has no unique index yet and may list an entry twice; the
+ * writing command that opens it next finishes the load.
+ * @throws MirrorError naming the mirror and the command that completes it.
+ */
+function refuseHalfBuilt(path: string, sqlite: Database.Database): void {
+  const hasLedger = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gift_card_transactions'").get() !== undefined;
+  if (!hasLedger || missingIndexes(sqlite, [ENTRY_ID_INDEX]).length === 0) return;
+  if (sqlite.prepare('SELECT 1 FROM gift_card_transactions LIMIT 1').get() === undefined) return;
+  throw new MirrorError(`the mirror ${path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${path} to finish it, then read it again`);
+}
+
+/**
  * Opens an existing mirror for reading only: better-sqlite3's read-only mode plus
  * `query_only`, so no statement can write. @throws MirrorError when the file does not exist
  * or is no database.
@@ -284,6 +297,7 @@ export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
       // SQLite reads the file at the first statement: read its schema now, so that a file
       // that is no database fails here, as the mirror, not later as some query.
       sqlite.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+      refuseHalfBuilt(path, sqlite);
       const db = drizzle(sqlite, { schema }) as MirrorDb;
       return { path, db, sqlite, close: () => sqlite.close() };
     },

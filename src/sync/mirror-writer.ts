@@ -3,8 +3,8 @@ import type { PayloadValidationError } from '../errors.js';
 import type { Resource } from '../api/wire-types.js';
 import {
   recordIdOf,
-  scrubVouchers,
   sha256,
+  storedRawJson,
   type CouponRow,
   type GiftCardRow,
   type OrderRows,
@@ -249,7 +249,7 @@ export class MirrorWriter {
 
   /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
   quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): void {
-    const raw = JSON.stringify(scrubVouchers(error.raw));
+    const raw = storedRawJson(error.raw);
     this.#s.quarantine.run(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
   }
 

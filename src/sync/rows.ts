@@ -5,14 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { Coupon, GiftCard, Order, Product, Transaction, Wallet } from '../api/wire-types.js';
-import { toCents } from '../money.js';
+import { rawJsonOf, sourceOf } from '../api/json-text.js';
+import { toCents, type NumberLiteral } from '../money.js';
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
 /** Cents of an API amount, or null when it is not on a cent (a finding, never rounded). */
-export function centsOrNull(value: number | undefined): number | null {
+export function centsOrNull(value: number | NumberLiteral | undefined): number | null {
   if (value === undefined) return null;
   const result = toCents(value);
   return result.ok ? result.cents : null;
@@ -58,7 +59,7 @@ export function giftCardRow(card: GiftCard): GiftCardRow {
     created_at: card.createdAt,
     updated_at: card.updatedAt,
     updated_at_ms: ms(card.updatedAt),
-    raw_json: JSON.stringify(card),
+    raw_json: storedRawJson(card),
   };
 }
 
@@ -88,7 +89,7 @@ export function transactionRow(entry: Transaction): TransactionRow {
     idempotency_key: entry.idempotencyKey,
     created_at: entry.createdAt,
     created_at_ms: ms(entry.createdAt),
-    raw_json: JSON.stringify(entry),
+    raw_json: storedRawJson(entry),
   };
 }
 
@@ -124,7 +125,7 @@ export function couponRow(coupon: Coupon): CouponRow {
     created_at: coupon.createdAt,
     updated_at: coupon.updatedAt,
     updated_at_ms: ms(coupon.updatedAt),
-    raw_json: JSON.stringify(coupon),
+    raw_json: storedRawJson(coupon),
   };
 }
 
@@ -136,7 +137,7 @@ export interface WalletRow {
 }
 
 export function walletRow(wallet: Wallet): WalletRow {
-  return { wallet_id: wallet.walletID, currency: wallet.currency, balance_cents: centsOrNull(wallet.balance), raw_json: JSON.stringify(wallet) };
+  return { wallet_id: wallet.walletID, currency: wallet.currency, balance_cents: centsOrNull(wallet.balance), raw_json: storedRawJson(wallet) };
 }
 
 export interface ProductRows {
@@ -146,7 +147,7 @@ export interface ProductRows {
 
 export function productRows(product: Product): ProductRows {
   return {
-    product: { product_id: product.productID, product_name: product.productName, display_name: product.productDisplayName ?? null, currency: product.currency, raw_json: JSON.stringify(product) },
+    product: { product_id: product.productID, product_name: product.productName, display_name: product.productDisplayName ?? null, currency: product.currency, raw_json: storedRawJson(product) },
     variants: product.variants.map((v) => ({
       variant_id: v.variantID,
       product_id: product.productID,
@@ -155,7 +156,7 @@ export function productRows(product: Product): ProductRows {
       price_cents: centsOrNull(v.price),
       converted_selling_price_cents: centsOrNull(v.convertedSellingPrice),
       stock: v.stock !== undefined && Number.isInteger(v.stock) ? v.stock : null,
-      raw_json: JSON.stringify(v),
+      raw_json: storedRawJson(v),
     })),
   };
 }
@@ -239,7 +240,7 @@ export function orderRows(order: Order): OrderRows {
       created_at_ms: ms(order.createdAt),
       updated_at: order.updatedAt,
       updated_at_ms: ms(order.updatedAt),
-      raw_json: JSON.stringify(scrubVouchers(order)),
+      raw_json: storedRawJson(order),
     },
     lines,
     vouchers,
@@ -258,13 +259,32 @@ const PIN_FIELD = /^(voucher_?)?pin$/i;
 export function scrubVouchers<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => scrubVouchers(item)) as T;
   if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
+  // No prototype: a `__proto__` key the service sent stays a key of the record.
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, inner] of Object.entries(value)) {
     if (PIN_FIELD.test(key)) continue;
     if (CODE_FIELD.test(key)) out[`${key}Sha256`] = sha256(typeof inner === 'string' ? inner : JSON.stringify(inner) ?? String(inner));
     else out[key] = scrubVouchers(inner);
   }
   return out as T;
+}
+
+/**
+ * A key that may carry a voucher code or a PIN, or any \u escape (a key can be spelt with
+ * them): a record whose text has none needs no scrubbing.
+ */
+const SECRET_FIELD_TEXT = /"(voucher_?)?pin"|"voucher_?code"|\\u/i;
+
+/**
+ * A record's raw JSON as the mirror keeps it: the text the service sent, byte for byte, unless
+ * it names a voucher code or PIN field anywhere (any record, any depth); then a copy with the
+ * codes hashed and the PINs removed.
+ */
+export function storedRawJson(record: unknown): string {
+  const text = rawJsonOf(record);
+  if (!SECRET_FIELD_TEXT.test(text)) return text;
+  const parsed: unknown = sourceOf(record) === undefined ? record : JSON.parse(text);
+  return JSON.stringify(scrubVouchers(parsed));
 }
 
 /** The identifier a raw record carries, for quarantine rows. */

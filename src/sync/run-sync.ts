@@ -1,3 +1,4 @@
+import { redact } from '../log.js';
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
 import { startCheckpointer } from '../db/checkpointer.js';
@@ -102,7 +103,9 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     for (const phase of PHASES) await phase(context);
   } catch (error) {
     await checkpointer.stop();
-    const summary = summarize(false, (error as Error).message);
+    // Whatever a message quotes (a refused cursor, a path), neither client secret is stored.
+    const secrets = [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()];
+    const summary = summarize(false, redact(error instanceof Error ? error.message : String(error), secrets));
     finish.run('failed', new Date().toISOString(), Date.now(), summary.error ?? null, JSON.stringify(summary), syncRunId);
     throw error;
   }
