@@ -1,5 +1,20 @@
 /**
- * Formula-injection defence (OWASP CSV injection): a string from the services that would start
+ * Text from the services for a workbook cell, as sent: a text cell in .xlsx is never read as a
+ * formula, so nothing is prefixed and the text matches the mirror. XML cannot carry NUL and
+ * most control characters (a writer would drop them silently): each is shown escaped, as
+ * `\u0000`, so an identifier that holds one is visibly not the plain one. Tab, line feed and
+ * carriage return stay.
+ */
+export function visibleText(text: string): string {
+  return CONTROL.test(text) ? text.replace(CONTROL_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}
+
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffe\uffff]/;
+const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
+
+/**
+ * Formula-injection defence for CSV files (OWASP CSV injection), which a spreadsheet reads as
+ * typed: a string from the services that would start
  * a formula in a spreadsheet — its first character after any leading whitespace or control
  * characters is =, +, -, @, tab, CR or LF — is prefixed with an apostrophe. Strings only:
  * money stays a number.

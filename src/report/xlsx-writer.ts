@@ -3,14 +3,14 @@
  * stays bounded: sheets one after another, rows committed as they come, a yield to the event
  * loop every few thousand rows so the zip stream drains. Auditors' conventions are applied
  * here: frozen header, autofilter, fitted widths, money as numbers in the currency's format,
- * dates as real dates (UTC), severity colours, and API text neutralised against formulas.
+ * dates as real dates (UTC), severity colours, and API text as sent (a text cell of .xlsx is never a formula), control characters shown escaped.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { neutralise } from './neutralise.js';
+import { visibleText } from './neutralise.js';
 
-/** A cell: text (neutralised), a number, a date (ms, UTC), money, a link to a sheet, or a heading. */
+/** A cell: text (as sent, control characters escaped), a number, a date (ms, UTC), money, a link to a sheet, or a heading. */
 export type Cell =
   | string
   | number
@@ -174,7 +174,7 @@ function styleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
 
 function valueOf(cell: Cell): ExcelJS.CellValue {
   if (cell === null) return null;
-  if (typeof cell === 'string') return truncate(neutralise(cell));
+  if (typeof cell === 'string') return truncate(visibleText(cell));
   if (typeof cell === 'number') return cell;
   if ('cents' in cell) return cell.cents / 100;
   if ('date' in cell) return new Date(cell.date);

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
-import { neutralise } from '../../src/report/neutralise.js';
+import { neutralise, visibleText } from '../../src/report/neutralise.js';
 import { SHEET_NAMES } from '../../src/report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../../src/report/write-report.js';
 import { writeXlsx } from '../../src/report/xlsx-writer.js';
@@ -108,10 +108,11 @@ describe('the workbook', () => {
     expect(link.font).toMatchObject({ underline: true, color: { argb: 'FF0563C1' } });
   });
 
-  it('stores a formula-like reference as inert text', () => {
+  it('stores a formula-like reference as inert text, exactly as the service sent it', () => {
     const ws = sheet('Refunds by reference');
     const cells = ws.getColumn(column(ws, 'reference')).values.filter((v) => typeof v === 'string' && v.includes('HYPERLINK'));
-    expect(cells).toEqual([`'=HYPERLINK("http://x","y")`]);
+    // A text cell of .xlsx is never a formula: no apostrophe, so it matches the mirror.
+    expect(cells).toEqual([`=HYPERLINK("http://x","y")`]);
     for (const ws of workbook.worksheets) {
       ws.eachRow((row) => row.eachCell((cell) => {
         if (cell.formula) expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(/^HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)$/);
@@ -154,7 +155,15 @@ describe('the findings CSV and JSON', () => {
   });
 });
 
-describe('formula neutralising', () => {
+describe('workbook text', () => {
+  it('shows NUL and other control characters escaped, never dropped; keeps tabs and line breaks', () => {
+    expect(visibleText('card\u0000id')).toBe('card\\u0000id');
+    expect(visibleText('a\u001fb\u007f')).toBe('a\\u001fb\\u007f');
+    expect(visibleText('=SUM(A1)\tline\nnext')).toBe('=SUM(A1)\tline\nnext');
+  });
+});
+
+describe('formula neutralising (CSV)', () => {
   it.each(['=1+1', '+SUM(1,2)', '-2+3', '@cmd', '\tTAB', '\rCR', '\nLF', '  =x', '\u0001=x'])('prefixes %j', (text) => {
     expect(neutralise(text)).toBe(`'${text}`);
   });
