@@ -9,6 +9,8 @@ export interface ServiceConfig {
   clientSecret: Secret;
   /** How long one request may take before it is abandoned and retried (LEDGER_RECON_TIMEOUT seconds; default 30 s). */
   requestTimeoutMs?: number;
+  /** The largest response body read (LEDGER_RECON_MAX_BODY_MB; default 64 MB). */
+  maxBodyBytes?: number;
 }
 
 export interface Config {
@@ -67,11 +69,14 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   }
   const timeout = requestTimeoutOf(env);
   if (typeof timeout !== 'number') problems.push(timeout);
+  const bodyCap = maxBodyBytesOf(env);
+  if (typeof bodyCap !== 'number') problems.push(bodyCap);
   const [first] = problems;
   if (first && problems.length === 1) throw first;
   if (first) throw new ConfigError(first.variable, `${problems.length} settings need attention: ${problems.map((p) => p.message).join('; ')}`);
   const get = (key: keyof ConfigFlags): string => values.get(key) ?? '';
   const requestTimeoutMs = typeof timeout === 'number' ? timeout : DEFAULT_REQUEST_TIMEOUT_MS;
+  const maxBodyBytes = typeof bodyCap === 'number' ? bodyCap : DEFAULT_MAX_BODY_MB * MB;
   return {
     giftcard: {
       service: 'giftcard',
@@ -79,6 +84,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
       clientId: get('giftcardClientId'),
       clientSecret: new Secret(get('giftcardClientSecret')),
       requestTimeoutMs,
+      maxBodyBytes,
     },
     dp: {
       service: 'dp',
@@ -86,6 +92,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
       clientId: get('dpClientId'),
       clientSecret: new Secret(get('dpClientSecret')),
       requestTimeoutMs,
+      maxBodyBytes,
     },
   };
 }
@@ -93,17 +100,32 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
 /** One request's time-out when LEDGER_RECON_TIMEOUT is not set: the gift card spec's 30 s. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
+/** The largest response body when LEDGER_RECON_MAX_BODY_MB is not set: some 600 times a full page. */
+export const DEFAULT_MAX_BODY_MB = 64;
+const MB = 1024 * 1024;
+
 /**
  * LEDGER_RECON_TIMEOUT (set by `--timeout` too): whole seconds from 1 to 600, in ms; the
  * problem that stops it otherwise.
  */
 export function requestTimeoutOf(env: NodeJS.ProcessEnv = process.env): number | ConfigError {
-  const raw = env['LEDGER_RECON_TIMEOUT']?.trim();
-  if (raw === undefined || raw === '') return DEFAULT_REQUEST_TIMEOUT_MS;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 600) {
-    return new ConfigError('LEDGER_RECON_TIMEOUT', `LEDGER_RECON_TIMEOUT (or --timeout) is ${JSON.stringify(raw)}: it must be whole seconds from 1 to 600`);
+  return wholeNumberSetting(env, 'LEDGER_RECON_TIMEOUT (or --timeout)', 'seconds', 1, 600, DEFAULT_REQUEST_TIMEOUT_MS / 1000, 1000);
+}
+
+/** LEDGER_RECON_MAX_BODY_MB: whole megabytes from 1 to 1024, in bytes; the problem that stops it otherwise. */
+export function maxBodyBytesOf(env: NodeJS.ProcessEnv = process.env): number | ConfigError {
+  return wholeNumberSetting(env, 'LEDGER_RECON_MAX_BODY_MB', 'megabytes', 1, 1024, DEFAULT_MAX_BODY_MB, MB);
+}
+
+/** A setting of whole units within bounds, times `scale`; its default when unset. */
+function wholeNumberSetting(env: NodeJS.ProcessEnv, where: string, unit: string, min: number, max: number, fallback: number, scale: number): number | ConfigError {
+  const variable = where.split(' ')[0] ?? where;
+  const raw = env[variable]?.trim();
+  if (raw === undefined || raw === '') return fallback * scale;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    return new ConfigError(variable, `${where} is ${JSON.stringify(raw)}: it must be whole ${unit} from ${min} to ${max}`);
   }
-  return Number(raw) * 1000;
+  return Number(raw) * scale;
 }
 
 /** Each setting with its value, or the problem that stops it (for `doctor`, which lists them all). */

@@ -59,6 +59,7 @@ export class GiftCardClient {
       service: 'giftcard',
       baseUrl: config.baseUrl,
       requestTimeoutMs: options.requestTimeoutMs ?? config.requestTimeoutMs,
+      maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes,
       secrets: () => [config.clientSecret.reveal(), ...(options.secrets?.() ?? [])],
       headers: () => ({ 'X-Client-Id': config.clientId, 'X-Client-Secret': config.clientSecret.reveal() }),
     });

@@ -195,6 +195,7 @@ function urlVariable(service: ServiceName): string {
 function advice(cause: string, url: URL, service: ServiceName): string {
   if (cause.includes('ECONNREFUSED')) return `; nothing listens on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} of ${url.hostname}: is the service running there? check ${urlVariable(service)}`;
   if (cause.includes('UND_ERR_SOCKET') && url.protocol === 'http:') return `; the peer closed the connection: if it speaks https, ${urlVariable(service)} must start with https://`;
+  if (cause.startsWith('a response body larger than')) return "; if the service's answers are really this large, raise LEDGER_RECON_MAX_BODY_MB";
   if (cause.includes('timed out')) return '; the service did not answer in time: try again later, check the network between here and the service, or allow longer with LEDGER_RECON_TIMEOUT (or --timeout)';
   return '';
 }

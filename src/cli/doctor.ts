@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs
 import { dirname, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
-import { checkSettings, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
+import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
 import { lockHolder } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirrorReadOnly, schemaVersion } from '../db/mirror.js';
 import { completedRun, summaryOf } from '../findings/store.js';
@@ -45,6 +45,8 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   }
   const timeout = requestTimeoutOf(options.env);
   if (typeof timeout !== 'number') say({ ok: false, subject: 'LEDGER_RECON_TIMEOUT', text: timeout.message.replace('LEDGER_RECON_TIMEOUT ', '') });
+  const bodyCap = maxBodyBytesOf(options.env);
+  if (typeof bodyCap !== 'number') say({ ok: false, subject: 'LEDGER_RECON_MAX_BODY_MB', text: bodyCap.message.replace('LEDGER_RECON_MAX_BODY_MB ', '') });
   const requestTimeoutMs = typeof timeout === 'number' ? timeout : undefined;
   // Each service is tried when its own three settings are sound.
   const get = (variable: string): string | undefined => {

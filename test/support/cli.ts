@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Simulator } from '../../src/sim/simulator.js';
@@ -48,4 +49,17 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, options: { killAf
       resolve({ status, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * A failure as the operator issue requires it: exit 2, one line on stderr, no stack trace and
+ * none of `secrets`. @returns the line.
+ */
+export function oneFailureLine(result: CliResult, secrets: readonly string[]): string {
+  expect(result.status, result.stderr).toBe(2);
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/\n\s+at |unexpected error/);
+  for (const secret of secrets) expect(result.stderr + result.stdout).not.toContain(secret);
+  return lines[0] ?? '';
 }

@@ -1,0 +1,162 @@
+/**
+ * A hostile server of both services, the project's own and separate from the simulator: it
+ * stands in front of a simulator on 127.0.0.1 and, per switch, turns its answers into what a
+ * broken or malicious service might send. Every switch is off until a test turns it on.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Simulator } from '../../src/sim/simulator.js';
+
+/** What the hostile server can do, one switch per attack. */
+export interface Switches {
+  /** DP orders: the first voucher's code arrives as a number, the second's as an object. */
+  voucherCodeNotString?: { number: number; object: string };
+  /** Gift cards: an unknown field named like a voucher code, and a PIN, in every card. */
+  voucherFieldOnCards?: { code: string; pin: string };
+  /** Both services echo their client secret back in a data field of every record. */
+  echoSecrets?: boolean;
+  /** This list's cursors carry the client secret (and are refused when sent back). */
+  secretInCursor?: '/v1/giftCards' | '/v1/giftCards/transactions';
+  /** The first ledger page carries one record nested this many levels deep. */
+  deepRecord?: number;
+  /** The coupon list answers with a body of this many bytes (whitespace around a real page). */
+  hugeBodyBytes?: number;
+  /** The coupon list says hasMore forever, with a fresh cursor over the same records. */
+  endlessPages?: boolean;
+  /** The coupon list answers 429 with this Retry-After (seconds). */
+  retryAfterSeconds?: number;
+  /** The first ledger page's first entry gets this amount literal, as text. */
+  amountLiteral?: string;
+  /** The first coupon's expiresAt. */
+  couponExpiresAt?: string;
+  /** The first card of the list, and its read by ID, get this giftCardId. */
+  cardId?: string;
+  /** The ledger's first page comes with one more item than the 100 asked for. */
+  oversizedPage?: boolean;
+  /** The first ledger page's first entry gets a `__proto__` field. */
+  protoField?: boolean;
+  /** The first ledger page's first entry gets this referenceId. */
+  referenceId?: string;
+  /** Every request is refused with 401 and an HTML page. */
+  htmlRefusal?: boolean;
+}
+
+export interface Hostile {
+  giftcardUrl: string;
+  dpUrl: string;
+  switches: Switches;
+  /** Requests each service received, by path without query. */
+  requests: { giftcard: number; dp: number };
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+/** Starts the hostile server in front of `sim`, both services on ports of their own. */
+export async function startHostile(sim: Simulator, switches: Switches = {}): Promise<Hostile> {
+  // The object the test holds: its switches are read at every request.
+  const hostile: Hostile = { giftcardUrl: '', dpUrl: '', switches, requests: { giftcard: 0, dp: 0 }, close: async () => undefined };
+  const requests = hostile.requests;
+  const servers = await Promise.all(
+    (['giftcard', 'dp'] as const).map(async (service) => {
+      const upstream = service === 'giftcard' ? sim.giftcardUrl : sim.dpUrl;
+      const secret = service === 'giftcard' ? sim.credentials.giftcard.clientSecret : sim.credentials.dp.clientSecret;
+      const server = createServer((request, response) => {
+        requests[service] += 1;
+        void answer(service, upstream, secret, hostile.switches, request, response).catch((error: unknown) => response.destroy(error as Error));
+      });
+      await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+      return server;
+    }),
+  );
+  const url = (server: Server): string => `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return Object.assign(hostile, {
+    giftcardUrl: url(servers[0]!),
+    dpUrl: url(servers[1]!),
+    close: async () => {
+      for (const server of servers) server.closeAllConnections();
+      await Promise.all(servers.map((server) => new Promise((closed) => server.close(closed))));
+    },
+  });
+}
+
+async function answer(service: 'giftcard' | 'dp', upstream: string, secret: string, switches: Switches, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://hostile');
+  const path = url.pathname;
+  const cursor = url.searchParams.get('nextCursor');
+  if (switches.htmlRefusal) {
+    response.writeHead(401, { 'content-type': 'text/html' }).end('<html><body><h1>401 Authorization Required</h1></body></html>');
+    return;
+  }
+  if (service === 'giftcard' && switches.secretInCursor === path && cursor !== null) {
+    if (cursor.includes(secret) || cursor.includes('[redacted]')) {
+      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, errCode: 'BAD_REQUEST', message: `bad cursor ${cursor}` }));
+      return;
+    }
+  }
+  const isCouponList = service === 'giftcard' && path === '/v1/coupons';
+  if (isCouponList && switches.retryAfterSeconds !== undefined) {
+    response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(switches.retryAfterSeconds) }).end(JSON.stringify({ success: false, errCode: 'RATE_LIMITED', message: 'slow down' }));
+    return;
+  }
+  // Forward what the tool asked for (a fresh cursor of ours stands for the newest page).
+  const forwarded = new URL(request.url ?? '/', upstream);
+  if (switches.endlessPages && isCouponList) forwarded.searchParams.delete('nextCursor');
+  const upstreamAnswer = await fetch(forwarded, { headers: request.headers as Record<string, string> });
+  let text = await upstreamAnswer.text();
+  const status = upstreamAnswer.status;
+  if (status === 200) {
+    const body = JSON.parse(text) as Json;
+    mutate(service, path, body, secret, switches);
+    text = JSON.stringify(body);
+    const lastLedgerPage = service === 'giftcard' && path === '/v1/giftCards/transactions' && (body['pagination'] as Json | undefined)?.['hasMore'] === false && (body['data'] as unknown[]).length < 100;
+    // On the last page, which has room for one more record.
+    if (lastLedgerPage && switches.deepRecord !== undefined) text = text.replace('"data":[', `"data":[{"transactionId":"deep-1","extra":${'{"d":'.repeat(switches.deepRecord)}1${'}'.repeat(switches.deepRecord)}},`);
+    if (service === 'giftcard' && path === '/v1/giftCards/transactions' && cursor === null) {
+      if (switches.amountLiteral !== undefined) text = text.replace(/"amount":[-0-9.eE+]+/, `"amount":${switches.amountLiteral}`);
+      if (switches.protoField) text = text.replace('"data":[{', '"data":[{"__proto__":{"polluted":true},');
+    }
+  }
+  if (isCouponList && switches.hugeBodyBytes !== undefined) {
+    // A real page padded with whitespace: valid JSON, only far too large.
+    response.writeHead(status, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(1024 * 1024, ' ');
+    for (let sent = 0; sent < switches.hugeBodyBytes; sent += chunk.length) {
+      if (!response.write(chunk)) await new Promise((drained) => response.once('drain', drained));
+      if (response.destroyed) return;
+    }
+    response.end(text);
+    return;
+  }
+  response.writeHead(status, { 'content-type': 'application/json' }).end(text);
+}
+
+/** Applies the switches that change parsed bodies. */
+function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: string, switches: Switches): void {
+  const records = (service === 'giftcard' ? (Array.isArray(body['data']) ? body['data'] : [body['data']]) : Array.isArray(body['orders']) ? body['orders'] : Array.isArray(body['products']) ? body['products'] : [body]) as Json[];
+  if (switches.echoSecrets) for (const record of records) if (record && typeof record === 'object') record['note'] = `echo ${secret} echo`;
+  if (service === 'giftcard') {
+    const pagination = body['pagination'] as Json | undefined;
+    if (switches.secretInCursor === path && pagination?.['nextCursor']) pagination['nextCursor'] = `${String(pagination['nextCursor'])}.${secret}`;
+    if (switches.endlessPages && path === '/v1/coupons' && pagination) {
+      pagination['hasMore'] = true;
+      pagination['nextCursor'] = `fresh-${Math.random().toString(36).slice(2)}`;
+    }
+    if (switches.voucherFieldOnCards && (path === '/v1/giftCards' || path.startsWith('/v1/giftCards/')) && !path.includes('transactions')) {
+      for (const card of records) if (card && 'giftCardId' in card) Object.assign(card, { voucher_code: switches.voucherFieldOnCards.code, pin: switches.voucherFieldOnCards.pin });
+    }
+    if (switches.couponExpiresAt && path === '/v1/coupons' && records[0]) records[0]['expiresAt'] = switches.couponExpiresAt;
+    if (switches.cardId && path === '/v1/giftCards' && records[0]) records[0]['giftCardId'] = switches.cardId;
+    if (switches.cardId && path === `/v1/giftCards/${encodeURIComponent(switches.cardId)}`) body['data'] = { ...(body['data'] as Json), giftCardId: switches.cardId };
+    if (switches.referenceId !== undefined && path === '/v1/giftCards/transactions' && records[0]) records[0]['referenceId'] = switches.referenceId;
+    if (switches.oversizedPage && path === '/v1/giftCards/transactions' && records.length === 100) records.push({ ...records[0] });
+    return;
+  }
+  if (path.includes('/orders/') && Array.isArray(body['orders'])) {
+    const orders = body['orders'] as Json[];
+    const vouchers = orders.flatMap((order) => ((order['lineItems'] as Json[] | undefined) ?? []).flatMap((line) => (line['vouchers'] as Json[] | undefined) ?? []));
+    if (switches.voucherCodeNotString && vouchers.length >= 2) {
+      vouchers[0]!['voucherCode'] = switches.voucherCodeNotString.number;
+      vouchers[1]!['voucherCode'] = { code: switches.voucherCodeNotString.object };
+    }
+  }
+}

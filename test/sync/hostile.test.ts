@@ -1,0 +1,233 @@
+/**
+ * The edge against a hostile or broken service: the project's own hostile server stands in
+ * front of the simulator, one switch per attack. Each case asserts what the product promises:
+ * no secret, voucher code or PIN in any byte under the mirror's folder or the outputs; the night
+ * completes with the bad record quarantined, or stops with exit 2 and one line; within a time
+ * budget, and a memory budget (the child's heap is capped at 256 MB).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { startHostile, type Hostile, type Switches } from '../support/hostile.js';
+import { hasProgram } from '../support/programs.js';
+
+let sim: Simulator;
+let hostile: Hostile | undefined;
+let dir: string;
+/** Plaintext that must never be stored: both secrets, every voucher code and PIN of the simulator's world. */
+let forbidden: string[];
+
+beforeAll(async () => {
+  // Enough records for lists of several pages (cursors), few enough for a night of a second.
+  sim = await startSimulator({ seed: 191, size: { cards: 230, entriesPerCard: 2, coupons: 8, products: 4, orders: 10 } });
+  const truth = sim.truth();
+  const vouchers = truth.orders.flatMap((order) => order.lineItems.flatMap((line) => line.vouchers));
+  forbidden = [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret, ...vouchers.flatMap((v) => [v.voucherCode, v.voucherPin])];
+  expect(vouchers.length).toBeGreaterThan(2);
+});
+afterAll(async () => {
+  await sim.close();
+});
+afterEach(async () => {
+  await hostile?.close();
+  hostile = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Night {
+  result: CliResult;
+  ms: number;
+  db: string;
+  out: string;
+}
+
+/** Runs the CLI against the hostile server with `switches` on, in a fresh folder, heap capped at 256 MB. */
+async function night(command: string[], switches: Switches, env: Record<string, string> = {}): Promise<Night> {
+  hostile ??= await startHostile(sim);
+  hostile.switches = switches;
+  dir ??= '';
+  if (!dir || !statSync(dir, { throwIfNoEntry: false })) dir = mkdtempSync(join(tmpdir(), 'ledger-recon-hostile-'));
+  const db = join(dir, 'mirror', 'ledger.db');
+  const out = join(dir, 'reports');
+  const started = Date.now();
+  // sync is quiet: its progress lines are not what is under test.
+  const result = await runCli([...command, '--db', db, ...(command[0] === 'run' ? ['--out', out] : ['--quiet'])], {
+    ...simulatorEnv(sim),
+    GIFTCARD_API_URL: hostile.giftcardUrl,
+    DP_API_URL: hostile.dpUrl,
+    NODE_OPTIONS: '--max-old-space-size=256',
+    ...env,
+  });
+  return { result, ms: Date.now() - started, db, out };
+}
+
+/** Every byte of every file under the night's folder (mirror, WAL and side files, reports): none of `extra` nor the forbidden texts. */
+function expectNothingStored(extra: readonly string[] = []): void {
+  const files: string[] = [];
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.push(path);
+    }
+  };
+  walk(dir);
+  expect(files.length).toBeGreaterThan(0);
+  for (const file of files) {
+    const bytes = readFileSync(file);
+    for (const text of [...forbidden, ...extra]) expect(bytes.includes(text), `${text} in ${file}`).toBe(false);
+  }
+}
+
+function oneLine(result: CliResult): string {
+  return oneFailureLine(result, forbidden.slice(0, 2));
+}
+
+function query<T>(db: string, sql: string): T[] {
+  const mirror = new Database(db, { readonly: true });
+  try {
+    return mirror.prepare(sql).all() as T[];
+  } finally {
+    mirror.close();
+  }
+}
+
+describe('secrets and codes are never stored', () => {
+  it('hashes voucher codes that arrive as a number, as an object, or in an unknown field of a card, and drops PINs', async () => {
+    const codes = { number: 987_650_123_456_789, object: 'HOSTILE-OBJECT-CODE-7f3a' };
+    const cards = { code: 'HOSTILE-CARD-CODE-91bd', pin: 'HOSTILE-PIN-5521' };
+    const { result, ms, db } = await night(['sync', '--json'], { voucherCodeNotString: codes, voucherFieldOnCards: cards });
+    expect(result.status, result.stderr).toBe(0);
+    expect(ms).toBeLessThan(30_000);
+    expect(JSON.parse(result.stdout)).toMatchObject({ completed: true });
+    const quarantined = query<{ resource: string; raw_json: string }>(db, 'SELECT resource, raw_json FROM quarantine');
+    expect(quarantined.map((q) => q.resource)).toContain('dpOrders');
+    expect(quarantined.find((q) => q.resource === 'dpOrders')?.raw_json).toContain('voucherCodeSha256');
+    const card = query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1')[0];
+    expect(card?.raw_json).toContain('voucher_codeSha256');
+    expectNothingStored([String(codes.number), codes.object, cards.code, cards.pin]);
+  });
+
+  it('never stores a secret the services echo back in their records', async () => {
+    const { result, db } = await night(['run'], { echoSecrets: true });
+    expect(result.status, result.stderr).not.toBe(2);
+    expect(query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1')[0]?.raw_json).toContain('echo [redacted] echo');
+    expectNothingStored();
+  });
+
+  it('never stores a cursor that carries the secret: the walk restarts, then stops with one line; sync --json and sync_runs hold no secret', async () => {
+    const { result, ms, db } = await night(['sync', '--json'], { secretInCursor: '/v1/giftCards' });
+    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service refused a pagination cursor \(BAD_REQUEST\) at \/v1\/giftCards\?.*%5Bredacted%5D/);
+    expect(ms).toBeLessThan(30_000);
+    expect(JSON.parse(result.stdout)).toMatchObject({ completed: false, error: expect.stringContaining('%5Bredacted%5D') });
+    expect(query<{ error: string }>(db, "SELECT error FROM sync_runs WHERE status = 'failed'")[0]?.error).toContain('%5Bredacted%5D');
+    expectNothingStored();
+  });
+});
+
+describe('a bounded edge', () => {
+  it('quarantines a record nested 5,000 levels deep and completes the night', async () => {
+    const { result, db } = await night(['sync', '--json'], { deepRecord: 5000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ completed: true, quarantined: 1 });
+    expect(query<{ reason: string }>(db, 'SELECT reason FROM quarantine')[0]?.reason).toMatch(/nested deeper than 64 levels/);
+    expect(query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_card_transactions')[0]?.n).toBe(sim.truth().transactions.length);
+    expectNothingStored();
+  });
+
+  it('refuses a body over LEDGER_RECON_MAX_BODY_MB as a fault, then stops with one line, memory bounded', async () => {
+    const { result, ms } = await night(['sync'], { hugeBodyBytes: 24 * 1024 * 1024 }, { LEDGER_RECON_MAX_BODY_MB: '2' });
+    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service is unavailable at .*: a response body larger than 2,097,152 bytes \(GET \/v1\/coupons\?limit=100, 7 attempts\); if the service's answers are really this large, raise LEDGER_RECON_MAX_BODY_MB$/);
+    expect(ms).toBeLessThan(60_000);
+  }, 90_000);
+
+  it('stops a list that repeats its records under fresh cursors, at once', async () => {
+    const { result, ms } = await night(['sync'], { endlessPages: true });
+    expect(oneLine(result)).toMatch(/\/v1\/coupons: the service returned on page 2 exactly the records of an earlier page, under a fresh cursor; stopping instead of looping/);
+    expect(ms).toBeLessThan(30_000);
+  });
+
+  it('fails at once with one line on a Retry-After of an hour, instead of waiting with the lock held', async () => {
+    const { result, ms } = await night(['sync'], { retryAfterSeconds: 3600 });
+    expect(oneLine(result)).toMatch(/asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/coupons.*\), longer than the 300 s a run waits: run again later$/);
+    expect(ms).toBeLessThan(30_000);
+  });
+
+  it('calls a page larger than asked for a protocol violation', async () => {
+    const { result } = await night(['sync'], { oversizedPage: true });
+    expect(oneLine(result)).toMatch(/more than the 100 asked for \(the documented maximum is 100\): a protocol violation$/);
+  });
+
+  it('is an authentication error at once on a 401 with an HTML body, never retried', async () => {
+    const { result } = await night(['sync'], { htmlRefusal: true });
+    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service refused the request with HTTP 401 \(UNKNOWN\): check GIFTCARD_CLIENT_ID and GIFTCARD_CLIENT_SECRET$/);
+    expect(hostile?.requests.giftcard).toBe(1);
+  });
+});
+
+describe('exact or rejected', () => {
+  it('makes an amount a double cannot carry a finding on its entry, its literal kept in the raw JSON', async () => {
+    const { result, db, out } = await night(['run', '--json'], { amountLiteral: '10.000000000000000001' });
+    expect(result.status, result.stderr).toBe(1);
+    const [entry] = query<{ transaction_id: string; raw_json: string }>(db, 'SELECT transaction_id, raw_json FROM gift_card_transactions WHERE amount_cents IS NULL');
+    expect(entry?.raw_json).toContain('"amount":10.000000000000000001');
+    const findings = JSON.parse(readFileSync(JSON.parse(result.stdout).report.json, 'utf8')) as Array<{ code: string; entityId: string }>;
+    expect(findings).toContainEqual(expect.objectContaining({ code: 'GC_INVALID_AMOUNT', entityId: entry?.transaction_id }));
+    expect(out).toBeTruthy();
+  });
+
+  it('quarantines a date that names no instant and an identifier that is not the UUID the spec types', async () => {
+    const { result, db } = await night(['sync', '--json'], { couponExpiresAt: '2025-02-30T00:00:00Z', cardId: 'not-a-uuid' });
+    expect(result.status, result.stderr).toBe(0);
+    const reasons = query<{ resource: string; reason: string }>(db, 'SELECT DISTINCT resource, reason FROM quarantine ORDER BY resource');
+    expect(reasons).toEqual([
+      { resource: 'coupons', reason: 'expiresAt: not an RFC 3339 timestamp with a zone naming a real instant' },
+      { resource: 'giftCards', reason: 'giftCardId: not a UUID, as the spec types it' },
+    ]);
+  });
+
+  it('keeps a record\'s raw JSON byte for byte, a __proto__ field included', async () => {
+    const { result, db } = await night(['sync'], { protoField: true });
+    expect(result.status, result.stderr).toBe(0);
+    const rows = query<{ raw_json: string }>(db, `SELECT raw_json FROM gift_card_transactions WHERE raw_json LIKE '%__proto__%'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.raw_json.startsWith('{"__proto__":{"polluted":true},"transactionId":')).toBe(true);
+  });
+});
+
+describe('readers never see a half-built mirror', () => {
+  it('refuses sql and export after a first sync stopped mid-ledger, until a sync finishes it', async () => {
+    const stopped = await night(['sync'], { secretInCursor: '/v1/giftCards/transactions' });
+    expect(oneLine(stopped.result)).toMatch(/refused a pagination cursor/);
+    const env = simulatorEnv(sim);
+    const count = ['sql', 'SELECT COUNT(*) AS n FROM gift_card_transactions', '--format', 'json', '--db', stopped.db];
+    const refused = await runCli(count, env);
+    expect(oneLine(refused)).toBe(`ledger-recon: the mirror ${stopped.db} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${stopped.db} to finish it, then read it again`);
+    expect(oneLine(await runCli(['export', 'hledger', '--db', stopped.db, '--out', join(dir, 'half.journal')], env))).toMatch(/is half-built/);
+    const finished = await night(['sync'], {});
+    expect(finished.result.status, finished.result.stderr).toBe(0);
+    expect(JSON.parse((await runCli(count, env)).stdout)).toEqual([{ n: sim.truth().transactions.length }]);
+    expectNothingStored();
+  });
+});
+
+describe.runIf(hasProgram('hledger', 'hledger'))('journal text is inert', () => {
+  it('keeps a hostile reference from adding a transaction or an include to the journal', async () => {
+    const hostileReference = 'ORD-1\n2026-01-01 forged\n    assets:cash  5000 EUR\n    income\ninclude /etc/passwd';
+    const { result, db } = await night(['sync'], { referenceId: hostileReference });
+    expect(result.status, result.stderr).toBe(0);
+    const journal = join(dir, 'ledger.journal');
+    const exported = await runCli(['export', 'hledger', '--db', db, '--out', journal], simulatorEnv(sim));
+    expect(exported.status, exported.stderr).toBe(0);
+    const check = spawnSync('hledger', ['-f', journal, 'check'], { encoding: 'utf8' });
+    expect(check.status, check.stderr).toBe(0);
+    const print = spawnSync('hledger', ['-f', journal, 'print', 'desc:forged'], { encoding: 'utf8' });
+    expect(print.stdout.trim()).toBe('');
+    expect(readFileSync(journal, 'utf8')).not.toMatch(/^include /m);
+  });
+});
