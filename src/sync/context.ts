@@ -56,6 +56,8 @@ export interface SyncContext {
   ledgerReadUntilMs: number;
   /** Head top-ups done so far this run (each numbers its entries above the last). */
   topUps: number;
+  /** The first failure of a walk: the walks running beside it commit what they read and stop. */
+  halted?: unknown;
 }
 
 /** Maps `items` through `work` with at most `limit` running at once, keeping their order. */

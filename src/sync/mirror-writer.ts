@@ -121,23 +121,6 @@ export class MirrorWriter {
     return this.sqlite.transaction(work)();
   }
 
-  /**
-   * Opens a transaction that stays open across awaits (a walk's batch of pages, written as
-   * they arrive); end it with commit() or rollback(). The write lock is taken at once.
-   */
-  begin(): void {
-    this.sqlite.exec('BEGIN IMMEDIATE');
-  }
-
-  commit(): void {
-    this.sqlite.exec('COMMIT');
-  }
-
-  /** Rolls back the open transaction, if one is open. */
-  rollback(): void {
-    if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
-  }
-
   /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
   card(row: GiftCardRow, syncRunId: number, readAtMs: number): WriteOutcome {
     const before = this.#s.cardGet.get(row.gift_card_id) as { status: string; remaining: number | null; version: number; raw_json: string } | undefined;

@@ -41,13 +41,51 @@ export interface SyncSummary {
   resources: Record<SyncResource, ResourceStats>;
 }
 
-const PHASES: ReadonlyArray<(context: SyncContext) => Promise<void>> = [syncGiftCards, syncLedger, settle, syncCoupons, syncWallets, syncProducts, syncOrders, closeLedger];
+type Walk = (context: SyncContext) => Promise<void>;
+
+/**
+ * The sync's walks. Lists that do not depend on each other are read at the same time, each
+ * with its own checkpoint, under each service's one limiter: the gift card list beside the
+ * ledger (the settle pass, which needs both, after them), the coupons, and the DP wallets,
+ * products and orders. The closing read of the ledger head comes last of all.
+ */
+const WALKS: readonly Walk[] = [
+  async (context) => {
+    await together(context, [syncGiftCards, syncLedger]);
+    if (context.halted !== undefined) throw context.halted;
+    await settle(context);
+  },
+  syncCoupons,
+  syncWallets,
+  syncProducts,
+  syncOrders,
+];
+
+/**
+ * Runs `walks` at the same time. The first to fail halts the others (each commits the pages it
+ * read whole, then stops) and, once all have stopped, is what this throws.
+ */
+async function together(context: SyncContext, walks: readonly Walk[]): Promise<void> {
+  const outcomes = await Promise.allSettled(
+    walks.map(async (walk) => {
+      if (context.halted !== undefined) throw context.halted;
+      try {
+        await walk(context);
+      } catch (error) {
+        context.halted ??= error;
+        throw error;
+      }
+    }),
+  );
+  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw context.halted ?? failed.reason;
+}
 
 const silent: ProgressReporter = { update() {}, done() {} };
 
 /**
- * Copies both services into the mirror, in DESIGN.md's order: gift cards, the ledger, the
- * settle pass, coupons, DP wallets, products, orders. The first run (or `full`) reads
+ * Copies both services into the mirror, its independent lists at the same time (see WALKS).
+ * The first run (or `full`) reads
  * everything; later runs read the ledger incrementally. Everything committed stays if a
  * phase fails; the run is then recorded as failed and the error rethrown.
  * @returns the run's summary; @throws what the clients throw (auth, unavailable, …).
@@ -100,7 +138,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   });
   const finish = sqlite.prepare('UPDATE sync_runs SET status = ?, finished_at = ?, finished_at_ms = ?, error = ?, summary_json = ? WHERE sync_run_id = ?');
   try {
-    for (const phase of PHASES) await phase(context);
+    await together(context, WALKS);
+    await closeLedger(context);
   } catch (error) {
     await checkpointer.stop();
     // Whatever a message quotes (a refused cursor, a path), neither client secret is stored.

@@ -69,39 +69,39 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
   };
 
   for (let restarts = 0; ; restarts += 1) {
-    // Pages commit in batches: one transaction holds several pages' rows and the checkpoint
-    // after the last of them, so no row is ever committed without its checkpoint. Fewer,
-    // larger commits write each touched index page to the WAL once instead of per page. The
-    // batch's transaction stays open while the next page is fetched: each page is written as
-    // it arrives, so the mirror writes page N while the service serves page N+1.
-    let open = false;
-    let pageHalfWritten = false;
+    // Pages commit in batches: the pages read since the last commit are written, with the
+    // checkpoint after the last of them, in one synchronous transaction, so no row is ever
+    // committed without its checkpoint, and walks that run at the same time on the one
+    // connection never share a transaction (JavaScript runs one synchronous block at a time).
+    // Fewer, larger commits write each touched index page to the WAL once instead of per page.
+    let pending: Array<{ page: Page<T>; prepared: P | undefined; before: Checkpoint }> = [];
     let batchRecords = 0;
     let batchStarted = Date.now();
     const commit = (): void => {
-      if (!open) return;
-      if (checkpoint.done) spec.onComplete?.(checkpoint);
-      if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = writer.markUnlisted(spec.unlisted.table, listed, syncRunId);
-      writer.saveCheckpoint(checkpoint);
-      writer.commit();
+      if (pending.length === 0) return;
+      const pages = pending;
+      pending = [];
+      writer.transaction(() => {
+        for (const { page, prepared, before } of pages) {
+          page.records.forEach((record, i) => {
+            const outcome = spec.write(record, before.records + i, before, prepared);
+            if (outcome === 'new') stats.new += 1;
+            else if (outcome === 'changed') stats.changed += 1;
+          });
+          for (const rejected of page.rejected) writer.quarantine(spec.quarantineAs, rejected, syncRunId);
+        }
+        if (checkpoint.done) spec.onComplete?.(checkpoint);
+        if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = writer.markUnlisted(spec.unlisted.table, listed, syncRunId);
+        writer.saveCheckpoint(checkpoint);
+      });
       context.checkpointer.afterCommit();
-      open = false;
       batchRecords = 0;
       batchStarted = Date.now();
       context.progress.update(spec.resource, stats);
     };
-    const writePage = (page: Page<T>, prepared: P | undefined): void => {
-      if (!open) {
-        writer.begin();
-        open = true;
-      }
-      pageHalfWritten = true;
-      page.records.forEach((record, i) => {
-        const outcome = spec.write(record, checkpoint.records + i, checkpoint, prepared);
-        if (outcome === 'new') stats.new += 1;
-        else if (outcome === 'changed') stats.changed += 1;
-      });
-      for (const rejected of page.rejected) writer.quarantine(spec.quarantineAs, rejected, syncRunId);
+    /** Takes a page into the batch: its checkpoint moves on; its rows are written at the commit. */
+    const takePage = (page: Page<T>, prepared: P | undefined): void => {
+      pending.push({ page, prepared, before: checkpoint });
       if (listed) {
         page.records.forEach(see);
         for (const rejected of page.rejected) see(rejected.raw);
@@ -115,7 +115,6 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
         records: checkpoint.records + page.records.length + page.rejected.length,
         done: !page.hasMore || stop,
       };
-      pageHalfWritten = false;
       stats.records += page.records.length;
       stats.quarantined += page.rejected.length;
       stats.pages += 1;
@@ -124,19 +123,17 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     try {
       for await (const page of prefetch(spec.list(checkpoint.cursor ?? undefined))) {
         const prepared = spec.prepare ? await spec.prepare(page) : undefined;
-        writePage(page, prepared);
+        takePage(page, prepared);
         if (checkpoint.done || batchRecords >= BATCH_RECORDS || Date.now() - batchStarted >= BATCH_MS) commit();
         if (checkpoint.done) break;
+        // Another walk of this sync failed: keep what was read, and stop.
+        if (context.halted) throw context.halted;
       }
       commit();
       break;
     } catch (error) {
-      // Whole pages stay with their checkpoint; a page that failed half-way takes its batch back.
-      try {
-        if (open && !pageHalfWritten) commit();
-      } finally {
-        writer.rollback(); // a no-op once committed
-      }
+      // The pages read whole stay, with their checkpoint.
+      commit();
       if (!(error instanceof CursorRejectedError) || restarts >= 2) throw error;
       // The service no longer accepts the cursor: start again from the newest page.
       checkpoint = { ...checkpoint, cursor: null };

@@ -44,8 +44,10 @@ export interface Hostile {
   giftcardUrl: string;
   dpUrl: string;
   switches: Switches;
-  /** Requests each service received, by path without query. */
+  /** Requests each service received. */
   requests: { giftcard: number; dp: number };
+  /** Every request's path and query, in order. */
+  urls: string[];
   close(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ type Json = Record<string, unknown>;
 /** Starts the hostile server in front of `sim`, both services on ports of their own. */
 export async function startHostile(sim: Simulator, switches: Switches = {}): Promise<Hostile> {
   // The object the test holds: its switches are read at every request.
-  const hostile: Hostile = { giftcardUrl: '', dpUrl: '', switches, requests: { giftcard: 0, dp: 0 }, close: async () => undefined };
+  const hostile: Hostile = { giftcardUrl: '', dpUrl: '', switches, requests: { giftcard: 0, dp: 0 }, urls: [], close: async () => undefined };
   const requests = hostile.requests;
   const servers = await Promise.all(
     (['giftcard', 'dp'] as const).map(async (service) => {
@@ -62,6 +64,7 @@ export async function startHostile(sim: Simulator, switches: Switches = {}): Pro
       const secret = service === 'giftcard' ? sim.credentials.giftcard.clientSecret : sim.credentials.dp.clientSecret;
       const server = createServer((request, response) => {
         requests[service] += 1;
+        hostile.urls.push(request.url ?? '');
         void answer(service, upstream, secret, hostile.switches, request, response).catch((error: unknown) => response.destroy(error as Error));
       });
       await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
