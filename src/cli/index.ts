@@ -113,7 +113,7 @@ export function buildProgram(): Command {
       .option('--quiet', 'no progress and no closing line: errors only')
       .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
       .addOption(new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry').default(60).argParser(integer('--overlap-minutes', 0)))
-      .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
+      .addOption(new Option('--concurrency <n>', 'requests in flight per service: list walks (read at the same time) and by-ID reads together').default(8).argParser(integer('--concurrency', 1))),
   ).action(async (options) => {
     await (await import('./sync.js')).sync(options);
   });
@@ -140,7 +140,7 @@ export function buildProgram(): Command {
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
         .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
         .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
-        .addOption(new Option('--concurrency <n>', 'requests in flight per service, for by-ID reads').default(8).argParser(integer('--concurrency', 1))),
+        .addOption(new Option('--concurrency <n>', 'requests in flight per service: list walks (read at the same time) and by-ID reads together').default(8).argParser(integer('--concurrency', 1))),
     ),
   ).action(async (options) => {
     await (await import('./run.js')).run(options);

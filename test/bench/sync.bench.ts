@@ -134,7 +134,7 @@ async function fullSync(mirror: Mirror, walk: BareWalk): Promise<SyncSummary> {
   }
   process.stdout.write(`  the ledger's time includes its index builds after the bulk load: ${((full.resources.giftCardTransactions.notes['indexBuildMs'] ?? 0) / 1000).toFixed(2)} s\n`);
   const walkSeconds = Object.values(walk.seconds).reduce((a, b) => a + b, 0);
-  process.stdout.write(`  settle pass ${(full.resources.settle.durationMs / 1000).toFixed(2)} s; whole sync ${(full.durationMs / 1000).toFixed(2)} s = ${(full.durationMs / 1000 / walkSeconds).toFixed(2)}x the bare walk (target ≤ 1.5x: ${(1.5 * walkSeconds).toFixed(2)} s)\n\n`);
+  process.stdout.write(`  settle pass ${(full.resources.settle.durationMs / 1000).toFixed(2)} s; whole sync ${(full.durationMs / 1000).toFixed(2)} s = ${(full.durationMs / 1000 / walkSeconds).toFixed(2)}x the bare walk one list after another (no target: the network bench holds the targets)\n\n`);
   return full;
 }
 

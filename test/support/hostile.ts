@@ -38,6 +38,19 @@ export interface Switches {
   referenceId?: string;
   /** Every request is refused with 401 and an HTML page. */
   htmlRefusal?: boolean;
+  /** The DP service refuses every request at once (401 UNAUTHORIZED). */
+  refuseDp?: boolean;
+  /** The first request to this path (query aside) is answered 429 with this Retry-After, in seconds. */
+  rateLimitOnce?: { path: string; seconds: number };
+  /** Every gift card answer waits this long, as a slow network would. */
+  giftcardDelayMs?: number;
+}
+
+/** One request as the hostile server received it. */
+export interface Received {
+  service: 'giftcard' | 'dp';
+  path: string;
+  at: number;
 }
 
 export interface Hostile {
@@ -48,6 +61,8 @@ export interface Hostile {
   requests: { giftcard: number; dp: number };
   /** Every request's path and query, in order. */
   urls: string[];
+  /** Every request, with when it arrived. */
+  received: Received[];
   close(): Promise<void>;
 }
 
@@ -56,7 +71,7 @@ type Json = Record<string, unknown>;
 /** Starts the hostile server in front of `sim`, both services on ports of their own. */
 export async function startHostile(sim: Simulator, switches: Switches = {}): Promise<Hostile> {
   // The object the test holds: its switches are read at every request.
-  const hostile: Hostile = { giftcardUrl: '', dpUrl: '', switches, requests: { giftcard: 0, dp: 0 }, urls: [], close: async () => undefined };
+  const hostile: Hostile = { giftcardUrl: '', dpUrl: '', switches, requests: { giftcard: 0, dp: 0 }, urls: [], received: [], close: async () => undefined };
   const requests = hostile.requests;
   const servers = await Promise.all(
     (['giftcard', 'dp'] as const).map(async (service) => {
@@ -65,6 +80,7 @@ export async function startHostile(sim: Simulator, switches: Switches = {}): Pro
       const server = createServer((request, response) => {
         requests[service] += 1;
         hostile.urls.push(request.url ?? '');
+        hostile.received.push({ service, path: new URL(request.url ?? '/', 'http://hostile').pathname, at: Date.now() });
         void answer(service, upstream, secret, hostile.switches, request, response).catch((error: unknown) => response.destroy(error as Error));
       });
       await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
@@ -82,10 +98,23 @@ export async function startHostile(sim: Simulator, switches: Switches = {}): Pro
   });
 }
 
+/** Paths already answered 429 by rateLimitOnce. */
+const limited = new WeakSet<Switches>();
+
 async function answer(service: 'giftcard' | 'dp', upstream: string, secret: string, switches: Switches, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://hostile');
   const path = url.pathname;
   const cursor = url.searchParams.get('nextCursor');
+  if (service === 'dp' && switches.refuseDp) {
+    response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized', errCode: 'UNAUTHORIZED' }));
+    return;
+  }
+  if (switches.rateLimitOnce?.path === path && !limited.has(switches)) {
+    limited.add(switches);
+    response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(switches.rateLimitOnce.seconds) }).end(JSON.stringify({ success: false, errCode: 'RATE_LIMITED', message: 'slow down' }));
+    return;
+  }
+  if (service === 'giftcard' && switches.giftcardDelayMs) await new Promise((waited) => setTimeout(waited, switches.giftcardDelayMs));
   if (switches.htmlRefusal) {
     response.writeHead(401, { 'content-type': 'text/html' }).end('<html><body><h1>401 Authorization Required</h1></body></html>');
     return;

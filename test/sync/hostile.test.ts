@@ -234,3 +234,30 @@ describe.runIf(hasProgram('hledger', 'hledger'))('journal text is inert', () => 
     expect(readFileSync(journal, 'utf8')).not.toMatch(/^include /m);
   });
 });
+
+describe('walks at the same time', () => {
+  it('slows every walk of a service when one of them is answered 429, and completes', async () => {
+    const { result } = await night(['sync'], { rateLimitOnce: { path: '/v1/coupons', seconds: 2 }, giftcardDelayMs: 30 });
+    expect(result.status, result.stderr).toBe(0);
+    const received = hostile?.received ?? [];
+    const limitedAt = received.find((r) => r.path === '/v1/coupons')?.at ?? NaN;
+    // The gift card list and the ledger, walking beside the coupons, wait out the Retry-After too.
+    const during = received.filter((r) => r.service === 'giftcard' && r.at > limitedAt + 100 && r.at < limitedAt + 1_900);
+    expect(during).toEqual([]);
+    expect(received.filter((r) => r.service === 'giftcard' && r.at >= limitedAt + 1_900).map((r) => r.path)).toEqual(expect.arrayContaining(['/v1/giftCards', '/v1/giftCards/transactions', '/v1/coupons']));
+  });
+
+  it('halts the other walks when one fails: each keeps the pages it committed, with its checkpoint, and the next sync resumes them', async () => {
+    const stopped = await night(['sync'], { refuseDp: true, giftcardDelayMs: 150 });
+    expect(oneLine(stopped.result)).toMatch(/^ledger-recon: the delivery partner service refused the credentials \(UNAUTHORIZED\)/);
+    const [ledger] = query<{ done: number; records: number }>(stopped.db, "SELECT done, records FROM sync_checkpoints WHERE resource = 'giftCardTransactions'");
+    expect(ledger?.done).toBe(0);
+    expect(ledger?.records).toBeLessThan(sim.truth().transactions.length);
+    expect(query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions')[0]?.n).toBe(ledger?.records);
+    const resumed = await night(['sync', '--json'], {});
+    expect(resumed.result.status, resumed.result.stderr).toBe(0);
+    expect(JSON.parse(resumed.result.stdout)).toMatchObject({ completed: true, resources: { giftCardTransactions: { notes: { resumed: 1 } } } });
+    expect(query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions')[0]?.n).toBe(sim.truth().transactions.length);
+    expect(query<{ integrity_check: string }>(stopped.db, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+  });
+});
