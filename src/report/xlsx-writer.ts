@@ -18,7 +18,9 @@ export type Cell =
   | { date: number }
   | { cents: number; currency: string | null }
   | { sheet: string; text: string }
-  | { heading: string };
+  | { heading: string }
+  /** Money computed by a formula the tool built from cell references alone (never from API text), with its value cached. */
+  | { formula: string; cents: number; currency: string | null };
 
 export interface SheetSpec {
   name: string;
@@ -176,11 +178,18 @@ function valueOf(cell: Cell): ExcelJS.CellValue {
   if (cell === null) return null;
   if (typeof cell === 'string') return truncate(visibleText(cell));
   if (typeof cell === 'number') return cell;
+  if ('formula' in cell) return { formula: referencesOnly(cell.formula), result: cell.cents / 100 };
   if ('cents' in cell) return cell.cents / 100;
   if ('date' in cell) return new Date(cell.date);
   // A link to one of our own sheets: a formula built from our constant sheet names, never API text.
   if ('sheet' in cell) return { formula: `HYPERLINK("#'${cell.sheet.replace(/'/g, "''")}'!A1","${cell.text.replace(/"/g, '""')}")`, result: cell.text };
   return cell.heading;
+}
+
+/** A formula of cell references, + and − alone: anything else is a bug in the tool, refused. */
+function referencesOnly(formula: string): string {
+  if (!/^[A-Z]{1,3}\d{1,7}([+-][A-Z]{1,3}\d{1,7})*$/.test(formula)) throw new Error(`refusing a formula that is not cell references joined by + and -: ${formula}`);
+  return formula;
 }
 
 /** A cell holds at most 32,767 characters. */

@@ -1,0 +1,1 @@
+CREATE INDEX `gift_cards_close` ON `gift_cards` (`gift_card_id`,`merchant_id`,`currency`,`program_id`,`issued_at_ms`,`initial_balance_cents`,`remaining_balance_cents`);

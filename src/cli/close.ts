@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
+import { MirrorError } from '../errors.js';
+import { formatCents, groupThousands } from '../money.js';
+import { periodOf, type PeriodOptions } from '../report/period.js';
+import { writeClose, type ClosePaths } from '../report/write-close.js';
+
+export interface CloseCommandOptions extends PeriodOptions {
+  db?: string;
+  out?: string;
+  preparer?: string;
+  write?: (text: string) => void;
+}
+
+/**
+ * `ledger-recon close`: the period's roll-forward per currency and program from the mirrored
+ * ledger, tied out; writes its workpapers into --out and prints one line per roll-forward and
+ * the files. Exit 1 when a tie-out fails, 2 when it cannot run.
+ */
+export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const period = periodOf(options);
+  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
+  const mirror = openMirrorReadOnly(dbPath);
+  try {
+    const { close: result, paths } = await writeClose({ sqlite: mirror.sqlite, period, outDir: options.out ?? 'reports', ...(options.preparer !== undefined ? { preparer: options.preparer } : {}) });
+    const money = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));
+    for (const r of result.rollForwards) {
+      write(
+        `${r.currency} ${r.programId ?? '(no program)'}: opening ${money(r.openingCents)} + issued ${money(r.issuedCents)} − debited ${money(r.debitedCents)} + refunded ${money(r.refundedCents)} − voided ${money(r.voidedCents)} − expired ${money(r.expiredCents)} = ${money(r.closingFromFlowsCents)}; at cut-off ${money(r.closingFromCardsCents)}${r.serviceRemainingCents !== null ? `; service ${money(r.serviceRemainingCents)}` : ''}: ${r.closes ? 'ties out' : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards with amounts off the cent)` : ''}`}\n`,
+      );
+    }
+    write(`period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json].map((p) => resolve(p)).join('\n')}\n`);
+    if (!result.closes) {
+      const failing = result.rollForwards.filter((r) => !r.closes).map((r) => `${r.currency} ${r.programId ?? '(no program)'}`);
+      process.stderr.write(`ledger-recon: the period ${period.label} does not tie out${failing.length > 0 ? ` on ${failing.join(', ')}` : ''}${result.unattributedEntries > 0 ? `; ${result.unattributedEntries} entries of cards not in the mirror` : ''}: see ${resolve(paths.workbook)}\n`);
+      process.exitCode = 1;
+    }
+    return paths;
+  } finally {
+    mirror.close();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The period an auditor closes: a month (`--period 2026-10`) or dates (`--from 2026-10-01
+ * --to 2026-10-31`, both days included), cut off at midnight in UTC or in the merchant's zone
+ * (`--tz Europe/Berlin`). Time zones come from the platform's Intl (the IANA database Node
+ * ships), so no library is needed.
+ */
+import { ConfigError } from '../errors.js';
+
+export interface Period {
+  /** `2026-10`, or `2026-10-01 to 2026-10-31`. */
+  label: string;
+  /** First instant of the period (epoch ms), included. */
+  startMs: number;
+  /** First instant after the period (epoch ms), excluded. */
+  endMs: number;
+  /** The zone its cut-offs are midnights of. */
+  timeZone: string;
+}
+
+export interface PeriodOptions {
+  period?: string;
+  from?: string;
+  to?: string;
+  tz?: string;
+}
+
+/**
+ * The period the options name.
+ * @throws ConfigError naming the option and what it must be.
+ */
+export function periodOf(options: PeriodOptions): Period {
+  const timeZone = options.tz ?? 'UTC';
+  if (!isTimeZone(timeZone)) throw new ConfigError('--tz', `--tz ${timeZone} is not a time zone: name one as Area/City, e.g. Europe/Berlin, or leave it out for UTC`);
+  if (options.period !== undefined) {
+    if (options.from !== undefined || options.to !== undefined) throw new ConfigError('--period', '--period and --from/--to name the same thing: give one or the other');
+    const match = /^(\d{4})-(\d{2})$/.exec(options.period);
+    const month = Number(match?.[2]);
+    if (!match || month < 1 || month > 12) throw new ConfigError('--period', `--period ${options.period} is not a month: write it as YYYY-MM, e.g. 2026-10`);
+    const year = Number(match[1]);
+    return { label: options.period, startMs: midnight(year, month, 1, timeZone), endMs: month === 12 ? midnight(year + 1, 1, 1, timeZone) : midnight(year, month + 1, 1, timeZone), timeZone };
+  }
+  if (options.from === undefined || options.to === undefined) throw new ConfigError('--period', 'name the period to close: --period YYYY-MM, or --from YYYY-MM-DD --to YYYY-MM-DD');
+  const [from, to] = [dateOf('--from', options.from), dateOf('--to', options.to)];
+  const startMs = midnight(from.year, from.month, from.day, timeZone);
+  // --to names the period's last day: it ends at the next midnight.
+  const endMs = midnight(to.year, to.month, to.day + 1, timeZone);
+  if (endMs <= startMs) throw new ConfigError('--to', `--to ${options.to} is before --from ${options.from}`);
+  return { label: `${options.from} to ${options.to}`, startMs, endMs, timeZone };
+}
+
+function dateOf(flag: string, text: string): { year: number; month: number; day: number } {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const [year, month, day] = [Number(match?.[1]), Number(match?.[2]), Number(match?.[3])];
+  const valid = match !== null && month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (!valid) throw new ConfigError(flag, `${flag} ${text} is not a date: write it as YYYY-MM-DD, e.g. 2026-10-31`);
+  return { year, month, day };
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The instant of midnight starting `year-month-day` (day may run past the month's end) in `timeZone`. */
+export function midnight(year: number, month: number, day: number, timeZone: string): number {
+  const local = Date.UTC(year, month - 1, day);
+  // The zone's offset at the guess, then at the instant it gives: right across a DST change.
+  let instant = local - offsetMs(local, timeZone);
+  instant = local - offsetMs(instant, timeZone);
+  return instant;
+}
+
+/** How far `timeZone`'s wall clock is ahead of UTC at `instant`, in ms. */
+export function offsetMs(instant: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(instant));
+  const get = (type: string): number => Number(parts.find((part) => part.type === type)?.value);
+  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  return wall - Math.floor(instant / 1000) * 1000;
+}
+
+/** An instant as the period's zone shows it: `2026-10-01 00:00 Europe/Berlin (2026-09-30 22:00 UTC)`. */
+export function describeInstant(instant: number, timeZone: string): string {
+  const utc = new Date(instant).toISOString().replace('T', ' ').slice(0, 16);
+  if (timeZone === 'UTC') return `${utc} UTC`;
+  const local = new Date(instant + offsetMs(instant, timeZone)).toISOString().replace('T', ' ').slice(0, 16);
+  return `${local} ${timeZone} (${utc} UTC)`;
+}

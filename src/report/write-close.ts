@@ -1,0 +1,249 @@
+/**
+ * The period close's workpapers: a workbook (Summary with the sign-off block, Period
+ * roll-forward, Cards at cut-off, Activity in period), the roll-forward and the cards as CSV,
+ * and the whole close as JSON. Written under temporary names, renamed when all are complete.
+ */
+import { closeSync, createWriteStream, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { formatCents } from '../money.js';
+import { ensureFolder } from '../paths.js';
+import { closePeriod, type CardAtCutOff, type PeriodClose, type PeriodRollForward } from './close.js';
+import { csvField, csvFigure } from './neutralise.js';
+import { describeInstant, type Period } from './period.js';
+import { writeXlsx, type Cell, type SheetSpec } from './xlsx-writer.js';
+
+export interface ClosePaths {
+  workbook: string;
+  rollForwardCsv: string;
+  cardsCsv: string;
+  json: string;
+}
+
+export interface WriteCloseOptions {
+  sqlite: Database.Database;
+  period: Period;
+  outDir: string;
+  /** Fills "Prepared by" on the Summary; the reviewer's lines stay blank to sign. */
+  preparer?: string;
+}
+
+/** The most card or entry rows a workbook sheet lists; the CSV (cards) and the mirror (entries) hold them all. */
+export const SHEET_ROW_CAP = 50_000;
+
+const slug = (period: Period): string => period.label.replace(/[^0-9A-Za-z-]+/g, '_');
+
+export function closePaths(outDir: string, period: Period): ClosePaths {
+  const base = join(outDir, `ledger-recon-close-${slug(period)}`);
+  return { workbook: `${base}.xlsx`, rollForwardCsv: `${base}-rollforward.csv`, cardsCsv: `${base}-cards.csv`, json: `${base}.json` };
+}
+
+const CARD_HEADER = ['gift card', 'currency', 'program', 'issued (UTC)', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off', 'difference', 'remainingBalance (service)', 'entries in period'];
+const ROLL_HEADER = ['currency', 'program', 'cards', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off (every card)', 'difference', 'remainingBalance (service)', 'difference to the service', 'cards with amounts off the cent', 'ties out'];
+
+/** A card's closing from its own flows, or null when an amount is unknown. */
+function expectedClosing(card: CardAtCutOff): number | null {
+  const parts = [card.openingCents, card.issuedCents, card.debitedCents, card.refundedCents, card.voidedCents, card.expiredCents];
+  if (parts.some((part) => part === null)) return null;
+  const [opening, issued, debited, refunded, voided, expired] = parts as number[];
+  return opening! + issued! - debited! + refunded! - voided! - expired!;
+}
+
+/**
+ * Closes the period and writes its files into `outDir`.
+ * @returns the close and the paths written.
+ */
+export async function writeClose(options: WriteCloseOptions): Promise<{ close: PeriodClose; paths: ClosePaths }> {
+  ensureFolder('--out', options.outDir);
+  const final = closePaths(options.outDir, options.period);
+  const partial = (path: string): string => `${path}.${process.pid}.partial`;
+  const temporary: ClosePaths = { workbook: partial(final.workbook), rollForwardCsv: partial(final.rollForwardCsv), cardsCsv: partial(final.cardsCsv), json: partial(final.json) };
+  try {
+    // One pass: every card to the CSV; to the workbook, the cards that do not tie out first, then the others up to the cap.
+    const cardsCsv = new BufferedFile(temporary.cardsCsv);
+    cardsCsv.write(`${CARD_HEADER.map((c) => csvField(c)).join(',')}\r\n`);
+    const differing: Cell[][] = [];
+    const listed: Cell[][] = [];
+    let cards = 0;
+    const close = closePeriod(options.sqlite, options.period, (card) => {
+      cards += 1;
+      const expected = expectedClosing(card);
+      const difference = expected === null || card.closingCents === null ? null : card.closingCents - expected;
+      const figures = [card.openingCents, card.issuedCents, card.debitedCents, card.refundedCents, card.voidedCents, card.expiredCents, expected, card.closingCents, difference, card.remainingCents];
+      cardsCsv.write(`${[csvField(card.giftCardId), csvField(card.currency), csvField(card.programId), csvFigure(new Date(card.issuedAtMs).toISOString()), ...figures.map((f) => csvFigure(f === null ? null : formatCents(f))), csvFigure(String(card.entriesInPeriod))].join(',')}\r\n`);
+      const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: card.currency });
+      const row: Cell[] = [card.giftCardId, card.currency, card.programId, { date: card.issuedAtMs }, ...figures.map(money), card.entriesInPeriod];
+      if (difference !== 0) differing.push(row);
+      else if (listed.length < SHEET_ROW_CAP) listed.push(row);
+    });
+    cardsCsv.close();
+    await writeXlsx(
+      temporary.workbook,
+      { title: `Period close ${options.period.label} — ${close.closes ? 'ties out' : 'DOES NOT TIE OUT'}`, subject: 'Gift card liability roll-forward for a period', creator: 'ledger-recon', created: new Date(close.asOfMs) },
+      closeSheets(options, close, [...differing, ...listed.slice(0, Math.max(0, SHEET_ROW_CAP - differing.length))], cards),
+    );
+    await writeText(temporary.rollForwardCsv, rollForwardCsv(close.rollForwards));
+    await writeText(temporary.json, `${JSON.stringify(closeJson(close), null, 2)}\n`);
+    for (const key of ['workbook', 'rollForwardCsv', 'cardsCsv', 'json'] as const) renameSync(temporary[key], final[key]);
+    return { close, paths: final };
+  } finally {
+    for (const path of Object.values(temporary)) rmSync(path, { force: true });
+  }
+}
+
+/**
+ * A file written synchronously in 1 MB pieces, for lines made inside a synchronous pass over
+ * the mirror: memory stays bounded however many lines there are (a stream would buffer them all).
+ */
+class BufferedFile {
+  readonly #fd: number;
+  #pending = '';
+
+  constructor(path: string) {
+    this.#fd = openSync(path, 'w');
+  }
+
+  write(text: string): void {
+    this.#pending += text;
+    if (this.#pending.length >= 1 << 20) this.#flush();
+  }
+
+  close(): void {
+    this.#flush();
+    closeSync(this.#fd);
+  }
+
+  #flush(): void {
+    writeSync(this.#fd, this.#pending);
+    this.#pending = '';
+  }
+}
+
+async function writeText(path: string, text: string): Promise<void> {
+  const stream = createWriteStream(path);
+  stream.end(text);
+  await once(stream, 'close');
+}
+
+function rollForwardCsv(rows: PeriodRollForward[]): string {
+  const figure = (cents: number | null): string => csvFigure(cents === null ? null : formatCents(cents));
+  const lines = rows.map((r) =>
+    [csvField(r.currency), csvField(r.programId), csvFigure(String(r.cards)), ...[r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingFromFlowsCents, r.closingFromCardsCents, r.differenceCents, r.serviceRemainingCents, r.serviceDifferenceCents].map(figure), csvFigure(String(r.unknownCards)), csvField(r.closes ? 'yes' : 'NO')].join(','),
+  );
+  return `${[ROLL_HEADER.map((c) => csvField(c)).join(','), ...lines].join('\r\n')}\r\n`;
+}
+
+/** The close as JSON: amounts as decimal strings, instants as RFC 3339. */
+function closeJson(close: PeriodClose): unknown {
+  const money = (cents: number | null): string | null => (cents === null ? null : formatCents(cents));
+  return {
+    period: { label: close.period.label, from: new Date(close.period.startMs).toISOString(), to: new Date(close.period.endMs).toISOString(), timeZone: close.period.timeZone },
+    asOf: new Date(close.asOfMs).toISOString(),
+    closingCutOff: new Date(close.closingCutOffMs).toISOString(),
+    endsNow: close.endsNow,
+    merchantId: close.merchantId,
+    closes: close.closes,
+    unattributedEntries: close.unattributedEntries,
+    rollForwards: close.rollForwards.map((r) => ({
+      currency: r.currency,
+      programId: r.programId,
+      cards: r.cards,
+      opening: money(r.openingCents),
+      issued: money(r.issuedCents),
+      debited: money(r.debitedCents),
+      refunded: money(r.refundedCents),
+      voided: money(r.voidedCents),
+      expired: money(r.expiredCents),
+      closingFromFlows: money(r.closingFromFlowsCents),
+      closingFromCards: money(r.closingFromCardsCents),
+      difference: money(r.differenceCents),
+      serviceRemaining: money(r.serviceRemainingCents),
+      serviceDifference: money(r.serviceDifferenceCents),
+      unknownCards: r.unknownCards,
+      entriesInPeriod: r.entriesInPeriod,
+      closes: r.closes,
+    })),
+  };
+}
+
+function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: Cell[][], cards: number): SheetSpec[] {
+  const { period } = options;
+  const failing = close.rollForwards.filter((r) => !r.closes);
+  const summary: Cell[][] = [
+    [{ heading: `Period close ${period.label}` }],
+    ['Result', close.closes ? 'TIES OUT' : 'DOES NOT TIE OUT'],
+    ['Period', `${describeInstant(period.startMs, period.timeZone)} up to ${describeInstant(period.endMs, period.timeZone)} (excluded)`],
+    ['Cut-offs in', period.timeZone],
+    ['Data as of', `${describeInstant(close.asOfMs, 'UTC')}: every ledger entry committed before it is in the mirror`],
+    ['Closing cut-off', close.endsNow ? `${describeInstant(close.closingCutOffMs, period.timeZone)}: the period reaches the data's edge, so it is also tied out against the service's remainingBalance` : describeInstant(close.closingCutOffMs, period.timeZone)],
+    ['Merchant', close.merchantId ?? 'every card in the mirror (no check run has pinned the merchant yet)'],
+    ['Roll-forwards (currency × program)', close.rollForwards.length],
+    ['Not tying out', failing.length === 0 ? 'none' : failing.map((r) => `${r.currency} ${r.programId ?? '(no program)'}`).join('; ')],
+    ['Cards in the period', cards],
+    ['Ledger entries of cards not in the mirror', close.unattributedEntries],
+    [],
+    ['How to read it', 'opening + issued − debited + refunded − voided − expired = closing from flows; it must equal the closing at cut-off, the sum of every card\'s balance then (its last entry\'s balanceAfter, or its initialBalance; nothing for a card voided or expired).'],
+    [],
+    [{ heading: 'Sign-off' }],
+    ['Prepared by', options.preparer ?? '', 'Date', ''],
+    ['Reviewed by', '', 'Date', ''],
+    [],
+    [{ sheet: 'Period roll-forward', text: 'Period roll-forward' }],
+    [{ sheet: 'Cards at cut-off', text: 'Cards at cut-off' }],
+    [{ sheet: 'Activity in period', text: 'Activity in period' }],
+  ];
+  // Row r of the roll-forward sheet (header on row 1): its closing from flows is a formula of its own cells.
+  const rollRows = close.rollForwards.map((r, i): Cell[] => {
+    const row = i + 2;
+    const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: r.currency });
+    return [
+      r.currency,
+      r.programId,
+      r.cards,
+      money(r.openingCents),
+      money(r.issuedCents),
+      money(r.debitedCents),
+      money(r.refundedCents),
+      money(r.voidedCents),
+      money(r.expiredCents),
+      { formula: `D${row}+E${row}-F${row}+G${row}-H${row}-I${row}`, cents: r.closingFromFlowsCents, currency: r.currency },
+      money(r.closingFromCardsCents),
+      { formula: `K${row}-J${row}`, cents: r.differenceCents, currency: r.currency },
+      money(r.serviceRemainingCents),
+      r.serviceRemainingCents === null ? null : { formula: `M${row}-K${row}`, cents: r.serviceDifferenceCents ?? 0, currency: r.currency },
+      r.unknownCards,
+      r.closes ? 'yes' : 'NO',
+    ];
+  });
+  const shownCards = cardRows.length < cards ? [...cardRows, [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`]] : cardRows;
+  return [
+    { name: 'Summary', rows: summary },
+    { name: 'Period roll-forward', header: ROLL_HEADER, rows: rollRows },
+    { name: 'Cards at cut-off', header: CARD_HEADER, rows: shownCards },
+    { name: 'Activity in period', header: ['created (UTC)', 'entry', 'gift card', 'currency', 'program', 'type', 'amount', 'balanceBefore', 'balanceAfter', 'reference'], rows: activityRows(options.sqlite, close) },
+  ];
+}
+
+/** The period's ledger entries, card by card in time order, up to the cap; the mirror holds the rest. */
+function* activityRows(sqlite: Database.Database, close: PeriodClose): Generator<Cell[]> {
+  const rows = sqlite
+    .prepare(
+      `SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
+         FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+        WHERE t.vanished_sync_run_id IS NULL AND t.created_at_ms >= ? AND t.created_at_ms < ? ${close.merchantId !== null ? 'AND c.merchant_id = ?' : ''}
+        ORDER BY t.gift_card_id, t.created_at_ms, t.list_order LIMIT ?`,
+    )
+    .raw(true);
+  const args: unknown[] = [close.period.startMs, close.closingCutOffMs, ...(close.merchantId !== null ? [close.merchantId] : []), SHEET_ROW_CAP + 1];
+  let count = 0;
+  for (const [createdAtMs, id, card, currency, program, type, amount, before, after, reference] of rows.iterate(...args) as Iterable<[number, string, string, string, string | null, string, number | null, number | null, number | null, string]>) {
+    count += 1;
+    if (count > SHEET_ROW_CAP) {
+      yield [`… more entries: the mirror holds them all (ledger-recon sql "SELECT * FROM card_ledger WHERE created_at_ms >= ${close.period.startMs} AND created_at_ms < ${close.closingCutOffMs}")`];
+      return;
+    }
+    const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency });
+    yield [{ date: createdAtMs }, id, card, currency, program, type, money(amount), money(before), money(after), reference];
+  }
+}
