@@ -13,6 +13,16 @@ const integer = (name: string, min: number) => (value: string): number => {
   if (!/^-?\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
   return Number(value);
 };
+/** `USD=100.00,EUR=100` → cents per currency, read exactly from the decimal text. */
+const materiality = (value: string): Map<string, number> => {
+  const thresholds = new Map<string, number>();
+  for (const part of value.split(',')) {
+    const match = /^([A-Z]{3})=(\d{1,13})(?:\.(\d{1,2}))?$/.exec(part.trim());
+    if (!match) throw new InvalidArgumentError(`${part.trim()} is not CURRENCY=AMOUNT, e.g. USD=100.00`);
+    thresholds.set(match[1] ?? '', Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0')));
+  }
+  return thresholds;
+};
 const rate = (value: string): number => {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
@@ -140,7 +150,9 @@ export function buildProgram(): Command {
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
         .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
         .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
-        .addOption(new Option('--concurrency <n>', 'requests in flight per service: list walks (read at the same time) and by-ID reads together').default(8).argParser(integer('--concurrency', 1))),
+        .addOption(new Option('--concurrency <n>', 'requests in flight per service: list walks (read at the same time) and by-ID reads together').default(8).argParser(integer('--concurrency', 1)))
+        .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
+        .addOption(new Option('--materiality <list>', 'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00').argParser(materiality)),
     ),
   ).action(async (options) => {
     await (await import('./run.js')).run(options);
@@ -152,6 +164,8 @@ export function buildProgram(): Command {
     .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
+    .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
+    .addOption(new Option('--materiality <list>', 'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00').argParser(materiality))
     .action(async (options) => {
       await (await import('./report.js')).report(options);
     });

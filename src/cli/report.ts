@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 
 export interface ReportCommandOptions {
   db?: string;
   out?: string;
   run?: number;
+  preparer?: string;
+  materiality?: Map<string, number>;
   write?: (text: string) => void;
 }
 
@@ -21,10 +24,15 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon run\` first`);
   const mirror = openMirrorReadOnly(dbPath);
   try {
-    const paths = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', ...(options.run !== undefined ? { checkRunId: options.run } : {}) });
+    const paths = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', ...(options.run !== undefined ? { checkRunId: options.run } : {}), scope: scopeOf(options) });
     write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n`);
     return paths;
   } finally {
     mirror.close();
   }
+}
+
+/** The sign-off name and materiality a command was given, for the workbook. */
+export function scopeOf(options: { preparer?: string; materiality?: Map<string, number> }): ReportScope {
+  return { ...(options.preparer !== undefined ? { preparer: options.preparer } : {}), ...(options.materiality !== undefined ? { materiality: options.materiality } : {}) };
 }

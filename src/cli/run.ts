@@ -15,6 +15,7 @@ import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
 import { createProgress } from './progress.js';
+import { scopeOf } from './report.js';
 
 export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   db?: string;
@@ -31,6 +32,10 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   quiet?: boolean;
   /** Move a mirror bound to other services to these ones (`--rebind`). */
   rebind?: boolean;
+  /** Fills "Prepared by" in the workbook's sign-off block. */
+  preparer?: string;
+  /** Money at stake per currency (cents) at or above which a finding is material. */
+  materiality?: Map<string, number>;
   /** Where progress and the one failure line go (default stderr). */
   stderr?: NodeJS.WriteStream;
   write?: (text: string) => void;
@@ -148,7 +153,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       },
     });
     progress.step('report');
-    const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId });
+    const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId, scope: scopeOf(options) });
     const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
     const json: RunSummary = {
       runId: summary.checkRunId,

@@ -8,7 +8,8 @@ import type Database from 'better-sqlite3';
 import type { CheckCode } from '../checks/check.js';
 import { CATALOGUE } from '../checks/index.js';
 import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/finding.js';
-import { findingsOfRun, rollForwardOf, summaryOf, type CheckRunRow } from '../findings/store.js';
+import { findingsOfRun, previousCompleteRun, rollForwardOf, summaryOf, type CheckRunRow } from '../findings/store.js';
+import { formatCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
 
@@ -35,15 +36,31 @@ function codesByRecord(sqlite: Database.Database, checkRunId: number): Map<strin
   return new Map([...codes].map(([id, set]) => [id, [...set].sort().join(', ')]));
 }
 
-export function reportSheets(sqlite: Database.Database, run: CheckRunRow): SheetSpec[] {
+/** Per currency, the money at stake (cents) at or above which a finding is material (`--materiality USD=100.00`). */
+export type Materiality = ReadonlyMap<string, number>;
+
+/** Who prepared the workpapers, and the materiality thresholds the auditor set. */
+export interface ReportScope {
+  preparer?: string;
+  materiality?: Materiality;
+}
+
+/** A finding is material when its money at stake reaches its currency's threshold. */
+export function isMaterial(f: Finding, materiality: Materiality): boolean {
+  const threshold = f.currency === null ? undefined : materiality.get(f.currency);
+  return threshold !== undefined && f.stakeCents > 0 && f.stakeCents >= threshold;
+}
+
+export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope = {}): SheetSpec[] {
+  const materiality = scope.materiality ?? new Map<string, number>();
   const codes = codesByRecord(sqlite, run.checkRunId);
   const findingsOf = (...ids: (string | null)[]): string => {
     if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
     return [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
   };
   return [
-    { name: 'Summary', rows: summaryRows(sqlite, run) },
-    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.checkRunId) },
+    { name: 'Summary', widths: SUMMARY_WIDTHS, rows: summaryRows(sqlite, run, scope, materiality) },
+    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.checkRunId, materiality) },
     {
       name: 'Card reconciliation',
       header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
@@ -87,15 +104,17 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow): Sheet
       name: 'Quarantine',
       header: ['resource', 'record', 'reason', 'first sync', 'last sync', 'raw JSON as received'],
       rows: (function* () {
-        const rows = sqlite.prepare('SELECT resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
-        for (const q of rows.iterate() as Iterable<{ resource: string; record_id: string | null; reason: string; first_sync_run_id: number; last_sync_run_id: number; raw_json: string }>) {
-          yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, q.raw_json];
+        const rows = sqlite.prepare('SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
+        for (const q of rows.iterate() as Iterable<{ quarantine_id: number; resource: string; record_id: string | null; reason: string; first_sync_run_id: number; last_sync_run_id: number; raw_json: string }>) {
+          // Long raw JSON is cut where a printed cell stays readable, with where the whole of it is.
+          const raw = q.raw_json.length > RAW_SHOWN ? `${q.raw_json.slice(0, RAW_SHOWN)}… (cut at ${RAW_SHOWN} of ${q.raw_json.length.toLocaleString('en-US')} characters: the whole record is quarantine_id ${q.quarantine_id} in the mirror)` : q.raw_json;
+          yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, raw];
         }
       })(),
     },
     {
       name: 'Checks',
-      header: ['code', 'severity', 'kind (state: resolved when the records agree; event: open until accepted)', 'check', 'what it proves, and what a finding means', 'findings this run'],
+      header: ['code', 'severity', 'kind', 'check', 'what it proves, and what a finding means', 'findings this run'],
       severityColumn: 1,
       rows: (function* () {
         const counts = summaryOf(run).byCode;
@@ -105,19 +124,24 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow): Sheet
   ];
 }
 
+/**
+ * The Findings sheet's columns, what a reader reads first leftmost (a printed page holds some
+ * 140 characters): what, how much, whether it is material; then where it points, then its
+ * lifecycle. The Summary counts over columns A (severity), B (code), C (state) and `material`.
+ */
 export const FINDINGS_HEADER = [
-  'severity', 'code', 'state', 'age (days)', 'first seen (UTC)', 'entity type', 'entity', 'gift card', 'reference', 'currency', 'unit', 'expected', 'actual', 'difference', 'at stake',
-  'message', 'records', 'fingerprint', 'accepted: note', 'accepted by', 'accepted at (UTC)', 'accepted until (UTC)', 'acceptance ended',
+  'severity', 'code', 'state', 'message', 'currency', 'difference', 'at stake', 'material', 'age (days)', 'expected', 'actual', 'unit', 'entity type', 'entity', 'gift card', 'reference',
+  'first seen (UTC)', 'records', 'fingerprint', 'accepted: note', 'accepted by', 'accepted at (UTC)', 'accepted until (UTC)', 'acceptance ended',
 ];
 
-function* findingRows(sqlite: Database.Database, checkRunId: number): Generator<Cell[]> {
+function* findingRows(sqlite: Database.Database, checkRunId: number, materiality: Materiality): Generator<Cell[]> {
   for (const f of findingsOfRun(sqlite, checkRunId)) {
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
     yield [
-      f.severity, f.code, f.state, f.ageDays, date(f.firstSeenAtMs), f.entityType, f.entityId, f.giftCardId, f.referenceId, f.currency, unitOf(f),
-      measure(f, f.expected), measure(f, f.actual), measure(f, f.difference), f.stakeCents > 0 ? money(f.stakeCents, f.currency) : null,
-      f.message, records, f.fingerprint, a?.note ?? null, a?.by ?? null, date(a?.acceptedAtMs ?? null), date(a?.untilMs ?? null), f.acceptanceEnded,
+      f.severity, f.code, f.state, f.message, f.currency, measure(f, f.difference), f.stakeCents > 0 ? money(f.stakeCents, f.currency) : null, isMaterial(f, materiality) ? 'material' : '',
+      f.ageDays, measure(f, f.expected), measure(f, f.actual), unitOf(f), f.entityType, f.entityId, f.giftCardId, f.referenceId,
+      date(f.firstSeenAtMs), records, f.fingerprint, a?.note ?? null, a?.by ?? null, date(a?.acceptedAtMs ?? null), date(a?.untilMs ?? null), f.acceptanceEnded,
     ];
   }
 }
@@ -139,7 +163,10 @@ function* cardRows(sqlite: Database.Database, findingsOf: (...ids: (string | nul
     // An amount off the cent leaves the sums unknown: the cells stay empty rather than wrong.
     const recomputed = !offCent && initial !== null ? initial - debits + refunds : null;
     const difference = recomputed !== null && remaining !== null ? remaining - recomputed : null;
-    yield [id, c, status, money(initial, c), money(debits, c), money(refunds, c), money(recomputed, c), money(remaining, c), money(difference, c), entries, findingsOf(id)];
+    // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
+    const recomputedCell: Cell = recomputed === null ? null : { formula: 'D{row}-E{row}+F{row}', cents: recomputed, currency: c };
+    const differenceCell: Cell = difference === null ? null : { formula: 'H{row}-G{row}', cents: difference, currency: c };
+    yield [id, c, status, money(initial, c), money(debits, c), money(refunds, c), recomputedCell, money(remaining, c), differenceCell, entries, findingsOf(id)];
   }
 }
 
@@ -225,73 +252,138 @@ function* orderRows(sqlite: Database.Database, findingsOf: (...ids: (string | nu
   }
 }
 
-function* summaryRows(sqlite: Database.Database, run: CheckRunRow): Generator<Cell[]> {
+function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope, materiality: Materiality): Generator<Cell[]> {
   const summary = summaryOf(run);
   const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.syncRunId) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
-  yield [{ heading: 'ledger-recon reconciliation report' }];
-  yield ['Verdict', summary.verdict];
-  yield ['What it means', VERDICT_MEANING[summary.verdict] ?? ''];
-  yield ['Check run', run.checkRunId];
-  yield ['Checked at (UTC)', date(run.startedAtMs)];
-  yield ['Data as of (UTC)', date(run.asOfMs)];
-  yield ['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`];
-  yield ['Gift card service', sync.giftcard_base_url];
-  yield ['Delivery partner service', sync.dp_base_url];
-  yield ['Our merchant', run.merchantId];
-  for (const failed of summary.failedChecks) yield ['Check that could not run', failed.code, failed.error];
-  yield [];
-  yield [{ heading: 'What was checked' }, 'records in the mirror', 'of which no longer listed by the service'];
+  const previous = previousCompleteRun(sqlite, run.checkRunId);
+  // Rows are numbered as they are yielded, so that formulas can point at the labels above them.
+  let row = 0;
+  const line = (cells: Cell[]): Cell[] => {
+    row += 1;
+    return cells;
+  };
+  yield line([{ heading: 'ledger-recon reconciliation report' }]);
+  yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
+  yield line([VERDICT_MEANING[summary.verdict] ?? '']);
+  const asOf = run.asOfMs ?? run.startedAtMs;
+  yield line(['Period covered', previous?.asOfMs ? `${iso(previous.asOfMs)} to ${iso(asOf)} UTC (since check run ${previous.checkRunId})` : `everything up to ${iso(asOf)} UTC (the first check run)`]);
+  yield line(['Data as of (UTC)', date(run.asOfMs)]);
+  yield line(['Checked at (UTC)', date(run.startedAtMs)]);
+  yield line(['Check run', run.checkRunId]);
+  yield line(['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`]);
+  yield line(['Gift card service', sync.giftcard_base_url]);
+  yield line(['Delivery partner service', sync.dp_base_url]);
+  yield line(['Our merchant', run.merchantId]);
+  yield line(['Materiality (money at stake per finding)', materiality.size === 0 ? 'none set (--materiality USD=100.00,EUR=100.00)' : [...materiality].map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', ')]);
+  for (const failed of summary.failedChecks) yield line(['Check that could not run', failed.code, failed.error]);
+  yield line([]);
+  yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
+  yield line(['Prepared by', scope.preparer ?? '', '', '']);
+  yield line(['Reviewed by', '', '', '']);
+  yield line([]);
+  yield line([{ heading: 'What was checked' }, { label: 'records in the mirror' }, { label: 'of which no longer listed by the service' }]);
   for (const [label, table, listed] of MIRRORED) {
-    const count = (where = ''): number => sqlite.prepare(`SELECT COUNT(*) FROM ${table} ${where}`).pluck().get() as number;
-    yield [label, count(), listed ? count('WHERE vanished_sync_run_id IS NOT NULL') : null];
+    const rows = (where = ''): number => sqlite.prepare(`SELECT COUNT(*) FROM ${table} ${where}`).pluck().get() as number;
+    yield line([label, rows(), listed ? rows('WHERE vanished_sync_run_id IS NOT NULL') : null]);
   }
-  yield [];
-  yield [{ heading: 'Findings by code' }, 'severity', 'findings', ...FINDING_STATES];
-  // Grouped in the Findings sheet's own order (severity first), from the run's stored findings.
-  const byCode = new Map<CheckCode, { severity: string; n: number; states: Record<string, number> }>();
+  yield line([]);
+
+  // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
+  const findingsHeader = row + 1;
+  yield line([{ heading: 'Findings by code' }, { label: 'severity' }, { label: 'findings' }, ...FINDING_STATES.map((state) => ({ label: state })), { label: 'material' }]);
+  const byCode = new Map<CheckCode, { severity: string; n: number; material: number; states: Record<string, number> }>();
   const all: Finding[] = [];
   for (const f of findingsOfRun(sqlite, run.checkRunId)) {
     all.push(f);
-    const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, states: {} };
+    const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
     group.n += 1;
+    if (isMaterial(f, materiality)) group.material += 1;
     group.states[f.state] = (group.states[f.state] ?? 0) + 1;
     byCode.set(f.code, group);
   }
+  const count = (formula: string, n: number): Cell => ({ formula, count: n });
+  const stateColumns = FINDING_STATES.map((_, i) => String.fromCharCode(68 + i)); // D, E, F
+  const materialColumn = String.fromCharCode(68 + FINDING_STATES.length);
+  const firstCode = row + 1;
   for (const [code, g] of [...byCode].sort(([a, x], [b, y]) => SEVERITY_ORDER.indexOf(x.severity) - SEVERITY_ORDER.indexOf(y.severity) || a.localeCompare(b))) {
-    yield [code, g.severity, g.n, ...FINDING_STATES.map((state) => g.states[state] ?? 0)];
+    yield line([
+      code,
+      g.severity,
+      count(`COUNTIFS('Findings'!$B:$B,$A{row})`, g.n),
+      ...FINDING_STATES.map((state, i) => count(`COUNTIFS('Findings'!$B:$B,$A{row},'Findings'!$C:$C,${stateColumns[i]}$${findingsHeader})`, g.states[state] ?? 0)),
+      count(`COUNTIFS('Findings'!$B:$B,$A{row},'Findings'!$${MATERIAL_COLUMN}:$${MATERIAL_COLUMN},${materialColumn}$${findingsHeader})`, g.material),
+    ]);
   }
-  yield ['All findings', '', summary.findings, summary.new, summary.open, summary.accepted];
-  for (const severity of SEVERITY_ORDER) yield [`  ${severity}`, severity, summary.bySeverity[severity as keyof typeof summary.bySeverity] ?? 0];
-  yield [];
-  yield [{ heading: 'Money at stake (errors and warnings not accepted; money several findings point at counted once)' }];
+  const lastCode = row;
+  const total = (column: string, n: number): Cell => (lastCode >= firstCode ? count(`SUM(${column}${firstCode}:${column}${lastCode})`, n) : n);
+  const materialFindings = all.filter((f) => isMaterial(f, materiality)).length;
+  yield line(['All findings', '', total('C', summary.findings), total('D', summary.new), total('E', summary.open), total('F', summary.accepted), total(materialColumn, materialFindings)]);
+  for (const severity of SEVERITY_ORDER) yield line([`  ${severity}`, severity, count(`COUNTIFS('Findings'!$A:$A,$B{row})`, summary.bySeverity[severity as keyof typeof summary.bySeverity] ?? 0)]);
+  yield line([]);
+
+  yield line([{ heading: 'Money at stake (errors and warnings not accepted; money several findings point at counted once)' }, { label: 'currency' }, { label: 'at stake' }]);
   const stake = moneyAtStakeCents(all);
-  if (stake.size === 0) yield ['none'];
-  for (const [currency, cents] of stake) yield [currency, { cents, currency }];
-  yield [];
-  yield [{ heading: 'Since the previous run' }];
-  yield ['New', summary.new];
-  yield ['Still open', summary.open];
-  yield ['Accepted', summary.accepted];
-  yield ['Acceptances that ended (counting again)', summary.acceptancesEnded];
-  yield ['Resolved', summary.resolved];
-  yield ['Cards in flight (checked again next run)', summary.inFlight];
-  yield ['Earlier breaks held while their card is in flight', summary.held];
-  yield [];
-  yield [{ heading: 'Age of open findings (days)' }];
-  for (const bucket of AGE_BUCKETS) yield [bucket, summary.ageBuckets[bucket] ?? 0];
-  yield [];
-  yield [{ heading: 'Gift card liability roll-forward' }, 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing', 'cards hold', 'difference', 'closes'];
+  if (stake.size === 0) yield line(['none']);
+  for (const [currency, cents] of stake) yield line(['All codes', currency, { cents, currency }]);
+  // By code, with a bar against the largest in the same currency: what a reader looks at first.
+  const stakeByCode = [...byCode.keys()].flatMap((code) => [...moneyAtStakeCents(all.filter((f) => f.code === code))].map(([currency, cents]) => ({ code, currency, cents })));
+  const largest = new Map<string, number>();
+  for (const s of stakeByCode) largest.set(s.currency, Math.max(largest.get(s.currency) ?? 0, s.cents));
+  for (const s of stakeByCode.sort((a, b) => a.currency.localeCompare(b.currency) || b.cents - a.cents)) yield line([`  ${s.code}`, s.currency, { cents: s.cents, currency: s.currency }, bar(s.cents, largest.get(s.currency) ?? 0)]);
+  yield line([]);
+
+  yield line([{ heading: 'Since the previous run' }, { label: 'findings' }]);
+  yield line(['New', summary.new]);
+  yield line(['Still open', summary.open]);
+  yield line(['Accepted', summary.accepted]);
+  yield line(['Acceptances that ended (counting again)', summary.acceptancesEnded]);
+  yield line(['Resolved', summary.resolved]);
+  yield line(['Cards in flight (checked again next run)', summary.inFlight]);
+  yield line(['Earlier breaks held while their card is in flight', summary.held]);
+  yield line([]);
+
+  yield line([{ heading: 'Age of open findings (days)' }, { label: 'findings' }]);
+  const oldest = Math.max(0, ...AGE_BUCKETS.map((bucket) => summary.ageBuckets[bucket] ?? 0));
+  for (const bucket of AGE_BUCKETS) yield line([bucket, summary.ageBuckets[bucket] ?? 0, bar(summary.ageBuckets[bucket] ?? 0, oldest)]);
+  yield line([]);
+
+  // Each currency's closing re-performed from its row: opening + issued − debited + refunded − voided − expired.
+  yield line([{ heading: 'Gift card liability roll-forward' }, ...['opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing', 'cards hold', 'difference', 'closes'].map((label) => ({ label }))]);
   for (const r of rollForwardOf(sqlite, run.checkRunId)) {
     const c = r.currency;
-    const figures = [r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingCents, r.cardsRemainingCents, r.differenceCents].map((cents) => money(cents, c));
-    yield [c, ...figures, r.differenceCents === 0 ? 'yes' : 'NO'];
+    const figures = [r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents].map((cents) => money(cents, c));
+    yield line([
+      c,
+      ...figures,
+      { formula: 'B{row}+C{row}-D{row}+E{row}-F{row}-G{row}', cents: r.closingCents, currency: c },
+      money(r.cardsRemainingCents, c),
+      { formula: 'I{row}-H{row}', cents: r.differenceCents, currency: c },
+      { emphasis: r.differenceCents === 0 ? 'yes' : 'NO', good: r.differenceCents === 0 },
+    ]);
   }
-  yield [];
-  yield [{ heading: 'Sheets' }];
-  for (const name of SHEET_NAMES.slice(1)) yield [{ sheet: name, text: name }, SHEET_PURPOSE[name] ?? ''];
+  yield line([]);
+  yield line([{ heading: 'Sheets' }]);
+  for (const name of SHEET_NAMES.slice(1)) yield line([{ sheet: name, text: name }, SHEET_PURPOSE[name] ?? '']);
 }
 
+const iso = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+
 const SEVERITY_ORDER = ['error', 'warning', 'info'];
+
+/** The Findings sheet's column of the `material` mark (the Summary counts over it). */
+const MATERIAL_COLUMN = String.fromCharCode(64 + FINDINGS_HEADER.indexOf('material') + 1);
+
+/** The most raw JSON a Quarantine cell shows. */
+const RAW_SHOWN = 1_500;
+
+/** The Summary's columns: labels, then figures under their labels. */
+const SUMMARY_WIDTHS = [42, 20, 14, 14, 14, 14, 14, 14, 14, 14, 10];
+
+/** A bar of up to 20 blocks for `value` out of `max`: the Summary's pictures, readable on screen and on paper. */
+function bar(value: number, max: number): string {
+  if (max <= 0 || value <= 0) return '';
+  return '█'.repeat(Math.max(1, Math.round((value / max) * 20)));
+}
 
 const VERDICT_MEANING: Record<string, string> = {
   RECONCILED: 'The sync completed and no error or warning is open: both services agree with themselves to the cent.',
@@ -323,5 +415,5 @@ const SHEET_PURPOSE: Record<string, string> = {
   'DP orders': 'every order with its lines, FX and vouchers',
   'DP wallets': 'wallet balance snapshots per sync, and their moves',
   Quarantine: 'records that failed validation, with their raw JSON',
-  Checks: 'each check explained',
+  Checks: 'each check explained; kind: state (resolved when the records agree) or event (open until accepted)',
 };

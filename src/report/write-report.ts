@@ -13,7 +13,7 @@ import { ensureFolder, fileSystemError } from '../paths.js';
 import { exportFinding, type ExportedFinding } from '../findings/finding.js';
 import { completedRun, findingsOfRun, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
-import { reportSheets } from './report-sheets.js';
+import { reportSheets, type ReportScope } from './report-sheets.js';
 import { writeXlsx } from './xlsx-writer.js';
 
 export interface ReportPaths {
@@ -27,6 +27,8 @@ export interface WriteReportOptions {
   outDir: string;
   /** Default: the newest completed check run. */
   checkRunId?: number;
+  /** Who prepared it (the Summary's sign-off) and the materiality thresholds. */
+  scope?: ReportScope;
 }
 
 /** A disk that cannot take the files: what is translated into one sentence naming --out. */
@@ -57,7 +59,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     await writeXlsx(
       temporary.workbook,
       { title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`, subject: 'Gift card, coupon and delivery partner reconciliation', creator: 'ledger-recon', created: new Date(run.startedAtMs) },
-      reportSheets(sqlite, run),
+      reportSheets(sqlite, run, options.scope),
     );
     await writeFindingFiles(sqlite, run.checkRunId, temporary);
     for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], final[key]);

@@ -19,13 +19,24 @@ export type Cell =
   | { cents: number; currency: string | null }
   | { sheet: string; text: string }
   | { heading: string }
-  /** Money computed by a formula the tool built from cell references alone (never from API text), with its value cached. */
-  | { formula: string; cents: number; currency: string | null };
+  /**
+   * A figure computed by a formula the tool built from cell references alone (never from API
+   * text), with its value cached so a reader without recalculation sees the same figure: money
+   * (`cents`) or a count. `{row}` stands for the row the cell lands on.
+   */
+  | { formula: string; cents: number; currency: string | null }
+  | { formula: string; count: number }
+  /** A column's label over its figures in a free-form sheet: bold, right-aligned, underlined. */
+  | { label: string }
+  /** What a reader must see first (a verdict, whether a roll-forward closes): large, bold, filled green or red. */
+  | { emphasis: string; good: boolean };
 
 export interface SheetSpec {
   name: string;
   /** A table's header row: frozen, with an autofilter. Absent for free-form sheets (Summary). */
   header?: string[];
+  /** Column widths in characters, for a free-form sheet laid out by hand (default: fitted to the content). */
+  widths?: number[];
   rows: Iterable<Cell[]> | AsyncIterable<Cell[]>;
   /** The column (0-based) holding a severity, coloured by it. */
   severityColumn?: number;
@@ -72,7 +83,9 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
     sample.push(next.value);
     next = await iterator.next();
   }
-  const widths = fitWidths(spec.header, sample);
+  const widths = spec.widths ?? fitWidths(spec.header, sample);
+  // Text longer than its column wraps within it: the widest columns, and any a layout names.
+  const wrapped = widths.map((width, i) => width >= MAX_WIDTH || sample.some((row) => displayLength(row[i] ?? null) > width));
   let part = 1;
   let sheet = openSheet(workbook, spec, part, widths, title);
   let rowsInSheet = spec.header ? 1 : 0;
@@ -84,7 +97,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
       sheet = openSheet(workbook, spec, part, widths, title);
       rowsInSheet = spec.header ? 1 : 0;
     }
-    writeRow(sheet, cells, spec.severityColumn);
+    writeRow(sheet, cells, spec.severityColumn, wrapped, rowsInSheet + 1, widths);
     rowsInSheet += 1;
     written += 1;
     if (written % YIELD_EVERY === 0) await drained(sheet);
@@ -119,7 +132,7 @@ function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec
   const sheet = workbook.addWorksheet(name, {
     views: [{ state: 'frozen', ySplit: 1, xSplit: 0 }],
     ...(spec.header ? { autoFilter: `A1:${lastColumn}1` } : {}),
-    pageSetup: printSetup(spec),
+    pageSetup: printSetup(spec, widths),
     // Every printed page says which report, which sheet and which page it is.
     headerFooter: { oddFooter: `&L${title.replace(/&/g, '&&')}&C&A&RPage &P of &N` },
   });
@@ -134,18 +147,57 @@ function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec
 }
 
 /**
- * For working papers printed or saved as PDF: landscape, all columns on one page wide (a row's
- * identifiers and its figures on the same page, so each figure traces to its record), as many
- * pages long as needed, and a table's header row repeated on every page.
+ * For working papers printed or saved as PDF: landscape, a table's header row repeated on
+ * every page. A sheet is fitted one page wide only when its type stays readable that way (no
+ * smaller than about 70 % of the default): its columns add up to at most FIT_WIDTH characters.
+ * A wider one prints at full size across pages instead.
  */
-function printSetup(spec: SheetSpec): Partial<ExcelJS.PageSetup> {
-  return { orientation: 'landscape', fitToWidth: 1, fitToHeight: 0, ...(spec.header ? { printTitlesRow: '1:1' } : {}) };
+function printSetup(spec: SheetSpec, widths: readonly number[]): Partial<ExcelJS.PageSetup> {
+  const fits = widths.reduce((total, width) => total + width, 0) <= FIT_WIDTH;
+  return { orientation: 'landscape', paperSize: 9, ...(fits ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 } : { fitToPage: false, scale: 100 }), ...(spec.header ? { printTitlesRow: '1:1' } : {}) };
 }
 
-function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined): void {
-  const row = sheet.addRow(cells.map(valueOf));
-  for (let i = 0; i < cells.length; i += 1) row.getCell(i + 1).style = styleOf(cells[i] ?? null, i === severityColumn);
+/**
+ * Characters of column width a landscape A4 page holds at 70 % scale: 26.1 cm inside the
+ * default margins takes some 141 characters of 0.185 cm at 100 %.
+ */
+export const FIT_WIDTH = 200;
+
+function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined, wrapped: readonly boolean[], rowNumber: number, widths: readonly number[]): void {
+  const row = sheet.addRow(cells.map((cell) => valueOf(cell, rowNumber)));
+  let lines = 1;
+  for (let i = 0; i < cells.length; i += 1) {
+    const cell = cells[i] ?? null;
+    const style = styleOf(cell, i === severityColumn);
+    row.getCell(i + 1).style = wrapped[i] ? wrappedStyle(style) : style;
+    if (wrapped[i]) lines = Math.max(lines, linesOf(cell, widths[i] ?? MAX_WIDTH));
+  }
+  // Spreadsheets do not grow a row for wrapped text they did not lay out themselves: say how tall.
+  if (lines > 1) row.height = Math.min(lines, MAX_LINES) * LINE_HEIGHT;
   row.commit();
+}
+
+/** Points per line of 11-point text, and the most lines a row grows to. */
+const LINE_HEIGHT = 15;
+const MAX_LINES = 30;
+
+/** How many lines a cell's text takes when wrapped in a column `width` characters wide. */
+function linesOf(cell: Cell, width: number): number {
+  if (typeof cell !== 'string' && !(cell !== null && typeof cell === 'object' && 'label' in cell)) return 1;
+  const text = typeof cell === 'string' ? cell : cell.label;
+  const perLine = Math.max(1, Math.floor(width * 1.1) - 1);
+  return text.split('\n').reduce((total, part) => total + Math.max(1, Math.ceil(part.length / perLine)), 0);
+}
+
+/** The same style, wrapping its text within the column and aligned to the top (frozen, shared: see PLAIN). */
+const WRAPPED = new WeakMap<Partial<ExcelJS.Style>, Partial<ExcelJS.Style>>();
+function wrappedStyle(style: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> {
+  let wrapped = WRAPPED.get(style);
+  if (!wrapped) {
+    wrapped = Object.freeze({ ...style, alignment: { vertical: 'top', ...style.alignment, wrapText: true } } as Partial<ExcelJS.Style>);
+    WRAPPED.set(style, wrapped);
+  }
+  return wrapped;
 }
 
 /**
@@ -154,11 +206,17 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
  * own, so every cell would pay for a render: a shared, frozen object per distinct style lets
  * the WeakMap answer instead (about a third of a large report's time).
  */
-const PLAIN: Partial<ExcelJS.Style> = Object.freeze({});
-const DATE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ numFmt: DATE_FORMAT });
-const LINK_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { color: { argb: 'FF0563C1' }, underline: true } });
+/** Every cell sits at the top of its row, beside the first line of any wrapped text in it. */
+const TOP = Object.freeze({ vertical: 'top' }) as Partial<ExcelJS.Alignment>;
+const PLAIN: Partial<ExcelJS.Style> = Object.freeze({ alignment: TOP });
+const DATE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ numFmt: DATE_FORMAT, alignment: TOP });
+const LINK_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { color: { argb: 'FF0563C1' }, underline: true }, alignment: TOP });
 const HEADING_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true, size: 12 } });
-const SEVERITY_STYLE = new Map(Object.entries(SEVERITY_FILL).map(([severity, argb]) => [severity, Object.freeze({ fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } } } as Partial<ExcelJS.Style>)]));
+const LABEL_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true }, alignment: { horizontal: 'right', wrapText: true, vertical: 'bottom' }, border: { bottom: { style: 'thin' } } } as Partial<ExcelJS.Style>);
+const emphasis = (argb: string): Partial<ExcelJS.Style> => Object.freeze({ font: { bold: true, size: 14 }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } } } as Partial<ExcelJS.Style>);
+const GOOD_STYLE = emphasis('FFC6EFCE');
+const BAD_STYLE = emphasis('FFFFC7CE');
+const SEVERITY_STYLE = new Map(Object.entries(SEVERITY_FILL).map(([severity, argb]) => [severity, Object.freeze({ fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } }, alignment: TOP } as Partial<ExcelJS.Style>)]));
 const moneyStyles = new Map<string | null, Partial<ExcelJS.Style>>();
 
 function styleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
@@ -166,29 +224,40 @@ function styleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   if (typeof cell === 'string') return (isSeverity && SEVERITY_STYLE.get(cell)) || PLAIN;
   if ('cents' in cell) {
     let style = moneyStyles.get(cell.currency);
-    if (!style) moneyStyles.set(cell.currency, (style = Object.freeze({ numFmt: moneyFormat(cell.currency) })));
+    if (!style) moneyStyles.set(cell.currency, (style = Object.freeze({ numFmt: moneyFormat(cell.currency), alignment: TOP })));
     return style;
   }
   if ('date' in cell) return DATE_STYLE;
   if ('sheet' in cell) return LINK_STYLE;
+  if ('count' in cell) return PLAIN;
+  if ('label' in cell) return LABEL_STYLE;
+  if ('emphasis' in cell) return cell.good ? GOOD_STYLE : BAD_STYLE;
   return HEADING_STYLE;
 }
 
-function valueOf(cell: Cell): ExcelJS.CellValue {
+function valueOf(cell: Cell, row: number): ExcelJS.CellValue {
   if (cell === null) return null;
   if (typeof cell === 'string') return truncate(visibleText(cell));
   if (typeof cell === 'number') return cell;
-  if ('formula' in cell) return { formula: referencesOnly(cell.formula), result: cell.cents / 100 };
+  if ('formula' in cell) return { formula: referencesOnly(cell.formula.replaceAll('{row}', String(row))), result: 'count' in cell ? cell.count : cell.cents / 100 };
   if ('cents' in cell) return cell.cents / 100;
+  if ('label' in cell) return cell.label;
+  if ('emphasis' in cell) return cell.emphasis;
   if ('date' in cell) return new Date(cell.date);
   // A link to one of our own sheets: a formula built from our constant sheet names, never API text.
   if ('sheet' in cell) return { formula: `HYPERLINK("#'${cell.sheet.replace(/'/g, "''")}'!A1","${cell.text.replace(/"/g, '""')}")`, result: cell.text };
   return cell.heading;
 }
 
-/** A formula of cell references, + and − alone: anything else is a bug in the tool, refused. */
+/**
+ * A formula the tool built: cell references and ranges (`A2`, `$B$3`, `B:B`, on our own sheets
+ * as `'Findings'!B:B`), joined by + and −, or inside COUNTIFS and SUM. Anything else (a
+ * string, another function) is a bug in the tool, refused.
+ */
 function referencesOnly(formula: string): string {
-  if (!/^[A-Z]{1,3}\d{1,7}([+-][A-Z]{1,3}\d{1,7})*$/.test(formula)) throw new Error(`refusing a formula that is not cell references joined by + and -: ${formula}`);
+  const reference = String.raw`(?:'[A-Za-z ()0-9]+'!)?\$?[A-Z]{1,3}\$?(?:\d{1,7})?(?::\$?[A-Z]{1,3}\$?(?:\d{1,7})?)?`;
+  const term = String.raw`(?:(?:COUNTIFS|SUM)\(${reference}(?:,${reference})*\)|${reference})`;
+  if (!new RegExp(String.raw`^${term}(?:[+-]${term})*$`).test(formula)) throw new Error(`refusing a formula that is not cell references joined by + and -, COUNTIFS or SUM: ${formula}`);
   return formula;
 }
 
@@ -197,11 +266,15 @@ function truncate(text: string): string {
   return text.length > 32_000 ? `${text.slice(0, 32_000)}… (truncated; the full text is in the mirror)` : text;
 }
 
+/** The widest a column grows; text longer than this wraps within it. */
+const MAX_WIDTH = 48;
+
 function fitWidths(header: string[] | undefined, sample: Cell[][]): number[] {
   const columns = Math.max(header?.length ?? 0, ...sample.map((r) => r.length));
   return Array.from({ length: columns }, (_, i) => {
-    const lengths = [header?.[i]?.length ?? 0, ...sample.map((row) => displayLength(row[i] ?? null))];
-    return Math.min(Math.max(10, Math.max(...lengths) + 2), 80);
+    // A header wraps onto two lines before it widens a column of short figures.
+    const lengths = [Math.ceil((header?.[i]?.length ?? 0) / 2), ...sample.map((row) => displayLength(row[i] ?? null))];
+    return Math.min(Math.max(10, Math.max(...lengths) + 2), MAX_WIDTH);
   });
 }
 
@@ -212,6 +285,9 @@ function displayLength(cell: Cell): number {
   if ('cents' in cell) return String(Math.trunc(cell.cents / 100)).length + 8;
   if ('date' in cell) return 19;
   if ('sheet' in cell) return cell.text.length;
+  if ('count' in cell) return String(cell.count).length;
+  if ('label' in cell) return cell.label.length;
+  if ('emphasis' in cell) return Math.ceil(cell.emphasis.length * 1.4);
   return Math.min(cell.heading.length, 30);
 }
 

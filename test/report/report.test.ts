@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { neutralise, visibleText } from '../../src/report/neutralise.js';
+import { FIT_WIDTH } from '../../src/report/xlsx-writer.js';
 import { SHEET_NAMES } from '../../src/report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../../src/report/write-report.js';
 import { writeXlsx } from '../../src/report/xlsx-writer.js';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
   unlisted = { coupon, order, syncRunId };
   await reconcile({ mirror });
-  paths = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports') });
+  paths = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports'), scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) } });
   workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(paths.workbook);
 });
@@ -64,9 +65,12 @@ describe('the workbook', () => {
     expect(workbook.creator).toBe('ledger-recon');
   });
 
-  it('prints landscape, one page wide, each table’s header row on every page, and a footer naming the report, sheet and page', () => {
+  it('prints landscape, one page wide only where the type stays readable, each table’s header row on every page, and a footer naming the report, sheet and page', () => {
     for (const ws of workbook.worksheets) {
-      expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
+      const width = ws.columns.reduce((total, c) => total + (c.width ?? 0), 0);
+      // One page wide shrinks the type by about 135 / width: no smaller than some 70 %.
+      if (width <= FIT_WIDTH) expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
+      else expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: false, scale: 100 });
       expect(ws.pageSetup.printTitlesRow, ws.name).toBe(ws.name === 'Summary' ? undefined : '1:1');
       expect(ws.headerFooter.oddFooter, ws.name).toBe('&LReconciliation BREAKS — check run 1&C&A&RPage &P of &N');
     }
@@ -115,7 +119,8 @@ describe('the workbook', () => {
     expect(cells).toEqual([`=HYPERLINK("http://x","y")`]);
     for (const ws of workbook.worksheets) {
       ws.eachRow((row) => row.eachCell((cell) => {
-        if (cell.formula) expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(/^HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)$/);
+        // Our links, and figures re-performed from cell references alone: never text from the services.
+        if (cell.formula) expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(/^(HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)|((COUNTIFS|SUM)\([$A-Z0-9:!',A-Za-z ]+\)|\$?[A-Z]+\$?\d+)([+-]\$?[A-Z]+\$?\d+)*)$/);
       }));
     }
   });
@@ -130,8 +135,9 @@ describe('the workbook', () => {
     const noLongerListed = ['Coupons', 'DP orders', 'Gift card ledger entries', 'Gift cards'].map((label) => value(label, 3));
     expect(noLongerListed).toEqual([1, 1, 0, null]);
     const all = ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === 'All findings');
-    expect(all?.getCell(3).value).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM findings WHERE check_run_id = 1').pluck().get());
-    expect(value('New')).toBe(all?.getCell(3).value);
+    const allFindings = all?.getCell(3).value as { formula: string; result: number };
+    expect(allFindings.result).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM findings WHERE check_run_id = 1').pluck().get());
+    expect(value('New')).toBe(allFindings.result);
   });
 
   it('shows a coupon and an order the service no longer lists, with the sync that found them missing', () => {
@@ -140,6 +146,81 @@ describe('the workbook', () => {
       const rows = ws.getRows(2, ws.rowCount - 1)!.filter((r) => r.getCell(column(ws, 'no longer listed since sync')).value !== null);
       expect(rows.map((r) => [r.getCell(1).value, r.getCell(column(ws, 'no longer listed since sync')).value])).toEqual([[id, unlisted.syncRunId]]);
     }
+  });
+});
+
+describe('workpapers an auditor signs', () => {
+  const rowsOf = (ws: ExcelJS.Worksheet) => ws.getRows(1, ws.rowCount) ?? [];
+  const labelled = (ws: ExcelJS.Worksheet, label: string) => rowsOf(ws).find((r) => r.getCell(1).value === label);
+  // exceljs reads a cached <v>0</v> back as no result at all (the file carries it: see the XML).
+  const result = (value: ExcelJS.CellValue): unknown => (value !== null && typeof value === 'object' && 'formula' in value ? ((value as { result?: unknown }).result ?? 0) : value);
+
+  it('wraps long text within its column instead of cutting it', () => {
+    const ws = sheet('Findings');
+    const message = ws.getRow(2).getCell(column(ws, 'message'));
+    expect(ws.getColumn(column(ws, 'message')).width).toBeLessThanOrEqual(48);
+    expect(message.alignment).toMatchObject({ wrapText: true, vertical: 'top' });
+    const checks = sheet('Checks');
+    expect(checks.getRow(2).getCell(5).alignment).toMatchObject({ wrapText: true });
+  });
+
+  it('counts findings by code and state with formulas over the Findings sheet, whose cached values re-perform', () => {
+    const summary = sheet('Summary');
+    const findings = sheet('Findings');
+    const data = (findings.getRows(2, findings.rowCount - 1) ?? []).map((r) => ({ code: r.getCell(2).value, state: r.getCell(3).value, material: r.getCell(column(findings, 'material')).value }));
+    const header = rowsOf(summary).find((r) => r.getCell(1).value === 'Findings by code')!;
+    expect([2, 3, 4, 5, 6, 7].map((c) => header.getCell(c).value)).toEqual(['severity', 'findings', 'new', 'open', 'accepted', 'material']);
+    // Headers over their figures: right-aligned like the counts beneath them.
+    expect(header.getCell(3).alignment).toMatchObject({ horizontal: 'right' });
+    let checked = 0;
+    for (const row of rowsOf(summary).filter((r) => /^[A-Z]{2}_[A-Z_]+$/.test(String(r.getCell(1).value)) && r.number > header.number)) {
+      const code = row.getCell(1).value;
+      const cell = row.getCell(3).value as { formula: string };
+      expect(cell.formula).toBe(`COUNTIFS('Findings'!$B:$B,$A${row.number})`);
+      expect(result(cell)).toBe(data.filter((d) => d.code === code).length);
+      expect(result(row.getCell(4).value)).toBe(data.filter((d) => d.code === code && d.state === 'new').length);
+      expect(result(row.getCell(7).value)).toBe(data.filter((d) => d.code === code && d.material === 'material').length);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(5);
+  });
+
+  it('marks material findings: money at stake at or above the threshold of their currency', () => {
+    const findings = sheet('Findings');
+    const rows = findings.getRows(2, findings.rowCount - 1) ?? [];
+    const marked = rows.filter((r) => r.getCell(column(findings, 'material')).value === 'material');
+    expect(marked.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      const stake = r.getCell(column(findings, 'at stake')).value as number | null;
+      const material = r.getCell(column(findings, 'currency')).value === 'USD' && stake !== null && stake >= 10;
+      expect(r.getCell(column(findings, 'material')).value === 'material', String(r.getCell(column(findings, 'fingerprint')).value)).toBe(material);
+    }
+    expect(labelled(sheet('Summary'), 'Materiality (money at stake per finding)')?.getCell(2).value).toBe('USD 10.00');
+  });
+
+  it('re-performs each card\'s recomputed balance and difference from its own row', () => {
+    const ws = sheet('Card reconciliation');
+    const row = ws.getRow(2);
+    const recomputed = row.getCell(column(ws, 'recomputed balance')).value as { formula: string; result: number };
+    expect(recomputed.formula).toBe('D2-E2+F2');
+    const [initial = NaN, debits = NaN, refunds = NaN] = [4, 5, 6].map((c) => row.getCell(c).value as number);
+    expect(recomputed.result).toBeCloseTo(initial - debits + refunds, 2);
+    expect((row.getCell(column(ws, 'difference')).value as { formula: string }).formula).toBe('H2-G2');
+  });
+
+  it('has a sign-off block, the period covered and the data\'s as-of time, the verdict standing out, and pictures of ages and money at stake', () => {
+    const summary = sheet('Summary');
+    expect(labelled(summary, 'Prepared by')?.getCell(2).value).toBe('P. Reparer');
+    expect(labelled(summary, 'Reviewed by')?.getCell(2).value ?? '').toBe('');
+    expect(String(labelled(summary, 'Period covered')?.getCell(2).value)).toMatch(/^everything up to \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(labelled(summary, 'Data as of (UTC)')?.getCell(2).value).toBeInstanceOf(Date);
+    const verdict = labelled(summary, 'Verdict')!.getCell(2);
+    expect(verdict.font).toMatchObject({ bold: true, size: 14 });
+    expect(verdict.fill).toMatchObject({ fgColor: { argb: 'FFFFC7CE' } });
+    const bars = rowsOf(summary).map((r) => r.getCell(4).value).filter((v) => typeof v === 'string' && /^█+$/.test(v));
+    expect(bars.length).toBeGreaterThan(2);
+    const roll = rowsOf(summary).find((r) => r.getCell(1).value === 'USD' && typeof r.getCell(8).value === 'object')!;
+    expect((roll.getCell(8).value as { formula: string }).formula).toBe(`B${roll.number}+C${roll.number}-D${roll.number}+E${roll.number}-F${roll.number}-G${roll.number}`);
   });
 });
 
