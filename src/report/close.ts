@@ -85,15 +85,19 @@ export function dataAsOf(sqlite: Database.Database): number | null {
 /**
  * Closes `period` over the mirror; `onCard` sees every card that owed something at either
  * cut-off or moved in the period, in card ID order.
+ * `options.asOfMs` cuts the data off earlier than the newest sync (a past check run's edge).
  * @throws MirrorError when the mirror holds no completed sync, or the period starts after its data.
  */
-export function closePeriod(sqlite: Database.Database, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined): PeriodClose {
-  const asOfMs = dataAsOf(sqlite);
-  if (asOfMs === null) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
+export function closePeriod(sqlite: Database.Database, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number } = {}): PeriodClose {
+  const newest = dataAsOf(sqlite);
+  if (newest === null) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
+  // An earlier edge (a past check run's): the service's balances read since are not comparable.
+  const asOfMs = Math.min(options.asOfMs ?? newest, newest);
+  const comparableWithService = asOfMs === newest;
   if (period.startMs >= asOfMs) throw new MirrorError(`the period ${period.label} starts after the mirror's data (complete up to ${new Date(asOfMs).toISOString()}): sync first, or close an earlier period`);
-  const endsNow = period.endMs >= asOfMs;
+  const endsNow = period.endMs >= asOfMs && comparableWithService;
   const start = period.startMs;
-  const end = endsNow ? asOfMs : period.endMs;
+  const end = Math.min(period.endMs, asOfMs);
   const merchantId = pinnedMerchant(sqlite);
 
   const groups = new Map<string, PeriodRollForward>();

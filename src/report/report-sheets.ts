@@ -11,9 +11,13 @@ import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/f
 import { findingsOfRun, previousCompleteRun, rollForwardOf, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { formatCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
+import { MirrorError } from '../errors.js';
+import { closePeriod, type PeriodClose } from './close.js';
+import { describeInstant, periodOf } from './period.js';
+import { rollForwardSheet } from './write-close.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
 
-export const SHEET_NAMES = ['Summary', 'Findings', 'Card reconciliation', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine', 'Checks'] as const;
+export const SHEET_NAMES = ['Summary', 'Findings', 'Card reconciliation', 'Month to date', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine', 'Checks'] as const;
 
 const money = (cents: number | null, currency: string | null): Cell => (cents === null ? null : { cents, currency });
 const date = (ms: number | null): Cell => (ms === null ? null : { date: ms });
@@ -53,19 +57,21 @@ export function isMaterial(f: Finding, materiality: Materiality): boolean {
 
 export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope = {}): SheetSpec[] {
   const materiality = scope.materiality ?? new Map<string, number>();
+  const monthToDate = monthToDateOf(sqlite, run);
   const codes = codesByRecord(sqlite, run.checkRunId);
   const findingsOf = (...ids: (string | null)[]): string => {
     if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
     return [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
   };
   return [
-    { name: 'Summary', widths: SUMMARY_WIDTHS, rows: summaryRows(sqlite, run, scope, materiality) },
+    { name: 'Summary', widths: SUMMARY_WIDTHS, rows: summaryRows(sqlite, run, scope, materiality, monthToDate) },
     { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.checkRunId, materiality) },
     {
       name: 'Card reconciliation',
       header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
       rows: cardRows(sqlite, findingsOf),
     },
+    monthToDate ? rollForwardSheet('Month to date', monthToDate) : { name: 'Month to date', rows: [['No month-to-date roll-forward: the check run has no data as of this month.']] },
     {
       name: 'Refunds by reference',
       header: ['gift card', 'currency', 'reference', 'debits', 'debited', 'refunds', 'refunded', 'refundable left', 'findings'],
@@ -252,7 +258,23 @@ function* orderRows(sqlite: Database.Database, findingsOf: (...ids: (string | nu
   }
 }
 
-function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope, materiality: Materiality): Generator<Cell[]> {
+/**
+ * The period close of the run's month so far (UTC): from the first of the month its data are as
+ * of, up to that instant. Null when the run has no such data.
+ */
+function monthToDateOf(sqlite: Database.Database, run: CheckRunRow): PeriodClose | null {
+  const asOf = run.asOfMs;
+  if (asOf === null) return null;
+  const day = new Date(asOf).toISOString().slice(0, 10);
+  try {
+    return closePeriod(sqlite, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf });
+  } catch (error) {
+    if (error instanceof MirrorError) return null;
+    throw error;
+  }
+}
+
+function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope, materiality: Materiality, monthToDate: PeriodClose | null): Generator<Cell[]> {
   const summary = summaryOf(run);
   const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.syncRunId) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
   const previous = previousCompleteRun(sqlite, run.checkRunId);
@@ -361,6 +383,10 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
       { emphasis: r.differenceCents === 0 ? 'yes' : 'NO', good: r.differenceCents === 0 },
     ]);
   }
+  if (monthToDate) {
+    yield line([]);
+    yield line(['Month to date (roll-forward per currency and program)', { emphasis: monthToDate.closes ? 'ties out' : 'DOES NOT TIE OUT', good: monthToDate.closes }, `${describeInstant(monthToDate.period.startMs, 'UTC')} up to ${describeInstant(monthToDate.closingCutOffMs, 'UTC')}: see Month to date`]);
+  }
   yield line([]);
   yield line([{ heading: 'Sheets' }]);
   for (const name of SHEET_NAMES.slice(1)) yield line([{ sheet: name, text: name }, SHEET_PURPOSE[name] ?? '']);
@@ -415,5 +441,6 @@ const SHEET_PURPOSE: Record<string, string> = {
   'DP orders': 'every order with its lines, FX and vouchers',
   'DP wallets': 'wallet balance snapshots per sync, and their moves',
   Quarantine: 'records that failed validation, with their raw JSON',
+  'Month to date': "the month so far: opening + issued − debited + refunded − voided − expired against every card's balance, per currency and program",
   Checks: 'each check explained; kind: state (resolved when the records agree) or event (open until accepted)',
 };

@@ -193,8 +193,24 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: C
     [{ sheet: 'Cards at cut-off', text: 'Cards at cut-off' }],
     [{ sheet: 'Activity in period', text: 'Activity in period' }],
   ];
-  // Row r of the roll-forward sheet (header on row 1): its closing from flows is a formula of its own cells.
-  const rollRows = close.rollForwards.map((r, i): Cell[] => {
+  const rollRows = rollForwardRows(close);
+  const shownCards = cardRows.length < cards ? [...cardRows, [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`]] : cardRows;
+  return [
+    { name: 'Summary', rows: summary },
+    { name: 'Period roll-forward', header: ROLL_HEADER, rows: rollRows },
+    { name: 'Cards at cut-off', header: CARD_HEADER, rows: shownCards },
+    { name: 'Activity in period', header: ['created (UTC)', 'entry', 'gift card', 'currency', 'program', 'type', 'amount', 'balanceBefore', 'balanceAfter', 'reference'], rows: activityRows(options.sqlite, close) },
+  ];
+}
+
+/** The roll-forward sheet: a row per currency and program. */
+export function rollForwardSheet(name: string, close: PeriodClose): SheetSpec {
+  return { name, header: ROLL_HEADER, rows: rollForwardRows(close) };
+}
+
+/** Row r of a roll-forward sheet (header on row 1): its closing from flows and its differences are formulas of its own cells. */
+function rollForwardRows(close: PeriodClose): Cell[][] {
+  return close.rollForwards.map((r, i): Cell[] => {
     const row = i + 2;
     const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: r.currency });
     return [
@@ -216,13 +232,6 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: C
       r.closes ? 'yes' : 'NO',
     ];
   });
-  const shownCards = cardRows.length < cards ? [...cardRows, [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`]] : cardRows;
-  return [
-    { name: 'Summary', rows: summary },
-    { name: 'Period roll-forward', header: ROLL_HEADER, rows: rollRows },
-    { name: 'Cards at cut-off', header: CARD_HEADER, rows: shownCards },
-    { name: 'Activity in period', header: ['created (UTC)', 'entry', 'gift card', 'currency', 'program', 'type', 'amount', 'balanceBefore', 'balanceAfter', 'reference'], rows: activityRows(options.sqlite, close) },
-  ];
 }
 
 /** The period's ledger entries, card by card in time order, up to the cap; the mirror holds the rest. */

@@ -224,6 +224,22 @@ describe('workpapers an auditor signs', () => {
   });
 });
 
+describe('the month to date', () => {
+  it('rolls the month so far forward per currency and program, tied out, on its own sheet and on the Summary', () => {
+    const ws = sheet('Month to date');
+    expect(ws.getRow(1).getCell(1).value).toBe('currency');
+    const rows = ws.getRows(2, ws.rowCount - 1) ?? [];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const closing = row.getCell(10).value as { formula: string; result?: number };
+      expect(closing.formula).toBe(`D${row.number}+E${row.number}-F${row.number}+G${row.number}-H${row.number}-I${row.number}`);
+    }
+    const summary = sheet('Summary');
+    const line = (summary.getRows(1, summary.rowCount) ?? []).find((r) => r.getCell(1).value === 'Month to date (roll-forward per currency and program)');
+    expect(['ties out', 'DOES NOT TIE OUT']).toContain(line?.getCell(2).value);
+  });
+});
+
 describe('the findings CSV and JSON', () => {
   it('hold every finding, the CSV quoted and neutralised', () => {
     const json = JSON.parse(readFileSync(paths.json, 'utf8')) as { code: string; referenceId: string | null }[];

@@ -1,0 +1,66 @@
+/**
+ * The demo's workbook as an auditor prints it: LibreOffice converts it to PDF, poppler turns the
+ * Summary's and the Findings' pages into PNG and reads the text back. Nothing may be cut: every
+ * finding's message is on paper in full.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { hasProgram } from '../support/programs.js';
+
+const canPrint = hasProgram('soffice', 'libreoffice-calc-nogui') && hasProgram('pdftoppm', 'poppler-utils');
+
+describe.runIf(canPrint)('the demo workbook, printed', () => {
+  let dir: string;
+  let pdf: string;
+  let text: string;
+  let findingsJson: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-recon-printed-'));
+    const demo = await runCli(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')], cleanEnv());
+    expect(demo.status, demo.stderr).toBe(0);
+    const files = readdirSync(join(dir, 'reports'));
+    const workbook = join(dir, 'reports', files.find((name) => name.endsWith('.xlsx'))!);
+    findingsJson = join(dir, 'reports', files.find((name) => name.endsWith('-findings.json'))!);
+    const converted = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo')}`, '--convert-to', 'pdf', '--outdir', dir, workbook], { encoding: 'utf8', timeout: 180_000 });
+    expect(converted.status, converted.stderr).toBe(0);
+    pdf = join(dir, readdirSync(dir).find((name) => name.endsWith('.pdf'))!);
+    text = spawnSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout;
+  }, 240_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Pages per sheet, from each page's footer (report · sheet · page). */
+  const pagesPerSheet = (): Map<string, number> => {
+    const pages = new Map<string, number>();
+    for (const match of text.matchAll(/Reconciliation \w+ — check run \d+ +(.+?) +Page \d+ of \d+/g)) pages.set(match[1]!, (pages.get(match[1]!) ?? 0) + 1);
+    return pages;
+  };
+
+  it('renders the Summary and the Findings as pages a person reads: the Summary on at most three', () => {
+    const pages = pagesPerSheet();
+    expect(pages.get('Summary')).toBeLessThanOrEqual(3);
+    const first = [...pages.keys()].indexOf('Findings');
+    const before = [...pages.values()].slice(0, first).reduce((a, b) => a + b, 0);
+    const png = join(dir, 'page');
+    const rendered = spawnSync('pdftoppm', ['-png', '-r', '50', '-f', '1', '-l', String(before + 2), pdf, png], { encoding: 'utf8' });
+    expect(rendered.status, rendered.stderr).toBe(0);
+    const images = readdirSync(dir).filter((name) => name.startsWith('page') && name.endsWith('.png'));
+    expect(images.length).toBe(before + 2);
+    for (const image of images) expect(statSync(join(dir, image)).size).toBeGreaterThan(5_000);
+    // The whole printed workbook: every detail listing in full (see the closing note of #21 for the 12-page aim).
+    const total = [...pages.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeLessThanOrEqual(80);
+  });
+
+  it('cuts no finding\'s message: each is on paper in full, wrapped in its cell', () => {
+    const squeeze = (value: string): string => value.replace(/\s+/g, '');
+    const paper = squeeze(text);
+    const findings = JSON.parse(readFileSync(findingsJson, 'utf8')) as Array<{ message: string }>;
+    expect(findings.length).toBeGreaterThan(20);
+    for (const { message } of findings) expect(paper.includes(squeeze(message)), message).toBe(true);
+  });
+});
