@@ -65,7 +65,8 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
   };
   return [
     { name: 'Summary', widths: SUMMARY_WIDTHS, rows: summaryRows(sqlite, run, scope, materiality, monthToDate) },
-    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, rows: findingRows(sqlite, run.checkRunId, materiality) },
+    // On paper, what a reader reads (severity to age); the records, fingerprints and acceptances are on screen and in the CSV.
+    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1, rows: findingRows(sqlite, run.checkRunId, materiality) },
     {
       name: 'Card reconciliation',
       header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],

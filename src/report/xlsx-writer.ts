@@ -37,6 +37,8 @@ export interface SheetSpec {
   header?: string[];
   /** Column widths in characters, for a free-form sheet laid out by hand (default: fitted to the content). */
   widths?: number[];
+  /** Only the first this many columns print (the rest are for the screen and the CSV): its print area. */
+  printColumns?: number;
   rows: Iterable<Cell[]> | AsyncIterable<Cell[]>;
   /** The column (0-based) holding a severity, coloured by it. */
   severityColumn?: number;
@@ -153,8 +155,15 @@ function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec
  * A wider one prints at full size across pages instead.
  */
 function printSetup(spec: SheetSpec, widths: readonly number[]): Partial<ExcelJS.PageSetup> {
-  const fits = widths.reduce((total, width) => total + width, 0) <= FIT_WIDTH;
-  return { orientation: 'landscape', paperSize: 9, ...(fits ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 } : { fitToPage: false, scale: 100 }), ...(spec.header ? { printTitlesRow: '1:1' } : {}) };
+  const printed = spec.printColumns !== undefined ? widths.slice(0, spec.printColumns) : widths;
+  const fits = printed.reduce((total, width) => total + width, 0) <= FIT_WIDTH;
+  return {
+    orientation: 'landscape',
+    paperSize: 9,
+    ...(fits ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 } : { fitToPage: false, scale: 100 }),
+    ...(spec.header ? { printTitlesRow: '1:1' } : {}),
+    ...(spec.printColumns !== undefined ? { printArea: `A$1:${columnLetter(spec.printColumns)}$${MAX_ROWS_PER_SHEET}` } : {}),
+  };
 }
 
 /**
@@ -185,12 +194,33 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
 const LINE_HEIGHT = 15;
 const MAX_LINES = 30;
 
-/** How many lines a cell's text takes when wrapped in a column `width` characters wide. */
+/**
+ * How many lines a cell's text takes when wrapped at word boundaries in a column `width`
+ * characters wide (a little under one character per unit of width, as spreadsheets lay out
+ * proportional type; a word longer than a line is broken).
+ */
 function linesOf(cell: Cell, width: number): number {
   if (typeof cell !== 'string' && !(cell !== null && typeof cell === 'object' && 'label' in cell)) return 1;
   const text = typeof cell === 'string' ? cell : cell.label;
-  const perLine = Math.max(1, Math.floor(width * 1.1) - 1);
-  return text.split('\n').reduce((total, part) => total + Math.max(1, Math.ceil(part.length / perLine)), 0);
+  const perLine = Math.max(1, Math.floor(width * 0.9));
+  let lines = 0;
+  for (const paragraph of text.split('\n')) {
+    let used = 0;
+    lines += 1;
+    for (const word of paragraph.split(' ')) {
+      const needed = used === 0 ? word.length : used + 1 + word.length;
+      if (needed <= perLine) used = needed;
+      else if (word.length <= perLine) {
+        lines += 1;
+        used = word.length;
+      } else {
+        // A word longer than a line fills lines of its own.
+        lines += Math.ceil((word.length - (perLine - used)) / perLine);
+        used = word.length % perLine;
+      }
+    }
+  }
+  return lines;
 }
 
 /** The same style, wrapping its text within the column and aligned to the top (frozen, shared: see PLAIN). */

@@ -67,7 +67,10 @@ describe('the workbook', () => {
 
   it('prints landscape, one page wide only where the type stays readable, each table’s header row on every page, and a footer naming the report, sheet and page', () => {
     for (const ws of workbook.worksheets) {
-      const width = ws.columns.reduce((total, c) => total + (c.width ?? 0), 0);
+      // The columns that print: all, or those of the print area (Findings: severity to age).
+      const area = ws.pageSetup.printArea?.match(/^A1:([A-Z]+)\d+$/)?.[1];
+      const printed = area ? ws.columns.slice(0, area.charCodeAt(0) - 64) : ws.columns;
+      const width = printed.reduce((total, c) => total + (c.width ?? 0), 0);
       // One page wide shrinks the type by about 135 / width: no smaller than some 70 %.
       if (width <= FIT_WIDTH) expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
       else expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: false, scale: 100 });
@@ -154,6 +157,13 @@ describe('workpapers an auditor signs', () => {
   const labelled = (ws: ExcelJS.Worksheet, label: string) => rowsOf(ws).find((r) => r.getCell(1).value === label);
   // exceljs reads a cached <v>0</v> back as no result at all (the file carries it: see the XML).
   const result = (value: ExcelJS.CellValue): unknown => (value !== null && typeof value === 'object' && 'formula' in value ? ((value as { result?: unknown }).result ?? 0) : value);
+
+  it('prints the Findings a reader reads, severity to age, one page wide', () => {
+    const ws = sheet('Findings');
+    expect(ws.pageSetup.printArea).toBe('A1:I1048576');
+    expect(ws.getRow(1).getCell(9).value).toBe('age (days)');
+    expect(ws.pageSetup).toMatchObject({ fitToPage: true, fitToWidth: 1 });
+  });
 
   it('wraps long text within its column instead of cutting it', () => {
     const ws = sheet('Findings');
