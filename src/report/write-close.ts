@@ -193,11 +193,10 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: C
     [{ sheet: 'Cards at cut-off', text: 'Cards at cut-off' }],
     [{ sheet: 'Activity in period', text: 'Activity in period' }],
   ];
-  const rollRows = rollForwardRows(close);
   const shownCards = cardRows.length < cards ? [...cardRows, [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`]] : cardRows;
   return [
     { name: 'Summary', rows: summary },
-    { name: 'Period roll-forward', header: ROLL_HEADER, rows: rollRows },
+    rollForwardSheet('Period roll-forward', close),
     { name: 'Cards at cut-off', header: CARD_HEADER, rows: shownCards },
     { name: 'Activity in period', header: ['created (UTC)', 'entry', 'gift card', 'currency', 'program', 'type', 'amount', 'balanceBefore', 'balanceAfter', 'reference'], rows: activityRows(options.sqlite, close) },
   ];

@@ -1,8 +1,8 @@
-import { redact } from '../log.js';
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
 import { startCheckpointer } from '../db/checkpointer.js';
 import type { Mirror } from '../db/mirror.js';
+import { redact } from '../log.js';
 import { emptyStats, SYNC_RESOURCES, type ProgressReporter, type ResourceStats, type SyncContext, type SyncResource } from './context.js';
 import { syncCoupons } from './coupons.js';
 import { syncOrders, syncProducts, syncWallets } from './dp.js';

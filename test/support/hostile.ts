@@ -98,7 +98,7 @@ export async function startHostile(sim: Simulator, switches: Switches = {}): Pro
   });
 }
 
-/** Paths already answered 429 by rateLimitOnce. */
+/** Switch sets whose one 429 (rateLimitOnce) has been answered. */
 const limited = new WeakSet<Switches>();
 
 async function answer(service: 'giftcard' | 'dp', upstream: string, secret: string, switches: Switches, request: IncomingMessage, response: ServerResponse): Promise<void> {
