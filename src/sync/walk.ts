@@ -4,8 +4,13 @@ import { CursorRejectedError } from '../errors.js';
 import type { SyncContext, SyncResource } from './context.js';
 import type { Checkpoint, ListedTable, WriteOutcome } from './mirror-writer.js';
 
-/** A batch commits at this many records, or after this long, whichever comes first. */
-const BATCH_RECORDS = 5_000;
+/**
+ * A batch commits at this many records, or after this long, whichever comes first. Walks read
+ * at the same time each hold their batch's parsed records until it commits: at 5,000 records the
+ * sync's peak RSS was 444–685 MB on the loopback bench's world, at 1,000 it is 394–410 MB (one
+ * walk at a time: 335–392 MB); a shorter commit also stalls a walk's cursor pipeline less.
+ */
+const BATCH_RECORDS = 1_000;
 const BATCH_MS = 1_000;
 
 export interface WalkSpec<T, P> {
