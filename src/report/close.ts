@@ -126,7 +126,7 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
       if (entry.value[1] >= start && entry.value[1] < end) unattributedEntries += 1;
       entry = entries.next();
     }
-    const card = { opening: null as number | null, closing: null as number | null, unknown: initialCents === null, closedAtStart: false, closedAtEnd: false, debited: 0, refunded: 0, voided: 0, expired: 0, inPeriod: 0 };
+    const card = { unknown: initialCents === null, closedAtStart: false, closedAtEnd: false, debited: 0, refunded: 0, voided: 0, expired: 0, inPeriod: 0 };
     let balanceAtStart: number | null | undefined;
     let balanceAtEnd: number | null | undefined;
     for (; !entry.done && entry.value[0] === giftCardId; entry = entries.next()) {

@@ -289,7 +289,7 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
   yield line([VERDICT_MEANING[summary.verdict] ?? '']);
   const asOf = run.asOfMs ?? run.startedAtMs;
-  yield line(['Period covered', previous?.asOfMs ? `${iso(previous.asOfMs)} to ${iso(asOf)} UTC (since check run ${previous.checkRunId})` : `everything up to ${iso(asOf)} UTC (the first check run)`]);
+  yield line(['Period covered', previous?.asOfMs ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})` : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`]);
   yield line(['Data as of (UTC)', date(run.asOfMs)]);
   yield line(['Checked at (UTC)', date(run.startedAtMs)]);
   yield line(['Check run', run.checkRunId]);
@@ -392,8 +392,6 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   yield line([{ heading: 'Sheets' }]);
   for (const name of SHEET_NAMES.slice(1)) yield line([{ sheet: name, text: name }, SHEET_PURPOSE[name] ?? '']);
 }
-
-const iso = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
 
 const SEVERITY_ORDER = ['error', 'warning', 'info'];
 
