@@ -27,15 +27,16 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   try {
     const { close: result, paths } = await writeClose({ sqlite: mirror.sqlite, period, outDir: options.out ?? 'reports', ...(options.preparer !== undefined ? { preparer: options.preparer } : {}) });
     const money = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));
+    // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
     for (const r of result.rollForwards) {
-      write(
-        `${r.currency} ${r.programId ?? '(no program)'}: opening ${money(r.openingCents)} + issued ${money(r.issuedCents)} − debited ${money(r.debitedCents)} + refunded ${money(r.refundedCents)} − voided ${money(r.voidedCents)} − expired ${money(r.expiredCents)} = ${money(r.closingFromFlowsCents)}; at cut-off ${money(r.closingFromCardsCents)}${r.serviceRemainingCents !== null ? `; service ${money(r.serviceRemainingCents)}` : ''}: ${r.closes ? 'ties out' : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards with amounts off the cent)` : ''}`}\n`,
-      );
+      const service = r.serviceRemainingCents !== null ? `, service ${money(r.serviceRemainingCents)}` : '';
+      const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards off the cent)` : ''}`;
+      write(`${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}\n`);
     }
     write(`period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json].map((p) => resolve(p)).join('\n')}\n`);
     if (!result.closes) {
       const failing = result.rollForwards.filter((r) => !r.closes).map((r) => `${r.currency} ${r.programId ?? '(no program)'}`);
-      process.stderr.write(`ledger-recon: the period ${period.label} does not tie out${failing.length > 0 ? ` on ${failing.join(', ')}` : ''}${result.unattributedEntries > 0 ? `; ${result.unattributedEntries} entries of cards not in the mirror` : ''}: see ${resolve(paths.workbook)}\n`);
+      process.stderr.write(`ledger-recon: the period ${period.label} does not tie out${failing.length > 0 ? ` on ${failing.join(', ')}` : ''}${result.unattributedEntries > 0 ? `; ${result.unattributedEntries} ${result.unattributedEntries === 1 ? 'entry' : 'entries'} of cards not in the mirror` : ''}: see ${resolve(paths.workbook)}\n`);
       process.exitCode = 1;
     }
     return paths;

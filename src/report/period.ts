@@ -39,7 +39,11 @@ export function periodOf(options: PeriodOptions): Period {
     const year = Number(match[1]);
     return { label: options.period, startMs: midnight(year, month, 1, timeZone), endMs: month === 12 ? midnight(year + 1, 1, 1, timeZone) : midnight(year, month + 1, 1, timeZone), timeZone };
   }
-  if (options.from === undefined || options.to === undefined) throw new ConfigError('--period', 'name the period to close: --period YYYY-MM, or --from YYYY-MM-DD --to YYYY-MM-DD');
+  if (options.from === undefined && options.to === undefined) throw new ConfigError('--period', 'name the period to close: --period YYYY-MM, or --from YYYY-MM-DD --to YYYY-MM-DD');
+  if (options.from === undefined || options.to === undefined) {
+    const [given, missing] = options.from === undefined ? ['--to', '--from'] : ['--from', '--to'];
+    throw new ConfigError(missing, `${given} ${options.from ?? options.to} needs ${missing} too: the period runs from --from to --to, both days included`);
+  }
   const [from, to] = [dateOf('--from', options.from), dateOf('--to', options.to)];
   const startMs = midnight(from.year, from.month, from.day, timeZone);
   // --to names the period's last day: it ends at the next midnight.
