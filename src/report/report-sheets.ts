@@ -55,6 +55,45 @@ export function isMaterial(f: Finding, materiality: Materiality): boolean {
   return threshold !== undefined && f.stakeCents > 0 && f.stakeCents >= threshold;
 }
 
+/** A detail sheet's row: the key it is listed under once, its cells, and whether a finding of the run is about it. */
+type Keyed = [key: string, cells: Cell[], exception: boolean];
+/** A detail sheet's rows: all of them (`only` null), or only those about the records named in `only` (a JSON array of IDs). */
+type KeyedRows = (only: string | null) => Iterable<Keyed>;
+
+/** The most exception rows a detail sheet lists first and prints (held in memory until the sheet is written). */
+export const PRINTED_EXCEPTIONS = 1_000;
+
+/**
+ * A detail sheet for screen and paper: the rows with a finding of this run first (what prints,
+ * up to PRINTED_EXCEPTIONS), then every other row in its usual order (on screen, in SQL). The
+ * full population stays in the workbook, so each figure is traceable; the printed pages carry
+ * the exceptions an auditor reads.
+ */
+function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string): Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'> {
+  const printed: Cell[][] = [];
+  const keys = new Set<string>();
+  let more = 0;
+  for (const [key, cells, exception] of rowsOf(flagged)) {
+    if (!exception || keys.has(key)) continue;
+    if (printed.length >= PRINTED_EXCEPTIONS) more += 1;
+    else {
+      printed.push(cells);
+      keys.add(key);
+    }
+  }
+  const note = printed.length === 0
+    ? `Printed: no ${what} has a finding in this run; every ${what} is listed on screen`
+    : `Printed: the ${printed.length.toLocaleString('en-US')} ${what}${printed.length === 1 ? '' : 's'} with a finding in this run${more > 0 ? ` (of ${(printed.length + more).toLocaleString('en-US')})` : ''}; every other ${what} follows on screen`;
+  return {
+    printRows: Math.max(printed.length, 1),
+    printNote: note,
+    rows: (function* () {
+      yield* printed;
+      for (const [key, cells] of rowsOf(null)) if (!keys.has(key)) yield cells;
+    })(),
+  };
+}
+
 export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope = {}): SheetSpec[] {
   const materiality = scope.materiality ?? new Map<string, number>();
   const monthToDate = monthToDateOf(sqlite, run);
@@ -63,35 +102,40 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
     if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
     return [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
   };
+  // Every record a finding of this run is about: the detail sheets list (and print) theirs first.
+  const flagged = JSON.stringify([...codes.keys()]);
   return [
-    { name: 'Summary', widths: SUMMARY_WIDTHS, rows: summaryRows(sqlite, run, scope, materiality, monthToDate) },
+    { name: 'Summary', widths: SUMMARY_WIDTHS, printScale: COMPACT_PRINT, rows: summaryRows(sqlite, run, scope, materiality, monthToDate) },
     // On paper, what a reader reads (severity to age); the records, fingerprints and acceptances are on screen and in the CSV.
-    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1, rows: findingRows(sqlite, run.checkRunId, materiality) },
+    // On paper, severity to age one page wide at over 70 %: the page's width goes to the message.
+    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1, fixedWidths: FINDINGS_PRINTED_WIDTHS, rows: findingRows(sqlite, run.checkRunId, materiality) },
     {
       name: 'Card reconciliation',
       header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
-      rows: cardRows(sqlite, findingsOf),
+      // One page wide at 0.75: a card's ID wraps at its hyphens onto two lines.
+      fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
+      ...exceptionsFirst('card', (only) => cardRows(sqlite, findingsOf, only), flagged),
     },
     monthToDate ? rollForwardSheet('Month to date', monthToDate) : { name: 'Month to date', rows: [['No month-to-date roll-forward: the check run has no data as of this month.']] },
     {
       name: 'Refunds by reference',
       header: ['gift card', 'currency', 'reference', 'debits', 'debited', 'refunds', 'refunded', 'refundable left', 'findings'],
-      rows: refundRows(sqlite, findingsOf),
+      fixedWidths: { 0: 20, 1: 8, 2: 24, 3: 8, 4: 13, 5: 8, 6: 13, 7: 13, 8: 25 },
+      ...exceptionsFirst('reference', (only) => refundRows(sqlite, findingsOf, only), flagged),
     },
     {
       name: 'Coupons',
       header: ['coupon', 'merchant', 'status', 'redemption count', 'usage limit (0 = none)', 'expires at (UTC)', 'updated at (UTC)', UNLISTED, 'findings'],
-      rows: (function* () {
-        const rows = sqlite.prepare('SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ORDER BY coupon_id');
-        for (const c of rows.iterate() as Iterable<{ coupon_id: string; merchant_id: string; status: string; redemption_count: number; usage_limit_total: number; expires_at_ms: number; updated_at_ms: number; vanished_sync_run_id: number | null }>) {
-          yield [c.coupon_id, c.merchant_id, c.status, c.redemption_count, c.usage_limit_total, date(c.expires_at_ms), date(c.updated_at_ms), c.vanished_sync_run_id, findingsOf(c.coupon_id)];
-        }
-      })(),
+      fixedWidths: { 0: 20, 1: 20, 2: 10, 3: 10, 4: 10, 5: 19, 6: 19, 7: 10, 8: 24 },
+      ...exceptionsFirst('coupon', (only) => couponRows(sqlite, findingsOf, only), flagged),
     },
     {
       name: 'DP orders',
-      header: ['order', 'external reference', 'status', 'fulfilment', 'created at (UTC)', 'order total', 'line', 'product', 'variant', 'quantity', 'line currency', 'price', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', UNLISTED, 'findings'],
-      rows: orderRows(sqlite, findingsOf),
+      // What prints first (order to findings, one page wide at over 70 %); where each line came from after it, on screen.
+      header: ['order', 'external reference', 'status', 'fulfilment', 'order total', 'line', 'quantity', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', 'findings', 'created at (UTC)', 'product', 'variant', 'line currency', 'price', UNLISTED],
+      printColumns: 13,
+      fixedWidths: { 0: 20, 1: 13, 2: 10, 3: 11, 4: 13, 5: 6, 6: 8, 7: 13, 8: 7, 9: 13, 10: 8, 11: 8, 12: 22 },
+      ...exceptionsFirst('order', (only) => orderRows(sqlite, findingsOf, only), flagged),
     },
     {
       name: 'DP wallets',
@@ -110,6 +154,7 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
     {
       name: 'Quarantine',
       header: ['resource', 'record', 'reason', 'first sync', 'last sync', 'raw JSON as received'],
+      fixedWidths: { 0: 12, 1: 20, 2: 36, 3: 8, 4: 8, 5: 48 },
       rows: (function* () {
         const rows = sqlite.prepare('SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
         for (const q of rows.iterate() as Iterable<{ quarantine_id: number; resource: string; record_id: string | null; reason: string; first_sync_run_id: number; last_sync_run_id: number; raw_json: string }>) {
@@ -123,6 +168,8 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
       name: 'Checks',
       header: ['code', 'severity', 'kind', 'check', 'what it proves, and what a finding means', 'findings this run'],
       severityColumn: 1,
+      fixedWidths: { 0: 33, 1: 10, 2: 7, 3: 30, 4: 60, 5: 8 },
+      printScale: COMPACT_PRINT,
       rows: (function* () {
         const counts = summaryOf(run).byCode;
         for (const check of CATALOGUE) yield [check.code, check.severity, check.lifecycle, check.title, check.description, counts[check.code] ?? 0];
@@ -141,6 +188,11 @@ export const FINDINGS_HEADER = [
   'first seen (UTC)', 'records', 'fingerprint', 'accepted: note', 'accepted by', 'accepted at (UTC)', 'accepted until (UTC)', 'acceptance ended',
 ];
 
+/** Widths of the printed columns of the Findings sheet, severity to age (0.75 of full size one page wide). */
+const FINDINGS_PRINTED_WIDTHS = Object.fromEntries(
+  ([['severity', 10], ['code', 33], ['state', 8], ['message', 51], ['currency', 10], ['difference', 13], ['at stake', 12], ['material', 10], ['age (days)', 7]] as const).map(([name, width]) => [FINDINGS_HEADER.indexOf(name), width]),
+);
+
 function* findingRows(sqlite: Database.Database, checkRunId: number, materiality: Materiality): Generator<Cell[]> {
   for (const f of findingsOfRun(sqlite, checkRunId)) {
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
@@ -154,7 +206,7 @@ function* findingRows(sqlite: Database.Database, checkRunId: number, materiality
 }
 
 /** Per card, in one pass over two covering indexes: initial − debits + refunds against the reported balance. */
-function* cardRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
+function* cardRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null): Generator<Keyed> {
   const rows = sqlite
     .prepare(
       `SELECT c.gift_card_id, c.currency, c.status, c.initial_balance_cents, c.remaining_balance_cents,
@@ -162,42 +214,45 @@ function* cardRows(sqlite: Database.Database, findingsOf: (...ids: (string | nul
               SUM(t.amount_cents IS NULL AND t.type IN ('DEBIT', 'REFUND')), COUNT(t.transaction_id)
        FROM gift_cards c INDEXED BY gift_cards_walk
        LEFT JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
+       ${only === null ? '' : ONLY('c.gift_card_id')}
        GROUP BY c.gift_card_id ORDER BY c.gift_card_id`,
     )
     .raw();
   type Row = [string, string, string, number | null, number | null, number, number, number | null, number];
-  for (const [id, c, status, initial, remaining, debits, refunds, offCent, entries] of rows.iterate() as Iterable<Row>) {
+  for (const [id, c, status, initial, remaining, debits, refunds, offCent, entries] of rows.iterate(...bound(only)) as Iterable<Row>) {
     // An amount off the cent leaves the sums unknown: the cells stay empty rather than wrong.
     const recomputed = !offCent && initial !== null ? initial - debits + refunds : null;
     const difference = recomputed !== null && remaining !== null ? remaining - recomputed : null;
     // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
     const recomputedCell: Cell = recomputed === null ? null : { formula: 'D{row}-E{row}+F{row}', cents: recomputed, currency: c };
     const differenceCell: Cell = difference === null ? null : { formula: 'H{row}-G{row}', cents: difference, currency: c };
-    yield [id, c, status, money(initial, c), money(debits, c), money(refunds, c), recomputedCell, money(remaining, c), differenceCell, entries, findingsOf(id)];
+    const findings = findingsOf(id);
+    yield [id, [id, c, status, money(initial, c), money(debits, c), money(refunds, c), recomputedCell, money(remaining, c), differenceCell, entries, findings], findings !== ''];
   }
 }
 
 /** Per card and reference with a refund: one pass over the ledger in card order, grouped in memory one card at a time. */
-function* refundRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
+function* refundRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null): Generator<Keyed> {
   const rows = sqlite
     .prepare(
       `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
        FROM gift_cards c INDEXED BY gift_cards_walk
        JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ORDER BY c.gift_card_id`,
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${ONLY('c.gift_card_id').slice('WHERE '.length)}`} ORDER BY c.gift_card_id`,
     )
     .raw();
   interface Group { debits: number; debited: number; refunds: number; refunded: number; refundIds: string[] }
   let card = '';
   let currency = '';
   let groups = new Map<string, Group>();
-  const flush = function* (): Generator<Cell[]> {
+  const flush = function* (): Generator<Keyed> {
     for (const [reference, g] of groups) {
       if (g.refunds === 0) continue;
-      yield [card, currency, reference, g.debits, money(g.debited, currency), g.refunds, money(g.refunded, currency), money(g.debited - g.refunded, currency), findingsOf(card, ...g.refundIds)];
+      const findings = findingsOf(card, ...g.refundIds);
+      yield [`${card} ${reference}`, [card, currency, reference, g.debits, money(g.debited, currency), g.refunds, money(g.refunded, currency), money(g.debited - g.refunded, currency), findings], findings !== ''];
     }
   };
-  for (const [id, c, reference, type, amount, transactionId] of rows.iterate() as Iterable<[string, string, string, string, number | null, string]>) {
+  for (const [id, c, reference, type, amount, transactionId] of rows.iterate(...bound(only)) as Iterable<[string, string, string, string, number | null, string]>) {
     if (id !== card) {
       yield* flush();
       card = id;
@@ -221,6 +276,21 @@ function* refundRows(sqlite: Database.Database, findingsOf: (...ids: (string | n
   yield* flush();
 }
 
+function* couponRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null): Generator<Keyed> {
+  const rows = sqlite.prepare(`SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : ONLY('coupon_id')} ORDER BY coupon_id`);
+  for (const c of rows.iterate(...bound(only)) as Iterable<{ coupon_id: string; merchant_id: string; status: string; redemption_count: number; usage_limit_total: number; expires_at_ms: number; updated_at_ms: number; vanished_sync_run_id: number | null }>) {
+    const findings = findingsOf(c.coupon_id);
+    yield [c.coupon_id, [c.coupon_id, c.merchant_id, c.status, c.redemption_count, c.usage_limit_total, date(c.expires_at_ms), date(c.updated_at_ms), c.vanished_sync_run_id, findings], findings !== ''];
+  }
+}
+
+/** The codes of this run's findings about some records, joined; '' when none. */
+type FindingsOf = (...ids: (string | null)[]) => string;
+
+/** A WHERE clause keeping the rows whose `column` is one of the IDs bound as a JSON array. */
+const ONLY = (column: string): string => `WHERE ${column} IN (SELECT value FROM json_each(?))`;
+const bound = (only: string | null): string[] => (only === null ? [] : [only]);
+
 interface OrderLineRow {
   order_id: string;
   external_ref_id: string;
@@ -243,19 +313,20 @@ interface OrderLineRow {
   vouchers: number;
 }
 
-function* orderRows(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): Generator<Cell[]> {
+function* orderRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null): Generator<Keyed> {
   const rows = sqlite.prepare(
     `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
             l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
             (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
-     FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ORDER BY o.created_at_ms, o.order_id, l.line_no`,
+     FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : ONLY('o.order_id')} ORDER BY o.created_at_ms, o.order_id, l.line_no`,
   );
-  for (const r of rows.iterate() as Iterable<OrderLineRow>) {
-    yield [
-      r.order_id, r.external_ref_id, r.status, r.fulfillment_status, date(r.created_at_ms), money(r.total_amount_cents, r.currency),
-      r.line_no, r.product_id, r.variant_id, r.quantity, r.line_currency, money(r.price_cents, r.line_currency), money(r.total_price_cents, r.line_currency),
-      r.fx_rate, money(r.total_converted_price_cents, r.currency), r.fulfilled_qty, r.vouchers, r.vanished_sync_run_id, findingsOf(r.order_id),
-    ];
+  for (const r of rows.iterate(...bound(only)) as Iterable<OrderLineRow>) {
+    const findings = findingsOf(r.order_id);
+    yield [`${r.order_id} ${r.line_no ?? ''}`, [
+      r.order_id, r.external_ref_id, r.status, r.fulfillment_status, money(r.total_amount_cents, r.currency), r.line_no, r.quantity, money(r.total_price_cents, r.line_currency),
+      r.fx_rate, money(r.total_converted_price_cents, r.currency), r.fulfilled_qty, r.vouchers, findings,
+      date(r.created_at_ms), r.product_id, r.variant_id, r.line_currency, money(r.price_cents, r.line_currency), r.vanished_sync_run_id,
+    ], findings !== ''];
   }
 }
 
@@ -287,17 +358,17 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   };
   yield line([{ heading: 'ledger-recon reconciliation report' }]);
   yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
-  yield line([VERDICT_MEANING[summary.verdict] ?? '']);
+  yield line([{ note: VERDICT_MEANING[summary.verdict] ?? '' }]);
   const asOf = run.asOfMs ?? run.startedAtMs;
-  yield line(['Period covered', previous?.asOfMs ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})` : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`]);
+  yield line(['Period covered', { note: previous?.asOfMs ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})` : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`, strong: true }]);
   yield line(['Data as of (UTC)', date(run.asOfMs)]);
   yield line(['Checked at (UTC)', date(run.startedAtMs)]);
   yield line(['Check run', run.checkRunId]);
   yield line(['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`]);
-  yield line(['Gift card service', sync.giftcard_base_url]);
-  yield line(['Delivery partner service', sync.dp_base_url]);
-  yield line(['Our merchant', run.merchantId]);
-  yield line(['Materiality (money at stake per finding)', materiality.size === 0 ? 'none set (--materiality USD=100.00,EUR=100.00)' : [...materiality].map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', ')]);
+  yield line(['Gift card service', { note: sync.giftcard_base_url }]);
+  yield line(['Delivery partner service', { note: sync.dp_base_url }]);
+  yield line(['Our merchant', { note: run.merchantId ?? '' }]);
+  yield line(['Materiality (money at stake per finding)', { note: materiality.size === 0 ? 'none set (--materiality USD=100.00,EUR=100.00)' : [...materiality].map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', ') }]);
   for (const failed of summary.failedChecks) yield line(['Check that could not run', failed.code, failed.error]);
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
@@ -344,7 +415,8 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   for (const severity of SEVERITY_ORDER) yield line([`  ${severity}`, severity, count(`COUNTIFS('Findings'!$A:$A,$B{row})`, summary.bySeverity[severity as keyof typeof summary.bySeverity] ?? 0)]);
   yield line([]);
 
-  yield line([{ heading: 'Money at stake (errors and warnings not accepted; money several findings point at counted once)' }, { label: 'currency' }, { label: 'at stake' }]);
+  yield line([{ heading: 'Money at stake' }, { label: 'currency' }, { label: 'at stake' }]);
+  yield line([{ note: 'Errors and warnings not accepted; money that several findings point at is counted once.' }]);
   const stake = moneyAtStakeCents(all);
   if (stake.size === 0) yield line(['none']);
   for (const [currency, cents] of stake) yield line(['All codes', currency, { cents, currency }]);
@@ -352,7 +424,7 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   const stakeByCode = [...byCode.keys()].flatMap((code) => [...moneyAtStakeCents(all.filter((f) => f.code === code))].map(([currency, cents]) => ({ code, currency, cents })));
   const largest = new Map<string, number>();
   for (const s of stakeByCode) largest.set(s.currency, Math.max(largest.get(s.currency) ?? 0, s.cents));
-  for (const s of stakeByCode.sort((a, b) => a.currency.localeCompare(b.currency) || b.cents - a.cents)) yield line([`  ${s.code}`, s.currency, { cents: s.cents, currency: s.currency }, bar(s.cents, largest.get(s.currency) ?? 0)]);
+  for (const s of stakeByCode.sort((a, b) => a.currency.localeCompare(b.currency) || b.cents - a.cents)) yield line([s.code, s.currency, { cents: s.cents, currency: s.currency }, bar(s.cents, largest.get(s.currency) ?? 0)]);
   yield line([]);
 
   yield line([{ heading: 'Since the previous run' }, { label: 'findings' }]);
@@ -371,29 +443,36 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   yield line([]);
 
   // Each currency's closing re-performed from its row: opening + issued − debited + refunded − voided − expired.
-  yield line([{ heading: 'Gift card liability roll-forward' }, ...['opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing', 'cards hold', 'difference', 'closes'].map((label) => ({ label }))]);
-  for (const r of rollForwardOf(sqlite, run.checkRunId)) {
-    const c = r.currency;
-    const figures = [r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents].map((cents) => money(cents, c));
-    yield line([
-      c,
-      ...figures,
-      { formula: 'B{row}+C{row}-D{row}+E{row}-F{row}-G{row}', cents: r.closingCents, currency: c },
-      money(r.cardsRemainingCents, c),
-      { formula: 'I{row}-H{row}', cents: r.differenceCents, currency: c },
-      { emphasis: r.differenceCents === 0 ? 'yes' : 'NO', good: r.differenceCents === 0 },
-    ]);
-  }
+  // Read down, as a roll-forward is: a column per currency, each closing re-performed from the figures above it.
+  const rolls = rollForwardOf(sqlite, run.checkRunId);
+  yield line([{ heading: 'Gift card liability roll-forward' }, ...rolls.map((r) => ({ label: r.currency }))]);
+  const first = row + 1;
+  const at = (step: number): string => `{col}${first + step}`;
+  const per = (label: string, cell: (r: (typeof rolls)[number], column: string) => Cell): Cell[] => line([label, ...rolls.map((r, i) => cell(r, String.fromCharCode(66 + i)))]);
+  const figure = (cents: number, column: string, formula?: string): Cell => (formula ? { formula: formula.replaceAll('{col}', column), cents, currency: null } : money(cents, null));
+  yield per('Opening outstanding', (r, c) => figure(r.openingCents, c));
+  yield per('+ issued', (r, c) => figure(r.issuedCents, c));
+  yield per('− debited', (r, c) => figure(r.debitedCents, c));
+  yield per('+ refunded', (r, c) => figure(r.refundedCents, c));
+  yield per('− voided', (r, c) => figure(r.voidedCents, c));
+  yield per('− expired', (r, c) => figure(r.expiredCents, c));
+  yield per('= closing outstanding', (r, c) => figure(r.closingCents, c, `${at(0)}+${at(1)}-${at(2)}+${at(3)}-${at(4)}-${at(5)}`));
+  yield per('Cards hold (remainingBalance)', (r, c) => figure(r.cardsRemainingCents, c));
+  yield per('Difference', (r, c) => figure(r.differenceCents, c, `${at(7)}-${at(6)}`));
+  yield per('Closes', (r) => ({ emphasis: r.differenceCents === 0 ? 'yes' : 'NO', good: r.differenceCents === 0 }));
   if (monthToDate) {
     yield line([]);
-    yield line(['Month to date (roll-forward per currency and program)', { emphasis: monthToDate.closes ? 'ties out' : 'DOES NOT TIE OUT', good: monthToDate.closes }, `${describeInstant(monthToDate.period.startMs, 'UTC')} up to ${describeInstant(monthToDate.closingCutOffMs, 'UTC')}: see Month to date`]);
+    yield line(['Month to date (roll-forward per currency and program)', { emphasis: monthToDate.closes ? 'ties out' : 'DOES NOT TIE OUT', good: monthToDate.closes }, { note: `${describeInstant(monthToDate.period.startMs, 'UTC')} up to ${describeInstant(monthToDate.closingCutOffMs, 'UTC')}: see Month to date` }]);
   }
   yield line([]);
   yield line([{ heading: 'Sheets' }]);
-  for (const name of SHEET_NAMES.slice(1)) yield line([{ sheet: name, text: name }, SHEET_PURPOSE[name] ?? '']);
+  for (const name of SHEET_NAMES.slice(1)) yield line([{ sheet: name, text: name }, { note: SHEET_PURPOSE[name] ?? '' }]);
 }
 
 const SEVERITY_ORDER = ['error', 'warning', 'info'];
+
+/** The scale the Summary and the catalogue print at: read as a whole, more to a page, the type still above the 70 % floor. */
+const COMPACT_PRINT = 0.75;
 
 /** The Findings sheet's column of the `material` mark (the Summary counts over it). */
 const MATERIAL_COLUMN = String.fromCharCode(64 + FINDINGS_HEADER.indexOf('material') + 1);
@@ -402,12 +481,13 @@ const MATERIAL_COLUMN = String.fromCharCode(64 + FINDINGS_HEADER.indexOf('materi
 const RAW_SHOWN = 1_500;
 
 /** The Summary's columns: labels, then figures under their labels. */
-const SUMMARY_WIDTHS = [42, 20, 14, 14, 14, 14, 14, 14, 14, 14, 10];
+const SUMMARY_WIDTHS = [34, 20, 14, 14, 14, 14, 14];
 
 /** A bar of up to 20 blocks for `value` out of `max`: the Summary's pictures, readable on screen and on paper. */
-function bar(value: number, max: number): string {
+function bar(value: number, max: number): Cell {
   if (max <= 0 || value <= 0) return '';
-  return '█'.repeat(Math.max(1, Math.round((value / max) * 20)));
+  // A note: it runs on into the empty cells to its right instead of wrapping.
+  return { note: '█'.repeat(Math.max(1, Math.round((value / max) * 20))) };
 }
 
 const VERDICT_MEANING: Record<string, string> = {
@@ -440,6 +520,6 @@ const SHEET_PURPOSE: Record<string, string> = {
   'DP orders': 'every order with its lines, FX and vouchers',
   'DP wallets': 'wallet balance snapshots per sync, and their moves',
   Quarantine: 'records that failed validation, with their raw JSON',
-  'Month to date': "the month so far: opening + issued − debited + refunded − voided − expired against every card's balance, per currency and program",
+  'Month to date': "the month so far per currency and program, tied out against every card's balance",
   Checks: 'each check explained; kind: state (resolved when the records agree) or event (open until accepted)',
 };

@@ -29,7 +29,9 @@ export type Cell =
   /** A column's label over its figures in a free-form sheet: bold, right-aligned, underlined. */
   | { label: string }
   /** What a reader must see first (a verdict, whether a roll-forward closes): large, bold, filled green or red. */
-  | { emphasis: string; good: boolean };
+  | { emphasis: string; good: boolean }
+  /** A line of free text on a free-form sheet: never wrapped, it runs on into the empty cells to its right; `strong`: large and bold (the period covered). */
+  | { note: string; strong?: boolean };
 
 export interface SheetSpec {
   name: string;
@@ -39,6 +41,21 @@ export interface SheetSpec {
   widths?: number[];
   /** Only the first this many columns print (the rest are for the screen and the CSV): its print area. */
   printColumns?: number;
+  /**
+   * Only the first this many rows under the header print (a detail sheet's exceptions, listed
+   * first; the full population follows on screen): its print area. `printNote` says so at the
+   * top of every printed page.
+   */
+  printRows?: number;
+  printNote?: string;
+  /**
+   * A free-form or reference sheet read as a whole (the Summary, the catalogue) prints at this
+   * scale, more to a page, where its columns fit one page wide that way; never below
+   * MIN_PRINT_SCALE. Default: the largest scale that fits one page wide.
+   */
+  printScale?: number;
+  /** Widths (characters) a layout sets for some columns instead of the fitted ones, by 0-based index (a page's worth of columns to share out). */
+  fixedWidths?: Readonly<Record<number, number>>;
   rows: Iterable<Cell[]> | AsyncIterable<Cell[]>;
   /** The column (0-based) holding a severity, coloured by it. */
   severityColumn?: number;
@@ -85,9 +102,10 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
     sample.push(next.value);
     next = await iterator.next();
   }
-  const widths = spec.widths ?? fitWidths(spec.header, sample);
+  const widths = (spec.widths ?? fitWidths(spec.header, sample)).map((width, i) => spec.fixedWidths?.[i] ?? width);
   // Text longer than its column wraps within it: the widest columns, and any a layout names.
-  const wrapped = widths.map((width, i) => width >= MAX_WIDTH || sample.some((row) => displayLength(row[i] ?? null) > width));
+  // Columns beyond a print area do not wrap: their rows would grow tall on paper for text nobody prints.
+  const wrapped = widths.map((width, i) => (spec.printColumns === undefined || i < spec.printColumns) && (width >= MAX_WIDTH || sample.some((row) => displayLength(row[i] ?? null) > width)));
   let part = 1;
   let sheet = openSheet(workbook, spec, part, widths, title);
   let rowsInSheet = spec.header ? 1 : 0;
@@ -136,41 +154,69 @@ function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec
     ...(spec.header ? { autoFilter: `A1:${lastColumn}1` } : {}),
     pageSetup: printSetup(spec, widths),
     // Every printed page says which report, which sheet and which page it is.
-    headerFooter: { oddFooter: `&L${title.replace(/&/g, '&&')}&C&A&RPage &P of &N` },
+    headerFooter: { oddFooter: `&L${title.replace(/&/g, '&&')}&C&A&RPage &P of &N`, ...(spec.printNote ? { oddHeader: `&L${spec.printNote.replace(/&/g, '&&')}` } : {}) },
   });
   sheet.columns = widths.map((width) => ({ width }));
   if (spec.header) {
     const row = sheet.addRow(spec.header);
     row.font = { bold: true };
     row.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7E6E6' } };
+    // A header wraps within its column (up to three lines) rather than widen a column of short figures.
+    row.alignment = { wrapText: true, vertical: 'bottom' };
+    const lines = Math.max(1, ...spec.header.map((text, i) => linesOf(text, widths[i] ?? MAX_WIDTH)));
+    if (lines > 1) row.height = Math.min(lines, MAX_LINES) * LINE_HEIGHT;
     row.commit();
   }
   return sheet;
 }
 
 /**
- * For working papers printed or saved as PDF: landscape, a table's header row repeated on
- * every page. A sheet is fitted one page wide only when its type stays readable that way (no
- * smaller than about 70 % of the default): its columns add up to at most FIT_WIDTH characters.
- * A wider one prints at full size across pages instead.
+ * For working papers printed or saved as PDF: landscape, narrow margins, a table's header row
+ * repeated on every page. A sheet is fitted one page wide only when its type stays readable that
+ * way (no smaller than MIN_PRINT_SCALE of the default); a wider one prints at full size across
+ * pages instead.
  */
 function printSetup(spec: SheetSpec, widths: readonly number[]): Partial<ExcelJS.PageSetup> {
   const printed = spec.printColumns !== undefined ? widths.slice(0, spec.printColumns) : widths;
-  const fits = printed.reduce((total, width) => total + width, 0) <= FIT_WIDTH;
+  const scale = fittedScale(printed);
+  const fits = scale >= MIN_PRINT_SCALE;
+  const compact = fits && spec.printScale !== undefined ? Math.max(spec.printScale, MIN_PRINT_SCALE) : undefined;
   return {
     orientation: 'landscape',
     paperSize: 9,
-    ...(fits ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 } : { fitToPage: false, scale: 100 }),
+    margins: PRINT_MARGINS,
+    ...(compact !== undefined && compact <= scale
+      ? { fitToPage: false, scale: Math.round(compact * 100) }
+      : fits
+        ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 }
+        : { fitToPage: false, scale: 100 }),
     ...(spec.header ? { printTitlesRow: '1:1' } : {}),
-    ...(spec.printColumns !== undefined ? { printArea: `A$1:${columnLetter(spec.printColumns)}$${MAX_ROWS_PER_SHEET}` } : {}),
+    ...(spec.printColumns !== undefined || spec.printRows !== undefined
+      ? { printArea: `A$1:${columnLetter(spec.printColumns ?? widths.length)}$${spec.printRows !== undefined ? spec.printRows + 1 : MAX_ROWS_PER_SHEET}` }
+      : {}),
   };
 }
 
+/** Inches: narrow at the sides, room above and below for the page header and footer. */
+const PRINT_MARGINS = { left: 0.4, right: 0.4, top: 0.6, bottom: 0.6, header: 0.25, footer: 0.25 };
+
+/** The smallest scale a sheet is shrunk to so it prints one page wide: the default type at 70 %. */
+export const MIN_PRINT_SCALE = 0.7;
+
 /**
- * Characters of column width a landscape A4 page holds at 70 % scale: 26.1 cm inside the
- * default margins takes some 141 characters of 0.185 cm at 100 %.
+ * Column widths (characters) a landscape A4 page holds at 100 % inside PRINT_MARGINS, as
+ * LibreOffice lays them out: 7 units a character plus 5 a column (Calibri 11's pixels), some
+ * 800 units a page. Measured on the demo's printed workbook (the type's height on fitted pages
+ * against unfitted ones: 10.0 against 14.3 points where this model said 0.743, 9.6 where it said
+ * 0.703), rounded down so a sheet it fits never prints below MIN_PRINT_SCALE.
  */
-export const FIT_WIDTH = 200;
+export const PAGE_UNITS = 800;
+
+/** The scale at which `widths` print one page wide (1 when they fit at full size). */
+export function fittedScale(widths: readonly number[]): number {
+  const units = widths.reduce((total, width) => total + 7 * width + 5, 0);
+  return Math.min(1, PAGE_UNITS / Math.max(units, 1));
+}
 
 function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined, wrapped: readonly boolean[], rowNumber: number, widths: readonly number[]): void {
   const row = sheet.addRow(cells.map((cell) => valueOf(cell, rowNumber)));
@@ -178,8 +224,9 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
   for (let i = 0; i < cells.length; i += 1) {
     const cell = cells[i] ?? null;
     const style = styleOf(cell, i === severityColumn);
-    row.getCell(i + 1).style = wrapped[i] ? wrappedStyle(style) : style;
-    if (wrapped[i]) lines = Math.max(lines, linesOf(cell, widths[i] ?? MAX_WIDTH));
+    const wraps = wrapped[i] && !isNote(cell);
+    row.getCell(i + 1).style = wraps ? wrappedStyle(style) : style;
+    if (wraps) lines = Math.max(lines, linesOf(cell, widths[i] ?? MAX_WIDTH));
   }
   // Spreadsheets do not grow a row for wrapped text they did not lay out themselves: say how tall.
   if (lines > 1) row.height = Math.min(lines, MAX_LINES) * LINE_HEIGHT;
@@ -191,36 +238,60 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
 }
 
 /** Points per line of 11-point text, and the most lines a row grows to. */
-const LINE_HEIGHT = 15;
+const LINE_HEIGHT = 14;
 const MAX_LINES = 30;
 
 /**
- * How many lines a cell's text takes when wrapped at word boundaries in a column `width`
- * characters wide (a little under one character per unit of width, as spreadsheets lay out
- * proportional type; a word longer than a line is broken).
+ * How many lines a cell's text takes when wrapped at spaces and after hyphens in a column
+ * `width` characters wide, as spreadsheets lay out proportional type: each character weighs its
+ * share of the width unit (a digit's width), a little over the type's own so that the estimate
+ * errs toward a taller row, never a cut one; a word longer than a line is broken.
  */
 function linesOf(cell: Cell, width: number): number {
   if (typeof cell !== 'string' && !(cell !== null && typeof cell === 'object' && 'label' in cell)) return 1;
   const text = typeof cell === 'string' ? cell : cell.label;
-  const perLine = Math.max(1, Math.floor(width * 0.9));
+  const perLine = Math.max(1, width - 1);
   let lines = 0;
   for (const paragraph of text.split('\n')) {
     let used = 0;
     lines += 1;
-    for (const word of paragraph.split(' ')) {
-      const needed = used === 0 ? word.length : used + 1 + word.length;
-      if (needed <= perLine) used = needed;
-      else if (word.length <= perLine) {
-        lines += 1;
-        used = word.length;
-      } else {
+    for (const part of paragraph.split(/(?<=-)|(?= )/)) {
+      const space = part.startsWith(' ') ? SPACE_UNITS : 0;
+      const word = unitsOf(space ? part.slice(1) : part);
+      if (used + space + word <= perLine || used === 0) {
+        used += (used === 0 ? 0 : space) + word;
         // A word longer than a line fills lines of its own.
-        lines += Math.ceil((word.length - (perLine - used)) / perLine);
-        used = word.length % perLine;
+        while (used > perLine) {
+          lines += 1;
+          used -= perLine;
+        }
+      } else {
+        lines += 1;
+        used = word;
+        while (used > perLine) {
+          lines += 1;
+          used -= perLine;
+        }
       }
     }
   }
   return lines;
+}
+
+const SPACE_UNITS = 0.45;
+
+/** Width units of a word: digits 1, lower case 0.85, capitals 1.15, the rest 0.75 (Calibri / Carlito, rounded up). */
+function unitsOf(word: string): number {
+  let units = 0;
+  for (let i = 0; i < word.length; i += 1) {
+    const c = word.charCodeAt(i);
+    units += c >= 48 && c <= 57 ? 1 : c >= 97 && c <= 122 ? 0.85 : c >= 65 && c <= 90 ? 1.15 : 0.75;
+  }
+  return units;
+}
+
+function isNote(cell: Cell): boolean {
+  return cell !== null && typeof cell === 'object' && 'note' in cell;
 }
 
 /** The same style, wrapping its text within the column and aligned to the top (frozen, shared: see PLAIN). */
@@ -248,6 +319,8 @@ const LINK_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { color: { argb
 const HEADING_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true, size: 12 } });
 const LABEL_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true }, alignment: { horizontal: 'right', wrapText: true, vertical: 'bottom' }, border: { bottom: { style: 'thin' } } } as Partial<ExcelJS.Style>);
 const emphasis = (argb: string): Partial<ExcelJS.Style> => Object.freeze({ font: { bold: true, size: 14 }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } } } as Partial<ExcelJS.Style>);
+const NOTE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ alignment: Object.freeze({ vertical: 'top', wrapText: false }) } as Partial<ExcelJS.Style>);
+const STRONG_NOTE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true, size: 13 }, alignment: Object.freeze({ vertical: 'top', wrapText: false }) } as Partial<ExcelJS.Style>);
 const GOOD_STYLE = emphasis('FFC6EFCE');
 const BAD_STYLE = emphasis('FFFFC7CE');
 const SEVERITY_STYLE = new Map(Object.entries(SEVERITY_FILL).map(([severity, argb]) => [severity, Object.freeze({ fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } }, alignment: TOP } as Partial<ExcelJS.Style>)]));
@@ -266,6 +339,7 @@ function styleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   if ('count' in cell) return PLAIN;
   if ('label' in cell) return LABEL_STYLE;
   if ('emphasis' in cell) return cell.good ? GOOD_STYLE : BAD_STYLE;
+  if ('note' in cell) return cell.strong ? STRONG_NOTE_STYLE : NOTE_STYLE;
   return HEADING_STYLE;
 }
 
@@ -277,6 +351,7 @@ function valueOf(cell: Cell, row: number): ExcelJS.CellValue {
   if ('cents' in cell) return cell.cents / 100;
   if ('label' in cell) return cell.label;
   if ('emphasis' in cell) return cell.emphasis;
+  if ('note' in cell) return truncate(visibleText(cell.note));
   if ('date' in cell) return new Date(cell.date);
   // A link to one of our own sheets: a formula built from our constant sheet names, never API text.
   if ('sheet' in cell) return { formula: `HYPERLINK("#'${cell.sheet.replace(/'/g, "''")}'!A1","${cell.text.replace(/"/g, '""')}")`, result: cell.text };
@@ -312,8 +387,9 @@ const MAX_WIDTH = 48;
 function fitWidths(header: string[] | undefined, sample: Cell[][]): number[] {
   const columns = Math.max(header?.length ?? 0, ...sample.map((r) => r.length));
   return Array.from({ length: columns }, (_, i) => {
-    // A header wraps onto two lines before it widens a column of short figures.
-    const lengths = [Math.ceil((header?.[i]?.length ?? 0) / 2), ...sample.map((row) => displayLength(row[i] ?? null))];
+    // A header wraps onto up to three lines (never inside a word) before it widens a column of short figures.
+    const label = header?.[i] ?? '';
+    const lengths = [Math.max(Math.ceil(label.length / 3), ...label.split(' ').map((word) => word.length)), ...sample.map((row) => displayLength(row[i] ?? null))];
     return Math.min(Math.max(10, Math.max(...lengths) + 2), MAX_WIDTH);
   });
 }
@@ -328,6 +404,8 @@ function displayLength(cell: Cell): number {
   if ('count' in cell) return String(cell.count).length;
   if ('label' in cell) return cell.label.length;
   if ('emphasis' in cell) return Math.ceil(cell.emphasis.length * 1.4);
+  // A note runs on into the empty cells beside it: it neither widens nor wraps its column.
+  if ('note' in cell) return 0;
   return Math.min(cell.heading.length, 30);
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { neutralise, visibleText } from '../../src/report/neutralise.js';
-import { FIT_WIDTH } from '../../src/report/xlsx-writer.js';
+import { fittedScale, MIN_PRINT_SCALE } from '../../src/report/xlsx-writer.js';
 import { SHEET_NAMES } from '../../src/report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../../src/report/write-report.js';
 import { writeXlsx } from '../../src/report/xlsx-writer.js';
@@ -70,10 +70,14 @@ describe('the workbook', () => {
       // The columns that print: all, or those of the print area (Findings: severity to age).
       const area = ws.pageSetup.printArea?.match(/^A1:([A-Z]+)\d+$/)?.[1];
       const printed = area ? ws.columns.slice(0, area.charCodeAt(0) - 64) : ws.columns;
-      const width = printed.reduce((total, c) => total + (c.width ?? 0), 0);
-      // One page wide shrinks the type by about 135 / width: no smaller than some 70 %.
-      if (width <= FIT_WIDTH) expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
-      else expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: false, scale: 100 });
+      // One page wide shrinks the type to fittedScale (calibrated on LibreOffice's pages: see printed.test.ts): no smaller than 70 %.
+      const fitted = fittedScale(printed.map((c) => c.width ?? 9));
+      if (fitted >= MIN_PRINT_SCALE && ws.pageSetup.fitToPage) expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToWidth: 1, fitToHeight: 0 });
+      else if (fitted >= MIN_PRINT_SCALE) {
+        // A sheet read as a whole prints smaller than fitted, more to a page, never below the floor and still one page wide.
+        expect(ws.pageSetup.scale! / 100, ws.name).toBeGreaterThanOrEqual(MIN_PRINT_SCALE);
+        expect(ws.pageSetup.scale! / 100, ws.name).toBeLessThanOrEqual(fitted);
+      } else expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: false, scale: 100 });
       expect(ws.pageSetup.printTitlesRow, ws.name).toBe(ws.name === 'Summary' ? undefined : '1:1');
       expect(ws.headerFooter.oddFooter, ws.name).toBe('&LReconciliation BREAKS — check run 1&C&A&RPage &P of &N');
     }
@@ -165,10 +169,28 @@ describe('workpapers an auditor signs', () => {
     expect(ws.pageSetup).toMatchObject({ fitToPage: true, fitToWidth: 1 });
   });
 
+  it('lists and prints the detail sheets\' exceptions first: the rows a finding is about, then every other row on screen', () => {
+    for (const name of ['Card reconciliation', 'Refunds by reference', 'Coupons', 'DP orders']) {
+      const ws = sheet(name);
+      const findings = column(ws, 'findings');
+      const rows = ws.getRows(2, ws.rowCount - 1) ?? [];
+      const flagged = rows.filter((r) => String(r.getCell(findings).value ?? '') !== '').length;
+      expect(flagged, name).toBeGreaterThan(0);
+      // The flagged rows come first, and the print area ends with the last of them.
+      expect(rows.slice(0, flagged).every((r) => String(r.getCell(findings).value ?? '') !== ''), name).toBe(true);
+      expect(rows.slice(flagged).every((r) => String(r.getCell(findings).value ?? '') === ''), name).toBe(true);
+      expect(ws.pageSetup.printArea, name).toMatch(new RegExp(`^A1:[A-Z]+${flagged + 1}$`));
+      expect(ws.headerFooter.oddHeader, name).toMatch(/^&LPrinted: the [\d,]+ \w+s? with a finding in this run; every other \w+ follows on screen$/);
+    }
+    // The full population stays in the workbook: every card is on the sheet.
+    expect(sheet('Card reconciliation').rowCount - 1).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_cards').pluck().get());
+  });
+
   it('wraps long text within its column instead of cutting it', () => {
     const ws = sheet('Findings');
     const message = ws.getRow(2).getCell(column(ws, 'message'));
-    expect(ws.getColumn(column(ws, 'message')).width).toBeLessThanOrEqual(48);
+    // The printed page's width goes to the message: wider than other text, so a finding reads in a few lines.
+    expect(ws.getColumn(column(ws, 'message')).width).toBe(51);
     expect(message.alignment).toMatchObject({ wrapText: true, vertical: 'top' });
     const checks = sheet('Checks');
     expect(checks.getRow(2).getCell(5).alignment).toMatchObject({ wrapText: true });
@@ -183,7 +205,8 @@ describe('workpapers an auditor signs', () => {
     // Headers over their figures: right-aligned like the counts beneath them.
     expect(header.getCell(3).alignment).toMatchObject({ horizontal: 'right' });
     let checked = 0;
-    for (const row of rowsOf(summary).filter((r) => /^[A-Z]{2}_[A-Z_]+$/.test(String(r.getCell(1).value)) && r.number > header.number)) {
+    const all = rowsOf(summary).find((r) => r.getCell(1).value === 'All findings')!;
+    for (const row of rowsOf(summary).filter((r) => /^[A-Z]{2}_[A-Z_]+$/.test(String(r.getCell(1).value)) && r.number > header.number && r.number < all.number)) {
       const code = row.getCell(1).value;
       const cell = row.getCell(3).value as { formula: string };
       expect(cell.formula).toBe(`COUNTIFS('Findings'!$B:$B,$A${row.number})`);
@@ -229,8 +252,18 @@ describe('workpapers an auditor signs', () => {
     expect(verdict.fill).toMatchObject({ fgColor: { argb: 'FFFFC7CE' } });
     const bars = rowsOf(summary).map((r) => r.getCell(4).value).filter((v) => typeof v === 'string' && /^█+$/.test(v));
     expect(bars.length).toBeGreaterThan(2);
-    const roll = rowsOf(summary).find((r) => r.getCell(1).value === 'USD' && typeof r.getCell(8).value === 'object')!;
-    expect((roll.getCell(8).value as { formula: string }).formula).toBe(`B${roll.number}+C${roll.number}-D${roll.number}+E${roll.number}-F${roll.number}-G${roll.number}`);
+    // The roll-forward reads down, a column per currency: its closing a formula of the figures above it.
+    const opening = labelled(summary, 'Opening outstanding')!.number;
+    const closing = labelled(summary, '= closing outstanding')!;
+    const usd = (summary.getRow(opening - 1).values as unknown[]).indexOf('USD');
+    const letter = String.fromCharCode(64 + usd);
+    const closingCell = closing.getCell(usd).value as { formula: string; result: number };
+    expect(closingCell.formula).toBe(`${letter}${opening}+${letter}${opening + 1}-${letter}${opening + 2}+${letter}${opening + 3}-${letter}${opening + 4}-${letter}${opening + 5}`);
+    const figures = [0, 1, 2, 3, 4, 5].map((i) => summary.getRow(opening + i).getCell(usd).value as number);
+    expect(Math.round(closingCell.result * 100)).toBe(Math.round((figures[0]! + figures[1]! - figures[2]! + figures[3]! - figures[4]! - figures[5]!) * 100));
+    const difference = labelled(summary, 'Difference')!.getCell(usd).value as { formula: string };
+    expect(difference.formula).toBe(`${letter}${opening + 7}-${letter}${opening + 6}`);
+    expect(labelled(summary, 'Closes')!.getCell(usd).value).toBe('NO');
   });
 });
 
