@@ -37,6 +37,14 @@ export interface NumberLiteral {
   readonly literal: string;
 }
 
+/**
+ * Cents of a plain decimal text (`-12.50`, `12.5`, `12`), exactly: what the merchant's books
+ * write, once their separators are normalised. More than two non-zero decimals is not on a cent.
+ */
+export function decimalTextCents(text: string): CentsResult {
+  return literalCents(text);
+}
+
 /** Cents of a number literal kept as text: exact, so `10.000000000000000001` is not on a cent. */
 function literalCents(literal: string): CentsResult {
   if (/[eE]/.test(literal)) return { ok: false, reason: `${literal} cannot be read exactly as a decimal amount` };

@@ -510,3 +510,96 @@ export const liabilityRollforward = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.checkRunId, t.currency] })],
 );
+
+// ---- the merchant's books (written by src/books/ only) --------------------------------------
+
+/** A file of the merchant's books as imported: one row per version (its SHA-256) of a source. */
+export const booksFiles = sqliteTable(
+  'books_files',
+  {
+    fileId: integer('file_id').primaryKey({ autoIncrement: true }),
+    /** tenders, coupon-uses or dp-purchases. */
+    kind: text('kind').notNull(),
+    /** The file's name (its folder aside): a file of the same name and kind is a new version of it. */
+    source: text('source').notNull(),
+    path: text('path').notNull(),
+    sha256: text('sha256').notNull(),
+    importedAtMs: integer('imported_at_ms').notNull(),
+    /** Rows read, new to the mirror, withdrawn (no longer in the file), and rejected. */
+    rowsRead: integer('rows_read').notNull(),
+    rowsAdded: integer('rows_added').notNull(),
+    rowsWithdrawn: integer('rows_withdrawn').notNull(),
+    rowsRejected: integer('rows_rejected').notNull(),
+  },
+  (t) => [uniqueIndex('books_files_version').on(t.kind, t.source, t.sha256)],
+);
+
+/** A row of the merchant's books; codes only as SHA-256. Withdrawn rows stay, marked. */
+export const booksRows = sqliteTable(
+  'books_rows',
+  {
+    rowId: integer('row_id').primaryKey({ autoIncrement: true }),
+    kind: text('kind').notNull(),
+    source: text('source').notNull(),
+    /** SHA-256 of the row's meaning (its mapped fields) and its occurrence among equal rows of the file. */
+    identity: text('identity').notNull(),
+    firstFileId: integer('first_file_id').notNull(),
+    lastFileId: integer('last_file_id').notNull(),
+    /** The version of the file that no longer holds the row; NULL while it does. */
+    withdrawnFileId: integer('withdrawn_file_id'),
+    lineNo: integer('line_no').notNull(),
+    reference: text('reference'),
+    /** payment or refund (tenders), use (coupon-uses), purchase (dp-purchases). */
+    entryType: text('entry_type').notNull(),
+    amountCents: integer('amount_cents'),
+    currency: text('currency'),
+    atMs: integer('at_ms').notNull(),
+    /** The time as the file wrote it. */
+    atText: text('at_text').notNull(),
+    /** SHA-256 of a gift card's or coupon's code from the books (never the code). */
+    codeSha256: text('code_sha256'),
+    giftCardId: text('gift_card_id'),
+    externalRef: text('external_ref'),
+    /** The row's fields as read, codes replaced by their SHA-256. */
+    rawJson: text('raw_json').notNull(),
+  },
+  (t) => [uniqueIndex('books_rows_identity').on(t.kind, t.source, t.identity), index('books_rows_match').on(t.kind, t.withdrawnFileId, t.reference)],
+);
+
+/** A row of a books file that was not imported, with why. */
+export const booksRejections = sqliteTable('books_rejections', {
+  rejectionId: integer('rejection_id').primaryKey({ autoIncrement: true }),
+  fileId: integer('file_id').notNull(),
+  lineNo: integer('line_no').notNull(),
+  reason: text('reason').notNull(),
+  /** The line as read (codes hashed; cut at 2,000 characters), or NULL where it could not be split into fields safely. */
+  raw: text('raw'),
+});
+
+/** The latest matching of the books against the services: a row per record, grouped by match. */
+export const booksMatchRows = sqliteTable(
+  'books_match_rows',
+  {
+    /** Records matched with each other share a group; an unmatched record has a group of its own. */
+    groupId: integer('group_id').notNull(),
+    kind: text('kind').notNull(),
+    /** matched, amount-mismatch, duplicate, ambiguous, unmatched, in-transit, uses-mismatch. */
+    status: text('status').notNull(),
+    /** exact, tolerance, one-to-many, code-hash; NULL when unmatched. */
+    rule: text('rule'),
+    /** books, ledger, coupon or dp-order. */
+    side: text('side').notNull(),
+    /** books_rows.row_id, a ledger entry's transaction_id, a coupon_id or a DP order_id. */
+    recordId: text('record_id').notNull(),
+    reference: text('reference'),
+    entryType: text('entry_type'),
+    amountCents: integer('amount_cents'),
+    currency: text('currency'),
+    atMs: integer('at_ms'),
+    /** For a coupon: its uses in the books and its redemptionCount. */
+    booksCount: integer('books_count'),
+    serviceCount: integer('service_count'),
+    matchedAtMs: integer('matched_at_ms').notNull(),
+  },
+  (t) => [index('books_match_rows_group').on(t.groupId), index('books_match_rows_status').on(t.status, t.kind)],
+);

@@ -5,6 +5,7 @@
  * ships), so no library is needed.
  */
 import { ConfigError } from '../errors.js';
+import { isTimeZone, offsetMs, wallClockInstant } from '../time-zone.js';
 
 export interface Period {
   /** `2026-10`, or `2026-10-01 to 2026-10-31`. */
@@ -60,30 +61,9 @@ function dateOf(flag: string, text: string): { year: number; month: number; day:
   return { year, month, day };
 }
 
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The instant of midnight starting `year-month-day` (day may run past the month's end) in `timeZone`. */
 export function midnight(year: number, month: number, day: number, timeZone: string): number {
-  const local = Date.UTC(year, month - 1, day);
-  // The zone's offset at the guess, then at the instant it gives: right across a DST change.
-  let instant = local - offsetMs(local, timeZone);
-  instant = local - offsetMs(instant, timeZone);
-  return instant;
-}
-
-/** How far `timeZone`'s wall clock is ahead of UTC at `instant`, in ms. */
-export function offsetMs(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(instant));
-  const get = (type: string): number => Number(parts.find((part) => part.type === type)?.value);
-  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return wall - Math.floor(instant / 1000) * 1000;
+  return wallClockInstant(Date.UTC(year, month - 1, day), timeZone);
 }
 
 /** An instant as the period's zone shows it: `2026-10-01 00:00 Europe/Berlin (2026-09-30 22:00 UTC)`. */

@@ -1,0 +1,179 @@
+/**
+ * One row of the merchant's books, read exactly at the edge: amounts from decimal text into
+ * cents (a value off the cent is rejected, never rounded), times in the formats and zone the
+ * map names, codes hashed with SHA-256 at once (the plaintext goes no further). Pure.
+ */
+import { createHash } from 'node:crypto';
+import { decimalTextCents } from '../money.js';
+import { wallClockInstant } from '../time-zone.js';
+import type { BooksField, BooksKind, BooksMap } from './books-map.js';
+
+/** A books row as the mirror keeps it. */
+export interface BooksRow {
+  kind: BooksKind;
+  lineNo: number;
+  reference: string | null;
+  entryType: 'payment' | 'refund' | 'use' | 'purchase';
+  amountCents: number | null;
+  currency: string | null;
+  atMs: number;
+  atText: string;
+  codeSha256: string | null;
+  giftCardId: string | null;
+  externalRef: string | null;
+  /** The row's fields as read, each code replaced by `sha256:<hash>`. */
+  rawJson: string;
+  /** SHA-256 of what the row means (not of how the file spells it). */
+  meaning: string;
+}
+
+export type RowResult = { ok: true; row: BooksRow } | { ok: false; reason: string; raw: string };
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** The fields whose values are codes: hashed before anything keeps them. */
+const CODE_FIELDS: readonly BooksField[] = ['cardCode', 'couponCode'];
+
+/** A row's fields (CSV header → text, or a JSON object's members) with its codes hashed: what a report or the mirror may show of it. */
+export function scrubbed(fields: Readonly<Record<string, unknown>>, map: BooksMap): Record<string, unknown> {
+  const codeColumns = new Set(CODE_FIELDS.map((field) => map.columns[field]));
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, codeColumns.has(key) && value !== null && value !== undefined && value !== '' ? `sha256:${sha256(String(value).trim())}` : value]));
+}
+
+/**
+ * Reads one row.
+ * @returns the row, or why it cannot be imported (with its fields, codes hashed).
+ */
+export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Record<string, unknown>>, lineNo: number): RowResult {
+  const raw = JSON.stringify(scrubbed(fields, map));
+  const fail = (reason: string): RowResult => ({ ok: false, reason, raw });
+  const text = (field: BooksField): string | null => {
+    const value = fields[map.columns[field]];
+    if (value === undefined || value === null) return null;
+    const trimmed = String(value).trim();
+    return trimmed === '' ? null : trimmed;
+  };
+  for (const field of ['reference', 'amount', 'currency', 'time', 'type', 'cardCode', 'giftCardId', 'couponCode', 'externalRef'] as const) {
+    const value = fields[map.columns[field]];
+    if (value !== null && value !== undefined && typeof value === 'object') return fail(`${map.columns[field]} is not a single value`);
+  }
+
+  const timeText = text('time');
+  if (timeText === null) return fail(`${map.columns.time} is empty`);
+  const atMs = readTime(timeText, map);
+  if (atMs === null) return fail(`${map.columns.time} "${timeText}" is not a time in ${map.timeFormats.map((f) => (f === 'iso' ? 'RFC 3339' : `"${f}"`)).join(' or ')}`);
+
+  let entryType: BooksRow['entryType'];
+  if (kind === 'tenders') {
+    const type = text('type');
+    if (type === null) return fail(`${map.columns.type} is empty`);
+    const is = (values: string[]): boolean => values.some((v) => v.toLowerCase() === type.toLowerCase());
+    if (is(map.types.payment)) entryType = 'payment';
+    else if (is(map.types.refund)) entryType = 'refund';
+    else return fail(`${map.columns.type} "${type}" is neither a payment (${map.types.payment.join(', ')}) nor a refund (${map.types.refund.join(', ')})`);
+  } else entryType = kind === 'coupon-uses' ? 'use' : 'purchase';
+
+  let amountCents: number | null = null;
+  const amountText = text('amount');
+  if (kind !== 'coupon-uses' || amountText !== null) {
+    if (amountText === null) return fail(`${map.columns.amount} is empty`);
+    const amount = readAmount(amountText, map.decimalSeparator);
+    if (!amount.ok) return fail(`${map.columns.amount} ${amount.reason}`);
+    amountCents = amount.cents;
+  }
+
+  const currency = text('currency') ?? map.currency ?? null;
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return fail(`${map.columns.currency} "${currency}" is not an ISO 4217 code`);
+  if (currency === null && kind !== 'coupon-uses') return fail(`${map.columns.currency} is empty`);
+
+  const reference = text('reference');
+  if (reference === null && kind === 'tenders' && text('cardCode') === null && text('giftCardId') === null) return fail(`${map.columns.reference} is empty and the row names no card`);
+  const code = kind === 'coupon-uses' ? text('couponCode') : text('cardCode');
+  if (kind === 'coupon-uses' && code === null) return fail(`${map.columns.couponCode} is empty`);
+  const externalRef = text('externalRef');
+  if (kind === 'dp-purchases' && externalRef === null) return fail(`${map.columns.externalRef} is empty`);
+  const codeSha256 = code === null ? null : sha256(code);
+  const giftCardId = kind === 'tenders' ? text('giftCardId') : null;
+
+  const meaning = sha256(JSON.stringify([kind, reference, entryType, amountCents, currency, atMs, codeSha256, giftCardId, kind === 'dp-purchases' ? externalRef : null]));
+  return {
+    ok: true,
+    row: { kind, lineNo, reference, entryType, amountCents, currency, atMs, atText: timeText, codeSha256, giftCardId, externalRef: kind === 'dp-purchases' ? externalRef : null, rawJson: raw, meaning },
+  };
+}
+
+type AmountResult = { ok: true; cents: number } | { ok: false; reason: string };
+
+/**
+ * An amount as decimal text, exactly: `1234.5`, `1,234.50` or `1 234.50` (separator "."), or
+ * `1.234,50` (separator ","). Negative amounts are refused: the type column says which way money went.
+ */
+export function readAmount(text: string, decimalSeparator: '.' | ','): AmountResult {
+  const thousands = decimalSeparator === '.' ? '[, \u00a0]' : '[. \u00a0]';
+  const point = decimalSeparator === '.' ? '\\.' : ',';
+  const pattern = new RegExp(`^(\\d{1,3}(?:${thousands}\\d{3})+|\\d+)(?:${point}(\\d+))?$`);
+  const match = pattern.exec(text);
+  if (!match) return { ok: false, reason: `"${text}" is not a decimal amount with "${decimalSeparator}" as its decimal separator` };
+  const plain = `${match[1]!.replace(/[^\d]/g, '')}${match[2] ? `.${match[2]}` : ''}`;
+  const cents = decimalTextCents(plain);
+  if (!cents.ok) return { ok: false, reason: `"${text}" ${cents.reason.startsWith(plain) ? cents.reason.slice(plain.length).trim() : cents.reason}` };
+  return { ok: true, cents: cents.cents };
+}
+
+/** The instant a books time names, or null. RFC 3339 without an offset, and patterns, are wall clock in the map's zone. */
+export function readTime(text: string, map: Pick<BooksMap, 'timeFormats' | 'timeZone'>): number | null {
+  for (const format of map.timeFormats) {
+    const instant = format === 'iso' ? isoInstant(text, map.timeZone) : patternInstant(text, format, map.timeZone);
+    if (instant !== null) return instant;
+  }
+  return null;
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:\d{2})?$/i;
+
+function isoInstant(text: string, timeZone: string): number | null {
+  const m = ISO.exec(text);
+  if (!m) return null;
+  const wall = wallMs(+m[1]!, +m[2]!, +m[3]!, +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), Number((m[7] ?? '0').slice(0, 3).padEnd(3, '0')));
+  if (wall === null) return null;
+  const zone = m[8];
+  if (zone === undefined) return wallClockInstant(wall, timeZone);
+  if (zone.toUpperCase() === 'Z') return wall;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  return wall - sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
+}
+
+const TOKENS: Record<string, string> = { yyyy: '(\\d{4})', MM: '(\\d{1,2})', dd: '(\\d{1,2})', HH: '(\\d{1,2})', mm: '(\\d{2})', ss: '(\\d{2})', SSS: '(\\d{3})' };
+const compiled = new Map<string, { regex: RegExp; order: string[] }>();
+
+function patternInstant(text: string, format: string, timeZone: string): number | null {
+  let pattern = compiled.get(format);
+  if (!pattern) {
+    const order: string[] = [];
+    const source = format.replace(/yyyy|MM|dd|HH|mm|ss|SSS|[^A-Za-z]+|[A-Za-z]/g, (token) => {
+      if (TOKENS[token]) {
+        order.push(token);
+        return TOKENS[token];
+      }
+      return token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    });
+    pattern = { regex: new RegExp(`^${source}$`), order };
+    compiled.set(format, pattern);
+  }
+  const m = pattern.regex.exec(text);
+  if (!m) return null;
+  const get = (token: string, fallback: number): number => {
+    const i = pattern.order.indexOf(token);
+    return i < 0 ? fallback : Number(m[i + 1]);
+  };
+  const wall = wallMs(get('yyyy', NaN), get('MM', 1), get('dd', 1), get('HH', 0), get('mm', 0), get('ss', 0), get('SSS', 0));
+  return wall === null ? null : wallClockInstant(wall, timeZone);
+}
+
+/** A wall-clock time as if UTC, or null when it names no real time (no 30 February, no hour 24). */
+function wallMs(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number | null {
+  if (![year, month, day, hour, minute, second, ms].every(Number.isInteger)) return null;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  return new Date(wall).getUTCDate() === day ? wall : null;
+}

@@ -1,0 +1,273 @@
+/**
+ * Imports a file of the merchant's books into the mirror, in one transaction: either every
+ * good row of the file lands, or nothing does. The same file again adds nothing (its SHA-256 is
+ * known); a changed file of the same name is a new version: its new rows are added, the rows it
+ * no longer holds are marked withdrawn, never deleted. A row that fails is reported with its
+ * line and reason and kept out; the rest is imported.
+ */
+import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { basename, join } from 'node:path';
+import { parse } from 'csv-parse';
+import type Database from 'better-sqlite3';
+import { ConfigError, FileSystemError } from '../errors.js';
+import { BOOKS_KINDS, defaultMap, missingColumns, readMap, type BooksKind, type BooksMap } from './books-map.js';
+import { readBooksRow, sha256, type BooksRow } from './books-row.js';
+
+/** The longest line (CSV record or JSON line) a books file may hold; a longer one is rejected, not read whole. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** One problem with a file: where, and why. */
+export interface BooksProblem {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+export interface ImportResult {
+  file: string;
+  kind: BooksKind;
+  /** The file's version in the mirror; null when nothing was imported. */
+  fileId: number | null;
+  /** The same bytes were imported before: nothing to do. */
+  unchanged: boolean;
+  rowsRead: number;
+  rowsAdded: number;
+  rowsWithdrawn: number;
+  problems: BooksProblem[];
+}
+
+export interface ImportOptions {
+  kind: BooksKind;
+  map?: BooksMap;
+  /** When the import happened (default now). */
+  nowMs?: number;
+}
+
+/** A row read from the file, or a problem on a line. */
+type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null };
+
+/**
+ * Imports `path` as books of `options.kind`.
+ * @returns what was read, added and withdrawn, and every problem (file and line); a file of
+ *   which no row could be imported is not recorded at all (`fileId` null).
+ * @throws FileSystemError when the file cannot be read.
+ */
+export async function importBooksFile(sqlite: Database.Database, path: string, options: ImportOptions): Promise<ImportResult> {
+  const kind = options.kind;
+  const map = options.map ?? defaultMap();
+  const source = basename(path);
+  const result: ImportResult = { file: path, kind, fileId: null, unchanged: false, rowsRead: 0, rowsAdded: 0, rowsWithdrawn: 0, problems: [] };
+  const digest = await fileSha256(path);
+  const known = sqlite.prepare('SELECT file_id FROM books_files WHERE kind = ? AND source = ? AND sha256 = ?').pluck().get(kind, source, digest) as number | undefined;
+  if (known !== undefined) return { ...result, fileId: known, unchanged: true };
+
+  const format = map.format ?? (/\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : 'csv');
+  const rows = format === 'csv' ? csvRows(path, map, kind) : jsonLines(path);
+  const nowMs = options.nowMs ?? Date.now();
+  const statements = prepare(sqlite);
+  const rejections: { line: number; reason: string; raw: string | null }[] = [];
+  // One transaction across the file's reads (the connection is this process's alone while it
+  // imports): a failure anywhere leaves the mirror as it was.
+  sqlite.exec('BEGIN IMMEDIATE');
+  try {
+    const fileId = Number(statements.file.run(kind, source, path, digest, nowMs).lastInsertRowid);
+    const seen = new Map<string, number>();
+    let accepted = 0;
+    for await (const read of rows) {
+      if ('problem' in read) {
+        rejections.push({ line: read.line, reason: read.problem, raw: read.raw });
+        continue;
+      }
+      result.rowsRead += 1;
+      const parsed = readBooksRow(kind, map, read.fields, read.line);
+      if (!parsed.ok) {
+        rejections.push({ line: read.line, reason: parsed.reason, raw: parsed.raw.slice(0, 2_000) });
+        continue;
+      }
+      // Equal rows of one file are told apart by their order: the second of two equal payments is a row of its own.
+      const occurrence = (seen.get(parsed.row.meaning) ?? 0) + 1;
+      seen.set(parsed.row.meaning, occurrence);
+      const identity = occurrence === 1 ? parsed.row.meaning : sha256(`${parsed.row.meaning}#${occurrence}`);
+      if (statements.insert.run(rowParams(parsed.row, identity, source, fileId)).changes > 0) result.rowsAdded += 1;
+      else statements.keep.run(fileId, parsed.row.lineNo, kind, source, identity);
+      accepted += 1;
+    }
+    result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
+    if (accepted === 0) {
+      sqlite.exec('ROLLBACK');
+      if (result.problems.length === 0) result.problems.push({ file: path, line: 1, reason: 'the file holds no rows' });
+      return result;
+    }
+    result.rowsWithdrawn = statements.withdraw.run(fileId, kind, source, fileId).changes;
+    for (const r of rejections) statements.reject.run(fileId, r.line, r.reason, r.raw);
+    statements.counts.run(result.rowsRead, result.rowsAdded, result.rowsWithdrawn, rejections.length, fileId);
+    sqlite.exec('COMMIT');
+    result.fileId = fileId;
+    return result;
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+function prepare(sqlite: Database.Database) {
+  return {
+    file: sqlite.prepare('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)'),
+    insert: sqlite.prepare(
+      `INSERT OR IGNORE INTO books_rows (kind, source, identity, first_file_id, last_file_id, line_no, reference, entry_type, amount_cents, currency, at_ms, at_text, code_sha256, gift_card_id, external_ref, raw_json)
+       VALUES (@kind, @source, @identity, @fileId, @fileId, @lineNo, @reference, @entryType, @amountCents, @currency, @atMs, @atText, @codeSha256, @giftCardId, @externalRef, @rawJson)`,
+    ),
+    keep: sqlite.prepare('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE kind = ? AND source = ? AND identity = ?'),
+    withdraw: sqlite.prepare('UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL'),
+    reject: sqlite.prepare('INSERT INTO books_rejections (file_id, line_no, reason, raw) VALUES (?, ?, ?, ?)'),
+    counts: sqlite.prepare('UPDATE books_files SET rows_read = ?, rows_added = ?, rows_withdrawn = ?, rows_rejected = ? WHERE file_id = ?'),
+  };
+}
+
+function rowParams(row: BooksRow, identity: string, source: string, fileId: number): Record<string, unknown> {
+  const { meaning: _meaning, ...fields } = row;
+  return { ...fields, identity, source, fileId };
+}
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  } catch (error) {
+    throw new FileSystemError(`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  return hash.digest('hex');
+}
+
+/** A CSV file's records as objects keyed by its header; a bad record is a problem on its line, the rest read on. */
+async function* csvRows(path: string, map: BooksMap, kind: BooksKind): AsyncGenerator<Read> {
+  let headerProblem: string | null = null;
+  const parser = createReadStream(path).pipe(
+    parse({
+      bom: true,
+      delimiter: map.delimiter,
+      info: true,
+      skip_records_with_error: true,
+      max_record_size: MAX_LINE_BYTES,
+      skip_empty_lines: true,
+      columns: (header: string[]) => {
+        const missing = missingColumns(kind, map, header.map((h) => h.trim()));
+        if (missing.length > 0) headerProblem = `the file has no column ${missing.map((field) => `"${map.columns[field]}" (${field})`).join(', ')}: is it ${kind} as CSV, and does the map name its columns?`;
+        return header.map((h) => h.trim());
+      },
+    }),
+  );
+  const skipped: Read[] = [];
+  parser.on('skip', (error: Error & { lines?: number; record?: unknown }) => {
+    skipped.push({ line: error.lines ?? 0, problem: csvReason(error), raw: null });
+  });
+  try {
+    for await (const item of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+      if (headerProblem !== null) break;
+      yield* skipped.splice(0);
+      yield { line: item.info.lines, fields: item.record };
+    }
+  } catch (error) {
+    yield { line: (error as { lines?: number }).lines ?? 1, problem: `the file cannot be read as CSV: ${csvReason(error as Error)}`, raw: null };
+    return;
+  } finally {
+    parser.destroy();
+  }
+  // A file without the columns is one problem, not one per row.
+  if (headerProblem !== null) yield { line: 1, problem: headerProblem, raw: null };
+  else yield* skipped.splice(0);
+}
+
+function csvReason(error: Error & { code?: string }): string {
+  if (error.code === 'CSV_MAX_RECORD_SIZE') return `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`;
+  const fields = /columns length is (\d+), got (\d+)/.exec(error.message);
+  if (fields) return `${fields[2]} fields where the header has ${fields[1]}`;
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quote is opened and never closed: the file was not read past it';
+  return error.message.replace(/^Invalid Record Length: /, '').split('\n')[0]!;
+}
+
+/** JSON Lines: one object a line; a line longer than MAX_LINE_BYTES is skipped unread. */
+async function* jsonLines(path: string): AsyncGenerator<Read> {
+  let line = 0;
+  let parts: Buffer[] = [];
+  let size = 0;
+  let tooLong = false;
+  const finish = (): Read | null => {
+    line += 1;
+    const text = Buffer.concat(parts).toString('utf8').replace(/^\uFEFF/, '').trim();
+    parts = [];
+    size = 0;
+    if (tooLong) {
+      tooLong = false;
+      return { line, problem: `a line longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`, raw: null };
+    }
+    if (text === '') return null;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, problem: 'not a JSON object', raw: null };
+      return { line, fields: value as Record<string, unknown> };
+    } catch {
+      return { line, problem: 'not JSON', raw: null };
+    }
+  };
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, start)) {
+      if (!tooLong) parts.push(chunk.subarray(start, at));
+      const read = finish();
+      if (read) yield read;
+      start = at + 1;
+    }
+    if (start < chunk.length && !tooLong) {
+      size += chunk.length - start;
+      if (size > MAX_LINE_BYTES) {
+        tooLong = true;
+        parts = [];
+      } else parts.push(chunk.subarray(start));
+    }
+  }
+  if (size > 0 || tooLong || parts.length > 0) {
+    const read = finish();
+    if (read) yield read;
+  }
+}
+
+/** A books file in a folder: its kind from its name (`tenders*.csv`, `coupon-uses*.jsonl`, …), its map beside it (`tenders.map.json`). */
+export interface BooksFileInFolder {
+  path: string;
+  kind: BooksKind;
+  map: BooksMap;
+}
+
+/**
+ * The books files a folder holds, in name order: `<kind>[-anything].csv|jsonl|ndjson`, each read
+ * with `<kind>.map.json` when the folder has one.
+ * @throws ConfigError when the folder cannot be read or holds no books file.
+ */
+export function booksFilesIn(folder: string): BooksFileInFolder[] {
+  let names: string[];
+  try {
+    if (!statSync(folder).isDirectory()) throw new Error('ENOTDIR');
+    names = readdirSync(folder).sort();
+  } catch (error) {
+    throw new ConfigError('--books', `--books ${folder}: not a folder that can be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const files: BooksFileInFolder[] = [];
+  for (const name of names) {
+    if (!/\.(csv|jsonl|ndjson)$/i.test(name)) continue;
+    const kind = BOOKS_KINDS.find((k) => name.toLowerCase().startsWith(k));
+    if (!kind) continue;
+    const mapPath = join(folder, `${kind}.map.json`);
+    let hasMap = false;
+    try {
+      hasMap = statSync(mapPath).isFile();
+    } catch {
+      hasMap = false;
+    }
+    files.push({ path: join(folder, name), kind, map: hasMap ? readMap(mapPath) : defaultMap() });
+  }
+  if (files.length === 0) throw new ConfigError('--books', `--books ${folder}: no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl)`);
+  return files;
+}
+
