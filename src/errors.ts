@@ -129,3 +129,8 @@ export class ConnectionError extends LedgerReconError {
 export class FileSystemError extends LedgerReconError {
   readonly code = 'FILE_SYSTEM';
 }
+
+/** Books were given, and not one row of them could be imported. */
+export class BooksImportError extends LedgerReconError {
+  readonly code = 'BOOKS_IMPORT';
+}

@@ -47,11 +47,13 @@ export function scrubbed(fields: Readonly<Record<string, unknown>>, map: BooksMa
 export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Record<string, unknown>>, lineNo: number): RowResult {
   const raw = JSON.stringify(scrubbed(fields, map));
   const fail = (reason: string): RowResult => ({ ok: false, reason, raw });
+  // References are identifiers, kept exactly as written (a tab or space in one is part of it, as on the ledger); other fields are trimmed.
   const text = (field: BooksField): string | null => {
     const value = fields[map.columns[field]];
     if (value === undefined || value === null) return null;
     const trimmed = String(value).trim();
-    return trimmed === '' ? null : trimmed;
+    if (trimmed === '') return null;
+    return field === 'reference' || field === 'externalRef' ? String(value) : trimmed;
   };
   for (const field of ['reference', 'amount', 'currency', 'time', 'type', 'cardCode', 'giftCardId', 'couponCode', 'externalRef'] as const) {
     const value = fields[map.columns[field]];

@@ -41,6 +41,16 @@ export const CHECK_CODES = [
   'DP_VOUCHER_EXPIRED_ON_DELIVERY',
   'DP_STUCK_ORDER',
   'DP_FX_RATE_MISMATCH',
+  'BK_LEDGER_NOT_IN_BOOKS',
+  'BK_BOOKS_NOT_IN_LEDGER',
+  'BK_AMOUNT_MISMATCH',
+  'BK_DUPLICATE',
+  'BK_AMBIGUOUS',
+  'CV_USES_MISMATCH',
+  'DP_ORDER_NOT_IN_BOOKS',
+  'BK_PURCHASE_NOT_ORDERED',
+  'DP_BOOKS_AMOUNT_MISMATCH',
+  'BK_IN_TRANSIT',
   'SYNC_REJECTED_RECORD',
 ] as const;
 export type CheckCode = (typeof CHECK_CODES)[number];
@@ -51,7 +61,8 @@ export type Severity = (typeof SEVERITIES)[number];
 
 export const SEVERITY_RANK: Record<Severity, number> = { info: 1, warning: 2, error: 3 };
 
-export type RecordType = 'giftCard' | 'giftCardTransaction' | 'coupon' | 'dpOrder' | 'dpProduct' | 'dpWallet';
+/** booksRow: a row of the merchant's books, by its row_id in books_rows (its file and line say where it is). */
+export type RecordType = 'giftCard' | 'giftCardTransaction' | 'coupon' | 'dpOrder' | 'dpProduct' | 'dpWallet' | 'booksRow';
 
 /** A record a finding is about, as the service names it: enough to look it up there. */
 export interface RecordRef {
@@ -103,9 +114,15 @@ export interface CheckOptions {
   stuckOrderSlaHours: number;
   /** Two equal DEBITs under one reference within this window look like a double debit. */
   doubleDebitWindowSeconds: number;
+  /** Matching the books: cents per currency an amount may differ by (default none). */
+  booksToleranceCents: Record<string, number>;
+  /** Matching the books: how far apart a books row and its entry may be for the tolerance and code-hash rules. */
+  booksWindowHours: number;
+  /** Matching the books: unmatched within this of the end of the data is in transit. */
+  booksCutoffMinutes: number;
 }
 
-export const DEFAULT_CHECK_OPTIONS: CheckOptions = { expiryGraceMinutes: 120, stuckOrderSlaHours: 24, doubleDebitWindowSeconds: 60 };
+export const DEFAULT_CHECK_OPTIONS: CheckOptions = { expiryGraceMinutes: 120, stuckOrderSlaHours: 24, doubleDebitWindowSeconds: 60, booksToleranceCents: {}, booksWindowHours: 72, booksCutoffMinutes: 60 };
 
 /** What every check may know about the run. */
 export interface CheckContext {

@@ -3,6 +3,16 @@
  * typed so that a missing or misspelt code fails to compile.
  */
 import type { Check, CheckCode } from './check.js';
+import { bkLedgerNotInBooks } from './bk-ledger-not-in-books.js';
+import { bkBooksNotInLedger } from './bk-books-not-in-ledger.js';
+import { bkAmountMismatch } from './bk-amount-mismatch.js';
+import { bkDuplicate } from './bk-duplicate.js';
+import { bkAmbiguous } from './bk-ambiguous.js';
+import { cvUsesMismatch } from './cv-uses-mismatch.js';
+import { dpOrderNotInBooks } from './dp-order-not-in-books.js';
+import { bkPurchaseNotOrdered } from './bk-purchase-not-ordered.js';
+import { dpBooksAmountMismatch } from './dp-books-amount-mismatch.js';
+import { bkInTransit } from './bk-in-transit.js';
 import { cvCounterRegressed } from './cv-counter-regressed.js';
 import { cvExpiredButActive } from './cv-expired-but-active.js';
 import { cvForeignMerchant } from './cv-foreign-merchant.js';
@@ -70,6 +80,16 @@ export const CHECKS = {
   DP_VOUCHER_EXPIRED_ON_DELIVERY: dpVoucherExpiredOnDelivery,
   DP_STUCK_ORDER: dpStuckOrder,
   DP_FX_RATE_MISMATCH: dpFxRateMismatch,
+  BK_LEDGER_NOT_IN_BOOKS: bkLedgerNotInBooks,
+  BK_BOOKS_NOT_IN_LEDGER: bkBooksNotInLedger,
+  BK_AMOUNT_MISMATCH: bkAmountMismatch,
+  BK_DUPLICATE: bkDuplicate,
+  BK_AMBIGUOUS: bkAmbiguous,
+  CV_USES_MISMATCH: cvUsesMismatch,
+  DP_ORDER_NOT_IN_BOOKS: dpOrderNotInBooks,
+  BK_PURCHASE_NOT_ORDERED: bkPurchaseNotOrdered,
+  DP_BOOKS_AMOUNT_MISMATCH: dpBooksAmountMismatch,
+  BK_IN_TRANSIT: bkInTransit,
   SYNC_REJECTED_RECORD: syncRejectedRecord,
 } as const satisfies Record<CheckCode, Check>;
 

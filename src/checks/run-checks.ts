@@ -9,6 +9,7 @@ import { walkCardLedgers } from './card-ledger.js';
 import type { CardCheck, CheckCode, CheckContext, Drafted, FindingDraft, QueryCheck } from './check.js';
 import { CATALOGUE } from './index.js';
 import { RollForwardTally } from './rollforward.js';
+import { matchBooks } from '../books/matching.js';
 
 export interface CatalogueRun {
   /** Every check's drafts, with the check that drafted them. */
@@ -20,6 +21,8 @@ export interface CatalogueRun {
   cards: number;
   entries: number;
   walkMs: number;
+  /** Matching the books against the services. */
+  matchMs: number;
 }
 
 /**
@@ -69,9 +72,23 @@ export function runCatalogue(context: CheckContext, rollForwardSince: number | n
   }
   const walkMs = performance.now() - walkStarted;
 
+  // ---- the merchant's books against the services: the books checks read what it keeps --------
+  const t = performance.now();
+  try {
+    matchBooks(sqlite, {
+      asOfMs: context.asOfMs,
+      merchantId: context.merchantId,
+      options: { toleranceCents: context.options.booksToleranceCents, windowMs: context.options.booksWindowHours * HOUR_MS, cutoffMs: context.options.booksCutoffMinutes * 60_000 },
+    });
+  } catch (error) {
+    for (const code of BOOKS_CODES) fail(code, error);
+  }
+  const matchMs = performance.now() - t;
+
   // ---- query checks ------------------------------------------------------------------------
   const queryContext: CheckContext = { ...context, orphanCardIds: [...orphanCards] };
   for (const check of CATALOGUE.filter((c): c is QueryCheck => c.kind === 'query')) {
+    if (failedChecks.some((f) => f.code === check.code)) continue;
     const t = performance.now();
     try {
       for (const draft of check.run(queryContext)) drafted.push({ check, draft });
@@ -90,6 +107,7 @@ export function runCatalogue(context: CheckContext, rollForwardSince: number | n
     cards,
     entries,
     walkMs: Math.round(walkMs),
+    matchMs: Math.round(matchMs),
   };
 }
 
@@ -107,6 +125,10 @@ export function inferMerchant(sqlite: Database.Database): string | null {
 }
 
 const TIMING_SAMPLE = 64;
+const HOUR_MS = 3_600_000;
+
+/** The checks that read the books' matching: they cannot run when it failed. */
+const BOOKS_CODES: readonly CheckCode[] = ['BK_LEDGER_NOT_IN_BOOKS', 'BK_BOOKS_NOT_IN_LEDGER', 'BK_AMOUNT_MISMATCH', 'BK_DUPLICATE', 'BK_AMBIGUOUS', 'CV_USES_MISMATCH', 'DP_ORDER_NOT_IN_BOOKS', 'BK_PURCHASE_NOT_ORDERED', 'DP_BOOKS_AMOUNT_MISMATCH', 'BK_IN_TRANSIT'];
 
 /**
  * A break on a coupon or order that the service no longer lists stays open: taking a record

@@ -17,6 +17,9 @@ export interface CheckCommandOptions {
   expiryGraceMinutes?: number;
   stuckOrderSlaHours?: number;
   doubleDebitWindowSeconds?: number;
+  booksTolerance?: Record<string, number>;
+  booksWindowHours?: number;
+  booksCutoffMinutes?: number;
   write?: (text: string) => void;
 }
 

@@ -39,7 +39,11 @@ export async function demo(options: DemoOptions): Promise<void> {
   const sim = await startSimulator({ seed: options.seed, plant: true });
   try {
     write(`ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} planted breaks and ${sim.manifest.lookAlikes.length} legal look-alikes\n`);
-    write(`running the nightly job: ledger-recon run --db ${db} --out ${options.out ?? join('reports', 'demo')}\n\n`);
+    const books = join(db, '..', 'books');
+    rmSync(books, { recursive: true, force: true });
+    sim.writeBooks(books);
+    write(`the merchant's books, written from the same world with ${sim.manifest.books.breaks.length} book breaks: ${books}\n`);
+    write(`running the nightly job: ledger-recon run --db ${db} --out ${options.out ?? join('reports', 'demo')} --books ${books}\n\n`);
     const env = {
       ...process.env,
       GIFTCARD_API_URL: sim.giftcardUrl,
@@ -49,8 +53,8 @@ export async function demo(options: DemoOptions): Promise<void> {
       DP_CLIENT_ID: sim.credentials.dp.clientId,
       DP_CLIENT_SECRET: sim.credentials.dp.clientSecret,
     };
-    const summary = await run({ db, out: options.out ?? join('reports', 'demo'), env, verbose: true, write });
-    write(`\n${sim.manifest.breaks.length} breaks were planted; the check found ${summary.bySeverity.error + summary.bySeverity.warning} errors and warnings. Open the workbook above in Excel or LibreOffice.\n`);
+    const summary = await run({ db, out: options.out ?? join('reports', 'demo'), env, verbose: true, write, books });
+    write(`\n${sim.manifest.breaks.length + sim.manifest.books.breaks.length} breaks were planted; the check found ${summary.bySeverity.error + summary.bySeverity.warning} errors and warnings. Open the workbook above in Excel or LibreOffice.\n`);
     // The demo succeeded in showing the breaks: its own exit code is 0.
     process.exitCode = 0;
   } finally {

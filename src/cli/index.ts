@@ -14,7 +14,10 @@ const integer = (name: string, min: number) => (value: string): number => {
   return Number(value);
 };
 /** `USD=100.00,EUR=100` → cents per currency, read exactly from the decimal text. */
-const materiality = (value: string): Map<string, number> => {
+const materiality = (value: string): Map<string, number> => amountsByCurrency(value);
+/** The same, as the JSON-friendly record the check options keep. */
+const amounts = (value: string): Record<string, number> => Object.fromEntries(amountsByCurrency(value));
+const amountsByCurrency = (value: string): Map<string, number> => {
   const thresholds = new Map<string, number>();
   for (const part of value.split(',')) {
     const match = /^([A-Z]{3})=(\d{1,13})(?:\.(\d{1,2}))?$/.exec(part.trim());
@@ -37,6 +40,9 @@ function addCheckOptions(command: Command): Command {
     .addOption(new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE').default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes).argParser(integer('--expiry-grace-minutes', 0)))
     .addOption(new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED').default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours).argParser(integer('--stuck-order-sla-hours', 0)))
     .addOption(new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled').default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds).argParser(integer('--double-debit-window-seconds', 0)))
+    .addOption(new Option('--books-tolerance <list>', 'matching the books: how far amounts may differ per currency, e.g. USD=0.05,EUR=0.05 (default 0.00)').argParser(amounts))
+    .addOption(new Option('--books-window-hours <n>', 'matching the books: how far apart in time a books row and its entry may be (tolerance and code-hash rules)').default(DEFAULT_CHECK_OPTIONS.booksWindowHours).argParser(integer('--books-window-hours', 0)))
+    .addOption(new Option('--books-cutoff-minutes <n>', 'matching the books: unmatched within this of the end of the data is in transit').default(DEFAULT_CHECK_OPTIONS.booksCutoffMinutes).argParser(integer('--books-cutoff-minutes', 0)))
     .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are, 2 the run is INCOMPLETE or could not run.\n');
 }
 
@@ -85,6 +91,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--orders <n>', 'DP orders').argParser(integer('--orders', 0)))
     .option('--plant', 'plant every break one sync can reveal, and the legal look-alikes')
     .option('--manifest <file>', 'write the planted breaks as JSON (code and records of each)')
+    .option('--books <dir>', "also write the merchant's own exports of this world (tenders, coupon uses, DP purchases, with their maps) into this folder")
     .addOption(new Option('--card-list <shape>', 'element shape of GET /v1/giftCards').choices(['full', 'minimal']).default('full'))
     .addOption(new Option('--faults <rate>', 'probability of a fault per request, 0 to 1').argParser(rate))
     .option('--fault-kinds <list>', `comma-separated subset of: ${FAULT_KINDS.join(', ')}`)
@@ -151,12 +158,27 @@ export function buildProgram(): Command {
         .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
         .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
         .addOption(new Option('--concurrency <n>', 'requests in flight per service: list walks (read at the same time) and by-ID reads together').default(8).argParser(integer('--concurrency', 1)))
+        .option('--books <dir>', "import the merchant's books in this folder (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, each with <kind>.map.json) before checking")
         .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
         .addOption(new Option('--materiality <list>', 'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00').argParser(materiality)),
     ),
   ).action(async (options) => {
     await (await import('./run.js')).run(options);
   });
+
+  const books = program.command('books').description("the merchant's own books, matched against the services at every check");
+  books
+    .command('import')
+    .description("read exports of the merchant's books (CSV or JSON Lines) into the mirror: the same file again adds nothing, a changed one withdraws the rows it dropped")
+    .argument('<file...>', 'tenders, coupon uses or DP purchases')
+    .addOption(new Option('--kind <kind>', 'what the files hold (default: from the name, e.g. tenders-2026-10.csv)').choices(['tenders', 'coupon-uses', 'dp-purchases']))
+    .option('--map <file>', 'the mapping file: columns, payment/refund values, decimal separator, time formats and zone (default: <kind>.map.json beside the file, else columns named after the fields)')
+    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .option('--json', 'print one object per file')
+    .addHelpText('after', '\nExit codes: 0 imported (rows that failed are listed on stderr, file:line: reason), 2 nothing could be imported.\nSee docs/books.md for the mapping file.\n')
+    .action(async (files: string[], options) => {
+      await (await import('./books.js')).booksImport(files, options);
+    });
 
   program
     .command('report')

@@ -12,6 +12,8 @@ import { ensureFolder, storageFailure } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
+import { booksFilesIn } from '../books/import-books.js';
+import { booksFigures, importBooks, type BooksFigures, type BooksFile } from './books.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
 import { createProgress } from './progress.js';
@@ -32,6 +34,10 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   quiet?: boolean;
   /** Move a mirror bound to other services to these ones (`--rebind`). */
   rebind?: boolean;
+  /** `--books-tolerance`: cents per currency. */
+  booksTolerance?: Record<string, number>;
+  /** `--books DIR`: the merchant's books to import before checking. */
+  books?: string;
   /** Fills "Prepared by" in the workbook's sign-off block. */
   preparer?: string;
   /** Money at stake per currency (cents) at or above which a finding is material. */
@@ -49,6 +55,8 @@ export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[n
   /** What the confirmation pass re-read, and how many cards it found moved on. */
   confirmation: ConfirmStats & { moved: number };
   sync: Pick<SyncSummary, 'syncRunId' | 'mode' | 'completed' | 'durationMs' | 'retries' | 'quarantined'>;
+  /** What `--books` imported. */
+  books?: BooksFigures;
   /** The three outputs, as absolute paths. */
   report: ReportPaths;
   durationMs: number;
@@ -87,12 +95,13 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     const config = loadConfig(options, options.env);
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
     ensureFolder('--out', options.out ?? 'reports');
+    const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
     const dbPath = options.db ?? DEFAULT_DB_PATH;
     const { mirror, lock } = openMirrorLocked(dbPath, 'run');
     const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
     try {
       checkRunId = beginRun(mirror.sqlite, { startedAtMs: started, optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }) });
-      const result = await nightly(options, { mirror, clients, checkRunId, started, tty });
+      const result = await nightly(options, { mirror, clients, checkRunId, started, tty, booksFiles });
       const { summary } = result;
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
       else if ((tty && !options.quiet) || options.verbose) write(`${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
@@ -131,13 +140,20 @@ interface NightlyContext {
   checkRunId: number;
   started: number;
   tty: boolean;
+  /** The merchant's books to import first (`--books`). */
+  booksFiles: BooksFile[] | null;
 }
 
 /** Sync, check with its confirmation pass, report: the night's work once the mirror is ours, each stage a step on a terminal. */
-async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
+async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty, booksFiles }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
   const stderr = options.stderr ?? process.stderr;
   const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
   try {
+    let books: BooksFigures | undefined;
+    if (booksFiles) {
+      progress.step('books');
+      books = booksFigures(await importBooks(mirror.sqlite, booksFiles, (line) => stderr.write(line)));
+    }
     const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
     progress.step('check');
     const reread: ConfirmStats = { cards: 0, entries: 0 };
@@ -161,6 +177,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       ...(summary.verdict === 'INCOMPLETE' ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } } : {}),
       confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
       sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
+      ...(books ? { books } : {}),
       report,
       durationMs: Date.now() - started,
     };
@@ -187,10 +204,14 @@ export function runErrorOf(error: unknown, secrets: readonly string[]): RunError
   return { code, message: redact(error instanceof Error ? error.message : String(error), secrets) };
 }
 
-export function pickCheckOptions(options: Partial<CheckOptions>): Partial<CheckOptions> {
+/** The check options of a command's flags (`--books-tolerance` gives the tolerance in cents per currency). */
+export function pickCheckOptions(options: Partial<CheckOptions> & { booksTolerance?: Record<string, number> }): Partial<CheckOptions> {
   return {
     ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),
     ...(options.stuckOrderSlaHours !== undefined ? { stuckOrderSlaHours: options.stuckOrderSlaHours } : {}),
     ...(options.doubleDebitWindowSeconds !== undefined ? { doubleDebitWindowSeconds: options.doubleDebitWindowSeconds } : {}),
+    ...(options.booksTolerance !== undefined ? { booksToleranceCents: options.booksTolerance } : {}),
+    ...(options.booksWindowHours !== undefined ? { booksWindowHours: options.booksWindowHours } : {}),
+    ...(options.booksCutoffMinutes !== undefined ? { booksCutoffMinutes: options.booksCutoffMinutes } : {}),
   };
 }

@@ -16,6 +16,8 @@ export interface SimulateOptions {
   products?: number;
   plant?: boolean;
   manifest?: string;
+  /** Write the merchant's own exports (and their maps) into this folder. */
+  books?: string;
   cardList: string;
   faults?: number;
   faultKinds?: string;
@@ -66,6 +68,7 @@ export async function simulate(options: SimulateOptions): Promise<void> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const sim = await startSimulator(simulatorOptions(options));
   if (options.manifest) await writeFile(options.manifest, `${JSON.stringify(sim.manifest, null, 2)}\n`);
+  if (options.books) sim.writeBooks(options.books);
   write(describe(sim, options));
   if (options.control) listenForControl(sim, write);
   await (options.until ?? untilSignal());
@@ -112,6 +115,7 @@ function describe(sim: Simulator, options: SimulateOptions): string {
   const lines = [
     `ledger-recon simulator, seed ${sim.seed}: ${truth.giftCards.length} gift cards, ${truth.transactions.length} ledger entries, ${truth.coupons.length} coupons, ${truth.orders.length} DP orders`,
     sim.manifest.breaks.length > 0 ? `planted: ${sim.manifest.breaks.length} breaks and ${sim.manifest.lookAlikes.length} legal look-alikes${options.manifest ? ` (manifest: ${options.manifest})` : ''}` : 'planted: nothing (add --plant)',
+    ...(options.books ? [`the merchant's books: ${options.books} (tenders, coupon uses, DP purchases, each with its map; ${sim.manifest.books.breaks.length} book breaks planted with --plant)`] : []),
     '',
     `gift card service         ${sim.giftcardUrl}`,
     `delivery partner service  ${sim.dpUrl}`,

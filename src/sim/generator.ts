@@ -111,12 +111,12 @@ function generateCoupons({ gc, random, nowMs, merchantId }: GenerationContext, c
     if (limit > 0 && redemptionCount >= limit) status = 'USED';
     else if (expiresAt < nowMs - HOUR) status = 'EXPIRED';
     else if (random.chance(0.03)) status = 'VOIDED';
-    gc.addCoupon(merchantId, couponRecord(random, merchantId, template, { createdAt, expiresAt, redemptionCount, status, nowMs }), createdAt);
+    gc.addCoupon(merchantId, couponRecord(gc, merchantId, template, { createdAt, expiresAt, redemptionCount, status, nowMs }), createdAt);
   }
 }
 
 export function couponRecord(
-  random: Random,
+  gc: GiftCardWorld,
   merchantId: string,
   template: { id: string; programId: string; usageLimitTotal: number },
   state: { createdAt: number; expiresAt: number; redemptionCount: number; status: string; nowMs: number },
@@ -124,11 +124,11 @@ export function couponRecord(
   const statusChanges = state.status === 'ACTIVE' ? 0 : 1;
   const updatedAt = Math.min(state.nowMs, state.createdAt + state.redemptionCount * HOUR + statusChanges * HOUR);
   return {
-    couponId: random.uuid(),
+    couponId: gc.random.uuid(),
     merchantId,
     programId: template.programId,
     couponTemplateId: template.id,
-    codeHash: sha256(random.code(12)),
+    codeHash: gc.newCode(12),
     status: state.status,
     redemptionCount: state.redemptionCount,
     usageLimitTotal: template.usageLimitTotal,

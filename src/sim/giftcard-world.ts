@@ -138,8 +138,18 @@ export class GiftCardWorld {
   readonly #pendingCoupons: Pending<SimCoupon>[] = [];
   readonly #buildingCards = new Map<string, SimCard>();
   #referenceCounter = 0;
+  /** Every code this world issued, by its SHA-256 (the services publish only the hash): what the merchant's own books may name. */
+  readonly codes = new Map<string, string>();
 
   constructor(readonly random: Random) {}
+
+  /** A new code of `length` characters, kept; returns its SHA-256 as the services publish it. */
+  newCode(length: number): string {
+    const code = this.random.code(length);
+    const hash = sha256(code);
+    this.codes.set(hash, code);
+    return hash;
+  }
 
   /** Issues a card from a template at `atMs` with the template's (or the given) face value. */
   issueCard(owner: string, template: CardTemplate, atMs: number, initial?: number): SimCard {
@@ -152,7 +162,7 @@ export class GiftCardWorld {
       merchantId: owner,
       programId: template.programId,
       giftCardTemplateId: template.id,
-      codeHash: sha256(this.random.code(16)),
+      codeHash: this.newCode(16),
       ...(withNumber ? { cardNumberHash: sha256(this.random.digits(16)), pinHash: sha256(this.random.digits(6)) } : {}),
       status: 'ACTIVE',
       currency: template.currency,

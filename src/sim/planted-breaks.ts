@@ -1,6 +1,7 @@
 import { couponRecord, type GenerationContext } from './generator.js';
 import { DAY, HOUR, iso, wire, type CardTemplate, type SimCard, type SimEntry } from './giftcard-world.js';
 import type { SimOrder, SimProduct } from './dp-world.js';
+import type { BooksBreak, BooksLookAlike } from './books-plants.js';
 
 /** A record a planted break or look-alike is about, as findings name records. */
 export interface RecordRef {
@@ -29,6 +30,8 @@ export interface Manifest {
   generatedAt: string;
   breaks: PlantedBreak[];
   lookAlikes: LookAlike[];
+  /** What the merchant's own books plant (found once books are imported: `writeBooks`). */
+  books: { breaks: BooksBreak[]; lookAlikes: BooksLookAlike[] };
 }
 
 export interface PlantContext extends GenerationContext {
@@ -176,7 +179,7 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
   // ---- coupons --------------------------------------------------------------------------
   const couponTemplate = (limit: number) => ({ id: random.uuid(), programId: 'PRG-PLANTED', usageLimitTotal: limit });
   const coupon = (scenario: string, code: string | undefined, owner: string, limit: number, state: { redemptionCount: number; status: string; expiresAt?: number }) => {
-    const record = couponRecord(random, owner, couponTemplate(limit), { createdAt: t0, expiresAt: state.expiresAt ?? nowMs + 30 * DAY, redemptionCount: state.redemptionCount, status: state.status, nowMs });
+    const record = couponRecord(gc, owner, couponTemplate(limit), { createdAt: t0, expiresAt: state.expiresAt ?? nowMs + 30 * DAY, redemptionCount: state.redemptionCount, status: state.status, nowMs });
     gc.addCoupon(merchantId, record, t0, true);
     const ref: RecordRef = { type: 'coupon', id: record.couponId };
     if (code) breaks.push({ scenario, code, entityType: 'coupon', entityId: record.couponId, records: [ref] });

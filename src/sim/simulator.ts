@@ -9,6 +9,8 @@ import { handleGiftCardRequest, type GiftCardApiClient } from './giftcard-routes
 import { GiftCardWorld, iso, type CardWire, type CouponWire, type EntryWire } from './giftcard-world.js';
 import { applyActivity, type ActivityContext, type ActivityKind } from './live-activity.js';
 import { plantBreaks, type Manifest } from './planted-breaks.js';
+import { emptyBooksPlan, plantBooks } from './books-plants.js';
+import { writeBooksExport } from './books-export.js';
 import { Random } from './random.js';
 import type { SimResponse } from './routes.js';
 
@@ -85,6 +87,12 @@ export interface Simulator {
   /** The delay before every answer, in ms; may be changed while serving. */
   latencyMs: number;
   truth(): GroundTruth;
+  /**
+   * Writes the merchant's own exports of the services as they stand now (tenders, coupon uses,
+   * DP purchases, each with its mapping file) into `dir`, with the planted book breaks.
+   * @returns the paths written.
+   */
+  writeBooks(dir: string): string[];
   /** Applies `count` legal operations now, as live activity would. */
   applyActivity(count: number): ActivityKind[];
   mutate: Mutations;
@@ -154,11 +162,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const products = generateDp({ dp, random, nowMs }, size);
   generateDp({ dp: otherDp, random, nowMs }, { products: 2, orders: 3 });
   const planted = options.plant ? plantBreaks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products }) : { breaks: [], lookAlikes: [] };
+  const booksPlan = options.plant ? plantBooks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products }) : emptyBooksPlan();
   gc.runExpiryJob(nowMs);
   gc.finalize();
   dp.finalize();
   otherDp.finalize();
-  const manifest: Manifest = { seed, generatedAt: iso(nowMs), ...planted };
+  const manifest: Manifest = { seed, generatedAt: iso(nowMs), ...planted, books: { breaks: booksPlan.breaks, lookAlikes: booksPlan.lookAlikes } };
 
   const cursors = new CursorCodec();
   const gcClients: GiftCardApiClient[] = [
@@ -182,6 +191,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     maxLimitRequested: 0,
     latencyMs: options.latencyMs ?? 0,
     truth: () => structuredClone(groundTruth()),
+    writeBooks: (dir) => {
+      const truth = groundTruth();
+      return writeBooksExport(dir, { merchantId, giftCards: truth.giftCards, transactions: truth.transactions, coupons: truth.coupons, orders: truth.orders, codes: gc.codes }, booksPlan);
+    },
     applyActivity: (count) => {
       const done: ActivityKind[] = [];
       for (let i = 0; i < count * 5 && done.length < count; i += 1) {

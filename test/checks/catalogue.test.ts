@@ -44,6 +44,16 @@ const DESIGN_CATALOGUE: [string, string][] = [
   ['DP_VOUCHER_EXPIRED_ON_DELIVERY', 'warning'],
   ['DP_STUCK_ORDER', 'warning'],
   ['DP_FX_RATE_MISMATCH', 'warning'],
+  ['BK_LEDGER_NOT_IN_BOOKS', 'error'],
+  ['BK_BOOKS_NOT_IN_LEDGER', 'error'],
+  ['BK_AMOUNT_MISMATCH', 'error'],
+  ['BK_DUPLICATE', 'error'],
+  ['BK_AMBIGUOUS', 'warning'],
+  ['CV_USES_MISMATCH', 'error'],
+  ['DP_ORDER_NOT_IN_BOOKS', 'error'],
+  ['BK_PURCHASE_NOT_ORDERED', 'error'],
+  ['DP_BOOKS_AMOUNT_MISMATCH', 'error'],
+  ['BK_IN_TRANSIT', 'info'],
   ['SYNC_REJECTED_RECORD', 'error'],
 ];
 

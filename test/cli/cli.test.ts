@@ -47,13 +47,14 @@ describe('ledger-recon demo (npm start)', () => {
       expect(code).toBe(0);
       const lines = stdout.split('\n');
       expect(lines[0]).toMatch(/^ledger-recon demo: simulators of both services on 127\.0\.0\.1 \(seed 1\) with \d+ planted breaks and \d+ legal look-alikes$/);
-      expect(lines[3]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
+      expect(lines[1]).toMatch(/^the merchant's books, written from the same world with \d+ book breaks: /);
+      expect(lines[4]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
       const workbook = /^workbook: (.+\.xlsx)$/m.exec(stdout)?.[1];
       expect(workbook && readFileSync(workbook).subarray(0, 2).toString()).toBe('PK');
       // Run again, it makes its own mirror afresh: the same first run.
       const again = run(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')]);
       expect(again.code).toBe(0);
-      expect(again.stdout.split('\n')[3]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
+      expect(again.stdout.split('\n')[4]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

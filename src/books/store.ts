@@ -1,0 +1,91 @@
+/** Typed reads of what the books stage keeps: the latest matching, its groups and rates. */
+import type Database from 'better-sqlite3';
+import type { MatchStatus } from './match.js';
+
+/** One record of a match group: a books row (with its file and line) or a service record. */
+export interface MatchRecord {
+  side: 'books' | 'ledger' | 'coupon' | 'dp-order';
+  recordId: string;
+  reference: string | null;
+  entryType: string | null;
+  amountCents: number | null;
+  currency: string | null;
+  atMs: number | null;
+  booksCount: number | null;
+  serviceCount: number | null;
+  /** A books row's file and line. */
+  file: string | null;
+  line: number | null;
+  /** A ledger entry's card. */
+  giftCardId: string | null;
+}
+
+export interface MatchGroup {
+  groupId: number;
+  kind: string;
+  status: MatchStatus;
+  rule: string | null;
+  records: MatchRecord[];
+}
+
+const GROUP_ROWS = `SELECT m.group_id AS groupId, m.kind, m.status, m.rule, m.side, m.record_id AS recordId, m.reference, m.entry_type AS entryType,
+    m.amount_cents AS amountCents, m.currency, m.at_ms AS atMs, m.books_count AS booksCount, m.service_count AS serviceCount,
+    b.source AS file, b.line_no AS line, t.gift_card_id AS giftCardId
+  FROM books_match_rows m
+  LEFT JOIN books_rows b ON m.side = 'books' AND b.row_id = CAST(m.record_id AS INTEGER)
+  LEFT JOIN gift_card_transactions t ON m.side = 'ledger' AND t.transaction_id = m.record_id`;
+
+/** The groups of one kind in these states, in group order, books side first. */
+export function matchGroups(sqlite: Database.Database, kind: string, statuses: readonly MatchStatus[]): MatchGroup[] {
+  const rows = sqlite
+    .prepare(`${GROUP_ROWS} WHERE m.kind = ? AND m.status IN (${statuses.map(() => '?').join(', ')}) ORDER BY m.group_id, m.side <> 'books', m.at_ms, m.record_id`)
+    .all(kind, ...statuses) as Array<MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null }>;
+  return toGroups(rows);
+}
+
+/** Every group of the latest matching, unmatched and partial ones first, then pairs; at most `limit` groups. */
+export function allMatchGroups(sqlite: Database.Database, limit: number): MatchGroup[] {
+  const rows = sqlite
+    .prepare(
+      `${GROUP_ROWS} WHERE m.group_id IN (SELECT group_id FROM books_match_rows GROUP BY group_id ORDER BY MIN(status = 'matched'), MIN(kind), MIN(at_ms), group_id LIMIT ?)
+       ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms, m.record_id`,
+    )
+    .all(limit) as Array<MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null }>;
+  return toGroups(rows);
+}
+
+function toGroups(rows: Array<MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null }>): MatchGroup[] {
+  const groups: MatchGroup[] = [];
+  for (const { groupId, kind, status, rule, ...record } of rows) {
+    const last = groups.at(-1);
+    if (last?.groupId === groupId) last.records.push(record);
+    else groups.push({ groupId, kind, status, rule, records: [record] });
+  }
+  return groups;
+}
+
+/** Records of one kind, side, status and rule (null for none), with their amount per currency. */
+export interface MatchRate {
+  kind: string;
+  side: string;
+  status: MatchStatus;
+  rule: string | null;
+  currency: string | null;
+  records: number;
+  amountCents: number;
+}
+
+/** The latest matching in figures: records and amounts by kind, side, status, rule and currency. */
+export function matchRates(sqlite: Database.Database): MatchRate[] {
+  return sqlite
+    .prepare(
+      `SELECT kind, side, status, rule, currency, COUNT(*) AS records, COALESCE(SUM(amount_cents), 0) AS amountCents FROM books_match_rows
+       GROUP BY kind, side, status, rule, currency ORDER BY kind, side, status <> 'matched', status, rule, currency`,
+    )
+    .all() as MatchRate[];
+}
+
+/** Whether the mirror holds books to match. */
+export function holdsBooks(sqlite: Database.Database): boolean {
+  return sqlite.prepare('SELECT 1 FROM books_rows WHERE withdrawn_file_id IS NULL LIMIT 1').get() !== undefined;
+}

@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { BOOKS_KINDS, defaultMap, readMap, type BooksKind, type BooksMap } from '../books/books-map.js';
+import { importBooksFile, type ImportResult } from '../books/import-books.js';
+import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
+import { BooksImportError, ConfigError } from '../errors.js';
+
+export interface BooksImportOptions {
+  kind?: BooksKind;
+  map?: string;
+  db?: string;
+  json?: boolean;
+  write?: (text: string) => void;
+  stderr?: (text: string) => void;
+}
+
+/** A file to import, with its kind and map. */
+export interface BooksFile {
+  path: string;
+  kind: BooksKind;
+  map: BooksMap;
+}
+
+/** What the night's JSON record says of the books it imported. */
+export interface BooksFigures {
+  files: number;
+  unchanged: number;
+  rowsAdded: number;
+  rowsWithdrawn: number;
+  rowsRejected: number;
+}
+
+/**
+ * `ledger-recon books import FILE…`: reads the merchant's exports into the mirror, under its
+ * lock, one transaction per file. One line per file on stdout; one line per problem
+ * (`file:line: reason`) on stderr; matching happens at the next `check` or `run`.
+ * @throws BooksImportError (exit 2) when not one row of the files could be imported.
+ */
+export async function booksImport(paths: string[], options: BooksImportOptions): Promise<ImportResult[]> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const files = paths.map((path) => fileToImport(path, options));
+  const { mirror, lock } = openMirrorLocked(options.db ?? DEFAULT_DB_PATH, 'books import');
+  try {
+    const results = await importBooks(mirror.sqlite, files, options.stderr ?? ((text) => process.stderr.write(text)));
+    write(options.json ? `${JSON.stringify(results)}\n` : results.map((r) => `${describeImport(r)}\n`).join(''));
+    return results;
+  } finally {
+    mirror.close();
+    lock.release();
+  }
+}
+
+/** Imports files in order, each problem a line of its own. @throws BooksImportError when nothing could be imported. */
+export async function importBooks(sqlite: Database.Database, files: readonly BooksFile[], problem: (text: string) => void): Promise<ImportResult[]> {
+  const results: ImportResult[] = [];
+  for (const file of files) {
+    const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map });
+    for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
+    results.push(result);
+  }
+  if (results.every((r) => r.fileId === null)) {
+    throw new BooksImportError(`nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${results.reduce((n, r) => n + r.problems.length, 0)} problem(s), each on a line above`);
+  }
+  return results;
+}
+
+/** The kind (flag, or the file's name) and map (flag, or `<kind>.map.json` beside the file) of a file. */
+function fileToImport(path: string, options: BooksImportOptions): BooksFile {
+  if (!existsSync(path)) throw new ConfigError('FILE', `${path}: no such file`);
+  const kind = options.kind ?? BOOKS_KINDS.find((k) => basename(path).toLowerCase().startsWith(k));
+  if (!kind) throw new ConfigError('--kind', `${path}: say what it holds with --kind ${BOOKS_KINDS.join('|')} (or name it after its kind, e.g. tenders-2026-10.csv)`);
+  const beside = join(dirname(path), `${kind}.map.json`);
+  const map = options.map !== undefined ? readMap(options.map) : existsSync(beside) ? readMap(beside) : defaultMap();
+  return { path, kind, map };
+}
+
+/** One line per file: what was read, new, withdrawn and rejected. */
+export function describeImport(r: ImportResult): string {
+  const n = (value: number): string => value.toLocaleString('en-US');
+  if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since it was imported (nothing added)`;
+  if (r.fileId === null) return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
+  return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn, ${n(r.problems.length)} rejected`;
+}
+
+export function booksFigures(results: readonly ImportResult[]): BooksFigures {
+  return {
+    files: results.length,
+    unchanged: results.filter((r) => r.unchanged).length,
+    rowsAdded: results.reduce((n, r) => n + r.rowsAdded, 0),
+    rowsWithdrawn: results.reduce((n, r) => n + r.rowsWithdrawn, 0),
+    rowsRejected: results.reduce((n, r) => n + r.problems.length, 0),
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The merchant's books end to end: the simulator writes its world's exports with planted book
+ * breaks and legal look-alikes; the real CLI imports them over a real mirror and matches them
+ * against what it synced over HTTP.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { runCli, simulatorEnv } from '../support/cli.js';
+
+const BOOKS_CODES = new Set(['BK_LEDGER_NOT_IN_BOOKS', 'BK_BOOKS_NOT_IN_LEDGER', 'BK_AMOUNT_MISMATCH', 'BK_DUPLICATE', 'BK_AMBIGUOUS', 'CV_USES_MISMATCH', 'DP_ORDER_NOT_IN_BOOKS', 'BK_PURCHASE_NOT_ORDERED', 'DP_BOOKS_AMOUNT_MISMATCH', 'BK_IN_TRANSIT']);
+
+interface ExportedFinding {
+  code: string;
+  entityType: string;
+  entityId: string;
+  referenceId: string | null;
+  message: string;
+  records: Array<{ type: string; id: string }>;
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-books-e2e-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The findings of the newest report in `out`. */
+function findingsIn(out: string): ExportedFinding[] {
+  const file = readdirSync(out).filter((f) => f.endsWith('-findings.json')).sort((a, b) => Number(/run-(\d+)/.exec(a)?.[1]) - Number(/run-(\d+)/.exec(b)?.[1])).at(-1);
+  return JSON.parse(readFileSync(join(out, file ?? ''), 'utf8')) as ExportedFinding[];
+}
+
+const booksFindings = (findings: ExportedFinding[]) => findings.filter((f) => BOOKS_CODES.has(f.code));
+
+describe('the merchant\'s books against the simulator', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 21, size: 'tiny', plant: true });
+  });
+  afterAll(() => sim.close());
+
+  it('finds every planted book break on its records on both sides, flags no look-alike, and re-imports nothing twice', async () => {
+    const books = join(dir, 'books');
+    sim.writeBooks(books);
+    const db = join(dir, 'ledger.db');
+    const out = join(dir, 'out');
+    const result = await runCli(['run', '--db', db, '--out', out, '--books', books, '--json'], simulatorEnv(sim));
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toBe('');
+    const night = JSON.parse(result.stdout) as { books: { files: number; rowsAdded: number; rowsRejected: number } };
+    expect(night.books).toMatchObject({ files: 3, rowsRejected: 0 });
+    expect(night.books.rowsAdded).toBeGreaterThan(50);
+
+    const found = booksFindings(findingsIn(out));
+    for (const planted of sim.manifest.books.breaks) {
+      const finding = found.find((f) => f.code === planted.code && (planted.referenceId === '' || f.referenceId === planted.referenceId));
+      expect(finding, `${planted.code} (${planted.scenario})`).toBeDefined();
+      for (const record of planted.records) expect(finding?.records, `${planted.code}: ${record.type} ${record.id}`).toContainEqual(record);
+      // The books side is named too, by its row, wherever the break has a books row.
+      if (!['BK_LEDGER_NOT_IN_BOOKS', 'DP_ORDER_NOT_IN_BOOKS', 'BK_IN_TRANSIT'].includes(planted.code)) expect(finding?.records.some((r) => r.type === 'booksRow'), planted.code).toBe(true);
+    }
+    // Nothing beyond what was planted: every look-alike matched.
+    expect(found.map((f) => `${f.code} ${f.referenceId ?? ''}`).sort()).toEqual(sim.manifest.books.breaks.map((b) => `${b.code} ${b.referenceId}`).sort().map((s) => (s.startsWith('CV_USES_MISMATCH') ? 'CV_USES_MISMATCH ' : s)));
+    expect(sim.manifest.books.lookAlikes.map((l) => l.name)).toEqual(expect.arrayContaining([
+      'a tender split across two cards', 'a refund in three parts', 'a refund a day later than its order', 'a tender of 1,234.50 written with a thousands separator', "a books time in the merchant's zone, on the next day there", "a tender naming its card's code under the till's own reference",
+    ]));
+
+    // The plaintext codes of cards and coupons never reach the mirror.
+    const dump = await runCli(['sql', '--db', db, "SELECT group_concat(raw_json, '') FROM books_rows"], simulatorEnv(sim));
+    const tenders = readFileSync(join(books, 'tenders.csv'), 'utf8');
+    const code = /POS-4711,[^,]*,[^,]*,[^,]*,[^,]*,(\w+)/.exec(tenders)?.[1];
+    expect(code).toBeTruthy();
+    expect(dump.stdout).not.toContain(code);
+
+    // The same files again add nothing.
+    const again = await runCli(['books', 'import', '--db', db, join(books, 'tenders.csv'), join(books, 'coupon-uses.csv'), join(books, 'dp-purchases.csv')], simulatorEnv(sim));
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout.trim().split('\n')).toEqual([expect.stringContaining('unchanged'), expect.stringContaining('unchanged'), expect.stringContaining('unchanged')]);
+
+    // A changed file is a new version: the row it dropped is withdrawn, and its entry is a break.
+    writeFileSync(join(books, 'tenders.csv'), tenders.split('\n').filter((line) => !line.startsWith('ORD-THOUSANDS-0001')).join('\n'));
+    const changed = await runCli(['books', 'import', '--db', db, join(books, 'tenders.csv')], simulatorEnv(sim));
+    expect(changed.stdout).toMatch(/0 new, 1 withdrawn, 0 rejected/);
+    const check = await runCli(['check', '--db', db, '--findings-json', join(dir, 'check.json')], simulatorEnv(sim));
+    expect(check.status).toBe(1);
+    const after = booksFindings(JSON.parse(readFileSync(join(dir, 'check.json'), 'utf8')) as ExportedFinding[]);
+    expect(after.filter((f) => f.referenceId === 'ORD-THOUSANDS-0001').map((f) => f.code)).toEqual(['BK_LEDGER_NOT_IN_BOOKS']);
+    const withdrawn = await runCli(['sql', '--db', db, '--format', 'json', 'SELECT COUNT(*) AS n FROM books_rows WHERE withdrawn_file_id IS NOT NULL'], simulatorEnv(sim));
+    expect(JSON.parse(withdrawn.stdout)).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('the merchant\'s books under live activity', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 22, size: 'tiny', plant: true });
+  });
+  afterAll(() => sim.close());
+
+  it('puts what happened after the books were written in transit, and raises nothing false', async () => {
+    const books = join(dir, 'live-books');
+    sim.writeBooks(books);
+    // The services move on after the export: debits, refunds, orders, coupon uses.
+    expect(sim.applyActivity(40).length).toBeGreaterThan(20);
+    const out = join(dir, 'live-out');
+    const result = await runCli(['run', '--db', join(dir, 'live.db'), '--out', out, '--books', books, '--json'], simulatorEnv(sim));
+    expect(result.status, result.stderr).toBe(1);
+    const found = booksFindings(findingsIn(out));
+    const breaks = found.filter((f) => f.code !== 'BK_IN_TRANSIT');
+    expect(breaks.map((f) => `${f.code} ${f.referenceId ?? ''}`).sort()).toEqual(
+      sim.manifest.books.breaks.filter((b) => b.code !== 'BK_IN_TRANSIT').map((b) => `${b.code} ${b.referenceId}`).sort().map((s) => (s.startsWith('CV_USES_MISMATCH') ? 'CV_USES_MISMATCH ' : s)),
+    );
+    expect(found.filter((f) => f.code === 'BK_IN_TRANSIT').length).toBeGreaterThan(1);
+  });
+});
