@@ -8,6 +8,7 @@
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
+import { Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import type Database from 'better-sqlite3';
 import { ConfigError, FileSystemError } from '../errors.js';
@@ -45,7 +46,7 @@ export interface ImportOptions {
 }
 
 /** A row read from the file, or a problem on a line. */
-type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null };
+type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null; fileLevel?: true };
 
 /**
  * Imports `path` as books of `options.kind`.
@@ -75,11 +76,12 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
     const seen = new Map<string, number>();
     let accepted = 0;
     for await (const read of rows) {
+      // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
+      if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
       if ('problem' in read) {
         rejections.push({ line: read.line, reason: read.problem, raw: read.raw });
         continue;
       }
-      result.rowsRead += 1;
       const parsed = readBooksRow(kind, map, read.fields, read.line);
       if (!parsed.ok) {
         rejections.push({ line: read.line, reason: parsed.reason, raw: parsed.raw.slice(0, 2_000) });
@@ -143,13 +145,15 @@ async function fileSha256(path: string): Promise<string> {
 /** A CSV file's records as objects keyed by its header; a bad record is a problem on its line, the rest read on. */
 async function* csvRows(path: string, map: BooksMap, kind: BooksKind): AsyncGenerator<Read> {
   let headerProblem: string | null = null;
-  const parser = createReadStream(path).pipe(
+  const oversized: Read[] = [];
+  const parser = createReadStream(path)
+    .pipe(capRecords(MAX_LINE_BYTES, (line) => oversized.push({ line, problem: `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`, raw: null })))
+    .pipe(
     parse({
       bom: true,
       delimiter: map.delimiter,
       info: true,
       skip_records_with_error: true,
-      max_record_size: MAX_LINE_BYTES,
       skip_empty_lines: true,
       columns: (header: string[]) => {
         const missing = missingColumns(kind, map, header.map((h) => h.trim()));
@@ -169,15 +173,78 @@ async function* csvRows(path: string, map: BooksMap, kind: BooksKind): AsyncGene
       yield { line: item.info.lines, fields: item.record };
     }
   } catch (error) {
-    yield { line: (error as { lines?: number }).lines ?? 1, problem: `the file cannot be read as CSV: ${csvReason(error as Error)}`, raw: null };
+    yield { line: (error as { lines?: number }).lines ?? 1, problem: `the file cannot be read as CSV: ${csvReason(error as Error)}`, raw: null, fileLevel: true };
     return;
   } finally {
     parser.destroy();
   }
   // A file without the columns is one problem, not one per row.
-  if (headerProblem !== null) yield { line: 1, problem: headerProblem, raw: null };
-  else yield* skipped.splice(0);
+  if (headerProblem !== null) yield { line: 1, problem: headerProblem, raw: null, fileLevel: true };
+  else yield* [...skipped.splice(0), ...oversized];
 }
+
+/**
+ * Passes a CSV file's records through, except one longer than `maxBytes`: it is never held
+ * whole; only its line breaks go on (so the parser's line numbers stay true), and `oversize` is
+ * told the line it began on. Quotes are followed as CSV writes them (a doubled quote inside a
+ * quoted field toggles twice), so a line break inside quotes does not end a record.
+ */
+function capRecords(maxBytes: number, oversize: (line: number) => void): Transform {
+  const QUOTE = 0x22;
+  const NEWLINE = 0x0a;
+  let inQuotes = false;
+  let line = 1;
+  let recordLine = 1;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let dropping = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const out: Buffer[] = [];
+      let start = 0;
+      for (let i = 0; i < chunk.length; i += 1) {
+        const byte = chunk[i];
+        if (byte === QUOTE) inQuotes = !inQuotes;
+        else if (byte === NEWLINE) {
+          line += 1;
+          if (dropping) out.push(NEWLINE_BUFFER);
+          if (!inQuotes) {
+            if (!dropping) out.push(...pending, chunk.subarray(start, i + 1));
+            pending = [];
+            pendingBytes = 0;
+            dropping = false;
+            recordLine = line;
+            start = i + 1;
+            continue;
+          }
+        }
+        if (dropping) {
+          start = i + 1;
+          continue;
+        }
+        if (pendingBytes + (i + 1 - start) > maxBytes) {
+          // Too long: what was held goes, but its line breaks.
+          for (const part of [...pending, chunk.subarray(start, i + 1)]) for (let j = part.indexOf(NEWLINE); j >= 0; j = part.indexOf(NEWLINE, j + 1)) out.push(NEWLINE_BUFFER);
+          pending = [];
+          pendingBytes = 0;
+          dropping = true;
+          oversize(recordLine);
+          start = i + 1;
+        }
+      }
+      if (!dropping && start < chunk.length) {
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+      }
+      done(null, Buffer.concat(out));
+    },
+    flush(done) {
+      done(null, dropping ? Buffer.alloc(0) : Buffer.concat(pending));
+    },
+  });
+}
+
+const NEWLINE_BUFFER = Buffer.from('\n');
 
 function csvReason(error: Error & { code?: string }): string {
   if (error.code === 'CSV_MAX_RECORD_SIZE') return `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`;

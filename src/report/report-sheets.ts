@@ -12,12 +12,13 @@ import { findingsOfRun, previousCompleteRun, rollForwardOf, summaryOf, type Chec
 import { formatCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
+import { matchRates } from '../books/store.js';
 import { closePeriod, type PeriodClose } from './close.js';
 import { describeInstant, periodOf } from './period.js';
 import { rollForwardSheet } from './write-close.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
 
-export const SHEET_NAMES = ['Summary', 'Findings', 'Card reconciliation', 'Month to date', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine', 'Checks'] as const;
+export const SHEET_NAMES = ['Summary', 'Findings', 'Card reconciliation', 'Month to date', 'Matching', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine', 'Checks'] as const;
 
 const money = (cents: number | null, currency: string | null): Cell => (cents === null ? null : { cents, currency });
 const date = (ms: number | null): Cell => (ms === null ? null : { date: ms });
@@ -117,6 +118,7 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
       ...exceptionsFirst('card', (only) => cardRows(sqlite, findingsOf, only), flagged),
     },
     monthToDate ? rollForwardSheet('Month to date', monthToDate) : { name: 'Month to date', rows: [['No month-to-date roll-forward: the check run has no data as of this month.']] },
+    matchingSheet(sqlite, findingsOf),
     {
       name: 'Refunds by reference',
       header: ['gift card', 'currency', 'reference', 'debits', 'debited', 'refunds', 'refunded', 'refundable left', 'findings'],
@@ -346,6 +348,41 @@ function monthToDateOf(sqlite: Database.Database, run: CheckRunRow): PeriodClose
   }
 }
 
+const MATCHING_HEADER = ['status', 'rule', 'books', 'side', 'record', 'reference', 'type', 'currency', 'amount', 'time (UTC)', 'books file', 'line', 'gift card', 'uses in books', 'redemption count', 'group', 'findings'];
+
+/**
+ * The latest matching of the merchant's books, a row per record: books rows and the service
+ * records they matched side by side in groups (with the rule that matched them), and every
+ * record that found no partner or matched only in part, listed (and printed) first.
+ */
+function matchingSheet(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): SheetSpec {
+  const exceptions = sqlite.prepare("SELECT COUNT(*) FROM books_match_rows WHERE status <> 'matched'").pluck().get() as number;
+  const printed = Math.min(exceptions, PRINTED_EXCEPTIONS);
+  return {
+    name: 'Matching',
+    header: MATCHING_HEADER,
+    fixedWidths: { 0: 14, 1: 11, 2: 12, 3: 8, 4: 20, 5: 20, 6: 8, 7: 8, 8: 13, 9: 19, 10: 14, 11: 6 },
+    printColumns: 12,
+    printRows: Math.max(printed, 1),
+    printNote:
+      exceptions === 0
+        ? 'Printed: every record of the books and the services found its partner; the pairs are listed on screen'
+        : `Printed: the ${printed.toLocaleString('en-US')} record${printed === 1 ? '' : 's'} without a partner, or matched only in part${exceptions > printed ? ` (of ${exceptions.toLocaleString('en-US')})` : ''}; the matched pairs follow on screen`,
+    rows: (function* () {
+      const rows = sqlite.prepare(
+        `SELECT m.status, m.rule, m.kind, m.side, m.record_id, m.reference, m.entry_type, m.currency, m.amount_cents, m.at_ms, b.source, b.line_no, t.gift_card_id, m.books_count, m.service_count, m.group_id
+         FROM books_match_rows m
+         LEFT JOIN books_rows b ON m.side = 'books' AND b.row_id = CAST(m.record_id AS INTEGER)
+         LEFT JOIN gift_card_transactions t ON m.side = 'ledger' AND t.transaction_id = m.record_id
+         ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`,
+      );
+      for (const r of rows.iterate() as Iterable<{ status: string; rule: string | null; kind: string; side: string; record_id: string; reference: string | null; entry_type: string | null; currency: string | null; amount_cents: number | null; at_ms: number | null; source: string | null; line_no: number | null; gift_card_id: string | null; books_count: number | null; service_count: number | null; group_id: number }>) {
+        yield [r.status, r.rule, r.kind, r.side, r.record_id, r.reference, r.entry_type, r.currency, money(r.amount_cents, r.currency), date(r.at_ms), r.source, r.line_no, r.gift_card_id, r.books_count, r.service_count, r.group_id, findingsOf(r.record_id)];
+      }
+    })(),
+  };
+}
+
 function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope, materiality: Materiality, monthToDate: PeriodClose | null): Generator<Cell[]> {
   const summary = summaryOf(run);
   const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.syncRunId) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
@@ -427,6 +464,8 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   for (const s of stakeByCode.sort((a, b) => a.currency.localeCompare(b.currency) || b.cents - a.cents)) yield line([s.code, s.currency, { cents: s.cents, currency: s.currency }, bar(s.cents, largest.get(s.currency) ?? 0)]);
   yield line([]);
 
+  yield* matchingSummary(sqlite, line);
+
   yield line([{ heading: 'Since the previous run' }, { label: 'findings' }]);
   yield line(['New', summary.new]);
   yield line(['Still open', summary.open]);
@@ -497,6 +536,45 @@ const VERDICT_MEANING: Record<string, string> = {
 };
 
 /** Where a record the service no longer lists shows it: the sync that first found it missing. */
+/** The matching rules, in the order they apply. */
+const RULES = ['exact', 'tolerance', 'one-to-many', 'code-hash'];
+
+/**
+ * The books on the Summary: per kind and currency, the books rows matched (by which rule) and
+ * left over, the service records left over, and the match rate; the Matching sheet lists them.
+ */
+function* matchingSummary(sqlite: Database.Database, line: (cells: Cell[]) => Cell[]): Generator<Cell[]> {
+  const rates = matchRates(sqlite);
+  const rejected = sqlite.prepare('SELECT COUNT(*) FROM books_rejections').pluck().get() as number;
+  yield line([{ heading: "The merchant's books" }, { label: 'currency' }, { label: 'books rows' }, { label: 'matched' }, { label: 'rate' }, { label: 'books alone' }, { label: 'service alone' }]);
+  if (rates.length === 0) {
+    yield line([{ note: 'No books imported: `ledger-recon books import FILE` or `run --books DIR` matches them against the services at every check' }]);
+    yield line([]);
+    return;
+  }
+  const keys = [...new Set(rates.map((r) => `${r.kind}\u0000${r.currency ?? ''}`))];
+  for (const key of keys) {
+    const [kind, currency] = key.split('\u0000') as [string, string];
+    const of = rates.filter((r) => r.kind === kind && (r.currency ?? '') === currency);
+    const books = of.filter((r) => r.side === 'books');
+    const n = (rows: typeof of): number => rows.reduce((sum, r) => sum + r.records, 0);
+    const matched = n(books.filter((r) => r.status === 'matched'));
+    const total = n(books);
+    const rules = RULES.filter((rule) => books.some((r) => r.status === 'matched' && r.rule === rule)).map((rule) => `${rule} ${n(books.filter((r) => r.status === 'matched' && r.rule === rule))}`).join(', ');
+    yield line([
+      `${kind}${rules ? ` (${rules})` : ''}`,
+      currency || '—',
+      total,
+      matched,
+      total === 0 ? '—' : `${((matched * 100) / total).toFixed(1)} %`,
+      total - matched,
+      n(of.filter((r) => r.side !== 'books' && r.status !== 'matched')),
+    ]);
+  }
+  yield line([{ note: `Rules: exact, tolerance, one-to-many, code-hash; every pair and every record left over is on the Matching sheet.${rejected > 0 ? ` ${rejected.toLocaleString('en-US')} books row(s) could not be imported (books_rejections).` : ''}` }]);
+  yield line([]);
+}
+
 const UNLISTED = 'no longer listed since sync';
 
 /** Tables counted on the Summary; `true` where the mirror marks records no longer listed. */
@@ -520,6 +598,7 @@ const SHEET_PURPOSE: Record<string, string> = {
   'DP orders': 'every order with its lines, FX and vouchers',
   'DP wallets': 'wallet balance snapshots per sync, and their moves',
   Quarantine: 'records that failed validation, with their raw JSON',
+  Matching: "the merchant's books against the services: every pair with its rule, every record left over",
   'Month to date': "the month so far per currency and program, tied out against every card's balance",
   Checks: 'each check explained; kind: state (resolved when the records agree) or event (open until accepted)',
 };

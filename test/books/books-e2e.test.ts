@@ -6,6 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
@@ -67,6 +68,25 @@ describe('the merchant\'s books against the simulator', () => {
     expect(sim.manifest.books.lookAlikes.map((l) => l.name)).toEqual(expect.arrayContaining([
       'a tender split across two cards', 'a refund in three parts', 'a refund a day later than its order', 'a tender of 1,234.50 written with a thousands separator', "a books time in the merchant's zone, on the next day there", "a tender naming its card's code under the till's own reference",
     ]));
+
+    // The workbook: a Matching sheet (every record, those left over first, each pair with its rule) and the match rates on the Summary.
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(out, readdirSync(out).find((f) => f.endsWith('.xlsx')) ?? ''));
+    const matching = workbook.getWorksheet('Matching');
+    const rows = Array.from(matching?.getSheetValues() ?? []).slice(2).map((r) => (r as unknown[]).slice(1));
+    const header = (matching?.getRow(1).values as unknown[]).slice(1);
+    expect(header.slice(0, 5)).toEqual(['status', 'rule', 'books', 'side', 'record']);
+    const firstMatched = rows.findIndex((r) => r[0] === 'matched');
+    expect(firstMatched).toBeGreaterThan(0);
+    expect(rows.slice(firstMatched).every((r) => r[0] === 'matched')).toBe(true);
+    expect(new Set(rows.filter((r) => r[0] === 'matched').map((r) => r[1]))).toEqual(new Set(['exact', 'one-to-many', 'code-hash']));
+    expect(rows.filter((r) => r[0] !== 'matched').map((r) => r[5])).toEqual(expect.arrayContaining(['ORD-NOT-IN-BOOKS-0001', 'ORD-BOOKS-ONLY-0001', 'PO-BOOKS-ONLY-0001']));
+    const summary = Array.from(workbook.getWorksheet('Summary')?.getSheetValues() ?? []).map((r) => (Array.isArray(r) ? r.slice(1) : []));
+    const heading = summary.findIndex((r) => JSON.stringify(r).includes("The merchant's books"));
+    expect(heading).toBeGreaterThan(0);
+    const tenderRates = summary.slice(heading).find((r) => String(r[0]).startsWith('tenders') && r[1] === 'USD');
+    expect(String(tenderRates?.[0])).toMatch(/^tenders \(exact \d+, one-to-many 2, code-hash 1\)$/);
+    expect(String(tenderRates?.[4])).toMatch(/^\d+\.\d %$/);
 
     // The plaintext codes of cards and coupons never reach the mirror.
     const dump = await runCli(['sql', '--db', db, "SELECT group_concat(raw_json, '') FROM books_rows"], simulatorEnv(sim));
