@@ -36,8 +36,10 @@ const CODE_FIELDS: readonly BooksField[] = ['cardCode', 'couponCode'];
 
 /** A row's fields (CSV header → text, or a JSON object's members) with its codes hashed: what a report or the mirror may show of it. */
 export function scrubbed(fields: Readonly<Record<string, unknown>>, map: BooksMap): Record<string, unknown> {
-  const codeColumns = new Set(CODE_FIELDS.map((field) => map.columns[field]));
-  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, codeColumns.has(key) && value !== null && value !== undefined && value !== '' ? `sha256:${sha256(String(value).trim())}` : value]));
+  const codeColumns = CODE_FIELDS.map((field) => map.columns[field]);
+  // Most exports carry no code: the row as read is already what may be shown.
+  if (!codeColumns.some((column) => column in fields)) return fields;
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, codeColumns.includes(key) && value !== null && value !== undefined && value !== '' ? `sha256:${sha256(String(value).trim())}` : value]));
 }
 
 /**

@@ -89,44 +89,47 @@ class MatchWriter {
 
 // ---- tenders and refunds against the ledger ---------------------------------------------------
 
+/** The books' tenders still held (payment as DEBIT, refund as REFUND). */
 const BOOKS_TENDERS = `SELECT row_id AS rowId, reference, CASE entry_type WHEN 'payment' THEN 'DEBIT' ELSE 'REFUND' END AS type, amount_cents AS amountCents,
   currency, at_ms AS atMs, code_sha256 AS codeSha256, gift_card_id AS giftCardId
   FROM books_rows WHERE kind = 'tenders' AND withdrawn_file_id IS NULL AND amount_cents IS NOT NULL AND currency IS NOT NULL`;
 
+/** Our cards' DEBIT and REFUND entries in scope (@merchant, from @from on), in their card's currency. */
+const LEDGER_TENDERS = `SELECT t.transaction_id AS transactionId, t.gift_card_id AS giftCardId, t.type, t.amount_cents AS amountCents, c.currency, t.reference_id AS reference, t.created_at_ms AS atMs
+  FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+  WHERE t.type IN ('DEBIT', 'REFUND') AND t.vanished_sync_run_id IS NULL AND t.amount_cents > 0 AND t.created_at_ms >= @from AND (c.merchant_id = @merchant OR @merchant IS NULL)`;
+
 function matchTenderBooks(sqlite: Database.Database, writer: MatchWriter, input: MatchInput, options: MatchOptions, span: Span): void {
-  sqlite.exec('DROP TABLE IF EXISTS temp.match_books; DROP TABLE IF EXISTS temp.match_ledger; DROP TABLE IF EXISTS temp.match_pairs');
-  sqlite.exec(`CREATE TEMP TABLE match_books AS ${BOOKS_TENDERS}`);
+  const scope = { merchant: input.merchantId, from: span.firstMs - options.windowMs };
+  sqlite.exec('DROP TABLE IF EXISTS temp.match_pairs');
+  // The exact rule where it is one to one, in SQL: one sort of both sides by the rule's key,
+  // most of a healthy month, never held in memory. (An entry of no amount, or a negative one,
+  // moved no money: GC_INVALID_AMOUNT's, not a tender.)
   sqlite
     .prepare(
-      `CREATE TEMP TABLE match_ledger AS
-       SELECT t.transaction_id AS transactionId, t.gift_card_id AS giftCardId, t.type, t.amount_cents AS amountCents, c.currency, t.reference_id AS reference, t.created_at_ms AS atMs
-       FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
-       WHERE t.type IN ('DEBIT', 'REFUND') AND t.vanished_sync_run_id IS NULL AND t.amount_cents > 0
-         AND t.created_at_ms >= ${span.firstMs - options.windowMs} AND (c.merchant_id = @merchant OR @merchant IS NULL)`,
+      `CREATE TEMP TABLE match_pairs AS
+       SELECT reference, type, currency, amountCents,
+              MAX(CASE WHEN side = 0 THEN rowId END) AS rowId, MAX(CASE WHEN side = 0 THEN atMs END) AS booksAtMs,
+              MAX(CASE WHEN side = 1 THEN transactionId END) AS transactionId, MAX(CASE WHEN side = 1 THEN atMs END) AS ledgerAtMs
+       FROM (SELECT 0 AS side, rowId, NULL AS transactionId, reference, type, currency, amountCents, atMs FROM (${BOOKS_TENDERS}) WHERE reference IS NOT NULL
+             UNION ALL
+             SELECT 1, NULL, transactionId, reference, type, currency, amountCents, atMs FROM (${LEDGER_TENDERS}))
+       GROUP BY reference, type, currency, amountCents
+       HAVING SUM(side = 0) = 1 AND SUM(side = 1) = 1`,
     )
-    .run({ merchant: input.merchantId });
-  // (An entry of no amount, or a negative one, moved no money: GC_INVALID_AMOUNT's, not a tender.)
-  // The exact rule where it is one to one, in SQL: most of a healthy month, without holding it in memory.
-  sqlite.exec(`CREATE TEMP TABLE match_pairs AS
-    SELECT b.rowId, l.transactionId FROM
-      (SELECT MIN(rowId) AS rowId, reference, type, currency, amountCents FROM match_books WHERE reference IS NOT NULL GROUP BY reference, type, currency, amountCents HAVING COUNT(*) = 1) b
-      JOIN (SELECT MIN(transactionId) AS transactionId, reference, type, currency, amountCents FROM match_ledger GROUP BY reference, type, currency, amountCents HAVING COUNT(*) = 1) l
-      USING (reference, type, currency, amountCents);
-    CREATE UNIQUE INDEX temp.match_pairs_books ON match_pairs (rowId);
-    CREATE UNIQUE INDEX temp.match_pairs_ledger ON match_pairs (transactionId)`);
+    .run(scope);
+  sqlite.exec('CREATE UNIQUE INDEX temp.match_pairs_books ON match_pairs (rowId); CREATE UNIQUE INDEX temp.match_pairs_ledger ON match_pairs (transactionId)');
   const now = writer.nowMs;
   sqlite.exec(`INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
-    SELECT b.rowId, 'tenders', 'matched', 'exact', 'books', CAST(b.rowId AS TEXT), b.reference, b.type, b.amountCents, b.currency, b.atMs, ${now}
-    FROM match_pairs p JOIN match_books b ON b.rowId = p.rowId;
+    SELECT rowId, 'tenders', 'matched', 'exact', 'books', CAST(rowId AS TEXT), reference, type, amountCents, currency, booksAtMs, ${now} FROM match_pairs ORDER BY rowId;
     INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
-    SELECT p.rowId, 'tenders', 'matched', 'exact', 'ledger', l.transactionId, l.reference, l.type, l.amountCents, l.currency, l.atMs, ${now}
-    FROM match_pairs p JOIN match_ledger l ON l.transactionId = p.transactionId`);
+    SELECT rowId, 'tenders', 'matched', 'exact', 'ledger', transactionId, reference, type, amountCents, currency, ledgerAtMs, ${now} FROM match_pairs ORDER BY rowId`);
   writer.made(sqlite.prepare('SELECT COUNT(*) FROM match_pairs').pluck().get() as number);
 
   // The rest goes through every rule.
-  const books = sqlite.prepare('SELECT * FROM match_books WHERE rowId NOT IN (SELECT rowId FROM match_pairs)').all() as Array<Omit<BooksTender, 'giftCardId'> & { codeSha256: string | null; giftCardId: string | null }>;
-  const ledger = sqlite.prepare('SELECT * FROM match_ledger WHERE transactionId NOT IN (SELECT transactionId FROM match_pairs)').all() as LedgerTender[];
-  sqlite.exec('DROP TABLE temp.match_books; DROP TABLE temp.match_ledger; DROP TABLE temp.match_pairs');
+  const books = sqlite.prepare(`SELECT * FROM (${BOOKS_TENDERS}) WHERE rowId NOT IN (SELECT rowId FROM match_pairs)`).all(scope) as Array<Omit<BooksTender, 'giftCardId'> & { codeSha256: string | null; giftCardId: string | null }>;
+  const ledger = sqlite.prepare(`SELECT * FROM (${LEDGER_TENDERS}) WHERE transactionId NOT IN (SELECT transactionId FROM match_pairs)`).all(scope) as LedgerTender[];
+  sqlite.exec('DROP TABLE temp.match_pairs');
   const cards = cardsByCode(sqlite, input.merchantId, new Set(books.flatMap((b) => (b.giftCardId === null && b.codeSha256 !== null ? [b.codeSha256] : []))));
   const tenders: BooksTender[] = books.map(({ codeSha256, giftCardId, ...row }) => ({ ...row, giftCardId: giftCardId ?? (codeSha256 !== null ? (cards.get(codeSha256) ?? null) : null) }));
   for (const group of matchTenders(tenders, ledger, options, endOf(span, input.asOfMs))) writeTenderGroup(writer, group);

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BENCHES = ['cli', 'simulator', 'network', 'sync', 'check', 'close', 'report'] as const;
+const BENCHES = ['cli', 'simulator', 'network', 'sync', 'check', 'close', 'report', 'books'] as const;
 
 const wanted = process.argv.slice(2);
 const selected = wanted.length > 0 ? BENCHES.filter((name) => wanted.includes(name)) : BENCHES;

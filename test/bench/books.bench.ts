@@ -1,0 +1,81 @@
+/**
+ * test/bench/books: the merchant's books against the ledger at scale. A ledger of 1,000,000
+ * entries (the check bench's mirror, copied) and a books export of the same size written from it
+ * as CSV, one in a thousand rows left out, one in a thousand at another amount, every ten
+ * thousandth doubled; then the import and the matching, each in a child process of its own so
+ * that its peak RSS is its own. Targets: import under 30 s, matching under 30 s, RSS under 500 MB.
+ *
+ *   npm run bench -- books
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { importBooksFile } from '../../src/books/import-books.js';
+import { matchBooks } from '../../src/books/matching.js';
+import { openMirror } from '../../src/db/mirror.js';
+import { benchMirror } from './bench-mirror.js';
+import { timed } from './measure.js';
+
+const ENTRIES = 1_000_000;
+const CARDS = 100_000;
+
+/** Writes the books of every DEBIT and REFUND in the mirror, bent a little. @returns rows written. */
+async function writeBooks(mirrorPath: string, csvPath: string): Promise<number> {
+  const sqlite = new Database(mirrorPath, { readonly: true });
+  const out = createWriteStream(csvPath);
+  out.write('reference,type,amount,currency,time\n');
+  let n = 0;
+  const rows = sqlite.prepare(
+    `SELECT t.reference_id AS reference, t.type, t.amount_cents AS cents, c.currency, t.created_at AS at FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+     WHERE t.type IN ('DEBIT', 'REFUND') AND t.amount_cents > 0 ORDER BY t.created_at_ms`,
+  );
+  for (const row of rows.iterate() as Iterable<{ reference: string; type: string; cents: number; currency: string; at: string }>) {
+    n += 1;
+    if (n % 1_000 === 17) continue;
+    const cents = n % 1_000 === 503 ? row.cents + 1 : row.cents;
+    const line = `${row.reference},${row.type === 'DEBIT' ? 'payment' : 'refund'},${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')},${row.currency},${row.at}\n`;
+    if (!out.write(n % 10_000 === 9 ? line + line : line)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  sqlite.close();
+  return n;
+}
+
+async function child(step: string, mirrorPath: string, csvPath: string): Promise<void> {
+  const mirror = openMirror(mirrorPath);
+  if (step === 'import') {
+    const result = await timed('  import (CSV → books_rows, one transaction)', () => importBooksFile(mirror.sqlite, csvPath, { kind: 'tenders' }));
+    process.stdout.write(`  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`);
+  } else {
+    const asOfMs = mirror.sqlite.prepare('SELECT MAX(started_at_ms) FROM sync_runs').pluck().get() as number;
+    const outcome = await timed('  matching (all rules, books_match_rows)', () => matchBooks(mirror.sqlite, { asOfMs, merchantId: null }));
+    process.stdout.write(`  ${outcome.groups.toLocaleString('en')} groups; records by status: ${Object.entries(outcome.byStatus).map(([s, c]) => `${s} ${c.toLocaleString('en')}`).join(', ')}\n`);
+  }
+  mirror.close();
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--child') {
+  await child(args[1] ?? '', args[2] ?? '', args[3] ?? '');
+} else {
+  const source = benchMirror('check-1m-v2', ENTRIES, CARDS);
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-books-bench-'));
+  try {
+    const mirrorPath = join(dir, 'ledger.db');
+    copyFileSync(source, mirrorPath);
+    const csvPath = join(dir, 'tenders.csv');
+    const entries = await writeBooks(mirrorPath, csvPath);
+    process.stdout.write(`books of ${entries.toLocaleString('en')} ledger debits and refunds: ${csvPath} (${(statSync(csvPath).size / 1e6).toFixed(0)} MB)\n`);
+    for (const step of ['import', 'match']) {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', step, mirrorPath, csvPath], { stdio: 'inherit' });
+      if (result.status !== 0) process.exitCode = 1;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
