@@ -3,24 +3,10 @@
  * way of its own (left out, changed, doubled, merged, named by code), the book breaks of every
  * books code, and the legal look-alikes that must match. Every card and order is pinned.
  */
-import type { PlantContext, RecordRef } from './planted-breaks.js';
+import type { BooksBreak, BooksLookAlike, PlantContext, RecordRef } from './planted-breaks.js';
 import { DAY, type CardTemplate, type SimCard, type SimEntry } from './giftcard-world.js';
 import type { SimOrder } from './dp-world.js';
 import { couponRecord } from './generator.js';
-
-/** A books break the checker must find: its code, the reference it is under, and the service records it names. */
-export interface BooksBreak {
-  scenario: string;
-  code: string;
-  referenceId: string;
-  records: RecordRef[];
-}
-
-export interface BooksLookAlike {
-  name: string;
-  referenceIds: string[];
-  records: RecordRef[];
-}
 
 /** How the export departs from a faithful copy of the services, by record. */
 export interface BooksPlan {

@@ -1,7 +1,6 @@
 import { couponRecord, type GenerationContext } from './generator.js';
 import { DAY, HOUR, iso, wire, type CardTemplate, type SimCard, type SimEntry } from './giftcard-world.js';
 import type { SimOrder, SimProduct } from './dp-world.js';
-import type { BooksBreak, BooksLookAlike } from './books-plants.js';
 
 /** A record a planted break or look-alike is about, as findings name records. */
 export interface RecordRef {
@@ -22,6 +21,20 @@ export interface PlantedBreak {
 
 export interface LookAlike {
   name: string;
+  records: RecordRef[];
+}
+
+/** A books break the checker must find: its code, the reference it is under, and the service records it names. */
+export interface BooksBreak {
+  scenario: string;
+  code: string;
+  referenceId: string;
+  records: RecordRef[];
+}
+
+export interface BooksLookAlike {
+  name: string;
+  referenceIds: string[];
   records: RecordRef[];
 }
 
