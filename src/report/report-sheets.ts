@@ -176,8 +176,9 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
       name: 'Checks',
       header: ['code', 'severity', 'kind', 'check', 'what it proves, and what a finding means', 'findings this run'],
       severityColumn: 1,
-      fixedWidths: { 0: 33, 1: 10, 2: 7, 3: 30, 4: 60, 5: 8 },
-      printScale: COMPACT_PRINT,
+      // The explanation gets the page's width: a check is read as a whole, one page wide at 72 %.
+      fixedWidths: { 0: 31, 1: 8, 2: 6, 3: 26, 4: 75, 5: 7 },
+      printScale: 0.72,
       rows: (function* () {
         const counts = summaryOf(run).byCode;
         for (const check of CATALOGUE) yield [check.code, check.severity, check.lifecycle, check.title, check.description, counts[check.code] ?? 0];
