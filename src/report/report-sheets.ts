@@ -435,6 +435,7 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
     const rows = (where = ''): number => sqlite.prepare(`SELECT COUNT(*) FROM ${table} ${where}`).pluck().get() as number;
     yield line([label, rows(), listed ? rows('WHERE vanished_sync_run_id IS NOT NULL') : null]);
   }
+  yield line(["Rows of the merchant's books (codes hashed)", sqlite.prepare('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL').pluck().get() as number, null]);
   yield line([]);
 
   // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
