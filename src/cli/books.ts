@@ -60,7 +60,8 @@ export async function importBooks(sqlite: Database.Database, files: readonly Boo
     results.push(result);
   }
   if (results.every((r) => r.fileId === null)) {
-    throw new BooksImportError(`nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${results.reduce((n, r) => n + r.problems.length, 0)} problem(s), each on a line above`);
+    const problems = results.reduce((n, r) => n + r.problems.length, 0);
+    throw new BooksImportError(`nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${problems === 1 ? 'the problem on the line above' : `${problems} problems, each on a line above`}`);
   }
   return results;
 }
