@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { decimalTextCents } from '../money.js';
 import { wallClockInstant } from '../time-zone.js';
-import type { BooksField, BooksKind, BooksMap } from './books-map.js';
+import { BOOKS_FIELDS, type BooksField, type BooksKind, type BooksMap } from './books-map.js';
 
 /** A books row as the mirror keeps it. */
 export interface BooksRow {
@@ -57,7 +57,7 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
     if (trimmed === '') return null;
     return field === 'reference' || field === 'externalRef' ? String(value) : trimmed;
   };
-  for (const field of ['reference', 'amount', 'currency', 'time', 'type', 'cardCode', 'giftCardId', 'couponCode', 'externalRef'] as const) {
+  for (const field of BOOKS_FIELDS) {
     const value = fields[map.columns[field]];
     if (value !== null && value !== undefined && typeof value === 'object') return fail(`${map.columns[field]} is not a single value`);
   }

@@ -5,9 +5,9 @@
  * no longer holds are marked withdrawn, never deleted. A row that fails is reported with its
  * line and reason and kept out; the rest is imported.
  */
-import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import type Database from 'better-sqlite3';
@@ -263,11 +263,11 @@ function capRecords(maxBytes: number, oversize: (line: number) => void): Transfo
 const NEWLINE_BUFFER = Buffer.from('\n');
 
 function csvReason(error: Error & { code?: string }): string {
-  if (error.code === 'CSV_MAX_RECORD_SIZE') return `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`;
   const fields = /columns length is (\d+), got (\d+)/.exec(error.message);
   if (fields) return `${fields[2]} fields where the header has ${fields[1]}`;
   if (error.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quote is opened and never closed: the file was not read past it';
-  return error.message.replace(/^Invalid Record Length: /, '').split('\n')[0]!;
+  // csv-parse quotes the field it stopped at ("…, value is \"…\""): it may be a card's code, which goes no further.
+  return error.message.replace(/^Invalid Record Length: /, '').split('\n')[0]!.replace(/, value is .*$/, '');
 }
 
 /** JSON Lines: one object a line; a line longer than MAX_LINE_BYTES is skipped unread. */
@@ -316,11 +316,23 @@ async function* jsonLines(path: string): AsyncGenerator<Read> {
   }
 }
 
-/** A books file in a folder: its kind from its name (`tenders*.csv`, `coupon-uses*.jsonl`, …), its map beside it (`tenders.map.json`). */
-export interface BooksFileInFolder {
+/** A books file to import: its kind, and the map that reads it. */
+export interface BooksFile {
   path: string;
   kind: BooksKind;
   map: BooksMap;
+}
+
+/** The kind a file's name says it holds (`tenders-2026-10.csv`), if any. */
+export function kindOfName(path: string): BooksKind | undefined {
+  const name = basename(path).toLowerCase();
+  return BOOKS_KINDS.find((kind) => name.startsWith(kind));
+}
+
+/** The map beside a file (`<kind>.map.json` in its folder), or the default map when there is none. */
+export function mapBeside(path: string, kind: BooksKind): BooksMap {
+  const mapPath = join(dirname(path), `${kind}.map.json`);
+  return existsSync(mapPath) ? readMap(mapPath) : defaultMap();
 }
 
 /**
@@ -328,7 +340,7 @@ export interface BooksFileInFolder {
  * with `<kind>.map.json` when the folder has one.
  * @throws ConfigError when the folder cannot be read or holds no books file.
  */
-export function booksFilesIn(folder: string): BooksFileInFolder[] {
+export function booksFilesIn(folder: string): BooksFile[] {
   let names: string[];
   try {
     if (!statSync(folder).isDirectory()) throw new Error('ENOTDIR');
@@ -336,21 +348,11 @@ export function booksFilesIn(folder: string): BooksFileInFolder[] {
   } catch (error) {
     throw new ConfigError('--books', `--books ${folder}: not a folder that can be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  const files: BooksFileInFolder[] = [];
-  for (const name of names) {
-    if (!/\.(csv|jsonl|ndjson)$/i.test(name)) continue;
-    const kind = BOOKS_KINDS.find((k) => name.toLowerCase().startsWith(k));
-    if (!kind) continue;
-    const mapPath = join(folder, `${kind}.map.json`);
-    let hasMap = false;
-    try {
-      hasMap = statSync(mapPath).isFile();
-    } catch {
-      hasMap = false;
-    }
-    files.push({ path: join(folder, name), kind, map: hasMap ? readMap(mapPath) : defaultMap() });
-  }
+  const files = names.flatMap((name): BooksFile[] => {
+    const path = join(folder, name);
+    const kind = /\.(csv|jsonl|ndjson)$/i.test(name) ? kindOfName(path) : undefined;
+    return kind ? [{ path, kind, map: mapBeside(path, kind) }] : [];
+  });
   if (files.length === 0) throw new ConfigError('--books', `--books ${folder}: no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl)`);
   return files;
 }
-

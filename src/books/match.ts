@@ -64,7 +64,8 @@ const keyOf = (row: { reference: string | null; type: TenderType; currency: stri
 const byTime = <T extends { atMs: number }>(a: T, b: T): number => a.atMs - b.atMs;
 const sum = (rows: ReadonlyArray<{ amountCents: number }>): number => rows.reduce((total, row) => total + row.amountCents, 0);
 
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+/** Rows by a key, each group in the rows' order. */
+export function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const row of rows) {
     const k = key(row);

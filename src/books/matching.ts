@@ -6,7 +6,7 @@
  * scope from the books' first row (less the time window) on, as are coupons and DP orders.
  */
 import type Database from 'better-sqlite3';
-import { DEFAULT_MATCH_OPTIONS, matchTenders, type BooksTender, type LedgerTender, type MatchOptions, type MatchStatus, type TenderGroup } from './match.js';
+import { DEFAULT_MATCH_OPTIONS, groupBy, matchTenders, type BooksTender, type LedgerTender, type MatchOptions, type MatchStatus, type TenderGroup } from './match.js';
 
 export interface MatchInput {
   /** When the checked sync started reading: the end of the services' data. */
@@ -61,7 +61,7 @@ class MatchWriter {
   private readonly insert: Database.Statement;
 
   constructor(
-    private readonly sqlite: Database.Database,
+    sqlite: Database.Database,
     readonly nowMs: number,
   ) {
     this.next = ((sqlite.prepare('SELECT MAX(row_id) FROM books_rows').pluck().get() as number | null) ?? 0) + 1;
@@ -169,8 +169,7 @@ interface Use {
  */
 function matchCouponUses(sqlite: Database.Database, writer: MatchWriter, input: MatchInput, options: MatchOptions, span: Span): void {
   const uses = sqlite.prepare("SELECT row_id AS rowId, reference, code_sha256 AS codeSha256, at_ms AS atMs FROM books_rows WHERE kind = 'coupon-uses' AND withdrawn_file_id IS NULL ORDER BY at_ms, row_id").all() as Use[];
-  const byCode = new Map<string, Use[]>();
-  for (const use of uses) byCode.set(use.codeSha256 ?? '', [...(byCode.get(use.codeSha256 ?? '') ?? []), use]);
+  const byCode = groupBy(uses, (use) => use.codeSha256 ?? '');
   const coupons = sqlite
     .prepare(
       `SELECT coupon_id AS couponId, lower(raw_json ->> '$.codeHash') AS codeHash, redemption_count AS redemptionCount, created_at AS createdAt, updated_at_ms AS updatedAtMs
@@ -228,10 +227,8 @@ function matchPurchases(sqlite: Database.Database, writer: MatchWriter, input: M
     .all() as Order[];
   const transitFrom = endOf(span, input.asOfMs) - options.cutoffMs;
   const scopeFrom = span.firstMs - options.windowMs;
-  const ordersByRef = new Map<string, Order[]>();
-  for (const order of orders) ordersByRef.set(order.externalRef, [...(ordersByRef.get(order.externalRef) ?? []), order]);
-  const purchasesByRef = new Map<string, Purchase[]>();
-  for (const purchase of purchases) purchasesByRef.set(purchase.externalRef, [...(purchasesByRef.get(purchase.externalRef) ?? []), purchase]);
+  const ordersByRef = groupBy(orders, (order) => order.externalRef);
+  const purchasesByRef = groupBy(purchases, (purchase) => purchase.externalRef);
 
   const write = (status: MatchStatus, rule: string | null, bought: Purchase[], placed: Order[]): void => {
     const groupId = writer.group();

@@ -39,22 +39,24 @@ const GROUP_ROWS = `SELECT m.group_id AS groupId, m.kind, m.status, m.rule, m.si
 export function matchGroups(sqlite: Database.Database, kind: string, statuses: readonly MatchStatus[]): MatchGroup[] {
   const rows = sqlite
     .prepare(`${GROUP_ROWS} WHERE m.kind = ? AND m.status IN (${statuses.map(() => '?').join(', ')}) ORDER BY m.group_id, m.side <> 'books', m.at_ms, m.record_id`)
-    .all(kind, ...statuses) as Array<MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null }>;
+    .all(kind, ...statuses) as MatchRow[];
   return toGroups(rows);
 }
 
-/** Every group of the latest matching, unmatched and partial ones first, then pairs; at most `limit` groups. */
-export function allMatchGroups(sqlite: Database.Database, limit: number): MatchGroup[] {
-  const rows = sqlite
-    .prepare(
-      `${GROUP_ROWS} WHERE m.group_id IN (SELECT group_id FROM books_match_rows GROUP BY group_id ORDER BY MIN(status = 'matched'), MIN(kind), MIN(at_ms), group_id LIMIT ?)
-       ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms, m.record_id`,
-    )
-    .all(limit) as Array<MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null }>;
-  return toGroups(rows);
+/** One record of the latest matching with its group's status and rule: a row of the Matching sheet. */
+export type MatchRow = MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null };
+
+/** Every record of the latest matching: those without a partner or matched only in part first, then the pairs, each group together. */
+export function matchRows(sqlite: Database.Database): IterableIterator<MatchRow> {
+  return sqlite.prepare(`${GROUP_ROWS} ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`).iterate() as IterableIterator<MatchRow>;
 }
 
-function toGroups(rows: Array<MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null }>): MatchGroup[] {
+/** Records of the latest matching without a partner or matched only in part. */
+export function unmatchedCount(sqlite: Database.Database): number {
+  return sqlite.prepare("SELECT COUNT(*) FROM books_match_rows WHERE status <> 'matched'").pluck().get() as number;
+}
+
+function toGroups(rows: MatchRow[]): MatchGroup[] {
   const groups: MatchGroup[] = [];
   for (const { groupId, kind, status, rule, ...record } of rows) {
     const last = groups.at(-1);
@@ -85,7 +87,8 @@ export function matchRates(sqlite: Database.Database): MatchRate[] {
     .all() as MatchRate[];
 }
 
-/** Whether the mirror holds books to match. */
-export function holdsBooks(sqlite: Database.Database): boolean {
-  return sqlite.prepare('SELECT 1 FROM books_rows WHERE withdrawn_file_id IS NULL LIMIT 1').get() !== undefined;
+/** The books the mirror holds: rows still in their files, and rows that could not be imported. */
+export function booksCounts(sqlite: Database.Database): { held: number; rejected: number } {
+  const count = (sql: string): number => sqlite.prepare(sql).pluck().get() as number;
+  return { held: count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL'), rejected: count('SELECT COUNT(*) FROM books_rejections') };
 }

@@ -4,16 +4,17 @@
  */
 import { matchGroups, type MatchGroup, type MatchRecord } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
-import type { CheckContext, FindingDraft, RecordRef } from './check.js';
-import { cardRef, couponRef, entryRef, isoUtc, money, orderRef } from './refs.js';
+import type { CheckContext, FindingDraft, RecordRef, RecordType } from './check.js';
+import { cardRef, isoUtc, money } from './refs.js';
 
-export const booksRowRef = (id: string): RecordRef => ({ type: 'booksRow', id });
+/** The record type of each side of a match: a books row, a ledger entry, a coupon, a DP order. */
+const SIDE_TYPE: Record<MatchRecord['side'], RecordType> = { books: 'booksRow', ledger: 'giftCardTransaction', coupon: 'coupon', 'dp-order': 'dpOrder' };
 
 /** The records a group names: books rows, entries with their cards, coupons, orders. */
 export function groupRefs(group: MatchGroup): RecordRef[] {
   const refs = new Map<string, RecordRef>();
   for (const r of group.records) {
-    const own = r.side === 'books' ? [booksRowRef(r.recordId)] : r.side === 'ledger' ? [...(r.giftCardId ? [cardRef(r.giftCardId)] : []), entryRef(r.recordId)] : r.side === 'coupon' ? [couponRef(r.recordId)] : [orderRef(r.recordId)];
+    const own: RecordRef[] = [...(r.side === 'ledger' && r.giftCardId ? [cardRef(r.giftCardId)] : []), { type: SIDE_TYPE[r.side], id: r.recordId }];
     for (const ref of own) refs.set(`${ref.type} ${ref.id}`, ref);
   }
   return [...refs.values()];
@@ -47,16 +48,10 @@ export function draftsOf(context: CheckContext, kind: string, statuses: readonly
 
 /** A record left without a partner: a books row or a service record, as a finding about it. */
 export function aloneDraft(record: MatchRecord, group: MatchGroup, message: string): FindingDraft {
-  const entity =
-    record.side === 'books'
-      ? { entityType: 'booksRow' as const, entityId: record.recordId }
-      : record.side === 'ledger'
-        ? { entityType: 'giftCardTransaction' as const, entityId: record.recordId, ...(record.giftCardId ? { giftCardId: record.giftCardId } : {}) }
-        : record.side === 'coupon'
-          ? { entityType: 'coupon' as const, entityId: record.recordId }
-          : { entityType: 'dpOrder' as const, entityId: record.recordId };
   return {
-    ...entity,
+    entityType: SIDE_TYPE[record.side],
+    entityId: record.recordId,
+    ...(record.side === 'ledger' && record.giftCardId ? { giftCardId: record.giftCardId } : {}),
     ...(record.reference !== null ? { referenceId: record.reference } : {}),
     ...(record.currency !== null ? { currency: record.currency } : {}),
     atStakeCents: record.amountCents ?? 0,

@@ -6,10 +6,11 @@
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { walkCardLedgers } from './card-ledger.js';
-import type { CardCheck, CheckCode, CheckContext, Drafted, FindingDraft, QueryCheck } from './check.js';
+import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, QueryCheck } from './check.js';
 import { CATALOGUE } from './index.js';
 import { RollForwardTally } from './rollforward.js';
 import { matchBooks } from '../books/matching.js';
+import type { MatchOptions } from '../books/match.js';
 
 export interface CatalogueRun {
   /** Every check's drafts, with the check that drafted them. */
@@ -78,7 +79,7 @@ export function runCatalogue(context: CheckContext, rollForwardSince: number | n
     matchBooks(sqlite, {
       asOfMs: context.asOfMs,
       merchantId: context.merchantId,
-      options: { toleranceCents: context.options.booksToleranceCents, windowMs: context.options.booksWindowHours * HOUR_MS, cutoffMs: context.options.booksCutoffMinutes * 60_000 },
+      options: booksMatchOptions(context.options),
     });
   } catch (error) {
     for (const code of BOOKS_CODES) fail(code, error);
@@ -125,7 +126,11 @@ export function inferMerchant(sqlite: Database.Database): string | null {
 }
 
 const TIMING_SAMPLE = 64;
-const HOUR_MS = 3_600_000;
+
+/** The matching's options from the check options (hours and minutes as milliseconds). */
+export function booksMatchOptions(options: CheckOptions): MatchOptions {
+  return { toleranceCents: options.booksToleranceCents, windowMs: options.booksWindowHours * 3_600_000, cutoffMs: options.booksCutoffMinutes * 60_000 };
+}
 
 /** The checks that read the books' matching: they cannot run when it failed. */
 const BOOKS_CODES: readonly CheckCode[] = ['BK_LEDGER_NOT_IN_BOOKS', 'BK_BOOKS_NOT_IN_LEDGER', 'BK_AMOUNT_MISMATCH', 'BK_DUPLICATE', 'BK_AMBIGUOUS', 'CV_USES_MISMATCH', 'DP_ORDER_NOT_IN_BOOKS', 'BK_PURCHASE_NOT_ORDERED', 'DP_BOOKS_AMOUNT_MISMATCH', 'BK_IN_TRANSIT'];

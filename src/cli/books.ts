@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { BOOKS_KINDS, defaultMap, readMap, type BooksKind, type BooksMap } from '../books/books-map.js';
-import { importBooksFile, type ImportResult } from '../books/import-books.js';
+import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
+import { importBooksFile, kindOfName, mapBeside, type BooksFile, type ImportResult } from '../books/import-books.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { BooksImportError, ConfigError } from '../errors.js';
 
@@ -13,13 +12,6 @@ export interface BooksImportOptions {
   json?: boolean;
   write?: (text: string) => void;
   stderr?: (text: string) => void;
-}
-
-/** A file to import, with its kind and map. */
-export interface BooksFile {
-  path: string;
-  kind: BooksKind;
-  map: BooksMap;
 }
 
 /** What the night's JSON record says of the books it imported. */
@@ -69,11 +61,9 @@ export async function importBooks(sqlite: Database.Database, files: readonly Boo
 /** The kind (flag, or the file's name) and map (flag, or `<kind>.map.json` beside the file) of a file. */
 function fileToImport(path: string, options: BooksImportOptions): BooksFile {
   if (!existsSync(path)) throw new ConfigError('FILE', `${path}: no such file`);
-  const kind = options.kind ?? BOOKS_KINDS.find((k) => basename(path).toLowerCase().startsWith(k));
+  const kind = options.kind ?? kindOfName(path);
   if (!kind) throw new ConfigError('--kind', `${path}: say what it holds with --kind ${BOOKS_KINDS.join('|')} (or name it after its kind, e.g. tenders-2026-10.csv)`);
-  const beside = join(dirname(path), `${kind}.map.json`);
-  const map = options.map !== undefined ? readMap(options.map) : existsSync(beside) ? readMap(beside) : defaultMap();
-  return { path, kind, map };
+  return { path, kind, map: options.map !== undefined ? readMap(options.map) : mapBeside(path, kind) };
 }
 
 /** One line per file: what was read, new, withdrawn and rejected. */

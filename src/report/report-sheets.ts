@@ -12,7 +12,7 @@ import { findingsOfRun, previousCompleteRun, rollForwardOf, summaryOf, type Chec
 import { formatCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
-import { matchRates } from '../books/store.js';
+import { booksCounts, matchRates, matchRows, unmatchedCount } from '../books/store.js';
 import { closePeriod, type PeriodClose } from './close.js';
 import { describeInstant, periodOf } from './period.js';
 import { rollForwardSheet } from './write-close.js';
@@ -373,7 +373,7 @@ const MATCHING_HEADER = ['status', 'rule', 'books', 'side', 'record', 'reference
  * record that found no partner or matched only in part, listed (and printed) first.
  */
 function matchingSheet(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): SheetSpec {
-  const exceptions = sqlite.prepare("SELECT COUNT(*) FROM books_match_rows WHERE status <> 'matched'").pluck().get() as number;
+  const exceptions = unmatchedCount(sqlite);
   const printed = Math.min(exceptions, PRINTED_EXCEPTIONS);
   return {
     name: 'Matching',
@@ -387,15 +387,8 @@ function matchingSheet(sqlite: Database.Database, findingsOf: (...ids: (string |
         ? 'Printed: every record of the books and the services found its partner; the pairs are listed on screen'
         : `Printed: the ${printed.toLocaleString('en-US')} record${printed === 1 ? '' : 's'} without a partner, or matched only in part${exceptions > printed ? ` (of ${exceptions.toLocaleString('en-US')})` : ''}; the matched pairs follow on screen`,
     rows: (function* () {
-      const rows = sqlite.prepare(
-        `SELECT m.status, m.rule, m.kind, m.side, m.record_id, m.reference, m.entry_type, m.currency, m.amount_cents, m.at_ms, b.source, b.line_no, t.gift_card_id, m.books_count, m.service_count, m.group_id
-         FROM books_match_rows m
-         LEFT JOIN books_rows b ON m.side = 'books' AND b.row_id = CAST(m.record_id AS INTEGER)
-         LEFT JOIN gift_card_transactions t ON m.side = 'ledger' AND t.transaction_id = m.record_id
-         ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`,
-      );
-      for (const r of rows.iterate() as Iterable<{ status: string; rule: string | null; kind: string; side: string; record_id: string; reference: string | null; entry_type: string | null; currency: string | null; amount_cents: number | null; at_ms: number | null; source: string | null; line_no: number | null; gift_card_id: string | null; books_count: number | null; service_count: number | null; group_id: number }>) {
-        yield [r.status, r.rule, r.kind, r.side, r.record_id, r.reference, r.entry_type, r.currency, money(r.amount_cents, r.currency), date(r.at_ms), r.source, r.line_no, r.gift_card_id, r.books_count, r.service_count, r.group_id, findingsOf(r.record_id)];
+      for (const r of matchRows(sqlite)) {
+        yield [r.status, r.rule, r.kind, r.side, r.recordId, r.reference, r.entryType, r.currency, money(r.amountCents, r.currency), date(r.atMs), r.file, r.line, r.giftCardId, r.booksCount, r.serviceCount, r.groupId, findingsOf(r.recordId)];
       }
     })(),
   };
@@ -435,7 +428,7 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
     const rows = (where = ''): number => sqlite.prepare(`SELECT COUNT(*) FROM ${table} ${where}`).pluck().get() as number;
     yield line([label, rows(), listed ? rows('WHERE vanished_sync_run_id IS NOT NULL') : null]);
   }
-  yield line(["Rows of the merchant's books (codes hashed)", sqlite.prepare('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL').pluck().get() as number, null]);
+  yield line(["Rows of the merchant's books (codes hashed)", booksCounts(sqlite).held, null]);
   yield line([]);
 
   // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
@@ -564,7 +557,7 @@ const RULES = ['exact', 'tolerance', 'one-to-many', 'code-hash'];
  */
 function* matchingSummary(sqlite: Database.Database, line: (cells: Cell[]) => Cell[]): Generator<Cell[]> {
   const rates = matchRates(sqlite);
-  const rejected = sqlite.prepare('SELECT COUNT(*) FROM books_rejections').pluck().get() as number;
+  const { rejected } = booksCounts(sqlite);
   yield line([{ heading: "The merchant's books" }, { label: 'currency' }, { label: 'books rows' }, { label: 'matched' }, { label: 'rate' }, { label: 'books alone' }, { label: 'service alone' }]);
   if (rates.length === 0) {
     yield line([{ note: 'No books imported: `ledger-recon books import FILE` or `run --books DIR` matches them against the services at every check' }]);

@@ -7,6 +7,7 @@ import { matchBooks } from '../../src/books/matching.js';
 import type { BooksKind } from '../../src/books/books-map.js';
 import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckOptions, type QueryCheck } from '../../src/checks/check.js';
 import { CHECKS } from '../../src/checks/index.js';
+import { booksMatchOptions } from '../../src/checks/run-checks.js';
 import { sha256 } from '../../src/sync/rows.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0 } from '../support/fixtures.js';
 
@@ -44,7 +45,7 @@ type BooksCode = 'BK_LEDGER_NOT_IN_BOOKS' | 'BK_BOOKS_NOT_IN_LEDGER' | 'BK_AMOUN
 /** Matches the books and runs one check, as a check run does. */
 function run(code: BooksCode, options: Partial<CheckOptions> = {}) {
   const context = fx.context({ options: { ...DEFAULT_CHECK_OPTIONS, ...options } });
-  matchBooks(fx.sqlite, { asOfMs: context.asOfMs, merchantId: MERCHANT, options: { toleranceCents: context.options.booksToleranceCents, windowMs: context.options.booksWindowHours * HOUR, cutoffMs: context.options.booksCutoffMinutes * MINUTE } });
+  matchBooks(fx.sqlite, { asOfMs: context.asOfMs, merchantId: MERCHANT, options: booksMatchOptions(context.options) });
   return (CHECKS[code] as QueryCheck).run(context);
 }
 
