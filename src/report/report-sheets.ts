@@ -177,7 +177,7 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
       header: ['code', 'severity', 'kind', 'check', 'what it proves, and what a finding means', 'findings this run'],
       severityColumn: 1,
       // The explanation gets the page's width: a check is read as a whole, one page wide at 72 %.
-      fixedWidths: { 0: 31, 1: 8, 2: 6, 3: 26, 4: 75, 5: 7 },
+      fixedWidths: { 0: 31, 1: 8, 2: 6, 3: 25, 4: 75, 5: 8 },
       printScale: 0.72,
       rows: (function* () {
         const counts = summaryOf(run).byCode;
@@ -558,7 +558,7 @@ const RULES = ['exact', 'tolerance', 'one-to-many', 'code-hash'];
 function* matchingSummary(sqlite: Database.Database, line: (cells: Cell[]) => Cell[]): Generator<Cell[]> {
   const rates = matchRates(sqlite);
   const { rejected } = booksCounts(sqlite);
-  yield line([{ heading: "The merchant's books" }, { label: 'currency' }, { label: 'books rows' }, { label: 'matched' }, { label: 'rate' }, { label: 'books alone' }, { label: 'service alone' }]);
+  yield line([{ heading: "The merchant's books" }, { label: 'currency' }, { label: 'books rows' }, { label: 'matched' }, { label: 'rate (%)' }, { label: 'books alone' }, { label: 'service alone' }]);
   if (rates.length === 0) {
     yield line([{ note: 'No books imported: `ledger-recon books import FILE` or `run --books DIR` matches them against the services at every check' }]);
     yield line([]);
@@ -578,7 +578,8 @@ function* matchingSummary(sqlite: Database.Database, line: (cells: Cell[]) => Ce
       currency || '—',
       total,
       matched,
-      total === 0 ? '—' : `${((matched * 100) / total).toFixed(1)} %`,
+      // A number, right-aligned under its label like the counts beside it.
+      total === 0 ? null : Math.round((matched * 1_000) / total) / 10,
       total - matched,
       n(of.filter((r) => r.side !== 'books' && r.status !== 'matched')),
     ]);
