@@ -342,8 +342,10 @@ export function mapBeside(path: string, kind: BooksKind): BooksMap {
  */
 export function booksFilesIn(folder: string): BooksFile[] {
   let names: string[];
+  if (existsSync(folder) && !statSync(folder).isDirectory()) {
+    throw new ConfigError('--books', `--books ${folder}: a file, where --books takes the folder of exports; import one file with \`ledger-recon books import ${folder}\``);
+  }
   try {
-    if (!statSync(folder).isDirectory()) throw new Error('ENOTDIR');
     names = readdirSync(folder).sort();
   } catch (error) {
     throw new ConfigError('--books', `--books ${folder}: not a folder that can be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);

@@ -69,7 +69,7 @@ function fileToImport(path: string, options: BooksImportOptions): BooksFile {
 /** One line per file: what was read, new, withdrawn and rejected. */
 export function describeImport(r: ImportResult): string {
   const n = (value: number): string => value.toLocaleString('en-US');
-  if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since it was imported (nothing added)`;
+  if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since imported: nothing added`;
   if (r.fileId === null) return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
   return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn, ${n(r.problems.length)} rejected`;
 }

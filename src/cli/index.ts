@@ -21,7 +21,7 @@ const amountsByCurrency = (value: string): Map<string, number> => {
   const thresholds = new Map<string, number>();
   for (const part of value.split(',')) {
     const match = /^([A-Z]{3})=(\d{1,13})(?:\.(\d{1,2}))?$/.exec(part.trim());
-    if (!match) throw new InvalidArgumentError(`${part.trim()} is not CURRENCY=AMOUNT, e.g. USD=100.00`);
+    if (!match) throw new InvalidArgumentError(`${part.trim()} is not CURRENCY=AMOUNT in cents at most, e.g. USD=100.00`);
     thresholds.set(match[1] ?? '', Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0')));
   }
   return thresholds;
