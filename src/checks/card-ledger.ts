@@ -17,7 +17,7 @@ export interface WalkedEntry extends LedgerEntry {
   firstSyncRunId: number;
 }
 
-type CardRow = [string, string, string, string, number | null, number | null, number, number, number];
+type CardRow = [string, string, string, string, string | null, number, number | null, number | null, number, number, number];
 type EntryRow = [string, string, string, number | null, number | null, number | null, string, string, number, number, number];
 
 /**
@@ -26,12 +26,12 @@ type EntryRow = [string, string, string, number | null, number | null, number | 
  * Entries whose card is not mirrored are passed to `onOrphan` by card ID (GC_ORPHAN_ENTRY
  * reports them); entries a full pass found vanished are skipped (GC_LEDGER_REWRITTEN).
  */
-export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCardId: string) => void): Generator<WalkedCard> {
+export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCardId: string, createdAtMs: number) => void): Generator<WalkedCard> {
   // Two read cursors on one connection: better-sqlite3 allows concurrent read iterators.
   const cards = sqlite
     .prepare(
-      `SELECT gift_card_id, merchant_id, status, currency, initial_balance_cents, remaining_balance_cents, expires_at_ms, read_at_ms, first_sync_run_id
-       FROM gift_cards INDEXED BY gift_cards_walk ORDER BY gift_card_id`,
+      `SELECT gift_card_id, merchant_id, status, currency, program_id, issued_at_ms, initial_balance_cents, remaining_balance_cents, expires_at_ms, read_at_ms, first_sync_run_id
+       FROM gift_cards INDEXED BY gift_cards_ledger_walk ORDER BY gift_card_id`,
     )
     .raw()
     .iterate() as IterableIterator<CardRow>;
@@ -51,14 +51,16 @@ export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCard
         merchantId: row[1],
         status: row[2],
         currency: row[3],
-        initialCents: row[4],
-        remainingCents: row[5],
-        expiresAtMs: row[6],
-        readAtMs: row[7],
+        programId: row[4],
+        issuedAtMs: row[5],
+        initialCents: row[6],
+        remainingCents: row[7],
+        expiresAtMs: row[8],
+        readAtMs: row[9],
       };
       // IDs are ASCII UUIDs: JavaScript's and SQLite's (BINARY) string orders agree on them.
       while (!pending.done && pending.value[0] < card.giftCardId) {
-        onOrphan?.(pending.value[0]);
+        onOrphan?.(pending.value[0], pending.value[8]);
         pending = entries.next();
       }
       const own: WalkedEntry[] = [];
@@ -78,9 +80,9 @@ export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCard
         });
         pending = entries.next();
       }
-      yield { card, entries: orderByLinks(own, card.initialCents), firstSyncRunId: row[8] };
+      yield { card, entries: orderByLinks(own, card.initialCents), firstSyncRunId: row[10] };
     }
-    for (; !pending.done; pending = entries.next()) onOrphan?.(pending.value[0]);
+    for (; !pending.done; pending = entries.next()) onOrphan?.(pending.value[0], pending.value[8]);
   } finally {
     entries.return?.();
   }

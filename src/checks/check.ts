@@ -151,6 +151,8 @@ export interface CardSnapshot {
   merchantId: string;
   status: string;
   currency: string;
+  programId: string | null;
+  issuedAtMs: number;
   initialCents: number | null;
   remainingCents: number | null;
   expiresAtMs: number;

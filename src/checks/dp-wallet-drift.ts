@@ -1,15 +1,74 @@
-import type { QueryCheck } from './check.js';
+import type { FindingDraft, QueryCheck } from './check.js';
 import { cents, isoUtc, money, walletRef } from './refs.js';
 
 interface Row {
   wallet_id: string;
   currency: string;
   balance_cents: number | null;
+  requested_at_ms: number | null;
   read_at_ms: number;
   sync_run_id: number;
   previous_balance_cents: number | null;
+  previous_requested_at_ms: number | null;
   previous_read_at_ms: number;
   previous_sync_run_id: number;
+}
+
+/** A wallet read: the wallet carries no timestamp, so the read is an interval from the request sent to the answer received. */
+export interface WalletRead {
+  walletId: string;
+  currency: string;
+  balanceCents: number;
+  requestedAtMs: number;
+  answeredAtMs: number;
+  syncRunId: number;
+}
+
+/** What moved a wallet between two reads: orders placed (deducted) and orders that failed (credited back), with when. */
+export interface WalletMove {
+  cents: number;
+  atMs: number;
+  kind: 'placed' | 'failed';
+}
+
+/** The most orders inside the two read intervals whose every combination is tried. */
+const MAX_AMBIGUOUS = 24;
+/** The most distinct sums kept while trying them. */
+const MAX_SUMS = 1 << 16;
+
+/**
+ * Judges a wallet between two reads (pure). Moves between the first answer and the second
+ * request are certain; a move inside either read's interval may sit on either side of it. The
+ * movement is explained when some choice of those in-between moves accounts for it exactly: it
+ * is then in flight, judged again by the next pair of reads, never a drift.
+ * @returns the expected balance (every move after the first answer, up to the second answer,
+ * counted) and whether the movement is explained.
+ */
+export function judgeWallet(previous: WalletRead, current: WalletRead, moves: readonly WalletMove[]): { expectedCents: number; explained: boolean } {
+  let certain = 0;
+  let ambiguousLast = 0;
+  const ambiguous: number[] = [];
+  for (const move of moves) {
+    const signed = move.kind === 'placed' ? -move.cents : move.cents;
+    const inFirst = move.atMs >= previous.requestedAtMs && move.atMs <= previous.answeredAtMs;
+    const inSecond = move.atMs >= current.requestedAtMs && move.atMs <= current.answeredAtMs;
+    if (inFirst || inSecond) {
+      ambiguous.push(signed);
+      if (inSecond && !inFirst) ambiguousLast += signed;
+    } else if (move.atMs > previous.answeredAtMs && move.atMs < current.requestedAtMs) certain += signed;
+  }
+  const expectedCents = previous.balanceCents + certain + ambiguousLast;
+  if (expectedCents === current.balanceCents) return { expectedCents, explained: true };
+  const target = current.balanceCents - previous.balanceCents - certain;
+  if (ambiguous.length === 0 || ambiguous.length > MAX_AMBIGUOUS) return { expectedCents, explained: false };
+  let sums = new Set<number>([0]);
+  for (const amount of ambiguous) {
+    const next = new Set(sums);
+    for (const sum of sums) next.add(sum + amount);
+    if (next.size > MAX_SUMS) return { expectedCents, explained: false };
+    sums = next;
+  }
+  return { expectedCents, explained: sums.has(target) };
 }
 
 export const dpWalletDrift: QueryCheck = {
@@ -19,29 +78,36 @@ export const dpWalletDrift: QueryCheck = {
   lifecycle: 'event',
   title: 'Wallet moved more than its orders explain',
   description:
-    "Between two syncs a wallet's balance should move only by the orders placed in between (deducted) and the orders that failed in between (credited back). Any other movement — a top-up, a fee, a charge without an order — is reported for someone to explain.",
+    "Between two syncs a wallet's balance should move only by the orders placed in between (deducted) and the orders that failed in between (credited back). Any other movement — a top-up, a fee, a charge without an order — is reported for someone to explain. A wallet read is an interval (the request sent to the answer received): an order placed inside it may be on either side, so a movement such orders explain is in flight, not drift.",
   run({ sqlite, syncRunId }) {
     // Every pair of consecutive snapshots, not only the newest: a drift is an event between two
     // snapshots, found again on every later night (and after a night that could not check it).
     const wallets = sqlite
       .prepare(
-        `SELECT s.wallet_id, s.currency, s.balance_cents, s.read_at_ms, s.sync_run_id, p.balance_cents AS previous_balance_cents, p.read_at_ms AS previous_read_at_ms, p.sync_run_id AS previous_sync_run_id
+        `SELECT s.wallet_id, s.currency, s.balance_cents, s.requested_at_ms, s.read_at_ms, s.sync_run_id,
+                p.balance_cents AS previous_balance_cents, p.requested_at_ms AS previous_requested_at_ms, p.read_at_ms AS previous_read_at_ms, p.sync_run_id AS previous_sync_run_id
          FROM dp_wallet_snapshots s
          JOIN dp_wallet_snapshots p ON p.wallet_id = s.wallet_id
           AND p.sync_run_id = (SELECT MAX(sync_run_id) FROM dp_wallet_snapshots q WHERE q.wallet_id = s.wallet_id AND q.sync_run_id < s.sync_run_id)
          WHERE s.sync_run_id <= ? ORDER BY s.wallet_id, s.sync_run_id`,
       )
       .all(syncRunId) as Row[];
-    const placed = sqlite.prepare(`SELECT COALESCE(SUM(total_amount_cents), 0) FROM dp_orders WHERE currency = ? AND created_at_ms > ? AND created_at_ms <= ?`).pluck();
-    const failed = sqlite.prepare(`SELECT COALESCE(SUM(total_amount_cents), 0) FROM dp_orders WHERE currency = ? AND status = 'FAILED' AND updated_at_ms > ? AND updated_at_ms <= ?`).pluck();
-    return wallets.flatMap((w) => {
+    const moves = sqlite.prepare(
+      `SELECT total_amount_cents AS cents, created_at_ms AS atMs, 'placed' AS kind FROM dp_orders WHERE currency = @currency AND created_at_ms >= @from AND created_at_ms <= @to AND total_amount_cents IS NOT NULL
+       UNION ALL
+       SELECT total_amount_cents, updated_at_ms, 'failed' FROM dp_orders WHERE currency = @currency AND status = 'FAILED' AND updated_at_ms >= @from AND updated_at_ms <= @to AND total_amount_cents IS NOT NULL`,
+    );
+    return wallets.flatMap((w): FindingDraft[] => {
       if (w.balance_cents === null || w.previous_balance_cents === null) return [];
-      const window = [w.currency, w.previous_read_at_ms, w.read_at_ms] as const;
-      const ordered = placed.get(...window) as number;
-      const refunded = failed.get(...window) as number;
-      const expected = w.previous_balance_cents - ordered + refunded;
-      if (expected === w.balance_cents) return [];
-      const unexplained = w.balance_cents - expected;
+      // Snapshots kept before the request was stamped: their read is the instant of the answer.
+      const previous: WalletRead = { walletId: w.wallet_id, currency: w.currency, balanceCents: w.previous_balance_cents, requestedAtMs: w.previous_requested_at_ms ?? w.previous_read_at_ms, answeredAtMs: w.previous_read_at_ms, syncRunId: w.previous_sync_run_id };
+      const current: WalletRead = { walletId: w.wallet_id, currency: w.currency, balanceCents: w.balance_cents, requestedAtMs: w.requested_at_ms ?? w.read_at_ms, answeredAtMs: w.read_at_ms, syncRunId: w.sync_run_id };
+      const between = moves.all({ currency: w.currency, from: previous.requestedAtMs, to: current.answeredAtMs }) as WalletMove[];
+      const { expectedCents, explained } = judgeWallet(previous, current, between);
+      if (explained) return [];
+      const ordered = between.filter((m) => m.kind === 'placed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
+      const refunded = between.filter((m) => m.kind === 'failed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
+      const unexplained = w.balance_cents - expectedCents;
       return [
         {
           entityType: 'dpWallet' as const,
@@ -49,7 +115,7 @@ export const dpWalletDrift: QueryCheck = {
           currency: w.currency,
           // The wallet and the two snapshots the drift lies between.
           identity: [String(w.previous_sync_run_id), String(w.sync_run_id)],
-          measure: cents(expected, w.balance_cents),
+          measure: cents(expectedCents, w.balance_cents),
           message:
             `wallet ${w.wallet_id} went from ${money(w.previous_balance_cents, w.currency)} (sync ${w.previous_sync_run_id}, ${isoUtc(w.previous_read_at_ms)}) to ${money(w.balance_cents, w.currency)} (sync ${w.sync_run_id}, ${isoUtc(w.read_at_ms)}); ` +
             `orders placed in between explain −${money(ordered, w.currency)} and failed orders +${money(refunded, w.currency)}, leaving ${money(Math.abs(unexplained), w.currency)} ${unexplained > 0 ? 'credited' : 'charged'} without an order — ask the partner for the wallet statement`,

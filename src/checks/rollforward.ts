@@ -1,76 +1,114 @@
 /**
- * The gift card liability roll-forward per currency: opening outstanding balance + issued −
- * debited + refunded − voided − expired = closing, set against the sum of the open cards'
- * remaining balances. The opening is the outstanding balance the previous run found, so each
- * run accounts for its own period. Fed card by card from the checker's walk; cents only.
+ * The nightly gift card liability roll-forward per currency, from the ledger-state core: the
+ * opening is the previous run's closing; + issued − debited + refunded − voided − expired
+ * between the previous run's cut-off and this run's = closing, set against what the cards
+ * hold at this run's cut-off. A re-base (the ledger before the previous cut-off is not what
+ * the previous run saw) is a line of its own with its amount and reason. Cents only.
  */
-import type { WalkedCard } from './card-ledger.js';
+import { BEGINNING, closingOf, LiabilityTally, type LiabilityFlows, type LiabilityGroup } from './ledger-state.js';
 
-/** What a gift card liability roll-forward moves, in cents: opening + issued − debited + refunded − voided − expired. */
-export interface LiabilityFlows {
-  openingCents: number;
-  issuedCents: number;
-  debitedCents: number;
-  refundedCents: number;
-  voidedCents: number;
-  expiredCents: number;
-}
+export type { LiabilityFlows } from './ledger-state.js';
 
 export interface RollForward extends LiabilityFlows {
   currency: string;
+  /** What the opening moved by, and why (null: no re-base). */
+  rebaseCents: number;
+  rebaseReason: string | null;
+  /** opening + re-base + issued − debited + refunded − voided − expired. */
   closingCents: number;
-  /** Σ remainingBalance of cards without a VOID or EXPIRE entry. */
+  /** The service's figure at the cut-off: Σ the open cards' remainingBalance, cards in flight at their ledger balance. */
   cardsRemainingCents: number;
   /** cardsRemaining − closing: zero when the roll-forward closes. */
   differenceCents: number;
+  /** Σ what the cards owe at the cut-off by their ledgers. */
+  ledgerClosingCents: number;
+  /** What cards in flight hold beyond their ledgers, and how many: shown apart, never a break. */
+  inFlightCents: number;
+  inFlightCards: number;
+  unknownCards: number;
+  /** The opening cut-off (null: from the beginning) and the closing cut-off, epoch ms. */
+  fromMs: number | null;
+  cutOffMs: number;
 }
 
-type Flows = Omit<RollForward, 'currency' | 'openingCents' | 'closingCents' | 'differenceCents'>;
+/** What the previous complete run closed at, per currency, and where. */
+export interface PreviousClosing {
+  /** Its closing cut-off; null when it was recorded before cut-offs were kept. */
+  cutOffMs: number | null;
+  /** Its "data as of", used as the cut-off of a run recorded before cut-offs were kept. */
+  asOfMs: number | null;
+  byCurrency: ReadonlyMap<string, { closingCents: number; ledgerClosingCents: number | null }>;
+}
 
-export class RollForwardTally {
-  readonly #since: number | null;
-  readonly #flows = new Map<string, Flows>();
+/** Where a night's roll-forward opens: the previous run's cut-off, or the beginning on a first run. */
+export function openingCutOff(previous: PreviousClosing | null): number {
+  if (!previous) return BEGINNING;
+  return previous.cutOffMs ?? previous.asOfMs ?? BEGINNING;
+}
 
-  /** Counts what was first mirrored after sync `sinceSyncRunId` (null: everything). */
-  constructor(sinceSyncRunId: number | null) {
-    this.#since = sinceSyncRunId;
-  }
+/** A tally for the night: per currency, our merchant's cards, from the previous run's cut-off to `cutOffMs`. */
+export function nightlyTally(previous: PreviousClosing | null, cutOffMs: number, merchantId: string | null): LiabilityTally {
+  return new LiabilityTally({ fromMs: openingCutOff(previous), toMs: cutOffMs }, merchantId, false);
+}
 
-  /**
-   * Adds one card. A card that moved during the sync counts at its ledger balance, not its
-   * snapshot's, so that timing never shows as an unexplained difference.
-   */
-  add({ card, entries, firstSyncRunId }: WalkedCard, inFlight = false): void {
-    let flows = this.#flows.get(card.currency);
-    if (!flows) {
-      flows = { issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, cardsRemainingCents: 0 };
-      this.#flows.set(card.currency, flows);
+/**
+ * The night's roll-forward per currency. The opening is the previous closing; where the ledger
+ * at the previous cut-off, as the mirror holds it now, differs from what the previous run saw
+ * there (entries mirrored late, rewritten or vanished, a card now foreign or off the cent, or
+ * a previous run from an earlier version), the difference is a re-base line with its reason.
+ */
+export function nightlyRollForward(tally: LiabilityTally, previous: PreviousClosing | null): RollForward[] {
+  const groups = new Map(tally.groups().map((g) => [g.currency, g]));
+  const currencies = [...new Set([...groups.keys(), ...(previous?.byCurrency.keys() ?? [])])].sort();
+  const fromMs = tally.between.fromMs === BEGINNING ? null : tally.between.fromMs;
+  return currencies.map((currency): RollForward => {
+    const group: LiabilityGroup = groups.get(currency) ?? emptyGroup(currency);
+    const before = previous?.byCurrency.get(currency);
+    const openingCents = before?.closingCents ?? 0;
+    let rebaseCents = 0;
+    let rebaseReason: string | null = null;
+    if (previous) {
+      const seenBefore = before ? (before.ledgerClosingCents ?? before.closingCents) : 0;
+      rebaseCents = group.openingCents - seenBefore;
+      if (rebaseCents !== 0) {
+        rebaseReason =
+          previous.cutOffMs === null || (before !== undefined && before.ledgerClosingCents === null)
+            ? 'the previous run was recorded by an earlier version: the opening is re-based to what the cards owed at its cut-off by their ledgers'
+            : 'the ledger before the previous cut-off is not what the previous run saw (entries mirrored late, rewritten or vanished, a card no longer ours, or an amount now off the cent): see GC_LEDGER_REWRITTEN and the sync';
+      }
     }
-    const fresh = (syncRunId: number): boolean => this.#since === null || syncRunId > this.#since;
-    if (fresh(firstSyncRunId)) flows.issuedCents += card.initialCents ?? 0;
-    let closed = false;
-    let ledgerBalance = card.initialCents ?? 0;
-    for (const entry of entries) {
-      if (entry.type === 'VOID' || entry.type === 'EXPIRE') closed = true;
-      if (entry.type === 'DEBIT') ledgerBalance -= entry.amountCents ?? 0;
-      else if (entry.type === 'REFUND') ledgerBalance += entry.amountCents ?? 0;
-      if (!fresh(entry.firstSyncRunId)) continue;
-      if (entry.type === 'DEBIT') flows.debitedCents += entry.amountCents ?? 0;
-      else if (entry.type === 'REFUND') flows.refundedCents += entry.amountCents ?? 0;
-      else if (entry.type === 'VOID') flows.voidedCents += entry.beforeCents ?? 0;
-      else if (entry.type === 'EXPIRE') flows.expiredCents += entry.beforeCents ?? 0;
-    }
-    if (!closed) flows.cardsRemainingCents += inFlight ? ledgerBalance : (card.remainingCents ?? 0);
-  }
+    const flows: LiabilityFlows = {
+      openingCents: openingCents + rebaseCents,
+      issuedCents: group.issuedCents,
+      debitedCents: group.debitedCents,
+      refundedCents: group.refundedCents,
+      voidedCents: group.voidedCents,
+      expiredCents: group.expiredCents,
+    };
+    const closingCents = closingOf(flows);
+    return {
+      currency,
+      openingCents,
+      rebaseCents,
+      rebaseReason,
+      issuedCents: group.issuedCents,
+      debitedCents: group.debitedCents,
+      refundedCents: group.refundedCents,
+      voidedCents: group.voidedCents,
+      expiredCents: group.expiredCents,
+      closingCents,
+      cardsRemainingCents: group.serviceCents,
+      differenceCents: group.serviceCents - closingCents,
+      ledgerClosingCents: group.ledgerClosingCents,
+      inFlightCents: group.inFlightCents,
+      inFlightCards: group.inFlightCards,
+      unknownCards: group.unknownCards,
+      fromMs,
+      cutOffMs: tally.between.toMs,
+    };
+  });
+}
 
-  /** The roll-forward per currency, opening at the previous run's outstanding balances. */
-  result(openings: ReadonlyMap<string, number>): RollForward[] {
-    const currencies = [...new Set([...this.#flows.keys(), ...openings.keys()])].sort();
-    return currencies.map((currency) => {
-      const flows = this.#flows.get(currency) ?? { issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, cardsRemainingCents: 0 };
-      const openingCents = openings.get(currency) ?? 0;
-      const closingCents = openingCents + flows.issuedCents - flows.debitedCents + flows.refundedCents - flows.voidedCents - flows.expiredCents;
-      return { currency, openingCents, ...flows, closingCents, differenceCents: flows.cardsRemainingCents - closingCents };
-    });
-  }
+function emptyGroup(currency: string): LiabilityGroup {
+  return { currency, programId: null, openingCents: 0, issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, ledgerClosingCents: 0, serviceCents: 0, inFlightCents: 0, inFlightCards: 0, cards: 0, unknownCards: 0, entries: 0 };
 }

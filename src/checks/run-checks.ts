@@ -8,7 +8,8 @@ import type Database from 'better-sqlite3';
 import { walkCardLedgers } from './card-ledger.js';
 import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, QueryCheck } from './check.js';
 import { CATALOGUE } from './index.js';
-import { RollForwardTally } from './rollforward.js';
+import type { CardBetween, LiabilityTally } from './ledger-state.js';
+import type { WalkedCard } from './card-ledger.js';
 import { matchBooks } from '../books/matching.js';
 import type { MatchOptions } from '../books/match.js';
 
@@ -17,8 +18,10 @@ export interface CatalogueRun {
   drafted: Drafted[];
   failedChecks: { code: CheckCode; error: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
-  /** The liability flows of the period since `rollForwardSince`, per currency. */
-  tally: RollForwardTally;
+  /** The liability between the previous run's cut-off and this run's, per currency. */
+  tally: LiabilityTally;
+  /** The cards with a time-sensitive break, as the tally counted them: the confirmation pass may find them in flight. */
+  countedCards: Map<string, { ledger: WalkedCard; figures: CardBetween }>;
   cards: number;
   entries: number;
   walkMs: number;
@@ -31,9 +34,9 @@ export interface CatalogueRun {
  * ordered pass over cards and their ledgers (cards the sync found in flight skip their
  * time-sensitive checks), query checks as SQL. A check that throws is recorded as failed;
  * the others still run.
- * @param rollForwardSince the sync the previous complete run checked (null: everything).
+ * @param tally the night's liability tally: every walked card is added to it.
  */
-export function runCatalogue(context: CheckContext, rollForwardSince: number | null): CatalogueRun {
+export function runCatalogue(context: CheckContext, tally: LiabilityTally): CatalogueRun {
   const { sqlite } = context;
   const drafted: Drafted[] = [];
   const failedChecks: { code: CheckCode; error: string }[] = [];
@@ -46,7 +49,7 @@ export function runCatalogue(context: CheckContext, rollForwardSince: number | n
   const inFlight = new Set(sqlite.prepare('SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id = ?').pluck().all(context.syncRunId) as string[]);
   const cardChecks = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
   const broken = new Set<CheckCode>();
-  const tally = new RollForwardTally(rollForwardSince);
+  const countedCards = new Map<string, { ledger: WalkedCard; figures: CardBetween }>();
   const walkStarted = performance.now();
   const cardContext = { options: context.options, merchantId: context.merchantId };
   const orphanCards = new Set<string>();
@@ -56,7 +59,8 @@ export function runCatalogue(context: CheckContext, rollForwardSince: number | n
     cards += 1;
     entries += ledger.entries.length;
     const moved = inFlight.has(ledger.card.giftCardId);
-    tally.add(ledger, moved);
+    const figures = tally.add(ledger, moved);
+    const before = drafted.length;
     // Timing every check on every card costs more than the checks: time one card in 64.
     const timing = cards % TIMING_SAMPLE === 0;
     for (const check of cardChecks) {
@@ -70,6 +74,7 @@ export function runCatalogue(context: CheckContext, rollForwardSince: number | n
       }
       if (timing) times[check.code] = (times[check.code] ?? 0) + (performance.now() - t) * TIMING_SAMPLE;
     }
+    if (figures && drafted.length > before && drafted.slice(before).some(({ check }) => check.kind === 'card' && check.timeSensitive)) countedCards.set(ledger.card.giftCardId, { ledger, figures });
   }
   const walkMs = performance.now() - walkStarted;
 
@@ -105,6 +110,7 @@ export function runCatalogue(context: CheckContext, rollForwardSince: number | n
     failedChecks,
     checkTimesMs: Object.fromEntries(Object.entries(times).map(([code, ms]) => [code, Math.round(ms)])),
     tally,
+    countedCards,
     cards,
     entries,
     walkMs: Math.round(walkMs),
@@ -163,13 +169,23 @@ export interface SyncToCheck {
   syncRunId: number;
   status: string;
   startedAtMs: number;
+  /** The sync's data edge: every ledger entry committed before it is mirrored. Every figure of a run is as of it. */
+  cutOffMs: number;
   previousSyncRunId: number | null;
 }
 
 /** The newest sync in the mirror, or null when there is none yet. */
 export function syncToCheck(sqlite: Database.Database): SyncToCheck | null {
-  const sync = sqlite.prepare('SELECT sync_run_id AS syncRunId, status, started_at_ms AS startedAtMs FROM sync_runs ORDER BY sync_run_id DESC LIMIT 1').get() as Omit<SyncToCheck, 'previousSyncRunId'> | undefined;
+  const sync = sqlite.prepare('SELECT sync_run_id AS syncRunId, status, started_at_ms AS startedAtMs, summary_json AS summaryJson FROM sync_runs ORDER BY sync_run_id DESC LIMIT 1').get() as
+    | { syncRunId: number; status: string; startedAtMs: number; summaryJson: string | null }
+    | undefined;
   if (!sync) return null;
   const previousSyncRunId = sqlite.prepare("SELECT MAX(sync_run_id) FROM sync_runs WHERE status = 'completed' AND sync_run_id < ?").pluck().get(sync.syncRunId) as number | null;
-  return { ...sync, previousSyncRunId };
+  return { syncRunId: sync.syncRunId, status: sync.status, startedAtMs: sync.startedAtMs, cutOffMs: ledgerEdgeOf(sync.summaryJson, sync.startedAtMs), previousSyncRunId };
+}
+
+/** A sync's data edge from its summary (the closing read of the ledger head), or its start when it kept none. */
+export function ledgerEdgeOf(summaryJson: string | null, startedAtMs: number): number {
+  const until: unknown = summaryJson ? (JSON.parse(summaryJson) as { ledgerReadUntilMs?: unknown }).ledgerReadUntilMs : undefined;
+  return typeof until === 'number' ? until : startedAtMs;
 }

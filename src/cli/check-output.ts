@@ -14,7 +14,7 @@ const VERDICT_COLOUR: Record<CheckRunSummary['verdict'], string> = { RECONCILED:
 export function formatCheckSummary(summary: CheckRunSummary, colour = false): string {
   const lines: string[] = [];
   const verdict = colour ? `${VERDICT_COLOUR[summary.verdict]}${summary.verdict}\x1b[0m` : summary.verdict;
-  const money = (value: string | boolean | undefined): string => groupThousands(String(value));
+  const money = (value: string | undefined): string => groupThousands(String(value ?? '0.00'));
   lines.push(`${verdict}  check run ${summary.checkRunId} over sync ${summary.syncRunId} (${summary.syncStatus}), data as of ${summary.asOf}`);
   if (summary.failedChecks.length > 0) {
     for (const failed of summary.failedChecks) lines.push(`  could not run ${failed.code}: ${failed.error}`);
@@ -29,9 +29,11 @@ export function formatCheckSummary(summary: CheckRunSummary, colour = false): st
   const stake = Object.entries(summary.moneyAtStake);
   if (stake.length > 0) lines.push(`money at stake: ${stake.map(([currency, amount]) => `${currency} ${money(amount)}`).join(', ')}`);
   for (const r of summary.rollForward) {
+    const rebase = r.rebase !== undefined && r.rebase !== '0.00' ? ` + re-based ${money(r.rebase)}` : '';
+    const inFlight = r.inFlightCards > 0 ? `; in flight ${money(r.inFlight)} on ${r.inFlightCards} cards, checked again next run` : '';
     lines.push(
-      `liability ${r['currency']}: opening ${money(r['opening'])} + issued ${money(r['issued'])} − debited ${money(r['debited'])} + refunded ${money(r['refunded'])} − voided ${money(r['voided'])} − expired ${money(r['expired'])} = ${money(r['closing'])}; ` +
-        `cards hold ${money(r['cardsRemaining'])}${r['closes'] ? ' (closes)' : ` (does not close by ${money(r['difference'])})`}`,
+      `liability ${r.currency}: opening ${money(r.opening)}${rebase} + issued ${money(r.issued)} − debited ${money(r.debited)} + refunded ${money(r.refunded)} − voided ${money(r.voided)} − expired ${money(r.expired)} = ${money(r.closing)}; ` +
+        `cards hold ${money(r.cardsRemaining)}${r.closes ? ' (closes)' : ` (does not close by ${money(r.difference)})`}${inFlight}`,
     );
   }
   lines.push(`${summary.cards} cards, ${summary.entries} ledger entries checked in ${(summary.durationMs / 1000).toFixed(1)} s; exit ${summary.exitCode} (--fail-on ${summary.failOn})`);

@@ -30,8 +30,9 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
     for (const r of result.rollForwards) {
       const service = r.serviceRemainingCents !== null ? `, service ${money(r.serviceRemainingCents)}` : '';
+      const inFlight = r.inFlightCards > 0 ? ` (in flight ${money(r.inFlightCents)} on ${r.inFlightCards} cards, apart)` : '';
       const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards off the cent)` : ''}`;
-      write(`${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}\n`);
+      write(`${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}\n`);
     }
     write(`period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json].map((p) => resolve(p)).join('\n')}\n`);
     if (!result.closes) {

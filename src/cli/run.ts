@@ -52,6 +52,8 @@ const RUN_FIGURES = ['verdict', 'exitCode', 'failOn', 'asOf', 'findings', 'bySev
 
 export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]> {
   runId: number;
+  /** The roll-forwards that do not close (what fails the night besides its findings); absent when every one closes. */
+  rollforward?: CheckRunSummary['rollForwardBreaks'];
   /** What the confirmation pass re-read, and how many cards it found moved on. */
   confirmation: ConfirmStats & { moved: number };
   sync: Pick<SyncSummary, 'syncRunId' | 'mode' | 'completed' | 'durationMs' | 'retries' | 'quarantined'>;
@@ -106,7 +108,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
       else if ((tty && !options.quiet) || options.verbose) write(`${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
       else if (summary.exitCode !== 0) {
-        stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new), see ${result.json.report.workbook}\n`);
+        stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}, see ${result.json.report.workbook}\n`);
       }
       process.exitCode = summary.exitCode;
       return result.json;
@@ -174,6 +176,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     const json: RunSummary = {
       runId: summary.checkRunId,
       ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]>),
+      ...(summary.rollForwardBreaks.length > 0 ? { rollforward: summary.rollForwardBreaks } : {}),
       ...(summary.verdict === 'INCOMPLETE' ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } } : {}),
       confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
       sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
@@ -205,6 +208,13 @@ export function runErrorOf(error: unknown, secrets: readonly string[]): RunError
 }
 
 /** The check options of a command's flags (`--books-tolerance` gives the tolerance in cents per currency). */
+/** The roll-forwards that fail a night, for its one line: `; the USD roll-forward does not close by -12.00`. */
+export function rollForwardCause(summary: Pick<CheckRunSummary, 'rollForwardBreaks'>): string {
+  const breaks = summary.rollForwardBreaks ?? [];
+  if (breaks.length === 0) return '';
+  return `; the liability roll-forward does not close: ${breaks.map((r) => `${r.currency} by ${r.difference}`).join(', ')}`;
+}
+
 export function pickCheckOptions(options: Partial<CheckOptions> & { booksTolerance?: Record<string, number> }): Partial<CheckOptions> {
   return {
     ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),

@@ -217,8 +217,7 @@ export function dropLedgerIndexes(sqlite: Database.Database): void {
  */
 const CARD_INDEXES = [
   'CREATE INDEX IF NOT EXISTS `gift_cards_status` ON `gift_cards` (`status`)',
-  'CREATE INDEX IF NOT EXISTS `gift_cards_walk` ON `gift_cards` (`gift_card_id`,`merchant_id`,`status`,`currency`,`initial_balance_cents`,`remaining_balance_cents`,`expires_at_ms`,`read_at_ms`,`first_sync_run_id`)',
-  'CREATE INDEX IF NOT EXISTS `gift_cards_close` ON `gift_cards` (`gift_card_id`,`merchant_id`,`currency`,`program_id`,`issued_at_ms`,`initial_balance_cents`,`remaining_balance_cents`)',
+  'CREATE INDEX IF NOT EXISTS `gift_cards_ledger_walk` ON `gift_cards` (`gift_card_id`,`merchant_id`,`status`,`currency`,`program_id`,`issued_at_ms`,`initial_balance_cents`,`remaining_balance_cents`,`expires_at_ms`,`read_at_ms`,`first_sync_run_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_history_card` ON `gift_card_history` (`gift_card_id`,`sync_run_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_history_sync` ON `gift_card_history` (`sync_run_id`)',
 ];

@@ -1,6 +1,6 @@
 /**
  * What the confirmation pass means, decided from what it re-read (pure). Per card: confirmed
- * (it reads as the sync read it), moved (a newer version, another balance or status: its
+ * (it reads as the sync read it), moved (another balance or status; a new version alone is not: its
  * time-sensitive breaks are in flight), or not re-readable. Per listed entry: a read by ID
  * that answers 404 or other figures under the same identity is the service disagreeing with
  * itself, which is a break (GC_LEDGER_REWRITTEN), never "in flight".
@@ -39,7 +39,8 @@ export function judge(rereads: Rereads): Confirmation {
     else if (!mirrored) cards.set(giftCardId, { verdict: 'moved', detail: 'the card reads by ID now, though the sync did not find it' });
     else {
       const now = read.record;
-      const moved = now.version !== mirrored.version || now.remainingCents !== mirrored.remainingCents || now.status !== mirrored.status;
+      // Money or status: a new version alone (a touch that moved nothing) is not a move.
+      const moved = now.remainingCents !== mirrored.remainingCents || now.status !== mirrored.status;
       cards.set(
         giftCardId,
         moved

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
-import type { RollForward } from '../checks/rollforward.js';
+import { nightlyRollForward, nightlyTally, type RollForward } from '../checks/rollforward.js';
 import { inferMerchant, runCatalogue, syncToCheck } from '../checks/run-checks.js';
 import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
@@ -13,7 +13,7 @@ import type { RereadRequest, Rereads } from '../sync/confirm.js';
 import { confirmationRequest, judge, type Confirmation } from './confirmation.js';
 import type { Finding } from './finding.js';
 import { standing, type Standing } from './standing.js';
-import { acceptances, attachSync, beginRun, closingBalances, findingsAndHeld, pinnedMerchant, previousCompleteRun, recordRun } from './store.js';
+import { acceptances, attachSync, beginRun, findingsAndHeld, pinnedMerchant, previousClosing, previousCompleteRun, recordRun } from './store.js';
 import { summarise, type CheckRunSummary } from './summary.js';
 import type { FailOn } from './verdict.js';
 
@@ -56,11 +56,19 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   // (foreign records that outnumber ours must not turn our cards foreign); --merchant-id changes it.
   const merchantId = input.merchantId ?? pinnedMerchant(sqlite) ?? inferMerchant(sqlite);
   const checkRunId = input.checkRunId ?? beginRun(sqlite, { startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) });
-  attachSync(sqlite, checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.startedAtMs, merchantId });
+  // One cut-off for every figure of the run: the sync's data edge.
+  attachSync(sqlite, checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
   const previous = previousCompleteRun(sqlite, checkRunId);
+  const opening = previous ? previousClosing(sqlite, previous) : null;
 
-  const catalogue = runCatalogue({ sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options }, previous?.syncRunId ?? null);
+  const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
+  const catalogue = runCatalogue({ sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options }, tally);
   const confirmation = input.confirm ? judge(await input.confirm(confirmationRequest(catalogue.drafted))) : null;
+  // A card the confirmation pass found moved on counts as in flight, as the findings do.
+  for (const [giftCardId, verdict] of confirmation?.cards ?? []) {
+    const counted = catalogue.countedCards.get(giftCardId);
+    if (verdict.verdict === 'moved' && counted) tally.moveInFlight(counted.ledger, counted.figures);
+  }
   const complete = sync.status === 'completed' && catalogue.failedChecks.length === 0;
   const decided = standing({
     checkRunId,
@@ -71,7 +79,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     acceptances: acceptances(sqlite),
     confirmation,
   });
-  const rollForward = catalogue.tally.result(previous ? closingBalances(sqlite, previous.checkRunId) : new Map());
+  const rollForward = nightlyRollForward(tally, opening);
   const durationMs = Math.round(performance.now() - started);
   const summary = summarise({
     checkRunId,

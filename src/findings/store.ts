@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { CHECK_CODES, type CheckCode, type RecordRef } from '../checks/check.js';
-import type { RollForward } from '../checks/rollforward.js';
+import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
 import { checkRuns, findingAcceptances, findings, heldFindings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
 import type { Acceptance, Finding } from './finding.js';
 import type { Standing } from './standing.js';
@@ -197,9 +197,14 @@ export function acceptances(sqlite: Database.Database): Acceptance[] {
   }));
 }
 
-/** The outstanding balance per currency a run's roll-forward closed at: the next run's opening. */
-export function closingBalances(sqlite: Database.Database, checkRunId: number): Map<string, number> {
-  return new Map(rollForwardOf(sqlite, checkRunId).map((r) => [r.currency, r.cardsRemainingCents]));
+/** Where a run's roll-forward closed, per currency: the next run opens there. */
+export function previousClosing(sqlite: Database.Database, run: CheckRunRow): PreviousClosing {
+  const rows = rollForwardOf(sqlite, run.checkRunId);
+  return {
+    cutOffMs: rows.find((r) => r.cutOffMs !== null)?.cutOffMs ?? null,
+    asOfMs: run.asOfMs,
+    byCurrency: new Map(rows.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }])),
+  };
 }
 
 export function rollForwardOf(sqlite: Database.Database, checkRunId: number): RollForwardRow[] {

@@ -37,7 +37,9 @@ export interface CheckRunSummary {
   /** Findings whose acceptance ended this run (expired, or the break changed). */
   acceptancesEnded: number;
   ageBuckets: Record<string, number>;
-  rollForward: Record<string, string | boolean>[];
+  rollForward: RollForwardFigures[];
+  /** The roll-forwards that do not close: what fails a run besides its findings. */
+  rollForwardBreaks: { currency: string; program: string | null; difference: string }[];
   failedChecks: { code: CheckCode; error: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
   cards: number;
@@ -45,9 +47,29 @@ export interface CheckRunSummary {
   walkMs: number;
 }
 
+/** One currency's roll-forward as the JSON and the terminal state it: decimals as strings. */
+export interface RollForwardFigures {
+  currency: string;
+  opening: string;
+  rebase: string;
+  rebaseReason?: string;
+  issued: string;
+  debited: string;
+  refunded: string;
+  voided: string;
+  expired: string;
+  closing: string;
+  cardsRemaining: string;
+  difference: string;
+  inFlight: string;
+  inFlightCards: number;
+  closes: boolean;
+}
+
 export interface SummaryInput {
   checkRunId: number;
-  sync: { syncRunId: number; status: string; startedAtMs: number };
+  /** The sync checked; its cut-off (the data edge) is every figure's "as of", its start when not given. */
+  sync: { syncRunId: number; status: string; startedAtMs: number; cutOffMs?: number };
   complete: boolean;
   failOn: FailOn;
   startedAtMs: number;
@@ -74,7 +96,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     exitCode: exitCodeOf(verdict, findings, input.rollForward, input.failOn),
     failOn: input.failOn,
     startedAt: new Date(input.startedAtMs).toISOString(),
-    asOf: new Date(input.sync.startedAtMs).toISOString(),
+    asOf: new Date(input.sync.cutOffMs ?? input.sync.startedAtMs).toISOString(),
     merchantId: input.merchantId,
     durationMs: input.durationMs,
     findings: findings.length,
@@ -92,6 +114,8 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     rollForward: input.rollForward.map((r) => ({
       currency: r.currency,
       opening: formatCents(r.openingCents),
+      rebase: formatCents(r.rebaseCents),
+      ...(r.rebaseReason ? { rebaseReason: r.rebaseReason } : {}),
       issued: formatCents(r.issuedCents),
       debited: formatCents(r.debitedCents),
       refunded: formatCents(r.refundedCents),
@@ -100,8 +124,11 @@ export function summarise(input: SummaryInput): CheckRunSummary {
       closing: formatCents(r.closingCents),
       cardsRemaining: formatCents(r.cardsRemainingCents),
       difference: formatCents(r.differenceCents),
+      inFlight: formatCents(r.inFlightCents),
+      inFlightCards: r.inFlightCards,
       closes: r.differenceCents === 0,
     })),
+    rollForwardBreaks: input.rollForward.filter((r) => r.differenceCents !== 0).map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
     failedChecks: input.failedChecks,
     checkTimesMs: input.checkTimesMs,
     cards: input.cards,

@@ -11,7 +11,9 @@
  * entry's balanceBefore, as in the nightly roll-forward).
  */
 import type Database from 'better-sqlite3';
-import type { LiabilityFlows } from '../checks/rollforward.js';
+import { walkCardLedgers } from '../checks/card-ledger.js';
+import { closingOf, LiabilityTally, type LiabilityFlows } from '../checks/ledger-state.js';
+import { ledgerEdgeOf } from '../checks/run-checks.js';
 import { MirrorError } from '../errors.js';
 import { pinnedMerchant } from '../findings/store.js';
 import type { Period } from './period.js';
@@ -30,8 +32,10 @@ export interface CardAtCutOff {
   expiredCents: number | null;
   /** Its balance at the closing cut-off, from its ledger. */
   closingCents: number | null;
-  /** The service's remainingBalance (null when the card is closed: it owes nothing). */
+  /** The service's figure at the closing cut-off (null when the card is closed, or the period does not end now). */
   remainingCents: number | null;
+  /** For a card in flight: what its snapshot holds beyond its ledger, shown apart. */
+  inFlightCents: number | null;
   closed: boolean;
   entriesInPeriod: number;
 }
@@ -49,6 +53,9 @@ export interface PeriodRollForward extends LiabilityFlows {
   /** For a period that ends now: Σ the open cards' remainingBalance, and its difference to closingFromCards. */
   serviceRemainingCents: number | null;
   serviceDifferenceCents: number | null;
+  /** Cards whose snapshot and ledger are not of one moment (a period that ends now): what they hold beyond their ledgers, shown apart, never a break. */
+  inFlightCents: number;
+  inFlightCards: number;
   cards: number;
   /** Cards whose figures an amount off the cent leaves unknown: the tie-out cannot close while any remain. */
   unknownCards: number;
@@ -71,138 +78,97 @@ export interface PeriodClose {
   closes: boolean;
 }
 
-type EntryRow = [giftCardId: string, createdAtMs: number, type: string, amountCents: number | null, beforeCents: number | null, afterCents: number | null];
-type CardRow = [giftCardId: string, merchantId: string, currency: string, programId: string | null, issuedAtMs: number, initialCents: number | null, remainingCents: number | null];
+/** The newest completed sync, with its edge: every ledger entry committed before it is mirrored. */
+export function newestCompleteSync(sqlite: Database.Database): { syncRunId: number; cutOffMs: number } | null {
+  const row = sqlite.prepare("SELECT sync_run_id AS syncRunId, summary_json AS summaryJson, started_at_ms AS startedAtMs FROM sync_runs WHERE status = 'completed' ORDER BY sync_run_id DESC LIMIT 1").get() as
+    | { syncRunId: number; summaryJson: string | null; startedAtMs: number }
+    | undefined;
+  return row ? { syncRunId: row.syncRunId, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs) } : null;
+}
 
 /** The newest completed sync's edge: every ledger entry committed before it is mirrored. */
 export function dataAsOf(sqlite: Database.Database): number | null {
-  const row = sqlite.prepare("SELECT summary_json, started_at_ms FROM sync_runs WHERE status = 'completed' ORDER BY sync_run_id DESC LIMIT 1").get() as { summary_json: string | null; started_at_ms: number } | undefined;
-  if (!row) return null;
-  const until = row.summary_json ? (JSON.parse(row.summary_json) as { ledgerReadUntilMs?: unknown }).ledgerReadUntilMs : undefined;
-  return typeof until === 'number' ? until : row.started_at_ms;
+  return newestCompleteSync(sqlite)?.cutOffMs ?? null;
 }
 
 /**
- * Closes `period` over the mirror; `onCard` sees every card that owed something at either
- * cut-off or moved in the period, in card ID order.
+ * Closes `period` over the mirror from the ledger-state core; `onCard` sees every card that owed
+ * something at either cut-off or moved in the period, in card ID order.
  * `options.asOfMs` cuts the data off earlier than the newest sync (a past check run's edge).
  * @throws MirrorError when the mirror holds no completed sync, or the period starts after its data.
  */
 export function closePeriod(sqlite: Database.Database, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number } = {}): PeriodClose {
-  const newest = dataAsOf(sqlite);
+  const newest = newestCompleteSync(sqlite);
   if (newest === null) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
   // An earlier edge (a past check run's): the service's balances read since are not comparable.
-  const asOfMs = Math.min(options.asOfMs ?? newest, newest);
-  const comparableWithService = asOfMs === newest;
+  const asOfMs = Math.min(options.asOfMs ?? newest.cutOffMs, newest.cutOffMs);
+  const comparableWithService = asOfMs === newest.cutOffMs;
   if (period.startMs >= asOfMs) throw new MirrorError(`the period ${period.label} starts after the mirror's data (complete up to ${new Date(asOfMs).toISOString()}): sync first, or close an earlier period`);
   const endsNow = period.endMs >= asOfMs && comparableWithService;
   const start = period.startMs;
   const end = Math.min(period.endMs, asOfMs);
   const merchantId = pinnedMerchant(sqlite);
+  const inFlight = new Set(endsNow ? cardsInFlight(sqlite, newest.syncRunId) : []);
 
-  const groups = new Map<string, PeriodRollForward>();
-  const groupOf = (currency: string, programId: string | null): PeriodRollForward => {
-    const key = `${currency}\u0000${programId ?? ''}`;
-    let group = groups.get(key);
-    if (!group) {
-      group = { currency, programId, openingCents: 0, issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, closingFromFlowsCents: 0, closingFromCardsCents: 0, differenceCents: 0, serviceRemainingCents: endsNow ? 0 : null, serviceDifferenceCents: null, cards: 0, unknownCards: 0, entriesInPeriod: 0, closes: false };
-      groups.set(key, group);
-    }
-    return group;
-  };
-
-  const cards = (sqlite.prepare('SELECT gift_card_id, merchant_id, currency, program_id, issued_at_ms, initial_balance_cents, remaining_balance_cents FROM gift_cards ORDER BY gift_card_id').raw(true).iterate() as IterableIterator<CardRow>)[Symbol.iterator]();
-  const entries = (sqlite
-    .prepare('SELECT gift_card_id, created_at_ms, type, amount_cents, balance_before_cents, balance_after_cents FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL ORDER BY gift_card_id, created_at_ms, list_order')
-    .raw(true)
-    .iterate() as IterableIterator<EntryRow>)[Symbol.iterator]();
-  let entry = entries.next();
+  const tally = new LiabilityTally({ fromMs: start, toMs: end }, merchantId, true);
   let unattributedEntries = 0;
-
-  for (let next = cards.next(); !next.done; next = cards.next()) {
-    const [giftCardId, cardMerchant, currency, programId, issuedAtMs, initialCents, remainingCents] = next.value;
-    // Entries of cards the mirror does not hold sort before this card: they belong to no group.
-    while (!entry.done && entry.value[0] < giftCardId) {
-      if (entry.value[1] >= start && entry.value[1] < end) unattributedEntries += 1;
-      entry = entries.next();
-    }
-    const card = { unknown: initialCents === null, closedAtStart: false, closedAtEnd: false, debited: 0, refunded: 0, voided: 0, expired: 0, inPeriod: 0 };
-    let balanceAtStart: number | null | undefined;
-    let balanceAtEnd: number | null | undefined;
-    for (; !entry.done && entry.value[0] === giftCardId; entry = entries.next()) {
-      const [, createdAtMs, type, amountCents, beforeCents, afterCents] = entry.value;
-      if (createdAtMs >= end) continue;
-      const closes = type === 'VOID' || type === 'EXPIRE';
-      if (createdAtMs < start) {
-        balanceAtStart = afterCents;
-        if (closes) card.closedAtStart = true;
-      } else {
-        card.inPeriod += 1;
-        const moved = type === 'DEBIT' || type === 'REFUND' ? amountCents : beforeCents;
-        if (moved === null) card.unknown = true;
-        else if (type === 'DEBIT') card.debited += moved;
-        else if (type === 'REFUND') card.refunded += moved;
-        else if (type === 'VOID') card.voided += moved;
-        else if (type === 'EXPIRE') card.expired += moved;
-      }
-      balanceAtEnd = afterCents;
-      if (closes) card.closedAtEnd = true;
-    }
-    if (merchantId !== null && cardMerchant !== merchantId) continue;
-    const at = (issuedBefore: boolean, closed: boolean, balance: number | null | undefined): number | null => {
-      if (!issuedBefore || closed) return 0;
-      const value = balance === undefined ? initialCents : balance;
-      if (value === null) card.unknown = true;
-      return value;
-    };
-    const opening = at(issuedAtMs < start, card.closedAtStart, balanceAtStart);
-    const closing = at(issuedAtMs < end, card.closedAtEnd, balanceAtEnd);
-    const issued = issuedAtMs >= start && issuedAtMs < end ? initialCents : 0;
-    const owes = (opening ?? 1) !== 0 || (closing ?? 1) !== 0 || card.inPeriod > 0 || issued !== 0;
-    if (!owes) continue;
-
-    const group = groupOf(currency, programId);
-    group.cards += 1;
-    group.entriesInPeriod += card.inPeriod;
-    if (card.unknown || opening === null || closing === null || issued === null) group.unknownCards += 1;
-    else {
-      group.openingCents += opening;
-      group.issuedCents += issued;
-      group.debitedCents += card.debited;
-      group.refundedCents += card.refunded;
-      group.voidedCents += card.voided;
-      group.expiredCents += card.expired;
-      group.closingFromCardsCents += closing;
-    }
-    if (endsNow && group.serviceRemainingCents !== null && !card.closedAtEnd && issuedAtMs < end) {
-      if (remainingCents === null) group.unknownCards += 1;
-      else group.serviceRemainingCents += remainingCents;
-    }
+  const orphan = (_card: string, createdAtMs: number): void => {
+    if (createdAtMs >= start && createdAtMs < end) unattributedEntries += 1;
+  };
+  for (const walked of walkCardLedgers(sqlite, orphan)) {
+    const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));
+    if (!figures || !figures.relevant) continue;
+    const { card, opening, closing, flows, unknown } = figures;
     onCard({
-      giftCardId,
-      currency,
-      programId,
-      issuedAtMs,
-      openingCents: opening,
-      issuedCents: issued,
-      debitedCents: card.unknown ? null : card.debited,
-      refundedCents: card.unknown ? null : card.refunded,
-      voidedCents: card.unknown ? null : card.voided,
-      expiredCents: card.unknown ? null : card.expired,
-      closingCents: closing,
-      remainingCents: card.closedAtEnd ? null : remainingCents,
-      closed: card.closedAtEnd,
-      entriesInPeriod: card.inPeriod,
+      giftCardId: card.giftCardId,
+      currency: card.currency,
+      programId: card.programId,
+      issuedAtMs: card.issuedAtMs,
+      openingCents: opening.owedCents,
+      issuedCents: flows.issuedCents,
+      debitedCents: unknown ? null : flows.debitedCents,
+      refundedCents: unknown ? null : flows.refundedCents,
+      voidedCents: unknown ? null : flows.voidedCents,
+      expiredCents: unknown ? null : flows.expiredCents,
+      closingCents: closing.owedCents,
+      remainingCents: closing.closed ? null : endsNow ? figures.serviceCents : card.remainingCents,
+      inFlightCents: figures.inFlight && endsNow ? figures.inFlightCents : null,
+      closed: closing.closed,
+      entriesInPeriod: flows.entries,
     });
   }
-  for (; !entry.done; entry = entries.next()) if (entry.value[1] >= start && entry.value[1] < end) unattributedEntries += 1;
 
-  const rollForwards = [...groups.values()].sort((a, b) => a.currency.localeCompare(b.currency) || (a.programId ?? '').localeCompare(b.programId ?? ''));
-  for (const group of rollForwards) {
-    group.closingFromFlowsCents = group.openingCents + group.issuedCents - group.debitedCents + group.refundedCents - group.voidedCents - group.expiredCents;
-    group.differenceCents = group.closingFromCardsCents - group.closingFromFlowsCents;
-    if (group.serviceRemainingCents !== null) group.serviceDifferenceCents = group.serviceRemainingCents - group.closingFromCardsCents;
-    group.closes = group.unknownCards === 0 && group.differenceCents === 0 && (group.serviceDifferenceCents ?? 0) === 0;
-  }
+  const rollForwards = tally.groups().map((group): PeriodRollForward => {
+    const closingFromFlowsCents = closingOf(group);
+    const differenceCents = group.ledgerClosingCents - closingFromFlowsCents;
+    const serviceRemainingCents = endsNow ? group.serviceCents : null;
+    const serviceDifferenceCents = serviceRemainingCents === null ? null : serviceRemainingCents - group.ledgerClosingCents;
+    return {
+      currency: group.currency,
+      programId: group.programId,
+      openingCents: group.openingCents,
+      issuedCents: group.issuedCents,
+      debitedCents: group.debitedCents,
+      refundedCents: group.refundedCents,
+      voidedCents: group.voidedCents,
+      expiredCents: group.expiredCents,
+      closingFromFlowsCents,
+      closingFromCardsCents: group.ledgerClosingCents,
+      differenceCents,
+      serviceRemainingCents,
+      serviceDifferenceCents,
+      inFlightCents: endsNow ? group.inFlightCents : 0,
+      inFlightCards: endsNow ? group.inFlightCards : 0,
+      cards: group.cards,
+      unknownCards: group.unknownCards,
+      entriesInPeriod: group.entries,
+      closes: group.unknownCards === 0 && differenceCents === 0 && (serviceDifferenceCents ?? 0) === 0,
+    };
+  });
   return { period, asOfMs, endsNow, closingCutOffMs: end, merchantId, rollForwards, unattributedEntries, closes: rollForwards.every((group) => group.closes) && unattributedEntries === 0 };
+}
+
+/** The cards a sync recorded in flight: their service figures and ledgers are not of one moment. */
+function cardsInFlight(sqlite: Database.Database, syncRunId: number): string[] {
+  return sqlite.prepare('SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id = ?').pluck().all(syncRunId) as string[];
 }

@@ -221,7 +221,7 @@ function* cardRows(sqlite: Database.Database, findingsOf: FindingsOf, only: stri
       `SELECT c.gift_card_id, c.currency, c.status, c.initial_balance_cents, c.remaining_balance_cents,
               COALESCE(SUM(CASE t.type WHEN 'DEBIT' THEN t.amount_cents END), 0), COALESCE(SUM(CASE t.type WHEN 'REFUND' THEN t.amount_cents END), 0),
               SUM(t.amount_cents IS NULL AND t.type IN ('DEBIT', 'REFUND')), COUNT(t.transaction_id)
-       FROM gift_cards c INDEXED BY gift_cards_walk
+       FROM gift_cards c INDEXED BY gift_cards_ledger_walk
        LEFT JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
        ${only === null ? '' : ONLY('c.gift_card_id')}
        GROUP BY c.gift_card_id ORDER BY c.gift_card_id`,
@@ -249,7 +249,7 @@ function* refundRows(sqlite: Database.Database, findingsOf: FindingsOf, only: st
   const rows = sqlite
     .prepare(
       `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
-       FROM gift_cards c INDEXED BY gift_cards_walk
+       FROM gift_cards c INDEXED BY gift_cards_ledger_walk
        JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id
        WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${ONLY('c.gift_card_id').slice('WHERE '.length)}`} ORDER BY c.gift_card_id`,
     )
@@ -407,10 +407,11 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   yield line([{ heading: 'ledger-recon reconciliation report' }]);
   yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
   yield line([{ note: VERDICT_MEANING[summary.verdict] ?? '' }]);
+  for (const r of summary.rollForwardBreaks ?? []) yield line(['Roll-forward that does not close', { emphasis: `${r.currency} ${r.difference}`, good: false }, { note: 'cards hold − closing: see the roll-forward below' }]);
   const asOf = run.asOfMs ?? run.startedAtMs;
   yield line(['Period covered', { note: previous?.asOfMs ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})` : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`, strong: true }]);
   yield line(['Data as of (UTC)', date(run.asOfMs)]);
-  yield line(['Checked at (UTC)', date(run.startedAtMs)]);
+  yield line(['Checked at (UTC)', date(run.finishedAtMs ?? run.startedAtMs)]);
   yield line(['Check run', run.checkRunId]);
   yield line(['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`]);
   yield line(['Gift card service', { note: sync.giftcard_base_url }]);
@@ -502,15 +503,21 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   const per = (label: string, cell: (r: (typeof rolls)[number], column: string) => Cell): Cell[] => line([label, ...rolls.map((r, i) => cell(r, String.fromCharCode(66 + i)))]);
   const figure = (cents: number, column: string, formula?: string): Cell => (formula ? { formula: formula.replaceAll('{col}', column), cents, currency: null } : money(cents, null));
   yield per('Opening outstanding', (r, c) => figure(r.openingCents, c));
+  yield per('+ re-based (see the note below)', (r, c) => figure(r.rebaseCents, c));
   yield per('+ issued', (r, c) => figure(r.issuedCents, c));
   yield per('− debited', (r, c) => figure(r.debitedCents, c));
   yield per('+ refunded', (r, c) => figure(r.refundedCents, c));
   yield per('− voided', (r, c) => figure(r.voidedCents, c));
   yield per('− expired', (r, c) => figure(r.expiredCents, c));
-  yield per('= closing outstanding', (r, c) => figure(r.closingCents, c, `${at(0)}+${at(1)}-${at(2)}+${at(3)}-${at(4)}-${at(5)}`));
-  yield per('Cards hold (remainingBalance)', (r, c) => figure(r.cardsRemainingCents, c));
-  yield per('Difference', (r, c) => figure(r.differenceCents, c, `${at(7)}-${at(6)}`));
+  yield per('= closing outstanding', (r, c) => figure(r.closingCents, c, `${at(0)}+${at(1)}+${at(2)}-${at(3)}+${at(4)}-${at(5)}-${at(6)}`));
+  yield per('Cards hold (remainingBalance at cut-off)', (r, c) => figure(r.cardsRemainingCents, c));
+  yield per('Difference', (r, c) => figure(r.differenceCents, c, `${at(8)}-${at(7)}`));
+  yield per('In flight (apart, not a break)', (r, c) => figure(r.inFlightCents, c));
+  yield per('Cards in flight', (r) => r.inFlightCards);
   yield per('Closes', (r) => ({ emphasis: r.differenceCents === 0 ? 'yes' : 'NO', good: r.differenceCents === 0 }));
+  const cutOff = rolls.find((r) => r.cutOffMs !== null)?.cutOffMs ?? null;
+  if (cutOff !== null) yield line([{ note: `As of ${describeInstant(cutOff, 'UTC')}, the run's one cut-off; the opening is the previous run's closing${rolls[0]?.fromMs != null ? `, as of ${describeInstant(rolls[0].fromMs, 'UTC')}` : ' (none: the first run counts everything)'}.` }]);
+  for (const r of rolls) if (r.rebaseReason) yield line([{ note: `${r.currency} re-based by ${formatCents(r.rebaseCents)}: ${r.rebaseReason}.` }]);
   if (monthToDate) {
     yield line([]);
     yield line(['Month to date (roll-forward per currency and program)', { emphasis: monthToDate.closes ? 'ties out' : 'DOES NOT TIE OUT', good: monthToDate.closes }, { note: `${describeInstant(monthToDate.period.startMs, 'UTC')} up to ${describeInstant(monthToDate.closingCutOffMs, 'UTC')}: see Month to date` }]);

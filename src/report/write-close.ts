@@ -39,8 +39,8 @@ export function closePaths(outDir: string, period: Period): ClosePaths {
   return { workbook: `${base}.xlsx`, rollForwardCsv: `${base}-rollforward.csv`, cardsCsv: `${base}-cards.csv`, json: `${base}.json` };
 }
 
-const CARD_HEADER = ['gift card', 'currency', 'program', 'issued (UTC)', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off', 'difference', 'remainingBalance (service)', 'entries in period'];
-const ROLL_HEADER = ['currency', 'program', 'cards', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off (every card)', 'difference', 'remainingBalance (service)', 'difference to the service', 'cards with amounts off the cent', 'ties out'];
+const CARD_HEADER = ['gift card', 'currency', 'program', 'issued (UTC)', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off', 'difference', 'remainingBalance (service, at cut-off)', 'in flight (apart)', 'entries in period'];
+const ROLL_HEADER = ['currency', 'program', 'cards', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off (every card)', 'difference', 'remainingBalance (service, at cut-off)', 'difference to the service', 'in flight (apart, not a break)', 'cards in flight', 'cards with amounts off the cent', 'ties out'];
 
 /** A card's closing from its own flows, or null when an amount is unknown. */
 function expectedClosing(card: CardAtCutOff): number | null {
@@ -70,7 +70,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
       cards += 1;
       const expected = expectedClosing(card);
       const difference = expected === null || card.closingCents === null ? null : card.closingCents - expected;
-      const figures = [card.openingCents, card.issuedCents, card.debitedCents, card.refundedCents, card.voidedCents, card.expiredCents, expected, card.closingCents, difference, card.remainingCents];
+      const figures = [card.openingCents, card.issuedCents, card.debitedCents, card.refundedCents, card.voidedCents, card.expiredCents, expected, card.closingCents, difference, card.remainingCents, card.inFlightCents];
       cardsCsv.write(`${[csvField(card.giftCardId), csvField(card.currency), csvField(card.programId), csvFigure(new Date(card.issuedAtMs).toISOString()), ...figures.map((f) => csvFigure(f === null ? null : formatCents(f))), csvFigure(String(card.entriesInPeriod))].join(',')}\r\n`);
       const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: card.currency });
       const row: Cell[] = [card.giftCardId, card.currency, card.programId, { date: card.issuedAtMs }, ...figures.map(money), card.entriesInPeriod];
@@ -129,7 +129,7 @@ async function writeText(path: string, text: string): Promise<void> {
 function rollForwardCsv(rows: PeriodRollForward[]): string {
   const figure = (cents: number | null): string => csvFigure(cents === null ? null : formatCents(cents));
   const lines = rows.map((r) =>
-    [csvField(r.currency), csvField(r.programId), csvFigure(String(r.cards)), ...[r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingFromFlowsCents, r.closingFromCardsCents, r.differenceCents, r.serviceRemainingCents, r.serviceDifferenceCents].map(figure), csvFigure(String(r.unknownCards)), csvField(r.closes ? 'yes' : 'NO')].join(','),
+    [csvField(r.currency), csvField(r.programId), csvFigure(String(r.cards)), ...[r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingFromFlowsCents, r.closingFromCardsCents, r.differenceCents, r.serviceRemainingCents, r.serviceDifferenceCents, r.inFlightCents].map(figure), csvFigure(String(r.inFlightCards)), csvFigure(String(r.unknownCards)), csvField(r.closes ? 'yes' : 'NO')].join(','),
   );
   return `${[ROLL_HEADER.map((c) => csvField(c)).join(','), ...lines].join('\r\n')}\r\n`;
 }
@@ -160,6 +160,8 @@ function closeJson(close: PeriodClose): unknown {
       difference: money(r.differenceCents),
       serviceRemaining: money(r.serviceRemainingCents),
       serviceDifference: money(r.serviceDifferenceCents),
+      inFlight: money(r.inFlightCents),
+      inFlightCards: r.inFlightCards,
       unknownCards: r.unknownCards,
       entriesInPeriod: r.entriesInPeriod,
       closes: r.closes,
@@ -184,6 +186,7 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: C
     ['Ledger entries of cards not in the mirror', close.unattributedEntries],
     [],
     ['How to read it', 'opening + issued − debited + refunded − voided − expired = closing from flows; it must equal the closing at cut-off, the sum of every card\'s balance then (its last entry\'s balanceAfter, or its initialBalance; nothing for a card voided or expired).'],
+    ['In flight', close.endsNow ? `${close.rollForwards.reduce((n, r) => n + r.inFlightCards, 0)} cards moved while the sync read them: each counts at its ledger balance, and what its snapshot holds beyond that is shown apart as in flight; never a break, checked again next run` : 'none: the period ends before the data\'s edge'],
     [],
     [{ heading: 'Sign-off' }],
     ['Prepared by', options.preparer ?? '', 'Date', ''],
@@ -227,6 +230,8 @@ function rollForwardRows(close: PeriodClose): Cell[][] {
       { formula: `K${row}-J${row}`, cents: r.differenceCents, currency: r.currency },
       money(r.serviceRemainingCents),
       r.serviceRemainingCents === null ? null : { formula: `M${row}-K${row}`, cents: r.serviceDifferenceCents ?? 0, currency: r.currency },
+      money(r.inFlightCents),
+      r.inFlightCards,
       r.unknownCards,
       r.closes ? 'yes' : 'NO',
     ];

@@ -347,7 +347,13 @@ function valueOf(cell: Cell, row: number): ExcelJS.CellValue {
   if (cell === null) return null;
   if (typeof cell === 'string') return truncate(visibleText(cell));
   if (typeof cell === 'number') return cell;
-  if ('formula' in cell) return { formula: referencesOnly(cell.formula).replaceAll('{row}', String(row)), result: 'count' in cell ? cell.count : cell.cents / 100 };
+  if ('formula' in cell) {
+    const formula = referencesOnly(cell.formula).replaceAll('{row}', String(row));
+    if ('count' in cell) return { formula, result: cell.count };
+    // Money adds and subtracts decimals a spreadsheet holds as binary floats: rounded to the cent,
+    // a recalculation gives exactly the cached value (0, not 2.99760216648792E-15).
+    return { formula: `ROUND(${formula},2)`, result: cell.cents / 100 };
+  }
   if ('cents' in cell) return cell.cents / 100;
   if ('label' in cell) return cell.label;
   if ('emphasis' in cell) return cell.emphasis;

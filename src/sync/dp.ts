@@ -9,12 +9,14 @@ export async function syncWallets(context: SyncContext): Promise<void> {
   const stats = context.stats.dpWallets;
   const started = Date.now();
   context.progress.update('dpWallets', stats);
+  // A wallet carries no timestamp: its read is the interval from the request sent to the answer.
+  const requestedAtMs = Date.now();
   const all = await dp.getWallets();
-  const selected = await dp.getWallets({ selectedOnly: true });
   const readAtMs = Date.now();
+  const selected = await dp.getWallets({ selectedOnly: true });
   const selectedIds = new Set(selected.wallets.map((w) => w.walletID));
   writer.transaction(() => {
-    for (const wallet of all.wallets) writer.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), readAtMs);
+    for (const wallet of all.wallets) writer.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
     for (const rejected of [...all.rejected, ...selected.rejected]) writer.quarantine('dpWallets', rejected, syncRunId);
   });
   stats.records = all.wallets.length;

@@ -83,8 +83,8 @@ export class MirrorWriter {
       couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
         ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
       couponHistory: p('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)'),
-      wallet: p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
+      wallet: p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, requested_at_ms = excluded.requested_at_ms, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
       product: p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @raw_json)
         ON CONFLICT (product_id) DO UPDATE SET product_name = excluded.product_name, display_name = excluded.display_name, currency = excluded.currency, vanished_sync_run_id = NULL, raw_json = excluded.raw_json`),
       productGet: p('SELECT raw_json, vanished_sync_run_id AS vanished FROM dp_products WHERE product_id = ?'),
@@ -200,8 +200,9 @@ export class MirrorWriter {
     return before ? 'changed' : 'new';
   }
 
-  wallet(row: WalletRow, syncRunId: number, selected: boolean, readAtMs: number): void {
-    this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, readAtMs, row.raw_json);
+  /** A wallet as read between `requestedAtMs` (the request sent) and `readAtMs` (the answer received). */
+  wallet(row: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): void {
+    this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
   }
 
   product(rows: ProductRows): WriteOutcome {

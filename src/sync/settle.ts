@@ -8,6 +8,7 @@ import { giftCardRow } from './rows.js';
 interface CardState {
   gift_card_id: string;
   version: number;
+  status: string;
   remaining: number | null;
   updated_at_ms: number;
   tail_after: number | null;
@@ -25,15 +26,24 @@ const newestEntry = (column: string): string => `(
   ORDER BY t.created_at_ms DESC, t.list_order DESC LIMIT 1)`;
 const CARD_STATE_SQL = `
   SELECT * FROM (
-    SELECT c.gift_card_id, c.version, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
+    SELECT c.gift_card_id, c.version, c.status, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
            ${newestEntry('balance_after_cents')} AS tail_after, ${newestEntry('created_at_ms')} AS tail_created_ms
     FROM temp.settle_cards s CROSS JOIN gift_cards c ON c.gift_card_id = s.gift_card_id)
   WHERE tail_created_ms IS NOT NULL`;
 
-/** Cards with entries first mirrored, or a snapshot changed, in sync @run. */
+/**
+ * Cards whose snapshot may be older than their ledger: entries first mirrored since the last
+ * completed sync (@since), by this sync or by one killed before it re-read their cards; a
+ * snapshot changed in this sync; and the cards a sync since @since (or @since itself) found in
+ * flight, read again whether or not they moved since.
+ */
 const ACTIVE_CARDS = `
-  SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id = @run
-  UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run`;
+  SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id > @since
+  UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run
+  UNION SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id >= @since AND sync_run_id < @run`;
+
+/** The newest sync before @run that completed (0: none). */
+const LAST_COMPLETED = `SELECT COALESCE(MAX(sync_run_id), 0) FROM sync_runs WHERE status = 'completed' AND sync_run_id < ?`;
 
 /** Makes the temporary table `settle_cards` hold the given cards, or every mirrored card. */
 function fillSettleCards(sqlite: Database.Database, cards: Iterable<string> | 'all'): void {
@@ -68,14 +78,15 @@ export async function settle(context: SyncContext): Promise<void> {
   context.progress.update('settle', stats);
   // Which cards can disagree with their ledger: all on a full pass (the whole ledger was read
   // again); otherwise those with new entries or a changed snapshot: the active ones.
-  const activeCards = () => new Set(sqlite.prepare(ACTIVE_CARDS).pluck().all({ run: syncRunId }) as string[]);
+  const since = sqlite.prepare(LAST_COMPLETED).pluck().get(syncRunId) as number;
+  const activeCards = () => new Set(sqlite.prepare(ACTIVE_CARDS).pluck().all({ run: syncRunId, since }) as string[]);
   let active = context.mode === 'full' ? undefined : activeCards();
   fillSettleCards(sqlite, active ?? 'all');
   const before = sqlite.prepare(CARD_STATE_SQL).all() as CardState[];
   // Re-read by ID: a card that disagrees, and an active one whose snapshot is older than this
   // run. On a first sync every snapshot is this run's: the active cards are never asked for.
   const candidates = before.filter((s) => disagrees(s) || (s.read_sync_run_id !== syncRunId && (active ??= activeCards()).has(s.gift_card_id)));
-  const firstVersion = new Map(candidates.map((s) => [s.gift_card_id, s.version]));
+  const firstRead = new Map(candidates.map((s) => [s.gift_card_id, s]));
 
   const reread = await mapLimit(candidates, context.concurrency, async (s) => ({ id: s.gift_card_id, record: await readCard(context, s.gift_card_id), readAtMs: Date.now() }));
   writer.transaction(() => {
@@ -91,7 +102,7 @@ export async function settle(context: SyncContext): Promise<void> {
   stats.notes['entriesToppedUp'] = added.length;
   stats.new += added.length;
 
-  const inFlight = judgeMovedCards(context, [...candidates.map((s) => s.gift_card_id), ...cardsOf(context, added)], firstVersion);
+  const inFlight = judgeMovedCards(context, [...candidates.map((s) => s.gift_card_id), ...cardsOf(context, added)], firstRead);
   stats.notes['inFlight'] = inFlight;
   stats.notes['missingCards'] = await readUnknownCards(context);
   stats.records = reread.length;
@@ -139,25 +150,32 @@ function cardsOf(context: SyncContext, transactionIds: readonly string[]): strin
 
 /**
  * Records as in flight each given card whose snapshot still disagrees with its ledger
- * because it moved: its version changed since `firstVersion`, or its ledger has entries
- * newer than its snapshot. @returns how many were recorded.
+ * because it moved: its money or status changed since `firstRead` (a new version alone is not
+ * a move), or its ledger has entries newer than its snapshot. @returns how many were recorded.
  */
-function judgeMovedCards(context: SyncContext, cardIds: readonly string[], firstVersion: ReadonlyMap<string, number>): number {
+function judgeMovedCards(context: SyncContext, cardIds: readonly string[], firstRead: ReadonlyMap<string, CardState>): number {
   const { sqlite, writer, syncRunId } = context;
   let inFlight = 0;
   writer.transaction(() => {
     fillSettleCards(sqlite, cardIds);
     for (const s of sqlite.prepare(CARD_STATE_SQL).all() as CardState[]) {
       if (!disagrees(s)) continue;
-      const moved = firstVersion.has(s.gift_card_id) && firstVersion.get(s.gift_card_id) !== s.version;
+      const first = firstRead.get(s.gift_card_id);
+      const moved = first !== undefined && (first.remaining !== s.remaining || first.status !== s.status);
       const ledgerAhead = s.tail_created_ms > s.updated_at_ms;
       if (!moved && !ledgerAhead) continue; // it stood still and still disagrees: a break, for the checker
-      writer.inFlight(syncRunId, s.gift_card_id, moved ? `version moved from ${firstVersion.get(s.gift_card_id)} to ${s.version} during the sync` : 'ledger entries arrived after the card was read');
+      writer.inFlight(
+        syncRunId,
+        s.gift_card_id,
+        moved ? `it went from ${first?.status} ${cents(first?.remaining)} to ${s.status} ${cents(s.remaining)} (version ${first?.version} to ${s.version}) during the sync` : 'ledger entries arrived after the card was read',
+      );
       inFlight += 1;
     }
   });
   return inFlight;
 }
+
+const cents = (value: number | null | undefined): string => (value === null || value === undefined ? 'off the cent' : `${value} cents`);
 
 /**
  * The sync's last step: reads the ledger head once more, so the mirror holds every entry

@@ -147,17 +147,21 @@ describe('money at stake', () => {
 
 describe('the confirmation’s verdicts', () => {
   const entry = { giftCardId: CARD, type: 'DEBIT', amountCents: 500, beforeCents: 1_000, afterCents: 500, createdAtMs: T0 };
-  it('calls a card moved when it reads another version, balance or status, and confirmed when it reads the same', () => {
+  it('calls a card moved when it reads another balance or status, and confirmed when it reads the same or only a new version', () => {
     const mirrored = { version: 2, remainingCents: 500, status: 'ACTIVE' };
     const { cards } = judge({
       cards: [
         { giftCardId: 'a', mirrored, read: { kind: 'found', record: mirrored } },
+        { giftCardId: 'v', mirrored, read: { kind: 'found', record: { ...mirrored, version: 7 } } },
+        { giftCardId: 's', mirrored, read: { kind: 'found', record: { ...mirrored, version: 3, status: 'FROZEN' } } },
         { giftCardId: 'b', mirrored, read: { kind: 'found', record: { ...mirrored, version: 3, remainingCents: 250 } } },
         { giftCardId: 'c', mirrored, read: { kind: 'not found' } },
       ],
       entries: [],
     });
     expect(cards.get('a')).toEqual({ verdict: 'confirmed' });
+    expect(cards.get('v')).toEqual({ verdict: 'confirmed' });
+    expect(cards.get('s')).toMatchObject({ verdict: 'moved' });
     expect(cards.get('b')).toMatchObject({ verdict: 'moved' });
     expect(cards.get('c')).toEqual({ verdict: 'not re-readable', detail: 'reading the card by ID answers 404' });
   });

@@ -162,8 +162,8 @@ describe('closing a period', () => {
     expect(labelled('Reviewed by')?.getCell(3).value).toBe('Date');
     const roll = workbook.getWorksheet('Period roll-forward')!;
     const usd = roll.getRows(2, roll.rowCount - 1)!.find((r) => r.getCell(1).value === 'USD')!;
-    expect(usd.getCell(10).value).toEqual({ formula: `D${usd.number}+E${usd.number}-F${usd.number}+G${usd.number}-H${usd.number}-I${usd.number}`, result: 85 });
-    expect(usd.getCell(12).value).toEqual({ formula: `K${usd.number}-J${usd.number}`, result: 5 });
+    expect(usd.getCell(10).value).toEqual({ formula: `ROUND(D${usd.number}+E${usd.number}-F${usd.number}+G${usd.number}-H${usd.number}-I${usd.number},2)`, result: 85 });
+    expect(usd.getCell(12).value).toEqual({ formula: `ROUND(K${usd.number}-J${usd.number},2)`, result: 5 });
     const json = JSON.parse(readFileSync(join(out, 'ledger-recon-close-2026-11.json'), 'utf8')) as { closes: boolean; rollForwards: Array<{ currency: string; difference: string }> };
     expect(json.closes).toBe(false);
     expect(json.rollForwards.find((r) => r.currency === 'USD')?.difference).toBe('5.00');

@@ -127,7 +127,7 @@ describe('the workbook', () => {
     for (const ws of workbook.worksheets) {
       ws.eachRow((row) => row.eachCell((cell) => {
         // Our links, and figures re-performed from cell references alone: never text from the services.
-        if (cell.formula) expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(/^(HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)|((COUNTIFS|SUM)\([$A-Z0-9:!',A-Za-z ]+\)|\$?[A-Z]+\$?\d+)([+-]\$?[A-Z]+\$?\d+)*)$/);
+        if (cell.formula) expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(/^(HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)|((COUNTIFS|SUM)\([$A-Z0-9:!',A-Za-z ]+\)|\$?[A-Z]+\$?\d+)([+-]\$?[A-Z]+\$?\d+)*|ROUND\(\$?[A-Z]+\$?\d+([+-]\$?[A-Z]+\$?\d+)*,2\))$/);
       }));
     }
   });
@@ -235,10 +235,10 @@ describe('workpapers an auditor signs', () => {
     const ws = sheet('Card reconciliation');
     const row = ws.getRow(2);
     const recomputed = row.getCell(column(ws, 'recomputed balance')).value as { formula: string; result: number };
-    expect(recomputed.formula).toBe('D2-E2+F2');
+    expect(recomputed.formula).toBe('ROUND(D2-E2+F2,2)');
     const [initial = NaN, debits = NaN, refunds = NaN] = [4, 5, 6].map((c) => row.getCell(c).value as number);
     expect(recomputed.result).toBeCloseTo(initial - debits + refunds, 2);
-    expect((row.getCell(column(ws, 'difference')).value as { formula: string }).formula).toBe('H2-G2');
+    expect((row.getCell(column(ws, 'difference')).value as { formula: string }).formula).toBe('ROUND(H2-G2,2)');
   });
 
   it('has a sign-off block, the period covered and the data\'s as-of time, the verdict standing out, and pictures of ages and money at stake', () => {
@@ -258,11 +258,11 @@ describe('workpapers an auditor signs', () => {
     const usd = (summary.getRow(opening - 1).values as unknown[]).indexOf('USD');
     const letter = String.fromCharCode(64 + usd);
     const closingCell = closing.getCell(usd).value as { formula: string; result: number };
-    expect(closingCell.formula).toBe(`${letter}${opening}+${letter}${opening + 1}-${letter}${opening + 2}+${letter}${opening + 3}-${letter}${opening + 4}-${letter}${opening + 5}`);
-    const figures = [0, 1, 2, 3, 4, 5].map((i) => summary.getRow(opening + i).getCell(usd).value as number);
-    expect(Math.round(closingCell.result * 100)).toBe(Math.round((figures[0]! + figures[1]! - figures[2]! + figures[3]! - figures[4]! - figures[5]!) * 100));
+    expect(closingCell.formula).toBe(`ROUND(${letter}${opening}+${letter}${opening + 1}+${letter}${opening + 2}-${letter}${opening + 3}+${letter}${opening + 4}-${letter}${opening + 5}-${letter}${opening + 6},2)`);
+    const figures = [0, 1, 2, 3, 4, 5, 6].map((i) => summary.getRow(opening + i).getCell(usd).value as number);
+    expect(Math.round(closingCell.result * 100)).toBe(Math.round((figures[0]! + figures[1]! + figures[2]! - figures[3]! + figures[4]! - figures[5]! - figures[6]!) * 100));
     const difference = labelled(summary, 'Difference')!.getCell(usd).value as { formula: string };
-    expect(difference.formula).toBe(`${letter}${opening + 7}-${letter}${opening + 6}`);
+    expect(difference.formula).toBe(`ROUND(${letter}${opening + 8}-${letter}${opening + 7},2)`);
     expect(labelled(summary, 'Closes')!.getCell(usd).value).toBe('NO');
   });
 });
@@ -275,7 +275,7 @@ describe('the month to date', () => {
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       const closing = row.getCell(10).value as { formula: string; result?: number };
-      expect(closing.formula).toBe(`D${row.number}+E${row.number}-F${row.number}+G${row.number}-H${row.number}-I${row.number}`);
+      expect(closing.formula).toBe(`ROUND(D${row.number}+E${row.number}-F${row.number}+G${row.number}-H${row.number}-I${row.number},2)`);
     }
     const summary = sheet('Summary');
     const line = (summary.getRows(1, summary.rowCount) ?? []).find((r) => r.getCell(1).value === 'Month to date (roll-forward per currency and program)');

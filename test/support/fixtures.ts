@@ -39,7 +39,7 @@ export function cardLedger(initial: number, ops: Op[], card: Partial<CardLedger[
     };
   });
   return {
-    card: { giftCardId: 'card-1', merchantId: MERCHANT, status, currency: 'USD', initialCents: initial, remainingCents: balance, expiresAtMs: T0 + 365 * 86_400_000, readAtMs: T0 + 86_400_000, ...card },
+    card: { giftCardId: 'card-1', merchantId: MERCHANT, status, currency: 'USD', programId: null, issuedAtMs: T0, initialCents: initial, remainingCents: balance, expiresAtMs: T0 + 365 * 86_400_000, readAtMs: T0 + 86_400_000, ...card },
     entries,
   };
 }
@@ -87,11 +87,11 @@ export class FixtureMirror {
     const { card } = ledger;
     this.sqlite
       .prepare(
-        `INSERT INTO gift_cards (gift_card_id, merchant_id, status, currency, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json)
-         VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')
+        `INSERT INTO gift_cards (gift_card_id, merchant_id, status, currency, program_id, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')
          ON CONFLICT (gift_card_id) DO UPDATE SET status = excluded.status, remaining_balance_cents = excluded.remaining_balance_cents, read_sync_run_id = excluded.read_sync_run_id`,
       )
-      .run(card.giftCardId, card.merchantId, card.status, card.currency, card.initialCents, card.remainingCents, iso(T0), T0, iso(card.expiresAtMs), card.expiresAtMs, iso(T0), iso(T0), T0, card.readAtMs, this.syncRunId, this.syncRunId);
+      .run(card.giftCardId, card.merchantId, card.status, card.currency, card.programId, card.initialCents, card.remainingCents, iso(card.issuedAtMs), card.issuedAtMs, iso(card.expiresAtMs), card.expiresAtMs, iso(T0), iso(T0), T0, card.readAtMs, this.syncRunId, this.syncRunId);
     for (const e of ledger.entries) this.entry(card.giftCardId, e);
     return ledger;
   }

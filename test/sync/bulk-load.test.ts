@@ -128,7 +128,7 @@ describe("the cards' and coupons' bulk load", () => {
     dropCouponIndexes(mirror.sqlite);
     const left = allIndexes();
     const dropped = withIndexes.filter((index) => !left.some((l) => l.name === index.name));
-    expect(dropped.map((index) => index.name).sort()).toEqual(['coupon_history_coupon', 'gift_card_history_card', 'gift_card_history_sync', 'gift_cards_close', 'gift_cards_status', 'gift_cards_walk']);
+    expect(dropped.map((index) => index.name).sort()).toEqual(['coupon_history_coupon', 'gift_card_history_card', 'gift_card_history_sync', 'gift_cards_ledger_walk', 'gift_cards_status']);
     createCardIndexes(mirror.sqlite);
     createCouponIndexes(mirror.sqlite);
     expect(allIndexes()).toEqual(withIndexes);

@@ -1,0 +1,267 @@
+/**
+ * The ledger-state core: every liability figure the product states comes from here, and only
+ * from here (pure: no I/O). It is fed by the one ordered walk of cards and their entries
+ * ({@link walkCardLedgers}) and answers three questions, the same way for the nightly
+ * roll-forward, the month to date, the period close and the cards at a cut-off:
+ *
+ * - a card's state at a cut-off: issued yet, closed yet, and what it owes;
+ * - the flows of a card between two cut-offs: issued, debited, refunded, voided, expired;
+ * - what is in flight: a card whose service figures and mirrored ledger are not of one moment.
+ *
+ * The definitions (docs/checking.md, "The liability"):
+ * - The liability counts the merchant's own cards only (a foreign card is a finding, not ours).
+ * - A card owes from its issue (issuedAt before the cut-off) until an entry before the cut-off
+ *   closes it: VOID or EXPIRE, which take its balanceBefore out as voided or expired. FROZEN and
+ *   other statuses close nothing: a frozen card still owes.
+ * - What a card owes at a cut-off is the balanceAfter of its last entry before the cut-off, or
+ *   its initialBalance when it has none. An entry at the cut-off's instant belongs after it.
+ * - A card's service figure at a cut-off is its remainingBalance (nothing when the ledger closed
+ *   it), less what its mirrored entries after the cut-off moved. A card in flight counts at its
+ *   ledger balance; what its snapshot says beyond that is shown apart, as in flight.
+ * Cents only; a card an amount off the cent leaves unknown is counted apart, never guessed.
+ */
+import type { WalkedCard } from './card-ledger.js';
+
+/** What a roll-forward moves, in cents: opening + issued − debited + refunded − voided − expired. */
+export interface LiabilityFlows {
+  openingCents: number;
+  issuedCents: number;
+  debitedCents: number;
+  refundedCents: number;
+  voidedCents: number;
+  expiredCents: number;
+}
+
+/** A card as the core needs it. */
+export interface CardFacts {
+  giftCardId: string;
+  merchantId: string;
+  currency: string;
+  programId: string | null;
+  issuedAtMs: number;
+  initialCents: number | null;
+  remainingCents: number | null;
+}
+
+/** An entry as the core needs it, oldest first. */
+export interface EntryFacts {
+  type: string;
+  amountCents: number | null;
+  beforeCents: number | null;
+  afterCents: number | null;
+  createdAtMs: number;
+}
+
+/** A card's standing at a cut-off, per its mirrored ledger. */
+export interface CardState {
+  issued: boolean;
+  closed: boolean;
+  /** What it owes: 0 before its issue or once closed; null when an amount off the cent leaves it unknown. */
+  owedCents: number | null;
+}
+
+/** The first instant of time: a cut-off before every record. */
+export const BEGINNING = Number.NEGATIVE_INFINITY;
+
+/** A card's standing at `cutOffMs` (entries before it count; one at it does not). */
+export function cardAt(card: CardFacts, entries: readonly EntryFacts[], cutOffMs: number): CardState {
+  if (!(card.issuedAtMs < cutOffMs)) return { issued: false, closed: false, owedCents: 0 };
+  let balance = card.initialCents;
+  let closed = false;
+  for (const entry of entries) {
+    if (entry.createdAtMs >= cutOffMs) break;
+    balance = entry.afterCents;
+    if (closes(entry)) closed = true;
+  }
+  return { issued: true, closed, owedCents: closed ? 0 : balance };
+}
+
+/** A card's flows in [fromMs, toMs): null amounts make the card unknown. */
+export interface CardFlows {
+  issuedCents: number;
+  debitedCents: number;
+  refundedCents: number;
+  voidedCents: number;
+  expiredCents: number;
+  entries: number;
+  unknown: boolean;
+}
+
+/** The flows of one card between two cut-offs. */
+export function flowsBetween(card: CardFacts, entries: readonly EntryFacts[], fromMs: number, toMs: number): CardFlows {
+  const issuedIn = card.issuedAtMs >= fromMs && card.issuedAtMs < toMs;
+  const flows: CardFlows = { issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, entries: 0, unknown: false };
+  if (issuedIn) {
+    if (card.initialCents === null) flows.unknown = true;
+    else flows.issuedCents = card.initialCents;
+  }
+  for (const entry of entries) {
+    if (entry.createdAtMs < fromMs) continue;
+    if (entry.createdAtMs >= toMs) break;
+    flows.entries += 1;
+    const moved = entry.type === 'DEBIT' || entry.type === 'REFUND' ? entry.amountCents : entry.beforeCents;
+    if (moved === null) {
+      if (entry.type === 'DEBIT' || entry.type === 'REFUND' || closes(entry)) flows.unknown = true;
+      continue;
+    }
+    if (entry.type === 'DEBIT') flows.debitedCents += moved;
+    else if (entry.type === 'REFUND') flows.refundedCents += moved;
+    else if (entry.type === 'VOID') flows.voidedCents += moved;
+    else if (entry.type === 'EXPIRE') flows.expiredCents += moved;
+  }
+  return flows;
+}
+
+const closes = (entry: EntryFacts): boolean => entry.type === 'VOID' || entry.type === 'EXPIRE';
+
+/** One card between two cut-offs, as every surface shows it. */
+export interface CardBetween {
+  card: CardFacts;
+  opening: CardState;
+  closing: CardState;
+  flows: CardFlows;
+  /** The service's figure at the closing cut-off (see the module's definitions); null when unknown. */
+  serviceCents: number | null;
+  /** For a card in flight: what its snapshot holds beyond its ledger (remaining − ledger now). */
+  inFlightCents: number;
+  inFlight: boolean;
+  /** Its figures are unknown (an amount off the cent): counted apart. */
+  unknown: boolean;
+  /** It owed something at either cut-off or moved between them. */
+  relevant: boolean;
+}
+
+/** What the core needs to know about the cut-offs and the run. */
+export interface Between {
+  /** The opening cut-off, or BEGINNING. */
+  fromMs: number;
+  /** The closing cut-off: one instant for every figure of a run. */
+  toMs: number;
+}
+
+/** A card between two cut-offs, its service figure brought to the closing cut-off. */
+export function cardBetween(card: CardFacts, entries: readonly EntryFacts[], between: Between, inFlight: boolean): CardBetween {
+  const opening = between.fromMs === BEGINNING ? { issued: false, closed: false, owedCents: 0 } : cardAt(card, entries, between.fromMs);
+  const closing = cardAt(card, entries, between.toMs);
+  const now = cardAt(card, entries, Number.POSITIVE_INFINITY);
+  const flows = flowsBetween(card, entries, between.fromMs, between.toMs);
+  const unknown = flows.unknown || opening.owedCents === null || closing.owedCents === null || now.owedCents === null;
+  // The service owes what the card holds unless its ledger closed it.
+  const service = now.closed ? 0 : card.remainingCents;
+  let serviceCents: number | null = null;
+  let inFlightCents = 0;
+  if (!unknown && service !== null) {
+    const atCut = closing.owedCents as number;
+    const ledgerNow = now.owedCents as number;
+    if (inFlight) {
+      serviceCents = atCut;
+      inFlightCents = service - ledgerNow;
+    } else {
+      serviceCents = service - (ledgerNow - atCut);
+    }
+  }
+  // A card issued after the closing cut-off is not ours yet, whatever its snapshot says.
+  if (!closing.issued) {
+    serviceCents = 0;
+    inFlightCents = 0;
+  }
+  const unknownFigures = unknown || (serviceCents === null && closing.issued);
+  // A card that owes nothing by its ledger still counts when the service says it holds something.
+  const relevant = unknownFigures || opening.owedCents !== 0 || closing.owedCents !== 0 || flows.entries > 0 || flows.issuedCents !== 0 || serviceCents !== 0 || (inFlight && closing.issued);
+  return { card, opening, closing, flows, serviceCents, inFlightCents, inFlight, unknown: unknownFigures, relevant };
+}
+
+/** The liability of one currency and program between two cut-offs: the sums of its cards. */
+export interface LiabilityGroup extends LiabilityFlows {
+  currency: string;
+  programId: string | null;
+  /** Σ what the cards owe at the closing cut-off, by their ledgers. */
+  ledgerClosingCents: number;
+  /** Σ the service's figures at the closing cut-off (cards in flight at their ledger balance). */
+  serviceCents: number;
+  /** Σ what cards in flight hold beyond their ledgers: shown apart, never a break by itself. */
+  inFlightCents: number;
+  inFlightCards: number;
+  cards: number;
+  /** Cards whose figures an amount off the cent leaves unknown: counted apart. */
+  unknownCards: number;
+  entries: number;
+}
+
+/** Sums cards into groups per currency and program (or per currency alone). */
+export class LiabilityTally {
+  readonly #groups = new Map<string, LiabilityGroup>();
+  readonly #byProgram: boolean;
+  readonly #merchantId: string | null;
+  readonly between: Between;
+
+  /**
+   * @param merchantId our merchant: another merchant's cards never count (null: every card).
+   * @param byProgram group per currency and program (the close), or per currency (the night).
+   */
+  constructor(between: Between, merchantId: string | null, byProgram: boolean) {
+    this.between = between;
+    this.#merchantId = merchantId;
+    this.#byProgram = byProgram;
+  }
+
+  /** Adds one walked card; returns its figures (null for another merchant's card). */
+  add(walked: Pick<WalkedCard, 'card' | 'entries'>, inFlight: boolean): CardBetween | null {
+    const card = walked.card;
+    if (this.#merchantId !== null && card.merchantId !== this.#merchantId) return null;
+    const figures = cardBetween(card, walked.entries, this.between, inFlight);
+    if (!figures.relevant) return figures;
+    const group = this.#group(card.currency, this.#byProgram ? card.programId : null);
+    group.cards += 1;
+    group.entries += figures.flows.entries;
+    if (figures.unknown) {
+      group.unknownCards += 1;
+      return figures;
+    }
+    group.openingCents += figures.opening.owedCents as number;
+    group.issuedCents += figures.flows.issuedCents;
+    group.debitedCents += figures.flows.debitedCents;
+    group.refundedCents += figures.flows.refundedCents;
+    group.voidedCents += figures.flows.voidedCents;
+    group.expiredCents += figures.flows.expiredCents;
+    group.ledgerClosingCents += figures.closing.owedCents as number;
+    group.serviceCents += figures.serviceCents as number;
+    group.inFlightCents += figures.inFlightCents;
+    if (figures.inFlight && figures.closing.issued) group.inFlightCards += 1;
+    return figures;
+  }
+
+  /**
+   * Counts a card already added as in flight after all (the confirmation pass found it moved
+   * on): it moves to its ledger balance, and what its snapshot holds beyond that to in flight.
+   */
+  moveInFlight(walked: Pick<WalkedCard, 'card' | 'entries'>, counted: CardBetween): void {
+    if (counted.inFlight || counted.unknown || !counted.relevant) return;
+    const group = this.#group(counted.card.currency, this.#byProgram ? counted.card.programId : null);
+    const now = cardBetween(walked.card, walked.entries, this.between, true);
+    if (now.unknown) return;
+    group.serviceCents += (now.serviceCents as number) - (counted.serviceCents as number);
+    group.inFlightCents += now.inFlightCents;
+    if (now.closing.issued) group.inFlightCards += 1;
+  }
+
+  #group(currency: string, programId: string | null): LiabilityGroup {
+    const key = `${currency}\u0000${programId ?? ''}`;
+    let group = this.#groups.get(key);
+    if (!group) {
+      group = { currency, programId, openingCents: 0, issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, ledgerClosingCents: 0, serviceCents: 0, inFlightCents: 0, inFlightCards: 0, cards: 0, unknownCards: 0, entries: 0 };
+      this.#groups.set(key, group);
+    }
+    return group;
+  }
+
+  /** The groups, by currency then program. */
+  groups(): LiabilityGroup[] {
+    return [...this.#groups.values()].sort((a, b) => a.currency.localeCompare(b.currency) || (a.programId ?? '').localeCompare(b.programId ?? ''));
+  }
+}
+
+/** opening + issued − debited + refunded − voided − expired. */
+export function closingOf(flows: LiabilityFlows): number {
+  return flows.openingCents + flows.issuedCents - flows.debitedCents + flows.refundedCents - flows.voidedCents - flows.expiredCents;
+}
