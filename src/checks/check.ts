@@ -27,6 +27,7 @@ export const CHECK_CODES = [
   'GC_STATUS_LEDGER_MISMATCH',
   'GC_EXPIRY_OVERDUE',
   'GC_IN_FLIGHT',
+  'GC_STUCK_IN_FLIGHT',
   'CV_OVER_REDEEMED',
   'CV_COUNTER_REGRESSED',
   'CV_FOREIGN_MERCHANT',
@@ -120,9 +121,11 @@ export interface CheckOptions {
   booksWindowHours: number;
   /** Matching the books: unmatched within this of the end of the data is in transit. */
   booksCutoffMinutes: number;
+  /** A card in flight on this many consecutive syncs is a finding of its own (GC_STUCK_IN_FLIGHT). */
+  stuckInFlightRuns: number;
 }
 
-export const DEFAULT_CHECK_OPTIONS: CheckOptions = { expiryGraceMinutes: 120, stuckOrderSlaHours: 24, doubleDebitWindowSeconds: 60, booksToleranceCents: {}, booksWindowHours: 72, booksCutoffMinutes: 60 };
+export const DEFAULT_CHECK_OPTIONS: CheckOptions = { expiryGraceMinutes: 120, stuckOrderSlaHours: 24, doubleDebitWindowSeconds: 60, booksToleranceCents: {}, booksWindowHours: 72, booksCutoffMinutes: 60, stuckInFlightRuns: 3 };
 
 /** What every check may know about the run. */
 export interface CheckContext {

@@ -8,7 +8,7 @@ export const gcInFlight: QueryCheck = {
   lifecycle: 'state',
   title: 'Card moved during the sync',
   description:
-    'The services keep working while the sync reads them. A card that still moved after the settle pass, or that the confirmation pass finds moved on (a newer version, another balance or status), cannot be compared like with like; its balance checks wait for the next run, and a balance break seen before is held with its first-seen date. Not a break.',
+    'The services keep working while the sync reads them. A card that still moved after the settle pass, or that the confirmation pass finds moved on (another balance or status; a new version alone is not a move), cannot be compared like with like; its balance checks wait for the next run, and a balance break seen before is held with its first-seen date. Not a break.',
   run({ sqlite, syncRunId }) {
     const rows = sqlite
       .prepare('SELECT f.gift_card_id, f.detail, c.currency FROM gift_cards_in_flight f LEFT JOIN gift_cards c ON c.gift_card_id = f.gift_card_id WHERE f.sync_run_id = ? ORDER BY f.gift_card_id')

@@ -36,6 +36,7 @@ import { gcEntryArithmetic } from './gc-entry-arithmetic.js';
 import { gcExpiryOverdue } from './gc-expiry-overdue.js';
 import { gcForeignMerchant } from './gc-foreign-merchant.js';
 import { gcInFlight } from './gc-in-flight.js';
+import { gcStuckInFlight } from './gc-stuck-in-flight.js';
 import { gcInvalidAmount } from './gc-invalid-amount.js';
 import { gcLedgerRewritten } from './gc-ledger-rewritten.js';
 import { gcLedgerTailMismatch } from './gc-ledger-tail-mismatch.js';
@@ -66,6 +67,7 @@ export const CHECKS = {
   GC_STATUS_LEDGER_MISMATCH: gcStatusLedgerMismatch,
   GC_EXPIRY_OVERDUE: gcExpiryOverdue,
   GC_IN_FLIGHT: gcInFlight,
+  GC_STUCK_IN_FLIGHT: gcStuckInFlight,
   CV_OVER_REDEEMED: cvOverRedeemed,
   CV_COUNTER_REGRESSED: cvCounterRegressed,
   CV_FOREIGN_MERCHANT: cvForeignMerchant,

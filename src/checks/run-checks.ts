@@ -55,7 +55,12 @@ export function runCatalogue(context: CheckContext, tally: LiabilityTally): Cata
   const orphanCards = new Set<string>();
   let cards = 0;
   let entries = 0;
-  for (const ledger of walkCardLedgers(sqlite, (id) => orphanCards.add(id))) {
+  // An entry whose card is not mirrored is checked too (GC_ORPHAN_ENTRY): it counts among the entries, as the mirror counts it.
+  const orphan = (id: string): void => {
+    orphanCards.add(id);
+    entries += 1;
+  };
+  for (const ledger of walkCardLedgers(sqlite, orphan)) {
     cards += 1;
     entries += ledger.entries.length;
     const moved = inFlight.has(ledger.card.giftCardId);

@@ -87,6 +87,37 @@ describe('GC_IN_FLIGHT', () => {
   });
 });
 
+describe('GC_STUCK_IN_FLIGHT', () => {
+  const inFlight = (card = 'card-1') => fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, card, 'ledger entries arrived after the card was read');
+
+  it('flags a card in flight on three consecutive syncs, as a warning naming since which sync', () => {
+    fx.ledger(cardLedger(5_000, []));
+    const first = fx.syncRunId;
+    inFlight();
+    fx.sync();
+    inFlight();
+    fx.sync();
+    inFlight();
+    expect(CHECKS.GC_STUCK_IN_FLIGHT.severity).toBe('warning');
+    const [finding] = CHECKS.GC_STUCK_IN_FLIGHT.run(fx.context());
+    expect(finding).toMatchObject({ entityId: 'card-1', currency: 'USD' });
+    expect(finding?.message).toContain(`since sync ${first}`);
+  });
+
+  it('passes a card in flight on two syncs out of three, and one whose syncs between failed count for nothing', () => {
+    fx.ledger(cardLedger(5_000, []));
+    inFlight();
+    fx.sync();
+    fx.sync();
+    inFlight();
+    expect(CHECKS.GC_STUCK_IN_FLIGHT.run(fx.context())).toEqual([]);
+    fx.sync('failed');
+    fx.sync();
+    inFlight();
+    expect(CHECKS.GC_STUCK_IN_FLIGHT.run(fx.context())).toEqual([]);
+  });
+});
+
 describe('CV_OVER_REDEEMED', () => {
   it('flags a coupon redeemed four times against a limit of three', () => {
     const id = fx.coupon({ status: 'USED', redemptionCount: 4, usageLimitTotal: 3 });
