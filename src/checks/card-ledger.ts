@@ -26,23 +26,27 @@ type EntryRow = [string, string, string, number | null, number | null, number | 
  * Entries whose card is not mirrored are passed to `onOrphan` by card ID (GC_ORPHAN_ENTRY
  * reports them); entries a full pass found vanished are skipped (GC_LEDGER_REWRITTEN).
  */
-export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCardId: string, createdAtMs: number) => void): Generator<WalkedCard> {
+export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCardId: string, createdAtMs: number) => void, only?: string): Generator<WalkedCard> {
+  // `only`: a JSON array of card IDs, to walk those cards alone (a report's flagged rows).
+  const cardsOnly = only === undefined ? '' : 'WHERE gift_card_id IN (SELECT value FROM json_each(@only))';
+  const entriesOnly = only === undefined ? '' : 'AND gift_card_id IN (SELECT value FROM json_each(@only))';
+  const bound = only === undefined ? [] : [{ only }];
   // Two read cursors on one connection: better-sqlite3 allows concurrent read iterators.
   const cards = sqlite
     .prepare(
       `SELECT gift_card_id, merchant_id, status, currency, program_id, issued_at_ms, initial_balance_cents, remaining_balance_cents, expires_at_ms, read_at_ms, first_sync_run_id
-       FROM gift_cards INDEXED BY gift_cards_ledger_walk ORDER BY gift_card_id`,
+       FROM gift_cards INDEXED BY gift_cards_ledger_walk ${cardsOnly} ORDER BY gift_card_id`,
     )
     .raw()
-    .iterate() as IterableIterator<CardRow>;
+    .iterate(...bound) as IterableIterator<CardRow>;
   const entries = sqlite
     .prepare(
       `SELECT gift_card_id, transaction_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at_ms, list_order, first_sync_run_id
        FROM gift_card_transactions INDEXED BY gift_card_transactions_card
-       WHERE vanished_sync_run_id IS NULL ORDER BY gift_card_id, created_at_ms, list_order`,
+       WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY gift_card_id, created_at_ms, list_order`,
     )
     .raw()
-    .iterate() as IterableIterator<EntryRow>;
+    .iterate(...bound) as IterableIterator<EntryRow>;
   let pending = entries.next();
   try {
     for (const row of cards) {

@@ -31,44 +31,42 @@ export interface WalletMove {
   kind: 'placed' | 'failed';
 }
 
-/** The most orders inside the two read intervals whose every combination is tried. */
-const MAX_AMBIGUOUS = 24;
-/** The most distinct sums kept while trying them. */
-const MAX_SUMS = 1 << 16;
-
 /**
  * Judges a wallet between two reads (pure). Moves between the first answer and the second
- * request are certain; a move inside either read's interval may sit on either side of it. The
- * movement is explained when some choice of those in-between moves accounts for it exactly: it
- * is then in flight, judged again by the next pair of reads, never a drift.
+ * request are certain. A read's balance is the wallet at one moment inside its interval: the
+ * moves inside the interval before that moment are in it, those after are not. So the moves
+ * inside the first read's interval that count between the reads are a latest part of them, and
+ * those inside the second's an earliest part. The movement is explained when some such split
+ * of each accounts for it exactly: it is then in flight (the next pair of reads judges it),
+ * never a drift.
  * @returns the expected balance (every move after the first answer, up to the second answer,
  * counted) and whether the movement is explained.
  */
 export function judgeWallet(previous: WalletRead, current: WalletRead, moves: readonly WalletMove[]): { expectedCents: number; explained: boolean } {
-  let certain = 0;
-  let ambiguousLast = 0;
-  const ambiguous: number[] = [];
-  for (const move of moves) {
-    const signed = move.kind === 'placed' ? -move.cents : move.cents;
-    const inFirst = move.atMs >= previous.requestedAtMs && move.atMs <= previous.answeredAtMs;
-    const inSecond = move.atMs >= current.requestedAtMs && move.atMs <= current.answeredAtMs;
-    if (inFirst || inSecond) {
-      ambiguous.push(signed);
-      if (inSecond && !inFirst) ambiguousLast += signed;
-    } else if (move.atMs > previous.answeredAtMs && move.atMs < current.requestedAtMs) certain += signed;
-  }
-  const expectedCents = previous.balanceCents + certain + ambiguousLast;
+  const signed = (move: WalletMove): number => (move.kind === 'placed' ? -move.cents : move.cents);
+  const inside = (read: WalletRead) => moves.filter((m) => m.atMs >= read.requestedAtMs && m.atMs <= read.answeredAtMs).sort((a, b) => a.atMs - b.atMs);
+  const first = inside(previous);
+  const second = inside(current).filter((m) => !first.includes(m));
+  const certain = moves.filter((m) => m.atMs > previous.answeredAtMs && m.atMs < current.requestedAtMs).reduce((sum, m) => sum + signed(m), 0);
+  const secondTotal = second.reduce((sum, m) => sum + signed(m), 0);
+  const expectedCents = previous.balanceCents + certain + secondTotal;
   if (expectedCents === current.balanceCents) return { expectedCents, explained: true };
-  const target = current.balanceCents - previous.balanceCents - certain;
-  if (ambiguous.length === 0 || ambiguous.length > MAX_AMBIGUOUS) return { expectedCents, explained: false };
-  let sums = new Set<number>([0]);
-  for (const amount of ambiguous) {
-    const next = new Set(sums);
-    for (const sum of sums) next.add(sum + amount);
-    if (next.size > MAX_SUMS) return { expectedCents, explained: false };
-    sums = next;
+  // What the first read's interval may add: the moves after its moment, for every moment.
+  const fromFirst = new Set<number>();
+  let suffix = 0;
+  fromFirst.add(0);
+  for (let i = first.length - 1; i >= 0; i -= 1) {
+    suffix += signed(first[i] as WalletMove);
+    fromFirst.add(suffix);
   }
-  return { expectedCents, explained: sums.has(target) };
+  let prefix = 0;
+  const target = current.balanceCents - previous.balanceCents - certain;
+  if (fromFirst.has(target)) return { expectedCents, explained: true };
+  for (const move of second) {
+    prefix += signed(move);
+    if (fromFirst.has(target - prefix)) return { expectedCents, explained: true };
+  }
+  return { expectedCents, explained: false };
 }
 
 export const dpWalletDrift: QueryCheck = {

@@ -265,3 +265,30 @@ export class LiabilityTally {
 export function closingOf(flows: LiabilityFlows): number {
   return flows.openingCents + flows.issuedCents - flows.debitedCents + flows.refundedCents - flows.voidedCents - flows.expiredCents;
 }
+
+/** A card against its whole ledger, as the Card reconciliation sheet and the card_reconciliation view state it. */
+export interface CardReconciliation {
+  debitedCents: number;
+  refundedCents: number;
+  /** initialBalance − debits + refunds; null when an amount off the cent leaves it unknown. */
+  recomputedCents: number | null;
+  /** remainingBalance − recomputed; null when either is unknown. */
+  differenceCents: number | null;
+  entries: number;
+}
+
+/** A card's initialBalance − debits + refunds over every mirrored entry, against its remainingBalance. */
+export function cardReconciliation(card: Pick<CardFacts, 'initialCents' | 'remainingCents'>, entries: readonly EntryFacts[]): CardReconciliation {
+  let debitedCents = 0;
+  let refundedCents = 0;
+  let unknown = card.initialCents === null;
+  for (const entry of entries) {
+    if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
+    if (entry.amountCents === null) unknown = true;
+    else if (entry.type === 'DEBIT') debitedCents += entry.amountCents;
+    else refundedCents += entry.amountCents;
+  }
+  const recomputedCents = unknown ? null : (card.initialCents as number) - debitedCents + refundedCents;
+  const differenceCents = recomputedCents === null || card.remainingCents === null ? null : card.remainingCents - recomputedCents;
+  return { debitedCents, refundedCents, recomputedCents, differenceCents, entries: entries.length };
+}

@@ -6,7 +6,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { CheckCode } from '../checks/check.js';
+import { walkCardLedgers } from '../checks/card-ledger.js';
 import { CATALOGUE } from '../checks/index.js';
+import { cardReconciliation } from '../checks/ledger-state.js';
 import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/finding.js';
 import { findingsOfRun, previousCompleteRun, rollForwardOf, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { formatCents } from '../money.js';
@@ -214,33 +216,22 @@ function* findingRows(sqlite: Database.Database, checkRunId: number, materiality
   }
 }
 
-/** Per card, in one pass over two covering indexes: initial − debits + refunds against the reported balance. */
+/** Per card, from the ledger-state core over the one walk: initial − debits + refunds against the reported balance. */
 function* cardRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null, keysOnly = false): Generator<Keyed> {
-  const rows = sqlite
-    .prepare(
-      `SELECT c.gift_card_id, c.currency, c.status, c.initial_balance_cents, c.remaining_balance_cents,
-              COALESCE(SUM(CASE t.type WHEN 'DEBIT' THEN t.amount_cents END), 0), COALESCE(SUM(CASE t.type WHEN 'REFUND' THEN t.amount_cents END), 0),
-              SUM(t.amount_cents IS NULL AND t.type IN ('DEBIT', 'REFUND')), COUNT(t.transaction_id)
-       FROM gift_cards c INDEXED BY gift_cards_ledger_walk
-       LEFT JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
-       ${only === null ? '' : ONLY('c.gift_card_id')}
-       GROUP BY c.gift_card_id ORDER BY c.gift_card_id`,
-    )
-    .raw();
-  type Row = [string, string, string, number | null, number | null, number, number, number | null, number];
-  for (const [id, c, status, initial, remaining, debits, refunds, offCent, entries] of rows.iterate(...bound(only)) as Iterable<Row>) {
+  for (const { card, entries } of walkCardLedgers(sqlite, undefined, only ?? undefined)) {
+    const id = card.giftCardId;
     if (keysOnly) {
       yield [id, NO_CELLS, findingsOf(id) !== ''];
       continue;
     }
-    // An amount off the cent leaves the sums unknown: the cells stay empty rather than wrong.
-    const recomputed = !offCent && initial !== null ? initial - debits + refunds : null;
-    const difference = recomputed !== null && remaining !== null ? remaining - recomputed : null;
+    const c = card.currency;
+    const figures = cardReconciliation(card, entries);
     // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
-    const recomputedCell: Cell = recomputed === null ? null : { formula: 'D{row}-E{row}+F{row}', cents: recomputed, currency: c };
-    const differenceCell: Cell = difference === null ? null : { formula: 'H{row}-G{row}', cents: difference, currency: c };
+    // An amount off the cent leaves the figures unknown: the cells stay empty rather than wrong.
+    const recomputedCell: Cell = figures.recomputedCents === null ? null : { formula: 'D{row}-E{row}+F{row}', cents: figures.recomputedCents, currency: c };
+    const differenceCell: Cell = figures.differenceCents === null ? null : { formula: 'H{row}-G{row}', cents: figures.differenceCents, currency: c };
     const findings = findingsOf(id);
-    yield [id, [id, c, status, money(initial, c), money(debits, c), money(refunds, c), recomputedCell, money(remaining, c), differenceCell, entries, findings], findings !== ''];
+    yield [id, [id, c, card.status, money(card.initialCents, c), money(figures.debitedCents, c), money(figures.refundedCents, c), recomputedCell, money(card.remainingCents, c), differenceCell, figures.entries, findings], findings !== ''];
   }
 }
 

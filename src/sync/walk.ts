@@ -60,11 +60,12 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     saved && !saved.done
       ? saved
       : { resource: spec.resource, walkId: syncRunId, mode: context.mode, cursor: null, pages: 0, records: 0, stopBeforeMs: spec.stopBeforeMs?.() ?? null, done: false };
-  if (saved && !saved.done) stats.notes['resumed'] = 1;
+  const resumed = saved !== undefined && saved !== null && !saved.done;
+  if (resumed) stats.notes['resumed'] = 1;
   writer.transaction(() => writer.saveCheckpoint(checkpoint));
   // The IDs the list returned. A resumed walk read its first pages in an earlier process, and a
   // quarantined record without an ID could be any record: either way, no record is marked.
-  let listed = spec.unlisted && !stats.notes['resumed'] ? new Set<string>() : undefined;
+  let listed = spec.unlisted && !resumed ? new Set<string>() : undefined;
   let listEnded = false;
   const idField = spec.unlisted?.idField ?? '';
   const see = (record: unknown): void => {
@@ -149,6 +150,14 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
   if (!checkpoint.done) writer.transaction(() => writer.saveCheckpoint({ ...checkpoint, done: true }));
   spec.finish?.();
   stats.durationMs += Date.now() - started;
+  // A resumed walk read its first pages in an earlier process: what the list gained at its head
+  // since (orders placed while the killed sync ran) is not among them. A list read whole every
+  // run is read once more from its head, so the sync holds it as of its own time, as the wallets.
+  if (resumed && spec.unlisted) {
+    stats.notes['readAgainAfterResume'] = 1;
+    await walk(context, spec);
+    return;
+  }
   context.progress.done(spec.resource, stats);
 }
 

@@ -285,6 +285,28 @@ describe('DP_WALLET_DRIFT', () => {
     fx.wallet('w1', 100_000 - 2_000 + 700, T0 + 2 * HOUR);
     expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toEqual([]);
   });
+
+  it('passes a wallet read while orders were placed: those inside a read may fall on either side of it', () => {
+    // The first read ran from T0 − 100 ms to T0, the second from T0 + 1 h to T0 + 1 h + 100 ms.
+    fx.order({ createdAtMs: T0 - 50, lines: [{ priceCents: 300 }] }); // inside the first read, after its moment: counts between
+    fx.wallet('w1', 100_000, T0, 'USD', T0 - 100);
+    fx.sync();
+    fx.order({ createdAtMs: T0 + HOUR / 2, lines: [{ priceCents: 2_000 }] });
+    fx.order({ createdAtMs: T0 + HOUR + 20, lines: [{ priceCents: 400 }] }); // inside the second read, before its moment
+    fx.order({ createdAtMs: T0 + HOUR + 60, lines: [{ priceCents: 800 }] }); // inside the second read, after its moment
+    fx.wallet('w1', 100_000 - 300 - 2_000 - 400, T0 + HOUR + 100, 'USD', T0 + HOUR);
+    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toEqual([]);
+  });
+
+  it('flags a movement no split of the orders inside the reads explains', () => {
+    fx.wallet('w1', 100_000, T0, 'USD', T0 - 100);
+    fx.sync();
+    fx.order({ createdAtMs: T0 + HOUR + 20, lines: [{ priceCents: 400 }] });
+    fx.order({ createdAtMs: T0 + HOUR + 60, lines: [{ priceCents: 800 }] });
+    // 8.00 left without 4.00 first: orders leave in the order they were placed.
+    fx.wallet('w1', 100_000 - 800, T0 + HOUR + 100, 'USD', T0 + HOUR);
+    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toMatchObject([{ entityId: 'w1', measure: { expected: 98_800, actual: 99_200 } }]);
+  });
 });
 
 describe('DP_VOUCHER_EXPIRED_ON_DELIVERY', () => {

@@ -173,10 +173,11 @@ export class FixtureMirror {
     return id;
   }
 
-  wallet(walletId: string, balanceCents: number, readAtMs: number, currency = 'USD'): void {
+  /** A wallet read answered at `readAtMs`; its request was sent at `requestedAtMs` (default: the same instant). */
+  wallet(walletId: string, balanceCents: number, readAtMs: number, currency = 'USD', requestedAtMs = readAtMs): void {
     this.sqlite
-      .prepare(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, read_at_ms, raw_json) VALUES (?, ?, ?, ?, 1, ?, '{}')`)
-      .run(this.syncRunId, walletId, currency, balanceCents, readAtMs);
+      .prepare(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, 1, ?, ?, '{}')`)
+      .run(this.syncRunId, walletId, currency, balanceCents, requestedAtMs, readAtMs);
   }
 
   close(): void {
