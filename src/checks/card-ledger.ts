@@ -4,6 +4,8 @@
  * card's entries at a time, whatever the mirror's size.
  */
 import type Database from 'better-sqlite3';
+import { giftCards, giftCardTransactions } from '../db/schema.js';
+import { iterateRows, selectList } from '../db/typed-rows.js';
 import type { CardLedger, CardSnapshot, LedgerEntry } from './check.js';
 
 /** A card as the walk yields it, with what the roll-forward needs. */
@@ -17,8 +19,16 @@ export interface WalkedEntry extends LedgerEntry {
   firstSyncRunId: number;
 }
 
-type CardRow = [string, string, string, string, string | null, number, number | null, number | null, number, number, number];
-type EntryRow = [string, string, string, number | null, number | null, number | null, string, string, number, number, number];
+/** What the walk reads of a card and of an entry, in this order: its rows' types come from these columns. */
+const CARD_COLUMNS = [
+  giftCards.giftCardId, giftCards.merchantId, giftCards.status, giftCards.currency, giftCards.programId, giftCards.issuedAtMs,
+  giftCards.initialBalanceCents, giftCards.remainingBalanceCents, giftCards.expiresAtMs, giftCards.readAtMs, giftCards.firstSyncRunId,
+] as const;
+const ENTRY_COLUMNS = [
+  giftCardTransactions.giftCardId, giftCardTransactions.transactionId, giftCardTransactions.type, giftCardTransactions.amountCents,
+  giftCardTransactions.balanceBeforeCents, giftCardTransactions.balanceAfterCents, giftCardTransactions.referenceId,
+  giftCardTransactions.idempotencyKey, giftCardTransactions.createdAtMs, giftCardTransactions.listOrder, giftCardTransactions.firstSyncRunId,
+] as const;
 
 /**
  * Yields each card with its entries ordered by createdAt, equal timestamps by the service's
@@ -32,21 +42,19 @@ export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCard
   const entriesOnly = only === undefined ? '' : 'AND gift_card_id IN (SELECT value FROM json_each(@only))';
   const bound = only === undefined ? [] : [{ only }];
   // Two read cursors on one connection: better-sqlite3 allows concurrent read iterators.
-  const cards = sqlite
-    .prepare(
-      `SELECT gift_card_id, merchant_id, status, currency, program_id, issued_at_ms, initial_balance_cents, remaining_balance_cents, expires_at_ms, read_at_ms, first_sync_run_id
-       FROM gift_cards INDEXED BY gift_cards_ledger_walk ${cardsOnly} ORDER BY gift_card_id`,
-    )
-    .raw()
-    .iterate(...bound) as IterableIterator<CardRow>;
-  const entries = sqlite
-    .prepare(
-      `SELECT gift_card_id, transaction_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at_ms, list_order, first_sync_run_id
-       FROM gift_card_transactions INDEXED BY gift_card_transactions_card
+  const cards = iterateRows(
+    sqlite.prepare(`SELECT ${selectList(CARD_COLUMNS)} FROM gift_cards INDEXED BY gift_cards_ledger_walk ${cardsOnly} ORDER BY gift_card_id`),
+    CARD_COLUMNS,
+    ...bound,
+  );
+  const entries = iterateRows(
+    sqlite.prepare(
+      `SELECT ${selectList(ENTRY_COLUMNS)} FROM gift_card_transactions INDEXED BY gift_card_transactions_card
        WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY gift_card_id, created_at_ms, list_order`,
-    )
-    .raw()
-    .iterate(...bound) as IterableIterator<EntryRow>;
+    ),
+    ENTRY_COLUMNS,
+    ...bound,
+  );
   let pending = entries.next();
   try {
     for (const row of cards) {

@@ -1,18 +1,10 @@
+import type Database from 'better-sqlite3';
+import { and, asc, eq, gte, isNotNull, lte, max, sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { alias } from 'drizzle-orm/sqlite-core';
+import { dpOrders, dpWalletSnapshots } from '../db/schema.js';
 import type { FindingDraft, QueryCheck } from './check.js';
 import { cents, isoUtc, money, walletRef } from './refs.js';
-
-interface Row {
-  wallet_id: string;
-  currency: string;
-  balance_cents: number | null;
-  requested_at_ms: number | null;
-  read_at_ms: number;
-  sync_run_id: number;
-  previous_balance_cents: number | null;
-  previous_requested_at_ms: number | null;
-  previous_read_at_ms: number;
-  previous_sync_run_id: number;
-}
 
 /** A wallet read: the wallet carries no timestamp, so the read is an interval from the request sent to the answer received. */
 export interface WalletRead {
@@ -69,6 +61,56 @@ export function judgeWallet(previous: WalletRead, current: WalletRead, moves: re
   return { expectedCents, explained: false };
 }
 
+/**
+ * Every pair of consecutive snapshots of a wallet up to sync `syncRunId`, not only the newest: a
+ * drift is an event between two snapshots, found again on every later night (and after a night
+ * that could not check it). Typed from the schema.
+ */
+function walletPairs(sqlite: Database.Database, syncRunId: number) {
+  const current = alias(dpWalletSnapshots, 's');
+  const previous = alias(dpWalletSnapshots, 'p');
+  const before = alias(dpWalletSnapshots, 'q');
+  const previousRun = drizzle(sqlite)
+    .select({ run: max(before.syncRunId) })
+    .from(before)
+    .where(and(eq(before.walletId, current.walletId), sql`${before.syncRunId} < ${current.syncRunId}`));
+  return drizzle(sqlite)
+    .select({
+      walletId: current.walletId,
+      currency: current.currency,
+      balanceCents: current.balanceCents,
+      requestedAtMs: current.requestedAtMs,
+      readAtMs: current.readAtMs,
+      syncRunId: current.syncRunId,
+      previousBalanceCents: previous.balanceCents,
+      previousRequestedAtMs: previous.requestedAtMs,
+      previousReadAtMs: previous.readAtMs,
+      previousSyncRunId: previous.syncRunId,
+    })
+    .from(current)
+    .innerJoin(previous, and(eq(previous.walletId, current.walletId), eq(previous.syncRunId, sql`(${previousRun})`)))
+    .where(lte(current.syncRunId, syncRunId))
+    .orderBy(asc(current.walletId), asc(current.syncRunId))
+    .all();
+}
+
+/** The orders placed, and the orders that failed, in a currency between two instants (both included). */
+function walletMoves(sqlite: Database.Database, currency: string, fromMs: number, toMs: number): WalletMove[] {
+  const db = drizzle(sqlite);
+  const placed = db
+    .select({ cents: dpOrders.totalAmountCents, atMs: dpOrders.createdAtMs })
+    .from(dpOrders)
+    .where(and(eq(dpOrders.currency, currency), gte(dpOrders.createdAtMs, fromMs), lte(dpOrders.createdAtMs, toMs), isNotNull(dpOrders.totalAmountCents)))
+    .all();
+  const failed = db
+    .select({ cents: dpOrders.totalAmountCents, atMs: dpOrders.updatedAtMs })
+    .from(dpOrders)
+    .where(and(eq(dpOrders.currency, currency), eq(dpOrders.status, 'FAILED'), gte(dpOrders.updatedAtMs, fromMs), lte(dpOrders.updatedAtMs, toMs), isNotNull(dpOrders.totalAmountCents)))
+    .all();
+  const move = (kind: WalletMove['kind']) => (row: { cents: number | null; atMs: number }): WalletMove[] => (row.cents === null ? [] : [{ cents: row.cents, atMs: row.atMs, kind }]);
+  return [...placed.flatMap(move('placed')), ...failed.flatMap(move('failed'))];
+}
+
 export const dpWalletDrift: QueryCheck = {
   kind: 'query',
   code: 'DP_WALLET_DRIFT',
@@ -78,46 +120,30 @@ export const dpWalletDrift: QueryCheck = {
   description:
     "Between two syncs a wallet's balance should move only by the orders placed in between (deducted) and the orders that failed in between (credited back). Any other movement — a top-up, a fee, a charge without an order — is reported for someone to explain. A wallet read is an interval (the request sent to the answer received): an order placed inside it may be on either side, so a movement such orders explain is in flight, not drift.",
   run({ sqlite, syncRunId }) {
-    // Every pair of consecutive snapshots, not only the newest: a drift is an event between two
-    // snapshots, found again on every later night (and after a night that could not check it).
-    const wallets = sqlite
-      .prepare(
-        `SELECT s.wallet_id, s.currency, s.balance_cents, s.requested_at_ms, s.read_at_ms, s.sync_run_id,
-                p.balance_cents AS previous_balance_cents, p.requested_at_ms AS previous_requested_at_ms, p.read_at_ms AS previous_read_at_ms, p.sync_run_id AS previous_sync_run_id
-         FROM dp_wallet_snapshots s
-         JOIN dp_wallet_snapshots p ON p.wallet_id = s.wallet_id
-          AND p.sync_run_id = (SELECT MAX(sync_run_id) FROM dp_wallet_snapshots q WHERE q.wallet_id = s.wallet_id AND q.sync_run_id < s.sync_run_id)
-         WHERE s.sync_run_id <= ? ORDER BY s.wallet_id, s.sync_run_id`,
-      )
-      .all(syncRunId) as Row[];
-    const moves = sqlite.prepare(
-      `SELECT total_amount_cents AS cents, created_at_ms AS atMs, 'placed' AS kind FROM dp_orders WHERE currency = @currency AND created_at_ms >= @from AND created_at_ms <= @to AND total_amount_cents IS NOT NULL
-       UNION ALL
-       SELECT total_amount_cents, updated_at_ms, 'failed' FROM dp_orders WHERE currency = @currency AND status = 'FAILED' AND updated_at_ms >= @from AND updated_at_ms <= @to AND total_amount_cents IS NOT NULL`,
-    );
+    const wallets = walletPairs(sqlite, syncRunId);
     return wallets.flatMap((w): FindingDraft[] => {
-      if (w.balance_cents === null || w.previous_balance_cents === null) return [];
+      if (w.balanceCents === null || w.previousBalanceCents === null) return [];
       // Snapshots kept before the request was stamped: their read is the instant of the answer.
-      const previous: WalletRead = { walletId: w.wallet_id, currency: w.currency, balanceCents: w.previous_balance_cents, requestedAtMs: w.previous_requested_at_ms ?? w.previous_read_at_ms, answeredAtMs: w.previous_read_at_ms, syncRunId: w.previous_sync_run_id };
-      const current: WalletRead = { walletId: w.wallet_id, currency: w.currency, balanceCents: w.balance_cents, requestedAtMs: w.requested_at_ms ?? w.read_at_ms, answeredAtMs: w.read_at_ms, syncRunId: w.sync_run_id };
-      const between = moves.all({ currency: w.currency, from: previous.requestedAtMs, to: current.answeredAtMs }) as WalletMove[];
+      const previous: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.previousBalanceCents, requestedAtMs: w.previousRequestedAtMs ?? w.previousReadAtMs, answeredAtMs: w.previousReadAtMs, syncRunId: w.previousSyncRunId };
+      const current: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.balanceCents, requestedAtMs: w.requestedAtMs ?? w.readAtMs, answeredAtMs: w.readAtMs, syncRunId: w.syncRunId };
+      const between = walletMoves(sqlite, w.currency, previous.requestedAtMs, current.answeredAtMs);
       const { expectedCents, explained } = judgeWallet(previous, current, between);
       if (explained) return [];
       const ordered = between.filter((m) => m.kind === 'placed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
       const refunded = between.filter((m) => m.kind === 'failed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
-      const unexplained = w.balance_cents - expectedCents;
+      const unexplained = w.balanceCents - expectedCents;
       return [
         {
           entityType: 'dpWallet' as const,
-          entityId: w.wallet_id,
+          entityId: w.walletId,
           currency: w.currency,
           // The wallet and the two snapshots the drift lies between.
-          identity: [String(w.previous_sync_run_id), String(w.sync_run_id)],
-          measure: cents(expectedCents, w.balance_cents),
+          identity: [String(w.previousSyncRunId), String(w.syncRunId)],
+          measure: cents(expectedCents, w.balanceCents),
           message:
-            `wallet ${w.wallet_id} went from ${money(w.previous_balance_cents, w.currency)} (sync ${w.previous_sync_run_id}, ${isoUtc(w.previous_read_at_ms)}) to ${money(w.balance_cents, w.currency)} (sync ${w.sync_run_id}, ${isoUtc(w.read_at_ms)}); ` +
+            `wallet ${w.walletId} went from ${money(w.previousBalanceCents, w.currency)} (sync ${w.previousSyncRunId}, ${isoUtc(w.previousReadAtMs)}) to ${money(w.balanceCents, w.currency)} (sync ${w.syncRunId}, ${isoUtc(w.readAtMs)}); ` +
             `orders placed in between explain −${money(ordered, w.currency)} and failed orders +${money(refunded, w.currency)}, leaving ${money(Math.abs(unexplained), w.currency)} ${unexplained > 0 ? 'credited' : 'charged'} without an order — ask the partner for the wallet statement`,
-          records: [walletRef(w.wallet_id)],
+          records: [walletRef(w.walletId)],
         },
       ];
     });

@@ -1,16 +1,35 @@
+import type Database from 'better-sqlite3';
+import { and, count, desc, eq, inArray, lt, min, or } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { giftCards, giftCardsInFlight, syncRuns } from '../db/schema.js';
 import type { QueryCheck } from './check.js';
 import { cardRef } from './refs.js';
 
-/** The syncs a card was in flight on, newest first: this one and the completed ones before it. */
-const STUCK_SQL = `
-  WITH recent AS (
-    SELECT sync_run_id FROM sync_runs WHERE sync_run_id = @run OR (sync_run_id < @run AND status = 'completed')
-    ORDER BY sync_run_id DESC LIMIT @runs)
-  SELECT f.gift_card_id AS giftCardId, c.currency AS currency, MIN(f.sync_run_id) AS sinceSyncRunId
-  FROM gift_cards_in_flight f JOIN recent r ON r.sync_run_id = f.sync_run_id
-  LEFT JOIN gift_cards c ON c.gift_card_id = f.gift_card_id
-  GROUP BY f.gift_card_id HAVING COUNT(*) = @runs AND (SELECT COUNT(*) FROM recent) = @runs
-  ORDER BY f.gift_card_id`;
+/**
+ * The cards in flight on each of the last `runs` syncs: this one and the completed ones before
+ * it (a failed sync between counts for nothing), with since which sync. Typed from the schema.
+ */
+function stuckCards(sqlite: Database.Database, syncRunId: number, runs: number): { giftCardId: string; currency: string | null; sinceSyncRunId: number }[] {
+  const db = drizzle(sqlite);
+  const recent = db
+    .select({ syncRunId: syncRuns.syncRunId })
+    .from(syncRuns)
+    .where(or(eq(syncRuns.syncRunId, syncRunId), and(lt(syncRuns.syncRunId, syncRunId), eq(syncRuns.status, 'completed'))))
+    .orderBy(desc(syncRuns.syncRunId))
+    .limit(runs)
+    .all()
+    .map((row) => row.syncRunId);
+  if (recent.length < runs) return [];
+  return db
+    .select({ giftCardId: giftCardsInFlight.giftCardId, currency: giftCards.currency, sinceSyncRunId: min(giftCardsInFlight.syncRunId).mapWith(Number), syncs: count() })
+    .from(giftCardsInFlight)
+    .leftJoin(giftCards, eq(giftCards.giftCardId, giftCardsInFlight.giftCardId))
+    .where(inArray(giftCardsInFlight.syncRunId, recent))
+    .groupBy(giftCardsInFlight.giftCardId)
+    .having(({ syncs }) => eq(syncs, runs))
+    .orderBy(giftCardsInFlight.giftCardId)
+    .all();
+}
 
 export const gcStuckInFlight: QueryCheck = {
   kind: 'query',
@@ -21,7 +40,7 @@ export const gcStuckInFlight: QueryCheck = {
   description:
     'A card in flight is read again every run; one still in flight after several consecutive runs (3 by default) cannot hide behind "in flight" any longer: its snapshot and its ledger never come to agree, which a card that merely moves does not do. Look at its entries and the service\'s own record of it.',
   run({ sqlite, syncRunId, options }) {
-    const rows = sqlite.prepare(STUCK_SQL).all({ run: syncRunId, runs: options.stuckInFlightRuns }) as { giftCardId: string; currency: string | null; sinceSyncRunId: number }[];
+    const rows = stuckCards(sqlite, syncRunId, options.stuckInFlightRuns);
     return rows.map((row) => ({
       entityType: 'giftCard' as const,
       entityId: row.giftCardId,

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { walkCardLedgers } from './card-ledger.js';
+import { cardsInFlight, newestCompletedSync, newestSync, type SyncEdge } from './ledger-reads.js';
 import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, QueryCheck } from './check.js';
 import { CATALOGUE } from './index.js';
 import type { CardBetween, LiabilityTally } from './ledger-state.js';
@@ -46,7 +47,7 @@ export function runCatalogue(context: CheckContext, tally: LiabilityTally): Cata
   };
 
   // ---- card checks: one ordered pass over cards and their ledgers -----------------------
-  const inFlight = new Set(sqlite.prepare('SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id = ?').pluck().all(context.syncRunId) as string[]);
+  const inFlight = cardsInFlight(sqlite, context.syncRunId);
   const cardChecks = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
   const broken = new Set<CheckCode>();
   const countedCards = new Map<string, { ledger: WalkedCard; figures: CardBetween }>();
@@ -170,27 +171,13 @@ function noteUnlisted(sqlite: Database.Database, drafts: ReadonlyArray<{ draft: 
 }
 
 /** The sync a check run checks: the mirror's newest, with the completed one before it. */
-export interface SyncToCheck {
-  syncRunId: number;
-  status: string;
-  startedAtMs: number;
-  /** The sync's data edge: every ledger entry committed before it is mirrored. Every figure of a run is as of it. */
-  cutOffMs: number;
+export interface SyncToCheck extends SyncEdge {
   previousSyncRunId: number | null;
 }
 
 /** The newest sync in the mirror, or null when there is none yet. */
 export function syncToCheck(sqlite: Database.Database): SyncToCheck | null {
-  const sync = sqlite.prepare('SELECT sync_run_id AS syncRunId, status, started_at_ms AS startedAtMs, summary_json AS summaryJson FROM sync_runs ORDER BY sync_run_id DESC LIMIT 1').get() as
-    | { syncRunId: number; status: string; startedAtMs: number; summaryJson: string | null }
-    | undefined;
+  const sync = newestSync(sqlite);
   if (!sync) return null;
-  const previousSyncRunId = sqlite.prepare("SELECT MAX(sync_run_id) FROM sync_runs WHERE status = 'completed' AND sync_run_id < ?").pluck().get(sync.syncRunId) as number | null;
-  return { syncRunId: sync.syncRunId, status: sync.status, startedAtMs: sync.startedAtMs, cutOffMs: ledgerEdgeOf(sync.summaryJson, sync.startedAtMs), previousSyncRunId };
-}
-
-/** A sync's data edge from its summary (the closing read of the ledger head), or its start when it kept none. */
-export function ledgerEdgeOf(summaryJson: string | null, startedAtMs: number): number {
-  const until: unknown = summaryJson ? (JSON.parse(summaryJson) as { ledgerReadUntilMs?: unknown }).ledgerReadUntilMs : undefined;
-  return typeof until === 'number' ? until : startedAtMs;
+  return { ...sync, previousSyncRunId: newestCompletedSync(sqlite, sync.syncRunId)?.syncRunId ?? null };
 }

@@ -5,7 +5,8 @@
  * stage's values here, once. I/O only: every decision is in standing.ts.
  */
 import type Database from 'better-sqlite3';
-import { getTableColumns, getTableName } from 'drizzle-orm';
+import { asc, eq, getTableColumns, getTableName } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { CHECK_CODES, type CheckCode, type RecordRef } from '../checks/check.js';
 import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
@@ -207,8 +208,9 @@ export function previousClosing(sqlite: Database.Database, run: CheckRunRow): Pr
   };
 }
 
+/** A run's roll-forward per currency, typed from the schema. */
 export function rollForwardOf(sqlite: Database.Database, checkRunId: number): RollForwardRow[] {
-  return sqlite.prepare(`SELECT ${columnsOf(liabilityRollforward)} FROM liability_rollforward WHERE check_run_id = ? ORDER BY currency`).all(checkRunId) as RollForwardRow[];
+  return drizzle(sqlite).select().from(liabilityRollforward).where(eq(liabilityRollforward.checkRunId, checkRunId)).orderBy(asc(liabilityRollforward.currency)).all();
 }
 
 export interface RunRecord {

@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 import { walkCardLedgers } from '../checks/card-ledger.js';
 import { closingOf, LiabilityTally, type LiabilityFlows } from '../checks/ledger-state.js';
-import { ledgerEdgeOf } from '../checks/run-checks.js';
+import { cardsInFlight, newestCompletedSync } from '../checks/ledger-reads.js';
 import { MirrorError } from '../errors.js';
 import { pinnedMerchant } from '../findings/store.js';
 import type { Period } from './period.js';
@@ -78,17 +78,9 @@ export interface PeriodClose {
   closes: boolean;
 }
 
-/** The newest completed sync, with its edge: every ledger entry committed before it is mirrored. */
-export function newestCompleteSync(sqlite: Database.Database): { syncRunId: number; cutOffMs: number } | null {
-  const row = sqlite.prepare("SELECT sync_run_id AS syncRunId, summary_json AS summaryJson, started_at_ms AS startedAtMs FROM sync_runs WHERE status = 'completed' ORDER BY sync_run_id DESC LIMIT 1").get() as
-    | { syncRunId: number; summaryJson: string | null; startedAtMs: number }
-    | undefined;
-  return row ? { syncRunId: row.syncRunId, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs) } : null;
-}
-
 /** The newest completed sync's edge: every ledger entry committed before it is mirrored. */
 export function dataAsOf(sqlite: Database.Database): number | null {
-  return newestCompleteSync(sqlite)?.cutOffMs ?? null;
+  return newestCompletedSync(sqlite)?.cutOffMs ?? null;
 }
 
 /**
@@ -98,7 +90,7 @@ export function dataAsOf(sqlite: Database.Database): number | null {
  * @throws MirrorError when the mirror holds no completed sync, or the period starts after its data.
  */
 export function closePeriod(sqlite: Database.Database, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number } = {}): PeriodClose {
-  const newest = newestCompleteSync(sqlite);
+  const newest = newestCompletedSync(sqlite);
   if (newest === null) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
   // An earlier edge (a past check run's): the service's balances read since are not comparable.
   const asOfMs = Math.min(options.asOfMs ?? newest.cutOffMs, newest.cutOffMs);
@@ -108,7 +100,7 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
   const start = period.startMs;
   const end = Math.min(period.endMs, asOfMs);
   const merchantId = pinnedMerchant(sqlite);
-  const inFlight = new Set(endsNow ? cardsInFlight(sqlite, newest.syncRunId) : []);
+  const inFlight = endsNow ? cardsInFlight(sqlite, newest.syncRunId) : new Set<string>();
 
   const tally = new LiabilityTally({ fromMs: start, toMs: end }, merchantId, true);
   let unattributedEntries = 0;
@@ -166,9 +158,4 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
     };
   });
   return { period, asOfMs, endsNow, closingCutOffMs: end, merchantId, rollForwards, unattributedEntries, closes: rollForwards.every((group) => group.closes) && unattributedEntries === 0 };
-}
-
-/** The cards a sync recorded in flight: their service figures and ledgers are not of one moment. */
-function cardsInFlight(sqlite: Database.Database, syncRunId: number): string[] {
-  return sqlite.prepare('SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id = ?').pluck().all(syncRunId) as string[];
 }
