@@ -5,8 +5,13 @@
  */
 import type Database from 'better-sqlite3';
 import { giftCards, giftCardTransactions } from '../db/schema.js';
-import { iterateRows, selectList } from '../db/typed-rows.js';
+import type { AnyColumn } from 'drizzle-orm';
+import { iterateRows, selectList, type RowOf } from '../db/typed-rows.js';
 import type { CardLedger, CardSnapshot, LedgerEntry } from './check.js';
+import type { EntryFacts } from './ledger-state.js';
+
+/** What following an entry's links needs of it. */
+type LinkedEntry = Pick<LedgerEntry, 'createdAtMs' | 'beforeCents' | 'afterCents'>;
 
 /** A card as the walk yields it, with what the roll-forward needs. */
 export interface WalkedCard extends CardLedger {
@@ -30,14 +35,54 @@ const ENTRY_COLUMNS = [
   giftCardTransactions.idempotencyKey, giftCardTransactions.createdAtMs, giftCardTransactions.listOrder, giftCardTransactions.firstSyncRunId,
 ] as const;
 
+/** What the liability needs of an entry, in this order: the figures alone, for the period close's walk. */
+const FIGURE_COLUMNS = [
+  giftCardTransactions.giftCardId, giftCardTransactions.type, giftCardTransactions.amountCents, giftCardTransactions.balanceBeforeCents,
+  giftCardTransactions.balanceAfterCents, giftCardTransactions.createdAtMs,
+] as const;
+
+/** How a walk reads an entry: its columns (the card's ID first) and the entry a row makes. */
+interface EntryReader<C extends readonly AnyColumn[], E extends LinkedEntry> {
+  columns: C;
+  cardOf(row: RowOf<C>): string;
+  entry(row: RowOf<C>): E;
+}
+
+const FULL: EntryReader<typeof ENTRY_COLUMNS, WalkedEntry> = {
+  columns: ENTRY_COLUMNS,
+  cardOf: (e) => e[0],
+  entry: (e) => ({ transactionId: e[1], type: e[2], amountCents: e[3], beforeCents: e[4], afterCents: e[5], referenceId: e[6], idempotencyKey: e[7], createdAtMs: e[8], listOrder: e[9], firstSyncRunId: e[10] }),
+};
+
+const FIGURES: EntryReader<typeof FIGURE_COLUMNS, EntryFacts> = {
+  columns: FIGURE_COLUMNS,
+  cardOf: (e) => e[0],
+  entry: (e) => ({ type: e[1], amountCents: e[2], beforeCents: e[3], afterCents: e[4], createdAtMs: e[5] }),
+};
+
+/** Called for each entry whose card the mirror does not hold (GC_ORPHAN_ENTRY reports them). */
+type OnOrphan = (giftCardId: string, createdAtMs: number) => void;
+
 /**
  * Yields each card with its entries ordered by createdAt, equal timestamps by the service's
  * list order, then mended by the chain's own links ({@link orderByLinks}); never by ID.
  * Entries whose card is not mirrored are passed to `onOrphan` by card ID (GC_ORPHAN_ENTRY
  * reports them); entries a full pass found vanished are skipped (GC_LEDGER_REWRITTEN).
+ * `only`: a JSON array of card IDs, to walk those cards alone (a report's flagged rows).
  */
-export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCardId: string, createdAtMs: number) => void, only?: string): Generator<WalkedCard> {
-  // `only`: a JSON array of card IDs, to walk those cards alone (a report's flagged rows).
+export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: OnOrphan, only?: string): Generator<WalkedCard> {
+  for (const { card, entries, firstSyncRunId } of walk(sqlite, FULL, onOrphan, only)) yield { card, entries, firstSyncRunId };
+}
+
+/**
+ * The same walk reading only what the liability needs of each entry (its figures, not its
+ * identities): the period close's, a third faster over a large ledger.
+ */
+export function walkCardFigures(sqlite: Database.Database, onOrphan?: OnOrphan): Generator<{ card: CardSnapshot; entries: EntryFacts[] }> {
+  return walk(sqlite, FIGURES, onOrphan, undefined);
+}
+
+function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(sqlite: Database.Database, reader: EntryReader<C, E>, onOrphan: OnOrphan | undefined, only: string | undefined): Generator<{ card: CardSnapshot; entries: E[]; firstSyncRunId: number }> {
   const cardsOnly = only === undefined ? '' : 'WHERE gift_card_id IN (SELECT value FROM json_each(@only))';
   const entriesOnly = only === undefined ? '' : 'AND gift_card_id IN (SELECT value FROM json_each(@only))';
   const bound = only === undefined ? [] : [{ only }];
@@ -49,12 +94,13 @@ export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCard
   );
   const entries = iterateRows(
     sqlite.prepare(
-      `SELECT ${selectList(ENTRY_COLUMNS)} FROM gift_card_transactions INDEXED BY gift_card_transactions_card
+      `SELECT ${selectList(reader.columns)} FROM gift_card_transactions INDEXED BY gift_card_transactions_card
        WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY gift_card_id, created_at_ms, list_order`,
     ),
-    ENTRY_COLUMNS,
+    reader.columns,
     ...bound,
   );
+  const cardOf = reader.cardOf;
   let pending = entries.next();
   try {
     for (const row of cards) {
@@ -71,30 +117,18 @@ export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCard
         readAtMs: row[9],
       };
       // IDs are ASCII UUIDs: JavaScript's and SQLite's (BINARY) string orders agree on them.
-      while (!pending.done && pending.value[0] < card.giftCardId) {
-        onOrphan?.(pending.value[0], pending.value[8]);
+      while (!pending.done && cardOf(pending.value) < card.giftCardId) {
+        onOrphan?.(cardOf(pending.value), reader.entry(pending.value).createdAtMs);
         pending = entries.next();
       }
-      const own: WalkedEntry[] = [];
-      while (!pending.done && pending.value[0] === card.giftCardId) {
-        const e = pending.value;
-        own.push({
-          transactionId: e[1],
-          type: e[2],
-          amountCents: e[3],
-          beforeCents: e[4],
-          afterCents: e[5],
-          referenceId: e[6],
-          idempotencyKey: e[7],
-          createdAtMs: e[8],
-          listOrder: e[9],
-          firstSyncRunId: e[10],
-        });
+      const own: E[] = [];
+      while (!pending.done && cardOf(pending.value) === card.giftCardId) {
+        own.push(reader.entry(pending.value));
         pending = entries.next();
       }
       yield { card, entries: orderByLinks(own, card.initialCents), firstSyncRunId: row[10] };
     }
-    for (; !pending.done; pending = entries.next()) onOrphan?.(pending.value[0], pending.value[8]);
+    for (; !pending.done; pending = entries.next()) onOrphan?.(cardOf(pending.value), reader.entry(pending.value).createdAtMs);
   } finally {
     entries.return?.();
   }
@@ -107,7 +141,7 @@ export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: (giftCard
  * A chain that is whole in some order is never reported broken because two entries share a
  * millisecond.
  */
-export function orderByLinks<T extends LedgerEntry>(entries: readonly T[], initialCents: number | null): T[] {
+export function orderByLinks<T extends LinkedEntry>(entries: readonly T[], initialCents: number | null): T[] {
   const result: T[] = [];
   let balance = initialCents;
   let i = 0;
@@ -130,7 +164,7 @@ export function orderByLinks<T extends LedgerEntry>(entries: readonly T[], initi
 const MAX_LINKED_GROUP = 8;
 
 /** A depth-first search for an order of `group` whose links all hold, from `balance`. */
-function linkUp<T extends LedgerEntry>(group: readonly T[], balance: number | null): T[] | null {
+function linkUp<T extends LinkedEntry>(group: readonly T[], balance: number | null): T[] | null {
   if (balance === null) return null;
   const used = new Array<boolean>(group.length).fill(false);
   const path: T[] = [];

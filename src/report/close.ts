@@ -11,7 +11,7 @@
  * entry's balanceBefore, as in the nightly roll-forward).
  */
 import type Database from 'better-sqlite3';
-import { walkCardLedgers } from '../checks/card-ledger.js';
+import { walkCardFigures } from '../checks/card-ledger.js';
 import { closingOf, LiabilityTally, type LiabilityFlows } from '../checks/ledger-state.js';
 import { cardsInFlight, newestCompletedSync } from '../checks/ledger-reads.js';
 import { MirrorError } from '../errors.js';
@@ -107,7 +107,7 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
   const orphan = (_card: string, createdAtMs: number): void => {
     if (createdAtMs >= start && createdAtMs < end) unattributedEntries += 1;
   };
-  for (const walked of walkCardLedgers(sqlite, orphan)) {
+  for (const walked of walkCardFigures(sqlite, orphan)) {
     const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));
     if (!figures || !figures.relevant) continue;
     const { card, opening, closing, flows, unknown } = figures;

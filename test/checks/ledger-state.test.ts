@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WalkedCard } from '../../src/checks/card-ledger.js';
-import { BEGINNING, cardAt, closingOf, LiabilityTally, type CardFacts, type EntryFacts } from '../../src/checks/ledger-state.js';
+import { BEGINNING, cardAt, cardAtEach, closingOf, LiabilityTally, type CardFacts, type EntryFacts } from '../../src/checks/ledger-state.js';
 import { nightlyRollForward, nightlyTally, type PreviousClosing, type RollForward } from '../../src/checks/rollforward.js';
 
 const OURS = 'merchant-ours';
@@ -115,6 +115,19 @@ describe('the ledger-state core', () => {
         const [a, b, c] = cuts as [number, number, number];
         const first = close(cards, a, b);
         for (const [currency, second] of close(cards, b, c)) expect(second.opening).toBe(first.get(currency)?.closingFromCards ?? owedAt(cards, b).get(currency) ?? 0);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('gives in one pass what a card owes at two cut-offs and after its last entry, as cardAt does at each', () => {
+    fc.assert(
+      fc.property(world, cutOffs, (specs, cuts) => {
+        for (const [i, spec] of specs.entries()) {
+          const { card, entries } = legalCard(i, spec);
+          const [from, to] = [cuts[0]!, cuts[1]!];
+          expect(cardAtEach(card, entries, from, to)).toEqual([cardAt(card, entries, from), cardAt(card, entries, to), cardAt(card, entries, Number.POSITIVE_INFINITY)]);
+        }
       }),
       { numRuns: 200 },
     );

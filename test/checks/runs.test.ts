@@ -65,6 +65,26 @@ describe('a check over a synced mirror', () => {
     for (const b of services.sim.manifest.breaks) expect(findings.map(key)).toContain(key(b));
   });
 
+  it('leaves a card of another merchant out of the liability, whose issued amounts are our cards\' alone', async () => {
+    const { services, mirror, sync } = await setup({ seed: 41, plant: true });
+    await sync();
+    const { summary, rollForward } = await reconcile({ mirror });
+    const foreign = services.sim.manifest.breaks.find((b) => b.code === 'GC_FOREIGN_MERCHANT')!;
+    const card = mirror.sqlite.prepare('SELECT currency, initial_balance_cents AS initial, merchant_id AS merchant FROM gift_cards WHERE gift_card_id = ?').get(foreign.entityId) as { currency: string; initial: number; merchant: string };
+    expect(card.merchant).not.toBe(summary.merchantId);
+    // Our cards' initial balances, leaving out the cards an amount off the cent leaves unknown (counted apart).
+    const ours = mirror.sqlite
+      .prepare(
+        `SELECT SUM(initial_balance_cents) FROM gift_cards c WHERE currency = ? AND merchant_id = ? AND initial_balance_cents IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM gift_card_transactions t WHERE t.gift_card_id = c.gift_card_id AND (t.amount_cents IS NULL OR t.balance_before_cents IS NULL OR t.balance_after_cents IS NULL))`,
+      )
+      .pluck()
+      .get(card.currency, summary.merchantId) as number;
+    const night = rollForward.find((r) => r.currency === card.currency)!;
+    expect(card.initial).toBeGreaterThan(0);
+    expect(night.issuedCents).toBe(ours);
+  });
+
   it('reconciles a clean simulator, and its liability roll-forward closes run after run', async () => {
     const { services, mirror, sync } = await setup({ seed: 43 });
     await sync();
