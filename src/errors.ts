@@ -134,3 +134,20 @@ export class FileSystemError extends LedgerReconError {
 export class BooksImportError extends LedgerReconError {
   readonly code = 'BOOKS_IMPORT';
 }
+
+/**
+ * The operator stopped the command (Ctrl-C, SIGINT; or a service manager's stop, SIGTERM):
+ * what was read whole is committed with its checkpoint and the next run resumes. Exit 130 or
+ * 143, as a shell reports a process its signal ended.
+ */
+export class InterruptedError extends LedgerReconError {
+  readonly code = 'INTERRUPTED';
+  override readonly exitCode: number;
+  constructor(
+    readonly signal: 'SIGINT' | 'SIGTERM',
+    message: string,
+  ) {
+    super(message);
+    this.exitCode = signal === 'SIGINT' ? 130 : 143;
+  }
+}

@@ -44,7 +44,7 @@ export interface ListOptions {
   startCursor?: string;
 }
 
-export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'secrets' | 'onEvent' | 'random'>;
+export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'secrets' | 'onEvent' | 'random' | 'signal'>;
 
 /**
  * Read-only client of the gift card service: X-Client-Id / X-Client-Secret headers, the

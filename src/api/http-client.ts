@@ -38,6 +38,8 @@ export interface HttpClientOptions {
    */
   secrets?: () => readonly string[];
   onEvent?: (event: HttpEvent) => void;
+  /** Stops every request and every wait when it aborts (the operator's Ctrl-C): its reason is thrown. */
+  signal?: AbortSignal;
   /** Injected for deterministic tests of the jitter; defaults to Math.random. */
   random?: () => number;
 }
@@ -98,7 +100,8 @@ export class HttpClient {
     const label = SERVICE_LABEL[this.service];
     let lastCause = '';
     for (let attempt = 0; attempt <= this.#retry.maxRetries; attempt += 1) {
-      const outcome = await this.limiter.run(() => this.#attempt(path, attempt));
+      this.#options.signal?.throwIfAborted();
+      const outcome = await this.limiter.run(() => this.#attempt(path, attempt), this.#options.signal);
       if (outcome.kind === 'done') return outcome.response;
       lastCause = outcome.cause;
       if (attempt === this.#retry.maxRetries) break;
@@ -118,7 +121,7 @@ export class HttpClient {
       }
       this.stats.retries += 1;
       this.#options.onEvent?.({ type: 'retry', service: this.service, path, attempt: attempt + 1, delayMs, cause: lastCause });
-      await sleep(delayMs);
+      await sleep(delayMs, this.#options.signal);
     }
     const attempts = this.#retry.maxRetries + 1;
     throw new ServiceUnavailableError(
@@ -139,13 +142,15 @@ export class HttpClient {
         method: 'GET',
         path: this.#basePath + path,
         headers: { accept: 'application/json', ...this.#options.headers() },
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: this.#options.signal ? AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), this.#options.signal]) : AbortSignal.timeout(this.#timeoutMs),
       });
       status = response.statusCode;
       const header = response.headers['retry-after'];
       retryAfter = Array.isArray(header) ? header[0] : header;
       text = await readCapped(response.body, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     } catch (error) {
+      // Stopped by the operator: not a fault of the service, never retried.
+      if (this.#options.signal?.aborted) throw this.#options.signal.reason;
       if (error instanceof BodyTooLarge) return { kind: 'retry', cause: error.message };
       if (isRetryableNetworkError(error)) return { kind: 'retry', cause: describeNetworkError(error, this.#timeoutMs) };
       const failure = connectionFailure(error, this.#url);

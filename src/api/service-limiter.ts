@@ -22,20 +22,20 @@ export class ServiceLimiter {
     this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + ms);
   }
 
-  /** Runs `task` once a slot is free and no pause is in force. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /** Runs `task` once a slot is free and no pause is in force; `signal` ends a wait for a pause. */
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     await this.#acquire();
     try {
-      await this.#waitForPause();
+      await this.#waitForPause(signal);
       return await task();
     } finally {
       this.#release();
     }
   }
 
-  async #waitForPause(): Promise<void> {
+  async #waitForPause(signal?: AbortSignal): Promise<void> {
     for (let wait = this.#pausedUntil - Date.now(); wait > 0; wait = this.#pausedUntil - Date.now()) {
-      await sleep(wait);
+      await sleep(wait, signal);
     }
   }
 
@@ -54,6 +54,22 @@ export class ServiceLimiter {
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`; a `signal` that aborts ends the wait at once, rejecting with its reason. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (!signal) return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const stop = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', stop, { once: true });
+  });
 }

@@ -8,10 +8,11 @@ export interface Clients {
   close(): Promise<void>;
 }
 
-/** Clients of both services from the configuration. */
-export function createClients(config: Config, options: { concurrency?: number } = {}): Clients {
+/** Clients of both services from the configuration; `signal` stops every request and wait (Ctrl-C). */
+export function createClients(config: Config, options: { concurrency?: number; signal?: AbortSignal } = {}): Clients {
   // Each client redacts both secrets from what it reads: the other's too, should a service echo it.
-  const giftcard = new GiftCardClient(config.giftcard, { maxConnections: options.concurrency ?? 8, secrets: () => [config.dp.clientSecret.reveal()] });
-  const dp = new DpClient(config.dp, { maxConnections: options.concurrency ?? 8, secrets: () => [config.giftcard.clientSecret.reveal()] });
+  const stop = options.signal ? { signal: options.signal } : {};
+  const giftcard = new GiftCardClient(config.giftcard, { maxConnections: options.concurrency ?? 8, secrets: () => [config.dp.clientSecret.reveal()], ...stop });
+  const dp = new DpClient(config.dp, { maxConnections: options.concurrency ?? 8, secrets: () => [config.giftcard.clientSecret.reveal()], ...stop });
   return { giftcard, dp, close: async () => void (await Promise.all([giftcard.close(), dp.close()])) };
 }

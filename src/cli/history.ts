@@ -49,7 +49,8 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
         syncRunId: r.syncRunId,
         startedAt: r.startedAt,
         durationMs: r.finishedAtMs === null ? null : r.finishedAtMs - r.startedAtMs,
-        verdict: r.verdict ?? (r.status !== 'running' ? 'FAILED' : i === 0 && running ? 'RUNNING' : 'INTERRUPTED'),
+        // Stopped by the operator (its error says INTERRUPTED) or killed (still 'running', no holder): INTERRUPTED.
+        verdict: r.verdict ?? (r.status !== 'running' ? (errorOf(r)?.code === 'INTERRUPTED' ? 'INTERRUPTED' : 'FAILED') : i === 0 && running ? 'RUNNING' : 'INTERRUPTED'),
         findings: s.findings ?? 0,
         errors: s.bySeverity?.['error'] ?? 0,
         warnings: s.bySeverity?.['warning'] ?? 0,

@@ -113,7 +113,8 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     hideCursor: true,
     linewrap: false,
     clearOnComplete: false,
-    gracefulExit: true,
+    // The command takes SIGINT and SIGTERM itself (cli/interrupt.ts) and stops the display when it ends.
+    gracefulExit: false,
   });
   const live = new Map<SyncResource, cliProgress.SingleBar>();
   let current: { bar: cliProgress.SingleBar; label: string; at: number; timer: NodeJS.Timeout } | undefined;

@@ -5,7 +5,7 @@ import type { FailOn } from '../findings/verdict.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { resolve } from 'node:path';
 import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js';
-import { LedgerReconError } from '../errors.js';
+import { InterruptedError, LedgerReconError } from '../errors.js';
 import { beginRun, recordFailure, type RunError } from '../findings/store.js';
 import { redact } from '../log.js';
 import { ensureFolder, storageFailure } from '../paths.js';
@@ -16,6 +16,7 @@ import { booksFilesIn, type BooksFile } from '../books/import-books.js';
 import { booksFigures, importBooks, type BooksFigures } from './books.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
+import { onInterrupt } from './interrupt.js';
 import { createProgress } from './progress.js';
 import { scopeOf } from './report.js';
 
@@ -70,8 +71,9 @@ export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[n
 export interface FailedRunSummary {
   /** The check run recorded for the night, when the mirror could be opened. */
   runId: number | null;
-  verdict: 'FAILED';
-  exitCode: 2;
+  /** INTERRUPTED: the operator stopped it (Ctrl-C, SIGTERM; exit 130 or 143); FAILED: it could not finish (exit 2). */
+  verdict: 'FAILED' | 'INTERRUPTED';
+  exitCode: number;
   error: RunError;
   startedAt: string;
   durationMs: number;
@@ -93,6 +95,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   const secrets = secretsOf(options);
   let checkRunId: number | null = null;
   let failure: RunError | undefined;
+  const interruption = onInterrupt('the night stopped; what the sync read whole is committed with its checkpoints, and the next run resumes from there');
   try {
     const config = loadConfig(options, options.env);
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
@@ -100,10 +103,10 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
     const dbPath = options.db ?? DEFAULT_DB_PATH;
     const { mirror, lock } = openMirrorLocked(dbPath, 'run');
-    const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
+    const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
     try {
       checkRunId = beginRun(mirror.sqlite, { startedAtMs: started, optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }) });
-      const result = await nightly(options, { mirror, clients, checkRunId, started, tty, booksFiles });
+      const result = await nightly(options, { mirror, clients, checkRunId, started, tty, booksFiles, signal: interruption.signal });
       const { summary } = result;
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
       else if ((tty && !options.quiet) || options.verbose) write(`${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
@@ -129,10 +132,20 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   } catch (error) {
     // The night's record, also when it failed: one object, then the one line on stderr.
     if (options.json) {
-      const failed: FailedRunSummary = { runId: checkRunId, verdict: 'FAILED', exitCode: 2, error: failure ?? runErrorOf(error, secrets), startedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      const interrupted = error instanceof InterruptedError;
+      const failed: FailedRunSummary = {
+        runId: checkRunId,
+        verdict: interrupted ? 'INTERRUPTED' : 'FAILED',
+        exitCode: interrupted ? error.exitCode : 2,
+        error: failure ?? runErrorOf(error, secrets),
+        startedAt: new Date(started).toISOString(),
+        durationMs: Date.now() - started,
+      };
       write(`${JSON.stringify(failed)}\n`);
     }
     throw error;
+  } finally {
+    interruption.dispose();
   }
 }
 
@@ -144,10 +157,12 @@ interface NightlyContext {
   tty: boolean;
   /** The merchant's books to import first (`--books`). */
   booksFiles: BooksFile[] | null;
+  /** The operator's stop: checked between the night's steps, and inside the sync. */
+  signal: AbortSignal;
 }
 
 /** Sync, check with its confirmation pass, report: the night's work once the mirror is ours, each stage a step on a terminal. */
-async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty, booksFiles }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
+async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty, booksFiles, signal }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
   const stderr = options.stderr ?? process.stderr;
   const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
   try {
@@ -156,7 +171,9 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       progress.step('books');
       books = booksFigures(await importBooks(mirror.sqlite, booksFiles, (line) => stderr.write(line)));
     }
-    const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
+    signal.throwIfAborted();
+    const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
+    signal.throwIfAborted();
     progress.step('check');
     const reread: ConfirmStats = { cards: 0, entries: 0 };
     const { summary, confirmation } = await reconcile({
@@ -170,6 +187,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
         return rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread);
       },
     });
+    signal.throwIfAborted();
     progress.step('report');
     const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId, scope: scopeOf(options) });
     const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };

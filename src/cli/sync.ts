@@ -2,6 +2,7 @@ import { loadConfig, type ConfigFlags } from '../config.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { createClients } from './clients.js';
+import { onInterrupt } from './interrupt.js';
 import { createProgress, syncClosingLine } from './progress.js';
 
 export interface SyncCommandOptions extends ConfigFlags {
@@ -25,7 +26,8 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const { mirror, lock } = openMirrorLocked(dbPath, 'sync');
-  const clients = createClients(config, options.concurrency !== undefined ? { concurrency: options.concurrency } : {});
+  const interruption = onInterrupt('the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there');
+  const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
   const stderr = process.stderr;
   const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
   try {
@@ -38,6 +40,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
       ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       progress,
+      signal: interruption.signal,
     });
     progress.finish(syncClosingLine(summary));
     if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -53,5 +56,6 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
     await clients.close();
     mirror.close();
     lock.release();
+    interruption.dispose();
   }
 }

@@ -25,6 +25,8 @@ export interface SyncOptions {
   progress?: ProgressReporter;
   /** Move a mirror bound to other services to these ones, on purpose (`--rebind`). */
   rebind?: boolean;
+  /** The operator's stop (Ctrl-C, SIGTERM): the walks halt at their next page, keeping what they read whole, and its reason is thrown. */
+  signal?: AbortSignal;
 }
 
 export interface SyncSummary {
@@ -137,7 +139,13 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     resources: context.stats,
   });
   const finish = sqlite.prepare('UPDATE sync_runs SET status = ?, finished_at = ?, finished_at_ms = ?, error = ?, summary_json = ? WHERE sync_run_id = ?');
+  // Stopped by the operator: every walk halts at its next page, keeping what it read whole.
+  const halt = (): void => {
+    context.halted ??= options.signal?.reason;
+  };
+  options.signal?.addEventListener('abort', halt, { once: true });
   try {
+    options.signal?.throwIfAborted();
     await together(context, WALKS);
     await closeLedger(context);
   } catch (error) {
@@ -147,6 +155,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     const summary = summarize(false, redact(error instanceof Error ? error.message : String(error), secrets));
     finish.run('failed', new Date().toISOString(), Date.now(), summary.error ?? null, JSON.stringify(summary), syncRunId);
     throw error;
+  } finally {
+    options.signal?.removeEventListener('abort', halt);
   }
   await checkpointer.stop();
   sqlite.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,0 +1,44 @@
+/**
+ * Ctrl-C and a service manager's stop, for the commands that work for a while (sync, run): the
+ * first SIGINT or SIGTERM aborts the returned signal with an InterruptedError, so the work
+ * stops within a page or two, commits what it read whole with its checkpoint and releases the
+ * lock, and the command ends with one line and exit 130 (SIGINT) or 143 (SIGTERM). A second
+ * signal ends the process at once.
+ */
+import { InterruptedError } from '../errors.js';
+
+export interface Interruption {
+  /** Aborts, with an InterruptedError as its reason, at the first SIGINT or SIGTERM. */
+  signal: AbortSignal;
+  /** Gives the signals back to Node's defaults (unless one came: a second then still ends the process with its code). */
+  dispose(): void;
+}
+
+/**
+ * Takes SIGINT and SIGTERM for the command's lifetime.
+ * @param what what stops and what happens next, e.g. "the sync stopped; the next sync resumes from its checkpoints".
+ */
+export function onInterrupt(what: string, stderr: NodeJS.WritableStream = process.stderr): Interruption {
+  const controller = new AbortController();
+  const handler = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (controller.signal.aborted) {
+      // The operator insists: no clean-up, no waiting.
+      stderr.write(`ledger-recon: ${signal} again: stopped at once; ${what}\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    controller.abort(new InterruptedError(signal, `interrupted (${signal}): ${what}`));
+  };
+  const onInt = (): void => handler('SIGINT');
+  const onTerm = (): void => handler('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      // Once stopped, the process is on its way out: a second signal still ends it at once, with its code.
+      if (controller.signal.aborted) return;
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}

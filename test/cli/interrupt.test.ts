@@ -1,0 +1,93 @@
+/**
+ * Ctrl-C and a service manager's stop, as an operator meets them: the real CLI in a child
+ * process against a slow simulator, signalled part-way through its work.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/db/mirror.js';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { CLI, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+
+let sim: Simulator;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  // Every answer 150 ms late: a sync takes several seconds, so a signal lands mid-walk.
+  sim = await startSimulator({ seed: 51, size: 'small', latencyMs: 150 });
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-interrupt-'));
+  env = simulatorEnv(sim);
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs the CLI and sends `signal` after `afterMs` (and again after `againMs`, if given); the time from the first signal to the exit. */
+function signalled(args: string[], signal: NodeJS.Signals, afterMs: number, againMs?: number): Promise<CliResult & { stoppedInMs: number }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    let sentAt = 0;
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    setTimeout(() => {
+      sentAt = Date.now();
+      child.kill(signal);
+      if (againMs !== undefined) setTimeout(() => child.kill(signal), againMs);
+    }, afterMs);
+    child.on('close', (status, killedBy) => resolve({ status, signal: killedBy, stdout, stderr, stoppedInMs: Date.now() - sentAt }));
+  });
+}
+
+describe('a command stopped by the operator', () => {
+  it('stops a sync on Ctrl-C within 2 s: exit 130, one line, the lock free, and the next sync resumes to a whole mirror', async () => {
+    const db = join(dir, 'sigint.db');
+    const stopped = await signalled(['sync', '--db', db, '--quiet'], 'SIGINT', 1_500);
+    expect(stopped.status).toBe(130);
+    expect(stopped.stoppedInMs).toBeLessThan(2_000);
+    expect(stopped.stderr.trimEnd().split('\n')).toEqual(['ledger-recon: interrupted (SIGINT): the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there']);
+    expect(existsSync(`${db}.lock`)).toBe(false);
+    const resumed = await runCli(['sync', '--db', db, '--json'], env);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ completed: true });
+    const mirror = openMirror(db);
+    try {
+      expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+      expect(mirror.sqlite.prepare("SELECT status, error FROM sync_runs ORDER BY sync_run_id").all()).toEqual([
+        { status: 'failed', error: expect.stringMatching(/^interrupted \(SIGINT\)/) },
+        { status: 'completed', error: null },
+      ]);
+    } finally {
+      mirror.close();
+    }
+  }, 60_000);
+
+  it('stops a nightly run on SIGTERM: exit 143, its one JSON object says INTERRUPTED, and history lists the night so', async () => {
+    const db = join(dir, 'sigterm.db');
+    const stopped = await signalled(['run', '--json', '--db', db, '--out', join(dir, 'reports')], 'SIGTERM', 1_500);
+    expect(stopped.status, stopped.stdout + stopped.stderr).toBe(143);
+    expect(stopped.stoppedInMs).toBeLessThan(2_000);
+    expect(JSON.parse(stopped.stdout)).toMatchObject({ verdict: 'INTERRUPTED', exitCode: 143, error: { code: 'INTERRUPTED' } });
+    expect(stopped.stderr.trimEnd().split('\n')).toHaveLength(1);
+    // The next night resumes the sync; history lists the stopped one as INTERRUPTED.
+    const next = await runCli(['run', '--json', '--db', db, '--out', join(dir, 'reports')], env);
+    expect(JSON.parse(next.stdout)).toMatchObject({ runId: 2, verdict: 'RECONCILED' });
+    const history = await runCli(['history', '--db', db, '--json'], env);
+    expect(JSON.parse(history.stdout)).toMatchObject([{ runId: 2, verdict: 'RECONCILED' }, { runId: 1, verdict: 'INTERRUPTED' }]);
+  }, 60_000);
+
+  it('ends at once on a second Ctrl-C', async () => {
+    const db = join(dir, 'twice.db');
+    const stopped = await signalled(['sync', '--db', db, '--quiet'], 'SIGINT', 1_500, 20);
+    // Either the second signal found the command still stopping (its handler exits 130 at once,
+    // saying so) or the process already on its way out (the signal's default ends it): as a shell sees it, 130.
+    if (stopped.status === 130) expect(stopped.stderr).toMatch(/interrupted \(SIGINT\)|SIGINT again: stopped at once/);
+    else expect(stopped.signal).toBe('SIGINT');
+    expect(stopped.stoppedInMs).toBeLessThan(2_000);
+  }, 60_000);
+});
