@@ -16,6 +16,14 @@ function flagValues(flags: readonly string[]): string[] {
   return args.flatMap((arg, i) => flags.flatMap((flag) => (arg === flag ? [args[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [])));
 }
 
+// A reader that closed the pipe early (`ledger-recon history | head -1`) has what it wanted: end
+// quietly, as every Unix tool does, rather than with a stack. Nothing is left half-done: the
+// mirror's writes are transactions, and the lock goes with the process.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 let program: Command | undefined;
 try {
   // Files for one reader: the mirror, its side files, the reports and their folders are the

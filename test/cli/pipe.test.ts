@@ -1,0 +1,46 @@
+/**
+ * A reader that closes the pipe early (`ledger-recon sql … | head -2`): the command ends quietly
+ * with exit 0, as every Unix tool does, never with a stack.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, cleanEnv, runCli } from '../support/cli.js';
+
+let dir: string;
+let db: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-pipe-'));
+  db = join(dir, 'demo.db');
+  const demo = await runCli(['demo', '--db', db, '--out', join(dir, 'reports')], cleanEnv());
+  expect(demo.status, demo.stderr).toBe(0);
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the CLI and closes its stdout after the first chunk, as `| head -1` does. */
+function headOne(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv() });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}
+
+describe('a closed pipe', () => {
+  it.each([
+    ['sql as a table', ['sql', '--format', 'table', 'SELECT * FROM gift_card_transactions']],
+    ['sql as CSV', ['sql', '--format', 'csv', 'SELECT * FROM gift_card_transactions']],
+    ['sql as JSON', ['sql', '--format', 'json', 'SELECT * FROM gift_card_transactions']],
+    ['history', ['history']],
+    ['the help', ['--help']],
+  ])('ends %s quietly with exit 0', async (_name, args) => {
+    const result = await headOne([...args, ...(args[0] === '--help' ? [] : ['--db', db])]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+});
