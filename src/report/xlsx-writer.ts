@@ -6,6 +6,7 @@
  * dates as real dates (UTC), severity colours, and API text as sent (a text cell of .xlsx is never a formula), control characters shown escaped.
  */
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { visibleText } from './neutralise.js';
@@ -83,17 +84,23 @@ export function moneyFormat(currency: string | null): string {
 
 /** Writes `sheets` in order into `path` (xlsx). Rows beyond a sheet's limit continue on numbered sheets. */
 export async function writeXlsx(path: string, properties: WorkbookProperties, sheets: SheetSpec[], maxRows = MAX_ROWS_PER_SHEET): Promise<void> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useStyles: true, useSharedStrings: false });
+  // Our own file stream, so that its failure (a full disk) ends every wait: exceljs's zip stops
+  // feeding a failed file, and a wait for 'drain' would never end (Node then exits 13, silently).
+  const file = createWriteStream(path);
+  const failed = new Promise<never>((_resolve, reject) => file.once('error', reject));
+  failed.catch(() => undefined); // raced below; never left unhandled
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: file, useStyles: true, useSharedStrings: false });
   workbook.creator = properties.creator;
   workbook.lastModifiedBy = properties.creator;
   workbook.created = properties.created;
   workbook.modified = properties.created;
   Object.assign(workbook, { title: properties.title, subject: properties.subject });
-  for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title);
-  await workbook.commit();
+  for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title, failed);
+  await Promise.race([workbook.commit(), failed]);
+  if (!file.closed) await Promise.race([once(file, 'close'), failed]);
 }
 
-async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number, title: string): Promise<void> {
+async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number, title: string, failed: Promise<never>): Promise<void> {
   const iterator = toAsync(spec.rows);
   // Widths must be set before the first row is committed: fit them to a sample of the rows.
   const sample: Cell[][] = [];
@@ -120,7 +127,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
     writeRow(sheet, cells, spec.severityColumn, wrapped, rowsInSheet + 1, widths);
     rowsInSheet += 1;
     written += 1;
-    if (written % YIELD_EVERY === 0) await drained(sheet);
+    if (written % YIELD_EVERY === 0) await Promise.race([drained(sheet), failed]);
   };
   for (const cells of sample) await put(cells);
   while (!next.done) {
@@ -128,6 +135,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
     next = await iterator.next();
   }
   sheet.commit();
+  await Promise.race([drained(sheet), failed]);
 }
 
 /**
