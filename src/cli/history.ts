@@ -49,8 +49,12 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
         syncRunId: r.syncRunId,
         startedAt: r.startedAt,
         durationMs: r.finishedAtMs === null ? null : r.finishedAtMs - r.startedAtMs,
-        // Stopped by the operator (its error says INTERRUPTED) or killed (still 'running', no holder): INTERRUPTED.
-        verdict: r.verdict ?? (r.status !== 'running' ? (errorOf(r)?.code === 'INTERRUPTED' ? 'INTERRUPTED' : 'FAILED') : i === 0 && running ? 'RUNNING' : 'INTERRUPTED'),
+        // Stopped by the operator (its error says INTERRUPTED), killed (still 'running', no holder), or
+        // killed while writing its report (the report still pending, no holder): INTERRUPTED.
+        verdict:
+          r.reportState === 'pending' && r.status === 'completed'
+            ? i === 0 && running ? 'RUNNING' : 'INTERRUPTED'
+            : (r.verdict ?? (r.status !== 'running' ? (errorOf(r)?.code === 'INTERRUPTED' ? 'INTERRUPTED' : 'FAILED') : i === 0 && running ? 'RUNNING' : 'INTERRUPTED')),
         findings: s.findings ?? 0,
         errors: s.bySeverity?.['error'] ?? 0,
         warnings: s.bySeverity?.['warning'] ?? 0,
@@ -59,7 +63,11 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
         resolved: s.resolved ?? 0,
         cards: s.cards ?? 0,
         entries: s.entries ?? 0,
-        error: errorOf(r),
+        error:
+          errorOf(r) ??
+          (r.reportState === 'pending' && r.status === 'completed' && !(i === 0 && running)
+            ? { code: 'INTERRUPTED', message: `stopped while writing its report: ledger-recon report --run ${r.checkRunId} writes it` }
+            : null),
       };
     });
     if (options.json) write(`${JSON.stringify(rows)}\n`);

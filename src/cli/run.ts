@@ -6,7 +6,7 @@ import { loadConfig, type ConfigFlags } from '../config.js';
 import { resolve } from 'node:path';
 import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js';
 import { InterruptedError, LedgerReconError } from '../errors.js';
-import { beginRun, recordFailure, type RunError } from '../findings/store.js';
+import { beginRun, markReportWritten, recordFailure, type RunError } from '../findings/store.js';
 import { redact } from '../log.js';
 import { ensureFolder, storageFailure } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
@@ -182,6 +182,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       ...(options.failOn ? { failOn: options.failOn } : {}),
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
       options: pickCheckOptions(options),
+      reportPending: true,
       confirm: (request) => {
         progress.step(`confirmation (${request.cards.length} cards)`);
         return rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread);
@@ -190,6 +191,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     signal.throwIfAborted();
     progress.step('report');
     const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId, scope: scopeOf(options) });
+    markReportWritten(mirror.sqlite, summary.checkRunId);
     const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
     const json: RunSummary = {
       runId: summary.checkRunId,

@@ -403,6 +403,12 @@ export const checkRuns = sqliteTable('check_runs', {
    * across nights only with a run of the same version.
    */
   findingsVersion: integer('findings_version'),
+  /**
+   * The nightly run's workbook: 'pending' from its check's end until its files are written,
+   * 'written' after (NULL for a `check`, which writes none). A night killed while writing its
+   * report stays 'pending': `history` lists it as INTERRUPTED.
+   */
+  reportState: text('report_state', { enum: ['pending', 'written'] }),
 });
 
 /** A finding's columns, shared by the findings of a run and the findings it held in flight. */

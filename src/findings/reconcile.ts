@@ -27,6 +27,8 @@ export interface ReconcileInput {
   nowMs?: number;
   /** A run the caller began before its sync (the nightly run); by default one is begun here. */
   checkRunId?: number;
+  /** The caller writes the run's report next (the nightly run): the run's report stays pending until it is written. */
+  reportPending?: boolean;
   /** Re-reads the records behind gift card errors by ID (the nightly run); none for `check`. */
   confirm?: (request: RereadRequest) => Promise<Rereads>;
 }
@@ -97,6 +99,6 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     entries: catalogue.entries,
     walkMs: catalogue.walkMs,
   });
-  recordRun(sqlite, { checkRunId, standing: decided, rollForward, summary, finishedAtMs: nowMs + durationMs });
+  recordRun(sqlite, { checkRunId, standing: decided, rollForward, summary, finishedAtMs: nowMs + durationMs, reportPending: input.reportPending === true });
   return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
 }

@@ -215,6 +215,8 @@ export function rollForwardOf(sqlite: Database.Database, checkRunId: number): Ro
 
 export interface RunRecord {
   checkRunId: number;
+  /** The nightly run writes a report after this: the run's report stays 'pending' until {@link markReportWritten}. */
+  reportPending?: boolean;
   standing: Standing;
   rollForward: readonly RollForward[];
   summary: CheckRunSummary;
@@ -240,9 +242,14 @@ export function recordRun(sqlite: Database.Database, record: RunRecord): void {
       insertRollForward.run(row);
     }
     sqlite
-      .prepare(`UPDATE check_runs SET status = 'completed', verdict = ?, finished_at_ms = ?, failed_checks_json = ?, summary_json = ? WHERE check_run_id = ?`)
-      .run(summary.verdict, record.finishedAtMs, summary.failedChecks.length > 0 ? JSON.stringify(summary.failedChecks) : null, JSON.stringify(summary), checkRunId);
+      .prepare(`UPDATE check_runs SET status = 'completed', verdict = ?, finished_at_ms = ?, failed_checks_json = ?, summary_json = ?, report_state = ? WHERE check_run_id = ?`)
+      .run(summary.verdict, record.finishedAtMs, summary.failedChecks.length > 0 ? JSON.stringify(summary.failedChecks) : null, JSON.stringify(summary), record.reportPending ? 'pending' : null, checkRunId);
   })();
+}
+
+/** The run's report files are written: the night is whole. */
+export function markReportWritten(sqlite: Database.Database, checkRunId: number): void {
+  drizzle(sqlite).update(checkRuns).set({ reportState: 'written' }).where(eq(checkRuns.checkRunId, checkRunId)).run();
 }
 
 /** A completed check run: the newest, or the one named. */

@@ -81,6 +81,22 @@ describe('a command stopped by the operator', () => {
     expect(JSON.parse(history.stdout)).toMatchObject([{ runId: 2, verdict: 'RECONCILED' }, { runId: 1, verdict: 'INTERRUPTED' }]);
   }, 60_000);
 
+  it('lists a night killed while writing its report as INTERRUPTED, saying how to write it', async () => {
+    const db = join(dir, 'report-killed.db');
+    const night = await runCli(['run', '--json', '--db', db, '--out', join(dir, 'reports')], env);
+    expect(JSON.parse(night.stdout)).toMatchObject({ runId: 1, verdict: 'RECONCILED' });
+    const mirror = openMirror(db);
+    try {
+      expect(mirror.sqlite.prepare('SELECT report_state FROM check_runs').pluck().get()).toBe('written');
+      // What a SIGKILL between the check's commit and the report's files leaves.
+      mirror.sqlite.prepare("UPDATE check_runs SET report_state = 'pending'").run();
+    } finally {
+      mirror.close();
+    }
+    const history = await runCli(['history', '--db', db, '--json'], env);
+    expect(JSON.parse(history.stdout)).toMatchObject([{ runId: 1, verdict: 'INTERRUPTED', error: { code: 'INTERRUPTED', message: 'stopped while writing its report: ledger-recon report --run 1 writes it' } }]);
+  }, 60_000);
+
   it('ends at once on a second Ctrl-C', async () => {
     const db = join(dir, 'twice.db');
     const stopped = await signalled(['sync', '--db', db, '--quiet'], 'SIGINT', 1_500, 20);
