@@ -34,6 +34,11 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
       const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards off the cent)` : ''}`;
       write(`${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}\n`);
     }
+    // Nothing to tie out is not a tie-out: say what the data covers, so that nobody signs an empty period.
+    if (result.rollForwards.length === 0) {
+      const covers = result.dataFromMs === null ? 'the mirror holds no gift card' : `the mirror's data runs from ${new Date(result.dataFromMs).toISOString().slice(0, 10)} to ${new Date(result.asOfMs).toISOString().slice(0, 10)}`;
+      process.stderr.write(`ledger-recon: the period ${period.label} holds no data (no card owed anything or moved in it): ${covers}\n`);
+    }
     write(`period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json].map((p) => resolve(p)).join('\n')}\n`);
     if (!result.closes) {
       const failing = result.rollForwards.filter((r) => !r.closes).map((r) => `${r.currency} ${r.programId ?? '(no program)'}`);

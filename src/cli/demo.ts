@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { SEVERITIES, type Severity } from '../checks/check.js';
+import { CATALOGUE } from '../checks/index.js';
 import { MirrorError } from '../errors.js';
 import { startSimulator } from '../sim/simulator.js';
 import { run } from './run.js';
@@ -24,6 +26,11 @@ export interface DemoOptions {
  * a mirror it did not make, say the production one given by habit, is left untouched.
  * @throws MirrorError (exit 2) when --db names a mirror the demo did not make.
  */
+/** A planted break's severity, as the catalogue gives it to its code. */
+function severityOf(code: string): Severity | undefined {
+  return CATALOGUE.find((check) => check.code === code)?.severity;
+}
+
 export async function demo(options: DemoOptions): Promise<void> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const db = options.db ?? DEMO_DB;
@@ -54,7 +61,13 @@ export async function demo(options: DemoOptions): Promise<void> {
       DP_CLIENT_SECRET: sim.credentials.dp.clientSecret,
     };
     const summary = await run({ db, out: options.out ?? join('reports', 'demo'), env, verbose: true, write, books });
-    write(`\n${sim.manifest.breaks.length + sim.manifest.books.breaks.length} breaks were planted; the check found ${summary.bySeverity.error + summary.bySeverity.warning} errors and warnings. Open the workbook above in Excel or LibreOffice.\n`);
+    // By severity on both sides, so that an info break planted and found cannot read as a miss.
+    const planted = [...sim.manifest.breaks, ...sim.manifest.books.breaks];
+    const bySeverity = (count: (severity: Severity) => number): string => SEVERITIES.map((severity) => `${count(severity)} ${severity}`).join(', ');
+    write(
+      `\n${planted.length} breaks were planted (${bySeverity((severity) => planted.filter((b) => severityOf(b.code) === severity).length)}); ` +
+        `the check found ${bySeverity((severity) => summary.bySeverity[severity])}. Open the workbook above in Excel or LibreOffice.\n`,
+    );
     // The demo succeeded in showing the breaks: its own exit code is 0.
     process.exitCode = 0;
   } finally {

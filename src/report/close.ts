@@ -75,6 +75,8 @@ export interface PeriodClose {
   rollForwards: PeriodRollForward[];
   /** Ledger entries in the period whose card is not in the mirror: they belong to no currency or program. */
   unattributedEntries: number;
+  /** The first card's issue in the mirror (the data's start), null for a mirror without cards. */
+  dataFromMs: number | null;
   closes: boolean;
 }
 
@@ -107,7 +109,9 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
   const orphan = (_card: string, createdAtMs: number): void => {
     if (createdAtMs >= start && createdAtMs < end) unattributedEntries += 1;
   };
+  let dataFromMs: number | null = null;
   for (const walked of walkCardFigures(sqlite, orphan)) {
+    if (dataFromMs === null || walked.card.issuedAtMs < dataFromMs) dataFromMs = walked.card.issuedAtMs;
     const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));
     if (!figures || !figures.relevant) continue;
     const { card, opening, closing, flows, unknown } = figures;
@@ -157,5 +161,5 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
       closes: group.unknownCards === 0 && differenceCents === 0 && (serviceDifferenceCents ?? 0) === 0,
     };
   });
-  return { period, asOfMs, endsNow, closingCutOffMs: end, merchantId, rollForwards, unattributedEntries, closes: rollForwards.every((group) => group.closes) && unattributedEntries === 0 };
+  return { period, asOfMs, endsNow, closingCutOffMs: end, merchantId, rollForwards, unattributedEntries, dataFromMs, closes: rollForwards.every((group) => group.closes) && unattributedEntries === 0 };
 }

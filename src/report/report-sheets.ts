@@ -412,7 +412,8 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   for (const failed of summary.failedChecks) yield line(['Check that could not run', failed.code, failed.error]);
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
-  yield line(['Prepared by', scope.preparer ?? '', '', '']);
+  // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.
+  yield line(['Prepared by', scope.preparer ?? '', '', scope.preparer ? new Date().toISOString().slice(0, 10) : '']);
   yield line(['Reviewed by', '', '', '']);
   yield line([]);
   yield line([{ heading: 'What was checked' }, { label: 'records in the mirror' }, { label: 'of which no longer listed by the service' }]);

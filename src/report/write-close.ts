@@ -189,7 +189,7 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: C
     ['In flight', close.endsNow ? `${close.rollForwards.reduce((n, r) => n + r.inFlightCards, 0)} cards moved while the sync read them: each counts at its ledger balance, and what its snapshot holds beyond that is shown apart as in flight; never a break, checked again next run` : 'none: the period ends before the data\'s edge'],
     [],
     [{ heading: 'Sign-off' }],
-    ['Prepared by', options.preparer ?? '', 'Date', ''],
+    ['Prepared by', options.preparer ?? '', 'Date', options.preparer ? new Date().toISOString().slice(0, 10) : ''],
     ['Reviewed by', '', 'Date', ''],
     [],
     [{ sheet: 'Period roll-forward', text: 'Period roll-forward' }],

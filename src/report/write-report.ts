@@ -47,7 +47,11 @@ export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' 
 export async function writeReport(options: WriteReportOptions): Promise<ReportPaths> {
   const { sqlite } = options;
   const run = completedRun(sqlite, options.checkRunId);
-  if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
+  if (!run) {
+    const newest = completedRun(sqlite);
+    if (options.checkRunId === undefined || !newest) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
+    throw new MirrorError(`the mirror holds no completed check run ${options.checkRunId}: the newest is run ${newest.checkRunId} (\`ledger-recon history\` lists them all)`);
+  }
   ensureFolder('--out', options.outDir);
   removeStalePartials(options.outDir);
   const final = reportPaths(options.outDir, run);

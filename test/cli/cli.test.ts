@@ -51,6 +51,10 @@ describe('ledger-recon demo (npm start)', () => {
       expect(lines[4]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
       const workbook = /^workbook: (.+\.xlsx)$/m.exec(stdout)?.[1];
       expect(workbook && readFileSync(workbook).subarray(0, 2).toString()).toBe('PK');
+      // What was planted and what was found, by severity on both sides: an info break found is no miss.
+      const last = lines.filter(Boolean).at(-1) ?? '';
+      const [, planted, found] = /^\d+ breaks were planted \((\d+ error, \d+ warning, \d+ info)\); the check found (\d+ error, \d+ warning, \d+ info)\. Open the workbook/.exec(last) ?? [];
+      expect(found, last).toBe(planted);
       // Run again, it makes its own mirror afresh: the same first run.
       const again = run(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')]);
       expect(again.code).toBe(0);

@@ -81,6 +81,12 @@ describe('ledger-recon run', () => {
     expect(status).toBe(0);
     expect(stdout.trim().split('\n').map((p) => p.slice(again.length + 1))).toEqual(readdirSync(out).filter((f) => f.includes('-run-1')).sort((a, b) => (a.endsWith('.xlsx') ? -1 : b.endsWith('.xlsx') ? 1 : a.localeCompare(b))));
   });
+
+  it('names a run `report --run` cannot find, and the newest there is', async () => {
+    const { status, stderr } = await runCli(['report', '--db', db, '--out', join(dir, 'missing'), '--run', '97'], cleanEnv());
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/^ledger-recon: the mirror holds no completed check run 97: the newest is run \d+ \(`ledger-recon history` lists them all\)\n$/);
+  });
 });
 
 describe('a night that cannot finish', () => {

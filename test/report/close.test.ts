@@ -143,6 +143,14 @@ describe('closing a period', () => {
     }
   });
 
+  it('warns that a period before the data holds nothing, and says what the data covers', async () => {
+    const { mirror, path } = mirrorOf(structuredClone(FIXTURE), '2026-12-15T00:00:00Z');
+    mirror.close();
+    const result = await runCli(['close', '--period', '2020-01', '--db', path, '--out', join(path, '..', 'empty')], cleanEnv());
+    expect(result.status).toBe(0);
+    expect(result.stderr).toMatch(/^ledger-recon: the period 2020-01 holds no data \(no card owed anything or moved in it\): the mirror's data runs from \d{4}-\d{2}-\d{2} to 2026-12-15\n$/);
+  });
+
   it('writes the workpapers through the CLI: formulas with their values, the sign-off, exit 1 when a tie-out fails', async () => {
     const broken = structuredClone(FIXTURE);
     broken[0]!.entries[2]!.after = 65;
@@ -159,6 +167,7 @@ describe('closing a period', () => {
     const labelled = (label: string) => summary.getRows(1, summary.rowCount)!.find((r) => r.getCell(1).value === label);
     expect(labelled('Result')?.getCell(2).value).toBe('DOES NOT TIE OUT');
     expect(labelled('Prepared by')?.getCell(2).value).toBe('A. Preparer');
+    expect(String(labelled('Prepared by')?.getCell(4).value)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(labelled('Reviewed by')?.getCell(3).value).toBe('Date');
     const roll = workbook.getWorksheet('Period roll-forward')!;
     const usd = roll.getRows(2, roll.rowCount - 1)!.find((r) => r.getCell(1).value === 'USD')!;

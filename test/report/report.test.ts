@@ -244,6 +244,7 @@ describe('workpapers an auditor signs', () => {
   it('has a sign-off block, the period covered and the data\'s as-of time, the verdict standing out, and pictures of ages and money at stake', () => {
     const summary = sheet('Summary');
     expect(labelled(summary, 'Prepared by')?.getCell(2).value).toBe('P. Reparer');
+    expect(String(labelled(summary, 'Prepared by')?.getCell(4).value)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(labelled(summary, 'Reviewed by')?.getCell(2).value ?? '').toBe('');
     expect(String(labelled(summary, 'Period covered')?.getCell(2).value)).toMatch(/^everything up to \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     expect(labelled(summary, 'Data as of (UTC)')?.getCell(2).value).toBeInstanceOf(Date);
