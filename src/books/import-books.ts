@@ -25,6 +25,18 @@ export interface BooksProblem {
   reason: string;
 }
 
+/** A books file the night could not import, and why. */
+export interface BooksFailure {
+  file: string;
+  reason: string;
+}
+
+/** The books files of a folder: those to import, and those whose map could not be read. */
+export interface BooksFolder {
+  files: BooksFile[];
+  failed: BooksFailure[];
+}
+
 export interface ImportResult {
   file: string;
   kind: BooksKind;
@@ -102,9 +114,10 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
       accepted += 1;
     }
     result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
-    if (accepted === 0) {
+    // A file of a header alone (a quiet day) is a version of zero rows; one whose every row was
+    // rejected is not imported at all.
+    if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) {
       sqlite.exec('ROLLBACK');
-      if (result.problems.length === 0) result.problems.push({ file: path, line: 1, reason: 'the file holds no rows' });
       return result;
     }
     result.rowsWithdrawn = statements.withdraw.run(fileId, kind, source, fileId).changes;
@@ -340,7 +353,7 @@ export function mapBeside(path: string, kind: BooksKind): BooksMap {
  * with `<kind>.map.json` when the folder has one.
  * @throws ConfigError when the folder cannot be read or holds no books file.
  */
-export function booksFilesIn(folder: string): BooksFile[] {
+export function booksFilesIn(folder: string): BooksFolder {
   let names: string[];
   if (existsSync(folder) && !statSync(folder).isDirectory()) {
     throw new ConfigError('--books', `--books ${folder}: a file, where --books takes the folder of exports; import one file with \`ledger-recon books import ${folder}\``);
@@ -350,11 +363,20 @@ export function booksFilesIn(folder: string): BooksFile[] {
   } catch (error) {
     throw new ConfigError('--books', `--books ${folder}: not a folder that can be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  const files = names.flatMap((name): BooksFile[] => {
+  const files: BooksFile[] = [];
+  const failed: BooksFailure[] = [];
+  for (const name of names) {
     const path = join(folder, name);
     const kind = /\.(csv|jsonl|ndjson)$/i.test(name) ? kindOfName(path) : undefined;
-    return kind ? [{ path, kind, map: mapBeside(path, kind) }] : [];
-  });
-  if (files.length === 0) throw new ConfigError('--books', `--books ${folder}: no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl)`);
-  return files;
+    if (!kind) continue;
+    // A map that cannot be read fails its file, not the night: the services are still checked.
+    try {
+      files.push({ path, kind, map: mapBeside(path, kind) });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      failed.push({ file: path, reason: error.message });
+    }
+  }
+  if (files.length === 0 && failed.length === 0) throw new ConfigError('--books', `--books ${folder}: no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl)`);
+  return { files, failed };
 }

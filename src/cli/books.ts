@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
-import { importBooksFile, kindOfName, mapBeside, type BooksFile, type ImportResult } from '../books/import-books.js';
+import { importBooksFile, kindOfName, mapBeside, type BooksFailure, type BooksFile, type BooksFolder, type ImportResult } from '../books/import-books.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
-import { BooksImportError, ConfigError } from '../errors.js';
+import { BooksImportError, ConfigError, LedgerReconError } from '../errors.js';
 
 export interface BooksImportOptions {
   kind?: BooksKind;
@@ -18,9 +18,35 @@ export interface BooksImportOptions {
 export interface BooksFigures {
   files: number;
   unchanged: number;
+  /** Files of a header alone (a quiet day): imported as versions of zero rows. */
+  empty: number;
   rowsAdded: number;
   rowsWithdrawn: number;
   rowsRejected: number;
+  /** Files the night could not import (their map, or every row, failed): the matching is not complete. */
+  failed: BooksFailure[];
+}
+
+/**
+ * The night's books (`run --books`): every file it can import is imported; one it cannot is
+ * named with why, and the night goes on: the services are synced, checked and reported, and
+ * the night is INCOMPLETE because its matching is.
+ */
+export async function importBooksForNight(sqlite: Database.Database, folder: BooksFolder, problem: (text: string) => void): Promise<BooksFigures> {
+  const results: ImportResult[] = [];
+  const failed: BooksFailure[] = [...folder.failed];
+  for (const file of folder.files) {
+    try {
+      const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map });
+      for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
+      if (result.fileId === null) failed.push({ file: file.path, reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})` });
+      else results.push(result);
+    } catch (error) {
+      if (!(error instanceof LedgerReconError)) throw error;
+      failed.push({ file: file.path, reason: error.message });
+    }
+  }
+  return { ...booksFigures(results), failed };
 }
 
 /**
@@ -71,6 +97,7 @@ export function describeImport(r: ImportResult): string {
   const n = (value: number): string => value.toLocaleString('en-US');
   if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since imported: nothing added`;
   if (r.fileId === null) return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
+  if (r.rowsRead === 0) return `${r.file}: ${r.kind}, no rows (a header alone: a quiet day): imported as a version of 0 rows, ${n(r.rowsWithdrawn)} withdrawn`;
   return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn, ${n(r.problems.length)} rejected`;
 }
 
@@ -78,6 +105,8 @@ export function booksFigures(results: readonly ImportResult[]): BooksFigures {
   return {
     files: results.length,
     unchanged: results.filter((r) => r.unchanged).length,
+    empty: results.filter((r) => !r.unchanged && r.rowsRead === 0).length,
+    failed: [],
     rowsAdded: results.reduce((n, r) => n + r.rowsAdded, 0),
     rowsWithdrawn: results.reduce((n, r) => n + r.rowsWithdrawn, 0),
     rowsRejected: results.reduce((n, r) => n + r.problems.length, 0),

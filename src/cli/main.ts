@@ -17,10 +17,11 @@ function flagValues(flags: readonly string[]): string[] {
 }
 
 // A reader that closed the pipe early (`ledger-recon history | head -1`) has what it wanted: end
-// quietly, as every Unix tool does, rather than with a stack. Nothing is left half-done: the
-// mirror's writes are transactions, and the lock goes with the process.
+// quietly, as every Unix tool does, rather than with a stack, keeping the exit code the command
+// set (a night's 1 or 2 stays). Nothing is left half-done: the mirror's writes are transactions,
+// and the lock goes with the process.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
+  if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
   throw error;
 });
 

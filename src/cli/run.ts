@@ -12,8 +12,8 @@ import { ensureFolder, storageFailure } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
-import { booksFilesIn, type BooksFile } from '../books/import-books.js';
-import { booksFigures, importBooks, type BooksFigures } from './books.js';
+import { booksFilesIn, type BooksFolder } from '../books/import-books.js';
+import { importBooksForNight, type BooksFigures } from './books.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
 import { onInterrupt } from './interrupt.js';
@@ -111,7 +111,8 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
       else if ((tty && !options.quiet) || options.verbose) write(`${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
       else if (summary.exitCode !== 0) {
-        stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}, see ${result.json.report.workbook}\n`);
+        const incomplete = summary.verdict === 'INCOMPLETE' ? `; ${incompleteReason(summary)}` : '';
+        stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${result.json.report.workbook}\n`);
       }
       process.exitCode = summary.exitCode;
       return result.json;
@@ -156,7 +157,7 @@ interface NightlyContext {
   started: number;
   tty: boolean;
   /** The merchant's books to import first (`--books`). */
-  booksFiles: BooksFile[] | null;
+  booksFiles: BooksFolder | null;
   /** The operator's stop: checked between the night's steps, and inside the sync. */
   signal: AbortSignal;
 }
@@ -169,7 +170,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     let books: BooksFigures | undefined;
     if (booksFiles) {
       progress.step('books');
-      books = booksFigures(await importBooks(mirror.sqlite, booksFiles, (line) => stderr.write(line)));
+      books = await importBooksForNight(mirror.sqlite, booksFiles, (line) => stderr.write(line));
     }
     signal.throwIfAborted();
     const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
@@ -183,6 +184,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
       options: pickCheckOptions(options),
       reportPending: true,
+      booksNotImported: books?.failed ?? [],
       confirm: (request) => {
         progress.step(`confirmation (${request.cards.length} cards)`);
         return rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread);
@@ -211,6 +213,8 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
 }
 
 function incompleteReason(summary: CheckRunSummary): string {
+  const books = summary.booksNotImported ?? [];
+  if (books.length > 0) return `the books could not all be imported, so the matching is not complete: ${books.map((b) => `${b.file} (${b.reason})`).join('; ')}`;
   if (summary.syncStatus !== 'completed') return `the sync did not complete (${summary.syncStatus}): zero findings over missing data prove nothing; run again`;
   return `checks could not run: ${summary.failedChecks.map((f) => `${f.code} (${f.error})`).join('; ')}`;
 }
@@ -227,7 +231,6 @@ export function runErrorOf(error: unknown, secrets: readonly string[]): RunError
   return { code, message: redact(error instanceof Error ? error.message : String(error), secrets) };
 }
 
-/** The check options of a command's flags (`--books-tolerance` gives the tolerance in cents per currency). */
 /** The roll-forwards that fail a night, for its one line: `; the USD roll-forward does not close by -12.00`. */
 export function rollForwardCause(summary: Pick<CheckRunSummary, 'rollForwardBreaks'>): string {
   const breaks = summary.rollForwardBreaks ?? [];
@@ -235,6 +238,7 @@ export function rollForwardCause(summary: Pick<CheckRunSummary, 'rollForwardBrea
   return `; the liability roll-forward does not close: ${breaks.map((r) => `${r.currency} by ${r.difference}`).join(', ')}`;
 }
 
+/** The check options of a command's flags (`--books-tolerance` gives the tolerance in cents per currency). */
 export function pickCheckOptions(options: Partial<CheckOptions> & { booksTolerance?: Record<string, number> }): Partial<CheckOptions> {
   return {
     ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),

@@ -29,6 +29,8 @@ export interface ReconcileInput {
   checkRunId?: number;
   /** The caller writes the run's report next (the nightly run): the run's report stays pending until it is written. */
   reportPending?: boolean;
+  /** Books files the night could not import: its matching is not complete, so neither is the run. */
+  booksNotImported?: readonly { file: string; reason: string }[];
   /** Re-reads the records behind gift card errors by ID (the nightly run); none for `check`. */
   confirm?: (request: RereadRequest) => Promise<Rereads>;
 }
@@ -71,7 +73,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     const counted = catalogue.countedCards.get(giftCardId);
     if (verdict.verdict === 'moved' && counted) tally.moveInFlight(counted.ledger, counted.figures);
   }
-  const complete = sync.status === 'completed' && catalogue.failedChecks.length === 0;
+  const booksNotImported = [...(input.booksNotImported ?? [])];
+  const complete = sync.status === 'completed' && catalogue.failedChecks.length === 0 && booksNotImported.length === 0;
   const decided = standing({
     checkRunId,
     nowMs,
@@ -94,6 +97,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     standing: decided,
     rollForward,
     failedChecks: catalogue.failedChecks,
+    booksNotImported,
     checkTimesMs: catalogue.checkTimesMs,
     cards: catalogue.cards,
     entries: catalogue.entries,

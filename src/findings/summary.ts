@@ -41,6 +41,8 @@ export interface CheckRunSummary {
   /** The roll-forwards that do not close: what fails a run besides its findings. */
   rollForwardBreaks: { currency: string; program: string | null; difference: string }[];
   failedChecks: { code: CheckCode; error: string }[];
+  /** Books files the night could not import: the matching, and so the run, is not complete. */
+  booksNotImported: { file: string; reason: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
   cards: number;
   entries: number;
@@ -78,6 +80,7 @@ export interface SummaryInput {
   standing: Standing;
   rollForward: readonly RollForward[];
   failedChecks: { code: CheckCode; error: string }[];
+  booksNotImported?: { file: string; reason: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
   cards: number;
   entries: number;
@@ -130,6 +133,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     })),
     rollForwardBreaks: input.rollForward.filter((r) => r.differenceCents !== 0).map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
     failedChecks: input.failedChecks,
+    booksNotImported: input.booksNotImported ?? [],
     checkTimesMs: input.checkTimesMs,
     cards: input.cards,
     entries: input.entries,

@@ -410,6 +410,7 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   yield line(['Our merchant', { note: run.merchantId ?? '' }]);
   yield line(['Materiality (money at stake per finding)', { note: materiality.size === 0 ? 'none set (--materiality USD=100.00,EUR=100.00)' : [...materiality].map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', ') }]);
   for (const failed of summary.failedChecks) yield line(['Check that could not run', failed.code, failed.error]);
+  for (const books of summary.booksNotImported ?? []) yield line(['Books file not imported', books.file, { note: `${books.reason}: the matching is not complete` }]);
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
   // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.

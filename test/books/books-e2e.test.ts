@@ -138,3 +138,53 @@ describe('the merchant\'s books under live activity', () => {
     expect(found.filter((f) => f.code === 'BK_IN_TRANSIT').length).toBeGreaterThan(1);
   });
 });
+
+describe('a night whose books are odd', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 23, size: 'tiny' });
+  });
+  afterAll(() => sim.close());
+
+  it('goes on when a file cannot be imported: the services are checked and reported, the night INCOMPLETE naming the file', async () => {
+    const books = join(dir, 'odd-map');
+    sim.writeBooks(books);
+    // A misspelt column in one map: that file cannot be read, the others can.
+    const map = join(books, 'tenders.map.json');
+    writeFileSync(map, readFileSync(map, 'utf8').replace('"reference"', '"referenze"'));
+    const out = join(dir, 'odd-map-out');
+    const night = await runCli(['run', '--db', join(dir, 'odd-map.db'), '--out', out, '--books', books, '--json'], simulatorEnv(sim));
+    expect(night.status).toBe(2);
+    const json = JSON.parse(night.stdout) as { verdict: string; sync: { completed: boolean }; books: { files: number; failed: { file: string; reason: string }[] }; error: { code: string; message: string }; report: { workbook: string } };
+    expect(json).toMatchObject({ verdict: 'INCOMPLETE', sync: { completed: true }, books: { files: 2 }, error: { code: 'INCOMPLETE' } });
+    expect(json.books.failed).toEqual([{ file: join(books, 'tenders.csv'), reason: expect.stringMatching(/referenze/) }]);
+    expect(json.error.message).toContain(join(books, 'tenders.csv'));
+    // Every other figure is in the workbook, and its Summary names the file.
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(json.report.workbook);
+    const summary = workbook.getWorksheet('Summary')!;
+    const row = summary.getRows(1, summary.rowCount)!.find((r) => r.getCell(1).value === 'Books file not imported');
+    expect(row?.getCell(2).value).toBe(join(books, 'tenders.csv'));
+    // Without --json: the one line names it.
+    const line = await runCli(['run', '--db', join(dir, 'odd-map.db'), '--out', out, '--books', books], simulatorEnv(sim));
+    expect(line.status).toBe(2);
+    expect(line.stderr).toMatch(/^ledger-recon: INCOMPLETE: .*the books could not all be imported, so the matching is not complete: .*tenders\.csv .*referenze/m);
+  });
+
+  it('imports a quiet day’s exports, a header alone, as zero rows and says so', async () => {
+    const books = join(dir, 'quiet');
+    sim.writeBooks(books);
+    for (const name of readdirSync(books).filter((f) => f.endsWith('.csv'))) {
+      const path = join(books, name);
+      writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
+    }
+    const night = await runCli(['run', '--db', join(dir, 'quiet.db'), '--out', join(dir, 'quiet-out'), '--books', books, '--json'], simulatorEnv(sim));
+    const json = JSON.parse(night.stdout) as { verdict: string; books: { files: number; empty: number; failed: unknown[] } };
+    expect(json.verdict).not.toBe('FAILED');
+    expect(json.verdict).not.toBe('INCOMPLETE');
+    expect(json.books).toMatchObject({ files: 3, empty: 3, failed: [] });
+    const single = await runCli(['books', 'import', join(books, 'tenders.csv'), '--db', join(dir, 'quiet-single.db')], simulatorEnv(sim));
+    expect(single.status).toBe(0);
+    expect(single.stdout).toBe(`${join(books, 'tenders.csv')}: tenders, no rows (a header alone: a quiet day): imported as a version of 0 rows, 0 withdrawn\n`);
+  });
+});
