@@ -153,6 +153,33 @@ describe('the ledger-state core', () => {
     );
   });
 
+  it('shows a planted chain gap the same amount on every surface from the entry that reveals it, night after night', () => {
+    fc.assert(
+      fc.property(world, cutOffs, fc.integer({ min: 1, max: 3_000 }), fc.integer({ min: 1, max: 3_000 }), (specs, cuts, a, b) => {
+        // Card 0: issued at T0 with 10,000.00, two debits 100 h apart; the first is missing from the ledger.
+        const spec = { initial: 1_000_000, issuedHours: 0, currency: 'USD', foreign: false, ops: [{ kind: 'DEBIT' as const, cents: a, gapHours: 1_000 }, { kind: 'DEBIT' as const, cents: b, gapHours: 100 }] };
+        const broken = legalCard(0, spec);
+        const [, revealing] = broken.entries;
+        broken.entries = broken.entries.slice(1);
+        const cards = [broken, ...specs.slice(1).map((s, i) => legalCard(i + 1, s))];
+        const revealedAt = revealing!.createdAtMs;
+        const all = nights(cards, cuts);
+        for (const [n, rolls] of all.entries()) {
+          const usd = rolls.find((r) => r.currency === 'USD')!;
+          // Before the entry that reveals the gap, nothing is missing; from it on, the same amount, every night.
+          expect(usd.differenceCents).toBe(cuts[n]! > revealedAt ? -a : 0);
+          const from = n === 0 ? T0 - HOUR : cuts[n - 1]!;
+          const period = close(cards, from, cuts[n]!).get('USD')!;
+          // A period that holds the revealing entry shows the gap between its flows and its cards.
+          const holds = revealedAt >= from && revealedAt < cuts[n]!;
+          expect(period.closingFromCards - period.closingFromFlows).toBe(holds ? -a : 0);
+          expect(period.service - period.closingFromCards).toBe(0);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('counts a card in flight at its ledger balance and shows what its snapshot holds beyond it apart', () => {
     const card = legalCard(1, { initial: 10_000, issuedHours: 0, currency: 'USD', foreign: false, ops: [{ kind: 'DEBIT', cents: 2_500, gapHours: 5 }] });
     // The snapshot was read before the debit: it still says 100.00.

@@ -141,6 +141,10 @@ describe('the workbook', () => {
     expect(value('DP orders')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM dp_orders').pluck().get());
     const noLongerListed = ['Coupons', 'DP orders', 'Gift card ledger entries', 'Gift cards'].map((label) => value(label, 3));
     expect(noLongerListed).toEqual([1, 1, 0, null]);
+    // The entries the check counts (the terminal's and the JSON's figure) are the entries the workbook counts, orphans included.
+    const run = mirror.sqlite.prepare('SELECT summary_json FROM check_runs WHERE check_run_id = 1').pluck().get() as string;
+    expect((JSON.parse(run) as { entries: number; cards: number }).entries).toBe((value('Gift card ledger entries') as number) - (value('Gift card ledger entries', 3) as number));
+    expect((JSON.parse(run) as { entries: number; cards: number }).cards).toBe(value('Gift cards'));
     const all = ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === 'All findings');
     const allFindings = all?.getCell(3).value as { formula: string; result: number };
     expect(allFindings.result).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM findings WHERE check_run_id = 1').pluck().get());
