@@ -60,7 +60,8 @@ export function ensureFolder(flag: string, folder: string): void {
   try {
     for (const level of missing) {
       try {
-        mkdirSync(level, { mode: 0o700 });
+        // The process umask decides (077 by default: the owner's alone; --umask 027 lets the group in).
+        mkdirSync(level, { mode: 0o777 });
       } catch (error) {
         // Another process made it in the meantime: a folder is all we wanted.
         if ((error as { code?: unknown }).code !== 'EEXIST' || !statSync(level).isDirectory()) throw error;

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
 import { importBooksFile, kindOfName, mapBeside, type BooksFailure, type BooksFile, type BooksFolder, type ImportResult } from '../books/import-books.js';
@@ -87,6 +87,7 @@ export async function importBooks(sqlite: Database.Database, files: readonly Boo
 /** The kind (flag, or the file's name) and map (flag, or `<kind>.map.json` beside the file) of a file. */
 function fileToImport(path: string, options: BooksImportOptions): BooksFile {
   if (!existsSync(path)) throw new ConfigError('FILE', `${path}: no such file`);
+  if (statSync(path).isDirectory()) throw new ConfigError('FILE', `${path}: a folder, where books import takes files: name its files (ledger-recon books import ${path}/*.csv), or let the nightly run import the folder (ledger-recon run --books ${path})`);
   const kind = options.kind ?? kindOfName(path);
   if (!kind) throw new ConfigError('--kind', `${path}: say what it holds with --kind ${BOOKS_KINDS.join('|')} (or name it after its kind, e.g. tenders-2026-10.csv)`);
   return { path, kind, map: options.map !== undefined ? readMap(options.map) : mapBeside(path, kind) };

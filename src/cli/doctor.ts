@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
@@ -134,6 +134,10 @@ function outFolder(out: string): Line {
   try {
     if (!statSync(folder).isDirectory()) return { ok: false, subject: '--out', text: `${resolve(out)}: ${folder} is a file, where a folder should be: give --out a folder you can write` };
     accessSync(folder, constants.W_OK);
+    // Permission bits are not the whole story (/proc, a read-only mount, a full disk): make a file and remove it.
+    const probe = join(folder, `.ledger-recon-doctor-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
     return { ok: true, subject: '--out', text: `${resolve(out)}${folder === resolve(out) ? '' : ' (made by the first report)'}` };
   } catch (error) {
     return { ok: false, subject: '--out', text: `${resolve(out)}: ${(error as { code?: string }).code ?? (error as Error).message}: give --out a folder you can write` };

@@ -43,7 +43,7 @@ function addCheckOptions(command: Command): Command {
     .addOption(new Option('--books-tolerance <list>', 'matching the books: how far amounts may differ per currency, e.g. USD=0.05,EUR=0.05 (default 0.00)').argParser(amounts))
     .addOption(new Option('--books-window-hours <n>', 'matching the books: how far apart in time a books row and its entry may be (tolerance and code-hash rules)').default(DEFAULT_CHECK_OPTIONS.booksWindowHours).argParser(integer('--books-window-hours', 0)))
     .addOption(new Option('--books-cutoff-minutes <n>', 'matching the books: unmatched within this of the end of the data is in transit').default(DEFAULT_CHECK_OPTIONS.booksCutoffMinutes).argParser(integer('--books-cutoff-minutes', 0)))
-    .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are, 2 the run is INCOMPLETE or could not run.\n');
+    .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are,\n2 the run is INCOMPLETE or could not run, 130 / 143 stopped by Ctrl-C / SIGTERM.\n');
 }
 
 /**
@@ -71,10 +71,13 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 reconciled, 1 breaks at or above --fail-on, 2 could not complete (configuration,\n' +
-        'credentials, service unreachable, lock held).\n\nConfiguration comes from GIFTCARD_API_URL, GIFTCARD_CLIENT_ID, GIFTCARD_CLIENT_SECRET,\n' +
-        'DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each has a flag that overrides it. LEDGER_RECON_DB and\n' +
-        'LEDGER_RECON_OUT set the default --db and --out; --env-file FILE reads any of them from a file.',
+      '\nExit codes: 0 reconciled, 1 breaks at or above --fail-on, 2 could not complete\n' +
+        '(configuration, credentials, service unreachable, lock held), 130 / 143\n' +
+        'stopped by Ctrl-C / SIGTERM (the next run resumes).\n\n' +
+        'Configuration comes from GIFTCARD_API_URL, GIFTCARD_CLIENT_ID,\n' +
+        'GIFTCARD_CLIENT_SECRET, DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each\n' +
+        'has a flag that overrides it. LEDGER_RECON_DB and LEDGER_RECON_OUT set the\n' +
+        'default --db and --out; --env-file FILE reads any of them from a file.',
     );
 
   program
@@ -175,7 +178,7 @@ export function buildProgram(): Command {
     .option('--map <file>', 'the mapping file: columns, payment/refund values, decimal separator, time formats and zone (default: <kind>.map.json beside the file, else columns named after the fields)')
     .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
     .option('--json', 'print one object per file')
-    .addHelpText('after', '\nExit codes: 0 imported (rows that failed are listed on stderr, file:line: reason), 2 nothing could be imported.\nSee docs/books.md for the mapping file.\n')
+    .addHelpText('after', '\nExit codes: 0 imported (rows that failed are listed on stderr as\nfile:line: reason), 2 nothing could be imported. See docs/books.md for the\nmapping file.\n')
     .action(async (files: string[], options) => {
       await (await import('./books.js')).booksImport(files, options);
     });

@@ -37,7 +37,8 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
     if (!prepared.reader || !prepared.readonly) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
     let rows: Record<string, unknown>[];
     try {
-      rows = prepared.all() as Record<string, unknown>[];
+      // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).
+      rows = prepared.safeIntegers(true).all() as Record<string, unknown>[];
     } catch (error) {
       throw new MirrorError(`the statement failed: ${(error as Error).message}`);
     }
@@ -51,13 +52,20 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
 }
 
 function render(columns: string[], rows: Record<string, unknown>[], format: SqlFormat): string {
-  if (format === 'json') return `${JSON.stringify(rows)}\n`;
+  if (format === 'json') return `${JSON.stringify(rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, jsonValue(value)]))))}\n`;
   const cell = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
   if (format === 'csv') return [columns.map(quoted), ...rows.map((row) => columns.map((c) => rfc4180(row[c])))].map((fields) => `${fields.join(',')}\r\n`).join('');
   const table = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...table.map((r) => r[i]?.length ?? 0))));
   const line = (cells: string[]): string => cells.map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0))).join(' │ ').trimEnd();
   return `${[line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...table.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n')}\n`;
+}
+
+/** A value as JSON carries it exactly: an integer past 2^53 as its decimal text, a blob as its hex literal (x'00ff'). */
+function jsonValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (Buffer.isBuffer(value)) return `x'${value.toString('hex')}'`;
+  return value;
 }
 
 const quoted = (text: string): string => `"${text.replace(/"/g, '""')}"`;

@@ -59,6 +59,14 @@ describe('books import', () => {
     expect(count('SELECT COUNT(*) FROM books_files')).toBe(0);
   });
 
+  it('says a folder is a folder, with or without --kind, and names run --books', async () => {
+    for (const args of [[dir], ['--kind', 'tenders', dir]]) {
+      const result = await importBooks(...args);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toBe(`ledger-recon: ${dir}: a folder, where books import takes files: name its files (ledger-recon books import ${dir}/*.csv), or let the nightly run import the folder (ledger-recon run --books ${dir})\n`);
+    }
+  });
+
   it('exits 2 on a file that is not CSV at all', async () => {
     const file = join(dir, 'tenders.csv');
     writeFileSync(file, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0x22, 0xff, 0xfe, 0x0a, 0x01, 0x02]));

@@ -21,6 +21,14 @@ describe('ledger-recon --help and --version', () => {
     expect(stdout).toContain('Exit codes: 0 reconciled');
   });
 
+  it('fits every command\'s help in 80 columns', () => {
+    const commands = ['', 'sync', 'check', 'run', 'report', 'history', 'close', 'sql', 'accept', 'books import', 'doctor', 'ping', 'simulate', 'demo', 'export hledger'];
+    for (const command of commands) {
+      const { stdout } = run([...command.split(' ').filter(Boolean), '--help']);
+      expect(stdout.split('\n').filter((line) => line.length > 80), command || 'ledger-recon').toEqual([]);
+    }
+  });
+
   it('documents every simulator option', () => {
     const { code, stdout } = run(['simulate', '--help']);
     expect(code).toBe(0);

@@ -76,4 +76,10 @@ describe('ledger-recon doctor', () => {
     expect(failing[3]).toMatch(/file is not a database: restore it from a backup, or give --db a new file/);
     expect(stdout).not.toContain('rotated-secret-value');
   });
+
+  it('fails an --out it cannot make a file in, though its permission bits say it may (/proc)', async () => {
+    const { status, stdout } = await runCli(['doctor', '--db', join(dir, 'proc-out.db'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim));
+    expect(status).toBe(2);
+    expect(stdout.split('\n').find((line) => line.includes('--out'))).toMatch(/^FAIL {2}--out: \/proc\/ledger-recon-reports: E[A-Z]+: give --out a folder you can write$/);
+  });
 });

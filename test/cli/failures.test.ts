@@ -229,6 +229,11 @@ describe('files for one reader', () => {
     const shared = join(dir, 'shared');
     expect((await runCli(['run', '--umask', '027', '--db', join(shared, 'ledger.db'), '--out', shared], simulatorEnv(sim))).status).toBe(0);
     expect(mode(join(shared, 'ledger.db'))).toBe(0o640);
+    // The folders it makes follow the mask too: the group can reach the files it may read.
+    const sharedOut = join(dir, 'shared-reports', 'nightly');
+    expect((await runCli(['run', '--umask', '027', '--db', join(shared, 'ledger.db'), '--out', sharedOut], simulatorEnv(sim))).status).toBe(0);
+    expect(mode(sharedOut)).toBe(0o750);
+    for (const name of readdirSync(sharedOut)) expect(mode(join(sharedOut, name)), name).toBe(0o640);
   });
 
   it('removes the temporary files a killed report left, and leaves those of a report still being written', async () => {

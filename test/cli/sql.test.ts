@@ -134,6 +134,14 @@ describe('ledger-recon sql', () => {
     expect(JSON.parse(json.stdout)).toEqual([{ n: -1, missing: null, empty: '', formula: '=SUM(A1)', awkward: 'a "quoted", two-line\ntext', half: 2.5 }]);
   });
 
+  it('prints in JSON an integer past 2^53 exactly and a blob as its hex literal; CSV and the table keep the digits too', async () => {
+    const statement = "SELECT 9007199254740993 AS big, 42 AS small, x'00ff' AS blob";
+    const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());
+    expect(JSON.parse(json.stdout)).toEqual([{ big: '9007199254740993', small: 42, blob: "x'00ff'" }]);
+    const csv = await runCli(['sql', statement, '--db', fixture, '--format', 'csv'], cleanEnv());
+    expect(csv.stdout.split('\r\n')[1]).toBe(`9007199254740993,42,"x'00ff'"`);
+  });
+
   it('runs every query of the SQL cookbook as written', async () => {
     const section = readFileSync(new URL('../../docs/sql-cookbook.md', import.meta.url), 'utf8');
     const queries = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
