@@ -6,6 +6,7 @@ import type { FailOn } from '../findings/verdict.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
+import { terminalWidth, wrapText } from './fit-width.js';
 import { pickCheckOptions } from './run.js';
 
 export interface CheckCommandOptions {
@@ -42,7 +43,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
       options: pickCheckOptions(options),
     });
     if (options.findingsJson) writeAtomically(options.findingsJson, `${JSON.stringify(findings.map(exportFinding), null, 2)}\n`);
-    write(options.json ? `${JSON.stringify(summary)}\n` : formatCheckSummary(summary, colourFor(process.stdout)));
+    write(options.json ? `${JSON.stringify(summary)}\n` : wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
     process.exitCode = summary.exitCode;
     return summary;
   } finally {

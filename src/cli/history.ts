@@ -3,6 +3,7 @@ import { lockHolder } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { errorOf, recentRuns, summaryOf } from '../findings/store.js';
+import { columnsThatFit, terminalWidth } from './fit-width.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 
 export interface HistoryOptions {
@@ -10,6 +11,8 @@ export interface HistoryOptions {
   json?: boolean;
   limit?: number;
   write?: (text: string) => void;
+  /** The width to fit (the terminal's when printing to one; full rows otherwise). */
+  width?: number;
 }
 
 export interface HistoryRow {
@@ -77,8 +80,15 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
       const table = rows.map((r) =>
         [r.runId, r.syncRunId ?? '', r.startedAt.replace('T', ' ').slice(0, 19), r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1), r.verdict ?? '', r.findings, r.errors, r.warnings, r.info, r.new, r.resolved, r.cards, r.entries, why(r)].map(String),
       );
+      // On a terminal, the columns that matter least go first until a row fits; elsewhere, full rows.
+      const width = options.write === undefined ? terminalWidth(process.stdout) : options.width;
+      const shown = columnsThatFit(header, table, width, ['info', 'cards', 'entries', 'sync', 'resolved', 'new', 'warning', 'error', 'seconds']);
       const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]?.length ?? 0)));
-      for (const row of [header, ...table]) write(`${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`);
+      for (const row of [header, ...table]) {
+        const line = shown.map((i) => (row[i] ?? '').padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+        // What still does not fit is the reason a night failed: cut, with the whole of it in --json.
+        write(`${width !== undefined && line.length > width ? `${line.slice(0, width - 1)}…` : line}\n`);
+      }
     }
     return rows;
   } finally {

@@ -5,6 +5,7 @@ import { CommanderError, type Command } from 'commander';
 import { ConfigError, LedgerReconError } from '../errors.js';
 import { redact } from '../log.js';
 import { fileSystemError, storageFailure } from '../paths.js';
+import { terminalWidth, wrapText } from './fit-width.js';
 import { buildProgram } from './index.js';
 
 /** Secrets this process may know of (environment or flags), so no message can print them. */
@@ -75,7 +76,8 @@ function exitCodeFor(error: unknown): number {
     return error.exitCode === 0 ? 0 : 2;
   }
   if (error instanceof LedgerReconError) {
-    process.stderr.write(`ledger-recon: ${redact(error.message, secrets)}\n`);
+    // One line for a log; on a terminal, wrapped between words at its width.
+    process.stderr.write(wrapText(`ledger-recon: ${redact(error.message, secrets)}\n`, terminalWidth(process.stderr)));
     return error.exitCode;
   }
   // Still one line; the stack only for whoever asks for it.

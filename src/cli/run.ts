@@ -16,6 +16,7 @@ import { booksFilesIn, type BooksFolder } from '../books/import-books.js';
 import { importBooksForNight, type BooksFigures } from './books.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
+import { terminalWidth, wrapText } from './fit-width.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress } from './progress.js';
 import { scopeOf } from './report.js';
@@ -109,7 +110,10 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       const result = await nightly(options, { mirror, clients, checkRunId, started, tty, booksFiles, signal: interruption.signal });
       const { summary } = result;
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
-      else if ((tty && !options.quiet) || options.verbose) write(`${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`);
+      else if ((tty && !options.quiet) || options.verbose) {
+        const text = `${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`;
+        write(options.write === undefined ? wrapText(text, terminalWidth(process.stdout)) : text);
+      }
       else if (summary.exitCode !== 0) {
         const incomplete = summary.verdict === 'INCOMPLETE' ? `; ${incompleteReason(summary)}` : '';
         stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${result.json.report.workbook}\n`);

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import { terminalWidth } from './fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
 
 
@@ -44,19 +45,28 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
     }
     const columns = prepared.columns().map((c) => c.name);
     const format = options.format ?? ((options.tty ?? process.stdout.isTTY) ? 'table' : 'csv');
-    write(render(columns, rows, format));
+    write(render(columns, rows, format, options.write === undefined ? terminalWidth(process.stdout) : undefined));
     return rows.length;
   } finally {
     mirror.close();
   }
 }
 
-function render(columns: string[], rows: Record<string, unknown>[], format: SqlFormat): string {
+function render(columns: string[], rows: Record<string, unknown>[], format: SqlFormat, screenWidth?: number): string {
   if (format === 'json') return `${JSON.stringify(rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, jsonValue(value)]))))}\n`;
   const cell = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
   if (format === 'csv') return [columns.map(quoted), ...rows.map((row) => columns.map((c) => rfc4180(row[c])))].map((fields) => `${fields.join(',')}\r\n`).join('');
   const table = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...table.map((r) => r[i]?.length ?? 0))));
+  // On a terminal, the widest columns give way (down to 8 characters, cut with …) until a row fits.
+  if (screenWidth !== undefined) {
+    const total = (): number => widths.reduce((sum, w) => sum + w, 0) + 3 * Math.max(0, widths.length - 1);
+    while (total() > screenWidth) {
+      const widest = widths.indexOf(Math.max(...widths));
+      if ((widths[widest] ?? 0) <= 8) break;
+      widths[widest] = Math.max(8, (widths[widest] ?? 0) - (total() - screenWidth));
+    }
+  }
   const line = (cells: string[]): string => cells.map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0))).join(' │ ').trimEnd();
   return `${[line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...table.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n')}\n`;
 }

@@ -33,8 +33,8 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
    * Runs `args` in a pane `width` columns wide and returns the screen once it has finished,
    * with wrapped lines joined (so a line wider than the pane shows as one).
    */
-  async function screen(width: number, args: string[]): Promise<string[]> {
-    const env = simulatorEnv(sim);
+  async function screen(width: number, args: string[], withServices = true): Promise<string[]> {
+    const env = withServices ? simulatorEnv(sim) : {};
     const assignments = Object.entries(env)
       .filter(([key]) => /^(GIFTCARD|DP)_/.test(key))
       .map(([key, value]) => `${key}='${value}'`);
@@ -69,4 +69,25 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
     expect(lines.some((line) => /^confirmation \(\d+ cards\) +done in /.test(line))).toBe(true);
     expect(lines.some((line) => line.startsWith('RECONCILED  check run 1'))).toBe(true);
   }, 90_000);
+
+  it('fits the night, the check, history, a SQL table and a long message in 80 columns, wrapping between words', async () => {
+    const db = join(dir, 'narrow.db');
+    const out = join(dir, 'narrow-reports');
+    const screens = [
+      await screen(80, ['run', '--db', db, '--out', out]),
+      await screen(80, ['check', '--db', db]),
+      await screen(80, ['history', '--db', db]),
+      await screen(80, ['sql', '--db', db, `"SELECT gift_card_id, merchant_id, status, currency, program_id, initial_balance_cents, remaining_balance_cents FROM gift_cards LIMIT 3"`]),
+      // Every setting missing: the longest message the tool says.
+      await screen(80, ['sync', '--db', join(dir, 'no-settings.db')], false),
+    ];
+    // A file's path is one word that cannot break: it may run on; every other line fits.
+    for (const lines of screens) for (const line of lines.filter((l) => l.trim().includes(' '))) expect(line.length, line).toBeLessThanOrEqual(80);
+    // A wrapped figure stays whole: the liability lines break between words, never inside 1,234.56.
+    const check = screens[1]!.join('\n');
+    expect(check).toMatch(/^liability [A-Z]{3}: opening/m);
+    for (const line of screens[1]!) expect(line, line).not.toMatch(/[\d,]+\.\d?$/);
+    expect(screens[2]![0]).toMatch(/^run +started \(UTC\) .*verdict +findings/);
+    expect(screens[4]!.join(' ')).toMatch(/GIFTCARD_API_URL/);
+  }, 120_000);
 });
