@@ -112,6 +112,8 @@ export function storageFailure(error: unknown, where: { db?: string | undefined;
     if ((code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_WRITE') && where.db) return mirrorFullError(where.db, code);
     if (code.startsWith('SQLITE_READONLY') && where.db) return new FileSystemError(`--db ${where.db}: the mirror cannot be written (${code}): give --db a file in a folder you can write`);
     const path = (e as { path?: unknown }).path;
+    // A write to a file already open names no path: a full disk while the outputs are written is --out's.
+    if ((code === 'ENOSPC' || code === 'EDQUOT') && typeof path !== 'string' && where.out !== undefined) return fileSystemError('--out', where.out, e);
     if (!(code in CAUSES) || typeof path !== 'string') continue;
     const inOut = where.out !== undefined && !relative(resolve(where.out), resolve(path)).startsWith('..');
     return fileSystemError(inOut ? '--out' : '--db', inOut ? (where.out ?? path) : path, e);

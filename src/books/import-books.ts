@@ -55,6 +55,8 @@ export interface ImportOptions {
   map?: BooksMap;
   /** When the import happened (default now). */
   nowMs?: number;
+  /** The operator's stop: the file's transaction rolls back (it lands whole or not at all) and its reason is thrown. */
+  signal?: AbortSignal;
 }
 
 /** A row read from the file, or a problem on a line. */
@@ -87,6 +89,7 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
     const fileId = Number(statements.file.run(kind, source, path, digest, nowMs).lastInsertRowid);
     let accepted = 0;
     for await (const read of rows) {
+      options.signal?.throwIfAborted();
       // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
       if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
       if ('problem' in read) {

@@ -3,7 +3,8 @@ import type Database from 'better-sqlite3';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
 import { importBooksFile, kindOfName, mapBeside, type BooksFailure, type BooksFile, type BooksFolder, type ImportResult } from '../books/import-books.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
-import { BooksImportError, ConfigError, LedgerReconError } from '../errors.js';
+import { BooksImportError, ConfigError, InterruptedError, LedgerReconError } from '../errors.js';
+import { onInterrupt } from './interrupt.js';
 
 export interface BooksImportOptions {
   kind?: BooksKind;
@@ -32,17 +33,18 @@ export interface BooksFigures {
  * named with why, and the night goes on: the services are synced, checked and reported, and
  * the night is INCOMPLETE because its matching is.
  */
-export async function importBooksForNight(sqlite: Database.Database, folder: BooksFolder, problem: (text: string) => void): Promise<BooksFigures> {
+export async function importBooksForNight(sqlite: Database.Database, folder: BooksFolder, problem: (text: string) => void, signal?: AbortSignal): Promise<BooksFigures> {
   const results: ImportResult[] = [];
   const failed: BooksFailure[] = [...folder.failed];
   for (const file of folder.files) {
     try {
-      const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map });
+      const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
       for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
       if (result.fileId === null) failed.push({ file: file.path, reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})` });
       else results.push(result);
     } catch (error) {
-      if (!(error instanceof LedgerReconError)) throw error;
+      // The operator's stop ends the night; any other failure is this file's alone.
+      if (!(error instanceof LedgerReconError) || error instanceof InterruptedError) throw error;
       failed.push({ file: file.path, reason: error.message });
     }
   }
@@ -59,21 +61,23 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const files = paths.map((path) => fileToImport(path, options));
   const { mirror, lock } = openMirrorLocked(options.db ?? DEFAULT_DB_PATH, 'books import');
+  const interruption = onInterrupt('the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)');
   try {
-    const results = await importBooks(mirror.sqlite, files, options.stderr ?? ((text) => process.stderr.write(text)));
+    const results = await importBooks(mirror.sqlite, files, options.stderr ?? ((text) => process.stderr.write(text)), interruption.signal);
     write(options.json ? `${JSON.stringify(results)}\n` : results.map((r) => `${describeImport(r)}\n`).join(''));
     return results;
   } finally {
     mirror.close();
     lock.release();
+    interruption.dispose();
   }
 }
 
 /** Imports files in order, each problem a line of its own. @throws BooksImportError when nothing could be imported. */
-export async function importBooks(sqlite: Database.Database, files: readonly BooksFile[], problem: (text: string) => void): Promise<ImportResult[]> {
+export async function importBooks(sqlite: Database.Database, files: readonly BooksFile[], problem: (text: string) => void, signal?: AbortSignal): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   for (const file of files) {
-    const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map });
+    const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
     for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
     results.push(result);
   }

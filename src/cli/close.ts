@@ -5,6 +5,7 @@ import { MirrorError } from '../errors.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { writeClose, type ClosePaths } from '../report/write-close.js';
+import { onInterrupt } from './interrupt.js';
 
 export interface CloseCommandOptions extends PeriodOptions {
   db?: string;
@@ -24,6 +25,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
   const mirror = openMirrorReadOnly(dbPath);
+  const interruption = onInterrupt('the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again', process.stderr, { atOnce: true });
   try {
     const { close: result, paths } = await writeClose({ sqlite: mirror.sqlite, period, outDir: options.out ?? 'reports', ...(options.preparer !== undefined ? { preparer: options.preparer } : {}) });
     const money = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));
@@ -48,5 +50,6 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     return paths;
   } finally {
     mirror.close();
+    interruption.dispose();
   }
 }

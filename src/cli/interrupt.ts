@@ -17,10 +17,16 @@ export interface Interruption {
 /**
  * Takes SIGINT and SIGTERM for the command's lifetime.
  * @param what what stops and what happens next, e.g. "the sync stopped; the next sync resumes from its checkpoints".
+ * @param options.atOnce end the process at the first signal, with the one line (work that has nothing to commit).
  */
-export function onInterrupt(what: string, stderr: NodeJS.WritableStream = process.stderr): Interruption {
+export function onInterrupt(what: string, stderr: NodeJS.WritableStream = process.stderr, options: { atOnce?: boolean } = {}): Interruption {
   const controller = new AbortController();
   const handler = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    // Work that writes only files renamed into place when whole (a close) has nothing to commit: it ends now.
+    if (options.atOnce) {
+      stderr.write(`ledger-recon: interrupted (${signal}): ${what}\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
     if (controller.signal.aborted) {
       // The operator insists: no clean-up, no waiting.
       stderr.write(`ledger-recon: ${signal} again: stopped at once; ${what}\n`);

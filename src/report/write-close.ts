@@ -12,6 +12,7 @@ import { ensureFolder } from '../paths.js';
 import { closePeriod, type CardAtCutOff, type PeriodClose, type PeriodRollForward } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
+import { removeStalePartials } from './partials.js';
 import { writeXlsx, type Cell, type SheetSpec } from './xlsx-writer.js';
 
 export interface ClosePaths {
@@ -56,6 +57,8 @@ function expectedClosing(card: CardAtCutOff): number | null {
  */
 export async function writeClose(options: WriteCloseOptions): Promise<{ close: PeriodClose; paths: ClosePaths }> {
   ensureFolder('--out', options.outDir);
+  // A close killed part-way left its temporary files: they go, as the nightly report's do.
+  removeStalePartials(options.outDir);
   const final = closePaths(options.outDir, options.period);
   const partial = (path: string): string => `${path}.${process.pid}.partial`;
   const temporary: ClosePaths = { workbook: partial(final.workbook), rollForwardCsv: partial(final.rollForwardCsv), cardsCsv: partial(final.cardsCsv), json: partial(final.json) };

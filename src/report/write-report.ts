@@ -4,7 +4,7 @@
  * when all three are complete: a failed report never leaves a half-written file under a final
  * name, and earlier runs' files stay.
  */
-import { createWriteStream, readdirSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -13,6 +13,7 @@ import { ensureFolder, fileSystemError } from '../paths.js';
 import { exportFinding, type ExportedFinding } from '../findings/finding.js';
 import { completedRun, findingsOfRun, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
+import { removeStalePartials } from './partials.js';
 import { reportSheets, type ReportScope } from './report-sheets.js';
 import { writeXlsx } from './xlsx-writer.js';
 
@@ -117,21 +118,3 @@ async function writeFindingFiles(sqlite: Database.Database, checkRunId: number, 
   await Promise.all([once(csv, 'close'), once(json, 'close')]);
 }
 
-/** Removes the temporary files of report writers that were killed (their process is gone). */
-function removeStalePartials(outDir: string): void {
-  for (const name of readdirSync(outDir)) {
-    const pid = /\.(\d+)\.partial$/.exec(name)?.[1] ?? (name.endsWith('.partial') ? '0' : undefined);
-    if (pid === undefined || (pid !== '0' && alive(Number(pid)))) continue;
-    rmSync(join(outDir, name), { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}

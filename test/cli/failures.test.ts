@@ -203,6 +203,32 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
   });
 });
 
+describe('a period close that cannot be written', () => {
+  it('names an --out whose disk fills up while the close is written, leaving no file behind; a killed close\'s temporary files go at the next', async () => {
+    const db = join(dir, 'close-full.db');
+    expect((await runCli(['run', '--db', db, '--out', join(dir, 'close-full-reports')], simulatorEnv(sim))).status).not.toBe(2);
+    const month = new Date().toISOString().slice(0, 7);
+    const full = mountTmpfs('16k');
+    if (full) {
+      try {
+        const out = join(full.path, 'close');
+        const result = await runCli(['close', '--period', month, '--db', db, '--out', out], simulatorEnv(sim));
+        expect(oneLine(result)).toBe(`ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`);
+        expect(readdirSync(out)).toEqual([]);
+      } finally {
+        full.unmount();
+      }
+    }
+    const out = join(dir, 'close-killed');
+    mkdirSync(out, { recursive: true });
+    const stale = join(out, `ledger-recon-close-${month}.xlsx.999999999.partial`);
+    writeFileSync(stale, 'half a workbook');
+    const closed = await runCli(['close', '--period', month, '--db', db, '--out', out], simulatorEnv(sim));
+    expect(closed.status, closed.stderr).not.toBe(2);
+    expect(readdirSync(out).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  });
+});
+
 describe('a mirror this version cannot use', () => {
   it('names a mirror written by a newer ledger-recon, and leaves it as it was', async () => {
     const db = join(dir, 'newer.db');

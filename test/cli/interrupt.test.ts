@@ -3,7 +3,7 @@
  * process against a slow simulator, signalled part-way through its work.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,25 @@ describe('a command stopped by the operator', () => {
     }
     const history = await runCli(['history', '--db', db, '--json'], env);
     expect(JSON.parse(history.stdout)).toMatchObject([{ runId: 1, verdict: 'INTERRUPTED', error: { code: 'INTERRUPTED', message: 'stopped while writing its report: ledger-recon report --run 1 writes it' } }]);
+  }, 60_000);
+
+  it('stops a books import on Ctrl-C: exit 130, one line, the file not half in, the lock free', async () => {
+    const db = join(dir, 'books.db');
+    const file = join(dir, 'tenders-big.csv');
+    const lines = ['reference,type,amount,currency,time'];
+    for (let i = 0; i < 400_000; i += 1) lines.push(`ORD-${i},payment,${(i % 90) + 10}.25,USD,2026-10-0${(i % 9) + 1}T12:00:00Z`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const stopped = await signalled(['books', 'import', file, '--db', db], 'SIGINT', 1_500);
+    expect(stopped.status, stopped.stderr).toBe(130);
+    expect(stopped.stderr.trimEnd().split('\n')).toEqual(['ledger-recon: interrupted (SIGINT): the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)']);
+    expect(existsSync(`${db}.lock`)).toBe(false);
+    const mirror = openMirror(db);
+    try {
+      expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM books_rows').pluck().get()).toBe(0);
+      expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+    } finally {
+      mirror.close();
+    }
   }, 60_000);
 
   it('ends at once on a second Ctrl-C', async () => {
