@@ -125,15 +125,23 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     current.bar.stop();
     current = undefined;
   };
+  // A line the terminal cannot hold loses its last details whole ("| 3 p" is no detail at all).
+  const fit = (text: string): string => {
+    const width = stream.columns || 80;
+    let fitted = text;
+    while (fitted.length > width && fitted.includes(', ', fitted.lastIndexOf(' | '))) fitted = fitted.slice(0, fitted.lastIndexOf(', '));
+    while (fitted.length > width && fitted.includes(' | ')) fitted = fitted.slice(0, fitted.lastIndexOf(' | '));
+    return fitted;
+  };
   return {
     update(resource, stats) {
       begin(resource);
       const bar = live.get(resource);
-      if (bar) bar.update(stats.records, { line: line(resource, stats, false) });
-      else live.set(resource, bars.create(0, stats.records, { line: line(resource, stats, false) }));
+      if (bar) bar.update(stats.records, { line: fit(line(resource, stats, false)) });
+      else live.set(resource, bars.create(0, stats.records, { line: fit(line(resource, stats, false)) }));
     },
     done(resource, stats) {
-      const payload = { line: line(resource, stats, true) };
+      const payload = { line: fit(line(resource, stats, true)) };
       const bar = live.get(resource) ?? bars.create(0, stats.records, payload);
       bar.update(stats.records, payload);
       bar.stop();
