@@ -51,6 +51,11 @@ export function secretVariable(service: ServiceName): string {
   return service === 'giftcard' ? 'GIFTCARD_CLIENT_SECRET' : 'DP_CLIENT_SECRET';
 }
 
+/** The variable naming a service's base address. */
+export function urlVariable(service: ServiceName): string {
+  return service === 'giftcard' ? 'GIFTCARD_API_URL' : 'DP_API_URL';
+}
+
 export function idVariable(service: ServiceName): string {
   return service === 'giftcard' ? 'GIFTCARD_CLIENT_ID' : 'DP_CLIENT_ID';
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idVariable, secretVariable, type ServiceConfig } from '../config.js';
+import { idVariable, secretVariable, urlVariable, type ServiceConfig } from '../config.js';
 import {
   ApiError,
   AuthError,
@@ -137,7 +137,8 @@ export class DpClient {
     const parsed = errorBody.safeParse(body);
     const errCode = parsed.success ? parsed.data.errCode : 'UNKNOWN';
     if (errCode === 'UNAUTHORIZED' || (status === 401 && !parsed.success)) {
-      throw new AuthError('dp', errCode, status, `the delivery partner service refused the credentials (${errCode}): check ${idVariable('dp')} and ${secretVariable('dp')}; the secret may have been rotated`);
+      const elsewhere = parsed.success || body === null ? '' : `; the answer is not the delivery partner service's error body: ${urlVariable('dp')} may point at another service (the gift card service?)`;
+      throw new AuthError('dp', errCode, status, `the delivery partner service refused the credentials (${errCode}): check ${idVariable('dp')} and ${secretVariable('dp')}; the secret may have been rotated${elsewhere}`);
     }
     if (errCode === 'FORBIDDEN' || (status === 403 && !parsed.success)) {
       throw new AuthError('dp', errCode, status, `the delivery partner service refused access to this DP ID (${errCode}): check ${idVariable('dp')}, which is also the DP ID`);

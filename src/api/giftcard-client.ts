@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idVariable, secretVariable, type ServiceConfig } from '../config.js';
+import { idVariable, secretVariable, urlVariable, type ServiceConfig } from '../config.js';
 import {
   ApiError,
   AuthError,
@@ -136,7 +136,11 @@ export class GiftCardClient {
     const failure = failureEnvelope.safeParse(response.body);
     const errCode = failure.success ? failure.data.errCode : 'UNKNOWN';
     const { status } = response;
-    if (status === 401 || status === 403) throw new AuthError('giftcard', errCode, status, authMessage(errCode, status));
+    if (status === 401 || status === 403) {
+      // A JSON answer without the gift card service's error envelope came from another service at that address.
+      const elsewhere = failure.success || response.body === null ? '' : `; the answer is not the gift card service's error envelope: ${urlVariable('giftcard')} may point at another service (the delivery partner's?)`;
+      throw new AuthError('giftcard', errCode, status, `${authMessage(errCode, status)}${elsewhere}`);
+    }
     if (status === 404) throw new NotFoundError('giftcard', status, errCode, path, `the gift card service found no record at ${path} (${errCode})`);
     if (status === 400 && sentCursor) {
       throw new CursorRejectedError('giftcard', status, errCode, path, `the gift card service refused a pagination cursor (${errCode}) at ${path}`);

@@ -6,6 +6,7 @@
  * resource, as a log wants it. Nothing at all when quiet.
  */
 import cliProgress from 'cli-progress';
+import type { ServiceName } from '../errors.js';
 import type { ProgressReporter, ResourceStats, SyncResource } from '../sync/context.js';
 
 const LABEL: Record<SyncResource, string> = {
@@ -40,9 +41,12 @@ export interface ProgressOptions {
   tty: boolean;
   /** Nothing at all (--json prints one object instead; --quiet). */
   quiet: boolean;
-  /** Retries so far, across both services. */
-  retries: () => number;
+  /** Retries so far to one service: a resource's line counts its own service's alone. */
+  retries: (service: ServiceName) => number;
 }
+
+/** Which service each resource is read from: a healthy service's lines show no retry of the other's. */
+const SERVICE_OF: Record<SyncResource, ServiceName> = { giftCards: 'giftcard', giftCardTransactions: 'giftcard', settle: 'giftcard', coupons: 'giftcard', dpWallets: 'dp', dpProducts: 'dp', dpOrders: 'dp' };
 
 /** The sync's reporter, plus the steps that follow it and the closing line. */
 export interface Progress extends ProgressReporter {
@@ -78,7 +82,7 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
   const started = new Map<SyncResource, { at: number; retries: number }>();
   const begin = (resource: SyncResource) => {
     let start = started.get(resource);
-    if (!start) started.set(resource, (start = { at: Date.now(), retries: retries() }));
+    if (!start) started.set(resource, (start = { at: Date.now(), retries: retries(SERVICE_OF[resource]) }));
     return start;
   };
   const line = (resource: SyncResource, stats: ResourceStats, finished: boolean): string => {
@@ -90,7 +94,7 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     // Where the mirror says how many to expect: how far along, and an estimate of what is left.
     if (!finished && stats.expected !== undefined && stats.records > 0) head[0] = `${number(stats.records)} of ~${number(stats.expected)} (${estimate(stats.records, stats.expected, ms)})`;
     if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
-    const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(retries() - start.retries, 'retry', 'retries')];
+    const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(retries(SERVICE_OF[resource]) - start.retries, 'retry', 'retries')];
     const details = [counted(stats.pages, 'page', 'pages'), ...Object.entries(stats.notes).filter(([key, value]) => FLAGS.has(key) || value > 0).map(([key, value]) => note(key, value))];
     if (finished) details.unshift(`${number(rate)}/s`);
     return `${LABEL[resource].padEnd(15)} ${head.join(', ')} | ${tail.join(', ')} | ${details.join(', ')}`;

@@ -169,7 +169,7 @@ interface NightlyContext {
 /** Sync, check with its confirmation pass, report: the night's work once the mirror is ours, each stage a step on a terminal. */
 async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty, booksFiles, signal }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
   const stderr = options.stderr ?? process.stderr;
-  const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
+  const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true || options.quiet === true, retries: (service) => clients[service].http.stats.retries });
   try {
     let books: BooksFigures | undefined;
     if (booksFiles) {

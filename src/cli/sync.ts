@@ -29,7 +29,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const interruption = onInterrupt('the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there');
   const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
   const stderr = process.stderr;
-  const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true || options.quiet === true, retries: () => clients.giftcard.http.stats.retries + clients.dp.http.stats.retries });
+  const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true || options.quiet === true, retries: (service) => clients[service].http.stats.retries });
   try {
     const summary = await runSync({
       mirror,

@@ -158,6 +158,15 @@ describe('ledger-recon simulate, then ping against it', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('(API_KEY_INVALID): check GIFTCARD_CLIENT_SECRET');
     expect(stdout + stderr).not.toContain(rotated);
+    // The rotated secret's answer is the gift card service's own: nothing says the URL is wrong.
+    expect(stderr).not.toContain('may point at another service');
+  });
+
+  it('says the gift card URL may point at another service when its answer is not the gift card service\'s', () => {
+    const { code, stderr } = run(['ping', '--giftcard-url', exports['DP_API_URL'] ?? ''], cleanEnv(exports));
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/GIFTCARD_API_URL may point at another service \(the delivery partner's\?\)/);
   });
 
   it('takes "latency MS" and "activity N" on stdin (benchmarks): every answer then waits MS', async () => {

@@ -26,6 +26,19 @@ describe('sync progress', () => {
     expect(out.text()).toBe('ledger entries  12,345 records, 12,000 new, 1 changed, 2 quarantined | 2.0 s, 1 retry | 6,173/s, 124 pages, index build 1.5 s\n');
   });
 
+  it('counts against a resource the retries of its own service only: a healthy service shows none', () => {
+    const out = capture();
+    const retries = { giftcard: 0, dp: 0 };
+    const progress = createProgress({ stream: out.stream, tty: false, quiet: false, retries: (service) => retries[service] });
+    progress.update('dpOrders', emptyStats());
+    progress.update('giftCards', emptyStats());
+    retries.giftcard += 6; // the gift card URL is wrong: its requests are retried
+    progress.done('dpOrders', { ...emptyStats(), records: 150, new: 150, pages: 2, durationMs: 400 });
+    progress.done('giftCards', { ...emptyStats(), durationMs: 400 });
+    expect(out.text().split('\n')[0]).toMatch(/^DP orders .*\| 0\.4 s, 0 retries \|/);
+    expect(out.text().split('\n')[1]).toMatch(/^gift cards .*\| 0\.4 s, 6 retries \|/);
+  });
+
   it('says one page, and the settle pass’s notes', () => {
     const out = capture();
     const progress = createProgress({ stream: out.stream, tty: false, quiet: false, retries: () => 0 });
