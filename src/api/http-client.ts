@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { urlVariable } from '../config.js';
 import { ConnectionError, SERVICE_LABEL, ServiceUnavailableError, type ServiceName } from '../errors.js';
 import {
   DEFAULT_RETRY,
@@ -154,7 +155,7 @@ export class HttpClient {
       if (error instanceof BodyTooLarge) return { kind: 'retry', cause: error.message };
       if (isRetryableNetworkError(error)) return { kind: 'retry', cause: describeNetworkError(error, this.#timeoutMs) };
       const failure = connectionFailure(error, this.#url);
-      if (failure) throw new ConnectionError(this.service, `${SERVICE_LABEL[this.service]} cannot be reached at ${this.#url.origin}: ${failure}; check ${urlVariable(this.service)}`);
+      if (failure) throw new ConnectionError(this.service, `${SERVICE_LABEL[this.service]} cannot be reached at ${this.#url.origin}: ${failure}; check ${urlSetting(this.service)}`);
       throw error;
     }
     this.#options.onEvent?.({ type: 'response', service: this.service, path, status, attempt, ms: Date.now() - started });
@@ -192,14 +193,14 @@ function describeNetworkError(error: unknown, timeoutMs: number): string {
 }
 
 /** The variable (and flag) that sets a service's address: what to check when it cannot be reached. */
-function urlVariable(service: ServiceName): string {
-  return service === 'giftcard' ? 'GIFTCARD_API_URL (or --giftcard-url)' : 'DP_API_URL (or --dp-url)';
+function urlSetting(service: ServiceName): string {
+  return `${urlVariable(service)} (or ${service === 'giftcard' ? '--giftcard-url' : '--dp-url'})`;
 }
 
 /** What to do about the last cause of a service that stayed unavailable. */
 function advice(cause: string, url: URL, service: ServiceName): string {
-  if (cause.includes('ECONNREFUSED')) return `; nothing listens on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} of ${url.hostname}: is the service running there? check ${urlVariable(service)}`;
-  if (cause.includes('UND_ERR_SOCKET') && url.protocol === 'http:') return `; the peer closed the connection: if it speaks https, ${urlVariable(service)} must start with https://`;
+  if (cause.includes('ECONNREFUSED')) return `; nothing listens on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} of ${url.hostname}: is the service running there? check ${urlSetting(service)}`;
+  if (cause.includes('UND_ERR_SOCKET') && url.protocol === 'http:') return `; the peer closed the connection: if it speaks https, ${urlSetting(service)} must start with https://`;
   if (cause.startsWith('a response body larger than')) return "; if the service's answers are really this large, raise LEDGER_RECON_MAX_BODY_MB";
   if (cause.includes('timed out')) return '; the service did not answer in time: try again later, check the network between here and the service, or allow longer with LEDGER_RECON_TIMEOUT (or --timeout)';
   return '';

@@ -70,8 +70,8 @@ type OnOrphan = (giftCardId: string, createdAtMs: number) => void;
  * reports them); entries a full pass found vanished are skipped (GC_LEDGER_REWRITTEN).
  * `only`: a JSON array of card IDs, to walk those cards alone (a report's flagged rows).
  */
-export function* walkCardLedgers(sqlite: Database.Database, onOrphan?: OnOrphan, only?: string): Generator<WalkedCard> {
-  for (const { card, entries, firstSyncRunId } of walk(sqlite, FULL, onOrphan, only)) yield { card, entries, firstSyncRunId };
+export function walkCardLedgers(sqlite: Database.Database, onOrphan?: OnOrphan, only?: string): Generator<WalkedCard> {
+  return walk(sqlite, FULL, onOrphan, only);
 }
 
 /**

@@ -273,7 +273,7 @@ export class LiabilityTally {
     const key = `${currency}\u0000${programId ?? ''}`;
     let group = this.#groups.get(key);
     if (!group) {
-      group = { currency, programId, openingCents: 0, issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, ledgerClosingCents: 0, serviceCents: 0, inFlightCents: 0, inFlightCards: 0, cards: 0, unknownCards: 0, entries: 0 };
+      group = emptyGroup(currency, programId);
       this.#groups.set(key, group);
     }
     return group;
@@ -283,6 +283,11 @@ export class LiabilityTally {
   groups(): LiabilityGroup[] {
     return [...this.#groups.values()].sort((a, b) => a.currency.localeCompare(b.currency) || (a.programId ?? '').localeCompare(b.programId ?? ''));
   }
+}
+
+/** A currency and program with nothing in it yet. */
+export function emptyGroup(currency: string, programId: string | null): LiabilityGroup {
+  return { currency, programId, openingCents: 0, issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, ledgerClosingCents: 0, serviceCents: 0, inFlightCents: 0, inFlightCards: 0, cards: 0, unknownCards: 0, entries: 0 };
 }
 
 /** opening + issued − debited + refunded − voided − expired. */

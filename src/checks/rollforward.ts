@@ -5,7 +5,7 @@
  * hold at this run's cut-off. A re-base (the ledger before the previous cut-off is not what
  * the previous run saw) is a line of its own with its amount and reason. Cents only.
  */
-import { BEGINNING, closingOf, LiabilityTally, type LiabilityFlows, type LiabilityGroup } from './ledger-state.js';
+import { BEGINNING, closingOf, emptyGroup, LiabilityTally, type LiabilityFlows, type LiabilityGroup } from './ledger-state.js';
 
 export type { LiabilityFlows } from './ledger-state.js';
 
@@ -62,7 +62,7 @@ export function nightlyRollForward(tally: LiabilityTally, previous: PreviousClos
   const currencies = [...new Set([...groups.keys(), ...(previous?.byCurrency.keys() ?? [])])].sort();
   const fromMs = tally.between.fromMs === BEGINNING ? null : tally.between.fromMs;
   return currencies.map((currency): RollForward => {
-    const group: LiabilityGroup = groups.get(currency) ?? emptyGroup(currency);
+    const group: LiabilityGroup = groups.get(currency) ?? emptyGroup(currency, null);
     const before = previous?.byCurrency.get(currency);
     const openingCents = before?.closingCents ?? 0;
     let rebaseCents = 0;
@@ -107,8 +107,4 @@ export function nightlyRollForward(tally: LiabilityTally, previous: PreviousClos
       cutOffMs: tally.between.toMs,
     };
   });
-}
-
-function emptyGroup(currency: string): LiabilityGroup {
-  return { currency, programId: null, openingCents: 0, issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, ledgerClosingCents: 0, serviceCents: 0, inFlightCents: 0, inFlightCards: 0, cards: 0, unknownCards: 0, entries: 0 };
 }

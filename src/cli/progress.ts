@@ -7,6 +7,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { ServiceName } from '../errors.js';
+import { wrapLine } from './fit-width.js';
 import type { ProgressReporter, ResourceStats, SyncResource } from '../sync/context.js';
 
 const LABEL: Record<SyncResource, string> = {
@@ -178,16 +179,9 @@ export function syncClosingLine(summary: { syncRunId: number; mode: string; comp
   );
 }
 
-/** Words wrapped so that no line is wider than `width` (a closing line on a narrow terminal). */
+/** Words wrapped so that no line is wider than `width` (a closing line on a narrow terminal); a word wider than that is cut. */
 export function wrap(text: string, width: number): string {
-  const lines: string[] = [];
-  let current = '';
-  for (const word of text.split(' ')) {
-    if (current && current.length + 1 + word.length > width) {
-      lines.push(current);
-      current = `  ${word}`;
-    } else current = current ? `${current} ${word}` : word;
-  }
-  lines.push(current);
-  return lines.map((line) => (line.length > width ? line.slice(0, width) : line)).join('\n');
+  return wrapLine(text, width)
+    .map((line) => (line.length > width ? line.slice(0, width) : line))
+    .join('\n');
 }
