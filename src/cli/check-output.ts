@@ -30,7 +30,7 @@ export function formatCheckSummary(summary: CheckRunSummary, colour = false): st
   if (stake.length > 0) lines.push(`money at stake: ${stake.map(([currency, amount]) => `${currency} ${money(amount)}`).join(', ')}`);
   for (const r of summary.rollForward) {
     const rebase = r.rebase !== undefined && r.rebase !== '0.00' ? ` + re-based ${money(r.rebase)}` : '';
-    const inFlight = r.inFlightCards > 0 ? `; in flight ${money(r.inFlight)} on ${r.inFlightCards} cards, checked again next run` : '';
+    const inFlight = r.inFlightCards > 0 ? `; in flight ${money(r.inFlight)} on ${r.inFlightCards} ${r.inFlightCards === 1 ? 'card' : 'cards'}, checked again next run` : '';
     lines.push(
       `liability ${r.currency}: opening ${money(r.opening)}${rebase} + issued ${money(r.issued)} − debited ${money(r.debited)} + refunded ${money(r.refunded)} − voided ${money(r.voided)} − expired ${money(r.expired)} = ${money(r.closing)}; ` +
         `cards hold ${money(r.cardsRemaining)}${r.closes ? ' (closes)' : ` (does not close by ${money(r.difference)})`}${inFlight}`,

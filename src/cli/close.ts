@@ -32,7 +32,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
     for (const r of result.rollForwards) {
       const service = r.serviceRemainingCents !== null ? `, service ${money(r.serviceRemainingCents)}` : '';
-      const inFlight = r.inFlightCards > 0 ? ` (in flight ${money(r.inFlightCents)} on ${r.inFlightCards} cards, apart)` : '';
+      const inFlight = r.inFlightCards > 0 ? ` (in flight ${money(r.inFlightCents)} on ${r.inFlightCards} ${r.inFlightCards === 1 ? 'card' : 'cards'}, apart)` : '';
       const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards off the cent)` : ''}`;
       write(`${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}\n`);
     }

@@ -132,7 +132,8 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
   };
   // A line the terminal cannot hold loses its last details whole ("| 3 p" is no detail at all).
   const fit = (text: string): string => {
-    const width = stream.columns || 80;
+    // The last column stays free: a line that fills it exactly is cut by the display.
+    const width = (stream.columns || 80) - 1;
     let fitted = text;
     while (fitted.length > width && fitted.includes(', ', fitted.lastIndexOf(' | '))) fitted = fitted.slice(0, fitted.lastIndexOf(', '));
     while (fitted.length > width && fitted.includes(' | ')) fitted = fitted.slice(0, fitted.lastIndexOf(' | '));
