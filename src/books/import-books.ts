@@ -47,8 +47,19 @@ export interface ImportResult {
   rowsRead: number;
   rowsAdded: number;
   rowsWithdrawn: number;
+  /** The file's physical lines (header included): the rows read are counted against them. */
+  lines: number;
   problems: BooksProblem[];
+  /**
+   * Why the file's rows that landed are not all its rows (a quote never closed hid the rest, or
+   * more than REJECTED_SHARE_LIMIT of its rows were rejected): the night's matching is not
+   * complete. Null when the file was read whole.
+   */
+  incomplete: string | null;
 }
+
+/** The share of a file's rows that may be rejected before the night's matching counts as incomplete. */
+export const REJECTED_SHARE_LIMIT = 0.01;
 
 export interface ImportOptions {
   kind: BooksKind;
@@ -60,7 +71,7 @@ export interface ImportOptions {
 }
 
 /** A row read from the file, or a problem on a line. */
-type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null; fileLevel?: true };
+type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null; fileLevel?: true; cutShort?: true };
 
 /**
  * Imports `path` as books of `options.kind`.
@@ -72,13 +83,14 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
   const kind = options.kind;
   const map = options.map ?? defaultMap();
   const source = basename(path);
-  const result: ImportResult = { file: path, kind, fileId: null, unchanged: false, rowsRead: 0, rowsAdded: 0, rowsWithdrawn: 0, problems: [] };
+  const result: ImportResult = { file: path, kind, fileId: null, unchanged: false, rowsRead: 0, rowsAdded: 0, rowsWithdrawn: 0, lines: 0, problems: [], incomplete: null };
   const digest = await fileSha256(path);
   const known = sqlite.prepare('SELECT file_id FROM books_files WHERE kind = ? AND source = ? AND sha256 = ?').pluck().get(kind, source, digest) as number | undefined;
   if (known !== undefined) return { ...result, fileId: known, unchanged: true };
 
   const format = map.format ?? (/\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : 'csv');
-  const rows = format === 'csv' ? csvRows(path, map, kind) : jsonLines(path);
+  const shape: CsvShape = { lines: 0, openQuoteLine: null };
+  const rows = format === 'csv' ? csvRows(path, map, kind, shape) : jsonLines(path, shape);
   const nowMs = options.nowMs ?? Date.now();
   const statements = prepare(sqlite);
   const rejections: { line: number; reason: string; raw: string | null }[] = [];
@@ -88,11 +100,13 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
   try {
     const fileId = Number(statements.file.run(kind, source, path, digest, nowMs).lastInsertRowid);
     let accepted = 0;
+    let cutShort: string | null = null;
     for await (const read of rows) {
       options.signal?.throwIfAborted();
       // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
       if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
       if ('problem' in read) {
+        if (read.cutShort) cutShort = read.problem;
         rejections.push({ line: read.line, reason: read.problem, raw: read.raw });
         continue;
       }
@@ -117,6 +131,12 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
       accepted += 1;
     }
     result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
+    result.lines = shape.lines;
+    const rejected = rejections.length - (cutShort === null ? 0 : 1);
+    if (cutShort !== null) result.incomplete = cutShort;
+    else if (rejected > result.rowsRead * REJECTED_SHARE_LIMIT) {
+      result.incomplete = `${rejected.toLocaleString('en-US')} of its ${result.rowsRead.toLocaleString('en-US')} rows rejected (more than ${REJECTED_SHARE_LIMIT * 100} %)`;
+    }
     // A file of a header alone (a quiet day) is a version of zero rows; one whose every row was
     // rejected is not imported at all.
     if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) {
@@ -175,11 +195,14 @@ async function fileSha256(path: string): Promise<string> {
 }
 
 /** A CSV file's records as objects keyed by its header; a bad record is a problem on its line, the rest read on. */
-async function* csvRows(path: string, map: BooksMap, kind: BooksKind): AsyncGenerator<Read> {
+async function* csvRows(path: string, map: BooksMap, kind: BooksKind, shape: CsvShape): AsyncGenerator<Read> {
   let headerProblem: string | null = null;
   const oversized: Read[] = [];
+  const tooLong = (first: number, last: number): void => {
+    oversized.push({ line: first, problem: `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes${last > first ? ` (lines ${first} to ${last})` : ''}`, raw: null });
+  };
   const parser = createReadStream(path)
-    .pipe(capRecords(MAX_LINE_BYTES, (line) => oversized.push({ line, problem: `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`, raw: null })))
+    .pipe(capRecords(MAX_LINE_BYTES, map.delimiter, tooLong, shape))
     .pipe(
     parse({
       bom: true,
@@ -195,8 +218,15 @@ async function* csvRows(path: string, map: BooksMap, kind: BooksKind): AsyncGene
     }),
   );
   const skipped: Read[] = [];
-  parser.on('skip', (error: Error & { lines?: number; record?: unknown }) => {
-    skipped.push({ line: error.lines ?? 0, problem: csvReason(error), raw: null });
+  let lastSkipped = -1;
+  parser.on('skip', (error: Error & { code?: string; lines?: number }) => {
+    // A quote never closed swallows the rest of the file: the rows it hides are named, and the night is not complete.
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED') return;
+    // One record, one problem: the parser may find a second fault in a record it rejected.
+    const line = error.lines ?? 0;
+    if (line === lastSkipped) return;
+    lastSkipped = line;
+    skipped.push({ line, problem: csvReason(error), raw: null });
   });
   try {
     for await (const item of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
@@ -211,56 +241,106 @@ async function* csvRows(path: string, map: BooksMap, kind: BooksKind): AsyncGene
     parser.destroy();
   }
   // A file without the columns is one problem, not one per row.
-  if (headerProblem !== null) yield { line: 1, problem: headerProblem, raw: null, fileLevel: true };
-  else yield* [...skipped.splice(0), ...oversized];
+  if (headerProblem !== null) {
+    yield { line: 1, problem: headerProblem, raw: null, fileLevel: true };
+    return;
+  }
+  yield* [...skipped.splice(0), ...oversized];
+  if (shape.openQuoteLine !== null) {
+    const from = shape.openQuoteLine;
+    yield { line: from, problem: `a quote opens on line ${from} and never closes: ${from === shape.lines ? `line ${from} was` : `lines ${from} to ${shape.lines} (${(shape.lines - from + 1).toLocaleString('en-US')} lines) were`} not read`, raw: null, fileLevel: true, cutShort: true };
+  }
 }
 
 /**
  * Passes a CSV file's records through, except one longer than `maxBytes`: it is never held
  * whole; only its line breaks go on (so the parser's line numbers stay true), and `oversize` is
- * told the line it began on. Quotes are followed as CSV writes them (a doubled quote inside a
- * quoted field toggles twice), so a line break inside quotes does not end a record.
+ * told the lines it spans. Quotes are followed as csv-parse reads them: a quote opens a field
+ * only at the field's start, a doubled quote inside a quoted field is a quote, and a quote
+ * closes the field only before a delimiter, a line end or the end of the file (any other quote,
+ * `12" card` or `"12\" card"`, is the parser's error on that record alone). CR, LF and CRLF end
+ * lines, as the parser finds them.
  */
-function capRecords(maxBytes: number, oversize: (line: number) => void): Transform {
+export function capRecords(maxBytes: number, delimiter: string, oversize: (firstLine: number, lastLine: number) => void, shape: CsvShape): Transform {
   const QUOTE = 0x22;
-  const NEWLINE = 0x0a;
+  const LF = 0x0a;
+  const CR = 0x0d;
+  const DELIMITER = delimiter.charCodeAt(0);
   let inQuotes = false;
+  let quoteSeen = false;
+  let fieldStart = true;
+  let afterCR = false;
+  let atFileStart = true;
   let line = 1;
   let recordLine = 1;
+  let quoteLine = 1;
+  let lineHasBytes = false;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let dropping = false;
+  let lineBreak: Buffer | null = null;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       const out: Buffer[] = [];
       let start = 0;
-      for (let i = 0; i < chunk.length; i += 1) {
-        const byte = chunk[i];
-        if (byte === QUOTE) inQuotes = !inQuotes;
-        else if (byte === NEWLINE) {
-          line += 1;
-          if (dropping) out.push(NEWLINE_BUFFER);
-          if (!inQuotes) {
-            if (!dropping) out.push(...pending, chunk.subarray(start, i + 1));
-            pending = [];
-            pendingBytes = 0;
-            dropping = false;
-            recordLine = line;
-            start = i + 1;
-            continue;
-          }
+      if (atFileStart && chunk.length > 0) {
+        atFileStart = false;
+        // A BOM is the parser's to strip: the first field starts after it.
+        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+          out.push(chunk.subarray(0, 3));
+          start = 3;
         }
+      }
+      for (let i = start; i < chunk.length; i += 1) {
+        const byte = chunk[i]!;
+        if (quoteSeen) {
+          quoteSeen = false;
+          if (byte === QUOTE) continue;
+          if (byte === DELIMITER || byte === CR || byte === LF) inQuotes = false;
+        }
+        const isBreak = byte === CR || (byte === LF && !afterCR);
+        const secondOfCRLF = byte === LF && afterCR;
+        afterCR = byte === CR;
+        if (isBreak) {
+          line += 1;
+          lineHasBytes = false;
+        } else if (!secondOfCRLF) lineHasBytes = true;
+        if (inQuotes) {
+          if (byte === QUOTE) quoteSeen = true;
+        } else if (byte === QUOTE) {
+          if (fieldStart) {
+            inQuotes = true;
+            quoteLine = line;
+          }
+          fieldStart = false;
+        } else if (byte === DELIMITER) fieldStart = true;
+        else if (isBreak || secondOfCRLF) {
+          fieldStart = true;
+          if (lineBreak === null && isBreak) lineBreak = byte === CR && chunk[i + 1] === LF ? Buffer.from('\r\n') : Buffer.from([byte]);
+          if (dropping) {
+            // The record's own line end goes on as written (its LF follows a CR by itself).
+            out.push(chunk.subarray(i, i + 1));
+            oversize(recordLine, line - 1);
+          } else out.push(...pending, chunk.subarray(start, i + 1));
+          pending = [];
+          pendingBytes = 0;
+          dropping = false;
+          recordLine = line;
+          start = i + 1;
+          continue;
+        } else fieldStart = false;
         if (dropping) {
+          // A line break inside the dropped record's quotes: the parser still counts the line.
+          if (isBreak) out.push(lineBreak ?? NEWLINE);
           start = i + 1;
           continue;
         }
         if (pendingBytes + (i + 1 - start) > maxBytes) {
           // Too long: what was held goes, but its line breaks.
-          for (const part of [...pending, chunk.subarray(start, i + 1)]) for (let j = part.indexOf(NEWLINE); j >= 0; j = part.indexOf(NEWLINE, j + 1)) out.push(NEWLINE_BUFFER);
+          for (let n = recordLine; n < line; n += 1) out.push(lineBreak ?? NEWLINE);
           pending = [];
           pendingBytes = 0;
           dropping = true;
-          oversize(recordLine);
           start = i + 1;
         }
       }
@@ -271,23 +351,29 @@ function capRecords(maxBytes: number, oversize: (line: number) => void): Transfo
       done(null, Buffer.concat(out));
     },
     flush(done) {
+      if (quoteSeen) inQuotes = false;
+      shape.lines = lineHasBytes ? line : line - 1;
+      shape.openQuoteLine = inQuotes ? quoteLine : null;
+      if (dropping) oversize(recordLine, shape.lines);
       done(null, dropping ? Buffer.alloc(0) : Buffer.concat(pending));
     },
   });
 }
-
-const NEWLINE_BUFFER = Buffer.from('\n');
+const NEWLINE = Buffer.from('\n');
 
 function csvReason(error: Error & { code?: string }): string {
   const fields = /columns length is (\d+), got (\d+)/.exec(error.message);
   if (fields) return `${fields[2]} fields where the header has ${fields[1]}`;
   if (error.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quote is opened and never closed: the file was not read past it';
+  const field = /on field "([^"]+)"/.exec(error.message)?.[1];
+  if (error.code === 'INVALID_OPENING_QUOTE') return `a quote inside the unquoted field${field ? ` "${field}"` : ''}: a field holding quotes must be quoted, its quotes doubled ("12"" card")`;
+  if (error.code === 'CSV_INVALID_CLOSING_QUOTE') return 'a quote inside a quoted field is not doubled (a backslash does not escape it: write "12"" card")';
   // csv-parse quotes the field it stopped at ("…, value is \"…\""): it may be a card's code, which goes no further.
   return error.message.replace(/^Invalid Record Length: /, '').split('\n')[0]!.replace(/, value is .*$/, '');
 }
 
 /** JSON Lines: one object a line; a line longer than MAX_LINE_BYTES is skipped unread. */
-async function* jsonLines(path: string): AsyncGenerator<Read> {
+async function* jsonLines(path: string, shape: CsvShape): AsyncGenerator<Read> {
   let line = 0;
   let parts: Buffer[] = [];
   let size = 0;
@@ -330,6 +416,17 @@ async function* jsonLines(path: string): AsyncGenerator<Read> {
     const read = finish();
     if (read) yield read;
   }
+  shape.lines = line;
+}
+
+/**
+ * What the record scanner saw of a CSV file: its physical lines, and where a quote was left open.
+ */
+export interface CsvShape {
+  /** Physical lines (a CR, an LF or a CRLF ends one; a last line without a break counts). */
+  lines: number;
+  /** The line a quote opened on that never closed, or null. */
+  openQuoteLine: number | null;
 }
 
 /** A books file to import: its kind, and the map that reads it. */

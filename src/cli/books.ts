@@ -41,7 +41,11 @@ export async function importBooksForNight(sqlite: Database.Database, folder: Boo
       const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
       for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
       if (result.fileId === null) failed.push({ file: file.path, reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})` });
-      else results.push(result);
+      else {
+        results.push(result);
+        // What landed is matched; what the file hid or lost makes the matching incomplete, named.
+        if (result.incomplete !== null) failed.push({ file: file.path, reason: result.incomplete });
+      }
     } catch (error) {
       // The operator's stop ends the night; any other failure is this file's alone.
       if (!(error instanceof LedgerReconError) || error instanceof InterruptedError) throw error;
@@ -103,7 +107,10 @@ export function describeImport(r: ImportResult): string {
   if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since imported: nothing added`;
   if (r.fileId === null) return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
   if (r.rowsRead === 0) return `${r.file}: ${r.kind}, no rows (a header alone: a quiet day): imported as a version of 0 rows, ${n(r.rowsWithdrawn)} withdrawn`;
-  return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn, ${n(r.problems.length)} rejected`;
+  // Rows are counted against the file's lines: a file whose rows end early says so.
+  const lines = r.lines > r.rowsRead + 1 ? ` from ${n(r.lines)} lines` : '';
+  const incomplete = r.incomplete === null ? '' : `; not complete: ${r.incomplete}`;
+  return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read${lines}: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn, ${n(r.problems.length)} rejected${incomplete}`;
 }
 
 export function booksFigures(results: readonly ImportResult[]): BooksFigures {

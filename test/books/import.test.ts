@@ -38,7 +38,7 @@ describe('books import', () => {
     writeFileSync(file, [HEADER, good(1), 'ORD-2,payment,10.00,USD,31.09.2026', good(3), 'ORD-4,payment,10.005,USD,2026-10-01T12:00:00Z', 'ORD-5,payment,10.00,USD', good(6)].join('\n'));
     const result = await importBooks(file);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toBe(`${file}: tenders, 6 rows read: 3 new, 0 withdrawn, 3 rejected\n`);
+    expect(result.stdout).toBe(`${file}: tenders, 6 rows read: 3 new, 0 withdrawn, 3 rejected; not complete: 3 of its 6 rows rejected (more than 1 %)\n`);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(new RegExp(`^${file}:3: time "31.09.2026" is not a time in RFC 3339`));
