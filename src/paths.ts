@@ -2,7 +2,7 @@
  * The folders a user names (`--db`'s folder, `--out`): made with a bounded walk, their
  * failures translated once into a sentence that names the path, the cause and the fix.
  */
-import { accessSync, constants, existsSync, mkdirSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, statfsSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FileSystemError } from './errors.js';
 
@@ -34,6 +34,59 @@ export function fileSystemError(flag: string, path: string, error: unknown, read
   const full = code === 'ENOSPC' || code === 'EDQUOT';
   const fix = reading ? `give ${flag} a file you can read` : full ? `free space there, or give ${flag} a ${what} with room` : `give ${flag} a ${what} you can write`;
   return new FileSystemError(`${flag} ${path}: ${cause}: ${fix}`);
+}
+
+/** What a path that is not a regular file is, for a person. */
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isDirectory()) return 'a folder';
+  return 'not a regular file';
+}
+
+/**
+ * Opens a file to read that must be a regular file: a FIFO, a device (`/dev/zero`, also
+ * behind a symlink) or a socket is refused before a byte is read, so nothing hangs or reads
+ * for ever. Opened without blocking (a FIFO with no writer would wait) and checked on the
+ * descriptor itself, so what is read is what was checked.
+ * @returns the open descriptor (the caller closes it).
+ * @throws FileSystemError naming `flag`, the path and what it is.
+ */
+export function openRegularFile(path: string, flag: string, fix = `give ${flag} a file`): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw fileSystemError(flag, path, error, true);
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw new FileSystemError(`${flag === '' ? '' : `${flag} `}${path}: ${kindOf(stats)}, not a regular file: ${fix}`);
+  }
+  return fd;
+}
+
+/**
+ * A small regular file's text (a map, a settings file), read to at most `maxBytes`.
+ * @throws FileSystemError when it is not a regular file, cannot be read, or is larger.
+ */
+export function readRegularFile(path: string, flag: string, maxBytes: number): string {
+  const fd = openRegularFile(path, flag);
+  try {
+    // Read to one byte past the bound whatever the size says (a file of /proc says 0).
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (let n = 1; n > 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > maxBytes) throw new FileSystemError(`${flag} ${path}: larger than ${maxBytes.toLocaleString('en-US')} bytes, which no such file needs: is it the right file?`);
+    return buffer.subarray(0, length).toString('utf8');
+  } catch (error) {
+    if (error instanceof FileSystemError) throw error;
+    throw fileSystemError(flag, path, error, true);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -34,12 +34,32 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 /** The fields whose values are codes: hashed before anything keeps them. */
 const CODE_FIELDS: readonly BooksField[] = ['cardCode', 'couponCode'];
 
-/** A row's fields (CSV header → text, or a JSON object's members) with its codes hashed: what a report or the mirror may show of it. */
+/**
+ * A row's fields (CSV header → text, or a JSON object's members) as a report or the mirror may
+ * show them: the columns the map reads and no other (an export's unmapped `Voucher Code` goes
+ * no further), each code and each value equal to one of the row's codes (a till that writes the
+ * card's code as the reference) replaced by `sha256:<hash>`.
+ */
 export function scrubbed(fields: Readonly<Record<string, unknown>>, map: BooksMap): Record<string, unknown> {
-  const codeColumns = CODE_FIELDS.map((field) => map.columns[field]);
-  // Most exports carry no code: the row as read is already what may be shown.
-  if (!codeColumns.some((column) => column in fields)) return fields;
-  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, codeColumns.includes(key) && value !== null && value !== undefined && value !== '' ? `sha256:${sha256(String(value).trim())}` : value]));
+  const codes = new Set(CODE_FIELDS.map((field) => fields[map.columns[field]]).filter((v) => v !== null && v !== undefined && String(v).trim() !== '').map((v) => String(v).trim()));
+  const shown: Record<string, unknown> = {};
+  for (const field of BOOKS_FIELDS) {
+    const column = map.columns[field];
+    if (!(column in fields)) continue;
+    const value = fields[column];
+    const isCode = value !== null && value !== undefined && typeof value !== 'object' && (CODE_FIELDS.includes(field) ? String(value).trim() !== '' : codes.has(String(value).trim()));
+    shown[column] = isCode ? `sha256:${sha256(String(value).trim())}` : value;
+  }
+  return shown;
+}
+
+/**
+ * A value as a problem line may quote it: only what cannot be a code (digits, spaces and the
+ * punctuation of amounts and times, with a time's T and Z); anything else is named by its field
+ * alone. A shifted row puts a card's code under any column.
+ */
+function quoted(value: string): string {
+  return /^[0-9 .,:+\-/TZ]{1,40}$/.test(value) ? ` "${value}"` : ' (its value not shown: it may be a code)';
 }
 
 /**
@@ -47,8 +67,15 @@ export function scrubbed(fields: Readonly<Record<string, unknown>>, map: BooksMa
  * @returns the row, or why it cannot be imported (with its fields, codes hashed).
  */
 export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Record<string, unknown>>, lineNo: number): RowResult {
-  const raw = JSON.stringify(scrubbed(fields, map));
-  const fail = (reason: string): RowResult => ({ ok: false, reason, raw });
+  const shown = scrubbed(fields, map);
+  const raw = JSON.stringify(shown);
+  // The value a row is rejected for may be a code a shifted row put there: the rejection keeps its hash.
+  const fail = (reason: string, field?: BooksField): RowResult => {
+    const column = field === undefined ? undefined : map.columns[field];
+    const value = column === undefined ? undefined : shown[column];
+    if (column === undefined || typeof value !== 'string' || quoted(value).startsWith(' "') || value.startsWith('sha256:')) return { ok: false, reason, raw };
+    return { ok: false, reason, raw: JSON.stringify({ ...shown, [column]: `sha256:${sha256(value.trim())}` }) };
+  };
   // References are identifiers, kept exactly as written (a tab or space in one is part of it, as on the ledger); other fields are trimmed.
   const text = (field: BooksField): string | null => {
     const value = fields[map.columns[field]];
@@ -65,7 +92,7 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
   const timeText = text('time');
   if (timeText === null) return fail(`${map.columns.time} is empty`);
   const atMs = readTime(timeText, map);
-  if (atMs === null) return fail(`${map.columns.time} "${timeText}" is not a time in ${map.timeFormats.map((f) => (f === 'iso' ? 'RFC 3339' : `"${f}"`)).join(' or ')}`);
+  if (atMs === null) return fail(`${map.columns.time}${quoted(timeText)} is not a time in ${map.timeFormats.map((f) => (f === 'iso' ? 'RFC 3339' : `"${f}"`)).join(' or ')}`, 'time');
 
   let entryType: BooksRow['entryType'];
   if (kind === 'tenders') {
@@ -74,7 +101,7 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
     const is = (values: string[]): boolean => values.some((v) => v.toLowerCase() === type.toLowerCase());
     if (is(map.types.payment)) entryType = 'payment';
     else if (is(map.types.refund)) entryType = 'refund';
-    else return fail(`${map.columns.type} "${type}" is neither a payment (${map.types.payment.join(', ')}) nor a refund (${map.types.refund.join(', ')})`);
+    else return fail(`${map.columns.type}${quoted(type)} is neither a payment (${map.types.payment.join(', ')}) nor a refund (${map.types.refund.join(', ')})`, 'type');
   } else entryType = kind === 'coupon-uses' ? 'use' : 'purchase';
 
   let amountCents: number | null = null;
@@ -82,16 +109,19 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
   if (kind !== 'coupon-uses' || amountText !== null) {
     if (amountText === null) return fail(`${map.columns.amount} is empty`);
     const amount = readAmount(amountText, map.decimalSeparator);
-    if (!amount.ok) return fail(`${map.columns.amount} ${amount.reason}`);
+    if (!amount.ok) return fail(`${map.columns.amount}${quoted(amountText)} ${amount.reason}`, 'amount');
     amountCents = amount.cents;
   }
 
   const currency = text('currency') ?? map.currency ?? null;
-  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return fail(`${map.columns.currency} "${currency}" is not an ISO 4217 code`);
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return fail(`${map.columns.currency}${quoted(currency)} is not an ISO 4217 code`, 'currency');
   if (currency === null && kind !== 'coupon-uses') return fail(`${map.columns.currency} is empty`);
 
-  const reference = text('reference');
-  if (reference === null && kind === 'tenders' && text('cardCode') === null && text('giftCardId') === null) return fail(`${map.columns.reference} is empty and the row names no card`);
+  // A till that writes the card's code as the reference: the reference is the code's hash.
+  const written = text('reference');
+  const cardCode = text('cardCode');
+  const reference = written !== null && cardCode !== null && written.trim() === cardCode ? `sha256:${sha256(cardCode)}` : written;
+  if (reference === null && kind === 'tenders' && cardCode === null && text('giftCardId') === null) return fail(`${map.columns.reference} is empty and the row names no card`);
   const code = kind === 'coupon-uses' ? text('couponCode') : text('cardCode');
   if (kind === 'coupon-uses' && code === null) return fail(`${map.columns.couponCode} is empty`);
   const externalRef = text('externalRef');
@@ -111,16 +141,17 @@ type AmountResult = { ok: true; cents: number } | { ok: false; reason: string };
 /**
  * An amount as decimal text, exactly: `1234.5`, `1,234.50` or `1 234.50` (separator "."), or
  * `1.234,50` (separator ","). Negative amounts are refused: the type column says which way money went.
+ * A reason never quotes the text (it may be a code in a shifted row): the caller decides.
  */
 export function readAmount(text: string, decimalSeparator: '.' | ','): AmountResult {
   const thousands = decimalSeparator === '.' ? '[, \u00a0]' : '[. \u00a0]';
   const point = decimalSeparator === '.' ? '\\.' : ',';
   const pattern = new RegExp(`^(\\d{1,3}(?:${thousands}\\d{3})+|\\d+)(?:${point}(\\d+))?$`);
   const match = pattern.exec(text);
-  if (!match) return { ok: false, reason: `"${text}" is not a decimal amount with "${decimalSeparator}" as its decimal separator` };
+  if (!match) return { ok: false, reason: `is not a decimal amount with "${decimalSeparator}" as its decimal separator` };
   const plain = `${match[1]!.replace(/[^\d]/g, '')}${match[2] ? `.${match[2]}` : ''}`;
   const cents = decimalTextCents(plain);
-  if (!cents.ok) return { ok: false, reason: `"${text}" ${cents.reason.startsWith(plain) ? cents.reason.slice(plain.length).trim() : cents.reason}` };
+  if (!cents.ok) return { ok: false, reason: cents.reason.startsWith(plain) ? cents.reason.slice(plain.length).trim() : cents.reason };
   return { ok: true, cents: cents.cents };
 }
 

@@ -5,14 +5,16 @@
  * no longer holds are marked withdrawn, never deleted. A row that fails is reported with its
  * line and reason and kept out; the rest is imported.
  */
-import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { Transform } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
+import { Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import type Database from 'better-sqlite3';
-import { ConfigError, FileSystemError } from '../errors.js';
-import { BOOKS_KINDS, defaultMap, missingColumns, readMap, type BooksKind, type BooksMap } from './books-map.js';
+import { BooksImportError, ConfigError, FileSystemError } from '../errors.js';
+import { openRegularFile } from '../paths.js';
+import { BOOKS_KINDS, defaultMap, missingColumns, readMap, unmappedCodeColumn, type BooksEncoding, type BooksKind, type BooksMap } from './books-map.js';
 import { readBooksRow, sha256, type BooksRow } from './books-row.js';
 
 /** The longest line (CSV record or JSON line) a books file may hold; a longer one is rejected, not read whole. */
@@ -68,10 +70,20 @@ export interface ImportOptions {
   nowMs?: number;
   /** The operator's stop: the file's transaction rolls back (it lands whole or not at all) and its reason is thrown. */
   signal?: AbortSignal;
+  /**
+   * What the file is a version of (default: its name, the path relative to the books folder).
+   * A new version replaces the previous one of the same source.
+   */
+  source?: string;
+  /** Let a version withdraw most of the previous one (default: refused, as another period's file would). */
+  replace?: boolean;
 }
 
+/** The longest reason a problem line carries: a hostile map or row cannot fill stderr. */
+const MAX_REASON = 300;
+
 /** A row read from the file, or a problem on a line. */
-type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null; fileLevel?: true; cutShort?: true };
+type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null; fileLevel?: true; cutShort?: true; refuse?: true };
 
 /**
  * Imports `path` as books of `options.kind`.
@@ -82,23 +94,46 @@ type Read = { line: number; fields: Record<string, unknown> } | { line: number; 
 export async function importBooksFile(sqlite: Database.Database, path: string, options: ImportOptions): Promise<ImportResult> {
   const kind = options.kind;
   const map = options.map ?? defaultMap();
-  const source = basename(path);
+  const source = options.source ?? basename(path);
   const result: ImportResult = { file: path, kind, fileId: null, unchanged: false, rowsRead: 0, rowsAdded: 0, rowsWithdrawn: 0, lines: 0, problems: [], incomplete: null };
-  const digest = await fileSha256(path);
+  // A FIFO or a device (`/dev/zero` behind a symlink) is refused before a byte is read: it would hang the night with the lock held.
+  const fd = openRegularFile(path, '', 'books are read from a regular file (an export written to disk)');
+  try {
+    return await importOpenFile(sqlite, fd, path, source, map, options, result);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function importOpenFile(sqlite: Database.Database, fd: number, path: string, source: string, map: BooksMap, options: ImportOptions, result: ImportResult): Promise<ImportResult> {
+  const kind = options.kind;
+  const open = (): Readable => decoded(createReadStream('', { fd, start: 0, autoClose: false }), map.encoding);
+  const digest = await fileSha256(createReadStream('', { fd, start: 0, autoClose: false }), path);
   const known = sqlite.prepare('SELECT file_id FROM books_files WHERE kind = ? AND source = ? AND sha256 = ?').pluck().get(kind, source, digest) as number | undefined;
   if (known !== undefined) return { ...result, fileId: known, unchanged: true };
 
   const format = map.format ?? (/\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : 'csv');
   const shape: CsvShape = { lines: 0, openQuoteLine: null };
-  const rows = format === 'csv' ? csvRows(path, map, kind, shape) : jsonLines(path, shape);
+  const rows = format === 'csv' ? csvRows(open(), map, kind, shape) : jsonLines(open(), shape);
   const nowMs = options.nowMs ?? Date.now();
   const statements = prepare(sqlite);
   const rejections: { line: number; reason: string; raw: string | null }[] = [];
+  const refuse = (): ImportResult => {
+    sqlite.exec('ROLLBACK');
+    result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
+    return result;
+  };
   // One transaction across the file's reads (the connection is this process's alone while it
   // imports): a failure anywhere leaves the mirror as it was.
   sqlite.exec('BEGIN IMMEDIATE');
   try {
     const fileId = Number(statements.file.run(kind, source, path, digest, nowMs).lastInsertRowid);
+    // Equal rows of one file are told apart by their order: the second of two equal payments is
+    // a row of its own, its identity that of the meaning's second occurrence. The mirror says
+    // whether a meaning's first occurrence is this version's already; only meanings met more
+    // than once are counted in memory (a 12-byte key each), so each row costs a bounded number
+    // of statements however many equal rows precede it, and a file of distinct rows no memory.
+    const repeats = new Map<string, number>();
     let accepted = 0;
     let cutShort: string | null = null;
     for await (const read of rows) {
@@ -106,27 +141,27 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
       // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
       if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
       if ('problem' in read) {
+        rejections.push({ line: read.line, reason: bounded(read.problem), raw: read.raw });
+        if (read.refuse) return refuse();
         if (read.cutShort) cutShort = read.problem;
-        rejections.push({ line: read.line, reason: read.problem, raw: read.raw });
         continue;
       }
       const parsed = readBooksRow(kind, map, read.fields, read.line);
       if (!parsed.ok) {
-        rejections.push({ line: read.line, reason: parsed.reason, raw: parsed.raw.slice(0, 2_000) });
+        rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
         continue;
       }
-      // Equal rows of one file are told apart by their order: the second of two equal payments is
-      // a row of its own. The mirror says which occurrences this version has claimed already (no
-      // map of a million rows in memory): an identity it holds from an earlier version is kept.
-      for (let occurrence = 1; ; occurrence += 1) {
+      const first = identityOf(kind, source, parsed.row.meaning, 1);
+      if (statements.insert.run(...rowParams(parsed.row, first, source, fileId)).changes > 0) result.rowsAdded += 1;
+      else if (statements.claimedBy.get(first) !== fileId) statements.keep.run(fileId, parsed.row.lineNo, first);
+      else {
+        // An identity an earlier version holds is kept (claimed by this version), not added again.
+        const key = Buffer.from(parsed.row.meaning.slice(0, 24), 'hex').toString('latin1');
+        const occurrence = (repeats.get(key) ?? 1) + 1;
+        repeats.set(key, occurrence);
         const identity = identityOf(kind, source, parsed.row.meaning, occurrence);
-        if (statements.insert.run(...rowParams(parsed.row, identity, source, fileId)).changes > 0) {
-          result.rowsAdded += 1;
-          break;
-        }
-        if (statements.claimedBy.get(identity) === fileId) continue;
-        statements.keep.run(fileId, parsed.row.lineNo, identity);
-        break;
+        if (statements.insert.run(...rowParams(parsed.row, identity, source, fileId)).changes > 0) result.rowsAdded += 1;
+        else statements.keep.run(fileId, parsed.row.lineNo, identity);
       }
       accepted += 1;
     }
@@ -139,11 +174,15 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
     }
     // A file of a header alone (a quiet day) is a version of zero rows; one whose every row was
     // rejected is not imported at all.
-    if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) {
-      sqlite.exec('ROLLBACK');
-      return result;
-    }
+    if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) return refuse();
+    const live = statements.live.get(kind, source, fileId) as number;
     result.rowsWithdrawn = statements.withdraw.run(fileId, kind, source, fileId).changes;
+    // Another period's file under the same name would withdraw this one's books and their breaks with them.
+    if (!options.replace && result.rowsWithdrawn >= 2 && result.rowsWithdrawn * 2 > live) {
+      throw new BooksImportError(
+        `${path}: this version of ${source} would withdraw ${result.rowsWithdrawn.toLocaleString('en-US')} of the ${live.toLocaleString('en-US')} rows its previous version holds: is it another period's file? Import it as a source of its own (books import --source NAME) or, if it does replace them, with books import --replace`,
+      );
+    }
     for (const r of rejections) statements.reject.run(fileId, r.line, r.reason, r.raw);
     statements.counts.run(result.rowsRead, result.rowsAdded, result.rowsWithdrawn, rejections.length, fileId);
     sqlite.exec('COMMIT');
@@ -155,6 +194,11 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
   }
 }
 
+/** A reason cut to MAX_REASON characters. */
+function bounded(reason: string): string {
+  return reason.length <= MAX_REASON ? reason : `${reason.slice(0, MAX_REASON - 1)}…`;
+}
+
 function prepare(sqlite: Database.Database) {
   return {
     file: sqlite.prepare('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)'),
@@ -163,6 +207,7 @@ function prepare(sqlite: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     claimedBy: sqlite.prepare('SELECT last_file_id FROM books_rows WHERE identity = ?').pluck(),
+    live: sqlite.prepare('SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?').pluck(),
     keep: sqlite.prepare('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE identity = ?'),
     withdraw: sqlite.prepare('UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL'),
     reject: sqlite.prepare('INSERT INTO books_rejections (file_id, line_no, reason, raw) VALUES (?, ?, ?, ?)'),
@@ -184,10 +229,10 @@ function rowParams(row: BooksRow, identity: string, source: string, fileId: numb
   return [row.kind, source, identity, fileId, fileId, row.lineNo, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.atText, row.codeSha256, row.giftCardId, row.externalRef, row.rawJson];
 }
 
-async function fileSha256(path: string): Promise<string> {
+async function fileSha256(stream: Readable, path: string): Promise<string> {
   const hash = createHash('sha256');
   try {
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+    for await (const chunk of stream) hash.update(chunk as Buffer);
   } catch (error) {
     throw new FileSystemError(`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
@@ -195,14 +240,15 @@ async function fileSha256(path: string): Promise<string> {
 }
 
 /** A CSV file's records as objects keyed by its header; a bad record is a problem on its line, the rest read on. */
-async function* csvRows(path: string, map: BooksMap, kind: BooksKind, shape: CsvShape): AsyncGenerator<Read> {
+async function* csvRows(file: Readable, map: BooksMap, kind: BooksKind, shape: CsvShape): AsyncGenerator<Read> {
   let headerProblem: string | null = null;
   const oversized: Read[] = [];
   const tooLong = (first: number, last: number): void => {
     oversized.push({ line: first, problem: `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes${last > first ? ` (lines ${first} to ${last})` : ''}`, raw: null });
   };
-  const parser = createReadStream(path)
-    .pipe(capRecords(MAX_LINE_BYTES, map.delimiter, tooLong, shape))
+  const scanner = capRecords(MAX_LINE_BYTES, map.delimiter, tooLong, shape);
+  const parser = file
+    .pipe(scanner)
     .pipe(
     parse({
       bom: true,
@@ -211,12 +257,17 @@ async function* csvRows(path: string, map: BooksMap, kind: BooksKind, shape: Csv
       skip_records_with_error: true,
       skip_empty_lines: true,
       columns: (header: string[]) => {
-        const missing = missingColumns(kind, map, header.map((h) => h.trim()));
+        const names = header.map((h) => h.trim());
+        const missing = missingColumns(kind, map, names);
+        const code = unmappedCodeColumn(kind, map, names);
         if (missing.length > 0) headerProblem = `the file has no column ${missing.map((field) => `"${map.columns[field]}" (${field})`).join(', ')}: is it ${kind} as CSV, and does the map name its columns?`;
-        return header.map((h) => h.trim());
+        else if (code !== undefined) headerProblem = `the column "${code}" looks like a code column the map does not read: name it in the map (columns.${kind === 'tenders' ? 'cardCode' : 'couponCode'}) so its codes are hashed and matched`;
+        return names;
       },
     }),
   );
+  // A fault upstream (a text that is not in the file's encoding) ends the parse with its reason.
+  for (const stage of [file, scanner]) stage.on('error', (error) => parser.destroy(error));
   const skipped: Read[] = [];
   let lastSkipped = -1;
   parser.on('skip', (error: Error & { code?: string; lines?: number }) => {
@@ -235,7 +286,8 @@ async function* csvRows(path: string, map: BooksMap, kind: BooksKind, shape: Csv
       yield { line: item.info.lines, fields: item.record };
     }
   } catch (error) {
-    yield { line: (error as { lines?: number }).lines ?? 1, problem: `the file cannot be read as CSV: ${csvReason(error as Error)}`, raw: null, fileLevel: true };
+    if (error instanceof EncodingProblem) yield { line: error.line, problem: error.message, raw: null, fileLevel: true, refuse: true };
+    else yield { line: (error as { lines?: number }).lines ?? 1, problem: `the file cannot be read as CSV: ${csvReason(error as Error)}`, raw: null, fileLevel: true };
     return;
   } finally {
     parser.destroy();
@@ -279,6 +331,8 @@ export function capRecords(maxBytes: number, delimiter: string, oversize: (first
   let pendingBytes = 0;
   let dropping = false;
   let lineBreak: Buffer | null = null;
+  // The line the next output begins on: output is whole records, so a line is checked whole.
+  let outLine = 1;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       const out: Buffer[] = [];
@@ -348,18 +402,42 @@ export function capRecords(maxBytes: number, delimiter: string, oversize: (first
         pending.push(chunk.subarray(start));
         pendingBytes += chunk.length - start;
       }
-      done(null, Buffer.concat(out));
+      const data = Buffer.concat(out);
+      const bad = firstLineNotUtf8(data, outLine);
+      outLine = recordLine;
+      done(bad === null ? null : new EncodingProblem(bad), data);
     },
     flush(done) {
       if (quoteSeen) inQuotes = false;
       shape.lines = lineHasBytes ? line : line - 1;
       shape.openQuoteLine = inQuotes ? quoteLine : null;
       if (dropping) oversize(recordLine, shape.lines);
-      done(null, dropping ? Buffer.alloc(0) : Buffer.concat(pending));
+      const data = dropping ? Buffer.alloc(0) : Buffer.concat(pending);
+      const bad = firstLineNotUtf8(data, outLine);
+      done(bad === null ? null : new EncodingProblem(bad), data);
     },
   });
 }
 const NEWLINE = Buffer.from('\n');
+
+/**
+ * The first line of `data` (whole lines, the first numbered `firstLine`) that is not UTF-8, or
+ * null. A line break byte never occurs inside a UTF-8 sequence, so lines are checked apart.
+ */
+function firstLineNotUtf8(data: Buffer, firstLine: number): number | null {
+  if (isUtf8(data)) return null;
+  let line = firstLine;
+  let start = 0;
+  for (let i = 0; i <= data.length; i += 1) {
+    const byte = data[i];
+    if (i < data.length && byte !== 0x0a && byte !== 0x0d) continue;
+    if (!isUtf8(data.subarray(start, i))) return line;
+    if (byte === 0x0d && data[i + 1] === 0x0a) i += 1;
+    line += 1;
+    start = i + 1;
+  }
+  return line;
+}
 
 function csvReason(error: Error & { code?: string }): string {
   const fields = /columns length is (\d+), got (\d+)/.exec(error.message);
@@ -373,20 +451,22 @@ function csvReason(error: Error & { code?: string }): string {
 }
 
 /** JSON Lines: one object a line; a line longer than MAX_LINE_BYTES is skipped unread. */
-async function* jsonLines(path: string, shape: CsvShape): AsyncGenerator<Read> {
+async function* jsonLines(file: Readable, shape: CsvShape): AsyncGenerator<Read> {
   let line = 0;
   let parts: Buffer[] = [];
   let size = 0;
   let tooLong = false;
   const finish = (): Read | null => {
     line += 1;
-    const text = Buffer.concat(parts).toString('utf8').replace(/^\uFEFF/, '').trim();
+    const bytes = Buffer.concat(parts);
     parts = [];
     size = 0;
     if (tooLong) {
       tooLong = false;
       return { line, problem: `a line longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`, raw: null };
     }
+    if (!isUtf8(bytes)) return { line, problem: notUtf8(line), raw: null, fileLevel: true, refuse: true };
+    const text = bytes.toString('utf8').replace(/^\uFEFF/, '').trim();
     if (text === '') return null;
     try {
       const value: unknown = JSON.parse(text);
@@ -396,27 +476,64 @@ async function* jsonLines(path: string, shape: CsvShape): AsyncGenerator<Read> {
       return { line, problem: 'not JSON', raw: null };
     }
   };
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-    let start = 0;
-    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, start)) {
-      if (!tooLong) parts.push(chunk.subarray(start, at));
-      const read = finish();
-      if (read) yield read;
-      start = at + 1;
+  try {
+    for await (const chunk of file as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, start)) {
+        if (!tooLong) parts.push(chunk.subarray(start, at));
+        const read = finish();
+        if (read) yield read;
+        start = at + 1;
+      }
+      if (start < chunk.length && !tooLong) {
+        size += chunk.length - start;
+        if (size > MAX_LINE_BYTES) {
+          tooLong = true;
+          parts = [];
+        } else parts.push(chunk.subarray(start));
+      }
     }
-    if (start < chunk.length && !tooLong) {
-      size += chunk.length - start;
-      if (size > MAX_LINE_BYTES) {
-        tooLong = true;
-        parts = [];
-      } else parts.push(chunk.subarray(start));
-    }
+  } catch (error) {
+    if (!(error instanceof EncodingProblem)) throw error;
+    yield { line: error.line, problem: error.message, raw: null, fileLevel: true, refuse: true };
+    return;
   }
   if (size > 0 || tooLong || parts.length > 0) {
     const read = finish();
     if (read) yield read;
   }
   shape.lines = line;
+}
+
+/** Why a file that is not UTF-8 text is refused, with the line and the map's setting that reads it. */
+function notUtf8(line: number): string {
+  return `line ${line} is not UTF-8 text: if the file is written in another encoding, name it in the map ("encoding": "windows-1252", "iso-8859-1" or "utf-16le"); nothing of the file was imported`;
+}
+
+/** A byte sequence the file's encoding does not allow, on a line. */
+class EncodingProblem extends Error {
+  constructor(readonly line: number) {
+    super(notUtf8(line));
+  }
+}
+
+/**
+ * The file as UTF-8: read as written for UTF-8 (checked byte by byte by the record scanner),
+ * else decoded from the map's encoding.
+ */
+function decoded(file: Readable, encoding: BooksEncoding): Readable {
+  if (encoding === 'utf-8') return file;
+  const decoder = new TextDecoder(encoding);
+  const transcoder = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      done(null, Buffer.from(decoder.decode(chunk, { stream: true }), 'utf8'));
+    },
+    flush(done) {
+      done(null, Buffer.from(decoder.decode(), 'utf8'));
+    },
+  });
+  file.on('error', (error) => transcoder.destroy(error));
+  return file.pipe(transcoder);
 }
 
 /**
@@ -473,7 +590,7 @@ export function booksFilesIn(folder: string): BooksFolder {
     try {
       files.push({ path, kind, map: mapBeside(path, kind) });
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
+      if (!(error instanceof ConfigError) && !(error instanceof FileSystemError)) throw error;
       failed.push({ file: path, reason: error.message });
     }
   }

@@ -9,6 +9,8 @@ import { onInterrupt } from './interrupt.js';
 export interface BooksImportOptions {
   kind?: BooksKind;
   map?: string;
+  source?: string;
+  replace?: boolean;
   db?: string;
   json?: boolean;
   write?: (text: string) => void;
@@ -63,11 +65,13 @@ export async function importBooksForNight(sqlite: Database.Database, folder: Boo
  */
 export async function booksImport(paths: string[], options: BooksImportOptions): Promise<ImportResult[]> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
+  if (options.source !== undefined && paths.length > 1) throw new ConfigError('--source', `--source names what one file is a version of; ${paths.length} files were given: import them one at a time`);
   const files = paths.map((path) => fileToImport(path, options));
   const { mirror, lock } = openMirrorLocked(options.db ?? DEFAULT_DB_PATH, 'books import');
   const interruption = onInterrupt('the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)');
   try {
-    const results = await importBooks(mirror.sqlite, files, options.stderr ?? ((text) => process.stderr.write(text)), interruption.signal);
+    const versions = { ...(options.source !== undefined ? { source: options.source } : {}), ...(options.replace ? { replace: true } : {}) };
+    const results = await importBooks(mirror.sqlite, files, options.stderr ?? ((text) => process.stderr.write(text)), interruption.signal, versions);
     write(options.json ? `${JSON.stringify(results)}\n` : results.map((r) => `${describeImport(r)}\n`).join(''));
     return results;
   } finally {
@@ -78,10 +82,10 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
 }
 
 /** Imports files in order, each problem a line of its own. @throws BooksImportError when nothing could be imported. */
-export async function importBooks(sqlite: Database.Database, files: readonly BooksFile[], problem: (text: string) => void, signal?: AbortSignal): Promise<ImportResult[]> {
+export async function importBooks(sqlite: Database.Database, files: readonly BooksFile[], problem: (text: string) => void, signal?: AbortSignal, versions: { source?: string; replace?: boolean } = {}): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   for (const file of files) {
-    const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
+    const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map, ...versions, ...(signal ? { signal } : {}) });
     for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
     results.push(result);
   }

@@ -176,6 +176,8 @@ export function buildProgram(): Command {
     .argument('<file...>', 'tenders, coupon uses or DP purchases')
     .addOption(new Option('--kind <kind>', 'what the files hold (default: from the name, e.g. tenders-2026-10.csv)').choices(['tenders', 'coupon-uses', 'dp-purchases']))
     .option('--map <file>', 'the mapping file: columns, payment/refund values, decimal separator, time formats and zone (default: <kind>.map.json beside the file, else columns named after the fields)')
+    .option('--source <name>', 'what the file is a version of (default: its name); a new version replaces the previous one of its source')
+    .option('--replace', 'let a version withdraw most of the rows of the previous one (refused by default: it looks like another period\'s file)')
     .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
     .option('--json', 'print one object per file')
     .addHelpText('after', '\nExit codes: 0 imported (rows that failed are listed on stderr as\nfile:line: reason), 2 nothing could be imported. See docs/books.md for the\nmapping file.\n')

@@ -3,13 +3,15 @@
  * it breaks and no more, is named, and never hides a break, leaks a code or wedges a night.
  * Each runs the real CLI over real files and a real mirror.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { everyByteWritten } from '../support/written.js';
 
 let dir: string;
 let db: string;
@@ -97,5 +99,197 @@ describe('a stray quote costs its record alone', () => {
       expect(json.books.failed).toEqual([{ file: path, reason: expect.stringMatching(/^1 of its \d+ rows rejected/) }]);
       expect(night.stderr).toContain(`${path}:3: a quote inside the unquoted field`);
     }, 60_000);
+  });
+});
+
+describe('codes from the books never leave in clear', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 21, size: 'tiny', plant: true });
+  });
+  afterAll(() => sim.close());
+
+  /** The books folder with codes where careless exports put them; @returns every code written. */
+  function carelessBooks(books: string): string[] {
+    sim.writeBooks(books);
+    const codes: string[] = [];
+    const code = (n: number): string => {
+      const value = `GCX-${n}-Q7R2-K9W4`;
+      codes.push(value);
+      return value;
+    };
+    const tenders = join(books, 'tenders.csv');
+    const lines = readFileSync(tenders, 'utf8').trimEnd().split('\n');
+    // Order No, Tender Type, Tender Amount, Currency, Posted At, Gift Card Code
+    const base = lines[1]!.split(',');
+    const row = (changes: Record<number, string>): string => base.map((field, i) => changes[i] ?? field).join(',');
+    const shifted = code(1);
+    lines.push(row({ 0: 'ORD-SHIFT-1', 2: shifted, 5: '' }));
+    const asTime = code(2);
+    lines.push(row({ 0: 'ORD-SHIFT-2', 4: asTime }));
+    const asType = code(3);
+    lines.push(row({ 0: 'ORD-SHIFT-3', 1: asType }));
+    const asCurrency = code(4);
+    lines.push(row({ 0: 'ORD-SHIFT-4', 3: asCurrency }));
+    const asReference = code(5);
+    lines.push(row({ 0: asReference, 5: asReference }));
+    lines.push(row({ 0: 'ORD-CODED-6', 5: code(6) }));
+    writeFileSync(tenders, `${lines.join('\n')}\n`);
+    // An unmapped Voucher Code column in the DP export.
+    const purchases = join(books, 'dp-purchases.csv');
+    const dp = readFileSync(purchases, 'utf8').trimEnd().split('\n');
+    writeFileSync(purchases, `${dp.map((l, i) => `${l};${i === 0 ? 'Voucher Code' : code(100 + i)}`).join('\n')}\n`);
+    // The coupon codes the export carries already.
+    const uses = readFileSync(join(books, 'coupon-uses.csv'), 'utf8').trimEnd().split('\n').slice(1);
+    codes.push(...uses.map((l) => l.split(',')[1]!).filter((c) => c !== ''));
+    return codes;
+  }
+
+  it('a shifted row, a reference that is the code, an unmapped Voucher Code: no byte the product writes holds a code', async () => {
+    const books = mkdtempSync(join(tmpdir(), 'ledger-recon-careless-books-'));
+    try {
+      const codes = carelessBooks(books);
+      expect(codes.length).toBeGreaterThan(10);
+      const out = join(dir, 'out');
+      const night = await runCli(['run', '--db', db, '--out', out, '--books', books, '--json'], simulatorEnv(sim));
+      expect(night.stderr).toMatch(/Tender Amount \(its value not shown: it may be a code\) is not a decimal amount/);
+      const single = await runCli(['books', 'import', '--db', join(dir, 'single.db'), join(books, 'tenders.csv')], cleanEnv());
+      const sql = await runCli(['sql', '--db', db, 'SELECT reference, raw_json FROM books_rows'], cleanEnv());
+      const written = await everyByteWritten([dir]);
+      for (const code of codes) {
+        for (const [where, text] of [['the files written', written], ['stdout', night.stdout + single.stdout + sql.stdout], ['stderr', night.stderr + single.stderr + sql.stderr]] as const) {
+          expect(text.includes(code), `${code} in ${where}`).toBe(false);
+        }
+      }
+      // The code-as-reference row is matched by its hash, as a reference.
+      expect(count(`SELECT COUNT(*) FROM books_rows WHERE reference LIKE 'sha256:%' AND reference = 'sha256:' || code_sha256`)).toBe(1);
+    } finally {
+      rmSync(books, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('refuses a header that spells the code column otherwise, a map naming one column twice, a type that is both payment and refund', async () => {
+    const file = join(dir, 'tenders.csv');
+    writeFileSync(file, ['reference,type,amount,currency,time,Gift card code', `${tender(1)},GCX-77-Q7R2-K9W4`].join('\n'));
+    const unmapped = await importBooks(file);
+    expect(unmapped.status).toBe(2);
+    expect(unmapped.stderr).toContain(`${file}:1: the column "Gift card code" looks like a code column the map does not read`);
+    const map = join(dir, 'map.json');
+    writeFileSync(map, JSON.stringify({ columns: { cardCode: 'Gift Card Code' } }));
+    const misspelt = await importBooks('--map', map, file);
+    expect(misspelt.status).toBe(2);
+    expect(misspelt.stderr).toContain('the file has no column "Gift Card Code" (cardCode)');
+    writeFileSync(map, JSON.stringify({ columns: { reference: 'Gift card code', cardCode: 'Gift card code' } }));
+    const twice = await importBooks('--map', map, file);
+    expect(twice.stderr).toBe(`ledger-recon: --map ${map}: the column "Gift card code" is named for both reference and cardCode: each field needs a column of its own\n`);
+    writeFileSync(map, JSON.stringify({ types: { payment: ['SALE', 'adj'], refund: ['RETURN', 'ADJ'] } }));
+    const both = await importBooks('--map', map, file);
+    expect(both.stderr).toBe(`ledger-recon: --map ${map}: "adj" is listed as both a payment and a refund: a row of that type could be either\n`);
+    expect(count('SELECT COUNT(*) FROM books_files')).toBe(0);
+    for (const result of [unmapped, misspelt, twice, both]) expect(result.stderr + result.stdout).not.toContain('GCX-77');
+  });
+});
+
+describe('what is not a books file', () => {
+  it('refuses a FIFO, a symlink to /dev/zero and a map on /dev/zero at once, with one line each, and leaves no lock behind', async () => {
+    const fifo = join(dir, 'tenders.csv');
+    execFileSync('mkfifo', [fifo]);
+    const zero = join(dir, 'tenders-zero.csv');
+    symlinkSync('/dev/zero', zero);
+    for (const file of [fifo, zero]) {
+      const result = await importBooks(file);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^ledger-recon: ${file}: (a FIFO|a device), not a regular file: books are read from a regular file \\(an export written to disk\\)\\n$`));
+    }
+    const real = join(dir, 'tenders-real.csv');
+    writeFileSync(real, [HEADER, tender(1)].join('\n'));
+    const map = await importBooks('--map', '/dev/zero', real);
+    expect(map.stderr).toBe('ledger-recon: --map /dev/zero: a device, not a regular file: give --map a file\n');
+    // A map that is large: refused by its size, not read whole.
+    const huge = join(dir, 'huge.map.json');
+    writeFileSync(huge, `{"timeFormats": [${Array.from({ length: 20_000 }, () => '"yyyy-MM-dd"').join(',')}]}`);
+    const large = await importBooks('--map', huge, real);
+    expect(large.stderr).toMatch(/larger than 65,536 bytes/);
+    // The lock went with each: a real import runs.
+    expect((await importBooks(real)).status).toBe(0);
+  });
+
+  it('names a file of the night that is a FIFO, and checks the services and the rest of the books', async () => {
+    const sim = await startSimulator({ seed: 23, size: 'tiny' });
+    try {
+      const books = join(dir, 'books');
+      sim.writeBooks(books);
+      const tenders = join(books, 'tenders.csv');
+      rmSync(tenders);
+      execFileSync('mkfifo', [tenders]);
+      const night = await runCli(['run', '--db', db, '--out', join(dir, 'out'), '--books', books, '--json'], simulatorEnv(sim));
+      const json = JSON.parse(night.stdout) as { verdict: string; sync: { completed: boolean }; books: { files: number; failed: { file: string; reason: string }[] } };
+      expect(json).toMatchObject({ verdict: 'INCOMPLETE', sync: { completed: true }, books: { files: 2 } });
+      expect(json.books.failed).toEqual([{ file: tenders, reason: `${tenders}: a FIFO, not a regular file: books are read from a regular file (an export written to disk)` }]);
+    } finally {
+      await sim.close();
+    }
+  }, 30_000);
+});
+
+describe('files written in another encoding, and maps that ask too much', () => {
+  it('names the line of a Windows-1252 byte and the map setting, imports nothing of it, and reads it with "encoding"', async () => {
+    const file = join(dir, 'tenders.csv');
+    writeFileSync(file, Buffer.concat([Buffer.from(`${HEADER}\n${tender(1)}\n`), Buffer.from('Caf\xe9-7,payment,10.00,USD,2026-10-01T12:00:00Z\n', 'latin1')]));
+    const refused = await importBooks(file);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`${file}:3: line 3 is not UTF-8 text: if the file is written in another encoding, name it in the map ("encoding": "windows-1252"`);
+    expect(count('SELECT COUNT(*) FROM books_rows')).toBe(0);
+    const map = join(dir, 'map.json');
+    writeFileSync(map, JSON.stringify({ encoding: 'windows-1252' }));
+    const read = await importBooks('--map', map, file);
+    expect(read.status, read.stderr).toBe(0);
+    expect(query<{ reference: string }>('SELECT reference FROM books_rows ORDER BY line_no').map((r) => r.reference)).toEqual(['ORD-1', 'Café-7']);
+  });
+
+  it('bounds a map’s lists and a problem line', async () => {
+    const file = join(dir, 'tenders.csv');
+    writeFileSync(file, [HEADER, 'ORD-1,payment,10.00,USD,not a time'].join('\n'));
+    const map = join(dir, 'map.json');
+    writeFileSync(map, JSON.stringify({ timeFormats: Array.from({ length: 200 }, (_, i) => `yyyy-MM-dd '${i}'`) }));
+    const many = await importBooks('--map', map, file);
+    expect(many.stderr).toMatch(/^ledger-recon: --map .*: timeFormats: Too big/);
+    writeFileSync(map, JSON.stringify({ timeFormats: Array.from({ length: 20 }, (_, i) => `yyyy-MM-dd HH:mm '${'x'.repeat(90)}${i}'`) }));
+    const long = await importBooks('--map', map, file);
+    for (const line of long.stderr.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(400);
+  });
+});
+
+describe('equal rows', () => {
+  it('are imported in linear time: 20,000 equal rows, each a row of its own, and again as a new version', async () => {
+    const file = join(dir, 'coupon-uses.csv');
+    writeFileSync(file, ['couponCode,time', ...Array.from({ length: 20_000 }, () => 'SUMMER,2026-10-01')].join('\n'));
+    const first = await importBooks(file);
+    expect(first.stdout).toContain('20,000 rows read: 20,000 new');
+    writeFileSync(file, ['couponCode,time', ...Array.from({ length: 20_001 }, () => 'SUMMER,2026-10-01')].join('\n'));
+    const second = await importBooks(file);
+    expect(second.stdout).toContain('20,001 rows read: 1 new, 0 withdrawn');
+    expect(count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(20_001);
+  }, 60_000);
+});
+
+describe('versions of a source', () => {
+  it('refuses next month’s file under the same name withdrawing last month’s books, unless --source or --replace says what it is', async () => {
+    const june = join(dir, '2026-06');
+    const november = join(dir, '2026-11');
+    mkdirSync(june);
+    mkdirSync(november);
+    writeFileSync(join(june, 'tenders.csv'), [HEADER, ...Array.from({ length: 81 }, (_, i) => tender(i))].join('\n'));
+    writeFileSync(join(november, 'tenders.csv'), [HEADER, ...Array.from({ length: 40 }, (_, i) => tender(i + 1000))].join('\n'));
+    expect((await importBooks(join(june, 'tenders.csv'))).status).toBe(0);
+    const refused = await importBooks(join(november, 'tenders.csv'));
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('would withdraw 81 of the 81 rows its previous version holds: is it another period');
+    expect(count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(81);
+    const own = await importBooks('--source', '2026-11/tenders.csv', join(november, 'tenders.csv'));
+    expect(own.status, own.stderr).toBe(0);
+    expect(count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(121);
+    const replaced = await importBooks('--replace', join(november, 'tenders.csv'));
+    expect(replaced.stdout).toContain('40 new, 81 withdrawn');
   });
 });
