@@ -24,7 +24,7 @@ const READ_CAUSES: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'i
 
 /**
  * A file-system error as one sentence: `--out /x: the file system is read-only (EROFS): give
- * --out a folder you can write`. `reading`: the path is a file to read (`--env-file`).
+ * --out a folder you can write`. `reading`: the path is a file to read (`--settings`).
  */
 export function fileSystemError(flag: string, path: string, error: unknown, reading = false): FileSystemError {
   const code = (error as { code?: unknown }).code;

@@ -52,7 +52,7 @@ function addCheckOptions(command: Command): Command {
  * undici, better-sqlite3).
  */
 export function buildProgram(): Command {
-  // Read once the environment (and any --env-file) is in place: main.ts loads that first.
+  // Read once the environment (and any --settings file) is in place: main.ts loads that first.
   const mirrorPath = process.env['LEDGER_RECON_DB'] || 'data/ledger.db';
   const outFolder = process.env['LEDGER_RECON_OUT'] || 'reports';
   const program = new Command('ledger-recon')
@@ -64,7 +64,7 @@ export function buildProgram(): Command {
     )
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
-    .option('--env-file <file>', 'read settings from this file (KEY=value lines); the environment and flags take precedence')
+    .option('--settings <file>', 'read settings from this file (KEY=value lines); the environment and flags take precedence')
     .option('--timeout <seconds>', 'how long one request may take before it is retried (default 30; env LEDGER_RECON_TIMEOUT)')
     .option('--umask <mask>', 'file-creation mask for the mirror and the reports (default 077: the owner alone)')
     .option('--verbose', 'the stack of an unexpected error')
@@ -77,7 +77,7 @@ export function buildProgram(): Command {
         'Configuration comes from GIFTCARD_API_URL, GIFTCARD_CLIENT_ID,\n' +
         'GIFTCARD_CLIENT_SECRET, DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each\n' +
         'has a flag that overrides it. LEDGER_RECON_DB and LEDGER_RECON_OUT set the\n' +
-        'default --db and --out; --env-file FILE reads any of them from a file.',
+        'default --db and --out; --settings FILE reads any of them from a file.',
     );
 
   program

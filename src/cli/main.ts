@@ -1,15 +1,19 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
-import { parseEnv } from 'node:util';
 import { CommanderError, type Command } from 'commander';
 import { ConfigError, LedgerReconError } from '../errors.js';
 import { redact } from '../log.js';
-import { fileSystemError, storageFailure } from '../paths.js';
+import { readRegularFile, storageFailure } from '../paths.js';
 import { terminalWidth, wrapText } from './fit-width.js';
 import { buildProgram } from './index.js';
 
 /** Secrets this process may know of (environment or flags), so no message can print them. */
 const secrets = [process.env['GIFTCARD_CLIENT_SECRET'], process.env['DP_CLIENT_SECRET'], ...flagValues(['--giftcard-client-secret', '--dp-client-secret'])].filter((s): s is string => !!s);
+
+/** The largest settings file read: a dozen lines; /dev/zero is not one. */
+const MAX_SETTINGS_BYTES = 64 * 1024;
+
+/** The variables a settings file may set: ledger-recon's own, never Node's or the shell's. */
+const SETTING = /^(GIFTCARD|DP|LEDGER_RECON)_[A-Z0-9_]+$/;
 
 /** The values given to these flags on the command line, as `--flag value` or `--flag=value`. */
 function flagValues(flags: readonly string[]): string[] {
@@ -31,7 +35,8 @@ try {
   // Files for one reader: the mirror, its side files, the reports and their folders are the
   // owner's alone (0600 / 0700) unless --umask says otherwise.
   process.umask(umaskOf(flagValues(['--umask']).at(-1)));
-  loadEnvFile(flagValues(['--env-file']).at(-1));
+  refuseNodeEnvFile();
+  loadSettings(flagValues(['--settings']).at(-1));
   // --timeout outranks LEDGER_RECON_TIMEOUT, as every flag outranks its variable.
   const timeout = flagValues(['--timeout']).at(-1);
   if (timeout !== undefined) process.env['LEDGER_RECON_TIMEOUT'] = timeout;
@@ -49,24 +54,41 @@ function storageOf(ran: Command | undefined): { db?: string; out?: string } {
 }
 
 /**
- * Settings from `--env-file FILE` (KEY=value lines, as systemd's EnvironmentFile and dotenv
- * read them), before the program reads its defaults; a variable already in the environment
- * keeps its value, and flags override both.
- * @throws FileSystemError when the file cannot be read.
+ * Settings from `--settings FILE`, read by ledger-recon itself as `KEY=value` text (the lines
+ * of systemd's EnvironmentFile: blank lines and `#` comments skipped, a value optionally in
+ * quotes), before the program reads its defaults; a variable already in the environment keeps
+ * its value, and flags override both. A regular file of bounded size, and only ledger-recon's
+ * variables: a `NODE_OPTIONS` line is refused, not obeyed.
+ * @throws FileSystemError when the file cannot be read; ConfigError naming a line that is not a setting.
  */
-function loadEnvFile(file: string | undefined): void {
+function loadSettings(file: string | undefined): void {
   if (file === undefined) return;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw fileSystemError('--env-file', file, error, true);
+  const text = readRegularFile(file, '--settings', MAX_SETTINGS_BYTES);
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!match) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: not a KEY=value line`);
+    const [, key, given] = match as unknown as [string, string, string];
+    if (!SETTING.test(key)) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: ${key} is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)`);
+    const value = /^(["'])(.*)\1$/.exec(given)?.[2] ?? given;
+    if (process.env[key] === undefined) process.env[key] = value;
   }
-  for (const [key, value] of Object.entries(parseEnv(text))) if (process.env[key] === undefined && value !== undefined) process.env[key] = value;
   // The file's secrets are redacted from every message too.
   for (const key of ['GIFTCARD_CLIENT_SECRET', 'DP_CLIENT_SECRET']) {
     const secret = process.env[key];
     if (secret) secrets.push(secret);
+  }
+}
+
+/**
+ * Node 20 reads `--env-file` itself, wherever it stands, before ledger-recon starts (a
+ * NODE_OPTIONS line in it runs code): the flag is refused, pointing at `--settings`.
+ * @throws ConfigError
+ */
+function refuseNodeEnvFile(): void {
+  if (process.argv.some((arg) => arg === '--env-file' || arg.startsWith('--env-file='))) {
+    throw new ConfigError('--env-file', '--env-file is read by Node itself before ledger-recon starts, so its lines reach Node (NODE_OPTIONS) as well: use --settings FILE, which ledger-recon reads as KEY=value text');
   }
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,10 +27,10 @@ function envFile(): string {
 }
 
 describe('settings like other tools', () => {
-  it('reads --env-file, and LEDGER_RECON_DB and LEDGER_RECON_OUT as the default --db and --out', async () => {
+  it('reads --settings, and LEDGER_RECON_DB and LEDGER_RECON_OUT as the default --db and --out', async () => {
     const db = join(dir, 'from-env', 'ledger.db');
     const out = join(dir, 'from-env', 'reports');
-    const { status, stdout, stderr } = await runCli(['run', '--env-file', envFile(), '--json'], cleanEnv({ LEDGER_RECON_DB: db, LEDGER_RECON_OUT: out }));
+    const { status, stdout, stderr } = await runCli(['run', '--settings', envFile(), '--json'], cleanEnv({ LEDGER_RECON_DB: db, LEDGER_RECON_OUT: out }));
     expect(stderr).toBe('');
     expect(status).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ verdict: 'RECONCILED', report: { workbook: expect.stringMatching(new RegExp(`^${out}/ledger-recon-.*-run-1\\.xlsx$`)) } });
@@ -38,10 +39,42 @@ describe('settings like other tools', () => {
   });
 
   it('lets the environment win over the file, and flags over both', async () => {
-    const { status, stderr } = await runCli(['ping', '--env-file', envFile(), '--dp-url', 'ftp://flag'], cleanEnv({ GIFTCARD_API_URL: 'mailto:environment' }));
+    const { status, stderr } = await runCli(['ping', '--settings', envFile(), '--dp-url', 'ftp://flag'], cleanEnv({ GIFTCARD_API_URL: 'mailto:environment' }));
     expect(status).toBe(2);
     expect(stderr).toContain('GIFTCARD_API_URL (or --giftcard-url) must start with http:// or https://');
     expect(stderr).toContain('DP_API_URL (or --dp-url) must start with http:// or https://');
+  });
+});
+
+describe('a settings file is read as text, by ledger-recon alone', () => {
+  it('refuses a NODE_OPTIONS line without running it, /dev/zero, a FIFO and a missing file, one line each, exit 2', async () => {
+    const evil = join(dir, 'evil.cjs');
+    const proof = join(dir, 'evil-ran');
+    writeFileSync(evil, `require('node:fs').writeFileSync(${JSON.stringify(proof)}, 'x');`);
+    const settings = join(dir, 'evil.settings');
+    writeFileSync(settings, `# nightly\nLEDGER_RECON_TIMEOUT=30\nNODE_OPTIONS=--require ${evil}\n`);
+    const fifo = join(dir, 'settings.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const cases: Array<[string, string]> = [
+      [settings, `ledger-recon: --settings ${settings}:3: NODE_OPTIONS is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)\n`],
+      ['/dev/zero', 'ledger-recon: --settings /dev/zero: a device, not a regular file: give --settings a file\n'],
+      [fifo, `ledger-recon: --settings ${fifo}: a FIFO, not a regular file: give --settings a file\n`],
+      [join(dir, 'missing.env'), `ledger-recon: --settings ${join(dir, 'missing.env')}: no such file (ENOENT): give --settings a file you can read\n`],
+    ];
+    for (const [file, line] of cases) {
+      const result = await runCli(['history', '--db', join(dir, 'settings.db'), '--settings', file], cleanEnv());
+      expect(result.status).toBe(2);
+      expect(result.stderr).toBe(line);
+    }
+    expect(existsSync(proof)).toBe(false);
+  });
+
+  it('refuses --env-file, which Node reads before the program starts, pointing at --settings', async () => {
+    const file = join(dir, 'plain.env');
+    writeFileSync(file, 'LEDGER_RECON_TIMEOUT=30\n');
+    const result = await runCli(['history', '--env-file', file], cleanEnv());
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^ledger-recon: --env-file is read by Node itself .*use --settings FILE/);
   });
 });
 
