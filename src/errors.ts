@@ -104,6 +104,11 @@ export class PayloadValidationError extends LedgerReconError {
   }
 }
 
+/** A list the service served of which not one record could be mirrored: the night holds nothing of it. */
+export class NothingMirroredError extends LedgerReconError {
+  readonly code = 'NOTHING_MIRRORED';
+}
+
 /** Another sync, check or run holds the mirror's lock. */
 export class LockHeldError extends LedgerReconError {
   readonly code = 'LOCK_HELD';

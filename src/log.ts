@@ -32,8 +32,19 @@ const MIN_SECRET_LENGTH = 6;
 /** Replaces every occurrence of each secret in the text. */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
-  for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) result = result.split(secret).join('[redacted]');
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET_LENGTH) continue;
+    result = result.split(secret).join('[redacted]');
+    // As it stands in a URL (a cursor sent back in a query string).
+    const encoded = encodeURIComponent(secret);
+    if (encoded !== secret) result = result.split(encoded).join('[redacted]');
+  }
   return result;
+}
+
+/** Whether `text` carries any of `secrets` (as written or as in a URL). */
+export function carriesSecret(text: string, secrets: readonly string[]): boolean {
+  return secrets.some((secret) => secret.length >= MIN_SECRET_LENGTH && (text.includes(secret) || text.includes(encodeURIComponent(secret))));
 }
 
 export const silentLogger: Logger = { info() {}, warn() {}, debug() {} };

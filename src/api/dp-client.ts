@@ -56,7 +56,6 @@ export class DpClient {
       baseUrl: config.baseUrl,
       requestTimeoutMs: options.requestTimeoutMs ?? config.requestTimeoutMs,
       maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes,
-      secrets: () => [config.clientSecret.reveal(), ...(options.secrets?.() ?? [])],
       headers: () => ({ 'x-client-id': config.clientId, 'x-client-secret': config.clientSecret.reveal() }),
     });
   }

@@ -44,7 +44,7 @@ export interface ListOptions {
   startCursor?: string;
 }
 
-export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'secrets' | 'onEvent' | 'random' | 'signal'>;
+export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'onEvent' | 'random' | 'signal'>;
 
 /**
  * Read-only client of the gift card service: X-Client-Id / X-Client-Secret headers, the
@@ -60,7 +60,6 @@ export class GiftCardClient {
       baseUrl: config.baseUrl,
       requestTimeoutMs: options.requestTimeoutMs ?? config.requestTimeoutMs,
       maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes,
-      secrets: () => [config.clientSecret.reveal(), ...(options.secrets?.() ?? [])],
       headers: () => ({ 'X-Client-Id': config.clientId, 'X-Client-Secret': config.clientSecret.reveal() }),
     });
   }

@@ -32,12 +32,6 @@ export interface HttpClientOptions {
    */
   maxBodyBytes?: number;
   retry?: Partial<RetryOptions>;
-  /**
-   * Texts no response may carry into the tool (the client secrets): every occurrence in a body
-   * is replaced by `[redacted]` before it is parsed, so a secret the service echoes (in a data
-   * field, in a cursor) never reaches the mirror, a log or a report.
-   */
-  secrets?: () => readonly string[];
   onEvent?: (event: HttpEvent) => void;
   /** Stops every request and every wait when it aborts (the operator's Ctrl-C): its reason is thrown. */
   signal?: AbortSignal;
@@ -162,7 +156,6 @@ export class HttpClient {
     if (isRetryableStatus(status)) {
       return { kind: 'retry', cause: `HTTP ${status}`, retryAfterMs: status === 429 ? parseRetryAfter(retryAfter, Date.now()) : undefined };
     }
-    for (const secret of this.#options.secrets?.() ?? []) if (secret !== '' && text.includes(secret)) text = text.replaceAll(secret, '[redacted]');
     let body: unknown;
     try {
       body = parseExact(text);

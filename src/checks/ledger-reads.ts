@@ -12,6 +12,8 @@ import { giftCardsInFlight, syncRuns } from '../db/schema.js';
 export interface SyncEdge {
   syncRunId: number;
   status: (typeof syncRuns.$inferSelect)['status'];
+  /** Why it did not complete (redacted), or null. */
+  error: string | null;
   startedAtMs: number;
   /** The sync's data edge: every ledger entry committed before it is mirrored. Every figure of a run is as of it. */
   cutOffMs: number;
@@ -19,10 +21,10 @@ export interface SyncEdge {
 
 const typed = (sqlite: Database.Database) => drizzle(sqlite);
 
-const SYNC_FIELDS = { syncRunId: syncRuns.syncRunId, status: syncRuns.status, startedAtMs: syncRuns.startedAtMs, summaryJson: syncRuns.summaryJson };
+const SYNC_FIELDS = { syncRunId: syncRuns.syncRunId, status: syncRuns.status, error: syncRuns.error, startedAtMs: syncRuns.startedAtMs, summaryJson: syncRuns.summaryJson };
 
-function edgeOf(row: { syncRunId: number; status: SyncEdge['status']; startedAtMs: number; summaryJson: string | null }): SyncEdge {
-  return { syncRunId: row.syncRunId, status: row.status, startedAtMs: row.startedAtMs, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs) };
+function edgeOf(row: { syncRunId: number; status: SyncEdge['status']; error: string | null; startedAtMs: number; summaryJson: string | null }): SyncEdge {
+  return { syncRunId: row.syncRunId, status: row.status, error: row.error, startedAtMs: row.startedAtMs, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs) };
 }
 
 /** The mirror's newest sync (whatever its status), or null when there is none. */

@@ -12,7 +12,7 @@ export interface Clients {
 export function createClients(config: Config, options: { concurrency?: number; signal?: AbortSignal } = {}): Clients {
   // Each client redacts both secrets from what it reads: the other's too, should a service echo it.
   const stop = options.signal ? { signal: options.signal } : {};
-  const giftcard = new GiftCardClient(config.giftcard, { maxConnections: options.concurrency ?? 8, secrets: () => [config.dp.clientSecret.reveal()], ...stop });
-  const dp = new DpClient(config.dp, { maxConnections: options.concurrency ?? 8, secrets: () => [config.giftcard.clientSecret.reveal()], ...stop });
+  const giftcard = new GiftCardClient(config.giftcard, { maxConnections: options.concurrency ?? 8, ...stop });
+  const dp = new DpClient(config.dp, { maxConnections: options.concurrency ?? 8, ...stop });
   return { giftcard, dp, close: async () => void (await Promise.all([giftcard.close(), dp.close()])) };
 }

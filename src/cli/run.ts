@@ -219,7 +219,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
 function incompleteReason(summary: CheckRunSummary): string {
   const books = summary.booksNotImported ?? [];
   if (books.length > 0) return `the books could not all be imported, so the matching is not complete: ${books.map((b) => `${b.file} (${b.reason})`).join('; ')}`;
-  if (summary.syncStatus !== 'completed') return `the sync did not complete (${summary.syncStatus}): zero findings over missing data prove nothing; run again`;
+  if (summary.syncStatus !== 'completed') return `the sync did not complete (${summary.syncStatus}${summary.syncError ? `: ${summary.syncError}` : ''}): zero findings over missing data prove nothing; run again`;
   return `checks could not run: ${summary.failedChecks.map((f) => `${f.code} (${f.error})`).join('; ')}`;
 }
 

@@ -1,3 +1,4 @@
+import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
@@ -44,6 +45,8 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
     });
     progress.finish(syncClosingLine(summary));
     if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    // A sync that read every list but could mirror nothing of one: exit 2, naming it.
+    if (!summary.completed) throw new NothingMirroredError(summary.error ?? 'the sync did not complete');
     return summary;
   } catch (error) {
     progress.finish();

@@ -13,6 +13,8 @@ export interface CheckRunSummary {
   checkRunId: number;
   syncRunId: number;
   syncStatus: string;
+  /** Why the sync did not complete, when it did not (redacted). */
+  syncError?: string | null;
   verdict: Verdict;
   exitCode: 0 | 1 | 2;
   failOn: FailOn;
@@ -71,7 +73,7 @@ export interface RollForwardFigures {
 export interface SummaryInput {
   checkRunId: number;
   /** The sync checked; its cut-off (the data edge) is every figure's "as of", its start when not given. */
-  sync: { syncRunId: number; status: string; startedAtMs: number; cutOffMs?: number };
+  sync: { syncRunId: number; status: string; error?: string | null; startedAtMs: number; cutOffMs?: number };
   complete: boolean;
   failOn: FailOn;
   startedAtMs: number;
@@ -95,6 +97,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     checkRunId: input.checkRunId,
     syncRunId: input.sync.syncRunId,
     syncStatus: input.sync.status,
+    syncError: input.sync.error ?? null,
     verdict,
     exitCode: exitCodeOf(verdict, findings, input.rollForward, input.failOn),
     failOn: input.failOn,

@@ -1,3 +1,4 @@
+import { carriesSecret, redact } from '../log.js';
 import type Database from 'better-sqlite3';
 import type { PayloadValidationError } from '../errors.js';
 import type { Resource } from '../api/wire-types.js';
@@ -54,7 +55,14 @@ export class MirrorWriter {
   readonly #s;
   readonly #unlisted: Record<ListedTable, { select: Database.Statement; mark: Database.Statement }>;
 
-  constructor(readonly sqlite: Database.Database) {
+  /** The client secrets: no raw record and no checkpoint is stored carrying one. */
+  readonly #secrets: readonly string[];
+
+  constructor(
+    readonly sqlite: Database.Database,
+    secrets: readonly string[] = [],
+  ) {
+    this.#secrets = secrets;
     const p = (sql: string) => sqlite.prepare(sql);
     const unlisted = (table: ListedTable) => ({
       select: p(`SELECT ${LISTED_KEYS[table]} FROM ${table} WHERE vanished_sync_run_id IS NULL`).pluck(),
@@ -121,8 +129,18 @@ export class MirrorWriter {
     return this.sqlite.transaction(work)();
   }
 
+  /**
+   * A row as it may be stored: its raw JSON with any client secret the service echoed replaced
+   * by `[redacted]`. The record was parsed as sent (a secret that occurs in data rewrites
+   * nothing that is checked); only what is kept is redacted. Most rows carry none: the same row.
+   */
+  #stored<T extends { raw_json: string }>(row: T): T {
+    return carriesSecret(row.raw_json, this.#secrets) ? { ...row, raw_json: redact(row.raw_json, this.#secrets) } : row;
+  }
+
   /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
-  card(row: GiftCardRow, syncRunId: number, readAtMs: number): WriteOutcome {
+  card(read: GiftCardRow, syncRunId: number, readAtMs: number): WriteOutcome {
+    const row = this.#stored(read);
     const before = this.#s.cardGet.get(row.gift_card_id) as { status: string; remaining: number | null; version: number; raw_json: string } | undefined;
     const values = [...CARD_COLUMNS.map((column) => row[column]), readAtMs, syncRunId];
     if (!before) {
@@ -145,7 +163,8 @@ export class MirrorWriter {
    * lookup is skipped); otherwise most entries are known and the lookup comes first. A --full
    * walk passes its ID: an entry the mirror held before is then noted as found by that walk.
    */
-  entry(row: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): WriteOutcome {
+  entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): WriteOutcome {
+    const row = this.#stored(read);
     type Known = { entryId: number; raw_json: string; vanished: number | null };
     let before = how.bulkLoad ? undefined : (this.#s.entryGet.get(row.transaction_id) as Known | undefined);
     if (!before) {
@@ -189,7 +208,8 @@ export class MirrorWriter {
     return gone.length;
   }
 
-  coupon(row: CouponRow, syncRunId: number): WriteOutcome {
+  coupon(read: CouponRow, syncRunId: number): WriteOutcome {
+    const row = this.#stored(read);
     const before = this.#s.couponGet.get(row.coupon_id) as { status: string; count: number; version: number; raw_json: string; vanished: number | null } | undefined;
     // Unchanged: nothing to write, so a night with no change leaves the table as it was.
     if (before && before.raw_json === row.raw_json && before.vanished === null) return 'same';
@@ -201,11 +221,13 @@ export class MirrorWriter {
   }
 
   /** A wallet as read between `requestedAtMs` (the request sent) and `readAtMs` (the answer received). */
-  wallet(row: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): void {
+  wallet(read: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): void {
+    const row = this.#stored(read);
     this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
   }
 
-  product(rows: ProductRows): WriteOutcome {
+  product(read: ProductRows): WriteOutcome {
+    const rows = { product: this.#stored(read.product), variants: read.variants.map((variant) => this.#stored(variant)) };
     const before = this.#s.productGet.get(rows.product.product_id) as { raw_json: string; vanished: number | null } | undefined;
     if (before && before.raw_json === rows.product.raw_json && before.vanished === null) return 'same';
     this.#s.product.run(rows.product);
@@ -216,7 +238,8 @@ export class MirrorWriter {
   }
 
   /** Upserts an order with its lines and vouchers; a history row marks a status or fulfilment change. */
-  order(rows: OrderRows, syncRunId: number): WriteOutcome {
+  order(read: OrderRows, syncRunId: number): WriteOutcome {
+    const rows = { ...read, order: this.#stored(read.order) };
     const { order } = rows;
     const before = this.#s.orderGet.get(order.order_id) as { status: string; fulfillment: string; raw_json: string; vanished: number | null } | undefined;
     if (before && before.raw_json === order.raw_json && before.vanished === null) return 'same';
@@ -233,7 +256,7 @@ export class MirrorWriter {
 
   /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
   quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): void {
-    const raw = storedRawJson(error.raw);
+    const raw = redact(storedRawJson(error.raw), this.#secrets);
     this.#s.quarantine.run(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
   }
 
@@ -254,7 +277,13 @@ export class MirrorWriter {
     return row ? { ...row, done: row.done === 1 } : undefined;
   }
 
+  /**
+   * Keeps a walk's place. A cursor that carries a client secret is sent back to the service as
+   * received but never stored: the checkpoint keeps no cursor, and a resumed walk starts the
+   * list again from its head.
+   */
   saveCheckpoint(checkpoint: Checkpoint): void {
-    this.#s.checkpointPut.run({ ...checkpoint, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
+    const cursor = checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#secrets) ? null : checkpoint.cursor;
+    this.#s.checkpointPut.run({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
   }
 }

@@ -46,6 +46,18 @@ export interface SyncSummary {
 type Walk = (context: SyncContext) => Promise<void>;
 
 /**
+ * A list whose every record was quarantined leaves the mirror with nothing of it: zero findings
+ * over it would prove nothing, so the sync does not complete (the night is INCOMPLETE, never
+ * BREAKS or RECONCILED over an empty list). @returns why, or null.
+ */
+function listsMirroredEmpty(stats: Record<SyncResource, ResourceStats>): string | null {
+  const empty = SYNC_RESOURCES.filter((resource) => stats[resource].records === 0 && stats[resource].quarantined > 0);
+  if (empty.length === 0) return null;
+  const lists = empty.map((resource) => `${resource} (${stats[resource].quarantined.toLocaleString('en-US')} records)`).join(', ');
+  return `every record the services listed of ${lists} failed validation and was quarantined: nothing of it is mirrored, so nothing of it can be checked; the reasons are in the quarantine table (ledger-recon sql "SELECT resource, reason, COUNT(*) FROM quarantine GROUP BY 1, 2")`;
+}
+
+/**
  * The sync's walks. Lists that do not depend on each other are read at the same time, each
  * with its own checkpoint, under each service's one limiter: the gift card list beside the
  * ledger (the settle pass, which needs both, after them), the coupons, and the DP wallets,
@@ -113,7 +125,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const checkpointer = startCheckpointer(options.mirror);
   const context: SyncContext = {
     sqlite,
-    writer: new MirrorWriter(sqlite),
+    writer: new MirrorWriter(sqlite, [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()]),
     checkpointer,
     giftcard: options.giftcard,
     dp: options.dp,
@@ -160,7 +172,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   }
   await checkpointer.stop();
   sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  const summary = summarize(true);
-  finish.run('completed', new Date().toISOString(), Date.now(), null, JSON.stringify(summary), syncRunId);
+  const empty = listsMirroredEmpty(context.stats);
+  const summary = empty === null ? summarize(true) : summarize(false, empty);
+  finish.run(empty === null ? 'completed' : 'failed', new Date().toISOString(), Date.now(), empty, JSON.stringify(summary), syncRunId);
   return summary;
 }

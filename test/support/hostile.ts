@@ -44,6 +44,13 @@ export interface Switches {
   rateLimitOnce?: { path: string; seconds: number };
   /** Every gift card answer waits this long, as a slow network would. */
   giftcardDelayMs?: number;
+  /**
+   * The gift card secret the tool is given instead of the real one (a secret that occurs in the
+   * data, such as `ACTIVE`): the hostile server swaps it for the real one upstream.
+   */
+  giftcardSecretAs?: string;
+  /** Every card of the card list fails validation (its ID is not a UUID). */
+  cardsInvalid?: boolean;
 }
 
 /** One request as the hostile server received it. */
@@ -133,7 +140,9 @@ async function answer(service: 'giftcard' | 'dp', upstream: string, secret: stri
   // Forward what the tool asked for (a fresh cursor of ours stands for the newest page).
   const forwarded = new URL(request.url ?? '/', upstream);
   if (switches.endlessPages && isCouponList) forwarded.searchParams.delete('nextCursor');
-  const upstreamAnswer = await fetch(forwarded, { headers: request.headers as Record<string, string> });
+  const headers = { ...(request.headers as Record<string, string>) };
+  if (service === 'giftcard' && switches.giftcardSecretAs !== undefined && headers['x-client-secret'] === switches.giftcardSecretAs) headers['x-client-secret'] = secret;
+  const upstreamAnswer = await fetch(forwarded, { headers });
   let text = await upstreamAnswer.text();
   const status = upstreamAnswer.status;
   if (status === 200) {
@@ -177,6 +186,7 @@ function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: st
       for (const card of records) if (card && 'giftCardId' in card) Object.assign(card, { voucher_code: switches.voucherFieldOnCards.code, pin: switches.voucherFieldOnCards.pin });
     }
     if (switches.couponExpiresAt && path === '/v1/coupons' && records[0]) records[0]['expiresAt'] = switches.couponExpiresAt;
+    if (switches.cardsInvalid && path === '/v1/giftCards') for (const [i, card] of records.entries()) card['giftCardId'] = `not-a-uuid-${i}`;
     if (switches.cardId && path === '/v1/giftCards' && records[0]) records[0]['giftCardId'] = switches.cardId;
     if (switches.cardId && path === `/v1/giftCards/${encodeURIComponent(switches.cardId)}`) body['data'] = { ...(body['data'] as Json), giftCardId: switches.cardId };
     if (switches.referenceId !== undefined && path === '/v1/giftCards/transactions' && records[0]) records[0]['referenceId'] = switches.referenceId;

@@ -122,11 +122,30 @@ describe('secrets and codes are never stored', () => {
 
   it('never stores a cursor that carries the secret: the walk restarts, then stops with one line; sync --json and sync_runs hold no secret', async () => {
     const { result, ms, db } = await night(['sync', '--json'], { secretInCursor: '/v1/giftCards' });
-    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service refused a pagination cursor \(BAD_REQUEST\) at \/v1\/giftCards\?.*%5Bredacted%5D/);
+    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service refused a pagination cursor \(BAD_REQUEST\) at \/v1\/giftCards\?.*\[redacted\]/);
     expect(ms).toBeLessThan(30_000);
-    expect(JSON.parse(result.stdout)).toMatchObject({ completed: false, error: expect.stringContaining('%5Bredacted%5D') });
-    expect(query<{ error: string }>(db, "SELECT error FROM sync_runs WHERE status = 'failed'")[0]?.error).toContain('%5Bredacted%5D');
+    expect(JSON.parse(result.stdout)).toMatchObject({ completed: false, error: expect.stringContaining('[redacted]') });
+    expect(query<{ error: string }>(db, "SELECT error FROM sync_runs WHERE status = 'failed'")[0]?.error).toContain('[redacted]');
     expectNothingStored();
+  });
+
+  it('parses the data as sent when the secret occurs in it (a secret of ACTIVE): every card mirrored, only what is stored redacted, the night reconciles', async () => {
+    const { result, db } = await night(['run', '--json'], { giftcardSecretAs: 'ACTIVE' }, { GIFTCARD_CLIENT_SECRET: 'ACTIVE' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ verdict: 'RECONCILED' });
+    expect(query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_cards')[0]?.n).toBeGreaterThanOrEqual(230);
+    expect(query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM quarantine')[0]?.n).toBe(0);
+    expect(query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE status = 'ACTIVE'")[0]?.n).toBeGreaterThan(0);
+    expect(query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE raw_json LIKE '%ACTIVE%'")[0]?.n).toBe(0);
+  });
+
+  it('calls a night INCOMPLETE, never BREAKS, when not one record of a list could be mirrored', async () => {
+    const { result } = await night(['run', '--json'], { cardsInvalid: true });
+    expect(result.status).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({ verdict: 'INCOMPLETE', sync: { completed: false }, error: { code: 'INCOMPLETE', message: expect.stringContaining('giftCards (230 records)') } });
+    expect(oneLine((await night(['run'], { cardsInvalid: true })).result)).toMatch(/^ledger-recon: INCOMPLETE: .*every record the services listed of giftCards \(230 records\) failed validation and was quarantined/);
+    const sync = await night(['sync'], { cardsInvalid: true });
+    expect(oneLine(sync.result)).toMatch(/^ledger-recon: every record the services listed of giftCards \(230 records\)/);
   });
 });
 
