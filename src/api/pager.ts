@@ -11,6 +11,13 @@ export const MAX_PAGE_SIZE = 100;
 export const MAX_PAGES = 200_000;
 
 /**
+ * The most consecutive empty pages that still say hasMore before the walk stops: a list whose
+ * next page is empty now and then is legal (a page whose records were deleted); a hundred in a
+ * row, with the lock held, is a loop.
+ */
+export const MAX_EMPTY_PAGES = 100;
+
+/**
  * The deepest nesting a record may have. The services' records are a few levels deep; one
  * nested far deeper (an unknown field 5,000 levels down) would overflow the stack of whatever
  * walks it next, so it is set aside for quarantine instead, its raw JSON cut at this depth.
@@ -59,7 +66,8 @@ export interface PaginateOptions<T> {
  * `rejected` and the rest of the page is still yielded.
  * @throws PaginationError on a cursor seen before, hasMore with no cursor, a page larger than
  * asked for, a page that repeats an earlier one (its size, first and last elements: a
- * fresh cursor over the same records), or more pages than `maxPages`.
+ * fresh cursor over the same records), MAX_EMPTY_PAGES empty pages in a row that say hasMore,
+ * or more pages than `maxPages`.
  * @throws RangeError on a page size outside 1..100.
  */
 export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<Page<T>> {
@@ -75,12 +83,15 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
   const stop = (why: string): never => {
     throw new PaginationError(options.service, options.path, `${options.path}: ${why}; stopping instead of looping`);
   };
+  let emptyInARow = 0;
   for (let index = 0; ; index += 1) {
     if (index >= maxPages) stop(`the service still said hasMore after ${maxPages.toLocaleString('en-US')} pages, far beyond any plausible list`);
     const raw = await options.fetchPage(cursor, limit);
     if (raw.items.length > limit) {
       throw new PaginationError(options.service, options.path, `${options.path}: the service returned ${raw.items.length} items on page ${index + 1}, more than the ${limit} asked for (the documented maximum is ${MAX_PAGE_SIZE}): a protocol violation`);
     }
+    emptyInARow = raw.hasMore && raw.items.length === 0 ? emptyInARow + 1 : 0;
+    if (emptyInARow >= MAX_EMPTY_PAGES) stop(`the service returned ${MAX_EMPTY_PAGES} empty pages in a row that each still said hasMore (pages ${(index + 2 - MAX_EMPTY_PAGES).toLocaleString('en-US')} to ${(index + 1).toLocaleString('en-US')})`);
     if (raw.hasMore && raw.items.length > 0) {
       // Its first and last element stand for the page: cheap on the hot path, and a page that
       // repeats both under a fresh cursor is the same page again.

@@ -83,6 +83,15 @@ describe('paginate', () => {
     expect(n).toBe(50);
   });
 
+  it('follows a few empty pages that say hasMore, and stops at the hundredth in a row', async () => {
+    const gaps: RawPage[] = [{ items: [], nextCursor: 'c1', hasMore: true }, { items: [1], nextCursor: 'c2', hasMore: true }, { items: [2], nextCursor: '', hasMore: false }];
+    expect((await drain(paginate({ service: 'giftcard', path: '/x', fetchPage: pages(gaps).fetchPage, parse }))).flatMap((p) => p.records)).toEqual([1, 2]);
+    const empty = Array.from({ length: 150 }, (_, i): RawPage => ({ items: [], nextCursor: `c${i + 1}`, hasMore: true }));
+    const source = pages(empty);
+    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse }))).rejects.toThrow('100 empty pages in a row');
+    expect(source.asked).toHaveLength(100);
+  });
+
   it('refuses a page larger than asked for as a protocol violation', async () => {
     const fetchPage = async (): Promise<RawPage> => ({ items: Array.from({ length: 101 }, (_, i) => i), nextCursor: undefined, hasMore: false });
     await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow(PaginationError);

@@ -49,6 +49,8 @@ export interface Switches {
    * data, such as `ACTIVE`): the hostile server swaps it for the real one upstream.
    */
   giftcardSecretAs?: string;
+  /** The coupon list answers empty pages that say hasMore, under fresh cursors, for ever. */
+  emptyEndless?: boolean;
   /** Every card of the card list fails validation (its ID is not a UUID). */
   cardsInvalid?: boolean;
 }
@@ -139,7 +141,7 @@ async function answer(service: 'giftcard' | 'dp', upstream: string, secret: stri
   }
   // Forward what the tool asked for (a fresh cursor of ours stands for the newest page).
   const forwarded = new URL(request.url ?? '/', upstream);
-  if (switches.endlessPages && isCouponList) forwarded.searchParams.delete('nextCursor');
+  if ((switches.endlessPages || switches.emptyEndless) && isCouponList) forwarded.searchParams.delete('nextCursor');
   const headers = { ...(request.headers as Record<string, string>) };
   if (service === 'giftcard' && switches.giftcardSecretAs !== undefined && headers['x-client-secret'] === switches.giftcardSecretAs) headers['x-client-secret'] = secret;
   const upstreamAnswer = await fetch(forwarded, { headers });
@@ -178,6 +180,11 @@ function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: st
   if (service === 'giftcard') {
     const pagination = body['pagination'] as Json | undefined;
     if (switches.secretInCursor === path && pagination?.['nextCursor']) pagination['nextCursor'] = `${String(pagination['nextCursor'])}.${secret}`;
+    if (switches.emptyEndless && path === '/v1/coupons' && pagination) {
+      body['data'] = [];
+      pagination['hasMore'] = true;
+      pagination['nextCursor'] = `empty-${Math.random().toString(36).slice(2)}`;
+    }
     if (switches.endlessPages && path === '/v1/coupons' && pagination) {
       pagination['hasMore'] = true;
       pagination['nextCursor'] = `fresh-${Math.random().toString(36).slice(2)}`;

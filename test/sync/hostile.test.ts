@@ -171,6 +171,12 @@ describe('a bounded edge', () => {
     expect(ms).toBeLessThan(30_000);
   });
 
+  it('stops a list of empty pages that still say hasMore after 100 in a row, with one line', async () => {
+    const { result, ms } = await night(['sync'], { emptyEndless: true });
+    expect(oneLine(result)).toMatch(/\/v1\/coupons: the service returned 100 empty pages in a row that each still said hasMore \(pages 1 to 100\); stopping instead of looping/);
+    expect(ms).toBeLessThan(30_000);
+  });
+
   it('fails at once with one line on a Retry-After of an hour, instead of waiting with the lock held', async () => {
     const { result, ms } = await night(['sync'], { retryAfterSeconds: 3600 });
     expect(oneLine(result)).toMatch(/asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/coupons.*\), longer than the 300 s a run waits: run again later$/);
