@@ -14,6 +14,8 @@ export interface SyncEdge {
   status: (typeof syncRuns.$inferSelect)['status'];
   /** Why it did not complete (redacted), or null. */
   error: string | null;
+  /** Our merchant as the sync resolved it by a lookup by ID, or null. */
+  merchantId: string | null;
   startedAtMs: number;
   /** The sync's data edge: every ledger entry committed before it is mirrored. Every figure of a run is as of it. */
   cutOffMs: number;
@@ -24,7 +26,7 @@ const typed = (sqlite: Database.Database) => drizzle(sqlite);
 const SYNC_FIELDS = { syncRunId: syncRuns.syncRunId, status: syncRuns.status, error: syncRuns.error, startedAtMs: syncRuns.startedAtMs, summaryJson: syncRuns.summaryJson };
 
 function edgeOf(row: { syncRunId: number; status: SyncEdge['status']; error: string | null; startedAtMs: number; summaryJson: string | null }): SyncEdge {
-  return { syncRunId: row.syncRunId, status: row.status, error: row.error, startedAtMs: row.startedAtMs, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs) };
+  return { syncRunId: row.syncRunId, status: row.status, error: row.error, startedAtMs: row.startedAtMs, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs), merchantId: resolvedMerchantOf(row.summaryJson) };
 }
 
 /** The mirror's newest sync (whatever its status), or null when there is none. */
@@ -52,6 +54,14 @@ export function ledgerEdgeOf(summaryJson: string | null, startedAtMs: number): n
   const summary: unknown = JSON.parse(summaryJson);
   const until = typeof summary === 'object' && summary !== null && 'ledgerReadUntilMs' in summary ? summary.ledgerReadUntilMs : undefined;
   return typeof until === 'number' ? until : startedAtMs;
+}
+
+/** The merchant a sync's summary says the credentials resolve to, or null (none, or a sync of an earlier version). */
+function resolvedMerchantOf(summaryJson: string | null): string | null {
+  if (summaryJson === null) return null;
+  const summary: unknown = JSON.parse(summaryJson);
+  const merchantId = typeof summary === 'object' && summary !== null && 'merchantId' in summary ? summary.merchantId : null;
+  return typeof merchantId === 'string' ? merchantId : null;
 }
 
 /** The cards a sync recorded in flight: their service figures and ledgers are not of one moment. */

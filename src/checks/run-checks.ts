@@ -13,6 +13,7 @@ import type { CardBetween, LiabilityTally } from './ledger-state.js';
 import type { WalkedCard } from './card-ledger.js';
 import { matchBooks } from '../books/matching.js';
 import type { MatchOptions } from '../books/match.js';
+import { ConfigError } from '../errors.js';
 
 export interface CatalogueRun {
   /** Every check's drafts, with the check that drafted them. */
@@ -124,16 +125,25 @@ export function runCatalogue(context: CheckContext, tally: LiabilityTally): Cata
   };
 }
 
-/** The merchant owning most of the mirrored cards and coupons: ours, unless configured. */
+/**
+ * The merchant owning a clear majority (more than half) of the mirrored cards and coupons: the
+ * last resort, when no lookup by ID could tell and no run pinned one.
+ * @throws ConfigError when there is no clear majority: which merchant is ours must be set.
+ */
 export function inferMerchant(sqlite: Database.Database): string | null {
-  return (
-    (sqlite
-      .prepare(
-        `SELECT merchant_id FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id)
-         GROUP BY merchant_id ORDER BY SUM(n) DESC, merchant_id LIMIT 1`,
-      )
-      .pluck()
-      .get() as string | undefined) ?? null
+  const counts = sqlite
+    .prepare(
+      `SELECT merchant_id AS merchantId, SUM(n) AS n FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id)
+       GROUP BY merchant_id ORDER BY SUM(n) DESC, merchant_id`,
+    )
+    .all() as Array<{ merchantId: string; n: number }>;
+  if (counts.length <= 1) return counts[0]?.merchantId ?? null;
+  const total = counts.reduce((sum, c) => sum + c.n, 0);
+  // A pinned choice must be a clear one: with no majority, a wrong pin would call our cards foreign for good.
+  if (counts[0]!.n * 2 > total) return counts[0]!.merchantId;
+  throw new ConfigError(
+    '--merchant-id',
+    `cannot tell which merchant is ours: no lookup by ID could resolve it and the mirror's cards and coupons are split between ${counts.length} merchants (${counts.slice(0, 3).map((c) => `${c.merchantId} ${c.n}`).join(', ')}) with no clear majority; set it with --merchant-id ID or LEDGER_RECON_MERCHANT_ID`,
   );
 }
 

@@ -36,7 +36,7 @@ const rate = (value: string): number => {
 function addCheckOptions(command: Command): Command {
   return command
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity is open').choices(FAIL_ON).default('error'))
-    .option('--merchant-id <id>', 'our merchant (default: the one the last run checked for; on the first run, the merchant owning most cards and coupons)')
+    .option('--merchant-id <id>', 'our merchant (or LEDGER_RECON_MERCHANT_ID; default: what the credentials resolve to by a lookup by ID, else the one the last run checked for)', process.env['LEDGER_RECON_MERCHANT_ID'] || undefined)
     .addOption(new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE').default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes).argParser(integer('--expiry-grace-minutes', 0)))
     .addOption(new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED').default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours).argParser(integer('--stuck-order-sla-hours', 0)))
     .addOption(new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled').default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds).argParser(integer('--double-debit-window-seconds', 0)))

@@ -56,9 +56,11 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...input.options };
   const sync = syncToCheck(sqlite);
   if (!sync) throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
-  // Pinned: the merchant the newest complete run checked for, never re-inferred by majority
-  // (foreign records that outnumber ours must not turn our cards foreign); --merchant-id changes it.
-  const merchantId = input.merchantId ?? pinnedMerchant(sqlite) ?? inferMerchant(sqlite);
+  // Pinned: the merchant the newest complete run of these services checked for (--merchant-id
+  // changes it). Else what the credentials resolve to (the sync's lookup by ID), never a vote:
+  // foreign records that outnumber ours must not turn our cards foreign. Else, when nothing
+  // could tell, a clear majority, or a refusal naming the setting.
+  const merchantId = input.merchantId ?? pinnedMerchant(sqlite) ?? sync.merchantId ?? inferMerchant(sqlite);
   const checkRunId = input.checkRunId ?? beginRun(sqlite, { startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) });
   // One cut-off for every figure of the run: the sync's data edge.
   attachSync(sqlite, checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });

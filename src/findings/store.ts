@@ -175,7 +175,18 @@ export function previousCompleteRun(sqlite: Database.Database, beforeCheckRunId:
 
 /** The merchant the newest complete run checked for: ours, pinned once a run has inferred or been told it. */
 export function pinnedMerchant(sqlite: Database.Database): string | null {
-  return (sqlite.prepare("SELECT merchant_id FROM check_runs WHERE status = 'completed' AND merchant_id IS NOT NULL ORDER BY check_run_id DESC LIMIT 1").pluck().get() as string | undefined) ?? null;
+  // A pin belongs to the services the mirror is bound to: a rebind leaves the previous one behind.
+  return (
+    (sqlite
+      .prepare(
+        `SELECT merchant_id FROM check_runs WHERE status = 'completed' AND merchant_id IS NOT NULL
+           AND sync_run_id IN (SELECT sync_run_id FROM sync_runs
+                               WHERE started_at_ms >= COALESCE((SELECT (julianday(bound_at) - 2440587.5) * 86400000.0 - 1 FROM mirror_identity WHERE identity_id = 1), 0))
+         ORDER BY check_run_id DESC LIMIT 1`,
+      )
+      .pluck()
+      .get() as string | undefined) ?? null
+  );
 }
 
 /** A run's findings and the findings it held in flight, and whether its fingerprints are made as this version makes them. */

@@ -58,6 +58,8 @@ export interface SyncContext {
   topUps: number;
   /** The first failure of a walk: the walks running beside it commit what they read and stop. */
   halted?: unknown;
+  /** Our merchant as the credentials resolve it (a lookup by ID), once the cards are read; null when nothing tells. */
+  merchantId?: string | null;
 }
 
 /** Maps `items` through `work` with at most `limit` running at once, keeping their order. */

@@ -24,9 +24,10 @@ const LABEL: Record<keyof Identity, string> = {
  * Binds the mirror to `identity` on its first sync, or checks that it is the same one.
  * A mirror synced before identities were recorded is bound now, after its newest sync's
  * addresses are checked. With `rebind`, a different identity replaces the bound one.
+ * @returns whether the mirror moved to another identity (the caller retires what the previous one listed).
  * @throws MirrorError naming each difference, when the identity differs and `rebind` is not set.
  */
-export function bindIdentity(sqlite: Database.Database, identity: Identity, rebind: boolean, nowMs: number): void {
+export function bindIdentity(sqlite: Database.Database, identity: Identity, rebind: boolean, nowMs: number): boolean {
   type Row = Identity & { identityId: number };
   let bound = sqlite
     .prepare('SELECT identity_id AS identityId, giftcard_base_url AS giftcardBaseUrl, giftcard_client_id AS giftcardClientId, dp_base_url AS dpBaseUrl, dp_client_id AS dpClientId FROM mirror_identity WHERE identity_id = 1')
@@ -50,4 +51,5 @@ export function bindIdentity(sqlite: Database.Database, identity: Identity, rebi
           OR mirror_identity.dp_base_url IS NOT excluded.dp_base_url OR mirror_identity.dp_client_id IS NOT excluded.dp_client_id`,
     )
     .run(identity.giftcardBaseUrl, identity.giftcardClientId, identity.dpBaseUrl, identity.dpClientId, new Date(nowMs).toISOString());
+  return differences.length > 0;
 }

@@ -184,6 +184,21 @@ export class MirrorWriter {
   }
 
   /**
+   * A rebind: what the previous services listed is no longer current, so two services' records
+   * never merge. Ledger entries stay as last read, marked vanished by this sync without a
+   * version row (no entry of theirs was rewritten: another service is being read); cards,
+   * coupons, products and orders leave the current tables, their history staying in
+   * gift_card_history, coupon_history and dp_order_history; walks in progress start again.
+   * Records the new services list again (the same service at a new address) come back as read.
+   */
+  retireBinding(syncRunId: number): void {
+    this.transaction(() => {
+      this.sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL').run(syncRunId);
+      for (const table of ['missing_gift_cards', 'gift_cards', 'coupons', 'dp_products', 'dp_orders', 'sync_checkpoints', 'ledger_walk_seen']) this.sqlite.prepare(`DELETE FROM ${table}`).run();
+    });
+  }
+
+  /**
    * After a complete --full walk: the entries the mirror held before it that it did not find
    * have vanished from the service. Empties the walk's seen list.
    */

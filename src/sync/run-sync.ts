@@ -9,6 +9,7 @@ import { syncOrders, syncProducts, syncWallets } from './dp.js';
 import { syncGiftCards } from './giftcards.js';
 import { bindIdentity } from './identity.js';
 import { syncLedger } from './ledger.js';
+import { resolveMerchant } from './merchant.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { closeLedger, settle } from './settle.js';
 
@@ -40,6 +41,8 @@ export interface SyncSummary {
   quarantined: number;
   /** Every ledger entry committed before this instant is in the mirror. */
   ledgerReadUntilMs: number;
+  /** Our merchant as the credentials resolve it (a lookup by ID); null when nothing could tell. */
+  merchantId: string | null;
   resources: Record<SyncResource, ResourceStats>;
 }
 
@@ -68,6 +71,7 @@ const WALKS: readonly Walk[] = [
     await together(context, [syncGiftCards, syncLedger]);
     if (context.halted !== undefined) throw context.halted;
     await settle(context);
+    context.merchantId = await resolveMerchant(context);
   },
   syncCoupons,
   syncWallets,
@@ -109,23 +113,26 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const started = Date.now();
   // We hold the lock: a run still marked running was stopped before it could finish.
   sqlite.prepare("UPDATE sync_runs SET status = 'failed', error = 'interrupted: the process stopped before the sync finished' WHERE status = 'running'").run();
-  bindIdentity(
+  const rebound = bindIdentity(
     sqlite,
     { giftcardBaseUrl: options.giftcard.config.baseUrl, giftcardClientId: options.giftcard.config.clientId, dpBaseUrl: options.dp.config.baseUrl, dpClientId: options.dp.config.clientId },
     options.rebind === true,
     started,
   );
   const completedBefore = sqlite.prepare("SELECT COUNT(*) FROM sync_runs WHERE status = 'completed'").pluck().get() as number;
-  const mode = options.full || completedBefore === 0 ? 'full' : 'incremental';
+  // A rebind reads everything from the new services: nothing of the previous ones is current.
+  const mode = options.full || rebound || completedBefore === 0 ? 'full' : 'incremental';
   const syncRunId = Number(
     sqlite
       .prepare("INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES (?, 'running', ?, ?, ?, ?, ?)")
       .run(mode, new Date(started).toISOString(), started, process.pid, options.giftcard.config.baseUrl, options.dp.config.baseUrl).lastInsertRowid,
   );
   const checkpointer = startCheckpointer(options.mirror);
+  const writer = new MirrorWriter(sqlite, [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()]);
+  if (rebound) writer.retireBinding(syncRunId);
   const context: SyncContext = {
     sqlite,
-    writer: new MirrorWriter(sqlite, [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()]),
+    writer,
     checkpointer,
     giftcard: options.giftcard,
     dp: options.dp,
@@ -148,6 +155,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     requests: options.giftcard.http.stats.requests + options.dp.http.stats.requests,
     quarantined: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].quarantined, 0),
     ledgerReadUntilMs: context.ledgerReadUntilMs,
+    merchantId: context.merchantId ?? null,
     resources: context.stats,
   });
   const finish = sqlite.prepare('UPDATE sync_runs SET status = ?, finished_at = ?, finished_at_ms = ?, error = ?, summary_json = ? WHERE sync_run_id = ?');

@@ -190,6 +190,22 @@ describe('our merchant', () => {
   });
 });
 
+describe('our merchant when nothing resolves it', () => {
+  it('takes a clear majority, and refuses to pin a split one, naming the setting', async () => {
+    const fx = new FixtureMirror(join(dir, 'split.db'));
+    try {
+      fx.sync();
+      for (let i = 0; i < 3; i += 1) fx.coupon({ id: `ours-${i}`, merchantId: 'MERCHANT-A' });
+      for (let i = 0; i < 3; i += 1) fx.coupon({ id: `theirs-${i}`, merchantId: 'MERCHANT-B' });
+      await expect(reconcile({ mirror: fx.mirror })).rejects.toThrow(/cannot tell which merchant is ours: .* no clear majority; set it with --merchant-id ID or LEDGER_RECON_MERCHANT_ID/);
+      fx.coupon({ id: 'ours-3', merchantId: 'MERCHANT-A' });
+      expect((await reconcile({ mirror: fx.mirror })).summary.merchantId).toBe('MERCHANT-A');
+    } finally {
+      fx.close();
+    }
+  });
+});
+
 describe('an incomplete run', () => {
   it('is INCOMPLETE with exit 2 over a sync that did not complete, whatever it finds', async () => {
     const fx = new FixtureMirror(join(dir, 'incomplete.db'));

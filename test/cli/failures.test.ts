@@ -295,4 +295,42 @@ describe('a mirror has one identity', () => {
       await other.close();
     }
   });
+
+  it('a rebind reads the new services whole and leaves the previous ones\' records out of the current state: no merge, no false finding', async () => {
+    const size = (cards: number) => ({ cards, entriesPerCard: 3, coupons: 4, products: 2, orders: 4 });
+    const first = await startSimulator({ seed: 301, size: size(20) });
+    const second = await startSimulator({ seed: 302, size: size(40) });
+    try {
+      const db = join(dir, 'rebind.db');
+      const out = join(dir, 'rebind-out');
+      const before = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(first));
+      expect(before.status, before.stderr).toBe(0);
+      const moved = await runCli(['run', '--db', db, '--out', out, '--json', '--rebind'], simulatorEnv(second));
+      expect(moved.status, moved.stdout).toBe(0);
+      expect(JSON.parse(moved.stdout)).toMatchObject({ verdict: 'RECONCILED', findings: 0, sync: { mode: 'full' } });
+      // The same as a mirror of the second services alone.
+      const alone = join(dir, 'rebind-alone.db');
+      expect((await runCli(['sync', '--db', alone, '--quiet'], simulatorEnv(second))).status).toBe(0);
+      const count = (path: string, sql: string): number => {
+        const mirror = new Database(path, { readonly: true });
+        try {
+          return mirror.prepare(sql).pluck().get() as number;
+        } finally {
+          mirror.close();
+        }
+      };
+      for (const sql of ['SELECT COUNT(*) FROM gift_cards', 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL', 'SELECT COUNT(*) FROM coupons WHERE vanished_sync_run_id IS NULL', 'SELECT COUNT(*) FROM dp_orders WHERE vanished_sync_run_id IS NULL']) {
+        expect(count(db, sql), sql).toBe(count(alone, sql));
+      }
+      // The first services' records are kept: their entries marked, their cards' history.
+      expect(count(db, 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL')).toBe(first.truth().transactions.length);
+      expect(count(db, 'SELECT COUNT(DISTINCT gift_card_id) FROM gift_card_history')).toBeGreaterThan(count(db, 'SELECT COUNT(*) FROM gift_cards'));
+      // And the night after is an ordinary incremental night.
+      const after = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(second));
+      expect(JSON.parse(after.stdout)).toMatchObject({ verdict: 'RECONCILED', findings: 0, sync: { mode: 'incremental' } });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  }, 60_000);
 });

@@ -49,6 +49,8 @@ export interface Switches {
    * data, such as `ACTIVE`): the hostile server swaps it for the real one upstream.
    */
   giftcardSecretAs?: string;
+  /** The first page of the card list carries this many cards of another merchant (which lookups by ID do not find). */
+  foreignCards?: number;
   /** The coupon list answers empty pages that say hasMore, under fresh cursors, for ever. */
   emptyEndless?: boolean;
   /** Every card of the card list fails validation (its ID is not a UUID). */
@@ -106,6 +108,9 @@ export async function startHostile(sim: Simulator, switches: Switches = {}): Pro
     },
   });
 }
+
+/** Switch sets whose foreign cards have been served (on the first card page of the first walk). */
+const foreignServed = new WeakSet<Switches>();
 
 /** Switch sets whose one 429 (rateLimitOnce) has been answered. */
 const limited = new WeakSet<Switches>();
@@ -193,6 +198,11 @@ function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: st
       for (const card of records) if (card && 'giftCardId' in card) Object.assign(card, { voucher_code: switches.voucherFieldOnCards.code, pin: switches.voucherFieldOnCards.pin });
     }
     if (switches.couponExpiresAt && path === '/v1/coupons' && records[0]) records[0]['expiresAt'] = switches.couponExpiresAt;
+    if (switches.foreignCards && path === '/v1/giftCards' && !pagination?.['previousCursor'] && records[0] && !foreignServed.has(switches)) {
+      foreignServed.add(switches);
+      const foreignMerchant = '00000000-0000-4000-8000-00000000f0e1';
+      for (let i = 0; i < switches.foreignCards; i += 1) records.push({ ...records[0], giftCardId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, merchantId: foreignMerchant });
+    }
     if (switches.cardsInvalid && path === '/v1/giftCards') for (const [i, card] of records.entries()) card['giftCardId'] = `not-a-uuid-${i}`;
     if (switches.cardId && path === '/v1/giftCards' && records[0]) records[0]['giftCardId'] = switches.cardId;
     if (switches.cardId && path === `/v1/giftCards/${encodeURIComponent(switches.cardId)}`) body['data'] = { ...(body['data'] as Json), giftCardId: switches.cardId };

@@ -149,6 +149,27 @@ describe('secrets and codes are never stored', () => {
   });
 });
 
+describe('our merchant', () => {
+  it('is what the credentials resolve to, not a vote: 50 foreign cards against our 20 on a first run', async () => {
+    const small = await startSimulator({ seed: 192, size: { cards: 20, entriesPerCard: 2, coupons: 2, products: 2, orders: 2 } });
+    const front = await startHostile(small, { foreignCards: 50 });
+    const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-merchant-'));
+    try {
+      const db = join(folder, 'ledger.db');
+      const env = { ...simulatorEnv(small), GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl };
+      const result = await runCli(['run', '--json', '--db', db, '--out', join(folder, 'out')], env);
+      const json = JSON.parse(result.stdout) as { byCode: Record<string, number> };
+      expect(query<{ merchant_id: string }>(db, 'SELECT merchant_id FROM check_runs')[0]?.merchant_id).toBe(small.truth().merchantId);
+      expect(json.byCode['GC_FOREIGN_MERCHANT']).toBe(50);
+      expect(query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM findings WHERE code = 'GC_FOREIGN_MERCHANT' AND entity_id NOT LIKE '00000000-0000-4000-8000-%'")[0]?.n).toBe(0);
+    } finally {
+      await front.close();
+      await small.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a bounded edge', () => {
   it('quarantines a record nested 5,000 levels deep and completes the night', async () => {
     const { result, db } = await night(['sync', '--json'], { deepRecord: 5000 });

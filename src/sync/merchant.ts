@@ -1,0 +1,41 @@
+/**
+ * Our merchant, as the credentials resolve it: lists may carry another merchant's records (a
+ * service at fault), but a lookup by ID is scoped to the client's merchant and answers "not
+ * found" for another's (both specs). So one card of each merchant the mirror holds, most
+ * numerous first, is looked up by ID: the first found names ours. Never a vote.
+ */
+import { NotFoundError } from '../errors.js';
+import type { SyncContext } from './context.js';
+
+/** How many merchants are tried before the question is left open. */
+const MAX_CANDIDATES = 5;
+
+/** @returns our merchant's ID, or null when no card or coupon of the mirror can tell. */
+export async function resolveMerchant(context: SyncContext): Promise<string | null> {
+  const { sqlite, giftcard } = context;
+  const cards = sqlite
+    .prepare('SELECT merchant_id AS merchantId, MIN(gift_card_id) AS id FROM gift_cards GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?')
+    .all(MAX_CANDIDATES) as Array<{ merchantId: string; id: string }>;
+  for (const candidate of cards) {
+    const found = await ours(() => giftcard.getGiftCard(candidate.id));
+    if (found) return found.merchantId;
+  }
+  const coupons = sqlite
+    .prepare('SELECT merchant_id AS merchantId, MIN(coupon_id) AS id FROM coupons WHERE vanished_sync_run_id IS NULL GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?')
+    .all(MAX_CANDIDATES) as Array<{ merchantId: string; id: string }>;
+  for (const candidate of coupons) {
+    const found = await ours(() => giftcard.getCoupon(candidate.id));
+    if (found) return found.merchantId;
+  }
+  return null;
+}
+
+/** The record if the lookup found it (ours), null if not found (another merchant's). */
+async function ours<T>(lookup: () => Promise<T>): Promise<T | null> {
+  try {
+    return await lookup();
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
+}
