@@ -13,19 +13,18 @@ const MAX_CANDIDATES = 5;
 /** @returns our merchant's ID, or null when no card or coupon of the mirror can tell. */
 export async function resolveMerchant(context: SyncContext): Promise<string | null> {
   const { sqlite, giftcard } = context;
-  const cards = sqlite
-    .prepare('SELECT merchant_id AS merchantId, MIN(gift_card_id) AS id FROM gift_cards GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?')
-    .all(MAX_CANDIDATES) as Array<{ merchantId: string; id: string }>;
-  for (const candidate of cards) {
-    const found = await ours(() => giftcard.getGiftCard(candidate.id));
-    if (found) return found.merchantId;
-  }
-  const coupons = sqlite
-    .prepare('SELECT merchant_id AS merchantId, MIN(coupon_id) AS id FROM coupons WHERE vanished_sync_run_id IS NULL GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?')
-    .all(MAX_CANDIDATES) as Array<{ merchantId: string; id: string }>;
-  for (const candidate of coupons) {
-    const found = await ours(() => giftcard.getCoupon(candidate.id));
-    if (found) return found.merchantId;
+  const sources = [
+    { table: 'gift_cards', id: 'gift_card_id', current: '', lookup: (id: string) => giftcard.getGiftCard(id) },
+    { table: 'coupons', id: 'coupon_id', current: 'WHERE vanished_sync_run_id IS NULL', lookup: (id: string) => giftcard.getCoupon(id) },
+  ];
+  for (const source of sources) {
+    const candidates = sqlite
+      .prepare(`SELECT MIN(${source.id}) AS id FROM ${source.table} ${source.current} GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?`)
+      .all(MAX_CANDIDATES) as Array<{ id: string }>;
+    for (const candidate of candidates) {
+      const found = await ours(() => source.lookup(candidate.id));
+      if (found) return found.merchantId;
+    }
   }
   return null;
 }
