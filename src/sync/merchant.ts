@@ -13,9 +13,9 @@ const MAX_CANDIDATES = 5;
 /** @returns our merchant's ID, or null when no card or coupon of the mirror can tell. */
 export async function resolveMerchant(context: SyncContext): Promise<string | null> {
   const { sqlite, giftcard } = context;
-  const sources = [
-    { table: 'gift_cards', id: 'gift_card_id', current: '', lookup: (id: string) => giftcard.getGiftCard(id) },
-    { table: 'coupons', id: 'coupon_id', current: 'WHERE vanished_sync_run_id IS NULL', lookup: (id: string) => giftcard.getCoupon(id) },
+  const sources: Array<{ table: string; id: string; current: string; lookup: (id: string) => Promise<{ merchantId: string }> }> = [
+    { table: 'gift_cards', id: 'gift_card_id', current: '', lookup: (id) => giftcard.getGiftCard(id) },
+    { table: 'coupons', id: 'coupon_id', current: 'WHERE vanished_sync_run_id IS NULL', lookup: (id) => giftcard.getCoupon(id) },
   ];
   for (const source of sources) {
     const candidates = sqlite
