@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { decimalTextCents } from '../money.js';
-import { wallClockInstant } from '../time-zone.js';
+import { utcMs, wallClockInstant } from '../time-zone.js';
 import { BOOKS_FIELDS, type BooksField, type BooksKind, type BooksMap } from './books-map.js';
 
 /** A books row as the mirror keeps it. */
@@ -205,10 +205,13 @@ function patternInstant(text: string, format: string, timeZone: string): number 
   return wall === null ? null : wallClockInstant(wall, timeZone);
 }
 
-/** A wall-clock time as if UTC, or null when it names no real time (no 30 February, no hour 24). */
+/**
+ * A wall-clock time as if UTC, or null when it names no real time (no 30 February, no hour
+ * 24) or one before 1970 (`0025-06-01` is a typo, never a tender).
+ */
 function wallMs(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number | null {
   if (![year, month, day, hour, minute, second, ms].every(Number.isInteger)) return null;
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const wall = utcMs(year, month, day, hour, minute, second, ms);
   return new Date(wall).getUTCDate() === day ? wall : null;
 }

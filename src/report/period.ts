@@ -5,7 +5,7 @@
  * ships), so no library is needed.
  */
 import { ConfigError } from '../errors.js';
-import { isTimeZone, offsetMs, wallClockInstant } from '../time-zone.js';
+import { isTimeZone, offsetMs, utcMs, wallClockInstant } from '../time-zone.js';
 
 export interface Period {
   /** `2026-10`, or `2026-10-01 to 2026-10-31`. */
@@ -38,6 +38,7 @@ export function periodOf(options: PeriodOptions): Period {
     const month = Number(match?.[2]);
     if (!match || month < 1 || month > 12) throw new ConfigError('--period', `--period ${options.period} is not a month: write it as YYYY-MM, e.g. 2026-10`);
     const year = Number(match[1]);
+    refuseEarly('--period', options.period, year);
     return { label: options.period, startMs: midnight(year, month, 1, timeZone), endMs: month === 12 ? midnight(year + 1, 1, 1, timeZone) : midnight(year, month + 1, 1, timeZone), timeZone };
   }
   if (options.from === undefined && options.to === undefined) throw new ConfigError('--period', 'name the period to close: --period YYYY-MM, or --from YYYY-MM-DD --to YYYY-MM-DD');
@@ -49,6 +50,7 @@ export function periodOf(options: PeriodOptions): Period {
   const startMs = midnight(from.year, from.month, from.day, timeZone);
   // --to names the period's last day: it ends at the next midnight.
   const endMs = midnight(to.year, to.month, to.day + 1, timeZone);
+  if (endMs === startMs && options.from === options.to) throw new ConfigError('--from', `${options.from} does not exist in ${timeZone}: its clocks skipped the whole day, so the period is empty`);
   if (endMs <= startMs) throw new ConfigError('--to', `--to ${options.to} is before --from ${options.from}`);
   return { label: `${options.from} to ${options.to}`, startMs, endMs, timeZone };
 }
@@ -56,14 +58,22 @@ export function periodOf(options: PeriodOptions): Period {
 function dateOf(flag: string, text: string): { year: number; month: number; day: number } {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   const [year, month, day] = [Number(match?.[1]), Number(match?.[2]), Number(match?.[3])];
-  const valid = match !== null && month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const valid = match !== null && month >= 1 && month <= 12 && day >= 1 && day <= new Date(utcMs(year, month + 1, 0)).getUTCDate();
   if (!valid) throw new ConfigError(flag, `${flag} ${text} is not a date: write it as YYYY-MM-DD, e.g. 2026-10-31`);
+  refuseEarly(flag, text, year);
   return { year, month, day };
+}
+
+/** The first year a period may lie in: no ledger of this kind is older, and `Date.UTC` reads 0099 as 1999. */
+export const FIRST_YEAR = 1970;
+
+function refuseEarly(flag: string, text: string, year: number): void {
+  if (year < FIRST_YEAR) throw new ConfigError(flag, `${flag} ${text} is before ${FIRST_YEAR}: no gift card ledger is that old; check the year`);
 }
 
 /** The instant of midnight starting `year-month-day` (day may run past the month's end) in `timeZone`. */
 export function midnight(year: number, month: number, day: number, timeZone: string): number {
-  return wallClockInstant(Date.UTC(year, month - 1, day), timeZone);
+  return wallClockInstant(utcMs(year, month, day), timeZone);
 }
 
 /** An instant as the period's zone shows it: `2026-10-01 00:00 Europe/Berlin (2026-09-30 22:00 UTC)`. */
