@@ -1,15 +1,16 @@
 /**
- * Text from the services for a workbook cell, as sent: a text cell in .xlsx is never read as a
- * formula, so nothing is prefixed and the text matches the mirror. XML cannot carry NUL and
- * most control characters (a writer would drop them silently): each is shown escaped, as
- * `\u0000`, so an identifier that holds one is visibly not the plain one. Tab, line feed and
- * carriage return stay.
+ * Text from the services for a workbook cell, as sent: a text cell in .xlsx is not read as a
+ * formula, so nothing is prefixed and the text matches the mirror (a cell that starts like a
+ * formula is given the Text format `@` by the writer, so that editing it keeps it text). XML cannot
+ * carry NUL and most control characters (a writer would drop them silently), and a carriage
+ * return comes back from XML as a line feed: each is shown escaped, as `\u0000` or `\u000d`,
+ * so an identifier that holds one is visibly not the plain one. Tab and line feed stay.
  */
 export function visibleText(text: string): string {
   return CONTROL.test(text) ? text.replace(CONTROL_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
 }
 
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffe\uffff]/;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f\ufffe\uffff]/;
 const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
 
 /**
@@ -20,6 +21,11 @@ const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
  * money stays a number.
  */
 const DANGEROUS = /^[\s\u0000-\u001f]*[=+\-@\t\r\n]/;
+
+/** Text a spreadsheet would take for a formula once a user edits and confirms its cell. */
+export function looksLikeFormula(text: string): boolean {
+  return DANGEROUS.test(text);
+}
 
 export function neutralise(text: string): string {
   return DANGEROUS.test(text) ? `'${text}` : text;

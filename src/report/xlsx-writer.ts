@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { visibleText } from './neutralise.js';
+import { looksLikeFormula, visibleText } from './neutralise.js';
 
 /** A cell: text (as sent, control characters escaped), a number, a date (ms, UTC), money, a link to a sheet, or a heading. */
 export type Cell =
@@ -333,7 +333,25 @@ const BAD_STYLE = emphasis('FFFFC7CE');
 const SEVERITY_STYLE = new Map(Object.entries(SEVERITY_FILL).map(([severity, argb]) => [severity, Object.freeze({ fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } }, alignment: TOP } as Partial<ExcelJS.Style>)]));
 const moneyStyles = new Map<string | null, Partial<ExcelJS.Style>>();
 
+/**
+ * A style in the Text number format (`@`): Excel keeps such a cell's content text when a user
+ * edits and confirms it, where `=…` would become a formula. (exceljs writes no `quotePrefix`.)
+ */
+const quotedStyles = new Map<Partial<ExcelJS.Style>, Partial<ExcelJS.Style>>();
+
+function quoted(style: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> {
+  let prefixed = quotedStyles.get(style);
+  if (!prefixed) quotedStyles.set(style, (prefixed = Object.freeze({ ...style, numFmt: '@' })));
+  return prefixed;
+}
+
 function styleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
+  const style = baseStyleOf(cell, isSeverity);
+  const text = typeof cell === 'string' ? cell : cell !== null && typeof cell === 'object' && 'note' in cell ? cell.note : null;
+  return text !== null && looksLikeFormula(text) ? quoted(style) : style;
+}
+
+function baseStyleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   if (cell === null || typeof cell === 'number') return PLAIN;
   if (typeof cell === 'string') return (isSeverity && SEVERITY_STYLE.get(cell)) || PLAIN;
   if ('cents' in cell) {

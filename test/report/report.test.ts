@@ -306,6 +306,17 @@ describe('workbook text', () => {
     expect(visibleText('a\u001fb\u007f')).toBe('a\\u001fb\\u007f');
     expect(visibleText('=SUM(A1)\tline\nnext')).toBe('=SUM(A1)\tline\nnext');
   });
+
+  it('gives text that starts like a formula the Text format (@), so an edit keeps it text; a CR is shown, never turned into a line feed', async () => {
+    const file = join(dir, 'text.xlsx');
+    const texts = ['=1+1', '+SUM(A1:A2)', '-2+3', '@cmd', ' =x', 'ORD-1 = fine', 'ORD-7\r', 'a\r\nb'];
+    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [{ name: 'Text', header: ['text'], rows: texts.map((t) => [t]) }]);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(file);
+    const cells = texts.map((_, i) => book.getWorksheet('Text')!.getRow(i + 2).getCell(1));
+    expect(cells.map((c) => c.value)).toEqual(['=1+1', '+SUM(A1:A2)', '-2+3', '@cmd', ' =x', 'ORD-1 = fine', 'ORD-7\\u000d', 'a\\u000d\nb']);
+    expect(cells.map((c) => c.numFmt === '@')).toEqual([true, true, true, true, true, false, false, false]);
+  });
 });
 
 describe('formula neutralising (CSV)', () => {
