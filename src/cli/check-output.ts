@@ -36,6 +36,6 @@ export function formatCheckSummary(summary: CheckRunSummary, colour = false): st
         `cards hold ${money(r.cardsRemaining)}${r.closes ? ' (closes)' : ` (does not close by ${money(r.difference)})`}${inFlight}`,
     );
   }
-  lines.push(`${summary.cards} cards, ${summary.entries} ledger entries checked in ${(summary.durationMs / 1000).toFixed(1)} s; exit ${summary.exitCode} (--fail-on ${summary.failOn})`);
+  lines.push(`${summary.cards.toLocaleString('en-US')} cards, ${summary.entries.toLocaleString('en-US')} ledger entries checked in ${(summary.durationMs / 1000).toFixed(1)} s; exit ${summary.exitCode} (--fail-on ${summary.failOn})`);
   return `${lines.join('\n')}\n`;
 }

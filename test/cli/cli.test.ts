@@ -57,6 +57,8 @@ describe('ledger-recon demo (npm start)', () => {
       expect(lines[0]).toMatch(/^ledger-recon demo: simulators of both services on 127\.0\.0\.1 \(seed 1\) with \d+ planted breaks and \d+ legal look-alikes$/);
       expect(lines[1]).toMatch(/^the merchant's books, written from the same world with \d+ book breaks: /);
       expect(lines[4]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
+      // Counts read as numbers do, grouped by thousands (the demo checks over a thousand entries).
+      expect(stdout).toMatch(/^\d+ cards, \d{1,3}(,\d{3})+ ledger entries checked in /m);
       const workbook = /^workbook: (.+\.xlsx)$/m.exec(stdout)?.[1];
       expect(workbook && readFileSync(workbook).subarray(0, 2).toString()).toBe('PK');
       // What was planted and what was found, by severity on both sides: an info break found is no miss.
