@@ -118,6 +118,9 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     hideCursor: true,
     linewrap: false,
     clearOnComplete: false,
+    // Every frame rewrites its lines, changed or not: what the terminal echoed over one (a "^C"
+    // where Ctrl-C was typed) is gone at the next frame and at the last.
+    forceRedraw: true,
     // The command takes SIGINT and SIGTERM itself (cli/interrupt.ts) and stops the display when it ends.
     gracefulExit: false,
   });

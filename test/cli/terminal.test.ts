@@ -61,6 +61,29 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
     expect(lines.at(-1)).toBe('exit 0');
   }, 90_000);
 
+  it('leaves no "^C" over a line after Ctrl-C: one line says what stopped, exit 130', async () => {
+    const slow = await startSimulator({ seed: 86, size: 'small', latencyMs: 150 });
+    try {
+      panes += 1;
+      const session = `pane${panes}`;
+      const env = Object.entries(simulatorEnv(slow)).filter(([key]) => /^(GIFTCARD|DP)_/.test(key)).map(([key, value]) => `${key}='${value}'`);
+      const command = `env ${env.join(' ')} TERM=xterm-256color '${process.execPath}' '${CLI}' sync --db '${join(dir, 'ctrl-c.db')}'; echo "exit $?"; sleep 60`;
+      expect(tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '50', command).status).toBe(0);
+      const capture = (): string => tmux('capture-pane', '-p', '-J', '-t', session).stdout;
+      const deadline = Date.now() + 30_000;
+      while (!/^DP orders /m.test(capture()) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+      await new Promise((done) => setTimeout(done, 700));
+      tmux('send-keys', '-t', session, 'C-c');
+      while (!/^exit \d+$/m.test(capture()) && Date.now() < deadline + 10_000) await new Promise((done) => setTimeout(done, 100));
+      const lines = capture().split('\n').filter((line) => line.trim() !== '');
+      expect(lines.filter((line) => line.includes('^C')), lines.join('\n')).toEqual([]);
+      expect(lines.filter((line) => line.startsWith('ledger-recon: interrupted (SIGINT)'))).toHaveLength(1);
+      expect(lines.at(-1)).toBe('exit 130');
+    } finally {
+      await slow.close();
+    }
+  }, 90_000);
+
   it('shows the check, confirmation and report as steps of the nightly run', async () => {
     const lines = await screen(80, ['run', '--db', join(dir, 'run.db'), '--out', join(dir, 'reports')]);
     const live = lines.slice(0, lines.findIndex((line) => line.startsWith('RECONCILED')));
