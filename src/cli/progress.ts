@@ -32,9 +32,14 @@ const NOTE: Record<string, string> = {
   entriesToppedUp: 'entries topped up',
   inFlight: 'cards in flight',
   missingCards: 'missing cards',
+  comparing: 'comparing cards with their ledgers',
+  lookingUp: 'looking up cards the ledger names',
 };
 
-const FLAGS = new Set(['resumed', 'vanishedUnchecked', 'buildingIndexes']);
+const FLAGS = new Set(['resumed', 'vanishedUnchecked', 'buildingIndexes', 'comparing', 'lookingUp']);
+
+/** Notes that say what a resource is doing between counts: shown first, where a narrow terminal keeps them. */
+const PHASES = ['comparing', 'lookingUp'];
 
 export interface ProgressOptions {
   stream: NodeJS.WriteStream;
@@ -94,9 +99,11 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     const head = [counted(stats.records, 'record', 'records'), `${number(stats.new)} new`, `${number(stats.changed)} changed`];
     // Where the mirror says how many to expect: how far along, and an estimate of what is left.
     if (!finished && stats.expected !== undefined && stats.records > 0) head[0] = `${number(stats.records)} of ~${number(stats.expected)} (${estimate(stats.records, stats.expected, ms)})`;
+    const phase = finished ? undefined : PHASES.find((key) => stats.notes[key]);
+    if (phase) head.unshift(`${NOTE[phase]} …`);
     if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
     const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(retries(SERVICE_OF[resource]) - start.retries, 'retry', 'retries')];
-    const details = [counted(stats.pages, 'page', 'pages'), ...Object.entries(stats.notes).filter(([key, value]) => FLAGS.has(key) || value > 0).map(([key, value]) => note(key, value))];
+    const details = [counted(stats.pages, 'page', 'pages'), ...Object.entries(stats.notes).filter(([key, value]) => !PHASES.includes(key) && (FLAGS.has(key) || value > 0)).map(([key, value]) => note(key, value))];
     if (finished) details.unshift(`${number(rate)}/s`);
     return `${LABEL[resource].padEnd(15)} ${head.join(', ')} | ${tail.join(', ')} | ${details.join(', ')}`;
   };

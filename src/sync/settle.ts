@@ -75,6 +75,8 @@ export async function settle(context: SyncContext): Promise<void> {
   const { sqlite, writer, syncRunId } = context;
   const stats = context.stats.settle;
   const started = Date.now();
+  // Comparing every card with its ledger takes a while on a large mirror: the line says so.
+  stats.notes['comparing'] = 1;
   context.progress.update('settle', stats);
   // Which cards can disagree with their ledger: all on a full pass (the whole ledger was read
   // again); otherwise those with new entries or a changed snapshot: the active ones.
@@ -87,8 +89,15 @@ export async function settle(context: SyncContext): Promise<void> {
   // run. On a first sync every snapshot is this run's: the active cards are never asked for.
   const candidates = before.filter((s) => disagrees(s) || (s.read_sync_run_id !== syncRunId && (active ??= activeCards()).has(s.gift_card_id)));
   const firstRead = new Map(candidates.map((s) => [s.gift_card_id, s]));
-
-  const reread = await mapLimit(candidates, context.concurrency, async (s) => ({ id: s.gift_card_id, record: await readCard(context, s.gift_card_id), readAtMs: Date.now() }));
+  delete stats.notes['comparing'];
+  // Each card read again moves the line on (a resumed first sync re-reads every card: minutes).
+  stats.expected = candidates.length;
+  const reread = await mapLimit(candidates, context.concurrency, async (s) => {
+    const read = { id: s.gift_card_id, record: await readCard(context, s.gift_card_id), readAtMs: Date.now() };
+    stats.records += 1;
+    context.progress.update('settle', stats);
+    return read;
+  });
   writer.transaction(() => {
     for (const { id, record, readAtMs } of reread) {
       if (record === 'missing') writer.missingCard(id, syncRunId, readAtMs);
@@ -104,7 +113,10 @@ export async function settle(context: SyncContext): Promise<void> {
 
   const inFlight = judgeMovedCards(context, [...candidates.map((s) => s.gift_card_id), ...cardsOf(context, added)], firstRead);
   stats.notes['inFlight'] = inFlight;
+  stats.notes['lookingUp'] = 1;
+  context.progress.update('settle', stats);
   stats.notes['missingCards'] = await readUnknownCards(context);
+  delete stats.notes['lookingUp'];
   stats.records = reread.length;
   stats.durationMs = Date.now() - started;
   context.progress.done('settle', stats);

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import type { SimulatorOptions } from '../../src/sim/simulator.js';
+import { InterruptedError } from '../../src/errors.js';
+import type { ResourceStats } from '../../src/sync/context.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { centsTotals, mirrorPicture, truthPicture } from '../support/mirror.js';
 import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
@@ -124,6 +126,29 @@ describe('a full sync', () => {
     expect(summary.retries).toBeGreaterThan(0);
     expect(mirrorPicture(faulty.mirror.sqlite)).toEqual(mirrorPicture(clean.mirror.sqlite));
     expect(centsTotals(faulty.mirror.sqlite)).toEqual(centsTotals(clean.mirror.sqlite));
+  });
+});
+
+describe('a resumed first sync', () => {
+  it('shows the settle pass moving while it re-reads every card: what it is doing, then cards read of how many', async () => {
+    const services = await startServices({ seed: 33, size: 'small' });
+    const mirror = openMirror(join(dir, 'resumed.db'));
+    opened.push({ services, mirror });
+    // The first sync stops once the ledger is read, before its settle pass.
+    const stop = new AbortController();
+    const first = { update() {}, done: (resource: string) => resource === 'giftCardTransactions' && stop.abort(new InterruptedError('SIGINT', 'interrupted (SIGINT)')) };
+    await expect(runSync({ mirror, giftcard: services.giftcard, dp: services.dp, progress: first, signal: stop.signal })).rejects.toThrow(InterruptedError);
+    const seen: Array<{ records: number; expected: number | undefined; notes: string[] }> = [];
+    const recorder = {
+      update: (resource: string, stats: ResourceStats) => void (resource === 'settle' && seen.push({ records: stats.records, expected: stats.expected, notes: Object.keys(stats.notes) })),
+      done() {},
+    };
+    const summary = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp, progress: recorder });
+    expect(summary.completed).toBe(true);
+    expect(seen[0]?.notes).toContain('comparing');
+    const reading = seen.filter((s) => s.records > 0 && s.expected !== undefined && s.records < s.expected);
+    expect(reading.length).toBeGreaterThan(10);
+    expect(summary.resources.settle.records).toBe(seen.at(-1)?.expected ?? -1);
   });
 });
 
