@@ -3,7 +3,7 @@
  * process against a slow simulator, signalled part-way through its work.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,39 @@ describe('a command stopped by the operator', () => {
       mirror.close();
     }
   }, 60_000);
+
+  it('stops a close at random moments on Ctrl-C or SIGTERM: its exit code and one line, no file half-written, the lock free, the next close whole', async () => {
+    const db = join(dir, 'close.db');
+    const out = join(dir, 'close-out');
+    expect((await runCli(['demo', '--db', db, '--out', join(dir, 'close-demo')], env)).status).toBe(0);
+    // Last month: the demo's world ties out there (its planted breaks are recent).
+    const now = new Date();
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+    for (const [signal, afterMs] of [['SIGINT', 250 + Math.floor(Math.random() * 200)], ['SIGTERM', 250 + Math.floor(Math.random() * 200)], ['SIGINT', 320]] as const) {
+      const stopped = await signalled(['close', '--db', db, '--out', out, '--period', month], signal, afterMs);
+      const lines = stopped.stderr.trimEnd().split('\n').filter(Boolean);
+      if (stopped.status === 0) expect(lines, `finished before the ${signal} at ${afterMs} ms`).toEqual([]);
+      // Still starting (Node loading the program): the signal's default ends it, as a shell sees it 128 + n.
+      else if (stopped.status === null) expect(stopped.signal).toBe(signal);
+      else {
+        expect(stopped.status, `${signal} at ${afterMs} ms: ${stopped.stderr}`).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(new RegExp(`^ledger-recon: interrupted \\(${signal}\\): `));
+      }
+      expect(existsSync(`${db}.lock`)).toBe(false);
+      // The next close runs, and leaves no temporary file of the stopped one.
+      const again = await runCli(['close', '--db', db, '--out', out, '--period', month], env);
+      expect(again.status, again.stderr).toBe(0);
+      expect(readdirSync(out).filter((name) => name.includes('.partial'))).toEqual([]);
+      expect(readdirSync(out).filter((name) => name.endsWith('.xlsx'))).toHaveLength(1);
+    }
+    const mirror = openMirror(db);
+    try {
+      expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+    } finally {
+      mirror.close();
+    }
+  }, 120_000);
 
   it('ends at once on a second Ctrl-C', async () => {
     const db = join(dir, 'twice.db');
