@@ -144,7 +144,7 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
       // What prints first (order to findings, one page wide at over 70 %); where each line came from after it, on screen.
       header: ['order', 'external reference', 'status', 'fulfilment', 'order total', 'line', 'quantity', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', 'findings', 'created at (UTC)', 'product', 'variant', 'line currency', 'price', UNLISTED],
       printColumns: 13,
-      fixedWidths: { 0: 20, 1: 13, 2: 10, 3: 11, 4: 13, 5: 6, 6: 8, 7: 13, 8: 7, 9: 13, 10: 8, 11: 8, 12: 22 },
+      fixedWidths: { 0: 20, 1: 13, 2: 10, 3: 11, 4: 13, 5: 6, 6: 9, 7: 13, 8: 7, 9: 13, 10: 10, 11: 9, 12: 18 },
       ...exceptionsFirst('order', (only, keysOnly) => orderRows(sqlite, findingsOf, only, keysOnly), flagged),
     },
     {
@@ -490,7 +490,8 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   // Each currency's closing re-performed from its row: opening + issued − debited + refunded − voided − expired.
   // Read down, as a roll-forward is: a column per currency, each closing re-performed from the figures above it.
   const rolls = rollForwardOf(sqlite, run.checkRunId);
-  yield line([{ heading: 'Gift card liability roll-forward' }, ...rolls.map((r) => ({ label: r.currency }))]);
+  // The roll-forward and its result (Closes, the month to date) start a printed page: never split.
+  yield line([{ heading: 'Gift card liability roll-forward', pageBreak: true }, ...rolls.map((r) => ({ label: r.currency }))]);
   const first = row + 1;
   const at = (step: number): string => `{col}${first + step}`;
   const per = (label: string, cell: (r: (typeof rolls)[number], column: string) => Cell): Cell[] => line([label, ...rolls.map((r, i) => cell(r, String.fromCharCode(66 + i)))]);

@@ -41,6 +41,16 @@ export function closePaths(outDir: string, period: Period): ClosePaths {
 }
 
 const CARD_HEADER = ['gift card', 'currency', 'program', 'issued (UTC)', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off', 'difference', 'remainingBalance (service, at cut-off)', 'in flight (apart)', 'entries in period'];
+/**
+ * The Cards at cut-off sheet's columns: the card, its flows and how it ties out first (what
+ * prints, one page wide), then what is for the screen (in flight, entries, issue date). The
+ * CSV keeps CARD_HEADER's order.
+ */
+const CARD_SHEET_HEADER = ['gift card', 'program', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off', 'difference', 'service balance at cut-off', 'currency', 'in flight (apart)', 'entries in period', 'issued (UTC)'];
+/** Printed: the card, its program and its figures (each money cell names its currency), at 70 % type or more. */
+const CARD_PRINTED = { columns: 12, widths: { 0: 19, 1: 11, 2: 12, 3: 12, 4: 12, 5: 12, 6: 12, 7: 12, 8: 12, 9: 12, 10: 12, 11: 12 } };
+const ACTIVITY_HEADER = ['created (UTC)', 'entry', 'gift card', 'currency', 'program', 'type', 'amount', 'balanceBefore', 'balanceAfter', 'reference'];
+const ACTIVITY_WIDTHS = { 0: 20, 1: 20, 2: 20, 3: 9, 4: 11, 5: 8, 6: 12, 7: 12, 8: 12, 9: 18 };
 const ROLL_HEADER = ['currency', 'program', 'cards', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off (every card)', 'difference', 'remainingBalance (service, at cut-off)', 'difference to the service', 'in flight (apart, not a break)', 'cards in flight', 'cards with amounts off the cent', 'ties out'];
 
 /** A card's closing from its own flows, or null when an amount is unknown. */
@@ -67,6 +77,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
     const cardsCsv = new BufferedFile(temporary.cardsCsv);
     cardsCsv.write(`${CARD_HEADER.map((c) => csvField(c)).join(',')}\r\n`);
     const differing: Cell[][] = [];
+    const differingIds: string[] = [];
     const listed: Cell[][] = [];
     let cards = 0;
     const close = closePeriod(options.sqlite, options.period, (card) => {
@@ -76,15 +87,19 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
       const figures = [card.openingCents, card.issuedCents, card.debitedCents, card.refundedCents, card.voidedCents, card.expiredCents, expected, card.closingCents, difference, card.remainingCents, card.inFlightCents];
       cardsCsv.write(`${[csvField(card.giftCardId), csvField(card.currency), csvField(card.programId), csvFigure(new Date(card.issuedAtMs).toISOString()), ...figures.map((f) => csvFigure(f === null ? null : formatCents(f))), csvFigure(String(card.entriesInPeriod))].join(',')}\r\n`);
       const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: card.currency });
-      const row: Cell[] = [card.giftCardId, card.currency, card.programId, { date: card.issuedAtMs }, ...figures.map(money), card.entriesInPeriod];
-      if (difference !== 0) differing.push(row);
+      const [inFlight, ...tied] = [figures.at(-1)!, ...figures.slice(0, -1)];
+      const row: Cell[] = [card.giftCardId, card.programId, ...tied.map(money), card.currency, money(inFlight), card.entriesInPeriod, { date: card.issuedAtMs }];
+      if (difference !== 0) {
+        differing.push(row);
+        if (differingIds.length < PRINTED_CARDS) differingIds.push(card.giftCardId);
+      }
       else if (listed.length < SHEET_ROW_CAP) listed.push(row);
     });
     cardsCsv.close();
     await writeXlsx(
       temporary.workbook,
       { title: `Period close ${options.period.label} — ${close.closes ? 'ties out' : 'DOES NOT TIE OUT'}`, subject: 'Gift card liability roll-forward for a period', creator: 'ledger-recon', created: new Date(close.asOfMs) },
-      closeSheets(options, close, [...differing, ...listed.slice(0, Math.max(0, SHEET_ROW_CAP - differing.length))], cards),
+      closeSheets(options, close, { rows: [...differing, ...listed.slice(0, Math.max(0, SHEET_ROW_CAP - differing.length))], differing: differing.length, differingIds }, cards),
     );
     await writeText(temporary.rollForwardCsv, rollForwardCsv(close.rollForwards));
     await writeText(temporary.json, `${JSON.stringify(closeJson(close), null, 2)}\n`);
@@ -172,7 +187,18 @@ function closeJson(close: PeriodClose): unknown {
   };
 }
 
-function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: Cell[][], cards: number): SheetSpec[] {
+/** The most cards that do not tie out the printed pages list (the rest follow on screen and in the CSV). */
+const PRINTED_CARDS = 1_000;
+
+/** The Cards at cut-off rows, those that do not tie out first, and which cards those are. */
+interface CardSheetRows {
+  rows: Cell[][];
+  differing: number;
+  differingIds: string[];
+}
+
+function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardSheet: CardSheetRows, cards: number): SheetSpec[] {
+  const cardRows = cardSheet.rows;
   const { period } = options;
   const failing = close.rollForwards.filter((r) => !r.closes);
   const summary: Cell[][] = [
@@ -200,17 +226,49 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardRows: C
     [{ sheet: 'Activity in period', text: 'Activity in period' }],
   ];
   const shownCards = cardRows.length < cards ? [...cardRows, [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`]] : cardRows;
+  const csv = closePaths(options.outDir, period).cardsCsv;
+  const printedCards = Math.min(cardSheet.differing, PRINTED_CARDS);
+  const activity = activitySheet(options.sqlite, close, cardSheet.differingIds);
   return [
     { name: 'Summary', rows: summary },
     rollForwardSheet('Period roll-forward', close),
-    { name: 'Cards at cut-off', header: CARD_HEADER, rows: shownCards },
-    { name: 'Activity in period', header: ['created (UTC)', 'entry', 'gift card', 'currency', 'program', 'type', 'amount', 'balanceBefore', 'balanceAfter', 'reference'], rows: activityRows(options.sqlite, close) },
+    {
+      name: 'Cards at cut-off',
+      header: CARD_SHEET_HEADER,
+      rows: shownCards,
+      // On paper, the cards that do not tie out, one page wide; every card on screen and in the CSV.
+      printColumns: CARD_PRINTED.columns,
+      fixedWidths: CARD_PRINTED.widths,
+      printRows: Math.max(printedCards, 1),
+      printNote:
+        printedCards === 0
+          ? `Printed: no card differs; every card ties out, each listed on screen and in ${csv}`
+          : `Printed: the ${printedCards.toLocaleString('en-US')} card${printedCards === 1 ? '' : 's'} that do not tie out${cardSheet.differing > printedCards ? ` (of ${cardSheet.differing.toLocaleString('en-US')})` : ''}; every other card follows on screen and in ${csv}`,
+    },
+    { name: 'Activity in period', header: ACTIVITY_HEADER, fixedWidths: ACTIVITY_WIDTHS, ...activity },
   ];
+}
+
+/** The Activity in period sheet: the entries of the cards that do not tie out first (what prints), then every other. */
+function activitySheet(sqlite: Database.Database, close: PeriodClose, differingIds: readonly string[]): Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'> {
+  const printed = differingIds.length === 0 ? 0 : countActivity(sqlite, close, differingIds);
+  return {
+    printRows: Math.max(printed, 1),
+    printNote:
+      printed === 0
+        ? 'Printed: no card differs, so no entry is printed; every entry of the period is listed on screen'
+        : `Printed: the ${printed.toLocaleString('en-US')} entries of the cards that do not tie out; every other entry follows on screen`,
+    rows: (function* () {
+      if (differingIds.length > 0) yield* activityRows(sqlite, close, { only: differingIds });
+      yield* activityRows(sqlite, close, { except: differingIds });
+    })(),
+  };
 }
 
 /** The roll-forward sheet: a row per currency and program. */
 export function rollForwardSheet(name: string, close: PeriodClose): SheetSpec {
-  return { name, header: ROLL_HEADER, rows: rollForwardRows(close) };
+  // Wider than a page: printed across, each page starts with the currency and program.
+  return { name, header: ROLL_HEADER, printKeyColumns: 2, rows: rollForwardRows(close) };
 }
 
 /** Row r of a roll-forward sheet (header on row 1): its closing from flows and its differences are formulas of its own cells. */
@@ -241,19 +299,35 @@ function rollForwardRows(close: PeriodClose): Cell[][] {
   });
 }
 
+/** The period's ledger entries of the merchant's cards: its FROM and WHERE, and their parameters. */
+function activityScope(close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): { sql: string; args: unknown[] } {
+  const merchant = close.merchantId !== null ? 'AND c.merchant_id = ?' : '';
+  const only = cards.only ? 'AND t.gift_card_id IN (SELECT value FROM json_each(?))' : '';
+  const except = cards.except && cards.except.length > 0 ? 'AND t.gift_card_id NOT IN (SELECT value FROM json_each(?))' : '';
+  return {
+    sql: `FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+          WHERE t.vanished_sync_run_id IS NULL AND t.created_at_ms >= ? AND t.created_at_ms < ? ${merchant} ${only} ${except}`,
+    args: [close.period.startMs, close.closingCutOffMs, ...(close.merchantId !== null ? [close.merchantId] : []), ...(only ? [JSON.stringify(cards.only)] : []), ...(except ? [JSON.stringify(cards.except)] : [])],
+  };
+}
+
+function countActivity(sqlite: Database.Database, close: PeriodClose, only: readonly string[]): number {
+  const scope = activityScope(close, { only });
+  return sqlite.prepare(`SELECT COUNT(*) ${scope.sql}`).pluck().get(...scope.args) as number;
+}
+
 /** The period's ledger entries, card by card in time order, up to the cap; the mirror holds the rest. */
-function* activityRows(sqlite: Database.Database, close: PeriodClose): Generator<Cell[]> {
+function* activityRows(sqlite: Database.Database, close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): Generator<Cell[]> {
+  const scope = activityScope(close, cards);
   const rows = sqlite
     .prepare(
       `SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
-         FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
-        WHERE t.vanished_sync_run_id IS NULL AND t.created_at_ms >= ? AND t.created_at_ms < ? ${close.merchantId !== null ? 'AND c.merchant_id = ?' : ''}
+         ${scope.sql}
         ORDER BY t.gift_card_id, t.created_at_ms, t.list_order LIMIT ?`,
     )
     .raw(true);
-  const args: unknown[] = [close.period.startMs, close.closingCutOffMs, ...(close.merchantId !== null ? [close.merchantId] : []), SHEET_ROW_CAP + 1];
   let count = 0;
-  for (const [createdAtMs, id, card, currency, program, type, amount, before, after, reference] of rows.iterate(...args) as Iterable<[number, string, string, string, string | null, string, number | null, number | null, number | null, string]>) {
+  for (const [createdAtMs, id, card, currency, program, type, amount, before, after, reference] of rows.iterate(...scope.args, SHEET_ROW_CAP + 1) as Iterable<[number, string, string, string, string | null, string, number | null, number | null, number | null, string]>) {
     count += 1;
     if (count > SHEET_ROW_CAP) {
       yield [`… more entries: the mirror holds them all (ledger-recon sql "SELECT * FROM card_ledger WHERE created_at_ms >= ${close.period.startMs} AND created_at_ms < ${close.closingCutOffMs}")`];

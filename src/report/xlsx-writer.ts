@@ -19,7 +19,8 @@ export type Cell =
   | { date: number }
   | { cents: number; currency: string | null }
   | { sheet: string; text: string }
-  | { heading: string }
+  /** A section's heading; `pageBreak`: the section starts a printed page (a table kept with its result). */
+  | { heading: string; pageBreak?: boolean }
   /**
    * A figure computed by a formula the tool built from cell references alone (never from API
    * text), with its value cached so a reader without recalculation sees the same figure: money
@@ -57,6 +58,11 @@ export interface SheetSpec {
   printScale?: number;
   /** Widths (characters) a layout sets for some columns instead of the fitted ones, by 0-based index (a page's worth of columns to share out). */
   fixedWidths?: Readonly<Record<number, number>>;
+  /**
+   * The first this many columns name a row (currency and program): where the sheet prints
+   * across pages, they repeat on every page, so no printed figure is without its key.
+   */
+  printKeyColumns?: number;
   rows: Iterable<Cell[]> | AsyncIterable<Cell[]>;
   /** The column (0-based) holding a severity, coloured by it. */
   severityColumn?: number;
@@ -109,7 +115,8 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
     sample.push(next.value);
     next = await iterator.next();
   }
-  const widths = (spec.widths ?? fitWidths(spec.header, sample)).map((width, i) => spec.fixedWidths?.[i] ?? width);
+  // No header breaks inside a word ("currenc/y"): a column is at least as wide as its header's longest word, set bold.
+  const widths = (spec.widths ?? fitWidths(spec.header, sample)).map((width, i) => Math.max(spec.fixedWidths?.[i] ?? width, headerWordWidth(spec.header?.[i])));
   // Text longer than its column wraps within it: the widest columns, and any a layout names.
   // Columns beyond a print area do not wrap: their rows would grow tall on paper for text nobody prints.
   const wrapped = widths.map((width, i) => (spec.printColumns === undefined || i < spec.printColumns) && (width >= MAX_WIDTH || sample.some((row) => displayLength(row[i] ?? null) > width)));
@@ -198,6 +205,7 @@ function printSetup(spec: SheetSpec, widths: readonly number[]): Partial<ExcelJS
         ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 }
         : { fitToPage: false, scale: 100 }),
     ...(spec.header ? { printTitlesRow: '1:1' } : {}),
+    ...(spec.printKeyColumns !== undefined && !fits ? { printTitlesColumn: `A:${columnLetter(spec.printKeyColumns)}` } : {}),
     ...(spec.printColumns !== undefined || spec.printRows !== undefined
       ? { printArea: `A$1:${columnLetter(spec.printColumns ?? widths.length)}$${spec.printRows !== undefined ? spec.printRows + 1 : MAX_ROWS_PER_SHEET}` }
       : {}),
@@ -226,17 +234,25 @@ export function fittedScale(widths: readonly number[]): number {
 }
 
 function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined, wrapped: readonly boolean[], rowNumber: number, widths: readonly number[]): void {
+  const first = cells[0];
+  // A section that starts a printed page: the break goes after the row above it.
+  if (rowNumber > 1 && first !== null && typeof first === 'object' && first !== undefined && 'heading' in first && first.pageBreak) {
+    (sheet as unknown as { rowBreaks: Array<{ id: number; max: number; man: number }> }).rowBreaks.push({ id: rowNumber - 1, max: 16383, man: 1 });
+  }
   const row = sheet.addRow(cells.map((cell) => valueOf(cell, rowNumber)));
-  let lines = 1;
+  let height = LINE_HEIGHT;
   for (let i = 0; i < cells.length; i += 1) {
     const cell = cells[i] ?? null;
     const style = styleOf(cell, i === severityColumn);
-    const wraps = wrapped[i] && !isNote(cell);
+    // A result in large type (DOES NOT TIE OUT) wraps within its cell rather than be cut by the next one.
+    const emphasised = cell !== null && typeof cell === 'object' && 'emphasis' in cell;
+    const wraps = (wrapped[i] && !isNote(cell)) || emphasised;
     row.getCell(i + 1).style = wraps ? wrappedStyle(style) : style;
-    if (wraps) lines = Math.max(lines, linesOf(cell, widths[i] ?? MAX_WIDTH));
+    if (emphasised) height = Math.max(height, Math.ceil((unitsOf(cell.emphasis) * EMPHASIS_UNITS) / Math.max(1, (widths[i] ?? MAX_WIDTH) - 1)) * EMPHASIS_LINE);
+    else if (wraps) height = Math.max(height, Math.min(linesOf(cell, widths[i] ?? MAX_WIDTH), MAX_LINES) * LINE_HEIGHT);
   }
   // Spreadsheets do not grow a row for wrapped text they did not lay out themselves: say how tall.
-  if (lines > 1) row.height = Math.min(lines, MAX_LINES) * LINE_HEIGHT;
+  if (height > LINE_HEIGHT) row.height = height;
   row.commit();
   // exceljs keeps every formula cell it has written, for shared formulae (which this writer
   // never makes): 2,000,000 card rows' formulas held 600 MB. Forget them once written.
@@ -246,6 +262,9 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
 
 /** Points per line of 11-point text, and the most lines a row grows to. */
 const LINE_HEIGHT = 14;
+/** Emphasis is 14-point bold: its width units per character, and its line's height in points. */
+const EMPHASIS_UNITS = (14 / 11) * 1.12;
+const EMPHASIS_LINE = 19;
 const MAX_LINES = 30;
 
 /**
@@ -286,6 +305,15 @@ function linesOf(cell: Cell, width: number): number {
 }
 
 const SPACE_UNITS = 0.45;
+
+/** The width (characters) a header's longest word takes in bold, with the cell's margin. */
+function headerWordWidth(header: string | undefined): number {
+  if (header === undefined) return 0;
+  return Math.ceil(Math.max(0, ...header.split(/\s+/).map(unitsOf)) * BOLD + 1);
+}
+
+/** Bold type is about a tenth wider. */
+const BOLD = 1.12;
 
 /** Width units of a word: digits 1, lower case 0.85, capitals 1.15, the rest 0.75 (Calibri / Carlito, rounded up). */
 function unitsOf(word: string): number {

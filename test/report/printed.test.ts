@@ -7,8 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, runCli } from '../support/cli.js';
+import { CLI, cleanEnv, runCli } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
 
 const canPrint = hasProgram('soffice', 'libreoffice-calc-nogui') && hasProgram('pdftoppm', 'poppler-utils');
@@ -92,6 +93,28 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     for (const [n, sheet] of sheets) expect(heights.get(n)! / reference, `page ${n} (${sheet})`).toBeGreaterThanOrEqual(0.68);
   });
 
+  it('breaks no header inside a word ("currenc/y"): each word of a printed header is on its sheet\'s pages whole', async () => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(dir, 'reports', readdirSync(join(dir, 'reports')).find((name) => name.endsWith('.xlsx'))!));
+    const pages = text.split('\f');
+    for (const sheet of workbook.worksheets) {
+      if (sheet.name === 'Summary') continue;
+      const own = pages.filter((page) => new RegExp(`check run \\d+ +${sheet.name.replace(/[()]/g, '\\$&')} +Page \\d+ of`).test(page));
+      if (own.length === 0) continue;
+      const printed = new Set(own.join(' ').split(/\s+/));
+      const header = (sheet.getRow(1).values as unknown[]).filter((v): v is string => typeof v === 'string');
+      const area = sheet.pageSetup.printArea ? header.slice(0, columnIndex(sheet.pageSetup.printArea.split(':')[1]!)) : header;
+      for (const word of area.flatMap((h) => h.split(/\s+/)).filter((w) => w.length >= 4 && !w.includes('-'))) expect(printed.has(word), `${sheet.name}: "${word}"`).toBe(true);
+    }
+  });
+
+  it('keeps the roll-forward with its result on one page of the Summary, and no result cut', () => {
+    const summaryPages = text.split('\f').filter((page) => / Summary +Page \d+ of/.test(page));
+    const page = summaryPages.find((p) => p.includes('Gift card liability roll-forward'));
+    expect(page).toMatch(/Closes/);
+    expect(page!.replace(/\s+/g, ' ')).toMatch(/DOES NOT TIE .{0,80}OUT|ties out/);
+  });
+
   it('cuts no finding\'s message: each is on paper in full, wrapped in its cell', () => {
     const squeeze = (value: string): string => value.replace(/\s+/g, '');
     const paper = squeeze(reading);
@@ -115,4 +138,48 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     };
     for (const { message } of findings) expect(onPaper(message), message).toBe(true);
   });
+});
+
+/** The 1-based index of a print area's last column (`$M$1000` → 13). */
+function columnIndex(reference: string): number {
+  const letters = reference.replace(/[$\d]/g, '');
+  return [...letters].reduce((n, c) => n * 26 + c.charCodeAt(0) - 64, 0);
+}
+
+describe.runIf(canPrint)('the close workbook, printed', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-recon-printed-close-'));
+    const demo = await runCli(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')], cleanEnv());
+    expect(demo.status, demo.stderr).toBe(0);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Each printed page's text, with its sheet (from its footer). */
+  function printedClose(period: string): Array<{ sheet: string; text: string }> {
+    const out = join(dir, `close-${period}`);
+    const closed = spawnSync(process.execPath, [CLI, 'close', '--db', join(dir, 'demo.db'), '--out', out, '--period', period], { encoding: 'utf8' });
+    expect([0, 1]).toContain(closed.status);
+    const workbook = join(out, readdirSync(out).find((name) => name.endsWith('.xlsx'))!);
+    const converted = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo')}`, '--convert-to', 'pdf', '--outdir', out, workbook], { encoding: 'utf8', timeout: 180_000 });
+    expect(converted.status, converted.stderr).toBe(0);
+    const pdf = join(out, readdirSync(out).find((name) => name.endsWith('.pdf'))!);
+    const text = spawnSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout;
+    return text.split('\f').filter((page) => page.trim() !== '').map((page) => ({ sheet: /Period close \S+ — .+? {2,}(.+?) {2,}Page \d+ of \d+/.exec(page)?.[1] ?? '?', text: page }));
+  }
+
+  for (const [name, period] of [['a month that ties out', 'last'], ['a month with cards that do not', 'this']] as const) {
+    it(`prints ${name} on a few pages, every page that carries figures also carrying their key`, () => {
+      const now = new Date();
+      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (period === 'last' ? 1 : 0), 1)).toISOString().slice(0, 7);
+      const pages = printedClose(month);
+      // Before: 49 pages in column bands, the card ID on some and the figures without it on others.
+      expect(pages.length).toBeLessThanOrEqual(8);
+      for (const page of pages.filter((p) => /[A-Z]{3} -?[\d,]+\.\d{2}/.test(p.text) && p.sheet !== 'Summary')) {
+        const key = page.sheet === 'Period roll-forward' ? /\b[A-Z]{3}\s+(PRG-|\(no program\))/ : /[0-9a-f]{8}-[0-9a-f]{4}-/;
+        expect(page.text, `${page.sheet}: a page of figures without their key`).toMatch(key);
+      }
+      for (const sheet of ['Cards at cut-off', 'Activity in period']) expect(pages.filter((p) => p.sheet === sheet), sheet).toHaveLength(1);
+    }, 240_000);
+  }
 });
