@@ -37,10 +37,28 @@ describe('a closed pipe', () => {
     ['sql as CSV', ['sql', '--format', 'csv', 'SELECT * FROM gift_card_transactions']],
     ['sql as JSON', ['sql', '--format', 'json', 'SELECT * FROM gift_card_transactions']],
     ['history', ['history']],
+    ['history as JSON', ['history', '--json']],
     ['the help', ['--help']],
+    ['a command\'s help', ['close', '--help']],
   ])('ends %s quietly with exit 0', async (_name, args) => {
-    const result = await headOne([...args, ...(args[0] === '--help' ? [] : ['--db', db])]);
+    const result = await headOne([...args, ...(args[0] === '--help' || args[1] === '--help' ? [] : ['--db', db])]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
+  });
+
+  it.each([
+    // Breaks found: the night's exit 1 stays.
+    ['check', ['check'], 1],
+    ['check as JSON', ['check', '--json'], 1],
+    ['report', ['report', '--out', 'REPORTS'], 0],
+    ['close of last month', ['close', '--period', 'LAST', '--out', 'CLOSE'], 0],
+    ['export to stdout', ['export', 'hledger', '--out', '/dev/stdout'], 0],
+  ] as const)('ends %s quietly, keeping its exit code', async (_name, args, status) => {
+    const now = new Date();
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+    const given = args.map((arg) => (arg === 'REPORTS' ? join(dir, 'piped-reports') : arg === 'CLOSE' ? join(dir, 'piped-close') : arg === 'LAST' ? last : arg));
+    const result = await headOne([...given, '--db', db]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(status);
   });
 });
