@@ -1,9 +1,10 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { amountOf, booksType, draftsOf, groupRefs, placeOf, sides } from './books-breaks.js';
 
-export const bkAmbiguous: QueryCheck = {
+export const bkAmbiguous = queryCheck({
   kind: 'query',
   code: 'BK_AMBIGUOUS',
+  needsBooks: true,
   severity: 'warning',
   lifecycle: 'state',
   title: 'Books could match more than one way',
@@ -24,4 +25,4 @@ export const bkAmbiguous: QueryCheck = {
       };
     });
   },
-};
+});

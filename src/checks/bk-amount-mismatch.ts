@@ -1,10 +1,11 @@
 import { cents, money } from './refs.js';
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { booksType, draftsOf, groupRefs, placeOf, sides, sumOf } from './books-breaks.js';
 
-export const bkAmountMismatch: QueryCheck = {
+export const bkAmountMismatch = queryCheck({
   kind: 'query',
   code: 'BK_AMOUNT_MISMATCH',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: 'Books and ledger amounts differ',
@@ -30,4 +31,4 @@ export const bkAmountMismatch: QueryCheck = {
       };
     });
   },
-};
+});

@@ -1,9 +1,10 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { aloneDraft, amountOf, booksType, draftsOf, placeOf, whenOf } from './books-breaks.js';
 
-export const bkBooksNotInLedger: QueryCheck = {
+export const bkBooksNotInLedger = queryCheck({
   kind: 'query',
   code: 'BK_BOOKS_NOT_IN_LEDGER',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: 'Books row missing from the services',
@@ -22,4 +23,4 @@ export const bkBooksNotInLedger: QueryCheck = {
     });
     return [...tenders, ...uses];
   },
-};
+});

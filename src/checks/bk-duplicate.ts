@@ -1,9 +1,10 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { aloneDraft, amountOf, booksType, draftsOf, placeOf, sides } from './books-breaks.js';
 
-export const bkDuplicate: QueryCheck = {
+export const bkDuplicate = queryCheck({
   kind: 'query',
   code: 'BK_DUPLICATE',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: 'Books row recorded twice',
@@ -20,4 +21,4 @@ export const bkDuplicate: QueryCheck = {
       });
     return [...drafted('tenders', (id) => `entry ${id}`), ...drafted('dp-purchases', (id) => `order ${id}`)];
   },
-};
+});

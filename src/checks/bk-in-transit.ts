@@ -1,12 +1,13 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { aloneDraft, amountOf, booksType, draftsOf, placeOf, whenOf } from './books-breaks.js';
 import type { MatchRecord } from '../books/store.js';
 
 const KINDS = ['tenders', 'coupon-uses', 'dp-purchases'] as const;
 
-export const bkInTransit: QueryCheck = {
+export const bkInTransit = queryCheck({
   kind: 'query',
   code: 'BK_IN_TRANSIT',
+  needsBooks: true,
   severity: 'info',
   lifecycle: 'state',
   title: 'Books or service record still in transit',
@@ -21,7 +22,7 @@ export const bkInTransit: QueryCheck = {
       }),
     );
   },
-};
+});
 
 function describe(r: MatchRecord): string {
   if (r.side === 'books') return `${placeOf(r)} (${r.entryType === 'use' ? 'a coupon use' : `${booksType(r)} ${r.reference ?? ''} of ${amountOf(r)}`}, ${whenOf(r)})`;

@@ -1,9 +1,10 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { aloneDraft, amountOf, draftsOf, whenOf } from './books-breaks.js';
 
-export const bkLedgerNotInBooks: QueryCheck = {
+export const bkLedgerNotInBooks = queryCheck({
   kind: 'query',
   code: 'BK_LEDGER_NOT_IN_BOOKS',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: 'Ledger entry missing from our books',
@@ -16,4 +17,4 @@ export const bkLedgerNotInBooks: QueryCheck = {
       return aloneDraft(entry, group, `${entry.entryType} ${entry.recordId} of ${amountOf(entry)} on card ${entry.giftCardId ?? '?'} under reference ${entry.reference ?? '?'} (${whenOf(entry)}) has no ${entry.entryType === 'REFUND' ? 'refund' : 'payment'} in the books — find the order in the order system, or the export that left it out`);
     });
   },
-};
+});

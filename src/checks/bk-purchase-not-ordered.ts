@@ -1,9 +1,10 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { aloneDraft, amountOf, draftsOf, placeOf, whenOf } from './books-breaks.js';
 
-export const bkPurchaseNotOrdered: QueryCheck = {
+export const bkPurchaseNotOrdered = queryCheck({
   kind: 'query',
   code: 'BK_PURCHASE_NOT_ORDERED',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: 'Books purchase with no DP order',
@@ -16,4 +17,4 @@ export const bkPurchaseNotOrdered: QueryCheck = {
       return aloneDraft(row, group, `${placeOf(row)}: purchase ${row.reference ?? '?'} of ${amountOf(row)} (${whenOf(row)}) has no DP order under that external reference — the books count vouchers that were never ordered`);
     });
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { count, couponRef } from './refs.js';
 
 interface Row {
@@ -11,7 +11,7 @@ interface Row {
   previous_count: number;
 }
 
-export const cvCounterRegressed: QueryCheck = {
+export const cvCounterRegressed = queryCheck({
   kind: 'query',
   code: 'CV_COUNTER_REGRESSED',
   severity: 'error',
@@ -46,4 +46,4 @@ export const cvCounterRegressed: QueryCheck = {
       };
     });
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { couponRef, isoUtc } from './refs.js';
 
-export const cvExpiredButActive: QueryCheck = {
+export const cvExpiredButActive = queryCheck({
   kind: 'query',
   code: 'CV_EXPIRED_BUT_ACTIVE',
   severity: 'warning',
@@ -19,4 +19,4 @@ export const cvExpiredButActive: QueryCheck = {
       records: [couponRef(row.coupon_id)],
     }));
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { couponRef } from './refs.js';
 
-export const cvForeignMerchant: QueryCheck = {
+export const cvForeignMerchant = queryCheck({
   kind: 'query',
   code: 'CV_FOREIGN_MERCHANT',
   severity: 'error',
@@ -18,4 +18,4 @@ export const cvForeignMerchant: QueryCheck = {
       records: [couponRef(row.coupon_id)],
     }));
   },
-};
+});

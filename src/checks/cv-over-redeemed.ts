@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { count, couponRef } from './refs.js';
 
-export const cvOverRedeemed: QueryCheck = {
+export const cvOverRedeemed = queryCheck({
   kind: 'query',
   code: 'CV_OVER_REDEEMED',
   severity: 'error',
@@ -20,4 +20,4 @@ export const cvOverRedeemed: QueryCheck = {
       records: [couponRef(row.coupon_id)],
     }));
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { couponRef } from './refs.js';
 
-export const cvStatusMismatch: QueryCheck = {
+export const cvStatusMismatch = queryCheck({
   kind: 'query',
   code: 'CV_STATUS_MISMATCH',
   severity: 'warning',
@@ -26,4 +26,4 @@ export const cvStatusMismatch: QueryCheck = {
       records: [couponRef(row.coupon_id)],
     }));
   },
-};
+});

@@ -1,10 +1,11 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { count } from './refs.js';
 import { draftsOf, groupRefs } from './books-breaks.js';
 
-export const cvUsesMismatch: QueryCheck = {
+export const cvUsesMismatch = queryCheck({
   kind: 'query',
   code: 'CV_USES_MISMATCH',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: "Coupon uses differ from our books",
@@ -25,4 +26,4 @@ export const cvUsesMismatch: QueryCheck = {
       };
     });
   },
-};
+});

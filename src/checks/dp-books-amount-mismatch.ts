@@ -1,10 +1,11 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { cents, money } from './refs.js';
 import { amountOf, draftsOf, groupRefs, placeOf, sides } from './books-breaks.js';
 
-export const dpBooksAmountMismatch: QueryCheck = {
+export const dpBooksAmountMismatch = queryCheck({
   kind: 'query',
   code: 'DP_BOOKS_AMOUNT_MISMATCH',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: 'DP order and books purchase differ',
@@ -28,4 +29,4 @@ export const dpBooksAmountMismatch: QueryCheck = {
       };
     });
   },
-};
+});

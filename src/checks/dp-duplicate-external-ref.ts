@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { orderRef } from './refs.js';
 
-export const dpDuplicateExternalRef: QueryCheck = {
+export const dpDuplicateExternalRef = queryCheck({
   kind: 'query',
   code: 'DP_DUPLICATE_EXTERNAL_REF',
   severity: 'error',
@@ -32,4 +32,4 @@ export const dpDuplicateExternalRef: QueryCheck = {
       }));
     });
   },
-};
+});

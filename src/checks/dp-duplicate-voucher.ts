@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { orderRef } from './refs.js';
 
-export const dpDuplicateVoucher: QueryCheck = {
+export const dpDuplicateVoucher = queryCheck({
   kind: 'query',
   code: 'DP_DUPLICATE_VOUCHER',
   severity: 'error',
@@ -30,4 +30,4 @@ export const dpDuplicateVoucher: QueryCheck = {
       }));
     });
   },
-};
+});

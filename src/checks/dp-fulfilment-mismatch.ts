@@ -1,4 +1,4 @@
-import type { FindingDraft, QueryCheck } from './check.js';
+import { queryCheck, type FindingDraft } from './check.js';
 import { count, orderRef } from './refs.js';
 
 interface Row {
@@ -12,7 +12,7 @@ interface Row {
   vouchers: number;
 }
 
-export const dpFulfilmentMismatch: QueryCheck = {
+export const dpFulfilmentMismatch = queryCheck({
   kind: 'query',
   code: 'DP_FULFILMENT_MISMATCH',
   severity: 'error',
@@ -53,4 +53,4 @@ export const dpFulfilmentMismatch: QueryCheck = {
     }
     return findings;
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { orderRef } from './refs.js';
 
-export const dpFxRateMismatch: QueryCheck = {
+export const dpFxRateMismatch = queryCheck({
   kind: 'query',
   code: 'DP_FX_RATE_MISMATCH',
   severity: 'warning',
@@ -24,4 +24,4 @@ export const dpFxRateMismatch: QueryCheck = {
       records: [orderRef(row.order_id)],
     }));
   },
-};
+});

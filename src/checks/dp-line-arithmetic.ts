@@ -1,4 +1,4 @@
-import type { FindingDraft, QueryCheck } from './check.js';
+import { queryCheck, type FindingDraft } from './check.js';
 import { cents, money, orderAmountStake, orderRef } from './refs.js';
 
 interface Row {
@@ -20,7 +20,7 @@ export function convertedCents(totalPriceCents: number, fxRate: number): number 
   return Math.round(totalPriceCents * fxRate);
 }
 
-export const dpLineArithmetic: QueryCheck = {
+export const dpLineArithmetic = queryCheck({
   kind: 'query',
   code: 'DP_LINE_ARITHMETIC',
   severity: 'error',
@@ -76,4 +76,4 @@ export const dpLineArithmetic: QueryCheck = {
     }
     return findings;
   },
-};
+});

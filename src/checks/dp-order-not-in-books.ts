@@ -1,9 +1,10 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { aloneDraft, amountOf, draftsOf, whenOf } from './books-breaks.js';
 
-export const dpOrderNotInBooks: QueryCheck = {
+export const dpOrderNotInBooks = queryCheck({
   kind: 'query',
   code: 'DP_ORDER_NOT_IN_BOOKS',
+  needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
   title: 'DP order missing from our books',
@@ -16,4 +17,4 @@ export const dpOrderNotInBooks: QueryCheck = {
       return aloneDraft(order, group, `order ${order.recordId} (purchase reference ${order.reference ?? '?'}, ${amountOf(order)}, placed ${whenOf(order)}) has no purchase in the books — find who placed it, or the export that left it out`);
     });
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { cents, money, orderAmountStake, orderRef } from './refs.js';
 
 interface Row {
@@ -10,7 +10,7 @@ interface Row {
   off_cent_lines: number;
 }
 
-export const dpOrderTotalMismatch: QueryCheck = {
+export const dpOrderTotalMismatch = queryCheck({
   kind: 'query',
   code: 'DP_ORDER_TOTAL_MISMATCH',
   severity: 'error',
@@ -41,4 +41,4 @@ export const dpOrderTotalMismatch: QueryCheck = {
       };
     });
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { isoUtc, orderRef } from './refs.js';
 
-export const dpStuckOrder: QueryCheck = {
+export const dpStuckOrder = queryCheck({
   kind: 'query',
   code: 'DP_STUCK_ORDER',
   severity: 'warning',
@@ -19,4 +19,4 @@ export const dpStuckOrder: QueryCheck = {
       records: [orderRef(row.order_id)],
     }));
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { isoUtc, orderRef } from './refs.js';
 
-export const dpVoucherExpiredOnDelivery: QueryCheck = {
+export const dpVoucherExpiredOnDelivery = queryCheck({
   kind: 'query',
   code: 'DP_VOUCHER_EXPIRED_ON_DELIVERY',
   severity: 'warning',
@@ -24,4 +24,4 @@ export const dpVoucherExpiredOnDelivery: QueryCheck = {
       records: [orderRef(row.order_id)],
     }));
   },
-};
+});

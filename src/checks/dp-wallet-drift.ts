@@ -3,7 +3,7 @@ import { and, asc, eq, gte, isNotNull, lte, max, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { dpOrders, dpWalletSnapshots } from '../db/schema.js';
-import type { FindingDraft, QueryCheck } from './check.js';
+import { queryCheck, type FindingDraft } from './check.js';
 import { cents, isoUtc, money, walletRef } from './refs.js';
 
 /** A wallet read: the wallet carries no timestamp, so the read is an interval from the request sent to the answer received. */
@@ -111,7 +111,7 @@ function walletMoves(sqlite: Database.Database, currency: string, fromMs: number
   return [...placed.flatMap(move('placed')), ...failed.flatMap(move('failed'))];
 }
 
-export const dpWalletDrift: QueryCheck = {
+export const dpWalletDrift = queryCheck({
   kind: 'query',
   code: 'DP_WALLET_DRIFT',
   severity: 'warning',
@@ -148,4 +148,4 @@ export const dpWalletDrift: QueryCheck = {
       ];
     });
   },
-};
+});

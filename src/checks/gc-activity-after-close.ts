@@ -1,7 +1,7 @@
-import type { CardCheck, FindingDraft } from './check.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { cardRef, closesCard, entryRef, isoUtc, movesMoney } from './refs.js';
 
-export const gcActivityAfterClose: CardCheck = {
+export const gcActivityAfterClose = cardCheck({
   kind: 'card',
   code: 'GC_ACTIVITY_AFTER_CLOSE',
   severity: 'error',
@@ -27,4 +27,4 @@ export const gcActivityAfterClose: CardCheck = {
     }
     return findings;
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { CardCheck, FindingDraft } from './check.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { cardRef, entryRef, isoUtc, movesMoney } from './refs.js';
 
-export const gcActivityAfterExpiry: CardCheck = {
+export const gcActivityAfterExpiry = cardCheck({
   kind: 'card',
   code: 'GC_ACTIVITY_AFTER_EXPIRY',
   severity: 'error',
@@ -25,4 +25,4 @@ export const gcActivityAfterExpiry: CardCheck = {
     }
     return findings;
   },
-};
+});

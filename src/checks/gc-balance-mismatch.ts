@@ -1,7 +1,7 @@
-import type { CardCheck } from './check.js';
+import { cardCheck } from './check.js';
 import { cardBalanceStake, cardRef, cents, ledgerSums, money } from './refs.js';
 
-export const gcBalanceMismatch: CardCheck = {
+export const gcBalanceMismatch = cardCheck({
   kind: 'card',
   code: 'GC_BALANCE_MISMATCH',
   severity: 'error',
@@ -31,4 +31,4 @@ export const gcBalanceMismatch: CardCheck = {
       },
     ];
   },
-};
+});

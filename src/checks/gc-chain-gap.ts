@@ -1,7 +1,7 @@
-import type { CardCheck, FindingDraft } from './check.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { cardBalanceStake, cardRef, cents, entryRef, money } from './refs.js';
 
-export const gcChainGap: CardCheck = {
+export const gcChainGap = cardCheck({
   kind: 'card',
   code: 'GC_CHAIN_GAP',
   severity: 'error',
@@ -33,4 +33,4 @@ export const gcChainGap: CardCheck = {
     }
     return findings;
   },
-};
+});

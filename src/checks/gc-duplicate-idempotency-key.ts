@@ -1,4 +1,4 @@
-import type { FindingDraft, QueryCheck } from './check.js';
+import { queryCheck, type FindingDraft } from './check.js';
 import { cardRef, count, entryRef } from './refs.js';
 
 interface Row {
@@ -11,7 +11,7 @@ interface Row {
   cards: string;
 }
 
-export const gcDuplicateIdempotencyKey: QueryCheck = {
+export const gcDuplicateIdempotencyKey = queryCheck({
   kind: 'query',
   code: 'GC_DUPLICATE_IDEMPOTENCY_KEY',
   severity: 'error',
@@ -48,4 +48,4 @@ export const gcDuplicateIdempotencyKey: QueryCheck = {
       };
     });
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { CardCheck, FindingDraft } from './check.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { cardBalanceStake, cardRef, cents, entryRef, money, signedAmount } from './refs.js';
 
-export const gcEntryArithmetic: CardCheck = {
+export const gcEntryArithmetic = cardCheck({
   kind: 'card',
   code: 'GC_ENTRY_ARITHMETIC',
   severity: 'error',
@@ -32,4 +32,4 @@ export const gcEntryArithmetic: CardCheck = {
     }
     return findings;
   },
-};
+});

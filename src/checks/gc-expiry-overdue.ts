@@ -1,7 +1,7 @@
-import type { CardCheck } from './check.js';
+import { cardCheck } from './check.js';
 import { cardRef, isoUtc } from './refs.js';
 
-export const gcExpiryOverdue: CardCheck = {
+export const gcExpiryOverdue = cardCheck({
   kind: 'card',
   code: 'GC_EXPIRY_OVERDUE',
   severity: 'warning',
@@ -24,4 +24,4 @@ export const gcExpiryOverdue: CardCheck = {
       },
     ];
   },
-};
+});

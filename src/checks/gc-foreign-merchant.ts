@@ -1,7 +1,7 @@
-import type { CardCheck } from './check.js';
+import { cardCheck } from './check.js';
 import { cardRef } from './refs.js';
 
-export const gcForeignMerchant: CardCheck = {
+export const gcForeignMerchant = cardCheck({
   kind: 'card',
   code: 'GC_FOREIGN_MERCHANT',
   severity: 'error',
@@ -22,4 +22,4 @@ export const gcForeignMerchant: CardCheck = {
       },
     ];
   },
-};
+});

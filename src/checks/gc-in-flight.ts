@@ -1,7 +1,7 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { cardRef } from './refs.js';
 
-export const gcInFlight: QueryCheck = {
+export const gcInFlight = queryCheck({
   kind: 'query',
   code: 'GC_IN_FLIGHT',
   severity: 'info',
@@ -22,4 +22,4 @@ export const gcInFlight: QueryCheck = {
       records: [cardRef(row.gift_card_id)],
     }));
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { CardCheck, FindingDraft } from './check.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { cardRef, entryRef, money, movesMoney } from './refs.js';
 
-export const gcInvalidAmount: CardCheck = {
+export const gcInvalidAmount = cardCheck({
   kind: 'card',
   code: 'GC_INVALID_AMOUNT',
   severity: 'error',
@@ -52,4 +52,4 @@ export const gcInvalidAmount: CardCheck = {
     }
     return findings;
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { cardRef, entryRef } from './refs.js';
 
 interface Row {
@@ -9,7 +9,7 @@ interface Row {
   fields: string | null;
 }
 
-export const gcLedgerRewritten: QueryCheck = {
+export const gcLedgerRewritten = queryCheck({
   kind: 'query',
   code: 'GC_LEDGER_REWRITTEN',
   severity: 'error',
@@ -40,4 +40,4 @@ export const gcLedgerRewritten: QueryCheck = {
       records: [...(row.gift_card_id ? [cardRef(row.gift_card_id)] : []), entryRef(row.transaction_id)],
     }));
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { CardCheck } from './check.js';
+import { cardCheck } from './check.js';
 import { cardBalanceStake, cardRef, cents, entryRef, money } from './refs.js';
 
-export const gcLedgerTailMismatch: CardCheck = {
+export const gcLedgerTailMismatch = cardCheck({
   kind: 'card',
   code: 'GC_LEDGER_TAIL_MISMATCH',
   severity: 'error',
@@ -25,4 +25,4 @@ export const gcLedgerTailMismatch: CardCheck = {
       },
     ];
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { CardCheck } from './check.js';
+import { cardCheck } from './check.js';
 import { cardRef, cents, entryRef, money } from './refs.js';
 
-export const gcNegativeBalance: CardCheck = {
+export const gcNegativeBalance = cardCheck({
   kind: 'card',
   code: 'GC_NEGATIVE_BALANCE',
   severity: 'error',
@@ -26,4 +26,4 @@ export const gcNegativeBalance: CardCheck = {
       },
     ];
   },
-};
+});

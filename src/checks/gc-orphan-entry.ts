@@ -1,4 +1,4 @@
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { entryRef } from './refs.js';
 
 interface Row {
@@ -9,7 +9,7 @@ interface Row {
   confirmed: number;
 }
 
-export const gcOrphanEntry: QueryCheck = {
+export const gcOrphanEntry = queryCheck({
   kind: 'query',
   code: 'GC_ORPHAN_ENTRY',
   severity: 'error',
@@ -41,4 +41,4 @@ export const gcOrphanEntry: QueryCheck = {
       records: [entryRef(row.transaction_id)],
     }));
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { CardCheck, FindingDraft, LedgerEntry } from './check.js';
+import { cardCheck, type FindingDraft, type LedgerEntry } from './check.js';
 import { cardRef, cents, entryRef, money } from './refs.js';
 
 /** DEBITs and REFUNDs of one card grouped by referenceId, in ledger order. */
@@ -25,7 +25,7 @@ const total = (entries: readonly LedgerEntry[]): number | null => {
   return sum;
 };
 
-export const gcRefundOverDebit: CardCheck = {
+export const gcRefundOverDebit = cardCheck({
   kind: 'card',
   code: 'GC_REFUND_OVER_DEBIT',
   severity: 'error',
@@ -53,4 +53,4 @@ export const gcRefundOverDebit: CardCheck = {
     }
     return findings;
   },
-};
+});

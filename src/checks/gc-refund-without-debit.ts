@@ -1,8 +1,8 @@
-import type { CardCheck, FindingDraft } from './check.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { byReference } from './gc-refund-over-debit.js';
 import { cardRef, cents, entryRef, money } from './refs.js';
 
-export const gcRefundWithoutDebit: CardCheck = {
+export const gcRefundWithoutDebit = cardCheck({
   kind: 'card',
   code: 'GC_REFUND_WITHOUT_DEBIT',
   severity: 'error',
@@ -29,4 +29,4 @@ export const gcRefundWithoutDebit: CardCheck = {
     }
     return findings;
   },
-};
+});

@@ -1,11 +1,11 @@
-import type { CardCheck } from './check.js';
+import { cardCheck } from './check.js';
 import { cardRef, entryRef } from './refs.js';
 
 /** Which closing entry each closed status needs. */
 const CLOSING_ENTRY: Record<string, 'VOID' | 'EXPIRE'> = { INACTIVE: 'VOID', EXPIRED: 'EXPIRE' };
 const STATUS_AFTER: Record<'VOID' | 'EXPIRE', string> = { VOID: 'INACTIVE', EXPIRE: 'EXPIRED' };
 
-export const gcStatusLedgerMismatch: CardCheck = {
+export const gcStatusLedgerMismatch = cardCheck({
   kind: 'card',
   code: 'GC_STATUS_LEDGER_MISMATCH',
   severity: 'warning',
@@ -35,4 +35,4 @@ export const gcStatusLedgerMismatch: CardCheck = {
       },
     ];
   },
-};
+});

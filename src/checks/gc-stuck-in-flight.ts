@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { and, count, desc, eq, inArray, lt, min, or } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { giftCards, giftCardsInFlight, syncRuns } from '../db/schema.js';
-import type { QueryCheck } from './check.js';
+import { queryCheck } from './check.js';
 import { cardRef } from './refs.js';
 
 /**
@@ -31,7 +31,7 @@ function stuckCards(sqlite: Database.Database, syncRunId: number, runs: number):
     .all();
 }
 
-export const gcStuckInFlight: QueryCheck = {
+export const gcStuckInFlight = queryCheck({
   kind: 'query',
   code: 'GC_STUCK_IN_FLIGHT',
   severity: 'warning',
@@ -50,4 +50,4 @@ export const gcStuckInFlight: QueryCheck = {
       records: [cardRef(row.giftCardId)],
     }));
   },
-};
+});

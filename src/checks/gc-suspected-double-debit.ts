@@ -1,8 +1,8 @@
-import type { CardCheck, FindingDraft } from './check.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { byReference } from './gc-refund-over-debit.js';
 import { cardRef, entryRef, money } from './refs.js';
 
-export const gcSuspectedDoubleDebit: CardCheck = {
+export const gcSuspectedDoubleDebit = cardCheck({
   kind: 'card',
   code: 'GC_SUSPECTED_DOUBLE_DEBIT',
   severity: 'warning',
@@ -34,4 +34,4 @@ export const gcSuspectedDoubleDebit: CardCheck = {
     }
     return findings;
   },
-};
+});

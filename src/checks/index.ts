@@ -2,7 +2,7 @@
  * The check catalogue: one check per code (DESIGN.md), one file per check. The literal is
  * typed so that a missing or misspelt code fails to compile.
  */
-import type { Check, CheckCode } from './check.js';
+import type { Check } from './check.js';
 import { bkLedgerNotInBooks } from './bk-ledger-not-in-books.js';
 import { bkBooksNotInLedger } from './bk-books-not-in-ledger.js';
 import { bkAmountMismatch } from './bk-amount-mismatch.js';
@@ -48,52 +48,65 @@ import { gcStatusLedgerMismatch } from './gc-status-ledger-mismatch.js';
 import { gcSuspectedDoubleDebit } from './gc-suspected-double-debit.js';
 import { syncRejectedRecord } from './sync-rejected-record.js';
 
-export const CHECKS = {
-  GC_BALANCE_MISMATCH: gcBalanceMismatch,
-  GC_LEDGER_TAIL_MISMATCH: gcLedgerTailMismatch,
-  GC_CHAIN_GAP: gcChainGap,
-  GC_ENTRY_ARITHMETIC: gcEntryArithmetic,
-  GC_REFUND_OVER_DEBIT: gcRefundOverDebit,
-  GC_REFUND_WITHOUT_DEBIT: gcRefundWithoutDebit,
-  GC_NEGATIVE_BALANCE: gcNegativeBalance,
-  GC_DUPLICATE_IDEMPOTENCY_KEY: gcDuplicateIdempotencyKey,
-  GC_ACTIVITY_AFTER_CLOSE: gcActivityAfterClose,
-  GC_ACTIVITY_AFTER_EXPIRY: gcActivityAfterExpiry,
-  GC_INVALID_AMOUNT: gcInvalidAmount,
-  GC_ORPHAN_ENTRY: gcOrphanEntry,
-  GC_FOREIGN_MERCHANT: gcForeignMerchant,
-  GC_LEDGER_REWRITTEN: gcLedgerRewritten,
-  GC_SUSPECTED_DOUBLE_DEBIT: gcSuspectedDoubleDebit,
-  GC_STATUS_LEDGER_MISMATCH: gcStatusLedgerMismatch,
-  GC_EXPIRY_OVERDUE: gcExpiryOverdue,
-  GC_IN_FLIGHT: gcInFlight,
-  GC_STUCK_IN_FLIGHT: gcStuckInFlight,
-  CV_OVER_REDEEMED: cvOverRedeemed,
-  CV_COUNTER_REGRESSED: cvCounterRegressed,
-  CV_FOREIGN_MERCHANT: cvForeignMerchant,
-  CV_STATUS_MISMATCH: cvStatusMismatch,
-  CV_EXPIRED_BUT_ACTIVE: cvExpiredButActive,
-  DP_ORDER_TOTAL_MISMATCH: dpOrderTotalMismatch,
-  DP_LINE_ARITHMETIC: dpLineArithmetic,
-  DP_DUPLICATE_EXTERNAL_REF: dpDuplicateExternalRef,
-  DP_DUPLICATE_VOUCHER: dpDuplicateVoucher,
-  DP_FULFILMENT_MISMATCH: dpFulfilmentMismatch,
-  DP_WALLET_DRIFT: dpWalletDrift,
-  DP_VOUCHER_EXPIRED_ON_DELIVERY: dpVoucherExpiredOnDelivery,
-  DP_STUCK_ORDER: dpStuckOrder,
-  DP_FX_RATE_MISMATCH: dpFxRateMismatch,
-  BK_LEDGER_NOT_IN_BOOKS: bkLedgerNotInBooks,
-  BK_BOOKS_NOT_IN_LEDGER: bkBooksNotInLedger,
-  BK_AMOUNT_MISMATCH: bkAmountMismatch,
-  BK_DUPLICATE: bkDuplicate,
-  BK_AMBIGUOUS: bkAmbiguous,
-  CV_USES_MISMATCH: cvUsesMismatch,
-  DP_ORDER_NOT_IN_BOOKS: dpOrderNotInBooks,
-  BK_PURCHASE_NOT_ORDERED: bkPurchaseNotOrdered,
-  DP_BOOKS_AMOUNT_MISMATCH: dpBooksAmountMismatch,
-  BK_IN_TRANSIT: bkInTransit,
-  SYNC_REJECTED_RECORD: syncRejectedRecord,
-} as const satisfies Record<CheckCode, Check>;
+/** The checks in catalogue order: the one list. Each code is written once, in its check's file. */
+const REGISTRY = [
+  gcBalanceMismatch,
+  gcLedgerTailMismatch,
+  gcChainGap,
+  gcEntryArithmetic,
+  gcRefundOverDebit,
+  gcRefundWithoutDebit,
+  gcNegativeBalance,
+  gcDuplicateIdempotencyKey,
+  gcActivityAfterClose,
+  gcActivityAfterExpiry,
+  gcInvalidAmount,
+  gcOrphanEntry,
+  gcForeignMerchant,
+  gcLedgerRewritten,
+  gcSuspectedDoubleDebit,
+  gcStatusLedgerMismatch,
+  gcExpiryOverdue,
+  gcInFlight,
+  gcStuckInFlight,
+  cvOverRedeemed,
+  cvCounterRegressed,
+  cvForeignMerchant,
+  cvStatusMismatch,
+  cvExpiredButActive,
+  dpOrderTotalMismatch,
+  dpLineArithmetic,
+  dpDuplicateExternalRef,
+  dpDuplicateVoucher,
+  dpFulfilmentMismatch,
+  dpWalletDrift,
+  dpVoucherExpiredOnDelivery,
+  dpStuckOrder,
+  dpFxRateMismatch,
+  bkLedgerNotInBooks,
+  bkBooksNotInLedger,
+  bkAmountMismatch,
+  bkDuplicate,
+  bkAmbiguous,
+  cvUsesMismatch,
+  dpOrderNotInBooks,
+  bkPurchaseNotOrdered,
+  dpBooksAmountMismatch,
+  bkInTransit,
+  syncRejectedRecord,
+] as const;
+
+/** Every code of the catalogue, from the registry. */
+export type CheckCode = (typeof REGISTRY)[number]['code'];
 
 /** The checks in catalogue order. */
-export const CATALOGUE: readonly Check[] = Object.values(CHECKS);
+export const CATALOGUE: readonly Check[] = REGISTRY;
+
+/** The codes in catalogue order. */
+export const CHECK_CODES: readonly CheckCode[] = REGISTRY.map((check) => check.code);
+
+/** Each check by its code, typed as its own kind. */
+export const CHECKS = Object.fromEntries(REGISTRY.map((check) => [check.code, check])) as { [C in CheckCode]: Extract<(typeof REGISTRY)[number], { code: C }> };
+
+/** The checks that read the books' matching: they cannot run when it failed. */
+export const BOOKS_CODES: readonly CheckCode[] = CATALOGUE.filter((check) => check.needsBooks).map((check) => check.code);

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { walkCardLedgers } from './card-ledger.js';
 import { cardsInFlight, newestCompletedSync, newestSync, type SyncEdge } from './ledger-reads.js';
 import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, QueryCheck } from './check.js';
-import { CATALOGUE } from './index.js';
+import { BOOKS_CODES, CATALOGUE } from './index.js';
 import type { CardBetween, LiabilityTally } from './ledger-state.js';
 import type { WalkedCard } from './card-ledger.js';
 import { matchBooks } from '../books/matching.js';
@@ -27,8 +27,26 @@ export interface CatalogueRun {
   cards: number;
   entries: number;
   walkMs: number;
-  /** Matching the books against the services. */
-  matchMs: number;
+}
+
+/** How the books' matching went, a step before the checks: why it failed, if it did. */
+export interface BooksMatching {
+  failed?: unknown;
+}
+
+/**
+ * Matches the merchant's books against the services as of the run (the books stage keeps the
+ * pairs): the step before the checks, whose books checks read what it keeps.
+ * @returns its time, and why it failed if it did (the books checks then cannot run).
+ */
+export function matchBooksForRun(sqlite: Database.Database, context: Pick<CheckContext, 'asOfMs' | 'merchantId' | 'options'>): BooksMatching & { ms: number } {
+  const started = performance.now();
+  try {
+    matchBooks(sqlite, { asOfMs: context.asOfMs, merchantId: context.merchantId, options: booksMatchOptions(context.options) });
+    return { ms: Math.round(performance.now() - started) };
+  } catch (error) {
+    return { failed: error, ms: Math.round(performance.now() - started) };
+  }
 }
 
 /**
@@ -38,7 +56,7 @@ export interface CatalogueRun {
  * the others still run.
  * @param tally the night's liability tally: every walked card is added to it.
  */
-export function runCatalogue(context: CheckContext, tally: LiabilityTally): CatalogueRun {
+export function runCatalogue(context: CheckContext, tally: LiabilityTally, booksMatching: BooksMatching = {}): CatalogueRun {
   const { sqlite } = context;
   const drafted: Drafted[] = [];
   const failedChecks: { code: CheckCode; error: string }[] = [];
@@ -85,18 +103,8 @@ export function runCatalogue(context: CheckContext, tally: LiabilityTally): Cata
   }
   const walkMs = performance.now() - walkStarted;
 
-  // ---- the merchant's books against the services: the books checks read what it keeps --------
-  const t = performance.now();
-  try {
-    matchBooks(sqlite, {
-      asOfMs: context.asOfMs,
-      merchantId: context.merchantId,
-      options: booksMatchOptions(context.options),
-    });
-  } catch (error) {
-    for (const code of BOOKS_CODES) fail(code, error);
-  }
-  const matchMs = performance.now() - t;
+  // The books checks read what the matching keeps: when it failed (a step of its own, before the checks), they cannot run.
+  if (booksMatching.failed !== undefined) for (const code of BOOKS_CODES) fail(code, booksMatching.failed);
 
   // ---- query checks ------------------------------------------------------------------------
   const queryContext: CheckContext = { ...context, orphanCardIds: [...orphanCards] };
@@ -121,7 +129,6 @@ export function runCatalogue(context: CheckContext, tally: LiabilityTally): Cata
     cards,
     entries,
     walkMs: Math.round(walkMs),
-    matchMs: Math.round(matchMs),
   };
 }
 
@@ -154,8 +161,6 @@ export function booksMatchOptions(options: CheckOptions): MatchOptions {
   return { toleranceCents: options.booksToleranceCents, windowMs: options.booksWindowHours * 3_600_000, cutoffMs: options.booksCutoffMinutes * 60_000 };
 }
 
-/** The checks that read the books' matching: they cannot run when it failed. */
-const BOOKS_CODES: readonly CheckCode[] = ['BK_LEDGER_NOT_IN_BOOKS', 'BK_BOOKS_NOT_IN_LEDGER', 'BK_AMOUNT_MISMATCH', 'BK_DUPLICATE', 'BK_AMBIGUOUS', 'CV_USES_MISMATCH', 'DP_ORDER_NOT_IN_BOOKS', 'BK_PURCHASE_NOT_ORDERED', 'DP_BOOKS_AMOUNT_MISMATCH', 'BK_IN_TRANSIT'];
 
 /**
  * A break on a coupon or order that the service no longer lists stays open: taking a record

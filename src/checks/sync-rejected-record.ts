@@ -1,4 +1,4 @@
-import type { QueryCheck, RecordType } from './check.js';
+import { queryCheck, type RecordType } from './check.js';
 
 /** Which record type each synced resource holds. */
 const RECORD_TYPE: Record<string, RecordType> = {
@@ -18,7 +18,7 @@ interface Row {
   raw_sha256: string;
 }
 
-export const syncRejectedRecord: QueryCheck = {
+export const syncRejectedRecord = queryCheck({
   kind: 'query',
   code: 'SYNC_REJECTED_RECORD',
   severity: 'error',
@@ -44,4 +44,4 @@ export const syncRejectedRecord: QueryCheck = {
       records: row.record_id ? [{ type: RECORD_TYPE[row.resource] ?? 'giftCard', id: row.record_id }] : [],
     }));
   },
-};
+});

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
 import { nightlyRollForward, nightlyTally, type RollForward } from '../checks/rollforward.js';
-import { inferMerchant, runCatalogue, syncToCheck } from '../checks/run-checks.js';
+import { inferMerchant, matchBooksForRun, runCatalogue, syncToCheck } from '../checks/run-checks.js';
 import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import type { RereadRequest, Rereads } from '../sync/confirm.js';
@@ -68,7 +68,10 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const opening = previous ? previousClosing(sqlite, previous) : null;
 
   const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
-  const catalogue = runCatalogue({ sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options }, tally);
+  const checkContext = { sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
+  // The merchant's books against the services: a step of its own, before the checks that read it.
+  const booksMatching = matchBooksForRun(sqlite, checkContext);
+  const catalogue = runCatalogue(checkContext, tally, booksMatching);
   const confirmation = input.confirm ? judge(await input.confirm(confirmationRequest(catalogue.drafted))) : null;
   // A card the confirmation pass found moved on counts as in flight, as the findings do.
   for (const [giftCardId, verdict] of confirmation?.cards ?? []) {

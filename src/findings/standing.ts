@@ -69,7 +69,7 @@ export function standing(input: StandingInput): Standing {
     findings.push(finding);
   }
 
-  const inFlight = new Set(findings.filter((f) => f.code === 'GC_IN_FLIGHT').map((f) => f.entityId));
+  const inFlight = new Set(findings.filter((f) => f.code === CHECKS.GC_IN_FLIGHT.code).map((f) => f.entityId));
   for (const [giftCardId, { detail, currency }] of moved) {
     if (inFlight.has(giftCardId)) continue;
     inFlight.add(giftCardId);
@@ -81,7 +81,7 @@ export function standing(input: StandingInput): Standing {
       message: `card ${giftCardId} moved while its break was being confirmed (${detail}); it is checked again next run`,
       records: [cardRef(giftCardId)],
     };
-    const fingerprint = fingerprintOf('GC_IN_FLIGHT', draft);
+    const fingerprint = fingerprintOf(CHECKS.GC_IN_FLIGHT.code, draft);
     seen.add(fingerprint);
     findings.push(fromDraft(CHECKS.GC_IN_FLIGHT, draft, fingerprint, prior.get(fingerprint), acceptances.get(fingerprint), checkRunId, nowMs));
   }

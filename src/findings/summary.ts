@@ -3,6 +3,7 @@
  * accepted = the findings in the files), money at stake counted once, ages, the verdict.
  */
 import { SEVERITIES, type CheckCode, type Severity } from '../checks/check.js';
+import { CHECKS } from '../checks/index.js';
 import type { RollForward } from '../checks/rollforward.js';
 import { formatCents } from '../money.js';
 import { AGE_BUCKETS, ageBucketOf, type Finding } from './finding.js';
@@ -113,7 +114,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     open: stateCount('open'),
     accepted: stateCount('accepted'),
     resolved: resolved.length,
-    inFlight: findings.filter((f) => f.code === 'GC_IN_FLIGHT').length,
+    inFlight: findings.filter((f) => f.code === CHECKS.GC_IN_FLIGHT.code).length,
     held: held.length,
     acceptancesEnded: findings.filter((f) => f.acceptanceEnded !== null).length,
     ageBuckets: Object.fromEntries(AGE_BUCKETS.map((b) => [b, findings.filter((f) => f.state !== 'accepted' && ageBucketOf(f.ageDays) === b).length])),

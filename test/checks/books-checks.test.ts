@@ -6,7 +6,7 @@ import { importBooksFile } from '../../src/books/import-books.js';
 import { matchBooks } from '../../src/books/matching.js';
 import type { BooksKind } from '../../src/books/books-map.js';
 import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckOptions, type QueryCheck } from '../../src/checks/check.js';
-import { CHECKS } from '../../src/checks/index.js';
+import { BOOKS_CODES, CHECKS } from '../../src/checks/index.js';
 import { booksMatchOptions } from '../../src/checks/run-checks.js';
 import { sha256 } from '../../src/sync/rows.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0 } from '../support/fixtures.js';
@@ -40,7 +40,7 @@ async function books(kind: BooksKind, rows: Array<Record<string, string>>): Prom
 
 const tender = (reference: string, amount: string, minutes: number, extra: Record<string, string> = {}): Record<string, string> => ({ reference, amount, currency: 'USD', time: at(T0 + minutes * MINUTE), type: 'payment', ...extra });
 
-type BooksCode = 'BK_LEDGER_NOT_IN_BOOKS' | 'BK_BOOKS_NOT_IN_LEDGER' | 'BK_AMOUNT_MISMATCH' | 'BK_DUPLICATE' | 'BK_AMBIGUOUS' | 'CV_USES_MISMATCH' | 'DP_ORDER_NOT_IN_BOOKS' | 'BK_PURCHASE_NOT_ORDERED' | 'DP_BOOKS_AMOUNT_MISMATCH' | 'BK_IN_TRANSIT';
+type BooksCode = (typeof BOOKS_CODES)[number];
 
 /** Matches the books and runs one check, as a check run does. */
 function run(code: BooksCode, options: Partial<CheckOptions> = {}) {
@@ -51,7 +51,7 @@ function run(code: BooksCode, options: Partial<CheckOptions> = {}) {
 
 /** Every books code's findings after one matching: a look-alike must raise none of them. */
 function allBooksFindings(options: Partial<CheckOptions> = {}) {
-  const codes: BooksCode[] = ['BK_LEDGER_NOT_IN_BOOKS', 'BK_BOOKS_NOT_IN_LEDGER', 'BK_AMOUNT_MISMATCH', 'BK_DUPLICATE', 'BK_AMBIGUOUS', 'CV_USES_MISMATCH', 'DP_ORDER_NOT_IN_BOOKS', 'BK_PURCHASE_NOT_ORDERED', 'DP_BOOKS_AMOUNT_MISMATCH', 'BK_IN_TRANSIT'];
+  const codes = BOOKS_CODES;
   run('BK_IN_TRANSIT', options);
   const context = fx.context({ options: { ...DEFAULT_CHECK_OPTIONS, ...options } });
   return codes.flatMap((code) => (CHECKS[code] as QueryCheck).run(context).map((f) => ({ code, ...f })));

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHECK_CODES } from '../../src/checks/check.js';
-import { CATALOGUE, CHECKS } from '../../src/checks/index.js';
+import { BOOKS_CODES, CATALOGUE, CHECK_CODES, CHECKS } from '../../src/checks/index.js';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 const testSources = readdirSync(new URL('.', import.meta.url))
@@ -75,5 +74,21 @@ describe('the check catalogue', () => {
     expect(block, `tests of ${code}`).toMatch(/it\('flags /);
     expect(block, `look-alike of ${code}`).toMatch(/it\('(passes|forgets) /);
     expect(readme).toContain(`| \`${code}\` | ${check.severity} | ${check.lifecycle} |`);
+  });
+
+  it('says which checks need the books: exactly those that read the matching\'s tables', () => {
+    for (const check of CATALOGUE) {
+      const source = read(`../../src/checks/${check.code.toLowerCase().replace(/_/g, '-')}.ts`);
+      expect(check.needsBooks === true, check.code).toBe(/\bbooks_(match_rows|rows)\b|booksBreaks|books-breaks/.test(source));
+    }
+    expect(BOOKS_CODES.length).toBe(10);
+  });
+
+  it('writes each code once in the product: in its check\'s file (the simulator names what it plants, as an oracle apart)', () => {
+    const sources = readdirSync(new URL('../../src/', import.meta.url), { recursive: true, withFileTypes: false }).map(String).filter((f) => f.endsWith('.ts') && !f.startsWith('sim/'));
+    for (const code of CHECK_CODES) {
+      const files = sources.filter((f) => read(`../../src/${f}`).includes(`'${code}'`));
+      expect(files, code).toEqual([`checks/${code.toLowerCase().replace(/_/g, '-')}.ts`]);
+    }
   });
 });
