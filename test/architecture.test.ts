@@ -95,3 +95,20 @@ describe('the stages’ import directions', () => {
     expect(elsewhere.map((file) => relative(SRC, file))).toEqual([]);
   });
 });
+
+describe('the seam to the mirror', () => {
+  /** Stages whose store speaks only the typed, async query layer: no driver, no hand-prepared SQL. */
+  const TYPED = ['findings'] as const;
+
+  it.each(TYPED)('keeps the driver out of the %s stage: it reaches its tables through its typed store alone', (stage) => {
+    const files = [...sources(join(SRC, stage))];
+    expect(files.length).toBeGreaterThan(3);
+    const raw = files.filter((file) => /from 'better-sqlite3'|\.prepare\(|Database\.Database/.test(readFileSync(file, 'utf8')));
+    expect(raw.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('leaves the dialect to its folder: only src/db/sqlite/ makes the typed query layer', () => {
+    const makers = [...sources(SRC)].filter((file) => /new Kysely|SqliteDialect/.test(readFileSync(file, 'utf8')));
+    expect(makers.map((file) => relative(SRC, file))).toEqual([join('db', 'sqlite', 'queries.ts')]);
+  });
+});

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { parseISO, isValid } from 'date-fns';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { latestFinding, recordAcceptance } from '../findings/store.js';
+import { findingsStore } from '../findings/store.js';
 
 export interface AcceptOptions {
   db?: string;
@@ -34,10 +34,11 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const { mirror, lock } = openMirrorLocked(dbPath, 'accept');
   try {
-    const finding = latestFinding(mirror.sqlite, fingerprint);
+    const store = findingsStore(mirror);
+    const finding = await store.latestFinding(fingerprint);
     if (!finding) throw new MirrorError(`no finding has the fingerprint ${fingerprint}: copy it from the findings JSON or the report`);
     const by = options.by ?? operatingSystemUser();
-    recordAcceptance(mirror.sqlite, { fingerprint, note: options.note, by, acceptedAtMs: nowMs, until: options.until ?? null, untilMs, finding });
+    await store.recordAcceptance({ fingerprint, note: options.note, by, acceptedAtMs: nowMs, until: options.until ?? null, untilMs, finding });
     write(`accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`);
   } finally {
     mirror.close();

@@ -5,7 +5,7 @@ import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
 import { lockHolder } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirrorReadOnly, schemaVersion } from '../db/mirror.js';
-import { completedRun, summaryOf } from '../findings/store.js';
+import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
 
 export interface DoctorOptions extends ConfigFlags {
@@ -62,7 +62,7 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   }
 
   const db = options.db ?? DEFAULT_DB_PATH;
-  for (const line of mirror(db)) say(line);
+  for (const line of await mirror(db)) say(line);
   say(freeSpace(db));
   say(outFolder(options.out ?? 'reports'));
   process.exitCode = lines.every((l) => l.ok) ? 0 : 2;
@@ -86,7 +86,7 @@ async function reach(config: ServiceConfig, subject: string): Promise<Line> {
   }
 }
 
-function mirror(db: string): Line[] {
+async function mirror(db: string): Promise<Line[]> {
   const subject = `mirror ${resolve(db)}`;
   if (!existsSync(db)) return [{ ok: true, subject, text: 'not there yet: the first sync makes it' }];
   let opened;
@@ -104,7 +104,7 @@ function mirror(db: string): Line[] {
     else lines.push({ ok: true, subject: 'schema', text: applied === known ? `schema ${applied}, this version's` : `schema ${applied} of ${known}: the next writing command migrates it` });
     const holder = lockHolder(db);
     lines.push({ ok: true, subject: 'lock', text: holder ? `held by ledger-recon ${holder.command} (process ${holder.pid}, started ${holder.startedAt})` : 'free' });
-    const last = completedRun(opened.sqlite);
+    const last = await findingsStore(opened).completedRun();
     if (!last) lines.push({ ok: true, subject: 'last run', text: 'none yet' });
     else {
       const summary = summaryOf(last);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { lockHolder } from '../db/lock.js';
 import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { errorOf, recentRuns, summaryOf } from '../findings/store.js';
+import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
 import { columnsThatFit, terminalWidth } from './fit-width.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 
@@ -45,7 +45,7 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   const mirror = openMirrorReadOnly(dbPath);
   try {
     const running = lockHolder(dbPath) !== undefined;
-    const rows = recentRuns(mirror.sqlite, options.limit ?? 30).map((r, i): HistoryRow => {
+    const rows = (await findingsStore(mirror).recentRuns(options.limit ?? 30)).map((r, i): HistoryRow => {
       const s: Partial<CheckRunSummary> = r.summaryJson === null ? {} : summaryOf(r);
       return {
         runId: r.checkRunId,

@@ -24,7 +24,7 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon run\` first`);
   const mirror = openMirrorReadOnly(dbPath);
   try {
-    const paths = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', ...(options.run !== undefined ? { checkRunId: options.run } : {}), scope: scopeOf(options) });
+    const paths = await writeReport({ mirror, outDir: options.out ?? 'reports', ...(options.run !== undefined ? { checkRunId: options.run } : {}), scope: scopeOf(options) });
     write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n`);
     return paths;
   } finally {

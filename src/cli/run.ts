@@ -6,7 +6,7 @@ import { loadConfig, type ConfigFlags } from '../config.js';
 import { resolve } from 'node:path';
 import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js';
 import { InterruptedError, LedgerReconError } from '../errors.js';
-import { beginRun, markReportWritten, recordFailure, type RunError } from '../findings/store.js';
+import { findingsStore, type RunError } from '../findings/store.js';
 import { redact } from '../log.js';
 import { ensureFolder, storageFailure } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
@@ -106,7 +106,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     const { mirror, lock } = openMirrorLocked(dbPath, 'run');
     const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
     try {
-      checkRunId = beginRun(mirror.sqlite, { startedAtMs: started, optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }) });
+      checkRunId = await findingsStore(mirror).beginRun({ startedAtMs: started, optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }) });
       const result = await nightly(options, { mirror, clients, checkRunId, started, tty, booksFiles, signal: interruption.signal });
       const { summary } = result;
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
@@ -124,7 +124,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       const error = storageFailure(caught, { db: dbPath, out: options.out ?? 'reports' }) ?? caught;
       failure = runErrorOf(error, secrets);
       try {
-        if (checkRunId !== null) recordFailure(mirror.sqlite, checkRunId, failure, Date.now());
+        if (checkRunId !== null) await findingsStore(mirror).recordFailure(checkRunId, failure, Date.now());
       } catch {
         // A mirror that cannot take the record (its disk is full) keeps the run as interrupted.
       }
@@ -196,8 +196,8 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     });
     signal.throwIfAborted();
     progress.step('report');
-    const written = await writeReport({ sqlite: mirror.sqlite, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId, scope: scopeOf(options) });
-    markReportWritten(mirror.sqlite, summary.checkRunId);
+    const written = await writeReport({ mirror, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId, scope: scopeOf(options) });
+    await findingsStore(mirror).markReportWritten(summary.checkRunId);
     const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
     const json: RunSummary = {
       runId: summary.checkRunId,

@@ -8,6 +8,7 @@ import { MirrorError } from '../errors.js';
 import { ensureMirrorFolder, mirrorFullError, nearlyFull } from '../paths.js';
 import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from './schema.js';
+import { sqliteQueries, type MirrorQueries } from './sqlite/queries.js';
 
 /** Where the mirror lives unless --db says otherwise. */
 export const DEFAULT_DB_PATH = 'data/ledger.db';
@@ -21,6 +22,8 @@ export interface Mirror {
   path: string;
   /** drizzle over the connection, for typed queries. */
   db: MirrorDb;
+  /** The typed, async query layer the stores use (kysely), dialect-neutral above the stores. */
+  queries: MirrorQueries;
   /** The raw connection, for prepared bulk statements and streaming reads. */
   sqlite: Database.Database;
   close(): void;
@@ -109,7 +112,7 @@ function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOp
   createLedgerIndexes(sqlite);
   createCardIndexes(sqlite);
   createCouponIndexes(sqlite);
-  return { path, db, sqlite, close: () => sqlite.close() };
+  return { path, db, queries: sqliteQueries(sqlite), sqlite, close: () => sqlite.close() };
 }
 
 /**
@@ -299,7 +302,7 @@ export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
       sqlite.prepare('SELECT COUNT(*) FROM sqlite_master').get();
       refuseHalfBuilt(path, sqlite);
       const db = drizzle(sqlite, { schema }) as MirrorDb;
-      return { path, db, sqlite, close: () => sqlite.close() };
+      return { path, db, queries: sqliteQueries(sqlite), sqlite, close: () => sqlite.close() };
     },
   );
 }

@@ -13,7 +13,7 @@ import type { RereadRequest, Rereads } from '../sync/confirm.js';
 import { confirmationRequest, judge, type Confirmation } from './confirmation.js';
 import type { Finding } from './finding.js';
 import { standing, type Standing } from './standing.js';
-import { acceptances, attachSync, beginRun, findingsAndHeld, pinnedMerchant, previousClosing, previousCompleteRun, recordRun } from './store.js';
+import { findingsStore } from './store.js';
 import { summarise, type CheckRunSummary } from './summary.js';
 import type { FailOn } from './verdict.js';
 
@@ -60,12 +60,13 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   // changes it). Else what the credentials resolve to (the sync's lookup by ID), never a vote:
   // foreign records that outnumber ours must not turn our cards foreign. Else, when nothing
   // could tell, a clear majority, or a refusal naming the setting.
-  const merchantId = input.merchantId ?? pinnedMerchant(sqlite) ?? sync.merchantId ?? inferMerchant(sqlite);
-  const checkRunId = input.checkRunId ?? beginRun(sqlite, { startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) });
+  const store = findingsStore(input.mirror);
+  const merchantId = input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? inferMerchant(sqlite);
+  const checkRunId = input.checkRunId ?? (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) }));
   // One cut-off for every figure of the run: the sync's data edge.
-  attachSync(sqlite, checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
-  const previous = previousCompleteRun(sqlite, checkRunId);
-  const opening = previous ? previousClosing(sqlite, previous) : null;
+  await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
+  const previous = await store.previousCompleteRun(checkRunId);
+  const opening = previous ? await store.previousClosing(previous) : null;
 
   const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
   const checkContext = { sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
@@ -85,8 +86,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     nowMs,
     complete,
     drafted: catalogue.drafted,
-    previous: previous ? findingsAndHeld(sqlite, previous) : { findings: [], held: [] },
-    acceptances: acceptances(sqlite),
+    previous: previous ? await store.findingsAndHeld(previous) : { findings: [], held: [] },
+    acceptances: await store.acceptances(),
     confirmation,
   });
   const rollForward = nightlyRollForward(tally, opening);
@@ -108,6 +109,6 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     entries: catalogue.entries,
     walkMs: catalogue.walkMs,
   });
-  recordRun(sqlite, { checkRunId, standing: decided, rollForward, summary, finishedAtMs: nowMs + durationMs, reportPending: input.reportPending === true });
+  await store.recordRun({ checkRunId, standing: decided, rollForward, summary, finishedAtMs: nowMs + durationMs, reportPending: input.reportPending === true });
   return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
 }

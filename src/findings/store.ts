@@ -1,17 +1,18 @@
 /**
- * The findings stage's tables: check runs, findings, findings held in flight, resolved
- * findings, acceptances and the liability roll-forward. This module is the only code that
- * reads or writes them; row types come from the drizzle schema and are converted to the
- * stage's values here, once. I/O only: every decision is in standing.ts.
+ * The findings stage's store: check runs, findings, findings held in flight, resolved
+ * findings, acceptances and the liability roll-forward. It is the only code that reads or
+ * writes them, through the typed query layer (kysely over the mirror's dialect), async; row
+ * types come from the one schema and are converted to the stage's values here, once. I/O
+ * only: every decision is in standing.ts.
  */
-import type Database from 'better-sqlite3';
-import { asc, eq, getTableColumns, getTableName } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { sql } from 'kysely';
 import type { CheckCode, RecordRef } from '../checks/check.js';
 import { CHECK_CODES } from '../checks/index.js';
 import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
+import type { Mirror } from '../db/mirror.js';
+import { fromSql, toSql } from '../db/rows.js';
 import { checkRuns, findingAcceptances, findings, heldFindings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
+import type { MirrorQueries } from '../db/sqlite/queries.js';
 import type { Acceptance, Finding } from './finding.js';
 import type { Standing } from './standing.js';
 import type { CheckRunSummary } from './summary.js';
@@ -21,22 +22,6 @@ export type FindingRow = typeof findings.$inferSelect;
 export type AcceptanceRow = typeof findingAcceptances.$inferSelect;
 export type RollForwardRow = typeof liabilityRollforward.$inferSelect;
 export type ResolvedRow = typeof resolvedFindings.$inferSelect;
-
-/** `SELECT` list of a table's columns named as the schema's keys, so rows come back as `$inferSelect`. */
-function columnsOf(table: SQLiteTable): string {
-  return Object.entries(getTableColumns(table))
-    .map(([key, column]) => `"${column.name}" AS "${key}"`)
-    .join(', ');
-}
-
-/** A prepared `INSERT` taking a row object keyed as the schema's keys; `upsertOn` names the key an insert replaces on. */
-function inserter(sqlite: Database.Database, table: SQLiteTable, upsertOn?: string): Database.Statement {
-  const columns = Object.entries(getTableColumns(table));
-  const upsert = upsertOn
-    ? ` ON CONFLICT ("${upsertOn}") DO UPDATE SET ${columns.filter(([, c]) => c.name !== upsertOn).map(([, c]) => `"${c.name}" = excluded."${c.name}"`).join(', ')}`
-    : '';
-  return sqlite.prepare(`INSERT INTO ${getTableName(table)} (${columns.map(([, c]) => `"${c.name}"`).join(', ')}) VALUES (${columns.map(([key]) => `@${key}`).join(', ')})${upsert}`);
-}
 
 const CODES = new Set<string>(CHECK_CODES);
 
@@ -136,141 +121,12 @@ export interface RunError {
 /** How fingerprints are made (check_runs.findings_version): runs compare event breaks only within one. */
 const FINDINGS_VERSION = 1;
 
-/**
- * Records that a check run (or a nightly run, before its sync) started; returns its ID. A run
- * killed before it finishes stays 'running': `history` shows it as interrupted.
- */
-export function beginRun(sqlite: Database.Database, run: NewCheckRun): number {
-  return Number(
-    sqlite
-      .prepare(`INSERT INTO check_runs (status, started_at, started_at_ms, options_json, findings_version) VALUES ('running', ?, ?, ?, ?)`)
-      .run(new Date(run.startedAtMs).toISOString(), run.startedAtMs, run.optionsJson, FINDINGS_VERSION).lastInsertRowid,
-  );
-}
-
-/** Names the sync a started run checks, as of when, and our merchant. */
-export function attachSync(sqlite: Database.Database, checkRunId: number, sync: CheckedSync): void {
-  sqlite
-    .prepare('UPDATE check_runs SET sync_run_id = ?, as_of = ?, as_of_ms = ?, merchant_id = ? WHERE check_run_id = ?')
-    .run(sync.syncRunId, new Date(sync.asOfMs).toISOString(), sync.asOfMs, sync.merchantId, checkRunId);
-}
-
-/** Marks a started run failed, with why: the night's record when it could not finish. */
-export function recordFailure(sqlite: Database.Database, checkRunId: number, error: RunError, finishedAtMs: number): void {
-  sqlite.prepare(`UPDATE check_runs SET status = 'failed', error_json = ?, finished_at_ms = ? WHERE check_run_id = ?`).run(JSON.stringify(error), finishedAtMs, checkRunId);
-}
+/** Rows written per INSERT: well inside every dialect's limit on bound parameters. */
+const INSERT_BATCH = 500;
 
 /** Why a failed run failed, or null. */
 export function errorOf(run: CheckRunRow): RunError | null {
   return run.errorJson === null ? null : (JSON.parse(run.errorJson) as RunError);
-}
-
-/** The newest complete check run (completed, not INCOMPLETE): what a run compares with. */
-export function previousCompleteRun(sqlite: Database.Database, beforeCheckRunId: number): CheckRunRow | null {
-  return (
-    (sqlite
-      .prepare(`SELECT ${columnsOf(checkRuns)} FROM check_runs WHERE status = 'completed' AND verdict <> 'INCOMPLETE' AND check_run_id < ? ORDER BY check_run_id DESC LIMIT 1`)
-      .get(beforeCheckRunId) as CheckRunRow | undefined) ?? null
-  );
-}
-
-/** The merchant the newest complete run checked for: ours, pinned once a run has inferred or been told it. */
-export function pinnedMerchant(sqlite: Database.Database): string | null {
-  // A pin belongs to the services the mirror is bound to: a rebind leaves the previous one behind.
-  return (
-    (sqlite
-      .prepare(
-        `SELECT merchant_id FROM check_runs WHERE status = 'completed' AND merchant_id IS NOT NULL
-           AND sync_run_id IN (SELECT sync_run_id FROM sync_runs
-                               WHERE started_at_ms >= COALESCE((SELECT (julianday(bound_at) - 2440587.5) * 86400000.0 - 1 FROM mirror_identity WHERE identity_id = 1), 0))
-         ORDER BY check_run_id DESC LIMIT 1`,
-      )
-      .pluck()
-      .get() as string | undefined) ?? null
-  );
-}
-
-/** A run's findings and the findings it held in flight, and whether its fingerprints are made as this version makes them. */
-export function findingsAndHeld(sqlite: Database.Database, run: CheckRunRow): { findings: Finding[]; held: Finding[]; sameFingerprints: boolean } {
-  const checkRunId = run.checkRunId;
-  const read = (table: typeof findings | typeof heldFindings): Finding[] =>
-    (sqlite.prepare(`SELECT ${columnsOf(table)} FROM ${getTableName(table)} WHERE check_run_id = ?`).all(checkRunId) as FindingRow[]).map(findingOf);
-  return { findings: read(findings), held: read(heldFindings), sameFingerprints: run.findingsVersion === FINDINGS_VERSION };
-}
-
-/** Every acceptance on record. */
-export function acceptances(sqlite: Database.Database): Acceptance[] {
-  return (sqlite.prepare(`SELECT ${columnsOf(findingAcceptances)} FROM finding_acceptances`).all() as AcceptanceRow[]).map((a) => ({
-    fingerprint: a.fingerprint,
-    note: a.note,
-    by: a.acceptedBy,
-    acceptedAtMs: a.acceptedAtMs,
-    untilMs: a.untilMs,
-    detailSha256: a.detailSha256,
-  }));
-}
-
-/** Where a run's roll-forward closed, per currency: the next run opens there. */
-export function previousClosing(sqlite: Database.Database, run: CheckRunRow): PreviousClosing {
-  const rows = rollForwardOf(sqlite, run.checkRunId);
-  return {
-    cutOffMs: rows.find((r) => r.cutOffMs !== null)?.cutOffMs ?? null,
-    asOfMs: run.asOfMs,
-    byCurrency: new Map(rows.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }])),
-  };
-}
-
-/** A run's roll-forward per currency, typed from the schema. */
-export function rollForwardOf(sqlite: Database.Database, checkRunId: number): RollForwardRow[] {
-  return drizzle(sqlite).select().from(liabilityRollforward).where(eq(liabilityRollforward.checkRunId, checkRunId)).orderBy(asc(liabilityRollforward.currency)).all();
-}
-
-export interface RunRecord {
-  checkRunId: number;
-  /** The nightly run writes a report after this: the run's report stays 'pending' until {@link markReportWritten}. */
-  reportPending?: boolean;
-  standing: Standing;
-  rollForward: readonly RollForward[];
-  summary: CheckRunSummary;
-  finishedAtMs: number;
-}
-
-/** Stores a run's standing, roll-forward and summary, and marks it completed: one transaction. */
-export function recordRun(sqlite: Database.Database, record: RunRecord): void {
-  const { checkRunId, standing, summary } = record;
-  const insertFinding = inserter(sqlite, findings);
-  const insertHeld = inserter(sqlite, heldFindings);
-  const insertResolved = inserter(sqlite, resolvedFindings);
-  const insertRollForward = inserter(sqlite, liabilityRollforward);
-  sqlite.transaction(() => {
-    for (const f of standing.findings) insertFinding.run(rowOf(f));
-    for (const f of standing.held) insertHeld.run(rowOf(f));
-    for (const f of standing.resolved) {
-      const row: ResolvedRow = { checkRunId, fingerprint: f.fingerprint, code: f.code, severity: f.severity, entityType: f.entityType, entityId: f.entityId, message: f.message, firstSeenAt: new Date(f.firstSeenAtMs).toISOString() };
-      insertResolved.run(row);
-    }
-    for (const r of record.rollForward) {
-      const row: RollForwardRow = { checkRunId, ...r };
-      insertRollForward.run(row);
-    }
-    sqlite
-      .prepare(`UPDATE check_runs SET status = 'completed', verdict = ?, finished_at_ms = ?, failed_checks_json = ?, summary_json = ?, report_state = ? WHERE check_run_id = ?`)
-      .run(summary.verdict, record.finishedAtMs, summary.failedChecks.length > 0 ? JSON.stringify(summary.failedChecks) : null, JSON.stringify(summary), record.reportPending ? 'pending' : null, checkRunId);
-  })();
-}
-
-/** The run's report files are written: the night is whole. */
-export function markReportWritten(sqlite: Database.Database, checkRunId: number): void {
-  drizzle(sqlite).update(checkRuns).set({ reportState: 'written' }).where(eq(checkRuns.checkRunId, checkRunId)).run();
-}
-
-/** A completed check run: the newest, or the one named. */
-export function completedRun(sqlite: Database.Database, checkRunId?: number): CheckRunRow | null {
-  const row =
-    checkRunId === undefined
-      ? sqlite.prepare(`SELECT ${columnsOf(checkRuns)} FROM check_runs WHERE status = 'completed' ORDER BY check_run_id DESC LIMIT 1`).get()
-      : sqlite.prepare(`SELECT ${columnsOf(checkRuns)} FROM check_runs WHERE status = 'completed' AND check_run_id = ?`).get(checkRunId);
-  return (row as CheckRunRow | undefined) ?? null;
 }
 
 /** The summary a completed run stored. */
@@ -279,32 +135,14 @@ export function summaryOf(run: CheckRunRow): CheckRunSummary {
   return JSON.parse(run.summaryJson) as CheckRunSummary;
 }
 
-/** Past check runs, newest first. */
-export function recentRuns(sqlite: Database.Database, limit: number): CheckRunRow[] {
-  return sqlite.prepare(`SELECT ${columnsOf(checkRuns)} FROM check_runs ORDER BY check_run_id DESC LIMIT ?`).all(limit) as CheckRunRow[];
-}
-
-/**
- * A run's findings, streamed in the auditors' order: errors first, accepted ones last within
- * a severity, then by code and entity.
- */
-export function* findingsOfRun(sqlite: Database.Database, checkRunId: number): Generator<Finding> {
-  const rows = sqlite.prepare(
-    `SELECT ${columnsOf(findings)} FROM findings WHERE check_run_id = ?
-     ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, state = 'accepted', code, entity_id, fingerprint`,
-  );
-  for (const row of rows.iterate(checkRunId) as Iterable<FindingRow>) yield findingOf(row);
-}
-
-/** The previous findings a run resolved. */
-export function resolvedOf(sqlite: Database.Database, checkRunId: number): ResolvedRow[] {
-  return sqlite.prepare(`SELECT ${columnsOf(resolvedFindings)} FROM resolved_findings WHERE check_run_id = ? ORDER BY code, entity_id`).all(checkRunId) as ResolvedRow[];
-}
-
-/** The newest finding with this fingerprint, or null. */
-export function latestFinding(sqlite: Database.Database, fingerprint: string): Finding | null {
-  const row = sqlite.prepare(`SELECT ${columnsOf(findings)} FROM findings WHERE fingerprint = ? ORDER BY check_run_id DESC LIMIT 1`).get(fingerprint) as FindingRow | undefined;
-  return row ? findingOf(row) : null;
+export interface RunRecord {
+  checkRunId: number;
+  /** The nightly run writes a report after this: the run's report stays 'pending' until {@link FindingsStore.markReportWritten}. */
+  reportPending?: boolean;
+  standing: Standing;
+  rollForward: readonly RollForward[];
+  summary: CheckRunSummary;
+  finishedAtMs: number;
 }
 
 export interface NewAcceptance {
@@ -319,18 +157,194 @@ export interface NewAcceptance {
   finding: Finding;
 }
 
-/** Records (or replaces) the acceptance of a break as it stands. */
-export function recordAcceptance(sqlite: Database.Database, a: NewAcceptance): void {
-  const row: AcceptanceRow = {
-    fingerprint: a.fingerprint,
-    note: a.note,
-    acceptedBy: a.by,
-    acceptedAt: new Date(a.acceptedAtMs).toISOString(),
-    acceptedAtMs: a.acceptedAtMs,
-    until: a.until,
-    untilMs: a.untilMs,
-    detailSha256: a.finding.detailSha256,
-    checkRunId: a.finding.checkRunId,
-  };
-  inserter(sqlite, findingAcceptances, 'fingerprint').run(row);
+/** The findings store of a mirror. */
+export function findingsStore(mirror: Pick<Mirror, 'queries'>): FindingsStore {
+  return new FindingsStore(mirror.queries);
+}
+
+/** The findings stage's tables, typed and async. */
+export class FindingsStore {
+  constructor(private readonly db: MirrorQueries) {}
+
+  /**
+   * Records that a check run (or a nightly run, before its sync) started; returns its ID. A
+   * run killed before it finishes stays 'running': `history` shows it as interrupted.
+   */
+  async beginRun(run: NewCheckRun): Promise<number> {
+    const row = await this.db
+      .insertInto('check_runs')
+      .values({ status: 'running', started_at: new Date(run.startedAtMs).toISOString(), started_at_ms: run.startedAtMs, options_json: run.optionsJson, findings_version: FINDINGS_VERSION })
+      .returning('check_run_id')
+      .executeTakeFirstOrThrow();
+    return row.check_run_id;
+  }
+
+  /** Names the sync a started run checks, as of when, and our merchant. */
+  async attachSync(checkRunId: number, sync: CheckedSync): Promise<void> {
+    await this.db
+      .updateTable('check_runs')
+      .set({ sync_run_id: sync.syncRunId, as_of: new Date(sync.asOfMs).toISOString(), as_of_ms: sync.asOfMs, merchant_id: sync.merchantId })
+      .where('check_run_id', '=', checkRunId)
+      .execute();
+  }
+
+  /** Marks a started run failed, with why: the night's record when it could not finish. */
+  async recordFailure(checkRunId: number, error: RunError, finishedAtMs: number): Promise<void> {
+    await this.db.updateTable('check_runs').set({ status: 'failed', error_json: JSON.stringify(error), finished_at_ms: finishedAtMs }).where('check_run_id', '=', checkRunId).execute();
+  }
+
+  /** The newest complete check run (completed, not INCOMPLETE) before `beforeCheckRunId`: what a run compares with. */
+  async previousCompleteRun(beforeCheckRunId: number): Promise<CheckRunRow | null> {
+    const row = await this.db
+      .selectFrom('check_runs')
+      .selectAll()
+      .where('status', '=', 'completed')
+      .where('verdict', '<>', 'INCOMPLETE')
+      .where('check_run_id', '<', beforeCheckRunId)
+      .orderBy('check_run_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? fromSql(checkRuns, row) : null;
+  }
+
+  /**
+   * The merchant the newest complete run of these services checked for: ours, pinned once a
+   * run has resolved or been told it. A pin belongs to the services the mirror is bound to: a
+   * rebind leaves the previous one behind.
+   */
+  async pinnedMerchant(): Promise<string | null> {
+    const identity = await this.db.selectFrom('mirror_identity').select('bound_at').where('identity_id', '=', 1).executeTakeFirst();
+    const boundMs = identity ? Date.parse(identity.bound_at) : 0;
+    const row = await this.db
+      .selectFrom('check_runs')
+      .select('merchant_id')
+      .where('status', '=', 'completed')
+      .where('merchant_id', 'is not', null)
+      .where('sync_run_id', 'in', (runs) => runs.selectFrom('sync_runs').select('sync_run_id').where('started_at_ms', '>=', Number.isNaN(boundMs) ? 0 : boundMs))
+      .orderBy('check_run_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.merchant_id ?? null;
+  }
+
+  /** A run's findings and the findings it held in flight, and whether its fingerprints are made as this version makes them. */
+  async findingsAndHeld(run: CheckRunRow): Promise<{ findings: Finding[]; held: Finding[]; sameFingerprints: boolean }> {
+    const found = await this.db.selectFrom('findings').selectAll().where('check_run_id', '=', run.checkRunId).execute();
+    const held = await this.db.selectFrom('held_findings').selectAll().where('check_run_id', '=', run.checkRunId).execute();
+    return { findings: found.map((row) => findingOf(fromSql(findings, row))), held: held.map((row) => findingOf(fromSql(heldFindings, row))), sameFingerprints: run.findingsVersion === FINDINGS_VERSION };
+  }
+
+  /** Every acceptance on record. */
+  async acceptances(): Promise<Acceptance[]> {
+    const rows = await this.db.selectFrom('finding_acceptances').selectAll().execute();
+    return rows.map((row) => {
+      const a = fromSql(findingAcceptances, row);
+      return { fingerprint: a.fingerprint, note: a.note, by: a.acceptedBy, acceptedAtMs: a.acceptedAtMs, untilMs: a.untilMs, detailSha256: a.detailSha256 };
+    });
+  }
+
+  /** Where a run's roll-forward closed, per currency: the next run opens there. */
+  async previousClosing(run: CheckRunRow): Promise<PreviousClosing> {
+    const rows = await this.rollForwardOf(run.checkRunId);
+    return {
+      cutOffMs: rows.find((r) => r.cutOffMs !== null)?.cutOffMs ?? null,
+      asOfMs: run.asOfMs,
+      byCurrency: new Map(rows.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }])),
+    };
+  }
+
+  /** A run's roll-forward per currency. */
+  async rollForwardOf(checkRunId: number): Promise<RollForwardRow[]> {
+    const rows = await this.db.selectFrom('liability_rollforward').selectAll().where('check_run_id', '=', checkRunId).orderBy('currency').execute();
+    return rows.map((row) => fromSql(liabilityRollforward, row));
+  }
+
+  /** Stores a run's standing, roll-forward and summary, and marks it completed: one transaction. */
+  async recordRun(record: RunRecord): Promise<void> {
+    const { checkRunId, standing, summary } = record;
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < standing.findings.length; i += INSERT_BATCH) await trx.insertInto('findings').values(standing.findings.slice(i, i + INSERT_BATCH).map((f) => toSql(findings, rowOf(f)))).execute();
+      for (let i = 0; i < standing.held.length; i += INSERT_BATCH) await trx.insertInto('held_findings').values(standing.held.slice(i, i + INSERT_BATCH).map((f) => toSql(heldFindings, rowOf(f)))).execute();
+      const resolved = standing.resolved.map((f): ResolvedRow => ({ checkRunId, fingerprint: f.fingerprint, code: f.code, severity: f.severity, entityType: f.entityType, entityId: f.entityId, message: f.message, firstSeenAt: new Date(f.firstSeenAtMs).toISOString() }));
+      for (let i = 0; i < resolved.length; i += INSERT_BATCH) await trx.insertInto('resolved_findings').values(resolved.slice(i, i + INSERT_BATCH).map((row) => toSql(resolvedFindings, row))).execute();
+      if (record.rollForward.length > 0) await trx.insertInto('liability_rollforward').values(record.rollForward.map((r) => toSql(liabilityRollforward, { checkRunId, ...r }))).execute();
+      await trx
+        .updateTable('check_runs')
+        .set({
+          status: 'completed',
+          verdict: summary.verdict,
+          finished_at_ms: record.finishedAtMs,
+          failed_checks_json: summary.failedChecks.length > 0 ? JSON.stringify(summary.failedChecks) : null,
+          summary_json: JSON.stringify(summary),
+          report_state: record.reportPending ? 'pending' : null,
+        })
+        .where('check_run_id', '=', checkRunId)
+        .execute();
+    });
+  }
+
+  /** The run's report files are written: the night is whole. */
+  async markReportWritten(checkRunId: number): Promise<void> {
+    await this.db.updateTable('check_runs').set({ report_state: 'written' }).where('check_run_id', '=', checkRunId).execute();
+  }
+
+  /** A completed check run: the newest, or the one named. */
+  async completedRun(checkRunId?: number): Promise<CheckRunRow | null> {
+    let query = this.db.selectFrom('check_runs').selectAll().where('status', '=', 'completed');
+    query = checkRunId === undefined ? query.orderBy('check_run_id', 'desc').limit(1) : query.where('check_run_id', '=', checkRunId);
+    const row = await query.executeTakeFirst();
+    return row ? fromSql(checkRuns, row) : null;
+  }
+
+  /** Past check runs, newest first. */
+  async recentRuns(limit: number): Promise<CheckRunRow[]> {
+    const rows = await this.db.selectFrom('check_runs').selectAll().orderBy('check_run_id', 'desc').limit(limit).execute();
+    return rows.map((row) => fromSql(checkRuns, row));
+  }
+
+  /**
+   * A run's findings, streamed in the auditors' order: errors first, accepted ones last within
+   * a severity, then by code and entity.
+   */
+  async *findingsOfRun(checkRunId: number): AsyncGenerator<Finding> {
+    const rows = this.db
+      .selectFrom('findings')
+      .selectAll()
+      .where('check_run_id', '=', checkRunId)
+      .orderBy(sql`CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`)
+      .orderBy(sql`CASE state WHEN 'accepted' THEN 1 ELSE 0 END`)
+      .orderBy('code')
+      .orderBy('entity_id')
+      .orderBy('fingerprint')
+      .stream(256);
+    for await (const row of rows) yield findingOf(fromSql(findings, row));
+  }
+
+  /** The previous findings a run resolved. */
+  async resolvedOf(checkRunId: number): Promise<ResolvedRow[]> {
+    const rows = await this.db.selectFrom('resolved_findings').selectAll().where('check_run_id', '=', checkRunId).orderBy('code').orderBy('entity_id').execute();
+    return rows.map((row) => fromSql(resolvedFindings, row));
+  }
+
+  /** The newest finding with this fingerprint, or null. */
+  async latestFinding(fingerprint: string): Promise<Finding | null> {
+    const row = await this.db.selectFrom('findings').selectAll().where('fingerprint', '=', fingerprint).orderBy('check_run_id', 'desc').limit(1).executeTakeFirst();
+    return row ? findingOf(fromSql(findings, row)) : null;
+  }
+
+  /** Records (or replaces) the acceptance of a break as it stands. */
+  async recordAcceptance(a: NewAcceptance): Promise<void> {
+    const row = toSql(findingAcceptances, {
+      fingerprint: a.fingerprint,
+      note: a.note,
+      acceptedBy: a.by,
+      acceptedAt: new Date(a.acceptedAtMs).toISOString(),
+      acceptedAtMs: a.acceptedAtMs,
+      until: a.until,
+      untilMs: a.untilMs,
+      detailSha256: a.finding.detailSha256,
+      checkRunId: a.finding.checkRunId,
+    });
+    await this.db.insertInto('finding_acceptances').values(row).onConflict((conflict) => conflict.column('fingerprint').doUpdateSet(row)).execute();
+  }
 }

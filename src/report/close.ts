@@ -15,7 +15,6 @@ import { walkCardFigures } from '../checks/card-ledger.js';
 import { closingOf, LiabilityTally, type LiabilityFlows } from '../checks/ledger-state.js';
 import { cardsInFlight, newestCompletedSync } from '../checks/ledger-reads.js';
 import { MirrorError } from '../errors.js';
-import { pinnedMerchant } from '../findings/store.js';
 import type { Period } from './period.js';
 
 /** One card across the period. Amounts in cents; null where an amount off the cent leaves it unknown. */
@@ -91,7 +90,7 @@ export function dataAsOf(sqlite: Database.Database): number | null {
  * `options.asOfMs` cuts the data off earlier than the newest sync (a past check run's edge).
  * @throws MirrorError when the mirror holds no completed sync, or the period starts after its data.
  */
-export function closePeriod(sqlite: Database.Database, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number } = {}): PeriodClose {
+export function closePeriod(sqlite: Database.Database, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number; merchantId?: string | null } = {}): PeriodClose {
   const newest = newestCompletedSync(sqlite);
   if (newest === null) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
   // An earlier edge (a past check run's): the service's balances read since are not comparable.
@@ -101,7 +100,8 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
   const endsNow = period.endMs >= asOfMs && comparableWithService;
   const start = period.startMs;
   const end = Math.min(period.endMs, asOfMs);
-  const merchantId = pinnedMerchant(sqlite);
+  // Our merchant as the newest run pinned it (the caller asks the findings store); every card when none has.
+  const merchantId = options.merchantId ?? null;
   const inFlight = endsNow ? cardsInFlight(sqlite, newest.syncRunId) : new Set<string>();
 
   const tally = new LiabilityTally({ fromMs: start, toMs: end }, merchantId, true);

@@ -10,7 +10,7 @@ import { walkCardLedgers } from '../checks/card-ledger.js';
 import { CATALOGUE } from '../checks/index.js';
 import { cardReconciliation } from '../checks/ledger-state.js';
 import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/finding.js';
-import { findingsOfRun, previousCompleteRun, rollForwardOf, summaryOf, type CheckRunRow } from '../findings/store.js';
+import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
 import { formatCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
@@ -27,7 +27,7 @@ const date = (ms: number | null): Cell => (ms === null ? null : { date: ms });
 const measure = (f: Finding, value: number | null): Cell => (value === null ? null : f.unit === 'cents' ? money(value, f.currency) : value);
 
 /** Finding codes of this run per record ID, for the sheets' "findings" columns. */
-function codesByRecord(sqlite: Database.Database, checkRunId: number): Map<string, string> {
+async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<Map<string, string>> {
   const codes = new Map<string, Set<string>>();
   const add = (id: string | null, code: string): void => {
     if (!id) return;
@@ -35,7 +35,7 @@ function codesByRecord(sqlite: Database.Database, checkRunId: number): Map<strin
     set.add(code);
     codes.set(id, set);
   };
-  for (const f of findingsOfRun(sqlite, checkRunId)) {
+  for await (const f of store.findingsOfRun(checkRunId)) {
     add(f.entityId, f.code);
     add(f.giftCardId, f.code);
     for (const record of f.records) add(record.id, f.code);
@@ -103,10 +103,10 @@ function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string): Pick
   };
 }
 
-export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope = {}): SheetSpec[] {
+export async function reportSheets(sqlite: Database.Database, store: FindingsStore, run: CheckRunRow, scope: ReportScope = {}): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
   const monthToDate = monthToDateOf(sqlite, run);
-  const codes = codesByRecord(sqlite, run.checkRunId);
+  const codes = await codesByRecord(store, run.checkRunId);
   const findingsOf = (...ids: (string | null)[]): string => {
     if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
     return [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
@@ -114,10 +114,10 @@ export function reportSheets(sqlite: Database.Database, run: CheckRunRow, scope:
   // Every record a finding of this run is about: the detail sheets list (and print) theirs first.
   const flagged = JSON.stringify([...codes.keys()]);
   return [
-    { name: 'Summary', widths: SUMMARY_WIDTHS, printScale: COMPACT_PRINT, rows: summaryRows(sqlite, run, scope, materiality, monthToDate) },
+    { name: 'Summary', widths: SUMMARY_WIDTHS, printScale: COMPACT_PRINT, rows: summaryRows(sqlite, store, run, scope, materiality, monthToDate) },
     // On paper, what a reader reads (severity to age); the records, fingerprints and acceptances are on screen and in the CSV.
     // On paper, severity to age one page wide at over 70 %: the page's width goes to the message.
-    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1, fixedWidths: FINDINGS_PRINTED_WIDTHS, rows: findingRows(sqlite, run.checkRunId, materiality) },
+    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1, fixedWidths: FINDINGS_PRINTED_WIDTHS, rows: findingRows(store, run.checkRunId, materiality) },
     {
       name: 'Card reconciliation',
       header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
@@ -204,8 +204,8 @@ const FINDINGS_PRINTED_WIDTHS = Object.fromEntries(
   ([['severity', 10], ['code', 33], ['state', 8], ['message', 51], ['currency', 10], ['difference', 13], ['at stake', 12], ['material', 10], ['age (days)', 7]] as const).map(([name, width]) => [FINDINGS_HEADER.indexOf(name), width]),
 );
 
-function* findingRows(sqlite: Database.Database, checkRunId: number, materiality: Materiality): Generator<Cell[]> {
-  for (const f of findingsOfRun(sqlite, checkRunId)) {
+async function* findingRows(store: FindingsStore, checkRunId: number, materiality: Materiality): AsyncGenerator<Cell[]> {
+  for await (const f of store.findingsOfRun(checkRunId)) {
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
     yield [
@@ -349,7 +349,7 @@ function monthToDateOf(sqlite: Database.Database, run: CheckRunRow): PeriodClose
   if (asOf === null) return null;
   const day = new Date(asOf).toISOString().slice(0, 10);
   try {
-    return closePeriod(sqlite, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf });
+    return closePeriod(sqlite, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf, merchantId: run.merchantId });
   } catch (error) {
     if (error instanceof MirrorError) return null;
     throw error;
@@ -385,10 +385,10 @@ function matchingSheet(sqlite: Database.Database, findingsOf: (...ids: (string |
   };
 }
 
-function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: ReportScope, materiality: Materiality, monthToDate: PeriodClose | null): Generator<Cell[]> {
+async function* summaryRows(sqlite: Database.Database, store: FindingsStore, run: CheckRunRow, scope: ReportScope, materiality: Materiality, monthToDate: PeriodClose | null): AsyncGenerator<Cell[]> {
   const summary = summaryOf(run);
   const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.syncRunId) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
-  const previous = previousCompleteRun(sqlite, run.checkRunId);
+  const previous = await store.previousCompleteRun(run.checkRunId);
   // Rows are numbered as they are yielded, so that formulas can point at the labels above them.
   let row = 0;
   const line = (cells: Cell[]): Cell[] => {
@@ -430,7 +430,7 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
   yield line([{ heading: 'Findings by code' }, { label: 'severity' }, { label: 'findings' }, ...FINDING_STATES.map((state) => ({ label: state })), { label: 'material' }]);
   const byCode = new Map<CheckCode, { severity: string; n: number; material: number; states: Record<string, number> }>();
   const all: Finding[] = [];
-  for (const f of findingsOfRun(sqlite, run.checkRunId)) {
+  for await (const f of store.findingsOfRun(run.checkRunId)) {
     all.push(f);
     const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
     group.n += 1;
@@ -489,7 +489,7 @@ function* summaryRows(sqlite: Database.Database, run: CheckRunRow, scope: Report
 
   // Each currency's closing re-performed from its row: opening + issued − debited + refunded − voided − expired.
   // Read down, as a roll-forward is: a column per currency, each closing re-performed from the figures above it.
-  const rolls = rollForwardOf(sqlite, run.checkRunId);
+  const rolls = await store.rollForwardOf(run.checkRunId);
   // The roll-forward and its result (Closes, the month to date) start a printed page: never split.
   yield line([{ heading: 'Gift card liability roll-forward', pageBreak: true }, ...rolls.map((r) => ({ label: r.currency }))]);
   const first = row + 1;

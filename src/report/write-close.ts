@@ -28,6 +28,8 @@ export interface WriteCloseOptions {
   outDir: string;
   /** Fills "Prepared by" on the Summary; the reviewer's lines stay blank to sign. */
   preparer?: string;
+  /** Our merchant, as the newest check run pinned it; every card when null. */
+  merchantId?: string | null;
 }
 
 /** The most card or entry rows a workbook sheet lists; the CSV (cards) and the mirror (entries) hold them all. */
@@ -94,7 +96,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
         if (differingIds.length < PRINTED_CARDS) differingIds.push(card.giftCardId);
       }
       else if (listed.length < SHEET_ROW_CAP) listed.push(row);
-    });
+    }, { merchantId: options.merchantId ?? null });
     cardsCsv.close();
     await writeXlsx(
       temporary.workbook,

@@ -4,6 +4,7 @@
  * when all three are complete: a failed report never leaves a half-written file under a final
  * name, and earlier runs' files stay.
  */
+import type { Mirror } from '../db/mirror.js';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import type Database from 'better-sqlite3';
 import { LedgerReconError, MirrorError } from '../errors.js';
 import { ensureFolder, fileSystemError } from '../paths.js';
 import { exportFinding, type ExportedFinding } from '../findings/finding.js';
-import { completedRun, findingsOfRun, summaryOf, type CheckRunRow } from '../findings/store.js';
+import { findingsStore, summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
 import { reportSheets, type ReportScope } from './report-sheets.js';
@@ -24,7 +25,8 @@ export interface ReportPaths {
 }
 
 export interface WriteReportOptions {
-  sqlite: Database.Database;
+  /** The mirror: its findings store, and its connection for the detail sheets' reads. */
+  mirror: Pick<Mirror, 'sqlite' | 'queries'>;
   outDir: string;
   /** Default: the newest completed check run. */
   checkRunId?: number;
@@ -46,10 +48,11 @@ export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' 
  * @throws MirrorError when the mirror holds no completed check run.
  */
 export async function writeReport(options: WriteReportOptions): Promise<ReportPaths> {
-  const { sqlite } = options;
-  const run = completedRun(sqlite, options.checkRunId);
+  const { sqlite } = options.mirror;
+  const store = findingsStore(options.mirror);
+  const run = await store.completedRun(options.checkRunId);
   if (!run) {
-    const newest = completedRun(sqlite);
+    const newest = await store.completedRun();
     if (options.checkRunId === undefined || !newest) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
     throw new MirrorError(`the mirror holds no completed check run ${options.checkRunId}: the newest is run ${newest.checkRunId} (\`ledger-recon history\` lists them all)`);
   }
@@ -68,9 +71,9 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     await writeXlsx(
       temporary.workbook,
       { title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`, subject: 'Gift card, coupon and delivery partner reconciliation', creator: 'ledger-recon', created: new Date(run.startedAtMs) },
-      reportSheets(sqlite, run, options.scope),
+      await reportSheets(sqlite, store, run, options.scope),
     );
-    await writeFindingFiles(sqlite, run.checkRunId, temporary);
+    await writeFindingFiles(store, run.checkRunId, temporary);
     for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], final[key]);
     return final;
   } catch (error) {
@@ -92,7 +95,7 @@ const CSV_COLUMNS = [
 const FIGURES = new Set<string>(['expected', 'actual', 'difference', 'atStake']);
 
 /** The findings as CSV (one row each, formula-safe) and as a JSON array, streamed. */
-async function writeFindingFiles(sqlite: Database.Database, checkRunId: number, paths: ReportPaths): Promise<void> {
+async function writeFindingFiles(store: FindingsStore, checkRunId: number, paths: ReportPaths): Promise<void> {
   const csv = createWriteStream(paths.csv);
   const json = createWriteStream(paths.json);
   const write = async (stream: NodeJS.WritableStream, text: string): Promise<void> => {
@@ -101,7 +104,7 @@ async function writeFindingFiles(sqlite: Database.Database, checkRunId: number, 
   await write(csv, `${CSV_COLUMNS.map((c) => csvField(c)).join(',')}\r\n`);
   await write(json, '[');
   let first = true;
-  for (const finding of findingsOfRun(sqlite, checkRunId)) {
+  for await (const finding of store.findingsOfRun(checkRunId)) {
     const f = exportFinding(finding);
     await write(json, `${first ? '\n' : ',\n'}${JSON.stringify(f)}`);
     first = false;

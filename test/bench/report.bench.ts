@@ -44,7 +44,7 @@ async function prepare(path: string): Promise<void> {
 async function report(path: string): Promise<void> {
   const mirror = openMirror(path);
   const started = performance.now();
-  const paths = await writeReport({ sqlite: mirror.sqlite, outDir: join(tmpdir(), 'ledger-recon-report-bench') });
+  const paths = await writeReport({ mirror, outDir: join(tmpdir(), 'ledger-recon-report-bench') });
   const seconds = (performance.now() - started) / 1000;
   mirror.close();
   const size = (p: string) => `${(statSync(p).size / 1e6).toFixed(1)} MB`;

@@ -12,7 +12,7 @@ import { accept } from '../../src/cli/accept.js';
 import { openMirror } from '../../src/db/mirror.js';
 import type { ExportedFinding } from '../../src/findings/finding.js';
 import { reconcile } from '../../src/findings/reconcile.js';
-import { resolvedOf } from '../../src/findings/store.js';
+import { findingsStore } from '../../src/findings/store.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { rereadGiftCards } from '../../src/sync/confirm.js';
 import { runSync } from '../../src/sync/run-sync.js';
@@ -98,7 +98,7 @@ describe('a property over random sequences of nights, end to end', () => {
             // ---- the night ----------------------------------------------------------------------
             await runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full: plan.full });
             const { summary } = await reconcile({ mirror, confirm: (request) => rereadGiftCards(mirror.sqlite, services.giftcard, request, 4) });
-            const report = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports'), checkRunId: summary.checkRunId });
+            const report = await writeReport({ mirror, outDir: join(dir, 'reports'), checkRunId: summary.checkRunId });
             const findings = JSON.parse(readFileSync(report.json, 'utf8')) as ExportedFinding[];
             const csvRows = readFileSync(report.csv, 'utf8').trimEnd().split('\r\n').length - 1;
 
@@ -113,7 +113,7 @@ describe('a property over random sequences of nights, end to end', () => {
               expect(found.severity).not.toBe('info');
               expect(found.state).toBe(p.acceptedFrom !== undefined && p.acceptedFrom <= n ? 'accepted' : p.seenFrom === n ? 'new' : 'open');
             }
-            const resolved = resolvedOf(mirror.sqlite, summary.checkRunId);
+            const resolved = await findingsStore(mirror).resolvedOf(summary.checkRunId);
             for (const p of planted.filter((q) => q.repairedOn === n && q.fingerprint !== undefined)) expect(resolved.filter((r) => r.fingerprint === p.fingerprint), `${p.code} resolved`).toHaveLength(1);
             expect(summary.new + summary.open + summary.accepted).toBe(summary.findings);
             expect(findings).toHaveLength(summary.findings);
@@ -128,7 +128,8 @@ describe('a property over random sequences of nights, end to end', () => {
           }
           // Each repaired break was resolved exactly once over all the nights.
           for (const p of planted.filter((q) => q.repairedOn !== undefined && q.fingerprint !== undefined)) {
-            const times = plans.map((_, n) => resolvedOf(mirror.sqlite, n + 1).filter((r) => r.fingerprint === p.fingerprint).length).reduce((a, b) => a + b, 0);
+            let times = 0;
+            for (let n = 0; n < plans.length; n += 1) times += (await findingsStore(mirror).resolvedOf(n + 1)).filter((r) => r.fingerprint === p.fingerprint).length;
             expect(times).toBe(1);
           }
         } finally {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
   unlisted = { coupon, order, syncRunId };
   await reconcile({ mirror });
-  paths = await writeReport({ sqlite: mirror.sqlite, outDir: join(dir, 'reports'), scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) } });
+  paths = await writeReport({ mirror, outDir: join(dir, 'reports'), scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) } });
   workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(paths.workbook);
 });
