@@ -11,7 +11,9 @@ import type Database from 'better-sqlite3';
  * The catalogue's codes (DESIGN.md), stable: reports, tests and users key on them. Each is
  * written once, in its check's file; the list is the registry's (checks/index.ts).
  */
+import type { MirrorQueries } from '../db/sqlite/queries.js';
 import type { CheckCode } from './index.js';
+import type { ChecksStore } from './store.js';
 export type { CheckCode };
 
 /** error: money or a ledger invariant is wrong; warning: a control failed; info: worth knowing. */
@@ -98,6 +100,8 @@ export interface CheckContext {
   options: CheckOptions;
   /** Cards the ledger names but the mirror lacks, when the card walk has found them already. */
   orphanCardIds?: readonly string[];
+  /** The typed query layer, for the checks' store. */
+  queries: MirrorQueries;
 }
 
 /** What a card check may know besides the card: thresholds and our merchant. */
@@ -170,10 +174,29 @@ export interface QueryCheck<C extends string = CheckCode> extends CheckInfo<C> {
   run(context: CheckContext): FindingDraft[];
 }
 
-export type Check = CardCheck | QueryCheck;
+/**
+ * A query check in two halves: what it reads (its SQL, a method of the checks' store, typed
+ * rows back) and what it decides over those rows (pure: tested without a database). The
+ * query checks move to this shape one by one (#31).
+ */
+export interface RowsCheck<C extends string = CheckCode, R = unknown> extends CheckInfo<C> {
+  kind: 'rows';
+  read(store: ChecksStore, context: CheckContext): Promise<readonly R[]>;
+  decide(rows: readonly R[], context: DecideContext): FindingDraft[];
+}
+
+/** What a decision may know besides its rows: the run's clock, our merchant and the thresholds. */
+export type DecideContext = Pick<CheckContext, 'asOfMs' | 'merchantId' | 'options'>;
+
+export type Check = CardCheck | QueryCheck | RowsCheck;
 
 /** A card check, its code kept as the literal it is: the registry's list of codes is made of them. */
 export function cardCheck<const C extends string>(check: CardCheck<C>): CardCheck<C> {
+  return check;
+}
+
+/** A check that reads typed rows through the checks' store and decides over them, its code kept as the literal it is. */
+export function rowsCheck<const C extends string, R>(check: RowsCheck<C, R>): RowsCheck<C, R> {
   return check;
 }
 

@@ -1,21 +1,20 @@
-import { queryCheck } from './check.js';
+import { rowsCheck } from './check.js';
+import type { CouponCounts } from './store.js';
 import { couponRef } from './refs.js';
 
-export const cvForeignMerchant = queryCheck({
-  kind: 'query',
+export const cvForeignMerchant = rowsCheck({
+  kind: 'rows',
   code: 'CV_FOREIGN_MERCHANT',
   severity: 'error',
   lifecycle: 'state',
   title: "Another merchant's coupon",
   description: "Every request is scoped to the API client's merchant. A coupon owned by another merchant in our lists means the service's merchant scoping leaked.",
-  run({ sqlite, merchantId }) {
-    if (merchantId === null) return [];
-    const rows = sqlite.prepare('SELECT coupon_id, merchant_id FROM coupons WHERE merchant_id <> ? ORDER BY coupon_id').all(merchantId) as { coupon_id: string; merchant_id: string }[];
-    return rows.map((row) => ({
+  read: async (store, { merchantId }) => (merchantId === null ? [] : store.couponsOfOtherMerchants(merchantId)),
+  decide: (rows: readonly CouponCounts[], { merchantId }) =>
+    rows.map((row) => ({
       entityType: 'coupon',
-      entityId: row.coupon_id,
-      message: `coupon ${row.coupon_id} belongs to merchant ${row.merchant_id}, not to our merchant ${merchantId} — the service's merchant scoping let it through`,
-      records: [couponRef(row.coupon_id)],
-    }));
-  },
+      entityId: row.couponId,
+      message: `coupon ${row.couponId} belongs to merchant ${row.merchantId}, not to our merchant ${merchantId} — the service's merchant scoping let it through`,
+      records: [couponRef(row.couponId)],
+    })),
 });

@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { walkCardLedgers } from './card-ledger.js';
 import { cardsInFlight, newestCompletedSync, newestSync, type SyncEdge } from './ledger-reads.js';
-import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, QueryCheck } from './check.js';
+import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, QueryCheck, RowsCheck } from './check.js';
+import { checksStore } from './store.js';
 import { BOOKS_CODES, CATALOGUE } from './index.js';
 import type { CardBetween, LiabilityTally } from './ledger-state.js';
 import type { WalkedCard } from './card-ledger.js';
@@ -56,7 +57,7 @@ export function matchBooksForRun(sqlite: Database.Database, context: Pick<CheckC
  * the others still run.
  * @param tally the night's liability tally: every walked card is added to it.
  */
-export function runCatalogue(context: CheckContext, tally: LiabilityTally, booksMatching: BooksMatching = {}): CatalogueRun {
+export async function runCatalogue(context: CheckContext, tally: LiabilityTally, booksMatching: BooksMatching = {}): Promise<CatalogueRun> {
   const { sqlite } = context;
   const drafted: Drafted[] = [];
   const failedChecks: { code: CheckCode; error: string }[] = [];
@@ -108,11 +109,13 @@ export function runCatalogue(context: CheckContext, tally: LiabilityTally, books
 
   // ---- query checks ------------------------------------------------------------------------
   const queryContext: CheckContext = { ...context, orphanCardIds: [...orphanCards] };
-  for (const check of CATALOGUE.filter((c): c is QueryCheck => c.kind === 'query')) {
+  const store = checksStore(queryContext);
+  for (const check of CATALOGUE.filter((c): c is QueryCheck | RowsCheck => c.kind !== 'card')) {
     if (failedChecks.some((f) => f.code === check.code)) continue;
     const t = performance.now();
     try {
-      for (const draft of check.run(queryContext)) drafted.push({ check, draft });
+      const drafts = check.kind === 'query' ? check.run(queryContext) : check.decide(await check.read(store, queryContext), queryContext);
+      for (const draft of drafts) drafted.push({ check, draft });
     } catch (error) {
       fail(check.code, error);
     }

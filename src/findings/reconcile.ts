@@ -69,10 +69,10 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const opening = previous ? await store.previousClosing(previous) : null;
 
   const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
-  const checkContext = { sqlite, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
+  const checkContext = { sqlite, queries: input.mirror.queries, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = matchBooksForRun(sqlite, checkContext);
-  const catalogue = runCatalogue(checkContext, tally, booksMatching);
+  const catalogue = await runCatalogue(checkContext, tally, booksMatching);
   const confirmation = input.confirm ? judge(await input.confirm(confirmationRequest(catalogue.drafted))) : null;
   // A card the confirmation pass found moved on counts as in flight, as the findings do.
   for (const [giftCardId, verdict] of confirmation?.cards ?? []) {

@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CheckContext, FindingDraft, RowsCheck } from '../../src/checks/check.js';
 import { CHECKS } from '../../src/checks/index.js';
+import { checksStore, type CouponCounts } from '../../src/checks/store.js';
 import { sha256 } from '../../src/sync/rows.js';
+import { DEFAULT_CHECK_OPTIONS } from '../../src/checks/check.js';
 import { cardLedger, FixtureMirror, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
 
 let dir: string;
@@ -19,6 +22,11 @@ afterEach(() => {
 });
 
 const HOUR = 3_600_000;
+
+/** A two-halves check as the runner runs it: its rows read through the checks' store, then its pure decision. */
+async function readAndDecide<R>(check: RowsCheck<string, R>, context: CheckContext): Promise<FindingDraft[]> {
+  return check.decide(await check.read(checksStore(context), context), context);
+}
 
 describe('GC_DUPLICATE_IDEMPOTENCY_KEY', () => {
   it('flags two entries committed under one key, naming both', () => {
@@ -119,14 +127,27 @@ describe('GC_STUCK_IN_FLIGHT', () => {
 });
 
 describe('CV_OVER_REDEEMED', () => {
-  it('flags a coupon redeemed four times against a limit of three', () => {
+  it('flags a coupon redeemed four times against a limit of three', async () => {
     const id = fx.coupon({ status: 'USED', redemptionCount: 4, usageLimitTotal: 3 });
-    expect(CHECKS.CV_OVER_REDEEMED.run(fx.context())).toMatchObject([{ entityType: 'coupon', entityId: id, measure: { unit: 'count', expected: 3, actual: 4 } }]);
+    expect((await readAndDecide(CHECKS.CV_OVER_REDEEMED, fx.context()))).toMatchObject([{ entityType: 'coupon', entityId: id, measure: { unit: 'count', expected: 3, actual: 4 } }]);
   });
 
-  it('passes an unlimited coupon redeemed 250 times', () => {
+  it('passes an unlimited coupon redeemed 250 times', async () => {
     fx.coupon({ redemptionCount: 250, usageLimitTotal: 0 });
-    expect(CHECKS.CV_OVER_REDEEMED.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.CV_OVER_REDEEMED, fx.context()))).toEqual([]);
+  });
+});
+
+describe('the coupon checks decide over rows, without a database', () => {
+  const coupon = (over: Partial<CouponCounts>): CouponCounts => ({ couponId: 'c-1', merchantId: 'm-ours', status: 'ACTIVE', redemptionCount: 0, usageLimitTotal: 1, expiresAtMs: T0, ...over });
+  const context = { asOfMs: T0 + 6 * HOUR, merchantId: 'm-ours', options: DEFAULT_CHECK_OPTIONS };
+
+  it('flags what its rows say, and nothing for no rows', () => {
+    expect(CHECKS.CV_OVER_REDEEMED.decide([coupon({ redemptionCount: 4, usageLimitTotal: 3 })], context)).toMatchObject([{ entityId: 'c-1', measure: { unit: 'count', expected: 3, actual: 4 } }]);
+    expect(CHECKS.CV_STATUS_MISMATCH.decide([coupon({ status: 'USED' })], context)[0]?.message).toMatch(/USED but was never redeemed/);
+    expect(CHECKS.CV_EXPIRED_BUT_ACTIVE.decide([coupon({})], context)[0]?.message).toMatch(/still ACTIVE 360 minutes later/);
+    expect(CHECKS.CV_FOREIGN_MERCHANT.decide([coupon({ merchantId: 'm-theirs' })], context)[0]?.message).toMatch(/belongs to merchant m-theirs, not to our merchant m-ours/);
+    for (const check of [CHECKS.CV_OVER_REDEEMED, CHECKS.CV_STATUS_MISMATCH, CHECKS.CV_EXPIRED_BUT_ACTIVE, CHECKS.CV_FOREIGN_MERCHANT]) expect(check.decide([], context)).toEqual([]);
   });
 });
 
@@ -152,43 +173,43 @@ describe('CV_COUNTER_REGRESSED', () => {
 });
 
 describe('CV_FOREIGN_MERCHANT', () => {
-  it('flags a coupon owned by another merchant', () => {
+  it('flags a coupon owned by another merchant', async () => {
     const id = fx.coupon({ merchantId: OTHER_MERCHANT });
-    expect(CHECKS.CV_FOREIGN_MERCHANT.run(fx.context())).toMatchObject([{ entityId: id }]);
+    expect((await readAndDecide(CHECKS.CV_FOREIGN_MERCHANT, fx.context()))).toMatchObject([{ entityId: id }]);
   });
 
-  it('passes our coupons', () => {
+  it('passes our coupons', async () => {
     fx.coupon({});
-    expect(CHECKS.CV_FOREIGN_MERCHANT.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.CV_FOREIGN_MERCHANT, fx.context()))).toEqual([]);
   });
 });
 
 describe('CV_STATUS_MISMATCH', () => {
-  it('flags a coupon still ACTIVE at its usage limit, and one USED without a redemption', () => {
+  it('flags a coupon still ACTIVE at its usage limit, and one USED without a redemption', async () => {
     const active = fx.coupon({ id: 'a', redemptionCount: 2, usageLimitTotal: 2 });
     const used = fx.coupon({ id: 'b', status: 'USED', redemptionCount: 0 });
-    expect(CHECKS.CV_STATUS_MISMATCH.run(fx.context()).map((f) => f.entityId)).toEqual([active, used]);
+    expect((await readAndDecide(CHECKS.CV_STATUS_MISMATCH, fx.context())).map((f) => f.entityId)).toEqual([active, used]);
   });
 
-  it('passes an ACTIVE coupon below its limit and an unlimited one', () => {
+  it('passes an ACTIVE coupon below its limit and an unlimited one', async () => {
     fx.coupon({ redemptionCount: 1, usageLimitTotal: 2 });
     fx.coupon({ redemptionCount: 9, usageLimitTotal: 0 });
-    expect(CHECKS.CV_STATUS_MISMATCH.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.CV_STATUS_MISMATCH, fx.context()))).toEqual([]);
   });
 });
 
 describe('CV_EXPIRED_BUT_ACTIVE', () => {
-  it('flags a coupon ACTIVE six hours after it expired', () => {
+  it('flags a coupon ACTIVE six hours after it expired', async () => {
     const asOf = fx.context().asOfMs;
     const id = fx.coupon({ expiresAtMs: asOf - 6 * HOUR });
-    expect(CHECKS.CV_EXPIRED_BUT_ACTIVE.run(fx.context())).toMatchObject([{ entityId: id }]);
+    expect((await readAndDecide(CHECKS.CV_EXPIRED_BUT_ACTIVE, fx.context()))).toMatchObject([{ entityId: id }]);
   });
 
-  it('passes one expired an hour ago (within grace) and an EXPIRED one', () => {
+  it('passes one expired an hour ago (within grace) and an EXPIRED one', async () => {
     const asOf = fx.context().asOfMs;
     fx.coupon({ expiresAtMs: asOf - HOUR });
     fx.coupon({ status: 'EXPIRED', expiresAtMs: asOf - 30 * HOUR });
-    expect(CHECKS.CV_EXPIRED_BUT_ACTIVE.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.CV_EXPIRED_BUT_ACTIVE, fx.context()))).toEqual([]);
   });
 });
 
