@@ -16,6 +16,37 @@ export interface CouponCounts {
   expiresAtMs: number;
 }
 
+/** An order short of COMPLETED or FAILED. */
+export interface OpenOrder {
+  orderId: string;
+  status: string;
+  createdAtMs: number;
+}
+
+/** An order line, its currency and FX rate. */
+export interface ConvertedLine {
+  orderId: string;
+  lineNo: number;
+  currency: string;
+  fxRate: number | null;
+}
+
+/** A delivered voucher's expiry against its order's delivery. */
+export interface DeliveredVoucher {
+  orderId: string;
+  lineNo: number;
+  voucherNo: number;
+  expirationDateMs: number | null;
+  deliveredAtMs: number;
+}
+
+/** A card the sync recorded in flight, with its currency where the mirror holds the card. */
+export interface CardInFlight {
+  giftCardId: string;
+  detail: string;
+  currency: string | null;
+}
+
 /** The checks' store over a mirror's typed queries. */
 export function checksStore(context: Pick<CheckContext, 'queries'>): ChecksStore {
   return new ChecksStore(context.queries);
@@ -57,5 +88,53 @@ export class ChecksStore {
   /** Coupons of any merchant but `merchantId`. */
   async couponsOfOtherMerchants(merchantId: string): Promise<CouponCounts[]> {
     return this.#coupons().where('merchant_id', '<>', merchantId).execute();
+  }
+
+  /** Orders placed before `beforeMs` and still short of COMPLETED or FAILED. */
+  async ordersOpenSince(beforeMs: number): Promise<OpenOrder[]> {
+    return this.db
+      .selectFrom('dp_orders')
+      .select(['order_id as orderId', 'status', 'created_at_ms as createdAtMs'])
+      .where('status', 'not in', ['COMPLETED', 'FAILED'])
+      .where('created_at_ms', '<', beforeMs)
+      .orderBy('order_id')
+      .execute();
+  }
+
+  /** Lines priced in their order's own currency and converted at a rate other than 1. */
+  async linesConvertedInOwnCurrency(): Promise<ConvertedLine[]> {
+    return this.db
+      .selectFrom('dp_order_lines as l')
+      .innerJoin('dp_orders as o', 'o.order_id', 'l.order_id')
+      .select(['l.order_id as orderId', 'l.line_no as lineNo', 'l.currency', 'l.fx_rate as fxRate'])
+      .whereRef('l.currency', '=', 'o.currency')
+      .where('l.fx_rate', '<>', 1)
+      .orderBy('l.order_id')
+      .orderBy('l.line_no')
+      .execute();
+  }
+
+  /** Vouchers that expired at or before their order's last update (its delivery). */
+  async vouchersExpiredByDelivery(): Promise<DeliveredVoucher[]> {
+    return this.db
+      .selectFrom('dp_vouchers as v')
+      .innerJoin('dp_orders as o', 'o.order_id', 'v.order_id')
+      .select(['v.order_id as orderId', 'v.line_no as lineNo', 'v.voucher_no as voucherNo', 'v.expiration_date_ms as expirationDateMs', 'o.updated_at_ms as deliveredAtMs'])
+      .whereRef('v.expiration_date_ms', '<=', 'o.updated_at_ms')
+      .orderBy('v.order_id')
+      .orderBy('v.line_no')
+      .orderBy('v.voucher_no')
+      .execute();
+  }
+
+  /** The cards the sync `syncRunId` recorded in flight. */
+  async cardsInFlight(syncRunId: number): Promise<CardInFlight[]> {
+    return this.db
+      .selectFrom('gift_cards_in_flight as f')
+      .leftJoin('gift_cards as c', 'c.gift_card_id', 'f.gift_card_id')
+      .select(['f.gift_card_id as giftCardId', 'f.detail', 'c.currency'])
+      .where('f.sync_run_id', '=', syncRunId)
+      .orderBy('f.gift_card_id')
+      .execute();
   }
 }
