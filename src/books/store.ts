@@ -1,5 +1,7 @@
 /** Typed reads of what the books stage keeps: the latest matching, its groups and rates. */
 import type Database from 'better-sqlite3';
+import { sql } from 'kysely';
+import type { MirrorQueries } from '../db/sqlite/queries.js';
 import type { MatchStatus } from './match.js';
 
 /** One record of a match group: a books row (with its file and line) or a service record. */
@@ -41,6 +43,34 @@ export function matchGroups(sqlite: Database.Database, kind: string, statuses: r
     .prepare(`${GROUP_ROWS} WHERE m.kind = ? AND m.status IN (${statuses.map(() => '?').join(', ')}) ORDER BY m.group_id, m.side <> 'books', m.at_ms, m.record_id`)
     .all(kind, ...statuses) as MatchRow[];
   return toGroups(rows);
+}
+
+/**
+ * The books stage's reads through the typed query layer (the matching's groups, for the books
+ * checks); the report's reads below still use the connection (#31).
+ */
+export class BooksReads {
+  constructor(private readonly db: MirrorQueries) {}
+
+  /** The groups of these kinds in these states, in group order, books side first. */
+  async matchGroups(kinds: readonly string[], statuses: readonly MatchStatus[]): Promise<MatchGroup[]> {
+    const rows = await this.db
+      .selectFrom('books_match_rows as m')
+      .leftJoin('books_rows as b', (join) => join.on('m.side', '=', 'books').on(sql<boolean>`b.row_id = CAST(m.record_id AS INTEGER)`))
+      .leftJoin('gift_card_transactions as t', (join) => join.on('m.side', '=', 'ledger').onRef('t.transaction_id', '=', 'm.record_id'))
+      .select([
+        'm.group_id as groupId', 'm.kind', 'm.status', 'm.rule', 'm.side', 'm.record_id as recordId', 'm.reference', 'm.entry_type as entryType', 'm.amount_cents as amountCents',
+        'm.currency', 'm.at_ms as atMs', 'm.books_count as booksCount', 'm.service_count as serviceCount', 'b.source as file', 'b.line_no as line', 't.gift_card_id as giftCardId',
+      ])
+      .where('m.kind', 'in', [...kinds])
+      .where('m.status', 'in', [...statuses])
+      .orderBy('m.group_id')
+      .orderBy(sql`CASE m.side WHEN 'books' THEN 0 ELSE 1 END`)
+      .orderBy('m.at_ms')
+      .orderBy('m.record_id')
+      .execute();
+    return toGroups(rows);
+  }
 }
 
 /** One record of the latest matching with its group's status and rule: a row of the Matching sheet. */

@@ -1,8 +1,9 @@
-import { queryCheck } from './check.js';
+import type { MatchGroup } from '../books/store.js';
+import { rowsCheck } from './check.js';
 import { amountOf, booksType, draftsOf, groupRefs, placeOf, sides } from './books-breaks.js';
 
-export const bkAmbiguous = queryCheck({
-  kind: 'query',
+export const bkAmbiguous = rowsCheck({
+  kind: 'rows',
   code: 'BK_AMBIGUOUS',
   needsBooks: true,
   severity: 'warning',
@@ -10,8 +11,9 @@ export const bkAmbiguous = queryCheck({
   title: 'Books could match more than one way',
   description:
     'Several books rows and several ledger entries share one reference, type and amount, and the books name no card to tell them apart. Any pairing would be a guess, so none is made: the rows are reported for a person to match, or for the books to carry the card.',
-  run(context) {
-    return draftsOf(context, 'tenders', ['ambiguous'], (group) => {
+  read: (store) => store.matchGroups(['tenders'], ['ambiguous']),
+  decide(groups: readonly MatchGroup[]) {
+    return draftsOf(groups, 'tenders', ['ambiguous'], (group) => {
       const { books, service } = sides(group);
       const first = books[0];
       if (!first) return null;

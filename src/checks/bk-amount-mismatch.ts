@@ -1,9 +1,10 @@
 import { cents, money } from './refs.js';
-import { queryCheck } from './check.js';
+import type { MatchGroup } from '../books/store.js';
+import { rowsCheck } from './check.js';
 import { booksType, draftsOf, groupRefs, placeOf, sides, sumOf } from './books-breaks.js';
 
-export const bkAmountMismatch = queryCheck({
-  kind: 'query',
+export const bkAmountMismatch = rowsCheck({
+  kind: 'rows',
   code: 'BK_AMOUNT_MISMATCH',
   needsBooks: true,
   severity: 'error',
@@ -11,8 +12,9 @@ export const bkAmountMismatch = queryCheck({
   title: 'Books and ledger amounts differ',
   description:
     'A tender or refund in our books and the ledger entries under the same order reference and type should move the same money, to the cent or within the tolerance set for the currency. Different amounts mean one side charged or refunded a card more than the other recorded.',
-  run(context) {
-    return draftsOf(context, 'tenders', ['amount-mismatch'], (group) => {
+  read: (store) => store.matchGroups(['tenders'], ['amount-mismatch']),
+  decide(groups: readonly MatchGroup[]) {
+    return draftsOf(groups, 'tenders', ['amount-mismatch'], (group) => {
       const { books, service } = sides(group);
       const first = books[0];
       if (!first || service.length === 0 || first.currency === null) return null;

@@ -1,8 +1,9 @@
-import { queryCheck } from './check.js';
+import type { MatchGroup } from '../books/store.js';
+import { rowsCheck } from './check.js';
 import { aloneDraft, amountOf, booksType, draftsOf, placeOf, sides } from './books-breaks.js';
 
-export const bkDuplicate = queryCheck({
-  kind: 'query',
+export const bkDuplicate = rowsCheck({
+  kind: 'rows',
   code: 'BK_DUPLICATE',
   needsBooks: true,
   severity: 'error',
@@ -10,9 +11,10 @@ export const bkDuplicate = queryCheck({
   title: 'Books row recorded twice',
   description:
     'One ledger entry or DP order answers one row of our books. A further books row with the same reference, type and amount (in the same file or another) finds nothing of its own: the books count that payment, refund or purchase twice.',
-  run(context) {
+  read: (store) => store.matchGroups(['dp-purchases', 'tenders'], ['duplicate']),
+  decide(groups: readonly MatchGroup[]) {
     const drafted = (kind: string, what: (service: string) => string) =>
-      draftsOf(context, kind, ['duplicate'], (group) => {
+      draftsOf(groups, kind, ['duplicate'], (group) => {
         const { books, service } = sides(group);
         const row = books[0];
         const partner = service[0];

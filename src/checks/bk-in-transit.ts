@@ -1,11 +1,11 @@
-import { queryCheck } from './check.js';
+import { rowsCheck } from './check.js';
 import { aloneDraft, amountOf, booksType, draftsOf, placeOf, whenOf } from './books-breaks.js';
-import type { MatchRecord } from '../books/store.js';
+import type { MatchRecord, MatchGroup } from '../books/store.js';
 
 const KINDS = ['tenders', 'coupon-uses', 'dp-purchases'] as const;
 
-export const bkInTransit = queryCheck({
-  kind: 'query',
+export const bkInTransit = rowsCheck({
+  kind: 'rows',
   code: 'BK_IN_TRANSIT',
   needsBooks: true,
   severity: 'info',
@@ -13,9 +13,10 @@ export const bkInTransit = queryCheck({
   title: 'Books or service record still in transit',
   description:
     "The books and the services are read at different moments. A record with no partner yet that lies within the cut-off window (default one hour) of the end of the data, or a coupon that moved within it, is most likely waiting for the other side's next export or sync: reported, not a break. It is matched again next run.",
-  run(context) {
+  read: (store) => store.matchGroups(KINDS, ['in-transit']),
+  decide(groups: readonly MatchGroup[]) {
     return KINDS.flatMap((kind) =>
-      draftsOf(context, kind, ['in-transit'], (group) => {
+      draftsOf(groups, kind, ['in-transit'], (group) => {
         const record = group.records.find((r) => r.side !== 'books') ?? group.records[0];
         if (!record) return null;
         return aloneDraft(record, group, `${describe(record)} has no partner yet, within the cut-off of the end of the data — matched again next run`);

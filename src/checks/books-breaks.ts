@@ -2,9 +2,9 @@
  * What the books checks share: the latest matching's groups (the books stage keeps them) turned
  * into drafts that name records on both sides, a books row by its file and line.
  */
-import { matchGroups, type MatchGroup, type MatchRecord } from '../books/store.js';
+import type { MatchGroup, MatchRecord } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
-import type { CheckContext, FindingDraft, RecordRef, RecordType } from './check.js';
+import type { FindingDraft, RecordRef, RecordType } from './check.js';
 import { cardRef, isoUtc, money } from './refs.js';
 
 /** The record type of each side of a match: a books row, a ledger entry, a coupon, a DP order. */
@@ -38,9 +38,10 @@ export function sides(group: MatchGroup): { books: MatchRecord[]; service: Match
   return { books: group.records.filter((r) => r.side === 'books'), service: group.records.filter((r) => r.side !== 'books') };
 }
 
-/** Drafts for the groups of a kind in a state, one per group. */
-export function draftsOf(context: CheckContext, kind: string, statuses: readonly MatchStatus[], draft: (group: MatchGroup) => FindingDraft | null): FindingDraft[] {
-  return matchGroups(context.sqlite, kind, statuses).flatMap((group) => {
+/** Drafts for the groups (as the check read them) of a kind in a state, one per group: pure. */
+export function draftsOf(groups: readonly MatchGroup[], kind: string, statuses: readonly MatchStatus[], draft: (group: MatchGroup) => FindingDraft | null): FindingDraft[] {
+  return groups.flatMap((group) => {
+    if (group.kind !== kind || !statuses.includes(group.status)) return [];
     const made = draft(group);
     return made ? [made] : [];
   });

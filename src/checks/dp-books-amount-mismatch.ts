@@ -1,9 +1,10 @@
-import { queryCheck } from './check.js';
+import type { MatchGroup } from '../books/store.js';
+import { rowsCheck } from './check.js';
 import { cents, money } from './refs.js';
 import { amountOf, draftsOf, groupRefs, placeOf, sides } from './books-breaks.js';
 
-export const dpBooksAmountMismatch = queryCheck({
-  kind: 'query',
+export const dpBooksAmountMismatch = rowsCheck({
+  kind: 'rows',
   code: 'DP_BOOKS_AMOUNT_MISMATCH',
   needsBooks: true,
   severity: 'error',
@@ -11,8 +12,9 @@ export const dpBooksAmountMismatch = queryCheck({
   title: 'DP order and books purchase differ',
   description:
     "A DP order's total (what the wallet paid) and the purchase our books hold under its external reference should be the same money in the same currency. A difference means the books carry the vouchers at another cost than was paid.",
-  run(context) {
-    return draftsOf(context, 'dp-purchases', ['amount-mismatch'], (group) => {
+  read: (store) => store.matchGroups(['dp-purchases'], ['amount-mismatch']),
+  decide(groups: readonly MatchGroup[]) {
+    return draftsOf(groups, 'dp-purchases', ['amount-mismatch'], (group) => {
       const { books, service } = sides(group);
       const row = books[0];
       const order = service[0];

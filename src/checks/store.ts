@@ -3,6 +3,8 @@
  * (RowsCheck), one method per read, each returning typed rows; the decisions over them are the
  * checks' own, pure. The checks stage writes nothing.
  */
+import { BooksReads, type MatchGroup } from '../books/store.js';
+import type { MatchStatus } from '../books/match.js';
 import type { CheckContext } from './check.js';
 import type { MirrorQueries } from '../db/sqlite/queries.js';
 
@@ -53,7 +55,16 @@ export function checksStore(context: Pick<CheckContext, 'queries'>): ChecksStore
 }
 
 export class ChecksStore {
-  constructor(private readonly db: MirrorQueries) {}
+  readonly #books: BooksReads;
+
+  constructor(private readonly db: MirrorQueries) {
+    this.#books = new BooksReads(db);
+  }
+
+  /** The latest matching's groups of these kinds in these states (the books stage keeps them). */
+  async matchGroups(kinds: readonly string[], statuses: readonly MatchStatus[]): Promise<MatchGroup[]> {
+    return this.#books.matchGroups(kinds, statuses);
+  }
 
   /** The coupons' columns the coupon checks read, in coupon order. */
   #coupons() {

@@ -604,11 +604,11 @@ export const booksMatchRows = sqliteTable(
     groupId: integer('group_id').notNull(),
     kind: text('kind').notNull(),
     /** matched, amount-mismatch, duplicate, ambiguous, unmatched, in-transit, uses-mismatch. */
-    status: text('status').notNull(),
+    status: text('status', { enum: ['matched', 'amount-mismatch', 'duplicate', 'ambiguous', 'unmatched', 'in-transit', 'uses-mismatch'] }).notNull(),
     /** exact, tolerance, one-to-many, code-hash; NULL when unmatched. */
     rule: text('rule'),
     /** books, ledger, coupon or dp-order. */
-    side: text('side').notNull(),
+    side: text('side', { enum: ['books', 'ledger', 'coupon', 'dp-order'] }).notNull(),
     /** books_rows.row_id, a ledger entry's transaction_id, a coupon_id or a DP order_id. */
     recordId: text('record_id').notNull(),
     reference: text('reference'),

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importBooksFile } from '../../src/books/import-books.js';
 import { matchBooks } from '../../src/books/matching.js';
 import type { BooksKind } from '../../src/books/books-map.js';
-import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckOptions, type QueryCheck } from '../../src/checks/check.js';
+import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckContext, type CheckOptions, type FindingDraft, type RowsCheck } from '../../src/checks/check.js';
+import { checksStore } from '../../src/checks/store.js';
 import { BOOKS_CODES, CHECKS } from '../../src/checks/index.js';
 import { booksMatchOptions } from '../../src/checks/run-checks.js';
 import { sha256 } from '../../src/sync/rows.js';
@@ -42,19 +43,26 @@ const tender = (reference: string, amount: string, minutes: number, extra: Recor
 
 type BooksCode = (typeof BOOKS_CODES)[number];
 
+/** A books check as the runner runs it: its groups read through the checks' store, then its pure decision. */
+async function readAndDecide(code: BooksCode, context: CheckContext): Promise<FindingDraft[]> {
+  const check = CHECKS[code] as RowsCheck;
+  return check.decide(await check.read(checksStore(context), context), context);
+}
+
 /** Matches the books and runs one check, as a check run does. */
-function run(code: BooksCode, options: Partial<CheckOptions> = {}) {
+async function run(code: BooksCode, options: Partial<CheckOptions> = {}): Promise<FindingDraft[]> {
   const context = fx.context({ options: { ...DEFAULT_CHECK_OPTIONS, ...options } });
   matchBooks(fx.sqlite, { asOfMs: context.asOfMs, merchantId: MERCHANT, options: booksMatchOptions(context.options) });
-  return (CHECKS[code] as QueryCheck).run(context);
+  return readAndDecide(code, context);
 }
 
 /** Every books code's findings after one matching: a look-alike must raise none of them. */
-function allBooksFindings(options: Partial<CheckOptions> = {}) {
-  const codes = BOOKS_CODES;
-  run('BK_IN_TRANSIT', options);
+async function allBooksFindings(options: Partial<CheckOptions> = {}) {
+  await run('BK_IN_TRANSIT', options);
   const context = fx.context({ options: { ...DEFAULT_CHECK_OPTIONS, ...options } });
-  return codes.flatMap((code) => (CHECKS[code] as QueryCheck).run(context).map((f) => ({ code, ...f })));
+  const found = [];
+  for (const code of BOOKS_CODES) found.push(...(await readAndDecide(code, context)).map((f) => ({ code, ...f })));
+  return found;
 }
 
 /** A second card's ledger, its entries named after it so that they do not collide with card-1's. */
@@ -67,7 +75,7 @@ describe('BK_LEDGER_NOT_IN_BOOKS', () => {
   it('flags a debit the books do not hold, naming the entry and its card', async () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }, { type: 'DEBIT', amount: 500, ref: 'ORD-2' }]));
     await books('tenders', [tender('ORD-1', '10.00', 1), LATE]);
-    const [finding, ...rest] = run('BK_LEDGER_NOT_IN_BOOKS');
+    const [finding, ...rest] = await run('BK_LEDGER_NOT_IN_BOOKS');
     expect(rest).toEqual([]);
     expect(finding).toMatchObject({ entityType: 'giftCardTransaction', entityId: 'entry-2', giftCardId: 'card-1', referenceId: 'ORD-2', currency: 'USD', atStakeCents: 500 });
     expect(finding?.records).toEqual([{ type: 'giftCard', id: 'card-1' }, { type: 'giftCardTransaction', id: 'entry-2' }]);
@@ -78,7 +86,7 @@ describe('BK_LEDGER_NOT_IN_BOOKS', () => {
     fx.ledger(cardLedger(2_000, [{ type: 'DEBIT', amount: 2_000, ref: 'ORD-1' }]));
     fx.ledger(secondCard(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }], { giftCardId: 'card-2' })));
     await books('tenders', [tender('ORD-1', '30.00', 1), LATE]);
-    expect(allBooksFindings().filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
+    expect((await allBooksFindings()).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
     expect(fx.sqlite.prepare("SELECT DISTINCT rule FROM books_matches WHERE reference = 'ORD-1'").pluck().all()).toEqual(['one-to-many']);
   });
 });
@@ -87,7 +95,7 @@ describe('BK_BOOKS_NOT_IN_LEDGER', () => {
   it('flags a books payment with no entry, naming its file and line', async () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }]));
     await books('tenders', [tender('ORD-1', '10.00', 1), tender('ORD-9', '12.34', 5), LATE]);
-    const findings = run('BK_BOOKS_NOT_IN_LEDGER');
+    const findings = await run('BK_BOOKS_NOT_IN_LEDGER');
     expect(findings).toHaveLength(1);
     expect(findings[0]).toMatchObject({ entityType: 'booksRow', referenceId: 'ORD-9', atStakeCents: 1_234 });
     expect(findings[0]?.message).toMatch(/^tenders-1\.csv line 3: payment of USD 12\.34 under reference ORD-9/);
@@ -103,7 +111,7 @@ describe('BK_BOOKS_NOT_IN_LEDGER', () => {
       ]),
     );
     await books('tenders', [tender('ORD-1', '60.00', 1), { ...tender('ORD-1', '35.00', 24 * 60 + 3), type: 'refund' }, LATE]);
-    expect(allBooksFindings().filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
+    expect((await allBooksFindings()).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
   });
 });
 
@@ -111,16 +119,16 @@ describe('BK_AMOUNT_MISMATCH', () => {
   it('flags a payment whose amount differs from its debit, with both sides', async () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }]));
     await books('tenders', [tender('ORD-1', '10.50', 1), LATE]);
-    const [finding] = run('BK_AMOUNT_MISMATCH');
+    const [finding] = await run('BK_AMOUNT_MISMATCH');
     expect(finding).toMatchObject({ entityType: 'booksRow', referenceId: 'ORD-1', measure: { unit: 'cents', expected: 1_000, actual: 1_050 }, atStakeCents: 50 });
     expect(finding?.records.map((r) => r.type)).toEqual(['booksRow', 'giftCard', 'giftCardTransaction']);
-    expect(run('BK_LEDGER_NOT_IN_BOOKS')).toEqual([]);
+    expect(await run('BK_LEDGER_NOT_IN_BOOKS')).toEqual([]);
   });
 
   it('passes the same difference within a tolerance of 0.50 for USD, and names the rule', async () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }]));
     await books('tenders', [tender('ORD-1', '10.50', 1), LATE]);
-    expect(allBooksFindings({ booksToleranceCents: { USD: 50 } }).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
+    expect((await allBooksFindings({ booksToleranceCents: { USD: 50 } })).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
     expect(fx.sqlite.prepare("SELECT DISTINCT rule FROM books_matches WHERE reference = 'ORD-1'").pluck().all()).toEqual(['tolerance']);
   });
 });
@@ -130,7 +138,7 @@ describe('BK_DUPLICATE', () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }]));
     await books('tenders', [tender('ORD-1', '10.00', 1), LATE]);
     await books('tenders', [tender('ORD-1', '10.00', 1)]);
-    const findings = run('BK_DUPLICATE');
+    const findings = await run('BK_DUPLICATE');
     expect(findings).toHaveLength(1);
     expect(findings[0]).toMatchObject({ entityType: 'booksRow', referenceId: 'ORD-1', atStakeCents: 1_000 });
     expect(findings[0]?.message).toContain('tenders-2.csv line 2');
@@ -141,7 +149,7 @@ describe('BK_DUPLICATE', () => {
     fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_500, ref: 'ORD-1' }]));
     fx.ledger(secondCard(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_500, ref: 'ORD-1' }], { giftCardId: 'card-2' })));
     await books('tenders', [tender('ORD-1', '15.00', 1, { giftCardId: 'card-2' }), tender('ORD-1', '15.00', 1, { giftCardId: 'card-1' }), LATE]);
-    expect(allBooksFindings().filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
+    expect((await allBooksFindings()).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
   });
 });
 
@@ -151,7 +159,7 @@ describe('BK_AMBIGUOUS', () => {
     fx.ledger(secondCard(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_500, ref: 'ORD-1' }], { giftCardId: 'card-2' })));
     await books('tenders', [tender('ORD-1', '15.00', 1), tender('ORD-1', '15.00', 2), LATE]);
     expect(CHECKS.BK_AMBIGUOUS.severity).toBe('warning');
-    const [finding, ...rest] = run('BK_AMBIGUOUS');
+    const [finding, ...rest] = await run('BK_AMBIGUOUS');
     expect(rest).toEqual([]);
     expect(finding?.records).toHaveLength(6);
     expect(finding?.message).toContain('could pair more than one way');
@@ -161,7 +169,7 @@ describe('BK_AMBIGUOUS', () => {
     fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_500, ref: 'ORD-1' }]));
     fx.sqlite.prepare("UPDATE gift_cards SET raw_json = json_object('codeHash', ?) WHERE gift_card_id = 'card-1'").run(sha256('GIFT-CODE-1'));
     await books('tenders', [tender('WEB-77', '15.00', 1, { cardCode: 'GIFT-CODE-1' }), LATE]);
-    expect(allBooksFindings().filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
+    expect((await allBooksFindings()).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
     expect(fx.sqlite.prepare("SELECT DISTINCT rule FROM books_matches WHERE reference = 'WEB-77'").pluck().all()).toEqual(['code-hash']);
     expect(fx.sqlite.prepare('SELECT raw_json FROM books_rows').pluck().all().join()).not.toContain('GIFT-CODE-1');
   });
@@ -180,14 +188,14 @@ describe('CV_USES_MISMATCH', () => {
     const id = coupon('SAVE10', 2);
     coupon('LATER', 1);
     await books('coupon-uses', [use('SAVE10', 1), use('LATER', 40)]);
-    expect(run('CV_USES_MISMATCH')).toMatchObject([{ entityType: 'coupon', entityId: id, measure: { unit: 'count', expected: 2, actual: 1 } }]);
+    expect(await run('CV_USES_MISMATCH')).toMatchObject([{ entityType: 'coupon', entityId: id, measure: { unit: 'count', expected: 2, actual: 1 } }]);
   });
 
   it('passes a coupon with as many uses in the books as redemptions', async () => {
     coupon('SAVE10', 2);
     coupon('LATER', 1);
     await books('coupon-uses', [use('SAVE10', 1), use('SAVE10', 3), use('LATER', 40)]);
-    expect(allBooksFindings()).toEqual([]);
+    expect(await allBooksFindings()).toEqual([]);
   });
 });
 
@@ -199,14 +207,14 @@ describe('DP_ORDER_NOT_IN_BOOKS', () => {
     fx.order({ id: 'order-2', externalRefId: 'PO-2', createdAtMs: T0 + 2 * HOUR });
     await books('dp-purchases', [purchase('PO-1', '10.00', 1), purchase('PO-LATE', '10.00', 40)]);
     fx.order({ id: 'order-late', externalRefId: 'PO-LATE', createdAtMs: T0 + 40 * HOUR });
-    expect(run('DP_ORDER_NOT_IN_BOOKS')).toMatchObject([{ entityType: 'dpOrder', entityId: 'order-2', referenceId: 'PO-2', atStakeCents: 1_000 }]);
+    expect(await run('DP_ORDER_NOT_IN_BOOKS')).toMatchObject([{ entityType: 'dpOrder', entityId: 'order-2', referenceId: 'PO-2', atStakeCents: 1_000 }]);
   });
 
   it('passes a FAILED order the books never bought', async () => {
     fx.order({ id: 'order-1', externalRefId: 'PO-1', createdAtMs: T0 + HOUR });
     fx.order({ id: 'order-2', externalRefId: 'PO-2', createdAtMs: T0 + 2 * HOUR, status: 'FAILED' });
     await books('dp-purchases', [purchase('PO-1', '10.00', 1)]);
-    expect(allBooksFindings()).toEqual([]);
+    expect(await allBooksFindings()).toEqual([]);
   });
 });
 
@@ -215,14 +223,14 @@ describe('BK_PURCHASE_NOT_ORDERED', () => {
     fx.order({ id: 'order-1', externalRefId: 'PO-1', createdAtMs: T0 + HOUR });
     await books('dp-purchases', [purchase('PO-1', '10.00', 1), purchase('PO-GHOST', '25.00', 2), purchase('PO-LATE', '10.00', 40)]);
     fx.order({ id: 'order-late', externalRefId: 'PO-LATE', createdAtMs: T0 + 40 * HOUR });
-    expect(run('BK_PURCHASE_NOT_ORDERED')).toMatchObject([{ entityType: 'booksRow', referenceId: 'PO-GHOST', atStakeCents: 2_500 }]);
+    expect(await run('BK_PURCHASE_NOT_ORDERED')).toMatchObject([{ entityType: 'booksRow', referenceId: 'PO-GHOST', atStakeCents: 2_500 }]);
   });
 
   it('passes purchases of two orders under one reference (each bought once)', async () => {
     fx.order({ id: 'order-1', externalRefId: 'PO-1', createdAtMs: T0 + HOUR });
     fx.order({ id: 'order-2', externalRefId: 'PO-1', createdAtMs: T0 + 2 * HOUR });
     await books('dp-purchases', [purchase('PO-1', '10.00', 1), purchase('PO-1', '10.00', 2)]);
-    expect(allBooksFindings()).toEqual([]);
+    expect(await allBooksFindings()).toEqual([]);
   });
 });
 
@@ -230,13 +238,13 @@ describe('DP_BOOKS_AMOUNT_MISMATCH', () => {
   it('flags an order whose total differs from the purchase in the books', async () => {
     fx.order({ id: 'order-1', externalRefId: 'PO-1', createdAtMs: T0 + HOUR });
     await books('dp-purchases', [purchase('PO-1', '9.00', 1)]);
-    expect(run('DP_BOOKS_AMOUNT_MISMATCH')).toMatchObject([{ entityType: 'dpOrder', entityId: 'order-1', measure: { expected: 1_000, actual: 900 }, atStakeCents: 100 }]);
+    expect(await run('DP_BOOKS_AMOUNT_MISMATCH')).toMatchObject([{ entityType: 'dpOrder', entityId: 'order-1', measure: { expected: 1_000, actual: 900 }, atStakeCents: 100 }]);
   });
 
   it('passes an order and its purchase for the same total, written "1,000.00"-style', async () => {
     fx.order({ id: 'order-1', externalRefId: 'PO-1', createdAtMs: T0 + HOUR, lines: [{ priceCents: 100_000 }] });
     await books('dp-purchases', [{ ...purchase('PO-1', '"1,000.00"', 1) }]);
-    expect(allBooksFindings()).toEqual([]);
+    expect(await allBooksFindings()).toEqual([]);
   });
 });
 
@@ -245,13 +253,13 @@ describe('BK_IN_TRANSIT', () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }]));
     await books('tenders', [tender('ORD-1', '10.00', 1), tender('ORD-NEW', '5.00', 47 * 60 + 30)]);
     expect(CHECKS.BK_IN_TRANSIT.severity).toBe('info');
-    expect(run('BK_IN_TRANSIT')).toMatchObject([{ entityType: 'booksRow', referenceId: 'ORD-NEW' }]);
-    expect(run('BK_BOOKS_NOT_IN_LEDGER')).toEqual([]);
+    expect(await run('BK_IN_TRANSIT')).toMatchObject([{ entityType: 'booksRow', referenceId: 'ORD-NEW' }]);
+    expect(await run('BK_BOOKS_NOT_IN_LEDGER')).toEqual([]);
   });
 
   it('passes a payment within the cut-off that has its entry', async () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1', at: T0 + 47 * HOUR }]));
     await books('tenders', [tender('ORD-1', '10.00', 47 * 60)]);
-    expect(allBooksFindings()).toEqual([]);
+    expect(await allBooksFindings()).toEqual([]);
   });
 });
