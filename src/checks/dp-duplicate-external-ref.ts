@@ -1,26 +1,21 @@
-import { queryCheck } from './check.js';
+import { rowsCheck } from './check.js';
+import type { SharedReference } from './store.js';
 import { orderRef } from './refs.js';
 
-export const dpDuplicateExternalRef = queryCheck({
-  kind: 'query',
+export const dpDuplicateExternalRef = rowsCheck({
+  kind: 'rows',
   code: 'DP_DUPLICATE_EXTERNAL_REF',
   severity: 'error',
   lifecycle: 'state',
   title: 'One purchase order placed twice',
   description: "externalRefID is our own reference for a purchase. Two orders under one reference mean the same purchase was ordered, and paid from the wallet, twice.",
-  run({ sqlite }) {
-    const rows = sqlite
-      .prepare(
-        `SELECT external_ref_id, order_id, created_at_ms, currency, total_amount_cents FROM dp_orders
-         WHERE external_ref_id IN (SELECT external_ref_id FROM dp_orders GROUP BY external_ref_id HAVING COUNT(*) > 1)
-         ORDER BY external_ref_id, created_at_ms, order_id`,
-      )
-      .all() as { external_ref_id: string; order_id: string; currency: string; total_amount_cents: number | null }[];
-    const groups = new Map<string, typeof rows>();
-    for (const row of rows) groups.set(row.external_ref_id, [...(groups.get(row.external_ref_id) ?? []), row]);
+  read: (store) => store.ordersSharingReference(),
+  decide(rows: readonly SharedReference[]) {
+    const groups = new Map<string, SharedReference[]>();
+    for (const row of rows) groups.set(row.externalRefId, [...(groups.get(row.externalRefId) ?? []), row]);
     return [...groups].flatMap(([reference, group]) => {
-      const orders = group.map((o) => o.order_id);
-      return group.slice(1).map(({ order_id: orderId, currency, total_amount_cents: total }) => ({
+      const orders = group.map((o) => o.orderId);
+      return group.slice(1).map(({ orderId, currency, totalAmountCents: total }) => ({
         entityType: 'dpOrder' as const,
         entityId: orderId,
         referenceId: reference,

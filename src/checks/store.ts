@@ -49,6 +49,21 @@ export interface CardInFlight {
   currency: string | null;
 }
 
+/** A delivered voucher whose code (its hash) another delivery shares. */
+export interface SharedVoucher {
+  codeSha256: string;
+  orderId: string;
+  lineNo: number;
+}
+
+/** An order whose purchase reference another order shares. */
+export interface SharedReference {
+  externalRefId: string;
+  orderId: string;
+  currency: string;
+  totalAmountCents: number | null;
+}
+
 /** The checks' store over a mirror's typed queries. */
 export function checksStore(context: Pick<CheckContext, 'queries'>): ChecksStore {
   return new ChecksStore(context.queries);
@@ -135,6 +150,32 @@ export class ChecksStore {
       .orderBy('v.order_id')
       .orderBy('v.line_no')
       .orderBy('v.voucher_no')
+      .execute();
+  }
+
+  /** Deliveries of a voucher code delivered more than once, by code, then order time. */
+  async vouchersDeliveredTwice(): Promise<SharedVoucher[]> {
+    return this.db
+      .selectFrom('dp_vouchers as v')
+      .innerJoin('dp_orders as o', 'o.order_id', 'v.order_id')
+      .select(['v.code_sha256 as codeSha256', 'v.order_id as orderId', 'v.line_no as lineNo'])
+      .where('v.code_sha256', 'in', (eb) => eb.selectFrom('dp_vouchers').select('code_sha256').groupBy('code_sha256').having((h) => h.fn.countAll(), '>', 1))
+      .orderBy('v.code_sha256')
+      .orderBy('o.created_at_ms')
+      .orderBy('v.order_id')
+      .orderBy('v.line_no')
+      .execute();
+  }
+
+  /** Orders under a purchase reference more than one order carries, by reference, then time. */
+  async ordersSharingReference(): Promise<SharedReference[]> {
+    return this.db
+      .selectFrom('dp_orders')
+      .select(['external_ref_id as externalRefId', 'order_id as orderId', 'currency', 'total_amount_cents as totalAmountCents'])
+      .where('external_ref_id', 'in', (eb) => eb.selectFrom('dp_orders').select('external_ref_id').groupBy('external_ref_id').having((h) => h.fn.countAll(), '>', 1))
+      .orderBy('external_ref_id')
+      .orderBy('created_at_ms')
+      .orderBy('order_id')
       .execute();
   }
 

@@ -155,6 +155,10 @@ describe('the coupon checks decide over rows, without a database', () => {
     expect(CHECKS.DP_FX_RATE_MISMATCH.decide([{ orderId: 'o-1', lineNo: 2, currency: 'USD', fxRate: 1.1 }], context)).toMatchObject([{ entityId: 'o-1', identity: ['2'], currency: 'USD' }]);
     expect(CHECKS.DP_VOUCHER_EXPIRED_ON_DELIVERY.decide([{ orderId: 'o-1', lineNo: 1, voucherNo: 3, expirationDateMs: T0, deliveredAtMs: T0 + HOUR }, { orderId: 'o-2', lineNo: 1, voucherNo: 1, expirationDateMs: null, deliveredAtMs: T0 }], context)).toMatchObject([{ entityId: 'o-1', identity: ['1', '3'] }]);
     expect(CHECKS.GC_IN_FLIGHT.decide([{ giftCardId: 'card-9', detail: 'moved', currency: null }], context)).toEqual([expect.not.objectContaining({ currency: expect.anything() })]);
+    const shared = [{ codeSha256: 'h1', orderId: 'o-1', lineNo: 1 }, { codeSha256: 'h1', orderId: 'o-2', lineNo: 1 }, { codeSha256: 'h2', orderId: 'o-3', lineNo: 1 }];
+    expect(CHECKS.DP_DUPLICATE_VOUCHER.decide(shared, context)).toMatchObject([{ entityId: 'o-2', identity: ['h1', '1'], records: [{ id: 'o-1' }, { id: 'o-2' }] }]);
+    const twice = [{ externalRefId: 'PO-1', orderId: 'o-1', currency: 'USD', totalAmountCents: 500 }, { externalRefId: 'PO-1', orderId: 'o-2', currency: 'USD', totalAmountCents: 700 }];
+    expect(CHECKS.DP_DUPLICATE_EXTERNAL_REF.decide(twice, context)).toMatchObject([{ entityId: 'o-2', referenceId: 'PO-1', atStakeCents: 700 }]);
   });
 });
 
@@ -250,30 +254,30 @@ describe('DP_LINE_ARITHMETIC', () => {
 });
 
 describe('DP_DUPLICATE_EXTERNAL_REF', () => {
-  it('flags the second order placed under one purchase reference, naming both', () => {
+  it('flags the second order placed under one purchase reference, naming both', async () => {
     const first = fx.order({ externalRefId: 'PO-1', createdAtMs: T0 });
     const second = fx.order({ externalRefId: 'PO-1', createdAtMs: T0 + 60_000 });
-    expect(CHECKS.DP_DUPLICATE_EXTERNAL_REF.run(fx.context())).toMatchObject([{ entityId: second, referenceId: 'PO-1', records: [{ id: first }, { id: second }] }]);
+    expect((await readAndDecide(CHECKS.DP_DUPLICATE_EXTERNAL_REF, fx.context()))).toMatchObject([{ entityId: second, referenceId: 'PO-1', records: [{ id: first }, { id: second }] }]);
   });
 
-  it('passes orders under distinct references', () => {
+  it('passes orders under distinct references', async () => {
     fx.order({ externalRefId: 'PO-1' });
     fx.order({ externalRefId: 'PO-2' });
-    expect(CHECKS.DP_DUPLICATE_EXTERNAL_REF.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.DP_DUPLICATE_EXTERNAL_REF, fx.context()))).toEqual([]);
   });
 });
 
 describe('DP_DUPLICATE_VOUCHER', () => {
-  it('flags a voucher code delivered on two orders', () => {
+  it('flags a voucher code delivered on two orders', async () => {
     const code = sha256('CODE-1');
     const first = fx.order({ createdAtMs: T0, lines: [{ vouchers: [code] }] });
     const second = fx.order({ createdAtMs: T0 + 60_000, lines: [{ vouchers: [code] }] });
-    expect(CHECKS.DP_DUPLICATE_VOUCHER.run(fx.context())).toMatchObject([{ entityId: second, records: [{ id: first }, { id: second }] }]);
+    expect((await readAndDecide(CHECKS.DP_DUPLICATE_VOUCHER, fx.context()))).toMatchObject([{ entityId: second, records: [{ id: first }, { id: second }] }]);
   });
 
-  it('passes three vouchers with distinct codes on one line', () => {
+  it('passes three vouchers with distinct codes on one line', async () => {
     fx.order({ lines: [{ quantity: 3 }] });
-    expect(CHECKS.DP_DUPLICATE_VOUCHER.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.DP_DUPLICATE_VOUCHER, fx.context()))).toEqual([]);
   });
 });
 
