@@ -64,6 +64,22 @@ export interface SharedReference {
   totalAmountCents: number | null;
 }
 
+/** A record the sync set aside, with why. */
+export interface Quarantined {
+  quarantineId: number;
+  resource: string;
+  recordId: string | null;
+  reason: string;
+  rawSha256: string;
+}
+
+/** A card in flight on every one of the recent syncs, since which. */
+export interface StuckCard {
+  giftCardId: string;
+  currency: string | null;
+  sinceSyncRunId: number;
+}
+
 /** The checks' store over a mirror's typed queries. */
 export function checksStore(context: Pick<CheckContext, 'queries'>): ChecksStore {
   return new ChecksStore(context.queries);
@@ -176,6 +192,48 @@ export class ChecksStore {
       .orderBy('external_ref_id')
       .orderBy('created_at_ms')
       .orderBy('order_id')
+      .execute();
+  }
+
+  /**
+   * Records rejected by the sync `syncRunId`, and ledger entries rejected earlier of which no
+   * valid copy has arrived since (an entry is not read again after its sync).
+   */
+  async quarantinedAt(syncRunId: number): Promise<Quarantined[]> {
+    return this.db
+      .selectFrom('quarantine as q')
+      .select(['q.quarantine_id as quarantineId', 'q.resource', 'q.record_id as recordId', 'q.reason', 'q.raw_sha256 as rawSha256'])
+      .where((eb) =>
+        eb.or([
+          eb('q.last_sync_run_id', '=', syncRunId),
+          eb.and([eb('q.resource', '=', 'giftCardTransactions'), eb.not(eb.exists(eb.selectFrom('gift_card_transactions as t').select('t.transaction_id').whereRef('t.transaction_id', '=', 'q.record_id')))]),
+        ]),
+      )
+      .orderBy('q.quarantine_id')
+      .execute();
+  }
+
+  /**
+   * The cards in flight on each of the last `runs` syncs: `syncRunId` and the completed ones
+   * before it (a failed sync between counts for nothing), with since which sync.
+   */
+  async cardsInFlightOnEach(syncRunId: number, runs: number): Promise<StuckCard[]> {
+    const recent = await this.db
+      .selectFrom('sync_runs')
+      .select('sync_run_id')
+      .where((eb) => eb.or([eb('sync_run_id', '=', syncRunId), eb.and([eb('sync_run_id', '<', syncRunId), eb('status', '=', 'completed')])]))
+      .orderBy('sync_run_id', 'desc')
+      .limit(runs)
+      .execute();
+    if (recent.length < runs) return [];
+    return this.db
+      .selectFrom('gift_cards_in_flight as f')
+      .leftJoin('gift_cards as c', 'c.gift_card_id', 'f.gift_card_id')
+      .select((eb) => ['f.gift_card_id as giftCardId', 'c.currency', eb.fn.min<number>('f.sync_run_id').as('sinceSyncRunId')])
+      .where('f.sync_run_id', 'in', recent.map((row) => row.sync_run_id))
+      .groupBy(['f.gift_card_id', 'c.currency'])
+      .having((eb) => eb.fn.countAll(), '=', runs)
+      .orderBy('f.gift_card_id')
       .execute();
   }
 

@@ -98,7 +98,7 @@ describe('GC_IN_FLIGHT', () => {
 describe('GC_STUCK_IN_FLIGHT', () => {
   const inFlight = (card = 'card-1') => fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, card, 'ledger entries arrived after the card was read');
 
-  it('flags a card in flight on three consecutive syncs, as a warning naming since which sync', () => {
+  it('flags a card in flight on three consecutive syncs, as a warning naming since which sync', async () => {
     fx.ledger(cardLedger(5_000, []));
     const first = fx.syncRunId;
     inFlight();
@@ -107,22 +107,22 @@ describe('GC_STUCK_IN_FLIGHT', () => {
     fx.sync();
     inFlight();
     expect(CHECKS.GC_STUCK_IN_FLIGHT.severity).toBe('warning');
-    const [finding] = CHECKS.GC_STUCK_IN_FLIGHT.run(fx.context());
+    const [finding] = (await readAndDecide(CHECKS.GC_STUCK_IN_FLIGHT, fx.context()));
     expect(finding).toMatchObject({ entityId: 'card-1', currency: 'USD' });
     expect(finding?.message).toContain(`since sync ${first}`);
   });
 
-  it('passes a card in flight on two syncs out of three, and one whose syncs between failed count for nothing', () => {
+  it('passes a card in flight on two syncs out of three, and one whose syncs between failed count for nothing', async () => {
     fx.ledger(cardLedger(5_000, []));
     inFlight();
     fx.sync();
     fx.sync();
     inFlight();
-    expect(CHECKS.GC_STUCK_IN_FLIGHT.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.GC_STUCK_IN_FLIGHT, fx.context()))).toEqual([]);
     fx.sync('failed');
     fx.sync();
     inFlight();
-    expect(CHECKS.GC_STUCK_IN_FLIGHT.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.GC_STUCK_IN_FLIGHT, fx.context()))).toEqual([]);
   });
 });
 
@@ -159,6 +159,8 @@ describe('the coupon checks decide over rows, without a database', () => {
     expect(CHECKS.DP_DUPLICATE_VOUCHER.decide(shared, context)).toMatchObject([{ entityId: 'o-2', identity: ['h1', '1'], records: [{ id: 'o-1' }, { id: 'o-2' }] }]);
     const twice = [{ externalRefId: 'PO-1', orderId: 'o-1', currency: 'USD', totalAmountCents: 500 }, { externalRefId: 'PO-1', orderId: 'o-2', currency: 'USD', totalAmountCents: 700 }];
     expect(CHECKS.DP_DUPLICATE_EXTERNAL_REF.decide(twice, context)).toMatchObject([{ entityId: 'o-2', referenceId: 'PO-1', atStakeCents: 700 }]);
+    expect(CHECKS.GC_STUCK_IN_FLIGHT.decide([{ giftCardId: 'card-3', currency: 'EUR', sinceSyncRunId: 4 }], context)[0]?.message).toMatch(/in flight on 3 consecutive syncs \(since sync 4\)/);
+    expect(CHECKS.SYNC_REJECTED_RECORD.decide([{ quarantineId: 7, resource: 'coupons', recordId: null, reason: 'no status', rawSha256: 'ab' }], context)).toMatchObject([{ entityType: 'coupon', entityId: 'quarantine-7', identity: ['ab'], records: [] }]);
   });
 });
 
@@ -386,19 +388,19 @@ describe('SYNC_REJECTED_RECORD', () => {
       .prepare('INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(resource, recordId, 'redemptionCount: expected number, received string', '{}', sha256(resource + recordId), syncRunId, syncRunId);
 
-  it('flags a record quarantined by this sync, and a ledger entry still missing after an earlier one', () => {
+  it('flags a record quarantined by this sync, and a ledger entry still missing after an earlier one', async () => {
     quarantine('giftCardTransactions', 'entry-9', fx.syncRunId);
     fx.sync();
     quarantine('coupons', 'c-1', fx.syncRunId);
-    expect(CHECKS.SYNC_REJECTED_RECORD.run(fx.context())).toMatchObject([
+    expect((await readAndDecide(CHECKS.SYNC_REJECTED_RECORD, fx.context()))).toMatchObject([
       { entityType: 'giftCardTransaction', entityId: 'entry-9' },
       { entityType: 'coupon', entityId: 'c-1', records: [{ type: 'coupon', id: 'c-1' }] },
     ]);
   });
 
-  it('passes a coupon rejected by an earlier sync and valid since', () => {
+  it('passes a coupon rejected by an earlier sync and valid since', async () => {
     quarantine('coupons', 'c-1', fx.syncRunId);
     fx.sync();
-    expect(CHECKS.SYNC_REJECTED_RECORD.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.SYNC_REJECTED_RECORD, fx.context()))).toEqual([]);
   });
 });
