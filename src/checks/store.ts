@@ -5,6 +5,7 @@
  */
 import { BooksReads, type MatchGroup } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
+import { sql } from 'kysely';
 import type { CheckContext } from './check.js';
 import type { MirrorQueries } from '../db/sqlite/queries.js';
 
@@ -78,6 +79,28 @@ export interface StuckCard {
   giftCardId: string;
   currency: string | null;
   sinceSyncRunId: number;
+}
+
+/** An order whose total disagrees with its lines, or has an amount off the cent, with its lines' figures. */
+export interface OrderTotals {
+  orderId: string;
+  currency: string;
+  totalAmountCents: number | null;
+  linesTotal: number | null;
+  lines: number;
+  offCentLines: number;
+}
+
+/** An order with one of its lines (none for an order without lines) and the line's vouchers delivered. */
+export interface OrderLineDelivery {
+  orderId: string;
+  status: string;
+  orderFulfilment: string;
+  lineNo: number | null;
+  quantity: number | null;
+  fulfilledQty: number | null;
+  lineFulfilment: string | null;
+  vouchers: number;
 }
 
 /** The checks' store over a mirror's typed queries. */
@@ -234,6 +257,52 @@ export class ChecksStore {
       .groupBy(['f.gift_card_id', 'c.currency'])
       .having((eb) => eb.fn.countAll(), '=', runs)
       .orderBy('f.gift_card_id')
+      .execute();
+  }
+
+  /** Orders whose total is not the sum of their lines' converted totals, or whose amounts are off the cent. */
+  async ordersTotalDisagreeing(): Promise<OrderTotals[]> {
+    const offCent = sql<number>`SUM(CASE WHEN l.line_no IS NOT NULL AND l.total_converted_price_cents IS NULL THEN 1 ELSE 0 END)`;
+    return this.db
+      .selectFrom('dp_orders as o')
+      .leftJoin('dp_order_lines as l', 'l.order_id', 'o.order_id')
+      .select((eb) => [
+        'o.order_id as orderId',
+        'o.currency',
+        'o.total_amount_cents as totalAmountCents',
+        eb.fn.sum<number | null>('l.total_converted_price_cents').as('linesTotal'),
+        eb.fn.count<number>('l.line_no').as('lines'),
+        offCent.as('offCentLines'),
+      ])
+      .groupBy(['o.order_id', 'o.currency', 'o.total_amount_cents'])
+      .having(sql<boolean>`o.total_amount_cents IS NULL OR ${offCent} > 0 OR COALESCE(SUM(l.total_converted_price_cents), 0) <> o.total_amount_cents`)
+      .orderBy('o.order_id')
+      .execute();
+  }
+
+  /** Every order with each of its lines and the vouchers each line delivered, in order and line order. */
+  async orderLineDeliveries(): Promise<OrderLineDelivery[]> {
+    return this.db
+      .selectFrom('dp_orders as o')
+      .leftJoin('dp_order_lines as l', 'l.order_id', 'o.order_id')
+      .select((eb) => [
+        'o.order_id as orderId',
+        'o.status',
+        'o.fulfillment_status as orderFulfilment',
+        'l.line_no as lineNo',
+        'l.quantity',
+        'l.fulfilled_qty as fulfilledQty',
+        'l.fulfillment_status as lineFulfilment',
+        eb
+          .selectFrom('dp_vouchers as v')
+          .select((v) => v.fn.countAll<number>().as('n'))
+          .whereRef('v.order_id', '=', 'l.order_id')
+          .whereRef('v.line_no', '=', 'l.line_no')
+          .$asScalar()
+          .as('vouchers'),
+      ])
+      .orderBy('o.order_id')
+      .orderBy('l.line_no')
       .execute();
   }
 
