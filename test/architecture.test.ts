@@ -107,6 +107,13 @@ describe('the seam to the mirror', () => {
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
   });
 
+  it('keeps a two-halves check off the connection: its reads are the checks\' store\'s, its decision pure', () => {
+    const checks = [...sources(join(SRC, 'checks'))].filter((file) => /rowsCheck\(\{/.test(readFileSync(file, 'utf8')));
+    expect(checks.length).toBeGreaterThanOrEqual(24);
+    const raw = checks.filter((file) => /\bsqlite\b|\.prepare\(|from 'drizzle-orm/.test(readFileSync(file, 'utf8')));
+    expect(raw.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
   it('leaves the dialect to its folder: only src/db/sqlite/ makes the typed query layer', () => {
     const makers = [...sources(SRC)].filter((file) => /new Kysely|SqliteDialect/.test(readFileSync(file, 'utf8')));
     expect(makers.map((file) => relative(SRC, file))).toEqual([join('db', 'sqlite', 'queries.ts')]);
