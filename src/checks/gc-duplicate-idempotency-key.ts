@@ -1,49 +1,36 @@
-import { queryCheck, type FindingDraft } from './check.js';
+import { rowsCheck, type FindingDraft } from './check.js';
 import { cardRef, count, entryRef } from './refs.js';
+import type { KeyedEntry } from './store.js';
 
-interface Row {
-  idempotency_key: string;
-  entries: number;
-  gift_card_id: string;
-  currency: string | null;
-  ids: string;
-  repeated_cents: number;
-  cards: string;
-}
-
-export const gcDuplicateIdempotencyKey = queryCheck({
-  kind: 'query',
+export const gcDuplicateIdempotencyKey = rowsCheck({
+  kind: 'rows',
   code: 'GC_DUPLICATE_IDEMPOTENCY_KEY',
   severity: 'error',
   lifecycle: 'state',
   title: 'One idempotency key, several entries',
   description:
     'An idempotency key makes a retried request safe: the service must commit it once. Several entries under one key mean a retry was applied twice, usually a double charge or a double refund.',
-  run({ sqlite }) {
-    const rows = sqlite
-      .prepare(
-        `SELECT t.idempotency_key, COUNT(*) AS entries, MIN(t.gift_card_id) AS gift_card_id, MIN(c.currency) AS currency,
-                GROUP_CONCAT(t.transaction_id, ' ') AS ids, COALESCE(SUM(t.amount_cents) - MAX(t.amount_cents), 0) AS repeated_cents, GROUP_CONCAT(DISTINCT t.gift_card_id) AS cards
-         FROM gift_card_transactions t LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
-         WHERE t.vanished_sync_run_id IS NULL
-           -- Candidates from the index alone (vanished entries included); the outer query drops those.
-           AND t.idempotency_key IN (SELECT idempotency_key FROM gift_card_transactions GROUP BY idempotency_key HAVING COUNT(*) > 1)
-         GROUP BY t.idempotency_key HAVING COUNT(*) > 1 ORDER BY t.idempotency_key`,
-      )
-      .all() as Row[];
-    return rows.map((row): FindingDraft => {
-      const ids = row.ids.split(' ');
-      const cards = row.cards.split(',');
+  read: (store) => store.entriesSharingKey(),
+  decide(rows: readonly KeyedEntry[]) {
+    const byKey = new Map<string, KeyedEntry[]>();
+    for (const row of rows) byKey.set(row.idempotencyKey, [...(byKey.get(row.idempotencyKey) ?? []), row]);
+    return [...byKey].map(([key, entries]): FindingDraft => {
+      const ids = entries.map((e) => e.transactionId);
+      const cards = [...new Set(entries.map((e) => e.giftCardId))];
+      const first = [...cards].sort()[0] ?? '';
+      const currency = entries.map((e) => e.currency).filter((c): c is string => c !== null).sort()[0];
+      const amounts = entries.map((e) => e.amountCents).filter((a): a is number => a !== null);
+      // The amounts committed beyond the one that was due.
+      const repeated = amounts.length === 0 ? 0 : amounts.reduce((sum, a) => sum + a, 0) - Math.max(...amounts);
       return {
         entityType: 'giftCard',
-        entityId: row.gift_card_id,
-        giftCardId: row.gift_card_id,
-        ...(row.currency ? { currency: row.currency } : {}),
-        measure: count(1, row.entries),
-        // The amounts committed beyond the one that was due.
-        atStakeCents: row.repeated_cents,
-        identity: [row.idempotency_key],
-        message: `idempotency key ${row.idempotency_key} committed ${row.entries} entries (${ids.join(', ')}) on card ${cards.join(', ')} where one was due — a retried request was applied again`,
+        entityId: first,
+        giftCardId: first,
+        ...(currency ? { currency } : {}),
+        measure: count(1, entries.length),
+        atStakeCents: repeated,
+        identity: [key],
+        message: `idempotency key ${key} committed ${entries.length} entries (${ids.join(', ')}) on card ${cards.join(', ')} where one was due — a retried request was applied again`,
         records: [...cards.map(cardRef), ...ids.map(entryRef)],
       };
     });

@@ -103,6 +103,15 @@ export interface OrderLineDelivery {
   vouchers: number;
 }
 
+/** A current ledger entry under an idempotency key that more than one entry carries. */
+export interface KeyedEntry {
+  idempotencyKey: string;
+  transactionId: string;
+  giftCardId: string;
+  currency: string | null;
+  amountCents: number | null;
+}
+
 /** The checks' store over a mirror's typed queries. */
 export function checksStore(context: Pick<CheckContext, 'queries'>): ChecksStore {
   return new ChecksStore(context.queries);
@@ -303,6 +312,31 @@ export class ChecksStore {
       ])
       .orderBy('o.order_id')
       .orderBy('l.line_no')
+      .execute();
+  }
+
+  /**
+   * The current ledger entries under an idempotency key more than one current entry carries,
+   * by key, then in the order they were mirrored. Candidates come from the index alone
+   * (vanished entries included); the count over current entries keeps the real ones.
+   */
+  async entriesSharingKey(): Promise<KeyedEntry[]> {
+    return this.db
+      .selectFrom('gift_card_transactions as t')
+      .leftJoin('gift_cards as c', 'c.gift_card_id', 't.gift_card_id')
+      .select(['t.idempotency_key as idempotencyKey', 't.transaction_id as transactionId', 't.gift_card_id as giftCardId', 'c.currency', 't.amount_cents as amountCents'])
+      .where('t.vanished_sync_run_id', 'is', null)
+      .where('t.idempotency_key', 'in', (eb) =>
+        eb
+          .selectFrom('gift_card_transactions as k')
+          .select('k.idempotency_key')
+          .where('k.vanished_sync_run_id', 'is', null)
+          .where('k.idempotency_key', 'in', (inner) => inner.selectFrom('gift_card_transactions').select('idempotency_key').groupBy('idempotency_key').having((h) => h.fn.countAll(), '>', 1))
+          .groupBy('k.idempotency_key')
+          .having((h) => h.fn.countAll(), '>', 1),
+      )
+      .orderBy('t.idempotency_key')
+      .orderBy('t.entry_id')
       .execute();
   }
 

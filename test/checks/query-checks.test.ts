@@ -29,16 +29,16 @@ async function readAndDecide<R>(check: RowsCheck<string, R>, context: CheckConte
 }
 
 describe('GC_DUPLICATE_IDEMPOTENCY_KEY', () => {
-  it('flags two entries committed under one key, naming both', () => {
+  it('flags two entries committed under one key, naming both', async () => {
     fx.ledger(cardLedger(6_000, [{ type: 'DEBIT', amount: 1_000, key: 'K' }, { type: 'DEBIT', amount: 1_500, key: 'K' }]));
-    expect(CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY.run(fx.context())).toMatchObject([
+    expect((await readAndDecide(CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY, fx.context()))).toMatchObject([
       { entityType: 'giftCard', entityId: 'card-1', measure: { unit: 'count', expected: 1, actual: 2 }, records: [{ id: 'card-1' }, { id: 'entry-1' }, { id: 'entry-2' }] },
     ]);
   });
 
-  it('passes a debit and its refund under one reference with their own keys', () => {
+  it('passes a debit and its refund under one reference with their own keys', async () => {
     fx.ledger(cardLedger(6_000, [{ type: 'DEBIT', amount: 1_000, ref: 'R' }, { type: 'REFUND', amount: 1_000, ref: 'R' }]));
-    expect(CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY, fx.context()))).toEqual([]);
   });
 });
 
@@ -162,6 +162,8 @@ describe('the coupon checks decide over rows, without a database', () => {
     expect(CHECKS.GC_STUCK_IN_FLIGHT.decide([{ giftCardId: 'card-3', currency: 'EUR', sinceSyncRunId: 4 }], context)[0]?.message).toMatch(/in flight on 3 consecutive syncs \(since sync 4\)/);
     expect(CHECKS.DP_ORDER_TOTAL_MISMATCH.decide([{ orderId: 'o-1', currency: 'USD', totalAmountCents: 1_000, linesTotal: 900, lines: 2, offCentLines: 0 }], context)).toMatchObject([{ entityId: 'o-1', measure: { unit: 'cents', expected: 900, actual: 1_000 } }]);
     expect(CHECKS.DP_FULFILMENT_MISMATCH.decide([{ orderId: 'o-1', status: 'COMPLETED', orderFulfilment: 'FULFILLED', lineNo: 1, quantity: 2, fulfilledQty: 2, lineFulfilment: 'FULFILLED', vouchers: 1 }], context)).toMatchObject([{ entityId: 'o-1', identity: ['1'], measure: { expected: 2, actual: 1 } }]);
+    const keyed = [{ idempotencyKey: 'K', transactionId: 'e-1', giftCardId: 'card-2', currency: 'USD', amountCents: 1_000 }, { idempotencyKey: 'K', transactionId: 'e-2', giftCardId: 'card-1', currency: 'USD', amountCents: 1_500 }];
+    expect(CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY.decide(keyed, context)).toMatchObject([{ entityId: 'card-1', atStakeCents: 1_000, measure: { expected: 1, actual: 2 }, records: [{ id: 'card-2' }, { id: 'card-1' }, { id: 'e-1' }, { id: 'e-2' }] }]);
     expect(CHECKS.SYNC_REJECTED_RECORD.decide([{ quarantineId: 7, resource: 'coupons', recordId: null, reason: 'no status', rawSha256: 'ab' }], context)).toMatchObject([{ entityType: 'coupon', entityId: 'quarantine-7', identity: ['ab'], records: [] }]);
   });
 });
