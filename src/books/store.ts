@@ -37,13 +37,6 @@ const GROUP_ROWS = `SELECT m.group_id AS groupId, m.kind, m.status, m.rule, m.si
   LEFT JOIN books_rows b ON m.side = 'books' AND b.row_id = CAST(m.record_id AS INTEGER)
   LEFT JOIN gift_card_transactions t ON m.side = 'ledger' AND t.transaction_id = m.record_id`;
 
-/** The groups of one kind in these states, in group order, books side first. */
-export function matchGroups(sqlite: Database.Database, kind: string, statuses: readonly MatchStatus[]): MatchGroup[] {
-  const rows = sqlite
-    .prepare(`${GROUP_ROWS} WHERE m.kind = ? AND m.status IN (${statuses.map(() => '?').join(', ')}) ORDER BY m.group_id, m.side <> 'books', m.at_ms, m.record_id`)
-    .all(kind, ...statuses) as MatchRow[];
-  return toGroups(rows);
-}
 
 /**
  * The books stage's reads through the typed query layer (the matching's groups, for the books
