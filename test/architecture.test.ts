@@ -97,19 +97,37 @@ describe('the stages’ import directions', () => {
 });
 
 describe('the seam to the mirror', () => {
-  /** Stages whose store speaks only the typed, async query layer: no driver, no hand-prepared SQL. */
-  const TYPED = ['findings'] as const;
+  /** Where the connection may be held: a stage's store (store.ts) and the dialect's folder. */
+  const holdsConnection = (file: string): boolean => file.endsWith(`${join('', 'store.ts')}`) || relative(SRC, file).startsWith(join('db', 'sqlite'));
+  /** The driver, its statements, its handle, or the mirror's raw connection read. */
+  const RAW = /from 'better-sqlite3'|\.prepare\(|Database\.Database|\w\.sqlite\b(?!['-])|\.pragma\(|from 'drizzle-orm\/better-sqlite3'/;
 
-  it.each(TYPED)('keeps the driver out of the %s stage: it reaches its tables through its typed store alone', (stage) => {
-    const files = [...sources(join(SRC, stage))];
+  it('keeps the driver in the stores and the dialect folder: no other module prepares SQL or holds the connection', () => {
+    const files = [...sources(SRC)];
+    expect(files.filter(holdsConnection).map((file) => relative(SRC, file)).sort()).toEqual(
+      expect.arrayContaining([join('sync', 'store.ts'), join('books', 'store.ts'), join('checks', 'store.ts'), join('findings', 'store.ts'), join('report', 'store.ts')]),
+    );
+    const raw = files.filter((file) => !holdsConnection(file) && RAW.test(readFileSync(file, 'utf8')));
+    expect(raw.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('keeps the findings stage typed end to end: its store speaks only the typed, async query layer', () => {
+    const files = [...sources(join(SRC, 'findings'))];
     expect(files.length).toBeGreaterThan(3);
     const raw = files.filter((file) => /from 'better-sqlite3'|\.prepare\(|Database\.Database/.test(readFileSync(file, 'utf8')));
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
   });
 
-  it('keeps a two-halves check off the connection: its reads are the checks\' store\'s, its decision pure', () => {
+  it('casts no query result outside the typed statements: a read declares its row type where it is prepared', () => {
+    const cast = /\.(get|all|iterate|execute|executeTakeFirst)\([^)]*\)\s+as\s/;
+    const casting = [...sources(SRC)].filter((file) => !file.endsWith(join('db', 'sqlite', 'statement.ts')) && !file.endsWith(join('db', 'sqlite', 'typed-rows.ts')) && cast.test(readFileSync(file, 'utf8')));
+    expect(casting.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('gives every query check two halves: its reads are the checks\' store\'s, its decision pure', () => {
     const checks = [...sources(join(SRC, 'checks'))].filter((file) => /rowsCheck\(\{/.test(readFileSync(file, 'utf8')));
-    expect(checks.length).toBeGreaterThanOrEqual(24);
+    expect(checks.length).toBeGreaterThanOrEqual(30);
+    expect([...sources(join(SRC, 'checks'))].filter((file) => /queryCheck\(\{/.test(readFileSync(file, 'utf8')))).toEqual([]);
     const raw = checks.filter((file) => /\bsqlite\b|\.prepare\(|from 'drizzle-orm/.test(readFileSync(file, 'utf8')));
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
   });

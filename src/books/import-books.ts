@@ -11,11 +11,12 @@ import { basename, dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
-import type Database from 'better-sqlite3';
 import { BooksImportError, ConfigError, FileSystemError } from '../errors.js';
 import { openRegularFile } from '../paths.js';
 import { BOOKS_KINDS, defaultMap, missingColumns, readMap, unmappedCodeColumn, type BooksEncoding, type BooksKind, type BooksMap } from './books-map.js';
-import { readBooksRow, sha256, type BooksRow } from './books-row.js';
+import { readBooksRow, sha256 } from './books-row.js';
+import type { Mirror } from '../db/mirror.js';
+import { BooksStore } from './store.js';
 
 /** The longest line (CSV record or JSON line) a books file may hold; a longer one is rejected, not read whole. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -91,7 +92,7 @@ type Read = { line: number; fields: Record<string, unknown> } | { line: number; 
  *   which no row could be imported is not recorded at all (`fileId` null).
  * @throws FileSystemError when the file cannot be read.
  */
-export async function importBooksFile(sqlite: Database.Database, path: string, options: ImportOptions): Promise<ImportResult> {
+export async function importBooksFile(mirror: Mirror, path: string, options: ImportOptions): Promise<ImportResult> {
   const kind = options.kind;
   const map = options.map ?? defaultMap();
   const source = options.source ?? basename(path);
@@ -99,35 +100,34 @@ export async function importBooksFile(sqlite: Database.Database, path: string, o
   // A FIFO or a device (`/dev/zero` behind a symlink) is refused before a byte is read: it would hang the night with the lock held.
   const fd = openRegularFile(path, '', 'books are read from a regular file (an export written to disk)');
   try {
-    return await importOpenFile(sqlite, fd, path, source, map, options, result);
+    return await importOpenFile(new BooksStore(mirror), fd, path, source, map, options, result);
   } finally {
     closeSync(fd);
   }
 }
 
-async function importOpenFile(sqlite: Database.Database, fd: number, path: string, source: string, map: BooksMap, options: ImportOptions, result: ImportResult): Promise<ImportResult> {
+async function importOpenFile(store: BooksStore, fd: number, path: string, source: string, map: BooksMap, options: ImportOptions, result: ImportResult): Promise<ImportResult> {
   const kind = options.kind;
   const open = (): Readable => decoded(createReadStream('', { fd, start: 0, autoClose: false }), map.encoding);
   const digest = await fileSha256(createReadStream('', { fd, start: 0, autoClose: false }), path);
-  const known = sqlite.prepare('SELECT file_id FROM books_files WHERE kind = ? AND source = ? AND sha256 = ?').pluck().get(kind, source, digest) as number | undefined;
+  const known = await store.knownFile(kind, source, digest);
   if (known !== undefined) return { ...result, fileId: known, unchanged: true };
 
   const format = map.format ?? (/\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : 'csv');
   const shape: CsvShape = { lines: 0, openQuoteLine: null };
   const rows = format === 'csv' ? csvRows(open(), map, kind, shape) : jsonLines(open(), shape);
   const nowMs = options.nowMs ?? Date.now();
-  const statements = prepare(sqlite);
   const rejections: { line: number; reason: string; raw: string | null }[] = [];
-  const refuse = (): ImportResult => {
-    sqlite.exec('ROLLBACK');
+  // One transaction across the file's reads (the connection is this process's alone while it
+  // imports): a failure anywhere leaves the mirror as it was.
+  const session = await store.beginImport();
+  const refuse = async (): Promise<ImportResult> => {
+    await session.rollback();
     result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
     return result;
   };
-  // One transaction across the file's reads (the connection is this process's alone while it
-  // imports): a failure anywhere leaves the mirror as it was.
-  sqlite.exec('BEGIN IMMEDIATE');
   try {
-    const fileId = Number(statements.file.run(kind, source, path, digest, nowMs).lastInsertRowid);
+    const fileId = session.file({ kind, source, path, sha256: digest, imported_at_ms: nowMs });
     // Equal rows of one file are told apart by their order: the second of two equal payments is
     // a row of its own, its identity that of the meaning's second occurrence. The mirror says
     // whether a meaning's first occurrence is this version's already; only meanings met more
@@ -142,7 +142,7 @@ async function importOpenFile(sqlite: Database.Database, fd: number, path: strin
       if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
       if ('problem' in read) {
         rejections.push({ line: read.line, reason: bounded(read.problem), raw: read.raw });
-        if (read.refuse) return refuse();
+        if (read.refuse) return await refuse();
         if (read.cutShort) cutShort = read.problem;
         continue;
       }
@@ -152,16 +152,16 @@ async function importOpenFile(sqlite: Database.Database, fd: number, path: strin
         continue;
       }
       const first = identityOf(kind, source, parsed.row.meaning, 1);
-      if (statements.insert.run(...rowParams(parsed.row, first, source, fileId)).changes > 0) result.rowsAdded += 1;
-      else if (statements.claimedBy.get(first) !== fileId) statements.keep.run(fileId, parsed.row.lineNo, first);
+      if (session.add(parsed.row, first, source, fileId)) result.rowsAdded += 1;
+      else if (session.claimedBy(first) !== fileId) session.keep(fileId, parsed.row.lineNo, first);
       else {
         // An identity an earlier version holds is kept (claimed by this version), not added again.
         const key = Buffer.from(parsed.row.meaning.slice(0, 24), 'hex').toString('latin1');
         const occurrence = (repeats.get(key) ?? 1) + 1;
         repeats.set(key, occurrence);
         const identity = identityOf(kind, source, parsed.row.meaning, occurrence);
-        if (statements.insert.run(...rowParams(parsed.row, identity, source, fileId)).changes > 0) result.rowsAdded += 1;
-        else statements.keep.run(fileId, parsed.row.lineNo, identity);
+        if (session.add(parsed.row, identity, source, fileId)) result.rowsAdded += 1;
+        else session.keep(fileId, parsed.row.lineNo, identity);
       }
       accepted += 1;
     }
@@ -174,22 +174,22 @@ async function importOpenFile(sqlite: Database.Database, fd: number, path: strin
     }
     // A file of a header alone (a quiet day) is a version of zero rows; one whose every row was
     // rejected is not imported at all.
-    if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) return refuse();
-    const live = statements.live.get(kind, source, fileId) as number;
-    result.rowsWithdrawn = statements.withdraw.run(fileId, kind, source, fileId).changes;
+    if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) return await refuse();
+    const live = session.held(kind, source, fileId);
+    result.rowsWithdrawn = session.withdrawUnclaimed(kind, source, fileId);
     // Another period's file under the same name would withdraw this one's books and their breaks with them.
     if (!options.replace && result.rowsWithdrawn >= 2 && result.rowsWithdrawn * 2 > live) {
       throw new BooksImportError(
         `${path}: this version of ${source} would withdraw ${result.rowsWithdrawn.toLocaleString('en-US')} of the ${live.toLocaleString('en-US')} rows its previous version holds: is it another period's file? Import it as a source of its own (books import --source NAME) or, if it does replace them, with books import --replace`,
       );
     }
-    for (const r of rejections) statements.reject.run(fileId, r.line, r.reason, r.raw);
-    statements.counts.run(result.rowsRead, result.rowsAdded, result.rowsWithdrawn, rejections.length, fileId);
-    sqlite.exec('COMMIT');
+    for (const r of rejections) session.reject(fileId, r.line, r.reason, r.raw);
+    session.counts(fileId, { read: result.rowsRead, added: result.rowsAdded, withdrawn: result.rowsWithdrawn, rejected: rejections.length });
+    await session.commit();
     result.fileId = fileId;
     return result;
   } catch (error) {
-    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    await session.rollback();
     throw error;
   }
 }
@@ -199,22 +199,6 @@ function bounded(reason: string): string {
   return reason.length <= MAX_REASON ? reason : `${reason.slice(0, MAX_REASON - 1)}…`;
 }
 
-function prepare(sqlite: Database.Database) {
-  return {
-    file: sqlite.prepare('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)'),
-    insert: sqlite.prepare(
-      `INSERT OR IGNORE INTO books_rows (kind, source, identity, first_file_id, last_file_id, line_no, reference, entry_type, amount_cents, currency, at_ms, at_text, code_sha256, gift_card_id, external_ref, raw_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    claimedBy: sqlite.prepare('SELECT last_file_id FROM books_rows WHERE identity = ?').pluck(),
-    live: sqlite.prepare('SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?').pluck(),
-    keep: sqlite.prepare('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE identity = ?'),
-    withdraw: sqlite.prepare('UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL'),
-    reject: sqlite.prepare('INSERT INTO books_rejections (file_id, line_no, reason, raw) VALUES (?, ?, ?, ?)'),
-    counts: sqlite.prepare('UPDATE books_files SET rows_read = ?, rows_added = ?, rows_withdrawn = ?, rows_rejected = ? WHERE file_id = ?'),
-  };
-}
-
 /**
  * A row's identity in the mirror: its kind, its file's name, what it means and which of the
  * file's equal rows it is, hashed (128 bits: a short key keeps a million-row import's index in
@@ -222,11 +206,6 @@ function prepare(sqlite: Database.Database) {
  */
 function identityOf(kind: BooksKind, source: string, meaning: string, occurrence: number): string {
   return sha256(`${kind}\u0000${source}\u0000${meaning}\u0000${occurrence}`).slice(0, 32);
-}
-
-/** The insert's parameters, in its columns' order (positional: binding by name costs a third of an import). */
-function rowParams(row: BooksRow, identity: string, source: string, fileId: number): unknown[] {
-  return [row.kind, source, identity, fileId, fileId, row.lineNo, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.atText, row.codeSha256, row.giftCardId, row.externalRef, row.rawJson];
 }
 
 async function fileSha256(stream: Readable, path: string): Promise<string> {

@@ -1,8 +1,16 @@
-/** Typed reads of what the books stage keeps: the latest matching, its groups and rates. */
+/**
+ * The books stage's store: the only code that holds the mirror's connection for the books
+ * tables (files, rows, rejections, the matching's rows). Typed reads of the latest matching
+ * through the query layer ({@link BooksReads}); the import's and the matching's writes as
+ * sessions of one transaction each ({@link BooksStore}), whose statements are prepared here with
+ * their row types declared beside them.
+ */
 import type Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { MirrorQueries } from '../db/sqlite/queries.js';
-import type { MatchStatus } from './match.js';
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
+import { pluck, read, write, type SqlRow, type Write } from '../db/sqlite/statement.js';
+import type { BooksRow } from './books-row.js';
+import type { BooksTender, LedgerTender, MatchStatus } from './match.js';
 
 /** One record of a match group: a books row (with its file and line) or a service record. */
 export interface MatchRecord {
@@ -69,16 +77,6 @@ export class BooksReads {
 /** One record of the latest matching with its group's status and rule: a row of the Matching sheet. */
 export type MatchRow = MatchRecord & { groupId: number; kind: string; status: MatchStatus; rule: string | null };
 
-/** Every record of the latest matching: those without a partner or matched only in part first, then the pairs, each group together. */
-export function matchRows(sqlite: Database.Database): IterableIterator<MatchRow> {
-  return sqlite.prepare(`${GROUP_ROWS} ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`).iterate() as IterableIterator<MatchRow>;
-}
-
-/** Records of the latest matching without a partner or matched only in part. */
-export function unmatchedCount(sqlite: Database.Database): number {
-  return sqlite.prepare("SELECT COUNT(*) FROM books_match_rows WHERE status <> 'matched'").pluck().get() as number;
-}
-
 function toGroups(rows: MatchRow[]): MatchGroup[] {
   const groups: MatchGroup[] = [];
   for (const { groupId, kind, status, rule, ...record } of rows) {
@@ -100,18 +98,314 @@ export interface MatchRate {
   amountCents: number;
 }
 
-/** The latest matching in figures: records and amounts by kind, side, status, rule and currency. */
-export function matchRates(sqlite: Database.Database): MatchRate[] {
-  return sqlite
-    .prepare(
-      `SELECT kind, side, status, rule, currency, COUNT(*) AS records, COALESCE(SUM(amount_cents), 0) AS amountCents FROM books_match_rows
-       GROUP BY kind, side, status, rule, currency ORDER BY kind, side, status <> 'matched', status, rule, currency`,
-    )
-    .all() as MatchRate[];
+/** A books row's time span per kind: the scope of its matching. */
+export interface BooksSpan {
+  kind: string;
+  firstMs: number;
+  lastMs: number;
 }
 
-/** The books the mirror holds: rows still in their files, and rows that could not be imported. */
-export function booksCounts(sqlite: Database.Database): { held: number; rejected: number } {
-  const count = (sql: string): number => sqlite.prepare(sql).pluck().get() as number;
-  return { held: count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL'), rejected: count('SELECT COUNT(*) FROM books_rejections') };
+/** A row of the matching's result, as the matching writes it: a record of a group. */
+export type MatchWrite = Pick<MatchRecord, 'recordId' | 'reference' | 'entryType' | 'amountCents' | 'currency' | 'atMs'> & {
+  groupId: number;
+  kind: string;
+  status: MatchStatus;
+  rule: string | null;
+  side: MatchRecord['side'];
+  booksCount?: number;
+  serviceCount?: number;
+};
+
+/** A coupon use in the books. */
+export interface BooksUse {
+  rowId: number;
+  reference: string | null;
+  codeSha256: string | null;
+  atMs: number;
+}
+
+/** One of our coupons, for its uses. */
+export interface CouponUses {
+  couponId: string;
+  codeHash: string | null;
+  redemptionCount: number;
+  createdAt: string;
+  updatedAtMs: number;
+}
+
+/** A DP purchase in the books. */
+export interface BooksPurchase {
+  rowId: number;
+  externalRef: string;
+  amountCents: number;
+  currency: string;
+  atMs: number;
+}
+
+/** A DP order placed (not FAILED). */
+export interface PlacedOrder {
+  orderId: string;
+  externalRef: string;
+  totalCents: number | null;
+  currency: string;
+  atMs: number;
+}
+
+/** A books tender not paired by the exact rule, with what names its card. */
+export type UnpairedBooksTender = Omit<BooksTender, 'giftCardId'> & { codeSha256: string | null; giftCardId: string | null };
+
+/** The books' tenders still held (payment as DEBIT, refund as REFUND). */
+const BOOKS_TENDERS = `SELECT row_id AS rowId, reference, CASE entry_type WHEN 'payment' THEN 'DEBIT' ELSE 'REFUND' END AS type, amount_cents AS amountCents,
+  currency, at_ms AS atMs, code_sha256 AS codeSha256, gift_card_id AS giftCardId
+  FROM books_rows WHERE kind = 'tenders' AND withdrawn_file_id IS NULL AND amount_cents IS NOT NULL AND currency IS NOT NULL`;
+
+/** Our cards' DEBIT and REFUND entries in scope (@merchant, from @from on), in their card's currency. */
+const LEDGER_TENDERS = `SELECT t.transaction_id AS transactionId, t.gift_card_id AS giftCardId, t.type, t.amount_cents AS amountCents, c.currency, t.reference_id AS reference, t.created_at_ms AS atMs
+  FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+  WHERE t.type IN ('DEBIT', 'REFUND') AND t.vanished_sync_run_id IS NULL AND t.amount_cents > 0 AND t.created_at_ms >= @from AND (c.merchant_id = @merchant OR @merchant IS NULL)`;
+
+/**
+ * The matching's one transaction: what it reads and writes while it replaces the stored result.
+ * Group IDs are numbered after every books row ID, so that groups made in SQL (numbered by their
+ * books row) never collide with those written one by one.
+ */
+export class MatchSession {
+  groups = 0;
+  #next: number;
+  readonly #insert: Write;
+
+  constructor(
+    private readonly sqlite: Database.Database,
+    private readonly nowMs: number,
+  ) {
+    this.#next = (pluck<number | null>(sqlite, 'SELECT MAX(row_id) FROM books_rows').get() ?? 0) + 1;
+    this.#insert = write(
+      sqlite,
+      `INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, books_count, service_count, matched_at_ms)
+       VALUES (@groupId, @kind, @status, @rule, @side, @recordId, @reference, @entryType, @amountCents, @currency, @atMs, @booksCount, @serviceCount, ${nowMs})`,
+    );
+  }
+
+  /** Allocates a group ID. */
+  group(): number {
+    this.groups += 1;
+    return this.#next++;
+  }
+
+  row(row: MatchWrite): void {
+    this.#insert.run({ booksCount: null, serviceCount: null, ...row });
+  }
+
+  /**
+   * The exact rule where it is one to one, in SQL: one sort of both sides by the rule's key,
+   * most of a healthy month, never held in memory; the pairs are written as matched groups.
+   * (An entry of no amount, or a negative one, moved no money: GC_INVALID_AMOUNT's, not a
+   * tender.) @returns the tenders of both sides left for every rule.
+   */
+  pairExactTenders(scope: { merchant: string | null; from: number }): { books: UnpairedBooksTender[]; ledger: LedgerTender[] } {
+    const sqlite = this.sqlite;
+    sqlite.exec('DROP TABLE IF EXISTS temp.match_pairs');
+    sqlite
+      .prepare(
+        `CREATE TEMP TABLE match_pairs AS
+         SELECT reference, type, currency, amountCents,
+                MAX(CASE WHEN side = 0 THEN rowId END) AS rowId, MAX(CASE WHEN side = 0 THEN atMs END) AS booksAtMs,
+                MAX(CASE WHEN side = 1 THEN transactionId END) AS transactionId, MAX(CASE WHEN side = 1 THEN atMs END) AS ledgerAtMs
+         FROM (SELECT 0 AS side, rowId, NULL AS transactionId, reference, type, currency, amountCents, atMs FROM (${BOOKS_TENDERS}) WHERE reference IS NOT NULL
+               UNION ALL
+               SELECT 1, NULL, transactionId, reference, type, currency, amountCents, atMs FROM (${LEDGER_TENDERS}))
+         GROUP BY reference, type, currency, amountCents
+         HAVING SUM(side = 0) = 1 AND SUM(side = 1) = 1`,
+      )
+      .run(scope);
+    sqlite.exec('CREATE UNIQUE INDEX temp.match_pairs_books ON match_pairs (rowId); CREATE UNIQUE INDEX temp.match_pairs_ledger ON match_pairs (transactionId)');
+    const now = this.nowMs;
+    sqlite.exec(`INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
+      SELECT rowId, 'tenders', 'matched', 'exact', 'books', CAST(rowId AS TEXT), reference, type, amountCents, currency, booksAtMs, ${now} FROM match_pairs ORDER BY rowId;
+      INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
+      SELECT rowId, 'tenders', 'matched', 'exact', 'ledger', transactionId, reference, type, amountCents, currency, ledgerAtMs, ${now} FROM match_pairs ORDER BY rowId`);
+    this.groups += pluck<number>(sqlite, 'SELECT COUNT(*) FROM match_pairs').get() ?? 0;
+    const books = read<UnpairedBooksTender>(sqlite, `SELECT * FROM (${BOOKS_TENDERS}) WHERE rowId NOT IN (SELECT rowId FROM match_pairs)`).all(scope);
+    const ledger = read<LedgerTender>(sqlite, `SELECT * FROM (${LEDGER_TENDERS}) WHERE transactionId NOT IN (SELECT transactionId FROM match_pairs)`).all(scope);
+    sqlite.exec('DROP TABLE temp.match_pairs');
+    return { books, ledger };
+  }
+
+  /** Our cards by their code's hash, for the hashes asked about: the books never hold a plaintext code. */
+  cardsByCode(merchantId: string | null, hashes: ReadonlySet<string>): Map<string, string> {
+    const cards = new Map<string, string>();
+    if (hashes.size === 0) return cards;
+    const rows = read<{ id: string; hash: string | null }>(this.sqlite, `SELECT gift_card_id AS id, raw_json ->> '$.codeHash' AS hash FROM gift_cards WHERE merchant_id = @merchant OR @merchant IS NULL`);
+    for (const row of rows.iterate({ merchant: merchantId })) {
+      if (row.hash !== null && hashes.has(row.hash.toLowerCase())) cards.set(row.hash.toLowerCase(), row.id);
+    }
+    return cards;
+  }
+
+  /** The coupon uses the books hold, in time order. */
+  couponUses(): BooksUse[] {
+    return read<BooksUse>(this.sqlite, "SELECT row_id AS rowId, reference, code_sha256 AS codeSha256, at_ms AS atMs FROM books_rows WHERE kind = 'coupon-uses' AND withdrawn_file_id IS NULL ORDER BY at_ms, row_id").all();
+  }
+
+  /** Our coupons with their code's hash and count. */
+  coupons(merchantId: string | null): CouponUses[] {
+    return read<CouponUses>(
+      this.sqlite,
+      `SELECT coupon_id AS couponId, lower(raw_json ->> '$.codeHash') AS codeHash, redemption_count AS redemptionCount, created_at AS createdAt, updated_at_ms AS updatedAtMs
+       FROM coupons WHERE merchant_id = @merchant OR @merchant IS NULL ORDER BY coupon_id`,
+    ).all({ merchant: merchantId });
+  }
+
+  /** The DP purchases the books hold, in time order. */
+  purchases(): BooksPurchase[] {
+    return read<BooksPurchase>(
+      this.sqlite,
+      "SELECT row_id AS rowId, external_ref AS externalRef, amount_cents AS amountCents, currency, at_ms AS atMs FROM books_rows WHERE kind = 'dp-purchases' AND withdrawn_file_id IS NULL AND amount_cents IS NOT NULL ORDER BY at_ms, row_id",
+    ).all();
+  }
+
+  /** The DP orders placed (not FAILED), in time order. */
+  orders(): PlacedOrder[] {
+    return read<PlacedOrder>(
+      this.sqlite,
+      "SELECT order_id AS orderId, external_ref_id AS externalRef, total_amount_cents AS totalCents, currency, created_at_ms AS atMs FROM dp_orders WHERE status <> 'FAILED' ORDER BY created_at_ms, order_id",
+    ).all();
+  }
+}
+
+/**
+ * A file's import: one transaction across the file's reads (the connection is this process's
+ * alone while it imports), so a failure anywhere leaves the mirror as it was.
+ */
+export class ImportSession {
+  readonly #s;
+
+  constructor(private readonly sqlite: Database.Database) {
+    const p = (text: string) => write(sqlite, text);
+    this.#s = {
+      file: p('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)'),
+      insert: p(
+        `INSERT OR IGNORE INTO books_rows (kind, source, identity, first_file_id, last_file_id, line_no, reference, entry_type, amount_cents, currency, at_ms, at_text, code_sha256, gift_card_id, external_ref, raw_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      claimedBy: pluck<number>(sqlite, 'SELECT last_file_id FROM books_rows WHERE identity = ?'),
+      live: pluck<number>(sqlite, 'SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?'),
+      keep: p('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE identity = ?'),
+      withdraw: p('UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL'),
+      reject: p('INSERT INTO books_rejections (file_id, line_no, reason, raw) VALUES (?, ?, ?, ?)'),
+      counts: p('UPDATE books_files SET rows_read = ?, rows_added = ?, rows_withdrawn = ?, rows_rejected = ? WHERE file_id = ?'),
+    };
+    sqlite.exec('BEGIN IMMEDIATE');
+  }
+
+  /** Records the file. @returns its ID. */
+  file(file: Pick<SqlRow<'books_files'>, 'kind' | 'source' | 'path' | 'sha256' | 'imported_at_ms'>): number {
+    return Number(this.#s.file.run(file.kind, file.source, file.path, file.sha256, file.imported_at_ms).lastInsertRowid);
+  }
+
+  /** Adds a row under `identity` unless a row holds it already. @returns whether it was added. */
+  add(row: BooksRow, identity: string, source: string, fileId: number): boolean {
+    const params = [row.kind, source, identity, fileId, fileId, row.lineNo, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.atText, row.codeSha256, row.giftCardId, row.externalRef, row.rawJson];
+    return this.#s.insert.run(...params).changes > 0;
+  }
+
+  /** The file whose version holds the row of this identity. */
+  claimedBy(identity: string): number | undefined {
+    return this.#s.claimedBy.get(identity);
+  }
+
+  /** Keeps the row of this identity in this file's version, at this line. */
+  keep(fileId: number, lineNo: number, identity: string): void {
+    this.#s.keep.run(fileId, lineNo, identity);
+  }
+
+  /** The rows of the source's previous versions still held. */
+  held(kind: string, source: string, fileId: number): number {
+    return this.#s.live.get(kind, source, fileId) ?? 0;
+  }
+
+  /** Withdraws the source's rows this version no longer holds. @returns how many. */
+  withdrawUnclaimed(kind: string, source: string, fileId: number): number {
+    return this.#s.withdraw.run(fileId, kind, source, fileId).changes;
+  }
+
+  reject(fileId: number, line: number, reason: string, raw: string | null): void {
+    this.#s.reject.run(fileId, line, reason, raw);
+  }
+
+  counts(fileId: number, counts: { read: number; added: number; withdrawn: number; rejected: number }): void {
+    this.#s.counts.run(counts.read, counts.added, counts.withdrawn, counts.rejected, fileId);
+  }
+
+  async commit(): Promise<void> {
+    this.sqlite.exec('COMMIT');
+  }
+
+  async rollback(): Promise<void> {
+    if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+  }
+}
+
+/** The books stage's writes and the report's reads of the books tables. */
+export class BooksStore {
+  readonly #sqlite: Database.Database;
+
+  constructor(mirror: Mirror) {
+    this.#sqlite = mirror.sqlite;
+  }
+
+  /** The version of this file already imported (same kind, source and content), if any. */
+  async knownFile(kind: string, source: string, sha256: string): Promise<number | undefined> {
+    return pluck<number>(this.#sqlite, 'SELECT file_id FROM books_files WHERE kind = ? AND source = ? AND sha256 = ?').get(kind, source, sha256);
+  }
+
+  /** Starts a file's import: its one transaction. */
+  async beginImport(): Promise<ImportSession> {
+    return new ImportSession(this.#sqlite);
+  }
+
+  /** Each kind's time span among the rows held. */
+  async spans(): Promise<BooksSpan[]> {
+    return read<BooksSpan>(this.#sqlite, 'SELECT kind, MIN(at_ms) AS firstMs, MAX(at_ms) AS lastMs FROM books_rows WHERE withdrawn_file_id IS NULL GROUP BY kind').all();
+  }
+
+  /**
+   * Replaces the stored matching with what `work` writes, in one transaction. @returns how many
+   * groups it made and its records per status.
+   */
+  async replaceMatching(nowMs: number, work: (session: MatchSession) => void): Promise<{ groups: number; byStatus: Partial<Record<MatchStatus, number>> }> {
+    const sqlite = this.#sqlite;
+    const session = new MatchSession(sqlite, nowMs);
+    sqlite.transaction(() => {
+      sqlite.prepare('DELETE FROM books_match_rows').run();
+      work(session);
+    })();
+    const counts = read<{ status: MatchStatus; n: number }>(sqlite, 'SELECT status, COUNT(*) AS n FROM books_match_rows GROUP BY status').all();
+    return { groups: session.groups, byStatus: Object.fromEntries(counts.map((r) => [r.status, r.n])) };
+  }
+
+  /** Every record of the latest matching: those without a partner or matched only in part first, then the pairs, each group together. */
+  async *matchRows(): AsyncGenerator<MatchRow> {
+    yield* read<MatchRow>(this.#sqlite, `${GROUP_ROWS} ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`).iterate();
+  }
+
+  /** Records of the latest matching without a partner or matched only in part. */
+  async unmatchedCount(): Promise<number> {
+    return pluck<number>(this.#sqlite, "SELECT COUNT(*) FROM books_match_rows WHERE status <> 'matched'").get() ?? 0;
+  }
+
+  /** The latest matching in figures: records and amounts by kind, side, status, rule and currency. */
+  async matchRates(): Promise<MatchRate[]> {
+    return read<MatchRate>(
+      this.#sqlite,
+      `SELECT kind, side, status, rule, currency, COUNT(*) AS records, COALESCE(SUM(amount_cents), 0) AS amountCents FROM books_match_rows
+       GROUP BY kind, side, status, rule, currency ORDER BY kind, side, status <> 'matched', status, rule, currency`,
+    ).all();
+  }
+
+  /** The books the mirror holds: rows still in their files, and rows that could not be imported. */
+  async counts(): Promise<{ held: number; rejected: number }> {
+    const count = (text: string): number => pluck<number>(this.#sqlite, text).get() ?? 0;
+    return { held: count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL'), rejected: count('SELECT COUNT(*) FROM books_rejections') };
+  }
 }

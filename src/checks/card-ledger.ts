@@ -3,10 +3,12 @@
  * over two indexes (cards by ID, entries by card, createdAt, list order): memory holds one
  * card's entries at a time, whatever the mirror's size.
  */
-import type Database from 'better-sqlite3';
-import { giftCards, giftCardTransactions } from '../db/schema.js';
 import type { AnyColumn } from 'drizzle-orm';
-import { iterateRows, selectList, type RowOf } from '../db/typed-rows.js';
+import type { Mirror } from '../db/mirror.js';
+import { giftCards, giftCardTransactions } from '../db/schema.js';
+import { inBatches } from '../db/sqlite/statement.js';
+import type { RowOf } from '../db/sqlite/typed-rows.js';
+import { ChecksStore } from './store.js';
 import type { CardLedger, CardSnapshot, LedgerEntry } from './check.js';
 import type { EntryFacts } from './ledger-state.js';
 
@@ -70,36 +72,23 @@ type OnOrphan = (giftCardId: string, createdAtMs: number) => void;
  * reports them); entries a full pass found vanished are skipped (GC_LEDGER_REWRITTEN).
  * `only`: a JSON array of card IDs, to walk those cards alone (a report's flagged rows).
  */
-export function walkCardLedgers(sqlite: Database.Database, onOrphan?: OnOrphan, only?: string): Generator<WalkedCard> {
-  return walk(sqlite, FULL, onOrphan, only);
+export function walkCardLedgers(mirror: Mirror, onOrphan?: OnOrphan, only?: string): AsyncGenerator<WalkedCard[]> {
+  return inBatches(walk(new ChecksStore(mirror), FULL, onOrphan, only), CARDS_PER_BATCH);
 }
 
 /**
  * The same walk reading only what the liability needs of each entry (its figures, not its
  * identities): the period close's, a third faster over a large ledger.
  */
-export function walkCardFigures(sqlite: Database.Database, onOrphan?: OnOrphan): Generator<{ card: CardSnapshot; entries: EntryFacts[] }> {
-  return walk(sqlite, FIGURES, onOrphan, undefined);
+export function walkCardFigures(mirror: Mirror, onOrphan?: OnOrphan): AsyncGenerator<Array<{ card: CardSnapshot; entries: EntryFacts[] }>> {
+  return inBatches(walk(new ChecksStore(mirror), FIGURES, onOrphan, undefined), CARDS_PER_BATCH);
 }
 
-function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(sqlite: Database.Database, reader: EntryReader<C, E>, onOrphan: OnOrphan | undefined, only: string | undefined): Generator<{ card: CardSnapshot; entries: E[]; firstSyncRunId: number }> {
-  const cardsOnly = only === undefined ? '' : 'WHERE gift_card_id IN (SELECT value FROM json_each(@only))';
-  const entriesOnly = only === undefined ? '' : 'AND gift_card_id IN (SELECT value FROM json_each(@only))';
-  const bound = only === undefined ? [] : [{ only }];
-  // Two read cursors on one connection: better-sqlite3 allows concurrent read iterators.
-  const cards = iterateRows(
-    sqlite.prepare(`SELECT ${selectList(CARD_COLUMNS)} FROM gift_cards INDEXED BY gift_cards_ledger_walk ${cardsOnly} ORDER BY gift_card_id`),
-    CARD_COLUMNS,
-    ...bound,
-  );
-  const entries = iterateRows(
-    sqlite.prepare(
-      `SELECT ${selectList(reader.columns)} FROM gift_card_transactions INDEXED BY gift_card_transactions_card
-       WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY gift_card_id, created_at_ms, list_order`,
-    ),
-    reader.columns,
-    ...bound,
-  );
+/** Cards handed out per batch: a turn of the event loop per card would cost more than the checks (1M cards). */
+const CARDS_PER_BATCH = 512;
+
+function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(store: ChecksStore, reader: EntryReader<C, E>, onOrphan: OnOrphan | undefined, only: string | undefined): Generator<{ card: CardSnapshot; entries: E[]; firstSyncRunId: number }> {
+  const { cards, entries } = store.ledgerCursors(CARD_COLUMNS, reader.columns, only);
   const cardOf = reader.cardOf;
   let pending = entries.next();
   try {

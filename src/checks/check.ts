@@ -2,16 +2,15 @@
  * What a check is and what it returns. Two kinds share one shape:
  * - a card check inspects one gift card with its ledger in order (a pure function; the runner
  *   streams every card through every card check in one pass over the mirror);
- * - a query check reads the mirror itself (set logic in SQL) and returns its findings.
+ * - a query check reads typed rows through the checks' store and decides over them, pure.
  * Checks return findings; they never throw on bad data.
  */
-import type Database from 'better-sqlite3';
 
 /**
  * The catalogue's codes (DESIGN.md), stable: reports, tests and users key on them. Each is
  * written once, in its check's file; the list is the registry's (checks/index.ts).
  */
-import type { MirrorQueries } from '../db/sqlite/queries.js';
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
 import type { CheckCode } from './index.js';
 import type { ChecksStore } from './store.js';
 export type { CheckCode };
@@ -89,7 +88,8 @@ export const DEFAULT_CHECK_OPTIONS: CheckOptions = { expiryGraceMinutes: 120, st
 
 /** What every check may know about the run. */
 export interface CheckContext {
-  sqlite: Database.Database;
+  /** The mirror, for the checks' store. */
+  mirror: Mirror;
   /** The sync being checked, and the completed sync before it (cross-run checks). */
   syncRunId: number;
   previousSyncRunId: number | null;
@@ -169,15 +169,9 @@ export interface CardCheck<C extends string = CheckCode> extends CheckInfo<C> {
   inspect(ledger: CardLedger, context: CardContext): FindingDraft[];
 }
 
-export interface QueryCheck<C extends string = CheckCode> extends CheckInfo<C> {
-  kind: 'query';
-  run(context: CheckContext): FindingDraft[];
-}
-
 /**
  * A query check in two halves: what it reads (its SQL, a method of the checks' store, typed
- * rows back) and what it decides over those rows (pure: tested without a database). The
- * query checks move to this shape one by one (#31).
+ * rows back) and what it decides over those rows (pure: tested without a database).
  */
 export interface RowsCheck<C extends string = CheckCode, R = unknown> extends CheckInfo<C> {
   kind: 'rows';
@@ -188,7 +182,7 @@ export interface RowsCheck<C extends string = CheckCode, R = unknown> extends Ch
 /** What a decision may know besides its rows: the run's clock, our merchant and the thresholds. */
 export type DecideContext = Pick<CheckContext, 'asOfMs' | 'merchantId' | 'options'>;
 
-export type Check = CardCheck | QueryCheck | RowsCheck;
+export type Check = CardCheck | RowsCheck;
 
 /** A card check, its code kept as the literal it is: the registry's list of codes is made of them. */
 export function cardCheck<const C extends string>(check: CardCheck<C>): CardCheck<C> {
@@ -197,11 +191,6 @@ export function cardCheck<const C extends string>(check: CardCheck<C>): CardChec
 
 /** A check that reads typed rows through the checks' store and decides over them, its code kept as the literal it is. */
 export function rowsCheck<const C extends string, R>(check: RowsCheck<C, R>): RowsCheck<C, R> {
-  return check;
-}
-
-/** A query check, its code kept as the literal it is. */
-export function queryCheck<const C extends string>(check: QueryCheck<C>): QueryCheck<C> {
   return check;
 }
 

@@ -1,36 +1,17 @@
-import { queryCheck } from './check.js';
+import { rowsCheck } from './check.js';
 import { count, couponRef } from './refs.js';
+import type { CouponStep } from './store.js';
 
-interface Row {
-  coupon_id: string;
-  sync_run_id: number;
-  previous_sync_run_id: number;
-  status: string;
-  previous_status: string;
-  redemption_count: number;
-  previous_count: number;
-}
-
-export const cvCounterRegressed = queryCheck({
-  kind: 'query',
+export const cvCounterRegressed = rowsCheck({
+  kind: 'rows',
   code: 'CV_COUNTER_REGRESSED',
   severity: 'error',
   lifecycle: 'event',
   title: 'Coupon counter went back',
   description:
     "A coupon's redemption count only goes up, and a coupon that left ACTIVE does not come back to it. Between two syncs the count went down or the status returned to ACTIVE: redemptions were erased or a used coupon was revived.",
-  run({ sqlite }) {
-    const rows = sqlite
-      .prepare(
-        `SELECT * FROM (
-           SELECT coupon_id, sync_run_id, status, redemption_count,
-                  LAG(sync_run_id) OVER w AS previous_sync_run_id, LAG(status) OVER w AS previous_status, LAG(redemption_count) OVER w AS previous_count
-           FROM coupon_history WINDOW w AS (PARTITION BY coupon_id ORDER BY history_id))
-         WHERE previous_sync_run_id IS NOT NULL
-           AND (redemption_count < previous_count OR (status = 'ACTIVE' AND previous_status <> 'ACTIVE'))
-         ORDER BY coupon_id, sync_run_id`,
-      )
-      .all() as Row[];
+  read: (store) => store.couponRegressions(),
+  decide(rows: readonly CouponStep[]) {
     return rows.map((row) => {
       const counter = row.redemption_count < row.previous_count;
       return {

@@ -1,40 +1,22 @@
-import { queryCheck, type FindingDraft } from './check.js';
+import { rowsCheck, type FindingDraft } from './check.js';
 import { cents, money, orderAmountStake, orderRef } from './refs.js';
-
-interface Row {
-  order_id: string;
-  line_no: number;
-  quantity: number;
-  currency: string;
-  order_currency: string;
-  mrp_cents: number | null;
-  price_cents: number | null;
-  total_mrp_cents: number | null;
-  total_price_cents: number | null;
-  total_converted_price_cents: number | null;
-  fx_rate: number;
-}
+import type { OrderLineFigures } from './store.js';
 
 /** totalPrice × fxRate rounded to the cent. The rate is not money, so this one product is a float. */
 export function convertedCents(totalPriceCents: number, fxRate: number): number {
   return Math.round(totalPriceCents * fxRate);
 }
 
-export const dpLineArithmetic = queryCheck({
-  kind: 'query',
+export const dpLineArithmetic = rowsCheck({
+  kind: 'rows',
   code: 'DP_LINE_ARITHMETIC',
   severity: 'error',
   lifecycle: 'state',
   title: 'Order line does not add up',
   description:
     "Within an order line, the total price must be price × quantity, the total MRP must be MRP × quantity, and the converted total must be the total price × the FX rate, to the cent (one cent of rounding tolerance). A difference means the line's charge is wrong.",
-  run({ sqlite }) {
-    const rows = sqlite
-      .prepare(
-        `SELECT l.order_id, l.line_no, l.quantity, l.currency, o.currency AS order_currency, l.mrp_cents, l.price_cents, l.total_mrp_cents, l.total_price_cents, l.total_converted_price_cents, l.fx_rate
-         FROM dp_order_lines l JOIN dp_orders o ON o.order_id = l.order_id ORDER BY l.order_id, l.line_no`,
-      )
-      .all() as Row[];
+  read: (store) => store.orderLineFigures(),
+  decide(rows: readonly OrderLineFigures[]) {
     const findings: FindingDraft[] = [];
     for (const row of rows) {
       const at = `order ${row.order_id} line ${row.line_no}`;

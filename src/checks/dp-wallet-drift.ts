@@ -1,27 +1,8 @@
-import type Database from 'better-sqlite3';
-import { and, asc, eq, gte, isNotNull, lte, max, sql } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { alias } from 'drizzle-orm/sqlite-core';
-import { dpOrders, dpWalletSnapshots } from '../db/schema.js';
-import { queryCheck, type FindingDraft } from './check.js';
+import { rowsCheck, type FindingDraft } from './check.js';
 import { cents, isoUtc, money, walletRef } from './refs.js';
+import type { WalletMove, WalletPair, WalletRead } from './store.js';
 
-/** A wallet read: the wallet carries no timestamp, so the read is an interval from the request sent to the answer received. */
-export interface WalletRead {
-  walletId: string;
-  currency: string;
-  balanceCents: number;
-  requestedAtMs: number;
-  answeredAtMs: number;
-  syncRunId: number;
-}
-
-/** What moved a wallet between two reads: orders placed (deducted) and orders that failed (credited back), with when. */
-export interface WalletMove {
-  cents: number;
-  atMs: number;
-  kind: 'placed' | 'failed';
-}
+export type { WalletMove, WalletRead } from './store.js';
 
 /**
  * Judges a wallet between two reads (pure). Moves between the first answer and the second
@@ -61,89 +42,34 @@ export function judgeWallet(previous: WalletRead, current: WalletRead, moves: re
   return { expectedCents, explained: false };
 }
 
-/**
- * Every pair of consecutive snapshots of a wallet up to sync `syncRunId`, not only the newest: a
- * drift is an event between two snapshots, found again on every later night (and after a night
- * that could not check it). Typed from the schema.
- */
-function walletPairs(sqlite: Database.Database, syncRunId: number) {
-  const current = alias(dpWalletSnapshots, 's');
-  const previous = alias(dpWalletSnapshots, 'p');
-  const before = alias(dpWalletSnapshots, 'q');
-  const previousRun = drizzle(sqlite)
-    .select({ run: max(before.syncRunId) })
-    .from(before)
-    .where(and(eq(before.walletId, current.walletId), sql`${before.syncRunId} < ${current.syncRunId}`));
-  return drizzle(sqlite)
-    .select({
-      walletId: current.walletId,
-      currency: current.currency,
-      balanceCents: current.balanceCents,
-      requestedAtMs: current.requestedAtMs,
-      readAtMs: current.readAtMs,
-      syncRunId: current.syncRunId,
-      previousBalanceCents: previous.balanceCents,
-      previousRequestedAtMs: previous.requestedAtMs,
-      previousReadAtMs: previous.readAtMs,
-      previousSyncRunId: previous.syncRunId,
-    })
-    .from(current)
-    .innerJoin(previous, and(eq(previous.walletId, current.walletId), eq(previous.syncRunId, sql`(${previousRun})`)))
-    .where(lte(current.syncRunId, syncRunId))
-    .orderBy(asc(current.walletId), asc(current.syncRunId))
-    .all();
-}
-
-/** The orders placed, and the orders that failed, in a currency between two instants (both included). */
-function walletMoves(sqlite: Database.Database, currency: string, fromMs: number, toMs: number): WalletMove[] {
-  const db = drizzle(sqlite);
-  const placed = db
-    .select({ cents: dpOrders.totalAmountCents, atMs: dpOrders.createdAtMs })
-    .from(dpOrders)
-    .where(and(eq(dpOrders.currency, currency), gte(dpOrders.createdAtMs, fromMs), lte(dpOrders.createdAtMs, toMs), isNotNull(dpOrders.totalAmountCents)))
-    .all();
-  const failed = db
-    .select({ cents: dpOrders.totalAmountCents, atMs: dpOrders.updatedAtMs })
-    .from(dpOrders)
-    .where(and(eq(dpOrders.currency, currency), eq(dpOrders.status, 'FAILED'), gte(dpOrders.updatedAtMs, fromMs), lte(dpOrders.updatedAtMs, toMs), isNotNull(dpOrders.totalAmountCents)))
-    .all();
-  const move = (kind: WalletMove['kind']) => (row: { cents: number | null; atMs: number }): WalletMove[] => (row.cents === null ? [] : [{ cents: row.cents, atMs: row.atMs, kind }]);
-  return [...placed.flatMap(move('placed')), ...failed.flatMap(move('failed'))];
-}
-
-export const dpWalletDrift = queryCheck({
-  kind: 'query',
+export const dpWalletDrift = rowsCheck({
+  kind: 'rows',
   code: 'DP_WALLET_DRIFT',
   severity: 'warning',
   lifecycle: 'event',
   title: 'Wallet moved more than its orders explain',
   description:
     "Between two syncs a wallet's balance should move only by the orders placed in between (deducted) and the orders that failed in between (credited back). Any other movement — a top-up, a fee, a charge without an order — is reported for someone to explain. A wallet read is an interval (the request sent to the answer received): an order placed inside it may be on either side, so a movement such orders explain is in flight, not drift.",
-  run({ sqlite, syncRunId }) {
-    const wallets = walletPairs(sqlite, syncRunId);
-    return wallets.flatMap((w): FindingDraft[] => {
-      if (w.balanceCents === null || w.previousBalanceCents === null) return [];
-      // Snapshots kept before the request was stamped: their read is the instant of the answer.
-      const previous: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.previousBalanceCents, requestedAtMs: w.previousRequestedAtMs ?? w.previousReadAtMs, answeredAtMs: w.previousReadAtMs, syncRunId: w.previousSyncRunId };
-      const current: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.balanceCents, requestedAtMs: w.requestedAtMs ?? w.readAtMs, answeredAtMs: w.readAtMs, syncRunId: w.syncRunId };
-      const between = walletMoves(sqlite, w.currency, previous.requestedAtMs, current.answeredAtMs);
+  read: (store, { syncRunId }) => store.walletPairs(syncRunId),
+  decide(pairs: readonly WalletPair[]) {
+    return pairs.flatMap(({ previous, current, moves: between }): FindingDraft[] => {
       const { expectedCents, explained } = judgeWallet(previous, current, between);
       if (explained) return [];
       const ordered = between.filter((m) => m.kind === 'placed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
       const refunded = between.filter((m) => m.kind === 'failed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
-      const unexplained = w.balanceCents - expectedCents;
+      const unexplained = current.balanceCents - expectedCents;
       return [
         {
           entityType: 'dpWallet' as const,
-          entityId: w.walletId,
-          currency: w.currency,
+          entityId: current.walletId,
+          currency: current.currency,
           // The wallet and the two snapshots the drift lies between.
-          identity: [String(w.previousSyncRunId), String(w.syncRunId)],
-          measure: cents(expectedCents, w.balanceCents),
+          identity: [String(previous.syncRunId), String(current.syncRunId)],
+          measure: cents(expectedCents, current.balanceCents),
           message:
-            `wallet ${w.walletId} went from ${money(w.previousBalanceCents, w.currency)} (sync ${w.previousSyncRunId}, ${isoUtc(w.previousReadAtMs)}) to ${money(w.balanceCents, w.currency)} (sync ${w.syncRunId}, ${isoUtc(w.readAtMs)}); ` +
-            `orders placed in between explain −${money(ordered, w.currency)} and failed orders +${money(refunded, w.currency)}, leaving ${money(Math.abs(unexplained), w.currency)} ${unexplained > 0 ? 'credited' : 'charged'} without an order — ask the partner for the wallet statement`,
-          records: [walletRef(w.walletId)],
+            `wallet ${current.walletId} went from ${money(previous.balanceCents, current.currency)} (sync ${previous.syncRunId}, ${isoUtc(previous.answeredAtMs)}) to ${money(current.balanceCents, current.currency)} (sync ${current.syncRunId}, ${isoUtc(current.answeredAtMs)}); ` +
+            `orders placed in between explain −${money(ordered, current.currency)} and failed orders +${money(refunded, current.currency)}, leaving ${money(Math.abs(unexplained), current.currency)} ${unexplained > 0 ? 'credited' : 'charged'} without an order — ask the partner for the wallet statement`,
+          records: [walletRef(current.walletId)],
         },
       ];
     });

@@ -1,32 +1,17 @@
-import { queryCheck } from './check.js';
+import { rowsCheck } from './check.js';
 import { cardRef, entryRef } from './refs.js';
+import type { EntryRewrite } from './store.js';
 
-interface Row {
-  transaction_id: string;
-  gift_card_id: string | null;
-  change: 'changed' | 'vanished';
-  sync_run_id: number;
-  fields: string | null;
-}
-
-export const gcLedgerRewritten = queryCheck({
-  kind: 'query',
+export const gcLedgerRewritten = rowsCheck({
+  kind: 'rows',
   code: 'GC_LEDGER_REWRITTEN',
   severity: 'error',
   lifecycle: 'event',
   title: 'Ledger entry changed or vanished',
   description:
     'Ledger entries are immutable. An entry mirrored earlier that later came back different, or no longer came back at all, means the ledger was rewritten. The mirror keeps both versions (gift_card_transaction_versions). An entry the ledger list returns but that reads 404 or other figures by ID is the service disagreeing with itself, and is reported the same way. It stays open until a person accepts it.',
-  run({ sqlite }) {
-    const rows = sqlite
-      .prepare(
-        `SELECT v.transaction_id, json_extract(v.previous_raw_json, '$.giftCardId') AS gift_card_id, v.change, v.sync_run_id,
-                (SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(v.previous_raw_json) p
-                  WHERE v.new_raw_json IS NOT NULL AND json_extract(v.new_raw_json, p.fullkey) IS NOT p.value) AS fields
-         FROM gift_card_transaction_versions v
-         ORDER BY v.transaction_id, v.version_id`,
-      )
-      .all() as Row[];
+  read: (store) => store.entryRewrites(),
+  decide(rows: readonly EntryRewrite[]) {
     return rows.map((row) => ({
       entityType: 'giftCardTransaction',
       entityId: row.transaction_id,

@@ -4,11 +4,10 @@
  * ledger; query checks run as SQL. What the drafts mean across runs is the findings stage's.
  */
 import { performance } from 'node:perf_hooks';
-import type Database from 'better-sqlite3';
 import { walkCardLedgers } from './card-ledger.js';
-import { cardsInFlight, newestCompletedSync, newestSync, type SyncEdge } from './ledger-reads.js';
-import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, QueryCheck, RowsCheck } from './check.js';
-import { checksStore } from './store.js';
+import { edgeOf, type SyncEdge } from './ledger-reads.js';
+import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, RowsCheck } from './check.js';
+import { checksStore, type ChecksStore } from './store.js';
 import { BOOKS_CODES, CATALOGUE } from './index.js';
 import type { CardBetween, LiabilityTally } from './ledger-state.js';
 import type { WalkedCard } from './card-ledger.js';
@@ -40,10 +39,10 @@ export interface BooksMatching {
  * pairs): the step before the checks, whose books checks read what it keeps.
  * @returns its time, and why it failed if it did (the books checks then cannot run).
  */
-export function matchBooksForRun(sqlite: Database.Database, context: Pick<CheckContext, 'asOfMs' | 'merchantId' | 'options'>): BooksMatching & { ms: number } {
+export async function matchBooksForRun(context: Pick<CheckContext, 'mirror' | 'asOfMs' | 'merchantId' | 'options'>): Promise<BooksMatching & { ms: number }> {
   const started = performance.now();
   try {
-    matchBooks(sqlite, { asOfMs: context.asOfMs, merchantId: context.merchantId, options: booksMatchOptions(context.options) });
+    await matchBooks(context.mirror, { asOfMs: context.asOfMs, merchantId: context.merchantId, options: booksMatchOptions(context.options) });
     return { ms: Math.round(performance.now() - started) };
   } catch (error) {
     return { failed: error, ms: Math.round(performance.now() - started) };
@@ -58,7 +57,6 @@ export function matchBooksForRun(sqlite: Database.Database, context: Pick<CheckC
  * @param tally the night's liability tally: every walked card is added to it.
  */
 export async function runCatalogue(context: CheckContext, tally: LiabilityTally, booksMatching: BooksMatching = {}): Promise<CatalogueRun> {
-  const { sqlite } = context;
   const drafted: Drafted[] = [];
   const failedChecks: { code: CheckCode; error: string }[] = [];
   const times: Partial<Record<CheckCode, number>> = {};
@@ -67,7 +65,7 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
   };
 
   // ---- card checks: one ordered pass over cards and their ledgers -----------------------
-  const inFlight = cardsInFlight(sqlite, context.syncRunId);
+  const inFlight = await checksStore(context).cardIdsInFlight(context.syncRunId);
   const cardChecks = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
   const broken = new Set<CheckCode>();
   const countedCards = new Map<string, { ledger: WalkedCard; figures: CardBetween }>();
@@ -81,7 +79,7 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
     orphanCards.add(id);
     entries += 1;
   };
-  for (const ledger of walkCardLedgers(sqlite, orphan)) {
+  for await (const batch of walkCardLedgers(context.mirror, orphan)) for (const ledger of batch) {
     cards += 1;
     entries += ledger.entries.length;
     const moved = inFlight.has(ledger.card.giftCardId);
@@ -110,11 +108,11 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
   // ---- query checks ------------------------------------------------------------------------
   const queryContext: CheckContext = { ...context, orphanCardIds: [...orphanCards] };
   const store = checksStore(queryContext);
-  for (const check of CATALOGUE.filter((c): c is QueryCheck | RowsCheck => c.kind !== 'card')) {
+  for (const check of CATALOGUE.filter((c): c is RowsCheck => c.kind === 'rows')) {
     if (failedChecks.some((f) => f.code === check.code)) continue;
     const t = performance.now();
     try {
-      const drafts = check.kind === 'query' ? check.run(queryContext) : check.decide(await check.read(store, queryContext), queryContext);
+      const drafts = check.decide(await check.read(store, queryContext), queryContext);
       for (const draft of drafts) drafted.push({ check, draft });
     } catch (error) {
       fail(check.code, error);
@@ -122,7 +120,7 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
     times[check.code] = performance.now() - t;
   }
 
-  noteUnlisted(sqlite, drafted);
+  await noteUnlisted(store, drafted);
   return {
     drafted,
     failedChecks,
@@ -140,13 +138,8 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
  * last resort, when no lookup by ID could tell and no run pinned one.
  * @throws ConfigError when there is no clear majority: which merchant is ours must be set.
  */
-export function inferMerchant(sqlite: Database.Database): string | null {
-  const counts = sqlite
-    .prepare(
-      `SELECT merchant_id AS merchantId, SUM(n) AS n FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id)
-       GROUP BY merchant_id ORDER BY SUM(n) DESC, merchant_id`,
-    )
-    .all() as Array<{ merchantId: string; n: number }>;
+export async function inferMerchant(store: ChecksStore): Promise<string | null> {
+  const counts = await store.merchantCounts();
   if (counts.length <= 1) return counts[0]?.merchantId ?? null;
   const total = counts.reduce((sum, c) => sum + c.n, 0);
   // A pinned choice must be a clear one: with no majority, a wrong pin would call our cards foreign for good.
@@ -171,13 +164,9 @@ export function booksMatchOptions(options: CheckOptions): MatchOptions {
  * for the record in the service in vain. The break's particulars (and so an acceptance) are
  * unchanged.
  */
-function noteUnlisted(sqlite: Database.Database, drafts: ReadonlyArray<{ draft: FindingDraft }>): void {
+async function noteUnlisted(store: ChecksStore, drafts: ReadonlyArray<{ draft: FindingDraft }>): Promise<void> {
   const unlisted = new Map<string, number>();
-  const rows = sqlite.prepare(
-    `SELECT 'coupon' AS type, coupon_id AS id, vanished_sync_run_id AS since FROM coupons WHERE vanished_sync_run_id IS NOT NULL
-     UNION ALL SELECT 'dpOrder', order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL`,
-  );
-  for (const row of rows.iterate() as Iterable<{ type: string; id: string; since: number }>) unlisted.set(`${row.type} ${row.id}`, row.since);
+  for (const row of await store.unlisted()) unlisted.set(`${row.type} ${row.id}`, row.since);
   if (unlisted.size === 0) return;
   for (const { draft } of drafts) {
     const gone = draft.records.flatMap((record) => {
@@ -194,8 +183,8 @@ export interface SyncToCheck extends SyncEdge {
 }
 
 /** The newest sync in the mirror, or null when there is none yet. */
-export function syncToCheck(sqlite: Database.Database): SyncToCheck | null {
-  const sync = newestSync(sqlite);
+export async function syncToCheck(store: ChecksStore): Promise<SyncToCheck | null> {
+  const sync = await store.newestSync();
   if (!sync) return null;
-  return { ...sync, previousSyncRunId: newestCompletedSync(sqlite, sync.syncRunId)?.syncRunId ?? null };
+  return { ...edgeOf(sync), previousSyncRunId: (await store.newestCompletedSync(sync.syncRunId))?.syncRunId ?? null };
 }

@@ -3,11 +3,15 @@
  * (RowsCheck), one method per read, each returning typed rows; the decisions over them are the
  * checks' own, pure. The checks stage writes nothing.
  */
+import type Database from 'better-sqlite3';
+import type { AnyColumn } from 'drizzle-orm';
 import { BooksReads, type MatchGroup } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
 import { sql } from 'kysely';
 import type { CheckContext } from './check.js';
-import type { MirrorQueries } from '../db/sqlite/queries.js';
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
+import { read, type SqlRow } from '../db/sqlite/statement.js';
+import { iterateRows, selectList, type RowOf } from '../db/sqlite/typed-rows.js';
 
 /** A coupon as the coupon checks read it. */
 export interface CouponCounts {
@@ -113,15 +117,271 @@ export interface KeyedEntry {
 }
 
 /** The checks' store over a mirror's typed queries. */
-export function checksStore(context: Pick<CheckContext, 'queries'>): ChecksStore {
-  return new ChecksStore(context.queries);
+export function checksStore(context: Pick<CheckContext, 'mirror'>): ChecksStore {
+  return new ChecksStore(context.mirror);
+}
+
+/** A sync as a check run reads it. */
+export type SyncRow = { syncRunId: number; status: 'running' | 'completed' | 'failed'; error: string | null; startedAtMs: number; summaryJson: string | null };
+
+/** A coupon's history row beside the one before it. */
+export interface CouponStep {
+  coupon_id: string;
+  sync_run_id: number;
+  previous_sync_run_id: number;
+  status: string;
+  previous_status: string;
+  redemption_count: number;
+  previous_count: number;
+}
+
+/** A rewrite or disappearance of a ledger entry the mirror recorded, with the fields that changed. */
+export interface EntryRewrite {
+  transaction_id: string;
+  gift_card_id: string | null;
+  change: 'changed' | 'vanished';
+  sync_run_id: number;
+  fields: string | null;
+}
+
+/** An entry of a card the mirror lacks, and whether the service answered 404 for the card. */
+export interface OrphanEntry {
+  transaction_id: string;
+  gift_card_id: string;
+  type: string;
+  reference_id: string;
+  confirmed: number;
+}
+
+/** An order line's figures beside its order's currency. */
+export type OrderLineFigures = SqlRow<
+  'dp_order_lines',
+  'order_id' | 'line_no' | 'quantity' | 'currency' | 'mrp_cents' | 'price_cents' | 'total_mrp_cents' | 'total_price_cents' | 'total_converted_price_cents' | 'fx_rate'
+> & { order_currency: string };
+
+/** A wallet read: the wallet carries no timestamp, so the read is an interval from the request sent to the answer received. */
+export interface WalletRead {
+  walletId: string;
+  currency: string;
+  balanceCents: number;
+  requestedAtMs: number;
+  answeredAtMs: number;
+  syncRunId: number;
+}
+
+/** What moved a wallet between two reads: orders placed (deducted) and orders that failed (credited back), with when. */
+export interface WalletMove {
+  cents: number;
+  atMs: number;
+  kind: 'placed' | 'failed';
+}
+
+/** Two consecutive snapshots of a wallet, with the orders that moved it in between (from the first request to the second answer). */
+export interface WalletPair {
+  previous: WalletRead;
+  current: WalletRead;
+  moves: WalletMove[];
+}
+
+/** A record the service no longer lists, and since which sync. */
+export interface UnlistedRecord {
+  type: string;
+  id: string;
+  since: number;
+}
+
+/** A merchant's cards and coupons in the mirror. */
+export interface MerchantCount {
+  merchantId: string;
+  n: number;
+}
+
+/**
+ * The ordered card walk's two cursors: cards by ID, and their entries by card, createdAt and
+ * list order, each a raw positional row whose type comes from its schema columns (objects per
+ * row cost a tenth of the walk). Two read cursors on one connection: better-sqlite3 allows
+ * concurrent read iterators. `only`: a JSON array of card IDs, to walk those cards alone.
+ */
+export interface LedgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]> {
+  cards: IterableIterator<RowOf<C>>;
+  entries: IterableIterator<RowOf<E>>;
 }
 
 export class ChecksStore {
   readonly #books: BooksReads;
+  private readonly db: MirrorQueries;
+  readonly #sqlite: Database.Database;
 
-  constructor(private readonly db: MirrorQueries) {
-    this.#books = new BooksReads(db);
+  constructor(mirror: Mirror) {
+    this.db = mirror.queries;
+    this.#sqlite = mirror.sqlite;
+    this.#books = new BooksReads(mirror.queries);
+  }
+
+  /**
+   * Opens the card walk's cursors (see {@link LedgerCursors}): the caller merges them in one
+   * ordered pass and closes the entries' cursor when done.
+   */
+  ledgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(cardColumns: C, entryColumns: E, only?: string): LedgerCursors<C, E> {
+    const cardsOnly = only === undefined ? '' : 'WHERE gift_card_id IN (SELECT value FROM json_each(@only))';
+    const entriesOnly = only === undefined ? '' : 'AND gift_card_id IN (SELECT value FROM json_each(@only))';
+    const bound = only === undefined ? [] : [{ only }];
+    return {
+      cards: iterateRows(this.#sqlite.prepare(`SELECT ${selectList(cardColumns)} FROM gift_cards INDEXED BY gift_cards_ledger_walk ${cardsOnly} ORDER BY gift_card_id`), cardColumns, ...bound),
+      entries: iterateRows(
+        this.#sqlite.prepare(
+          `SELECT ${selectList(entryColumns)} FROM gift_card_transactions INDEXED BY gift_card_transactions_card
+           WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY gift_card_id, created_at_ms, list_order`,
+        ),
+        entryColumns,
+        ...bound,
+      ),
+    };
+  }
+
+  /** The mirror's newest sync (whatever its status), or undefined when there is none. */
+  async newestSync(): Promise<SyncRow | undefined> {
+    return this.#syncs().orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+  }
+
+  /** The newest completed sync before `beforeSyncRunId` (every completed sync when absent). */
+  async newestCompletedSync(beforeSyncRunId?: number): Promise<SyncRow | undefined> {
+    let query = this.#syncs().where('status', '=', 'completed');
+    if (beforeSyncRunId !== undefined) query = query.where('sync_run_id', '<', beforeSyncRunId);
+    return query.orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+  }
+
+  #syncs() {
+    return this.db.selectFrom('sync_runs').select(['sync_run_id as syncRunId', 'status', 'error', 'started_at_ms as startedAtMs', 'summary_json as summaryJson']);
+  }
+
+  /** The cards a sync recorded in flight. */
+  async cardIdsInFlight(syncRunId: number): Promise<Set<string>> {
+    const rows = await this.db.selectFrom('gift_cards_in_flight').select('gift_card_id').where('sync_run_id', '=', syncRunId).execute();
+    return new Set(rows.map((row) => row.gift_card_id));
+  }
+
+  /** Each merchant's cards and coupons, most first. */
+  async merchantCounts(): Promise<MerchantCount[]> {
+    return read<MerchantCount>(
+      this.#sqlite,
+      `SELECT merchant_id AS merchantId, SUM(n) AS n FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id)
+       GROUP BY merchant_id ORDER BY SUM(n) DESC, merchant_id`,
+    ).all();
+  }
+
+  /** Coupons and orders the service no longer lists. */
+  async unlisted(): Promise<UnlistedRecord[]> {
+    return read<UnlistedRecord>(
+      this.#sqlite,
+      `SELECT 'coupon' AS type, coupon_id AS id, vanished_sync_run_id AS since FROM coupons WHERE vanished_sync_run_id IS NOT NULL
+       UNION ALL SELECT 'dpOrder', order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL`,
+    ).all();
+  }
+
+  /** Each coupon history row whose count went down, or whose status came back to ACTIVE, beside the row before it (a window function). */
+  async couponRegressions(): Promise<CouponStep[]> {
+    return read<CouponStep>(
+      this.#sqlite,
+      `SELECT * FROM (
+         SELECT coupon_id, sync_run_id, status, redemption_count,
+                LAG(sync_run_id) OVER w AS previous_sync_run_id, LAG(status) OVER w AS previous_status, LAG(redemption_count) OVER w AS previous_count
+         FROM coupon_history WINDOW w AS (PARTITION BY coupon_id ORDER BY history_id))
+       WHERE previous_sync_run_id IS NOT NULL
+         AND (redemption_count < previous_count OR (status = 'ACTIVE' AND previous_status <> 'ACTIVE'))
+       ORDER BY coupon_id, sync_run_id`,
+    ).all();
+  }
+
+  /** Every rewrite and disappearance of a ledger entry, with the top-level fields that changed. */
+  async entryRewrites(): Promise<EntryRewrite[]> {
+    return read<EntryRewrite>(
+      this.#sqlite,
+      `SELECT v.transaction_id, json_extract(v.previous_raw_json, '$.giftCardId') AS gift_card_id, v.change, v.sync_run_id,
+              (SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(v.previous_raw_json) p
+                WHERE v.new_raw_json IS NOT NULL AND json_extract(v.new_raw_json, p.fullkey) IS NOT p.value) AS fields
+       FROM gift_card_transaction_versions v
+       ORDER BY v.transaction_id, v.version_id`,
+    ).all();
+  }
+
+  /** The current entries of cards the mirror lacks: of `orphanCardIds` when the card walk found them, else found here. */
+  async orphanEntries(orphanCardIds: readonly string[] | undefined): Promise<OrphanEntry[]> {
+    if (orphanCardIds?.length === 0) return [];
+    const orphans = orphanCardIds ? 'SELECT value FROM json_each(@cards)' : 'SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards';
+    return read<OrphanEntry>(
+      this.#sqlite,
+      `SELECT t.transaction_id, t.gift_card_id, t.type, t.reference_id, m.gift_card_id IS NOT NULL AS confirmed
+       FROM gift_card_transactions t
+       LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id
+       WHERE t.gift_card_id IN (${orphans})
+         AND t.vanished_sync_run_id IS NULL
+       ORDER BY t.gift_card_id, t.created_at_ms, t.list_order`,
+    ).all(...(orphanCardIds ? [{ cards: JSON.stringify(orphanCardIds) }] : []));
+  }
+
+  /** Every order line's figures, in order and line order. */
+  async orderLineFigures(): Promise<OrderLineFigures[]> {
+    return read<OrderLineFigures>(
+      this.#sqlite,
+      `SELECT l.order_id, l.line_no, l.quantity, l.currency, o.currency AS order_currency, l.mrp_cents, l.price_cents, l.total_mrp_cents, l.total_price_cents, l.total_converted_price_cents, l.fx_rate
+       FROM dp_order_lines l JOIN dp_orders o ON o.order_id = l.order_id ORDER BY l.order_id, l.line_no`,
+    ).all();
+  }
+
+  /**
+   * Every pair of consecutive snapshots of a wallet up to sync `syncRunId`, not only the newest
+   * (a drift is an event between two snapshots, found again on every later night), each with
+   * the orders placed and failed in its currency between its first request and its second answer.
+   * Snapshots kept before the request was stamped: their read is the instant of the answer.
+   */
+  async walletPairs(syncRunId: number): Promise<WalletPair[]> {
+    const pairs = await this.db
+      .selectFrom('dp_wallet_snapshots as s')
+      .innerJoin('dp_wallet_snapshots as p', (join) =>
+        join
+          .onRef('p.wallet_id', '=', 's.wallet_id')
+          .on('p.sync_run_id', '=', (eb) => eb.selectFrom('dp_wallet_snapshots as q').select((q) => q.fn.max('q.sync_run_id').as('run')).whereRef('q.wallet_id', '=', 's.wallet_id').whereRef('q.sync_run_id', '<', 's.sync_run_id')),
+      )
+      .select([
+        's.wallet_id as walletId', 's.currency', 's.balance_cents as balanceCents', 's.requested_at_ms as requestedAtMs', 's.read_at_ms as readAtMs', 's.sync_run_id as syncRunId',
+        'p.balance_cents as previousBalanceCents', 'p.requested_at_ms as previousRequestedAtMs', 'p.read_at_ms as previousReadAtMs', 'p.sync_run_id as previousSyncRunId',
+      ])
+      .where('s.sync_run_id', '<=', syncRunId)
+      .orderBy('s.wallet_id')
+      .orderBy('s.sync_run_id')
+      .execute();
+    const result: WalletPair[] = [];
+    for (const w of pairs) {
+      if (w.balanceCents === null || w.previousBalanceCents === null) continue;
+      const previous: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.previousBalanceCents, requestedAtMs: w.previousRequestedAtMs ?? w.previousReadAtMs, answeredAtMs: w.previousReadAtMs, syncRunId: w.previousSyncRunId };
+      const current: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.balanceCents, requestedAtMs: w.requestedAtMs ?? w.readAtMs, answeredAtMs: w.readAtMs, syncRunId: w.syncRunId };
+      result.push({ previous, current, moves: await this.#walletMoves(w.currency, previous.requestedAtMs, current.answeredAtMs) });
+    }
+    return result;
+  }
+
+  /** The orders placed, and the orders that failed, in a currency between two instants (both included). */
+  async #walletMoves(currency: string, fromMs: number, toMs: number): Promise<WalletMove[]> {
+    const placed = await this.db
+      .selectFrom('dp_orders')
+      .select(['total_amount_cents as cents', 'created_at_ms as atMs'])
+      .where('currency', '=', currency)
+      .where('created_at_ms', '>=', fromMs)
+      .where('created_at_ms', '<=', toMs)
+      .where('total_amount_cents', 'is not', null)
+      .execute();
+    const failed = await this.db
+      .selectFrom('dp_orders')
+      .select(['total_amount_cents as cents', 'updated_at_ms as atMs'])
+      .where('currency', '=', currency)
+      .where('status', '=', 'FAILED')
+      .where('updated_at_ms', '>=', fromMs)
+      .where('updated_at_ms', '<=', toMs)
+      .where('total_amount_cents', 'is not', null)
+      .execute();
+    const move = (kind: WalletMove['kind']) => (row: { cents: number | null; atMs: number }): WalletMove[] => (row.cents === null ? [] : [{ cents: row.cents, atMs: row.atMs, kind }]);
+    return [...placed.flatMap(move('placed')), ...failed.flatMap(move('failed'))];
   }
 
   /** The latest matching's groups of these kinds in these states (the books stage keeps them). */

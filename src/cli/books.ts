@@ -1,8 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
-import type Database from 'better-sqlite3';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
 import { importBooksFile, kindOfName, mapBeside, type BooksFailure, type BooksFile, type BooksFolder, type ImportResult } from '../books/import-books.js';
-import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js';
 import { BooksImportError, ConfigError, InterruptedError, LedgerReconError } from '../errors.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -35,12 +34,12 @@ export interface BooksFigures {
  * named with why, and the night goes on: the services are synced, checked and reported, and
  * the night is INCOMPLETE because its matching is.
  */
-export async function importBooksForNight(sqlite: Database.Database, folder: BooksFolder, problem: (text: string) => void, signal?: AbortSignal): Promise<BooksFigures> {
+export async function importBooksForNight(mirror: Mirror, folder: BooksFolder, problem: (text: string) => void, signal?: AbortSignal): Promise<BooksFigures> {
   const results: ImportResult[] = [];
   const failed: BooksFailure[] = [...folder.failed];
   for (const file of folder.files) {
     try {
-      const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
+      const result = await importBooksFile(mirror, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
       for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
       if (result.fileId === null) failed.push({ file: file.path, reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})` });
       else {
@@ -71,7 +70,7 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
   const interruption = onInterrupt('the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)');
   try {
     const versions = { ...(options.source !== undefined ? { source: options.source } : {}), ...(options.replace ? { replace: true } : {}) };
-    const results = await importBooks(mirror.sqlite, files, options.stderr ?? ((text) => process.stderr.write(text)), interruption.signal, versions);
+    const results = await importBooks(mirror, files, options.stderr ?? ((text) => process.stderr.write(text)), interruption.signal, versions);
     write(options.json ? `${JSON.stringify(results)}\n` : results.map((r) => `${describeImport(r)}\n`).join(''));
     return results;
   } finally {
@@ -82,10 +81,10 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
 }
 
 /** Imports files in order, each problem a line of its own. @throws BooksImportError when nothing could be imported. */
-export async function importBooks(sqlite: Database.Database, files: readonly BooksFile[], problem: (text: string) => void, signal?: AbortSignal, versions: { source?: string; replace?: boolean } = {}): Promise<ImportResult[]> {
+export async function importBooks(mirror: Mirror, files: readonly BooksFile[], problem: (text: string) => void, signal?: AbortSignal, versions: { source?: string; replace?: boolean } = {}): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   for (const file of files) {
-    const result = await importBooksFile(sqlite, file.path, { kind: file.kind, map: file.map, ...versions, ...(signal ? { signal } : {}) });
+    const result = await importBooksFile(mirror, file.path, { kind: file.kind, map: file.map, ...versions, ...(signal ? { signal } : {}) });
     for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
     results.push(result);
   }

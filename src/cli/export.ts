@@ -22,7 +22,7 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
   const mirror = openMirrorReadOnly(dbPath);
   try {
     const temporary = `${options.out}.partial`;
-    const { cards, entries } = await exportHledger(mirror.sqlite, temporary);
+    const { cards, entries } = await exportHledger(mirror, temporary);
     renameSync(temporary, options.out);
     write(`wrote ${options.out}: ${cards} cards, ${entries} ledger entries; check it with: hledger -f ${options.out} check\n`);
   } finally {

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { lockHolder } from '../db/lock.js';
-import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, lockHolder, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
 import { columnsThatFit, terminalWidth } from './fit-width.js';

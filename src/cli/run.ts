@@ -174,7 +174,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     let books: BooksFigures | undefined;
     if (booksFiles) {
       progress.step('books');
-      books = await importBooksForNight(mirror.sqlite, booksFiles, (line) => stderr.write(line), signal);
+      books = await importBooksForNight(mirror, booksFiles, (line) => stderr.write(line), signal);
     }
     signal.throwIfAborted();
     const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
@@ -191,7 +191,7 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       booksNotImported: books?.failed ?? [],
       confirm: (request) => {
         progress.step(`confirmation (${request.cards.length} cards)`);
-        return rereadGiftCards(mirror.sqlite, clients.giftcard, request, options.concurrency ?? 8, reread);
+        return rereadGiftCards(mirror, clients.giftcard, request, options.concurrency ?? 8, reread);
       },
     });
     signal.throwIfAborted();

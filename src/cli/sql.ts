@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openMirrorReadOnly, runReadOnlyStatement } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { terminalWidth } from './fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
@@ -29,21 +29,8 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
   if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
   const mirror = openMirrorReadOnly(dbPath);
   try {
-    let prepared;
-    try {
-      prepared = mirror.sqlite.prepare(text);
-    } catch (error) {
-      throw new MirrorError(`the statement was refused: ${(error as Error).message}`);
-    }
-    if (!prepared.reader || !prepared.readonly) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
-    let rows: Record<string, unknown>[];
-    try {
-      // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).
-      rows = prepared.safeIntegers(true).all() as Record<string, unknown>[];
-    } catch (error) {
-      throw new MirrorError(`the statement failed: ${(error as Error).message}`);
-    }
-    const columns = prepared.columns().map((c) => c.name);
+    // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).
+    const { columns, rows } = await runReadOnlyStatement(mirror, text);
     const format = options.format ?? ((options.tty ?? process.stdout.isTTY) ? 'table' : 'csv');
     write(render(columns, rows, format, options.write === undefined ? terminalWidth(process.stdout) : undefined));
     return rows.length;

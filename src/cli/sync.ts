@@ -2,6 +2,7 @@ import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
+import { SyncStore } from '../sync/store.js';
 import { createClients } from './clients.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress, syncClosingLine } from './progress.js';
@@ -51,7 +52,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   } catch (error) {
     progress.finish();
     if (options.json) {
-      const failed = mirror.sqlite.prepare("SELECT summary_json FROM sync_runs WHERE status = 'failed' ORDER BY sync_run_id DESC LIMIT 1").pluck().get() as string | undefined;
+      const failed = await new SyncStore(mirror).lastFailedSyncSummary();
       if (failed) process.stdout.write(`${failed}\n`);
     }
     throw error;

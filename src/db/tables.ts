@@ -9,8 +9,17 @@ import type { AnyColumn, Table } from 'drizzle-orm';
 import type { Generated } from 'kysely';
 import type * as schema from './schema.js';
 
+/**
+ * A flag as a database stores it: SQLite keeps 0 or 1 (a column drizzle reads as a boolean),
+ * PostgreSQL a boolean. Read it with `Boolean(value)`, write it as either.
+ */
+export type SqlFlag = number | boolean;
+
+/** What a column stores for the schema's type `D`. */
+type Stored<D> = [D] extends [boolean] ? SqlFlag : D;
+
 /** A column's value as stored: its type, or null where the column allows NULL. */
-type ValueOf<C extends AnyColumn> = C['_']['notNull'] extends true ? C['_']['data'] : C['_']['data'] | null;
+type ValueOf<C extends AnyColumn> = C['_']['notNull'] extends true ? Stored<C['_']['data']> : Stored<C['_']['data']> | null;
 
 /** A column as kysely types it: generated (optional on insert) where the database fills it. */
 type ColumnOf<C extends AnyColumn> = C['_']['hasDefault'] extends true ? Generated<ValueOf<C>> : C['_']['isAutoincrement'] extends true ? Generated<ValueOf<C>> : ValueOf<C>;

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
 import { nightlyRollForward, nightlyTally, type RollForward } from '../checks/rollforward.js';
 import { inferMerchant, matchBooksForRun, runCatalogue, syncToCheck } from '../checks/run-checks.js';
+import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import type { RereadRequest, Rereads } from '../sync/confirm.js';
@@ -49,19 +50,19 @@ export interface ReconcileResult {
  * @throws MirrorError when the mirror holds no sync yet.
  */
 export async function reconcile(input: ReconcileInput): Promise<ReconcileResult> {
-  const { sqlite } = input.mirror;
   const nowMs = input.nowMs ?? Date.now();
   const started = performance.now();
   const failOn = input.failOn ?? 'error';
   const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...input.options };
-  const sync = syncToCheck(sqlite);
+  const checks = new ChecksStore(input.mirror);
+  const sync = await syncToCheck(checks);
   if (!sync) throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
   // Pinned: the merchant the newest complete run of these services checked for (--merchant-id
   // changes it). Else what the credentials resolve to (the sync's lookup by ID), never a vote:
   // foreign records that outnumber ours must not turn our cards foreign. Else, when nothing
   // could tell, a clear majority, or a refusal naming the setting.
   const store = findingsStore(input.mirror);
-  const merchantId = input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? inferMerchant(sqlite);
+  const merchantId = input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? (await inferMerchant(checks));
   const checkRunId = input.checkRunId ?? (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) }));
   // One cut-off for every figure of the run: the sync's data edge.
   await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
@@ -69,9 +70,9 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const opening = previous ? await store.previousClosing(previous) : null;
 
   const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
-  const checkContext = { sqlite, queries: input.mirror.queries, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
+  const checkContext = { mirror: input.mirror, queries: input.mirror.queries, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
   // The merchant's books against the services: a step of its own, before the checks that read it.
-  const booksMatching = matchBooksForRun(sqlite, checkContext);
+  const booksMatching = await matchBooksForRun(checkContext);
   const catalogue = await runCatalogue(checkContext, tally, booksMatching);
   const confirmation = input.confirm ? judge(await input.confirm(confirmationRequest(catalogue.drafted))) : null;
   // A card the confirmation pass found moved on counts as in flight, as the findings do.

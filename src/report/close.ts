@@ -10,10 +10,11 @@
  * or EXPIRE entry before the cut-off owes nothing (the voided or expired amount is the
  * entry's balanceBefore, as in the nightly roll-forward).
  */
-import type Database from 'better-sqlite3';
 import { walkCardFigures } from '../checks/card-ledger.js';
 import { closingOf, LiabilityTally, type LiabilityFlows } from '../checks/ledger-state.js';
-import { cardsInFlight, newestCompletedSync } from '../checks/ledger-reads.js';
+import { edgeOf } from '../checks/ledger-reads.js';
+import { ChecksStore } from '../checks/store.js';
+import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import type { Period } from './period.js';
 
@@ -80,8 +81,9 @@ export interface PeriodClose {
 }
 
 /** The newest completed sync's edge: every ledger entry committed before it is mirrored. */
-export function dataAsOf(sqlite: Database.Database): number | null {
-  return newestCompletedSync(sqlite)?.cutOffMs ?? null;
+export async function dataAsOf(mirror: Mirror): Promise<number | null> {
+  const newest = await new ChecksStore(mirror).newestCompletedSync();
+  return newest ? edgeOf(newest).cutOffMs : null;
 }
 
 /**
@@ -90,9 +92,11 @@ export function dataAsOf(sqlite: Database.Database): number | null {
  * `options.asOfMs` cuts the data off earlier than the newest sync (a past check run's edge).
  * @throws MirrorError when the mirror holds no completed sync, or the period starts after its data.
  */
-export function closePeriod(sqlite: Database.Database, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number; merchantId?: string | null } = {}): PeriodClose {
-  const newest = newestCompletedSync(sqlite);
-  if (newest === null) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
+export async function closePeriod(mirror: Mirror, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number; merchantId?: string | null } = {}): Promise<PeriodClose> {
+  const store = new ChecksStore(mirror);
+  const newestRow = await store.newestCompletedSync();
+  if (newestRow === undefined) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
+  const newest = edgeOf(newestRow);
   // An earlier edge (a past check run's): the service's balances read since are not comparable.
   const asOfMs = Math.min(options.asOfMs ?? newest.cutOffMs, newest.cutOffMs);
   const comparableWithService = asOfMs === newest.cutOffMs;
@@ -102,7 +106,7 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
   const end = Math.min(period.endMs, asOfMs);
   // Our merchant as the newest run pinned it (the caller asks the findings store); every card when none has.
   const merchantId = options.merchantId ?? null;
-  const inFlight = endsNow ? cardsInFlight(sqlite, newest.syncRunId) : new Set<string>();
+  const inFlight = endsNow ? await store.cardIdsInFlight(newest.syncRunId) : new Set<string>();
 
   const tally = new LiabilityTally({ fromMs: start, toMs: end }, merchantId, true);
   let unattributedEntries = 0;
@@ -110,7 +114,7 @@ export function closePeriod(sqlite: Database.Database, period: Period, onCard: (
     if (createdAtMs >= start && createdAtMs < end) unattributedEntries += 1;
   };
   let dataFromMs: number | null = null;
-  for (const walked of walkCardFigures(sqlite, orphan)) {
+  for await (const batch of walkCardFigures(mirror, orphan)) for (const walked of batch) {
     if (dataFromMs === null || walked.card.issuedAtMs < dataFromMs) dataFromMs = walked.card.issuedAtMs;
     const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));
     if (!figures || !figures.relevant) continue;

@@ -7,24 +7,9 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import type Database from 'better-sqlite3';
+import type { Mirror } from '../db/mirror.js';
+import { ReportStore } from './store.js';
 import { formatCents } from '../money.js';
-
-interface EntryRow {
-  gift_card_id: string;
-  currency: string;
-  issued_at: string;
-  initial_balance_cents: number | null;
-  initial_raw: number | null;
-  transaction_id: string | null;
-  type: string | null;
-  created_at: string | null;
-  amount_cents: number | null;
-  amount_raw: number | null;
-  balance_after_cents: number | null;
-  after_raw: number | null;
-  reference_id: string | null;
-}
 
 /**
  * Text from the services made inert for a journal: control characters (a newline would start a
@@ -51,23 +36,16 @@ function amount(cents: number | null, raw: number | null, currency: string): str
 }
 
 /** Writes the journal to `path`. @returns the number of cards and entries written. */
-export async function exportHledger(sqlite: Database.Database, path: string): Promise<{ cards: number; entries: number }> {
+export async function exportHledger(mirror: Mirror, path: string): Promise<{ cards: number; entries: number }> {
   const out = createWriteStream(path);
   const write = async (text: string): Promise<void> => {
     if (!out.write(text)) await once(out, 'drain');
   };
   await write(`; ledger-recon export of the gift card ledger, ${new Date().toISOString()}\n; one account per card; each posting asserts the service's balanceAfter\n\n`);
-  const rows = sqlite.prepare(
-    `SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN c.raw_json ->> '$.initialBalance' END AS initial_raw,
-            t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN t.raw_json ->> '$.amount' END AS amount_raw,
-            t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN t.raw_json ->> '$.balanceAfter' END AS after_raw, t.reference_id
-     FROM gift_cards c LEFT JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
-     ORDER BY c.gift_card_id, t.created_at_ms, t.list_order`,
-  );
   let cards = 0;
   let entries = 0;
   let current = '';
-  for (const row of rows.iterate() as Iterable<EntryRow>) {
+  for await (const batch of new ReportStore(mirror).journal()) for (const row of batch) {
     const account = `giftcards:${accountPart(row.currency)}:${accountPart(row.gift_card_id)}`;
     if (row.gift_card_id !== current) {
       current = row.gift_card_id;

@@ -4,7 +4,6 @@
  * traced back. Rows stream from SQLite; nothing here holds a whole table in memory except
  * the run's finding codes per record (for the "findings" columns).
  */
-import type Database from 'better-sqlite3';
 import type { CheckCode } from '../checks/check.js';
 import { walkCardLedgers } from '../checks/card-ledger.js';
 import { CATALOGUE } from '../checks/index.js';
@@ -14,7 +13,9 @@ import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/sto
 import { formatCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
-import { booksCounts, matchRates, matchRows, unmatchedCount } from '../books/store.js';
+import { BooksStore } from '../books/store.js';
+import type { Mirror } from '../db/mirror.js';
+import { ReportStore, type CountedTable } from './store.js';
 import { closePeriod, type PeriodClose } from './close.js';
 import { describeInstant, periodOf } from './period.js';
 import { rollForwardSheet } from './write-close.js';
@@ -63,7 +64,7 @@ type Keyed = [key: string, cells: Cell[], exception: boolean];
 /** The cells of a row asked for its key alone. */
 const NO_CELLS: Cell[] = [];
 /** A detail sheet's rows: all of them (`only` null), or only those about the records named in `only` (a JSON array of IDs). */
-type KeyedRows = (only: string | null, keysOnly?: boolean) => Iterable<Keyed>;
+type KeyedRows = (only: string | null, keysOnly?: boolean) => AsyncIterable<Keyed>;
 
 /** The most exception rows a detail sheet lists first and prints (held in memory until the sheet is written). */
 export const PRINTED_EXCEPTIONS = 1_000;
@@ -74,7 +75,7 @@ export const PRINTED_EXCEPTIONS = 1_000;
  * full population stays in the workbook, so each figure is traceable; the printed pages carry
  * the exceptions an auditor reads.
  */
-function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string): Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'> {
+async function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string): Promise<Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'>> {
   // The first pass asks for keys alone and keeps only the printed ones, never cells: cells made
   // and held in a pass before the full one taught V8 to allocate every later row's cells in the
   // old generation, collected late (a report of 1,000,000 cards peaked at 1.1 GB, not 450 MB).
@@ -82,7 +83,7 @@ function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string): Pick
   const keys: string[] = [];
   let exceptions = 0;
   let last: string | null = null;
-  for (const [key, , exception] of rowsOf(flagged, true)) {
+  for await (const [key, , exception] of rowsOf(flagged, true)) {
     if (!exception || key === last) continue;
     last = key;
     exceptions += 1;
@@ -95,17 +96,19 @@ function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string): Pick
   return {
     printRows: Math.max(keys.length, 1),
     printNote: note,
-    rows: (function* () {
+    rows: (async function* () {
       const printed = new Set(keys);
-      if (keys.length > 0) for (const [key, cells] of rowsOf(flagged)) if (printed.has(key)) yield cells;
-      for (const [key, cells] of rowsOf(null)) if (!printed.has(key)) yield cells;
+      if (keys.length > 0) for await (const [key, cells] of rowsOf(flagged)) if (printed.has(key)) yield cells;
+      for await (const [key, cells] of rowsOf(null)) if (!printed.has(key)) yield cells;
     })(),
   };
 }
 
-export async function reportSheets(sqlite: Database.Database, store: FindingsStore, run: CheckRunRow, scope: ReportScope = {}): Promise<SheetSpec[]> {
+export async function reportSheets(mirror: Mirror, store: FindingsStore, run: CheckRunRow, scope: ReportScope = {}): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
-  const monthToDate = monthToDateOf(sqlite, run);
+  const monthToDate = await monthToDateOf(mirror, run);
+  const reads = new ReportStore(mirror);
+  const books = new BooksStore(mirror);
   const codes = await codesByRecord(store, run.checkRunId);
   const findingsOf = (...ids: (string | null)[]): string => {
     if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
@@ -114,7 +117,7 @@ export async function reportSheets(sqlite: Database.Database, store: FindingsSto
   // Every record a finding of this run is about: the detail sheets list (and print) theirs first.
   const flagged = JSON.stringify([...codes.keys()]);
   return [
-    { name: 'Summary', widths: SUMMARY_WIDTHS, printScale: COMPACT_PRINT, rows: summaryRows(sqlite, store, run, scope, materiality, monthToDate) },
+    { name: 'Summary', widths: SUMMARY_WIDTHS, printScale: COMPACT_PRINT, rows: summaryRows(reads, books, store, run, scope, materiality, monthToDate) },
     // On paper, what a reader reads (severity to age); the records, fingerprints and acceptances are on screen and in the CSV.
     // On paper, severity to age one page wide at over 70 %: the page's width goes to the message.
     { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1, fixedWidths: FINDINGS_PRINTED_WIDTHS, rows: findingRows(store, run.checkRunId, materiality) },
@@ -123,21 +126,21 @@ export async function reportSheets(sqlite: Database.Database, store: FindingsSto
       header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
       // One page wide at 0.75: a card's ID wraps at its hyphens onto two lines.
       fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
-      ...exceptionsFirst('card', (only, keysOnly) => cardRows(sqlite, findingsOf, only, keysOnly), flagged),
+      ...(await exceptionsFirst('card', (only, keysOnly) => cardRows(mirror, findingsOf, only, keysOnly), flagged)),
     },
     monthToDate ? rollForwardSheet('Month to date', monthToDate) : { name: 'Month to date', rows: [['No month-to-date roll-forward: the check run has no data as of this month.']] },
-    matchingSheet(sqlite, findingsOf),
+    await matchingSheet(books, findingsOf),
     {
       name: 'Refunds by reference',
       header: ['gift card', 'currency', 'reference', 'debits', 'debited', 'refunds', 'refunded', 'refundable left', 'findings'],
       fixedWidths: { 0: 20, 1: 8, 2: 24, 3: 8, 4: 13, 5: 8, 6: 13, 7: 13, 8: 25 },
-      ...exceptionsFirst('reference', (only, keysOnly) => refundRows(sqlite, findingsOf, only, keysOnly), flagged),
+      ...(await exceptionsFirst('reference', (only, keysOnly) => refundRows(reads, findingsOf, only, keysOnly), flagged)),
     },
     {
       name: 'Coupons',
       header: ['coupon', 'merchant', 'status', 'redemption count', 'usage limit (0 = none)', 'expires at (UTC)', 'updated at (UTC)', UNLISTED, 'findings'],
       fixedWidths: { 0: 20, 1: 20, 2: 10, 3: 10, 4: 10, 5: 19, 6: 19, 7: 10, 8: 24 },
-      ...exceptionsFirst('coupon', (only, keysOnly) => couponRows(sqlite, findingsOf, only, keysOnly), flagged),
+      ...(await exceptionsFirst('coupon', (only, keysOnly) => couponRows(reads, findingsOf, only, keysOnly), flagged)),
     },
     {
       name: 'DP orders',
@@ -145,18 +148,13 @@ export async function reportSheets(sqlite: Database.Database, store: FindingsSto
       header: ['order', 'external reference', 'status', 'fulfilment', 'order total', 'line', 'quantity', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', 'findings', 'created at (UTC)', 'product', 'variant', 'line currency', 'price', UNLISTED],
       printColumns: 13,
       fixedWidths: { 0: 20, 1: 13, 2: 10, 3: 11, 4: 13, 5: 6, 6: 9, 7: 13, 8: 7, 9: 13, 10: 10, 11: 9, 12: 18 },
-      ...exceptionsFirst('order', (only, keysOnly) => orderRows(sqlite, findingsOf, only, keysOnly), flagged),
+      ...(await exceptionsFirst('order', (only, keysOnly) => orderRows(reads, findingsOf, only, keysOnly), flagged)),
     },
     {
       name: 'DP wallets',
       header: ['sync run', 'read at (UTC)', 'wallet', 'currency', 'selected', 'balance', 'change since previous sync', 'findings'],
-      rows: (function* () {
-        const rows = sqlite.prepare(
-          `SELECT sync_run_id, read_at_ms, wallet_id, currency, selected, balance_cents,
-                  balance_cents - LAG(balance_cents) OVER (PARTITION BY wallet_id ORDER BY sync_run_id) AS change_cents
-           FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`,
-        );
-        for (const w of rows.iterate() as Iterable<{ sync_run_id: number; read_at_ms: number; wallet_id: string; currency: string; selected: number; balance_cents: number | null; change_cents: number | null }>) {
+      rows: (async function* () {
+        for await (const batch of reads.wallets()) for (const w of batch) {
           yield [w.sync_run_id, date(w.read_at_ms), w.wallet_id, w.currency, w.selected ? 'yes' : 'no', money(w.balance_cents, w.currency), money(w.change_cents, w.currency), w.sync_run_id === run.syncRunId ? findingsOf(w.wallet_id) : ''];
         }
       })(),
@@ -165,9 +163,8 @@ export async function reportSheets(sqlite: Database.Database, store: FindingsSto
       name: 'Quarantine',
       header: ['resource', 'record', 'reason', 'first sync', 'last sync', 'raw JSON as received'],
       fixedWidths: { 0: 12, 1: 20, 2: 36, 3: 8, 4: 8, 5: 48 },
-      rows: (function* () {
-        const rows = sqlite.prepare('SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
-        for (const q of rows.iterate() as Iterable<{ quarantine_id: number; resource: string; record_id: string | null; reason: string; first_sync_run_id: number; last_sync_run_id: number; raw_json: string }>) {
+      rows: (async function* () {
+        for await (const batch of reads.quarantine()) for (const q of batch) {
           // Long raw JSON is cut where a printed cell stays readable, with where the whole of it is.
           const raw = q.raw_json.length > RAW_SHOWN ? `${q.raw_json.slice(0, RAW_SHOWN)}… (cut at ${RAW_SHOWN} of ${q.raw_json.length.toLocaleString('en-US')} characters: the whole record is quarantine_id ${q.quarantine_id} in the mirror)` : q.raw_json;
           yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, raw];
@@ -217,8 +214,8 @@ async function* findingRows(store: FindingsStore, checkRunId: number, materialit
 }
 
 /** Per card, from the ledger-state core over the one walk: initial − debits + refunds against the reported balance. */
-function* cardRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null, keysOnly = false): Generator<Keyed> {
-  for (const { card, entries } of walkCardLedgers(sqlite, undefined, only ?? undefined)) {
+async function* cardRows(mirror: Mirror, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
+  for await (const batch of walkCardLedgers(mirror, undefined, only ?? undefined)) for (const { card, entries } of batch) {
     const id = card.giftCardId;
     if (keysOnly) {
       yield [id, NO_CELLS, findingsOf(id) !== ''];
@@ -236,15 +233,7 @@ function* cardRows(sqlite: Database.Database, findingsOf: FindingsOf, only: stri
 }
 
 /** Per card and reference with a refund: one pass over the ledger in card order, grouped in memory one card at a time. */
-function* refundRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null, keysOnly = false): Generator<Keyed> {
-  const rows = sqlite
-    .prepare(
-      `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
-       FROM gift_cards c INDEXED BY gift_cards_ledger_walk
-       JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${ONLY('c.gift_card_id').slice('WHERE '.length)}`} ORDER BY c.gift_card_id`,
-    )
-    .raw();
+async function* refundRows(reads: ReportStore, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
   interface Group { debits: number; debited: number; refunds: number; refunded: number; refundIds: string[] }
   let card = '';
   let currency = '';
@@ -257,7 +246,7 @@ function* refundRows(sqlite: Database.Database, findingsOf: FindingsOf, only: st
       else yield [`${card} ${reference}`, [card, currency, reference, g.debits, money(g.debited, currency), g.refunds, money(g.refunded, currency), money(g.debited - g.refunded, currency), findings], findings !== ''];
     }
   };
-  for (const [id, c, reference, type, amount, transactionId] of rows.iterate(...bound(only)) as Iterable<[string, string, string, string, number | null, string]>) {
+  for await (const batch of reads.refundEntries(only)) for (const [id, c, reference, type, amount, transactionId] of batch) {
     if (id !== card) {
       yield* flush();
       card = id;
@@ -281,9 +270,8 @@ function* refundRows(sqlite: Database.Database, findingsOf: FindingsOf, only: st
   yield* flush();
 }
 
-function* couponRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null, keysOnly = false): Generator<Keyed> {
-  const rows = sqlite.prepare(`SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : ONLY('coupon_id')} ORDER BY coupon_id`);
-  for (const c of rows.iterate(...bound(only)) as Iterable<{ coupon_id: string; merchant_id: string; status: string; redemption_count: number; usage_limit_total: number; expires_at_ms: number; updated_at_ms: number; vanished_sync_run_id: number | null }>) {
+async function* couponRows(reads: ReportStore, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
+  for await (const batch of reads.coupons(only)) for (const c of batch) {
     const findings = findingsOf(c.coupon_id);
     if (keysOnly) yield [c.coupon_id, NO_CELLS, findings !== ''];
     else yield [c.coupon_id, [c.coupon_id, c.merchant_id, c.status, c.redemption_count, c.usage_limit_total, date(c.expires_at_ms), date(c.updated_at_ms), c.vanished_sync_run_id, findings], findings !== ''];
@@ -293,40 +281,9 @@ function* couponRows(sqlite: Database.Database, findingsOf: FindingsOf, only: st
 /** The codes of this run's findings about some records, joined; '' when none. */
 type FindingsOf = (...ids: (string | null)[]) => string;
 
-/** A WHERE clause keeping the rows whose `column` is one of the IDs bound as a JSON array. */
-const ONLY = (column: string): string => `WHERE ${column} IN (SELECT value FROM json_each(?))`;
-const bound = (only: string | null): string[] => (only === null ? [] : [only]);
 
-interface OrderLineRow {
-  order_id: string;
-  external_ref_id: string;
-  status: string;
-  fulfillment_status: string;
-  vanished_sync_run_id: number | null;
-  created_at_ms: number;
-  currency: string;
-  total_amount_cents: number | null;
-  line_no: number | null;
-  product_id: string | null;
-  variant_id: string | null;
-  quantity: number | null;
-  line_currency: string | null;
-  price_cents: number | null;
-  total_price_cents: number | null;
-  fx_rate: number | null;
-  total_converted_price_cents: number | null;
-  fulfilled_qty: number | null;
-  vouchers: number;
-}
-
-function* orderRows(sqlite: Database.Database, findingsOf: FindingsOf, only: string | null, keysOnly = false): Generator<Keyed> {
-  const rows = sqlite.prepare(
-    `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
-            l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
-            (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
-     FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : ONLY('o.order_id')} ORDER BY o.created_at_ms, o.order_id, l.line_no`,
-  );
-  for (const r of rows.iterate(...bound(only)) as Iterable<OrderLineRow>) {
+async function* orderRows(reads: ReportStore, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
+  for await (const batch of reads.orderLines(only)) for (const r of batch) {
     const findings = findingsOf(r.order_id);
     if (keysOnly) {
       yield [`${r.order_id} ${r.line_no ?? ''}`, NO_CELLS, findings !== ''];
@@ -344,12 +301,12 @@ function* orderRows(sqlite: Database.Database, findingsOf: FindingsOf, only: str
  * The period close of the run's month so far (UTC): from the first of the month its data are as
  * of, up to that instant. Null when the run has no such data.
  */
-function monthToDateOf(sqlite: Database.Database, run: CheckRunRow): PeriodClose | null {
+async function monthToDateOf(mirror: Mirror, run: CheckRunRow): Promise<PeriodClose | null> {
   const asOf = run.asOfMs;
   if (asOf === null) return null;
   const day = new Date(asOf).toISOString().slice(0, 10);
   try {
-    return closePeriod(sqlite, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf, merchantId: run.merchantId });
+    return await closePeriod(mirror, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf, merchantId: run.merchantId });
   } catch (error) {
     if (error instanceof MirrorError) return null;
     throw error;
@@ -363,8 +320,8 @@ const MATCHING_HEADER = ['status', 'rule', 'books', 'side', 'record', 'reference
  * records they matched side by side in groups (with the rule that matched them), and every
  * record that found no partner or matched only in part, listed (and printed) first.
  */
-function matchingSheet(sqlite: Database.Database, findingsOf: (...ids: (string | null)[]) => string): SheetSpec {
-  const exceptions = unmatchedCount(sqlite);
+async function matchingSheet(books: BooksStore, findingsOf: (...ids: (string | null)[]) => string): Promise<SheetSpec> {
+  const exceptions = await books.unmatchedCount();
   const printed = Math.min(exceptions, PRINTED_EXCEPTIONS);
   return {
     name: 'Matching',
@@ -377,17 +334,18 @@ function matchingSheet(sqlite: Database.Database, findingsOf: (...ids: (string |
       exceptions === 0
         ? 'Printed: every record of the books and the services found its partner; the pairs are listed on screen'
         : `Printed: the ${printed.toLocaleString('en-US')} record${printed === 1 ? '' : 's'} without a partner, or matched only in part${exceptions > printed ? ` (of ${exceptions.toLocaleString('en-US')})` : ''}; the matched pairs follow on screen`,
-    rows: (function* () {
-      for (const r of matchRows(sqlite)) {
+    rows: (async function* () {
+      for await (const r of books.matchRows()) {
         yield [r.status, r.rule, r.kind, r.side, r.recordId, r.reference, r.entryType, r.currency, money(r.amountCents, r.currency), date(r.atMs), r.file, r.line, r.giftCardId, r.booksCount, r.serviceCount, r.groupId, findingsOf(r.recordId)];
       }
     })(),
   };
 }
 
-async function* summaryRows(sqlite: Database.Database, store: FindingsStore, run: CheckRunRow, scope: ReportScope, materiality: Materiality, monthToDate: PeriodClose | null): AsyncGenerator<Cell[]> {
+async function* summaryRows(reads: ReportStore, books: BooksStore, store: FindingsStore, run: CheckRunRow, scope: ReportScope, materiality: Materiality, monthToDate: PeriodClose | null): AsyncGenerator<Cell[]> {
   const summary = summaryOf(run);
-  const sync = sqlite.prepare('SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?').get(run.syncRunId) as { sync_run_id: number; mode: string; status: string; giftcard_base_url: string; dp_base_url: string };
+  const sync = run.syncRunId === null ? undefined : await reads.sync(run.syncRunId);
+  if (sync === undefined) throw new MirrorError(`check run ${run.checkRunId} names sync ${run.syncRunId}, which the mirror does not hold`);
   const previous = await store.previousCompleteRun(run.checkRunId);
   // Rows are numbered as they are yielded, so that formulas can point at the labels above them.
   let row = 0;
@@ -419,10 +377,9 @@ async function* summaryRows(sqlite: Database.Database, store: FindingsStore, run
   yield line([]);
   yield line([{ heading: 'What was checked' }, { label: 'records in the mirror' }, { label: 'of which no longer listed by the service' }]);
   for (const [label, table, listed] of MIRRORED) {
-    const rows = (where = ''): number => sqlite.prepare(`SELECT COUNT(*) FROM ${table} ${where}`).pluck().get() as number;
-    yield line([label, rows(), listed ? rows('WHERE vanished_sync_run_id IS NOT NULL') : null]);
+    yield line([label, await reads.count(table), listed ? await reads.count(table, true) : null]);
   }
-  yield line(["Rows of the merchant's books (codes hashed)", booksCounts(sqlite).held, null]);
+  yield line(["Rows of the merchant's books (codes hashed)", (await books.counts()).held, null]);
   yield line([]);
 
   // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
@@ -470,7 +427,7 @@ async function* summaryRows(sqlite: Database.Database, store: FindingsStore, run
   for (const s of stakeByCode.sort((a, b) => a.currency.localeCompare(b.currency) || b.cents - a.cents)) yield line([s.code, s.currency, { cents: s.cents, currency: s.currency }, bar(s.cents, largest.get(s.currency) ?? 0)]);
   yield line([]);
 
-  yield* matchingSummary(sqlite, line);
+  yield* matchingSummary(books, line);
 
   yield line([{ heading: 'Since the previous run' }, { label: 'findings' }]);
   yield line(['New', summary.new]);
@@ -556,9 +513,9 @@ const RULES = ['exact', 'tolerance', 'one-to-many', 'code-hash'];
  * The books on the Summary: per kind and currency, the books rows matched (by which rule) and
  * left over, the service records left over, and the match rate; the Matching sheet lists them.
  */
-function* matchingSummary(sqlite: Database.Database, line: (cells: Cell[]) => Cell[]): Generator<Cell[]> {
-  const rates = matchRates(sqlite);
-  const { rejected } = booksCounts(sqlite);
+async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell[]): AsyncGenerator<Cell[]> {
+  const rates = await books.matchRates();
+  const { rejected } = await books.counts();
   yield line([{ heading: "The merchant's books" }, { label: 'currency' }, { label: 'books rows' }, { label: 'matched' }, { label: 'rate (%)' }, { label: 'books alone' }, { label: 'service alone' }]);
   if (rates.length === 0) {
     yield line([{ note: 'No books imported: `ledger-recon books import FILE` or `run --books DIR` matches them against the services at every check' }]);
@@ -592,7 +549,7 @@ function* matchingSummary(sqlite: Database.Database, line: (cells: Cell[]) => Ce
 const UNLISTED = 'no longer listed since sync';
 
 /** Tables counted on the Summary; `true` where the mirror marks records no longer listed. */
-const MIRRORED: [string, string, boolean?][] = [
+const MIRRORED: [string, CountedTable, boolean?][] = [
   ['Gift cards', 'gift_cards'],
   ['Gift card ledger entries', 'gift_card_transactions', true],
   ['Coupons', 'coupons', true],

@@ -6,13 +6,14 @@
 import { closeSync, createWriteStream, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import type { Mirror } from '../db/mirror.js';
 import { formatCents } from '../money.js';
 import { ensureFolder } from '../paths.js';
 import { closePeriod, type CardAtCutOff, type PeriodClose, type PeriodRollForward } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
 import { removeStalePartials } from './partials.js';
+import { ReportStore, type ActivityScope } from './store.js';
 import { writeXlsx, type Cell, type SheetSpec } from './xlsx-writer.js';
 
 export interface ClosePaths {
@@ -23,7 +24,7 @@ export interface ClosePaths {
 }
 
 export interface WriteCloseOptions {
-  sqlite: Database.Database;
+  mirror: Mirror;
   period: Period;
   outDir: string;
   /** Fills "Prepared by" on the Summary; the reviewer's lines stay blank to sign. */
@@ -82,7 +83,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
     const differingIds: string[] = [];
     const listed: Cell[][] = [];
     let cards = 0;
-    const close = closePeriod(options.sqlite, options.period, (card) => {
+    const close = await closePeriod(options.mirror, options.period, (card) => {
       cards += 1;
       const expected = expectedClosing(card);
       const difference = expected === null || card.closingCents === null ? null : card.closingCents - expected;
@@ -101,7 +102,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
     await writeXlsx(
       temporary.workbook,
       { title: `Period close ${options.period.label} — ${close.closes ? 'ties out' : 'DOES NOT TIE OUT'}`, subject: 'Gift card liability roll-forward for a period', creator: 'ledger-recon', created: new Date(close.asOfMs) },
-      closeSheets(options, close, { rows: [...differing, ...listed.slice(0, Math.max(0, SHEET_ROW_CAP - differing.length))], differing: differing.length, differingIds }, cards),
+      await closeSheets(options, close, { rows: [...differing, ...listed.slice(0, Math.max(0, SHEET_ROW_CAP - differing.length))], differing: differing.length, differingIds }, cards),
     );
     await writeText(temporary.rollForwardCsv, rollForwardCsv(close.rollForwards));
     await writeText(temporary.json, `${JSON.stringify(closeJson(close), null, 2)}\n`);
@@ -199,7 +200,7 @@ interface CardSheetRows {
   differingIds: string[];
 }
 
-function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardSheet: CardSheetRows, cards: number): SheetSpec[] {
+async function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardSheet: CardSheetRows, cards: number): Promise<SheetSpec[]> {
   const cardRows = cardSheet.rows;
   const { period } = options;
   const failing = close.rollForwards.filter((r) => !r.closes);
@@ -230,7 +231,7 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardSheet: 
   const shownCards = cardRows.length < cards ? [...cardRows, [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`]] : cardRows;
   const csv = closePaths(options.outDir, period).cardsCsv;
   const printedCards = Math.min(cardSheet.differing, PRINTED_CARDS);
-  const activity = activitySheet(options.sqlite, close, cardSheet.differingIds);
+  const activity = await activitySheet(new ReportStore(options.mirror), close, cardSheet.differingIds);
   return [
     { name: 'Summary', rows: summary },
     rollForwardSheet('Period roll-forward', close),
@@ -252,17 +253,17 @@ function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardSheet: 
 }
 
 /** The Activity in period sheet: the entries of the cards that do not tie out first (what prints), then every other. */
-function activitySheet(sqlite: Database.Database, close: PeriodClose, differingIds: readonly string[]): Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'> {
-  const printed = differingIds.length === 0 ? 0 : countActivity(sqlite, close, differingIds);
+async function activitySheet(store: ReportStore, close: PeriodClose, differingIds: readonly string[]): Promise<Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'>> {
+  const printed = differingIds.length === 0 ? 0 : await store.activityCount(activityScope(close, { only: differingIds }));
   return {
     printRows: Math.max(printed, 1),
     printNote:
       printed === 0
         ? 'Printed: no card differs, so no entry is printed; every entry of the period is listed on screen'
         : `Printed: the ${printed.toLocaleString('en-US')} entries of the cards that do not tie out; every other entry follows on screen`,
-    rows: (function* () {
-      if (differingIds.length > 0) yield* activityRows(sqlite, close, { only: differingIds });
-      yield* activityRows(sqlite, close, { except: differingIds });
+    rows: (async function* () {
+      if (differingIds.length > 0) yield* activityRows(store, close, { only: differingIds });
+      yield* activityRows(store, close, { except: differingIds });
     })(),
   };
 }
@@ -301,41 +302,23 @@ function rollForwardRows(close: PeriodClose): Cell[][] {
   });
 }
 
-/** The period's ledger entries of the merchant's cards: its FROM and WHERE, and their parameters. */
-function activityScope(close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): { sql: string; args: unknown[] } {
-  const merchant = close.merchantId !== null ? 'AND c.merchant_id = ?' : '';
-  const only = cards.only ? 'AND t.gift_card_id IN (SELECT value FROM json_each(?))' : '';
-  const except = cards.except && cards.except.length > 0 ? 'AND t.gift_card_id NOT IN (SELECT value FROM json_each(?))' : '';
-  return {
-    sql: `FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
-          WHERE t.vanished_sync_run_id IS NULL AND t.created_at_ms >= ? AND t.created_at_ms < ? ${merchant} ${only} ${except}`,
-    args: [close.period.startMs, close.closingCutOffMs, ...(close.merchantId !== null ? [close.merchantId] : []), ...(only ? [JSON.stringify(cards.only)] : []), ...(except ? [JSON.stringify(cards.except)] : [])],
-  };
-}
-
-function countActivity(sqlite: Database.Database, close: PeriodClose, only: readonly string[]): number {
-  const scope = activityScope(close, { only });
-  return sqlite.prepare(`SELECT COUNT(*) ${scope.sql}`).pluck().get(...scope.args) as number;
+/** The period's ledger entries of the merchant's cards, of some cards or all but some. */
+function activityScope(close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): ActivityScope {
+  return { fromMs: close.period.startMs, toMs: close.closingCutOffMs, merchantId: close.merchantId, ...cards };
 }
 
 /** The period's ledger entries, card by card in time order, up to the cap; the mirror holds the rest. */
-function* activityRows(sqlite: Database.Database, close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): Generator<Cell[]> {
-  const scope = activityScope(close, cards);
-  const rows = sqlite
-    .prepare(
-      `SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
-         ${scope.sql}
-        ORDER BY t.gift_card_id, t.created_at_ms, t.list_order LIMIT ?`,
-    )
-    .raw(true);
+async function* activityRows(store: ReportStore, close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): AsyncGenerator<Cell[]> {
   let count = 0;
-  for (const [createdAtMs, id, card, currency, program, type, amount, before, after, reference] of rows.iterate(...scope.args, SHEET_ROW_CAP + 1) as Iterable<[number, string, string, string, string | null, string, number | null, number | null, number | null, string]>) {
-    count += 1;
-    if (count > SHEET_ROW_CAP) {
-      yield [`… more entries: the mirror holds them all (ledger-recon sql "SELECT * FROM card_ledger WHERE created_at_ms >= ${close.period.startMs} AND created_at_ms < ${close.closingCutOffMs}")`];
-      return;
+  for await (const batch of store.activity(activityScope(close, cards), SHEET_ROW_CAP + 1)) {
+    for (const [createdAtMs, id, card, currency, program, type, amount, before, after, reference] of batch) {
+      count += 1;
+      if (count > SHEET_ROW_CAP) {
+        yield [`… more entries: the mirror holds them all (ledger-recon sql "SELECT * FROM card_ledger WHERE created_at_ms >= ${close.period.startMs} AND created_at_ms < ${close.closingCutOffMs}")`];
+        return;
+      }
+      const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency });
+      yield [{ date: createdAtMs }, id, card, currency, program, type, money(amount), money(before), money(after), reference];
     }
-    const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency });
-    yield [{ date: createdAtMs }, id, card, currency, program, type, money(amount), money(before), money(after), reference];
   }
 }

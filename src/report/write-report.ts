@@ -8,7 +8,6 @@ import type { Mirror } from '../db/mirror.js';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { LedgerReconError, MirrorError } from '../errors.js';
 import { ensureFolder, fileSystemError } from '../paths.js';
 import { exportFinding, type ExportedFinding } from '../findings/finding.js';
@@ -16,6 +15,7 @@ import { findingsStore, summaryOf, type CheckRunRow, type FindingsStore } from '
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
 import { reportSheets, type ReportScope } from './report-sheets.js';
+import { ReportStore } from './store.js';
 import { writeXlsx } from './xlsx-writer.js';
 
 export interface ReportPaths {
@@ -26,7 +26,7 @@ export interface ReportPaths {
 
 export interface WriteReportOptions {
   /** The mirror: its findings store, and its connection for the detail sheets' reads. */
-  mirror: Pick<Mirror, 'sqlite' | 'queries'>;
+  mirror: Mirror;
   outDir: string;
   /** Default: the newest completed check run. */
   checkRunId?: number;
@@ -48,7 +48,6 @@ export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' 
  * @throws MirrorError when the mirror holds no completed check run.
  */
 export async function writeReport(options: WriteReportOptions): Promise<ReportPaths> {
-  const { sqlite } = options.mirror;
   const store = findingsStore(options.mirror);
   const run = await store.completedRun(options.checkRunId);
   if (!run) {
@@ -64,16 +63,16 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   const temporary: ReportPaths = { workbook: partial(final.workbook), csv: partial(final.csv), json: partial(final.json) };
   // The report streams through the mirror once: a small page cache serves it as fast, and keeps
   // a writer's 128 MB cache from filling up under it (the report bench's RSS: 556 MB → see docs).
-  const cacheSize = sqlite.pragma('cache_size', { simple: true }) as number;
-  sqlite.pragma('cache_size = -16384');
   try {
-    const summary = summaryOf(run);
-    await writeXlsx(
-      temporary.workbook,
-      { title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`, subject: 'Gift card, coupon and delivery partner reconciliation', creator: 'ledger-recon', created: new Date(run.startedAtMs) },
-      await reportSheets(sqlite, store, run, options.scope),
-    );
-    await writeFindingFiles(store, run.checkRunId, temporary);
+    await new ReportStore(options.mirror).withReportCache(async () => {
+      const summary = summaryOf(run);
+      await writeXlsx(
+        temporary.workbook,
+        { title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`, subject: 'Gift card, coupon and delivery partner reconciliation', creator: 'ledger-recon', created: new Date(run.startedAtMs) },
+        await reportSheets(options.mirror, store, run, options.scope),
+      );
+      await writeFindingFiles(store, run.checkRunId, temporary);
+    });
     for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], final[key]);
     return final;
   } catch (error) {
@@ -81,7 +80,6 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     if (!(error instanceof LedgerReconError) && WRITE_FAILURES.has(String((error as { code?: unknown }).code))) throw fileSystemError('--out', options.outDir, error);
     throw error;
   } finally {
-    sqlite.pragma(`cache_size = ${cacheSize}`);
     for (const path of Object.values(temporary)) rmSync(path, { force: true });
   }
 }

@@ -3,11 +3,12 @@
  * them are re-read by ID from the service. This module only reads and reports what it read,
  * beside what the mirror holds; the findings stage decides what that means for each break.
  */
-import type Database from 'better-sqlite3';
 import type { GiftCardClient } from '../api/giftcard-client.js';
+import type { Mirror } from '../db/mirror.js';
 import { NotFoundError, PayloadValidationError } from '../errors.js';
 import { mapLimit } from './context.js';
 import { giftCardRow, transactionRow } from './rows.js';
+import { SyncStore } from './store.js';
 
 /** What to re-read: cards and ledger entries by ID. */
 export interface RereadRequest {
@@ -63,17 +64,13 @@ export interface ConfirmStats {
  * Re-reads the requested cards and entries by ID, at most `concurrency` at a time.
  * @throws AuthError, ServiceUnavailableError when the service cannot answer (the run is incomplete).
  */
-export async function rereadGiftCards(sqlite: Database.Database, giftcard: GiftCardClient, request: RereadRequest, concurrency = 8, stats?: ConfirmStats): Promise<Rereads> {
-  const cardRow = sqlite.prepare('SELECT version, remaining_balance_cents AS remainingCents, status FROM gift_cards WHERE gift_card_id = ?');
-  const entryRow = sqlite.prepare(
-    `SELECT gift_card_id AS giftCardId, type, amount_cents AS amountCents, balance_before_cents AS beforeCents, balance_after_cents AS afterCents, created_at_ms AS createdAtMs,
-            vanished_sync_run_id AS vanishedSyncRunId
-     FROM gift_card_transactions WHERE transaction_id = ?`,
-  );
+export async function rereadGiftCards(mirror: Mirror, giftcard: GiftCardClient, request: RereadRequest, concurrency = 8, stats?: ConfirmStats): Promise<Rereads> {
+  const store = new SyncStore(mirror);
   const cards: CardReread[] = [];
   const entries: EntryReread[] = [];
   await mapLimit([...request.cards], concurrency, async (giftCardId) => {
-    const mirrored = (cardRow.get(giftCardId) as CardState | undefined) ?? null;
+    const card = await store.mirroredCard(giftCardId);
+    const mirrored = card ? { version: card.version, remainingCents: card.remaining_balance_cents, status: card.status } : null;
     const read = await readBack(async () => {
       const row = giftCardRow(await giftcard.getGiftCard(giftCardId));
       return { version: row.version, remainingCents: row.remaining_balance_cents, status: row.status };
@@ -82,7 +79,18 @@ export async function rereadGiftCards(sqlite: Database.Database, giftcard: GiftC
     cards.push({ giftCardId, mirrored, read });
   });
   await mapLimit([...request.entries], concurrency, async (transactionId) => {
-    const mirrored = (entryRow.get(transactionId) as EntryReread['mirrored'] | undefined) ?? null;
+    const entry = await store.mirroredEntry(transactionId);
+    const mirrored = entry
+      ? {
+          giftCardId: entry.gift_card_id,
+          type: entry.type,
+          amountCents: entry.amount_cents,
+          beforeCents: entry.balance_before_cents,
+          afterCents: entry.balance_after_cents,
+          createdAtMs: entry.created_at_ms,
+          vanishedSyncRunId: entry.vanished_sync_run_id,
+        }
+      : null;
     const read = await readBack(async () => {
       const row = transactionRow(await giftcard.getTransaction(transactionId));
       return { giftCardId: row.gift_card_id, type: row.type, amountCents: row.amount_cents, beforeCents: row.balance_before_cents, afterCents: row.balance_after_cents, createdAtMs: row.created_at_ms };

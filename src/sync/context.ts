@@ -1,8 +1,7 @@
-import type Database from 'better-sqlite3';
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
-import type { Checkpointer } from '../db/checkpointer.js';
-import type { MirrorWriter } from './mirror-writer.js';
+import type { Checkpointer } from '../db/sqlite/checkpointer.js';
+import type { SyncStore } from './store.js';
 
 /** The resources the sync walks, in its order; checkpoints and summaries use these names. */
 export const SYNC_RESOURCES = ['giftCards', 'giftCardTransactions', 'settle', 'coupons', 'dpWallets', 'dpProducts', 'dpOrders'] as const;
@@ -38,8 +37,8 @@ export interface ProgressReporter {
 }
 
 export interface SyncContext {
-  sqlite: Database.Database;
-  writer: MirrorWriter;
+  /** The sync's tables: every read and write the sync makes. */
+  store: SyncStore;
   /** Copies the WAL into the database file on another thread; told after each batch commits. */
   checkpointer: Checkpointer;
   giftcard: GiftCardClient;
@@ -75,10 +74,4 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
-}
-
-/** The records of a mirrored list the service still listed when last read: the next walk's expectation. */
-export function listedCount(sqlite: Database.Database, table: 'gift_cards' | 'gift_card_transactions' | 'coupons' | 'dp_products' | 'dp_orders'): number {
-  const where = table === 'gift_cards' ? '' : ' WHERE vanished_sync_run_id IS NULL';
-  return sqlite.prepare(`SELECT COUNT(*) FROM ${table}${where}`).pluck().get() as number;
 }

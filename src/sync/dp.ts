@@ -1,11 +1,11 @@
 import type { Order, Product } from '../api/wire-types.js';
-import { listedCount, type SyncContext } from './context.js';
+import type { SyncContext } from './context.js';
 import { orderRows, productRows, walletRow } from './rows.js';
 import { walk } from './walk.js';
 
 /** Wallets: a balance snapshot of every wallet each run, the selected one marked. */
 export async function syncWallets(context: SyncContext): Promise<void> {
-  const { writer, dp, syncRunId } = context;
+  const { store, dp, syncRunId } = context;
   const stats = context.stats.dpWallets;
   const started = Date.now();
   context.progress.update('dpWallets', stats);
@@ -15,9 +15,9 @@ export async function syncWallets(context: SyncContext): Promise<void> {
   const readAtMs = Date.now();
   const selected = await dp.getWallets({ selectedOnly: true });
   const selectedIds = new Set(selected.wallets.map((w) => w.walletID));
-  writer.transaction(() => {
-    for (const wallet of all.wallets) writer.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
-    for (const rejected of [...all.rejected, ...selected.rejected]) writer.quarantine('dpWallets', rejected, syncRunId);
+  await store.batch(() => {
+    for (const wallet of all.wallets) store.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
+    for (const rejected of [...all.rejected, ...selected.rejected]) store.quarantine('dpWallets', rejected, syncRunId);
   });
   stats.records = all.wallets.length;
   stats.new = all.wallets.length;
@@ -28,26 +28,26 @@ export async function syncWallets(context: SyncContext): Promise<void> {
 }
 
 export async function syncProducts(context: SyncContext): Promise<void> {
-  const { writer, dp } = context;
+  const { store, dp } = context;
   await walk<Product>(context, {
     resource: 'dpProducts',
-    expected: () => listedCount(context.sqlite, 'dp_products'),
+    expected: () => context.store.listedCount('dp_products'),
     quarantineAs: 'dpProducts',
     list: (startCursor) => dp.listProducts(startCursor ? { startCursor } : {}),
-    write: (product) => writer.product(productRows(product)),
+    write: (product) => store.product(productRows(product)),
     unlisted: { table: 'dp_products', idField: 'productID' },
   });
 }
 
 /** Orders change (status, fulfilment): the whole list is read every run. */
 export async function syncOrders(context: SyncContext): Promise<void> {
-  const { writer, dp, syncRunId } = context;
+  const { store, dp, syncRunId } = context;
   await walk<Order>(context, {
     resource: 'dpOrders',
-    expected: () => listedCount(context.sqlite, 'dp_orders'),
+    expected: () => context.store.listedCount('dp_orders'),
     quarantineAs: 'dpOrders',
     list: (startCursor) => dp.listOrders(startCursor ? { startCursor } : {}),
-    write: (order) => writer.order(orderRows(order), syncRunId),
+    write: (order) => store.order(orderRows(order), syncRunId),
     unlisted: { table: 'dp_orders', idField: 'orderID' },
   });
 }

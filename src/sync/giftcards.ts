@@ -1,8 +1,7 @@
 import type { GiftCardListElement } from '../api/giftcard-client.js';
 import type { GiftCard } from '../api/wire-types.js';
-import { createCardIndexes, dropCardIndexes, isEmpty } from '../db/mirror.js';
 import { NotFoundError, PayloadValidationError } from '../errors.js';
-import { listedCount, mapLimit, type SyncContext } from './context.js';
+import { mapLimit, type SyncContext } from './context.js';
 import { giftCardRow } from './rows.js';
 import { walk } from './walk.js';
 
@@ -15,18 +14,18 @@ type FullRecords = Map<string, GiftCard | PayloadValidationError | 'missing'>;
  * Cards with new ledger activity are re-read later, by the settle pass.
  */
 export async function syncGiftCards(context: SyncContext): Promise<void> {
-  const { writer, sqlite, giftcard, syncRunId } = context;
-  const statusOf = sqlite.prepare('SELECT status FROM gift_cards WHERE gift_card_id = ?').pluck();
-  if (isEmpty(sqlite, 'gift_cards')) dropCardIndexes(sqlite); // a bulk load: build them once, sorted, at the end
+  const { store, giftcard, syncRunId } = context;
+  await store.beginLoad('gift_cards'); // an empty table is a bulk load: its indexes are built once, sorted, at the end
   await walk<GiftCardListElement, FullRecords>(context, {
     resource: 'giftCards',
-    expected: () => listedCount(sqlite, 'gift_cards'),
+    expected: () => store.listedCount('gift_cards'),
     quarantineAs: 'giftCards',
     list: (startCursor) => giftcard.listGiftCards(startCursor ? { startCursor } : {}),
-    prepare: async (page) => {
+    beforeWrite: async (page) => {
+      const statuses = await store.cardStatuses(page.records.filter((element) => !element.full).map((element) => element.giftCardId));
       const wanted = page.records.filter((element) => {
         if (element.full) return false;
-        const known = statusOf.get(element.giftCardId) as string | undefined;
+        const known = statuses.get(element.giftCardId);
         return context.mode === 'full' || known === undefined || known !== element.status;
       });
       const fetched: FullRecords = new Map();
@@ -41,13 +40,13 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       if (record === undefined) return undefined; // minimal, known and unchanged: the mirror's snapshot stands
       if (record === 'missing') return undefined; // listed, then gone before we read it
       if (record instanceof PayloadValidationError) {
-        writer.quarantine('giftCards', record, syncRunId);
+        store.quarantine('giftCards', record, syncRunId);
         context.stats.giftCards.quarantined += 1;
         return undefined;
       }
-      return writer.card(giftCardRow(record), syncRunId, readAtMs);
+      return store.card(giftCardRow(record), syncRunId, readAtMs);
     },
-    finish: () => createCardIndexes(sqlite),
+    finish: () => store.endLoad('gift_cards', syncRunId),
   });
 }
 

@@ -1,6 +1,5 @@
 import type { Transaction } from '../api/wire-types.js';
-import { createLedgerIndexes, dropLedgerIndexes, isEmpty } from '../db/mirror.js';
-import { listedCount, type SyncContext } from './context.js';
+import type { SyncContext } from './context.js';
 import { transactionRow } from './rows.js';
 import { walk } from './walk.js';
 
@@ -22,26 +21,27 @@ const topUpListOrder = (syncRunId: number, topUp: number, position: number): num
  * later runs walk newest first only until past the newest mirrored entry minus the overlap.
  */
 export async function syncLedger(context: SyncContext): Promise<void> {
-  const { writer, giftcard, syncRunId, sqlite } = context;
+  const { store, giftcard, syncRunId } = context;
   const stats = context.stats.giftCardTransactions;
-  const empty = isEmpty(sqlite, 'gift_card_transactions');
-  if (empty) dropLedgerIndexes(sqlite); // a bulk load: build them once, sorted, at the end
+  // An empty ledger is a bulk load: its indexes are built once, sorted, at the end.
+  const empty = await store.beginLoad('gift_card_transactions');
+  const stopBeforeMs = context.mode === 'full' ? null : (await store.newestEntryMs()) - context.overlapMs;
   await walk<Transaction>(context, {
     resource: 'giftCardTransactions',
     quarantineAs: 'giftCardTransactions',
     list: (startCursor) => giftcard.listTransactions(startCursor ? { startCursor } : {}),
-    stopBeforeMs: () => (context.mode === 'full' ? null : newestEntryMs(context) - context.overlapMs),
-    expected: () => (context.mode === 'full' && !empty ? listedCount(sqlite, 'gift_card_transactions') : undefined),
+    stopBeforeMs: () => stopBeforeMs,
+    expected: async () => (context.mode === 'full' && !empty ? store.listedCount('gift_card_transactions') : undefined),
     stopAfter: (page, checkpoint) => checkpoint.mode !== 'full' && checkpoint.stopBeforeMs !== null && wholePageBefore(page.records, checkpoint.stopBeforeMs),
     // A full walk notes each entry it finds again, so that it can tell which ones vanished.
     write: (entry, position, { walkId, mode }) =>
-      writer.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), { bulkLoad: empty, fullWalkId: mode === 'full' ? walkId : undefined }),
+      store.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), { bulkLoad: empty, fullWalkId: mode === 'full' ? walkId : undefined }),
     onComplete: (checkpoint) => {
       if (checkpoint.mode !== 'full') return;
-      const vanished = writer.markVanished(checkpoint.walkId, syncRunId);
+      const vanished = store.markVanished(checkpoint.walkId, syncRunId);
       stats.notes['vanished'] = vanished;
     },
-    finish: () => {
+    finish: async () => {
       // After a bulk load the builds take a while (about 2.5 s a million entries), with no
       // page to count meanwhile: the progress line says what the sync is doing.
       if (empty) {
@@ -50,7 +50,7 @@ export async function syncLedger(context: SyncContext): Promise<void> {
       }
       // Entries a bulk load mirrored twice (the list shifted under the walk) count once.
       const indexing = Date.now();
-      stats.new -= createLedgerIndexes(sqlite, syncRunId);
+      stats.new -= await store.endLoad('gift_card_transactions', syncRunId);
       if (empty) {
         delete stats.notes['buildingIndexes'];
         stats.notes['indexBuildMs'] = Date.now() - indexing;
@@ -64,19 +64,19 @@ export async function syncLedger(context: SyncContext): Promise<void> {
  * overlap): the entries committed while the sync ran. Returns the IDs it added.
  */
 export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
-  const { writer, giftcard, syncRunId } = context;
-  const stopBeforeMs = newestEntryMs(context) - context.overlapMs;
+  const { store, giftcard, syncRunId } = context;
+  const stopBeforeMs = (await store.newestEntryMs()) - context.overlapMs;
   context.ledgerReadUntilMs = Date.now();
   const added: string[] = [];
   let position = 0;
   for await (const page of giftcard.listTransactions()) {
-    writer.transaction(() => {
+    await store.batch(() => {
       for (const entry of page.records) {
-        const outcome = writer.entry(transactionRow(entry), syncRunId, topUpListOrder(syncRunId, context.topUps, position));
+        const outcome = store.entry(transactionRow(entry), syncRunId, topUpListOrder(syncRunId, context.topUps, position));
         position += 1;
         if (outcome === 'new') added.push(entry.transactionId);
       }
-      for (const rejected of page.rejected) writer.quarantine('giftCardTransactions', rejected, syncRunId);
+      for (const rejected of page.rejected) store.quarantine('giftCardTransactions', rejected, syncRunId);
     });
     if (!page.hasMore || wholePageBefore(page.records, stopBeforeMs)) break;
   }
@@ -91,9 +91,4 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
  */
 export function wholePageBefore(records: readonly { createdAt: string }[], stopBeforeMs: number): boolean {
   return records.length > 0 && records.every((entry) => Date.parse(entry.createdAt) < stopBeforeMs);
-}
-
-function newestEntryMs(context: SyncContext): number {
-  const newest = context.sqlite.prepare('SELECT MAX(created_at_ms) FROM gift_card_transactions').pluck().get() as number | null;
-  return newest ?? 0;
 }

@@ -12,17 +12,14 @@ const MAX_CANDIDATES = 5;
 
 /** @returns our merchant's ID, or null when no card or coupon of the mirror can tell. */
 export async function resolveMerchant(context: SyncContext): Promise<string | null> {
-  const { sqlite, giftcard } = context;
-  const sources: Array<{ table: string; id: string; current: string; lookup: (id: string) => Promise<{ merchantId: string }> }> = [
-    { table: 'gift_cards', id: 'gift_card_id', current: '', lookup: (id) => giftcard.getGiftCard(id) },
-    { table: 'coupons', id: 'coupon_id', current: 'WHERE vanished_sync_run_id IS NULL', lookup: (id) => giftcard.getCoupon(id) },
+  const { store, giftcard } = context;
+  const sources: Array<{ table: 'gift_cards' | 'coupons'; lookup: (id: string) => Promise<{ merchantId: string }> }> = [
+    { table: 'gift_cards', lookup: (id) => giftcard.getGiftCard(id) },
+    { table: 'coupons', lookup: (id) => giftcard.getCoupon(id) },
   ];
   for (const source of sources) {
-    const candidates = sqlite
-      .prepare(`SELECT MIN(${source.id}) AS id FROM ${source.table} ${source.current} GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?`)
-      .all(MAX_CANDIDATES) as Array<{ id: string }>;
-    for (const candidate of candidates) {
-      const found = await ours(() => source.lookup(candidate.id));
+    for (const candidate of await store.oneRecordPerMerchant(source.table, MAX_CANDIDATES)) {
+      const found = await ours(() => source.lookup(candidate));
       if (found) return found.merchantId;
     }
   }

@@ -1,6 +1,6 @@
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
-import { startCheckpointer } from '../db/checkpointer.js';
+import { startCheckpointer } from '../db/sqlite/checkpointer.js';
 import type { Mirror } from '../db/mirror.js';
 import { redact } from '../log.js';
 import { emptyStats, SYNC_RESOURCES, type ProgressReporter, type ResourceStats, type SyncContext, type SyncResource } from './context.js';
@@ -10,7 +10,7 @@ import { syncGiftCards } from './giftcards.js';
 import { bindIdentity } from './identity.js';
 import { syncLedger } from './ledger.js';
 import { resolveMerchant } from './merchant.js';
-import { MirrorWriter } from './mirror-writer.js';
+import { SyncStore } from './store.js';
 import { closeLedger, settle } from './settle.js';
 
 export interface SyncOptions {
@@ -81,7 +81,8 @@ const WALKS: readonly Walk[] = [
 
 /**
  * Runs `walks` at the same time. The first to fail halts the others (each commits the pages it
- * read whole, then stops) and, once all have stopped, is what this throws.
+ * read whole, then stops); once all have stopped, the failure of the first walk in `walks` that
+ * failed is what this throws.
  */
 async function together(context: SyncContext, walks: readonly Walk[]): Promise<void> {
   const outcomes = await Promise.allSettled(
@@ -95,8 +96,10 @@ async function together(context: SyncContext, walks: readonly Walk[]): Promise<v
       }
     }),
   );
+  // Several walks may fail on their own (both services refusing the credentials): the first in
+  // the sync's order is reported, whichever answered first, so one night reads like the next.
   const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failed) throw context.halted ?? failed.reason;
+  if (failed) throw failed.reason;
 }
 
 const silent: ProgressReporter = { update() {}, done() {} };
@@ -109,30 +112,31 @@ const silent: ProgressReporter = { update() {}, done() {} };
  * @returns the run's summary; @throws what the clients throw (auth, unavailable, …).
  */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
-  const { sqlite } = options.mirror;
   const started = Date.now();
+  const store = new SyncStore(options.mirror, [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()]);
   // We hold the lock: a run still marked running was stopped before it could finish.
-  sqlite.prepare("UPDATE sync_runs SET status = 'failed', error = 'interrupted: the process stopped before the sync finished' WHERE status = 'running'").run();
-  const rebound = bindIdentity(
-    sqlite,
+  await store.failInterruptedSyncs();
+  const rebound = await bindIdentity(
+    store,
     { giftcardBaseUrl: options.giftcard.config.baseUrl, giftcardClientId: options.giftcard.config.clientId, dpBaseUrl: options.dp.config.baseUrl, dpClientId: options.dp.config.clientId },
     options.rebind === true,
     started,
   );
-  const completedBefore = sqlite.prepare("SELECT COUNT(*) FROM sync_runs WHERE status = 'completed'").pluck().get() as number;
+  const completedBefore = await store.completedSyncs();
   // A rebind reads everything from the new services: nothing of the previous ones is current.
   const mode = options.full || rebound || completedBefore === 0 ? 'full' : 'incremental';
-  const syncRunId = Number(
-    sqlite
-      .prepare("INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES (?, 'running', ?, ?, ?, ?, ?)")
-      .run(mode, new Date(started).toISOString(), started, process.pid, options.giftcard.config.baseUrl, options.dp.config.baseUrl).lastInsertRowid,
-  );
+  const syncRunId = await store.startSync({
+    mode,
+    started_at: new Date(started).toISOString(),
+    started_at_ms: started,
+    pid: process.pid,
+    giftcard_base_url: options.giftcard.config.baseUrl,
+    dp_base_url: options.dp.config.baseUrl,
+  });
   const checkpointer = startCheckpointer(options.mirror);
-  const writer = new MirrorWriter(sqlite, [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()]);
-  if (rebound) writer.retireBinding(syncRunId);
+  if (rebound) await store.retireBinding(syncRunId);
   const context: SyncContext = {
-    sqlite,
-    writer,
+    store,
     checkpointer,
     giftcard: options.giftcard,
     dp: options.dp,
@@ -158,7 +162,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     merchantId: context.merchantId ?? null,
     resources: context.stats,
   });
-  const finish = sqlite.prepare('UPDATE sync_runs SET status = ?, finished_at = ?, finished_at_ms = ?, error = ?, summary_json = ? WHERE sync_run_id = ?');
+  const finish = (status: 'completed' | 'failed', summary: SyncSummary): Promise<void> =>
+    store.finishSync(syncRunId, { status, finished_at: new Date().toISOString(), finished_at_ms: Date.now(), error: summary.error ?? null, summary_json: JSON.stringify(summary) });
   // Stopped by the operator: every walk halts at its next page, keeping what it read whole.
   const halt = (): void => {
     context.halted ??= options.signal?.reason;
@@ -173,15 +178,15 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     // Whatever a message quotes (a refused cursor, a path), neither client secret is stored.
     const secrets = [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()];
     const summary = summarize(false, redact(error instanceof Error ? error.message : String(error), secrets));
-    finish.run('failed', new Date().toISOString(), Date.now(), summary.error ?? null, JSON.stringify(summary), syncRunId);
+    await finish('failed', summary);
     throw error;
   } finally {
     options.signal?.removeEventListener('abort', halt);
   }
   await checkpointer.stop();
-  sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  await store.compact();
   const empty = listsMirroredEmpty(context.stats);
   const summary = empty === null ? summarize(true) : summarize(false, empty);
-  finish.run(empty === null ? 'completed' : 'failed', new Date().toISOString(), Date.now(), empty, JSON.stringify(summary), syncRunId);
+  await finish(empty === null ? 'completed' : 'failed', summary);
   return summary;
 }

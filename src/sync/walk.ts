@@ -2,7 +2,7 @@ import type { Page } from '../api/pager.js';
 import type { Resource } from '../api/wire-types.js';
 import { CursorRejectedError } from '../errors.js';
 import type { SyncContext, SyncResource } from './context.js';
-import type { Checkpoint, ListedTable, WriteOutcome } from './mirror-writer.js';
+import type { Checkpoint, ListedTable, WriteOutcome } from './store.js';
 
 /**
  * A batch commits at this many records, or after this long, whichever comes first. Walks read
@@ -19,7 +19,7 @@ export interface WalkSpec<T, P> {
   /** Opens the list at a cursor (undefined: the newest page). */
   list: (startCursor: string | undefined) => AsyncGenerator<Page<T>>;
   /** Async work for a page before its transaction, e.g. reading full records by ID. */
-  prepare?: (page: Page<T>) => Promise<P>;
+  beforeWrite?: (page: Page<T>) => Promise<P>;
   /**
    * Writes one record inside the page's transaction; `position` counts records in this walk,
    * and `walk` is its checkpoint before the page (the walk's ID and mode).
@@ -37,9 +37,9 @@ export interface WalkSpec<T, P> {
    */
   unlisted?: { table: ListedTable; idField: string };
   /** After the walk, counted in its time and figures (e.g. index builds after a bulk load). */
-  finish?: () => void;
+  finish?: () => Promise<unknown> | void;
   /** How many records this walk expects (see ResourceStats.expected), asked once as it starts. */
-  expected?: () => number | undefined;
+  expected?: () => Promise<number | undefined>;
 }
 
 /**
@@ -49,20 +49,20 @@ export interface WalkSpec<T, P> {
  * A cursor the service refuses restarts the walk from the newest page (upserts make it safe).
  */
 export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpec<T, P>): Promise<void> {
-  const { writer, syncRunId } = context;
+  const { store, syncRunId } = context;
   const stats = context.stats[spec.resource];
   const started = Date.now();
-  const expected = spec.expected?.();
+  const expected = await spec.expected?.();
   if (expected !== undefined && expected > 0) stats.expected = expected;
   context.progress.update(spec.resource, stats);
-  const saved = writer.checkpoint(spec.resource);
+  const saved = await store.checkpoint(spec.resource);
   let checkpoint: Checkpoint =
     saved && !saved.done
       ? saved
       : { resource: spec.resource, walkId: syncRunId, mode: context.mode, cursor: null, pages: 0, records: 0, stopBeforeMs: spec.stopBeforeMs?.() ?? null, done: false };
   const resumed = saved !== undefined && saved !== null && !saved.done;
   if (resumed) stats.notes['resumed'] = 1;
-  writer.transaction(() => writer.saveCheckpoint(checkpoint));
+  await store.batch(() => store.saveCheckpoint(checkpoint));
   // The IDs the list returned. A resumed walk read its first pages in an earlier process, and a
   // quarantined record without an ID could be any record: either way, no record is marked.
   let listed = spec.unlisted && !resumed ? new Set<string>() : undefined;
@@ -83,22 +83,22 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     let pending: Array<{ page: Page<T>; prepared: P | undefined; before: Checkpoint }> = [];
     let batchRecords = 0;
     let batchStarted = Date.now();
-    const commit = (): void => {
+    const commit = async (): Promise<void> => {
       if (pending.length === 0) return;
       const pages = pending;
       pending = [];
-      writer.transaction(() => {
+      await store.batch(() => {
         for (const { page, prepared, before } of pages) {
           page.records.forEach((record, i) => {
             const outcome = spec.write(record, before.records + i, before, prepared);
             if (outcome === 'new') stats.new += 1;
             else if (outcome === 'changed') stats.changed += 1;
           });
-          for (const rejected of page.rejected) writer.quarantine(spec.quarantineAs, rejected, syncRunId);
+          for (const rejected of page.rejected) store.quarantine(spec.quarantineAs, rejected, syncRunId);
         }
         if (checkpoint.done) spec.onComplete?.(checkpoint);
-        if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = writer.markUnlisted(spec.unlisted.table, listed, syncRunId);
-        writer.saveCheckpoint(checkpoint);
+        if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = store.markUnlisted(spec.unlisted.table, listed, syncRunId);
+        store.saveCheckpoint(checkpoint);
       });
       context.checkpointer.afterCommit();
       batchRecords = 0;
@@ -128,18 +128,18 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     };
     try {
       for await (const page of prefetch(spec.list(checkpoint.cursor ?? undefined))) {
-        const prepared = spec.prepare ? await spec.prepare(page) : undefined;
+        const prepared = spec.beforeWrite ? await spec.beforeWrite(page) : undefined;
         takePage(page, prepared);
-        if (checkpoint.done || batchRecords >= BATCH_RECORDS || Date.now() - batchStarted >= BATCH_MS) commit();
+        if (checkpoint.done || batchRecords >= BATCH_RECORDS || Date.now() - batchStarted >= BATCH_MS) await commit();
         if (checkpoint.done) break;
         // Another walk of this sync failed: keep what was read, and stop.
         if (context.halted) throw context.halted;
       }
-      commit();
+      await commit();
       break;
     } catch (error) {
       // The pages read whole stay, with their checkpoint.
-      commit();
+      await commit();
       if (!(error instanceof CursorRejectedError) || restarts >= 2) throw error;
       // The service no longer accepts the cursor: start again from the newest page.
       checkpoint = { ...checkpoint, cursor: null };
@@ -147,8 +147,8 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     }
   }
   if (spec.unlisted && !listed) stats.notes['vanishedUnchecked'] = 1;
-  if (!checkpoint.done) writer.transaction(() => writer.saveCheckpoint({ ...checkpoint, done: true }));
-  spec.finish?.();
+  if (!checkpoint.done) await store.batch(() => store.saveCheckpoint({ ...checkpoint, done: true }));
+  await spec.finish?.();
   stats.durationMs += Date.now() - started;
   // A resumed walk read its first pages in an earlier process: what the list gained at its head
   // since (orders placed while the killed sync ran) is not among them. A list read whole every

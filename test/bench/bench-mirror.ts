@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createLedgerIndexes, dropLedgerIndexes, openMirror } from '../../src/db/mirror.js';
+import { openMirror } from '../../src/db/mirror.js';
+import { createLedgerIndexes, dropLedgerIndexes } from '../../src/db/sqlite/indexes.js';
 import { Random } from '../../src/sim/random.js';
 
 const DAY = 86_400_000;

@@ -62,14 +62,14 @@ const REPEATED = 1_000_000;
 async function child(step: string, mirrorPath: string, csvPath: string): Promise<void> {
   const mirror = openMirror(mirrorPath);
   if (step === 'repeated') {
-    const result = await timed('  import of equal rows (1,000,000 rows, 1,000 meanings)', () => importBooksFile(mirror.sqlite, csvPath, { kind: 'coupon-uses' }));
+    const result = await timed('  import of equal rows (1,000,000 rows, 1,000 meanings)', () => importBooksFile(mirror, csvPath, { kind: 'coupon-uses' }));
     process.stdout.write(`  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`);
   } else if (step === 'import') {
-    const result = await timed('  import (CSV → books_rows, one transaction)', () => importBooksFile(mirror.sqlite, csvPath, { kind: 'tenders' }));
+    const result = await timed('  import (CSV → books_rows, one transaction)', () => importBooksFile(mirror, csvPath, { kind: 'tenders' }));
     process.stdout.write(`  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`);
   } else {
     const asOfMs = mirror.sqlite.prepare('SELECT MAX(started_at_ms) FROM sync_runs').pluck().get() as number;
-    const outcome = await timed('  matching (all rules, books_match_rows)', () => matchBooks(mirror.sqlite, { asOfMs, merchantId: null }));
+    const outcome = await timed('  matching (all rules, books_match_rows)', () => matchBooks(mirror, { asOfMs, merchantId: null }));
     process.stdout.write(`  ${outcome.groups.toLocaleString('en')} groups; records by status: ${Object.entries(outcome.byStatus).map(([s, c]) => `${s} ${c.toLocaleString('en')}`).join(', ')}\n`);
   }
   mirror.close();

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { createCardIndexes, openMirrorReadOnly } from '../../src/db/mirror.js';
+import { openMirrorReadOnly } from '../../src/db/mirror.js';
+import { createCardIndexes } from '../../src/db/sqlite/indexes.js';
 import { dataAsOf } from '../../src/report/close.js';
 import { periodOf } from '../../src/report/period.js';
 import { writeClose } from '../../src/report/write-close.js';
@@ -29,13 +30,13 @@ const SIZES = [
 /** Child mode: one close over `path`, its figures on stdout. */
 async function close(path: string): Promise<void> {
   const mirror = openMirrorReadOnly(path);
-  const asOf = new Date(dataAsOf(mirror.sqlite) ?? Date.now());
+  const asOf = new Date((await dataAsOf(mirror)) ?? Date.now());
   // The month that began some 200 days before the data's edge.
   const middle = new Date(asOf.getTime() - 200 * 86_400_000);
   const period = periodOf({ period: middle.toISOString().slice(0, 7) });
   const out = mkdtempSync(join(tmpdir(), 'ledger-recon-close-bench-'));
   const started = performance.now();
-  const { close: result, paths } = await writeClose({ sqlite: mirror.sqlite, period, outDir: out });
+  const { close: result, paths } = await writeClose({ mirror, period, outDir: out });
   const seconds = (performance.now() - started) / 1000;
   mirror.close();
   const cards = result.rollForwards.reduce((n, r) => n + r.cards, 0);

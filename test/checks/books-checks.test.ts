@@ -35,7 +35,7 @@ async function books(kind: BooksKind, rows: Array<Record<string, string>>): Prom
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const path = join(dir, `${kind}-${(files += 1)}.csv`);
   writeFileSync(path, [columns.join(','), ...rows.map((r) => columns.map((c) => r[c] ?? '').join(','))].join('\n'));
-  const result = await importBooksFile(fx.sqlite, path, { kind });
+  const result = await importBooksFile(fx.mirror, path, { kind });
   expect(result.problems).toEqual([]);
 }
 
@@ -52,7 +52,7 @@ async function readAndDecide(code: BooksCode, context: CheckContext): Promise<Fi
 /** Matches the books and runs one check, as a check run does. */
 async function run(code: BooksCode, options: Partial<CheckOptions> = {}): Promise<FindingDraft[]> {
   const context = fx.context({ options: { ...DEFAULT_CHECK_OPTIONS, ...options } });
-  matchBooks(fx.sqlite, { asOfMs: context.asOfMs, merchantId: MERCHANT, options: booksMatchOptions(context.options) });
+  await matchBooks(fx.mirror, { asOfMs: context.asOfMs, merchantId: MERCHANT, options: booksMatchOptions(context.options) });
   return readAndDecide(code, context);
 }
 

@@ -11,6 +11,13 @@ import { cardLedger, FixtureMirror, MERCHANT, T0, type Op } from '../support/fix
 const CARD_CHECKS = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
 const breaksOf = (ledger: CardLedger) => CARD_CHECKS.flatMap((check) => check.inspect(ledger, { options: DEFAULT_CHECK_OPTIONS, merchantId: MERCHANT }).map((f) => ({ code: check.code, severity: check.severity, ...f })));
 
+/** Every card a walk hands out, in order. */
+async function walked_<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const batch of batches) all.push(...batch);
+  return all;
+}
+
 describe('the card walk', () => {
   let dir: string;
   let fx: FixtureMirror;
@@ -23,7 +30,7 @@ describe('the card walk', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('yields every card with its own entries oldest first, skipping orphans and vanished entries', () => {
+  it('yields every card with its own entries oldest first, skipping orphans and vanished entries', async () => {
     const named = (ledger: CardLedger, prefix: string): CardLedger => ({ ...ledger, entries: ledger.entries.map((e) => ({ ...e, transactionId: `${prefix}-${e.transactionId}` })) });
     fx.ledger(named(cardLedger(1_000, [{ type: 'DEBIT', amount: 100 }, { type: 'DEBIT', amount: 200 }], { giftCardId: 'b' }), 'b'));
     fx.ledger(cardLedger(500, [], { giftCardId: 'a' }));
@@ -31,17 +38,17 @@ describe('the card walk', () => {
     fx.ledger(named(cardLedger(900, [{ type: 'DEBIT', amount: 1 }], { giftCardId: 'c' }), 'c'));
     fx.sqlite.prepare("UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE gift_card_id = 'c'").run();
     const orphans: string[] = [];
-    const walked = [...walkCardLedgers(fx.sqlite, (id) => orphans.push(id))].map((l) => [l.card.giftCardId, l.entries.map((e) => e.transactionId)]);
+    const walked = (await walked_(walkCardLedgers(fx.mirror, (id) => orphans.push(id)))).map((l) => [l.card.giftCardId, l.entries.map((e) => e.transactionId)]);
     expect(walked).toEqual([['a', []], ['b', ['b-entry-1', 'b-entry-2']], ['c', []]]);
     expect(orphans).toEqual(['0-orphan']);
   });
 
-  it('orders equal createdAt by list order, never by ID', () => {
+  it('orders equal createdAt by list order, never by ID', async () => {
     const ledger = cardLedger(5_000, [{ type: 'DEBIT', amount: 500, at: T0 }, { type: 'DEBIT', amount: 700, at: T0 }]);
     ledger.entries[0]!.transactionId = 'zzz';
     ledger.entries[1]!.transactionId = 'aaa';
     fx.ledger(ledger);
-    const [walked] = [...walkCardLedgers(fx.sqlite)];
+    const [walked] = await walked_(walkCardLedgers(fx.mirror));
     expect(walked?.entries.map((e) => e.transactionId)).toEqual(['zzz', 'aaa']);
     expect(breaksOf(walked!)).toEqual([]);
   });

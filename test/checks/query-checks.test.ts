@@ -43,28 +43,28 @@ describe('GC_DUPLICATE_IDEMPOTENCY_KEY', () => {
 });
 
 describe('GC_ORPHAN_ENTRY', () => {
-  it('flags an entry whose card the service answered not found for', () => {
+  it('flags an entry whose card the service answered not found for', async () => {
     const ledger = cardLedger(2_000, [{ type: 'DEBIT', amount: 700 }], { giftCardId: 'lost-card' });
     fx.entry('lost-card', ledger.entries[0]!);
     fx.sqlite.prepare('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?)').run('lost-card', fx.syncRunId, T0);
-    const [finding] = CHECKS.GC_ORPHAN_ENTRY.run(fx.context());
+    const [finding] = (await readAndDecide(CHECKS.GC_ORPHAN_ENTRY, fx.context()));
     expect(finding).toMatchObject({ entityType: 'giftCardTransaction', entityId: 'entry-1', giftCardId: 'lost-card' });
     expect(finding?.message).toContain('not found');
   });
 
-  it('passes entries of a mirrored card', () => {
+  it('passes entries of a mirrored card', async () => {
     fx.ledger(cardLedger(2_000, [{ type: 'DEBIT', amount: 700 }]));
-    expect(CHECKS.GC_ORPHAN_ENTRY.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.GC_ORPHAN_ENTRY, fx.context()))).toEqual([]);
   });
 });
 
 describe('GC_LEDGER_REWRITTEN', () => {
-  it('flags an entry that came back changed, naming the changed field, and one that vanished', () => {
+  it('flags an entry that came back changed, naming the changed field, and one that vanished', async () => {
     fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }, { type: 'DEBIT', amount: 500 }]));
     const insert = fx.sqlite.prepare('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)');
     insert.run('entry-1', 2, 'changed', JSON.stringify({ giftCardId: 'card-1', amount: 10 }), JSON.stringify({ giftCardId: 'card-1', amount: 12 }));
     insert.run('entry-2', 3, 'vanished', JSON.stringify({ giftCardId: 'card-1', amount: 5 }), null);
-    const findings = CHECKS.GC_LEDGER_REWRITTEN.run(fx.context());
+    const findings = (await readAndDecide(CHECKS.GC_LEDGER_REWRITTEN, fx.context()));
     expect(findings).toMatchObject([
       { entityId: 'entry-1', giftCardId: 'card-1' },
       { entityId: 'entry-2', giftCardId: 'card-1' },
@@ -73,9 +73,9 @@ describe('GC_LEDGER_REWRITTEN', () => {
     expect(findings[1]?.message).toContain('no longer appears');
   });
 
-  it('passes a ledger no sync saw change', () => {
+  it('passes a ledger no sync saw change', async () => {
     fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }]));
-    expect(CHECKS.GC_LEDGER_REWRITTEN.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.GC_LEDGER_REWRITTEN, fx.context()))).toEqual([]);
   });
 });
 
@@ -169,23 +169,23 @@ describe('the coupon checks decide over rows, without a database', () => {
 });
 
 describe('CV_COUNTER_REGRESSED', () => {
-  it('flags a redemption count that went down between syncs, and a USED coupon back to ACTIVE', () => {
+  it('flags a redemption count that went down between syncs, and a USED coupon back to ACTIVE', async () => {
     const a = fx.coupon({ id: 'a', redemptionCount: 3, usageLimitTotal: 5 });
     const b = fx.coupon({ id: 'b', status: 'USED', redemptionCount: 1 });
     fx.sync();
     fx.coupon({ id: a, redemptionCount: 2, usageLimitTotal: 5 });
     fx.coupon({ id: b, status: 'ACTIVE', redemptionCount: 1 });
-    expect(CHECKS.CV_COUNTER_REGRESSED.run(fx.context())).toMatchObject([
+    expect((await readAndDecide(CHECKS.CV_COUNTER_REGRESSED, fx.context()))).toMatchObject([
       { entityId: 'a', measure: { expected: 3, actual: 2 } },
       { entityId: 'b' },
     ]);
   });
 
-  it('passes a count that only grows and an ACTIVE coupon becoming USED', () => {
+  it('passes a count that only grows and an ACTIVE coupon becoming USED', async () => {
     const a = fx.coupon({ id: 'a', redemptionCount: 0, usageLimitTotal: 1 });
     fx.sync();
     fx.coupon({ id: a, status: 'USED', redemptionCount: 1, usageLimitTotal: 1 });
-    expect(CHECKS.CV_COUNTER_REGRESSED.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.CV_COUNTER_REGRESSED, fx.context()))).toEqual([]);
   });
 });
 
@@ -243,19 +243,19 @@ describe('DP_ORDER_TOTAL_MISMATCH', () => {
 });
 
 describe('DP_LINE_ARITHMETIC', () => {
-  it('flags a line whose total is not price × quantity', () => {
+  it('flags a line whose total is not price × quantity', async () => {
     const id = fx.order({ lines: [{ quantity: 2, priceCents: 1_000, totalPriceCents: 2_500 }] });
-    expect(CHECKS.DP_LINE_ARITHMETIC.run(fx.context())).toMatchObject([{ entityId: id, measure: { expected: 2_000, actual: 2_500 } }]);
+    expect((await readAndDecide(CHECKS.DP_LINE_ARITHMETIC, fx.context()))).toMatchObject([{ entityId: id, measure: { expected: 2_000, actual: 2_500 } }]);
   });
 
-  it('flags a converted total two cents off totalPrice × fxRate', () => {
+  it('flags a converted total two cents off totalPrice × fxRate', async () => {
     const id = fx.order({ lines: [{ currency: 'EUR', fxRate: 1.1, priceCents: 1_000, totalConvertedCents: 1_102 }] });
-    expect(CHECKS.DP_LINE_ARITHMETIC.run(fx.context())).toMatchObject([{ entityId: id, measure: { expected: 1_100, actual: 1_102 } }]);
+    expect((await readAndDecide(CHECKS.DP_LINE_ARITHMETIC, fx.context()))).toMatchObject([{ entityId: id, measure: { expected: 1_100, actual: 1_102 } }]);
   });
 
-  it('passes a conversion one cent off (rounding tolerance)', () => {
+  it('passes a conversion one cent off (rounding tolerance)', async () => {
     fx.order({ lines: [{ currency: 'EUR', fxRate: 1.1, priceCents: 1_000, totalConvertedCents: 1_101 }] });
-    expect(CHECKS.DP_LINE_ARITHMETIC.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.DP_LINE_ARITHMETIC, fx.context()))).toEqual([]);
   });
 });
 
@@ -305,15 +305,15 @@ describe('DP_FULFILMENT_MISMATCH', () => {
 });
 
 describe('DP_WALLET_DRIFT', () => {
-  it('flags a wallet that lost 5.00 more than the orders placed between two syncs', () => {
+  it('flags a wallet that lost 5.00 more than the orders placed between two syncs', async () => {
     fx.wallet('w1', 100_000, T0);
     fx.sync();
     fx.order({ createdAtMs: T0 + HOUR, lines: [{ priceCents: 2_000 }] });
     fx.wallet('w1', 100_000 - 2_000 - 500, T0 + 2 * HOUR);
-    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toMatchObject([{ entityType: 'dpWallet', entityId: 'w1', measure: { expected: 98_000, actual: 97_500 } }]);
+    expect((await readAndDecide(CHECKS.DP_WALLET_DRIFT, fx.context()))).toMatchObject([{ entityType: 'dpWallet', entityId: 'w1', measure: { expected: 98_000, actual: 97_500 } }]);
   });
 
-  it('passes a wallet moved exactly by an order placed and one that failed in between', () => {
+  it('passes a wallet moved exactly by an order placed and one that failed in between', async () => {
     const failed = { status: 'FAILED', createdAtMs: T0 - HOUR, updatedAtMs: T0 + HOUR, lines: [{ priceCents: 700 }] };
     fx.wallet('w1', 100_000, T0);
     fx.sync();
@@ -321,10 +321,10 @@ describe('DP_WALLET_DRIFT', () => {
     fx.order(failed);
     fx.order({ createdAtMs: T0 + 3 * HOUR, lines: [{ priceCents: 9_999 }] }); // after the read: the next sync's
     fx.wallet('w1', 100_000 - 2_000 + 700, T0 + 2 * HOUR);
-    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.DP_WALLET_DRIFT, fx.context()))).toEqual([]);
   });
 
-  it('passes a wallet read while orders were placed: those inside a read may fall on either side of it', () => {
+  it('passes a wallet read while orders were placed: those inside a read may fall on either side of it', async () => {
     // The first read ran from T0 − 100 ms to T0, the second from T0 + 1 h to T0 + 1 h + 100 ms.
     fx.order({ createdAtMs: T0 - 50, lines: [{ priceCents: 300 }] }); // inside the first read, after its moment: counts between
     fx.wallet('w1', 100_000, T0, 'USD', T0 - 100);
@@ -333,17 +333,17 @@ describe('DP_WALLET_DRIFT', () => {
     fx.order({ createdAtMs: T0 + HOUR + 20, lines: [{ priceCents: 400 }] }); // inside the second read, before its moment
     fx.order({ createdAtMs: T0 + HOUR + 60, lines: [{ priceCents: 800 }] }); // inside the second read, after its moment
     fx.wallet('w1', 100_000 - 300 - 2_000 - 400, T0 + HOUR + 100, 'USD', T0 + HOUR);
-    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toEqual([]);
+    expect((await readAndDecide(CHECKS.DP_WALLET_DRIFT, fx.context()))).toEqual([]);
   });
 
-  it('flags a movement no split of the orders inside the reads explains', () => {
+  it('flags a movement no split of the orders inside the reads explains', async () => {
     fx.wallet('w1', 100_000, T0, 'USD', T0 - 100);
     fx.sync();
     fx.order({ createdAtMs: T0 + HOUR + 20, lines: [{ priceCents: 400 }] });
     fx.order({ createdAtMs: T0 + HOUR + 60, lines: [{ priceCents: 800 }] });
     // 8.00 left without 4.00 first: orders leave in the order they were placed.
     fx.wallet('w1', 100_000 - 800, T0 + HOUR + 100, 'USD', T0 + HOUR);
-    expect(CHECKS.DP_WALLET_DRIFT.run(fx.context())).toMatchObject([{ entityId: 'w1', measure: { expected: 98_800, actual: 99_200 } }]);
+    expect((await readAndDecide(CHECKS.DP_WALLET_DRIFT, fx.context()))).toMatchObject([{ entityId: 'w1', measure: { expected: 98_800, actual: 99_200 } }]);
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCheckpointer } from '../../src/db/checkpointer.js';
+import { startCheckpointer } from '../../src/db/sqlite/checkpointer.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 
 let dir: string;

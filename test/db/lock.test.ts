@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/db/lock.js';
+import { acquireLock } from '../../src/db/sqlite/lock.js';
 import { openMirrorLocked } from '../../src/db/mirror.js';
 import { LockHeldError, MirrorError } from '../../src/errors.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/db/mirror.js';
 import { giftCards } from '../../src/db/schema.js';
-import { iterateRows, selectList, type RowOf } from '../../src/db/typed-rows.js';
+import { iterateRows, selectList, type RowOf } from '../../src/db/sqlite/typed-rows.js';
 
 const COLUMNS = [giftCards.giftCardId, giftCards.programId, giftCards.issuedAtMs, giftCards.initialBalanceCents] as const;
 type Row = RowOf<typeof COLUMNS>;

@@ -39,10 +39,10 @@ interface ViewRow {
 }
 
 describe('the views for SQL users', () => {
-  it('card_reconciliation gives every card the figures of the core', () => {
+  it('card_reconciliation gives every card the figures of the core', async () => {
     const view = new Map((mirror.sqlite.prepare('SELECT gift_card_id, debits_cents, refunds_cents, recomputed_cents, reported_cents, difference_cents, entries FROM card_reconciliation').all() as ViewRow[]).map((r) => [r.gift_card_id, r]));
     let compared = 0;
-    for (const { card, entries } of walkCardLedgers(mirror.sqlite)) {
+    for await (const batch of walkCardLedgers(mirror)) for (const { card, entries } of batch) {
       const core = cardReconciliation(card, entries);
       const row = view.get(card.giftCardId);
       expect(row, card.giftCardId).toBeDefined();
@@ -55,7 +55,7 @@ describe('the views for SQL users', () => {
     expect(compared).toBeGreaterThan(100);
   });
 
-  it('card_ledger ends each card at the balance the core recomputes', () => {
+  it('card_ledger ends each card at the balance the core recomputes', async () => {
     const last = mirror.sqlite.prepare(
       `SELECT gift_card_id, running_balance_cents FROM (
          SELECT gift_card_id, running_balance_cents, ROW_NUMBER() OVER (PARTITION BY gift_card_id ORDER BY created_at_ms DESC, list_order DESC) AS n FROM card_ledger)
@@ -63,7 +63,7 @@ describe('the views for SQL users', () => {
     ).all() as { gift_card_id: string; running_balance_cents: number | null }[];
     const byCard = new Map(last.map((r) => [r.gift_card_id, r.running_balance_cents]));
     let compared = 0;
-    for (const { card, entries } of walkCardLedgers(mirror.sqlite)) {
+    for await (const batch of walkCardLedgers(mirror)) for (const { card, entries } of batch) {
       const core = cardReconciliation(card, entries);
       if (entries.length === 0 || core.recomputedCents === null) continue;
       expect(byCard.get(card.giftCardId), card.giftCardId).toBe(core.recomputedCents);

@@ -97,7 +97,7 @@ describe('a property over random sequences of nights, end to end', () => {
 
             // ---- the night ----------------------------------------------------------------------
             await runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full: plan.full });
-            const { summary } = await reconcile({ mirror, confirm: (request) => rereadGiftCards(mirror.sqlite, services.giftcard, request, 4) });
+            const { summary } = await reconcile({ mirror, confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4) });
             const report = await writeReport({ mirror, outDir: join(dir, 'reports'), checkRunId: summary.checkRunId });
             const findings = JSON.parse(readFileSync(report.json, 'utf8')) as ExportedFinding[];
             const csvRows = readFileSync(report.csv, 'utf8').trimEnd().split('\r\n').length - 1;

@@ -11,10 +11,10 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GiftCard, Transaction } from '../../src/api/wire-types.js';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
-import { closePeriod, type PeriodRollForward } from '../../src/report/close.js';
+import { closePeriod, type PeriodClose, type PeriodRollForward } from '../../src/report/close.js';
 import { midnight, periodOf } from '../../src/report/period.js';
 import { giftCardRow, transactionRow } from '../../src/sync/rows.js';
-import { MirrorWriter } from '../../src/sync/mirror-writer.js';
+import { SyncStore } from '../../src/sync/store.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 
 const MERCHANT = randomUUID();
@@ -33,7 +33,7 @@ interface CardSpec {
 }
 
 /** A real mirror holding `cards`, written by the sync's own writer, with one completed sync as of `asOf`. */
-function mirrorOf(cards: CardSpec[], asOf: string): { mirror: Mirror; path: string; ids: string[] } {
+async function mirrorOf(cards: CardSpec[], asOf: string): Promise<{ mirror: Mirror; path: string; ids: string[] }> {
   const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-close-'));
   folders.push(folder);
   const path = join(folder, 'ledger.db');
@@ -42,10 +42,10 @@ function mirrorOf(cards: CardSpec[], asOf: string): { mirror: Mirror; path: stri
   mirror.sqlite
     .prepare("INSERT INTO sync_runs (sync_run_id, mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url, summary_json) VALUES (1, 'full', 'completed', ?, ?, 1, 'http://x', 'http://y', ?)")
     .run(asOf, asOfMs, JSON.stringify({ ledgerReadUntilMs: asOfMs }));
-  const writer = new MirrorWriter(mirror.sqlite);
+  const writer = new SyncStore(mirror);
   const ids = cards.map(() => randomUUID());
   let listOrder = 0;
-  writer.transaction(() => {
+  await writer.batch(() => {
     cards.forEach((spec, i) => {
       const giftCardId = ids[i]!;
       const last = spec.entries.at(-1);
@@ -91,21 +91,21 @@ const figures = (r: PeriodRollForward | undefined) =>
   r && [r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingFromFlowsCents, r.closingFromCardsCents, r.closes];
 
 describe('closing a period', () => {
-  it('gives the hand-computed figures for two months, per currency and program', () => {
-    const { mirror } = mirrorOf(FIXTURE, '2026-12-15T00:00:00Z');
+  it('gives the hand-computed figures for two months, per currency and program', async () => {
+    const { mirror } = await mirrorOf(FIXTURE, '2026-12-15T00:00:00Z');
     try {
-      const october = closePeriod(mirror.sqlite, periodOf({ period: '2026-10' }));
+      const october = await closePeriod(mirror, periodOf({ period: '2026-10' }));
       // USD P1: opening B 50 + C 70 = 120; issued A 100; debited 30 + 5; voided B 45; closing 140 = A 70 + C 70 (B voided, D not yet issued).
       expect(figures(october.rollForwards.find((r) => r.currency === 'USD'))).toEqual([12000, 10000, 3500, 0, 4500, 0, 14000, 14000, true]);
       // EUR P2: E issued on the first instant: issued, not opening.
       expect(figures(october.rollForwards.find((r) => r.currency === 'EUR'))).toEqual([0, 4000, 0, 0, 0, 0, 4000, 4000, true]);
-      const november = closePeriod(mirror.sqlite, periodOf({ period: '2026-11' }));
+      const november = await closePeriod(mirror, periodOf({ period: '2026-11' }));
       // USD P1: opening 140; issued D 25; debited A 20; refunded A 10; expired C 70; closing 85 = A 60 + D 25.
       expect(figures(november.rollForwards.find((r) => r.currency === 'USD'))).toEqual([14000, 2500, 2000, 1000, 0, 7000, 8500, 8500, true]);
       expect(figures(november.rollForwards.find((r) => r.currency === 'EUR'))).toEqual([4000, 0, 0, 0, 0, 0, 4000, 4000, true]);
       expect([october.endsNow, november.endsNow, october.closes, november.closes]).toEqual([false, false, true, true]);
       // A period that reaches the data's edge is tied out against the service's remainingBalance too.
-      const december = closePeriod(mirror.sqlite, periodOf({ from: '2026-12-01', to: '2026-12-31' }));
+      const december = await closePeriod(mirror, periodOf({ from: '2026-12-01', to: '2026-12-31' }));
       expect(december.endsNow).toBe(true);
       expect(december.rollForwards.map((r) => [r.currency, r.closingFromCardsCents, r.serviceRemainingCents, r.closes])).toEqual([['EUR', 4000, 4000, true], ['USD', 8500, 8500, true]]);
     } finally {
@@ -113,8 +113,8 @@ describe('closing a period', () => {
     }
   });
 
-  it('cuts off at midnight in the merchant\'s zone when --tz names one', () => {
-    const { mirror } = mirrorOf(FIXTURE, '2026-12-15T00:00:00Z');
+  it('cuts off at midnight in the merchant\'s zone when --tz names one', async () => {
+    const { mirror } = await mirrorOf(FIXTURE, '2026-12-15T00:00:00Z');
     try {
       // In Tokyo, November begins at 2026-10-31T15:00Z: D (issued at 00:00Z on 1 November) is November's either way,
       // and nothing else moves; the cut-off itself is what differs.
@@ -122,29 +122,29 @@ describe('closing a period', () => {
       expect(new Date(period.startMs).toISOString()).toBe('2026-10-31T15:00:00.000Z');
       expect(midnight(2026, 3, 29, 'Europe/Berlin')).toBe(Date.parse('2026-03-28T23:00:00Z'));
       expect(midnight(2026, 3, 30, 'Europe/Berlin')).toBe(Date.parse('2026-03-29T22:00:00Z'));
-      expect(closePeriod(mirror.sqlite, period).closes).toBe(true);
+      expect((await closePeriod(mirror, period)).closes).toBe(true);
     } finally {
       mirror.close();
     }
   });
 
-  it('fails the tie-out of the currency and program a planted break sits in, and only that one', () => {
+  it('fails the tie-out of the currency and program a planted break sits in, and only that one', async () => {
     const broken = structuredClone(FIXTURE);
     // A's November refund says 65 where 50 + 10 is 60.
     broken[0]!.entries[2]!.after = 65;
     broken.push({ currency: 'USD', program: 'P3', issued: '2026-10-02T00:00:00Z', initial: 10, entries: [] });
-    const { mirror } = mirrorOf(broken, '2026-12-15T00:00:00Z');
+    const { mirror } = await mirrorOf(broken, '2026-12-15T00:00:00Z');
     try {
-      const november = closePeriod(mirror.sqlite, periodOf({ period: '2026-11' }));
+      const november = await closePeriod(mirror, periodOf({ period: '2026-11' }));
       expect(november.rollForwards.map((r) => [r.currency, r.programId, r.differenceCents, r.closes])).toEqual([['EUR', 'P2', 0, true], ['USD', 'P1', 500, false], ['USD', 'P3', 0, true]]);
-      expect(closePeriod(mirror.sqlite, periodOf({ period: '2026-10' })).closes).toBe(true);
+      expect((await closePeriod(mirror, periodOf({ period: '2026-10' }))).closes).toBe(true);
     } finally {
       mirror.close();
     }
   });
 
   it('warns that a period before the data holds nothing, and says what the data covers', async () => {
-    const { mirror, path } = mirrorOf(structuredClone(FIXTURE), '2026-12-15T00:00:00Z');
+    const { mirror, path } = await mirrorOf(structuredClone(FIXTURE), '2026-12-15T00:00:00Z');
     mirror.close();
     const result = await runCli(['close', '--period', '2020-01', '--db', path, '--out', join(path, '..', 'empty')], cleanEnv());
     expect(result.status).toBe(0);
@@ -154,7 +154,7 @@ describe('closing a period', () => {
   it('writes the workpapers through the CLI: formulas with their values, the sign-off, exit 1 when a tie-out fails', async () => {
     const broken = structuredClone(FIXTURE);
     broken[0]!.entries[2]!.after = 65;
-    const { mirror, path } = mirrorOf(broken, '2026-12-15T00:00:00Z');
+    const { mirror, path } = await mirrorOf(broken, '2026-12-15T00:00:00Z');
     mirror.close();
     const out = join(path, '..', 'close');
     const result = await runCli(['close', '--period', '2026-11', '--db', path, '--out', out, '--preparer', 'A. Preparer'], cleanEnv());
@@ -227,13 +227,14 @@ function specsOf(cards: Array<{ currency: string; program: string; issuedDay: nu
 }
 
 describe('closing consecutive periods (property)', () => {
-  it('chains month to month, adds up to the whole history, and ties out on every legal ledger', () => {
-    fc.assert(
-      fc.property(legalCards, (cards) => {
-        const { mirror } = mirrorOf(specsOf(cards), '2027-06-01T00:00:00Z');
+  it('chains month to month, adds up to the whole history, and ties out on every legal ledger', async () => {
+    await fc.assert(
+      fc.asyncProperty(legalCards, async (cards) => {
+        const { mirror } = await mirrorOf(specsOf(cards), '2027-06-01T00:00:00Z');
         try {
-          const months = ['2026-08', '2026-09', '2026-10', '2026-11', '2026-12', '2027-01'].map((period) => closePeriod(mirror.sqlite, periodOf({ period })));
-          const whole = closePeriod(mirror.sqlite, periodOf({ from: '2026-08-01', to: '2027-01-31' }));
+          const months: PeriodClose[] = [];
+          for (const period of ['2026-08', '2026-09', '2026-10', '2026-11', '2026-12', '2027-01']) months.push(await closePeriod(mirror, periodOf({ period })));
+          const whole = await closePeriod(mirror, periodOf({ from: '2026-08-01', to: '2027-01-31' }));
           const key = (r: PeriodRollForward) => `${r.currency} ${r.programId}`;
           for (const close of [...months, whole]) expect(close.rollForwards.filter((r) => !r.closes)).toEqual([]);
           for (let m = 0; m + 1 < months.length; m += 1) {

@@ -79,7 +79,7 @@ export class FixtureMirror {
 
   context(overrides: Partial<CheckContext> = {}): CheckContext {
     const asOfMs = this.sqlite.prepare('SELECT started_at_ms FROM sync_runs WHERE sync_run_id = ?').pluck().get(this.syncRunId) as number;
-    return { sqlite: this.sqlite, queries: this.mirror.queries, syncRunId: this.syncRunId, previousSyncRunId: this.syncRunId > 1 ? this.syncRunId - 1 : null, asOfMs, merchantId: MERCHANT, options: DEFAULT_CHECK_OPTIONS, ...overrides };
+    return { mirror: this.mirror, queries: this.mirror.queries, syncRunId: this.syncRunId, previousSyncRunId: this.syncRunId > 1 ? this.syncRunId - 1 : null, asOfMs, merchantId: MERCHANT, options: DEFAULT_CHECK_OPTIONS, ...overrides };
   }
 
   /** Writes a card and its ledger as {@link cardLedger} built them. */

@@ -6,8 +6,9 @@ import fc from 'fast-check';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCardIndexes, createCouponIndexes, createLedgerIndexes, dropCardIndexes, dropCouponIndexes, dropLedgerIndexes, openMirror, type Mirror } from '../../src/db/mirror.js';
-import { MirrorWriter } from '../../src/sync/mirror-writer.js';
+import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { createCardIndexes, createCouponIndexes, createLedgerIndexes, dropCardIndexes, dropCouponIndexes, dropLedgerIndexes } from '../../src/db/sqlite/indexes.js';
+import { SyncStore } from '../../src/sync/store.js';
 import { transactionRow } from '../../src/sync/rows.js';
 import type { Transaction } from '../../src/api/wire-types.js';
 
@@ -39,11 +40,11 @@ const entry = (id: string, amount: number): Transaction =>
 const indexNames = () => mirror.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'gift_card_transactions' ORDER BY name").pluck().all();
 
 describe("the ledger's bulk load", () => {
-  it('collapses entries mirrored twice onto their first row, keeping an earlier version that differs', () => {
+  it('collapses entries mirrored twice onto their first row, keeping an earlier version that differs', async () => {
     const withIndexes = indexNames();
-    const writer = new MirrorWriter(mirror.sqlite);
+    const writer = new SyncStore(mirror);
     dropLedgerIndexes(mirror.sqlite);
-    writer.transaction(() => {
+    await writer.batch(() => {
       [entry('a', 10), entry('b', 20), entry('a', 10), entry('c', 30), entry('b', 25), entry('b', 26)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i, { bulkLoad: true }));
     });
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(6);
@@ -68,11 +69,11 @@ describe("the ledger's bulk load", () => {
     ]);
   });
 
-  it('is rebuilt when a mirror left without its indexes is opened again', () => {
+  it('is rebuilt when a mirror left without its indexes is opened again', async () => {
     const withIndexes = indexNames();
     dropLedgerIndexes(mirror.sqlite);
-    const writer = new MirrorWriter(mirror.sqlite);
-    writer.transaction(() => [entry('a', 10), entry('a', 10)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i, { bulkLoad: true })));
+    const writer = new SyncStore(mirror);
+    await writer.batch(() => [entry('a', 10), entry('a', 10)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i, { bulkLoad: true })));
     mirror.close();
     const warnings: string[] = [];
     mirror = openMirror(join(dir, 'ledger.db'), { warn: (message) => warnings.push(message) });
@@ -84,23 +85,23 @@ describe("the ledger's bulk load", () => {
     mirror = openMirror(join(dir, 'ledger.db'), { warn: (message) => warnings.push(message) });
     expect(warnings).toHaveLength(1);
     // With the unique index back, an entry seen again is an update, not a second row.
-    expect(new MirrorWriter(mirror.sqlite).entry(transactionRow(entry('a', 10)), 2, 5)).toBe('same');
+    expect(new SyncStore(mirror).entry(transactionRow(entry('a', 10)), 2, 5)).toBe('same');
   });
 });
 
 describe('a --full walk over a mirror that held entries before it', () => {
-  it('marks vanished exactly the earlier entries it did not find, clears those it found again, and empties its seen list', () => {
-    const writer = new MirrorWriter(mirror.sqlite);
+  it('marks vanished exactly the earlier entries it did not find, clears those it found again, and empties its seen list', async () => {
+    const writer = new SyncStore(mirror);
     const state = fc.record({ found: fc.boolean(), vanishedBefore: fc.boolean(), changed: fc.boolean() });
-    fc.assert(
-      fc.property(fc.array(state, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 3 }), (earlier, newOnes) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(state, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 3 }), async (earlier, newOnes) => {
         mirror.sqlite.exec('DELETE FROM gift_card_transactions; DELETE FROM gift_card_transaction_versions; DELETE FROM ledger_walk_seen;');
         const id = (i: number) => `e${i}`;
-        writer.transaction(() => earlier.forEach((_, i) => writer.entry(transactionRow(entry(id(i), 10)), 1, -i)));
+        await writer.batch(() => earlier.forEach((_, i) => writer.entry(transactionRow(entry(id(i), 10)), 1, -i)));
         earlier.forEach((e, i) => e.vanishedBefore && mirror.sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE transaction_id = ?').run(id(i)));
 
         // Walk 2, in sync 2: the entries it finds (some changed), then a few it sees for the first time.
-        const vanished = writer.transaction(() => {
+        const vanished = await writer.batch(() => {
           earlier.forEach((e, i) => e.found && writer.entry(transactionRow(entry(id(i), e.changed ? 11 : 10)), 2, -i, { fullWalkId: 2 }));
           for (let n = 0; n < newOnes; n += 1) writer.entry(transactionRow(entry(`new${n}`, 5)), 2, 100 + n, { fullWalkId: 2 });
           return writer.markVanished(2, 2);

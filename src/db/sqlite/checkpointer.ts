@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Mirror } from './mirror.js';
+import type { Mirror } from '../mirror.js';
 
 /** How often the checkpointing thread copies what the WAL holds into the database file. */
 const INTERVAL_MS = 100;

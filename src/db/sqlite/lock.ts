@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { FileSystemError, LockHeldError } from '../errors.js';
-import { ensureMirrorFolder } from '../paths.js';
+import { FileSystemError, LockHeldError } from '../../errors.js';
+import { ensureMirrorFolder } from '../../paths.js';
 
 export interface LockHolder {
   pid: number;

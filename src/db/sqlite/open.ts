@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { MirrorError } from '../../errors.js';
+import { ensureMirrorFolder, mirrorFullError, nearlyFull } from '../../paths.js';
+import { acquireLock, type MirrorLock } from './lock.js';
+import * as schema from '../schema.js';
+import { createCardIndexes, createCouponIndexes, createLedgerIndexes, ENTRY_ID_INDEX, LEDGER_INDEXES, missingIndexes } from './indexes.js';
+import { sqliteQueries, type MirrorQueries } from './queries.js';
+import { pluck } from './statement.js';
+
+/** Where the mirror lives unless --db says otherwise. */
+export const DEFAULT_DB_PATH = 'data/ledger.db';
+
+/** drizzle-kit's migrations, beside src/ and dist/ alike. */
+const MIGRATIONS = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+
+export interface Mirror {
+  path: string;
+  /** The typed, async query layer the stores use (kysely), dialect-neutral above the stores. */
+  queries: MirrorQueries;
+  /**
+   * The raw connection: for the stores (a stage's store.ts) and this folder only, never read
+   * elsewhere (test/architecture.test.ts); bulk statements and streaming reads.
+   */
+  sqlite: Database.Database;
+  close(): void;
+}
+
+/**
+ * Opens (creating if needed) the mirror at `path` and brings its schema up to date:
+ * WAL journal, foreign keys on, a busy time-out, then drizzle-kit's pending migrations.
+ */
+export function openMirror(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Mirror {
+  if (path !== ':memory:') {
+    ensureMirrorFolder(path);
+  }
+  return unreadableAsMirrorError(path, () => new Database(path), (sqlite) => prepareMirror(path, sqlite, options));
+}
+
+export interface OpenOptions {
+  /** Told, before it starts, of a repair that takes a while (the indexes a stopped first sync left unbuilt). */
+  warn?: (message: string) => void;
+}
+
+/**
+ * For a command that writes (sync, check, run, accept): takes the mirror's lock, then opens
+ * the mirror. Never the other way round: opening migrates the mirror and, after a bulk load
+ * cut short, builds its ledger indexes, neither of which may happen under another holder.
+ * The lock is released again if the mirror cannot be opened; otherwise the caller closes the
+ * mirror, then releases the lock.
+ * @throws LockHeldError naming the holder, MirrorError when the mirror cannot be opened.
+ */
+export function openMirrorLocked(
+  path: string,
+  command: string,
+  options: OpenOptions = { warn: (message) => process.stderr.write(`ledger-recon: ${message}\n`) },
+): { mirror: Mirror; lock: MirrorLock } {
+  const lock = acquireLock(path, command);
+  try {
+    return { mirror: openMirror(path, options), lock };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/**
+ * Opens the connection and runs `prepare` on it; an SQLite error on the way (a file that is
+ * no database, a corrupt or unreadable one) becomes a {@link MirrorError} naming the mirror
+ * and the cause, which the CLI prints as one line with exit code 2.
+ */
+function unreadableAsMirrorError(path: string, open: () => Database.Database, prepare: (sqlite: Database.Database) => Mirror): Mirror {
+  let sqlite: Database.Database | undefined;
+  try {
+    sqlite = open();
+    return prepare(sqlite);
+  } catch (error) {
+    sqlite?.close();
+    // SQLite rolls a full disk's transaction back itself; drizzle's own ROLLBACK then fails and
+    // hides SQLITE_FULL: the free space says what happened.
+    if ((error as { code?: unknown }).code === 'SQLITE_FULL' || nearlyFull(path)) throw mirrorFullError(path, 'SQLITE_FULL');
+    if (error instanceof Database.SqliteError) throw new MirrorError(`the mirror ${path} cannot be opened: ${error.message}`);
+    throw error;
+  }
+}
+
+function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOptions): Mirror {
+  // 16 KiB pages for a new mirror (an existing one keeps its own): a first sync loads and
+  // indexes about a quarter faster than with 4 KiB pages. Only takes effect before WAL is on.
+  sqlite.pragma('page_size = 16384');
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  // Random UUID keys touch pages all over each index: a 128 MB cache keeps them in memory.
+  sqlite.pragma('cache_size = -131072');
+  // Checkpoint the WAL every 64 MB rather than every 1,000 pages: each checkpoint fsyncs, and
+  // a full sync writes hundreds of MB. The sync truncates the WAL when it finishes.
+  const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
+  sqlite.pragma(`wal_autocheckpoint = ${Math.round((64 * 1024 * 1024) / pageSize)}`);
+  const { applied, known } = schemaVersion(sqlite);
+  if (applied > known) throw new MirrorError(`the mirror ${path} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
+  migrate(drizzle(sqlite, { schema }), { migrationsFolder: MIGRATIONS });
+  if (warn && missingIndexes(sqlite, [ENTRY_ID_INDEX, ...LEDGER_INDEXES]).length > 0) {
+    const entries = pluck<number>(sqlite, 'SELECT COUNT(*) FROM gift_card_transactions').get() ?? 0;
+    if (entries > 0) warn(`a first sync stopped while loading the ledger: building its indexes over ${entries.toLocaleString('en-US')} entries first (about 2.5 s a million)`);
+  }
+  createLedgerIndexes(sqlite);
+  createCardIndexes(sqlite);
+  createCouponIndexes(sqlite);
+  return { path, queries: sqliteQueries(sqlite), sqlite, close: () => sqlite.close() };
+}
+
+/** The migrations a mirror has applied, and the number this version of the tool knows. */
+export function schemaVersion(sqlite: Database.Database): { applied: number; known: number } {
+  const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  const applied = table ? (pluck<number>(sqlite, 'SELECT COUNT(*) FROM __drizzle_migrations').get() ?? 0) : 0;
+  return { applied, known: knownMigrations() };
+}
+
+let known: number | undefined;
+function knownMigrations(): number {
+  known ??= (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+  return known;
+}
+
+/**
+ * A reader never sees a half-built mirror: while a first sync loads the ledger (or after one
+ * stopped mid-load) the ledger has no unique index yet and may list an entry twice; the
+ * writing command that opens it next finishes the load.
+ * @throws MirrorError naming the mirror and the command that completes it.
+ */
+function refuseHalfBuilt(path: string, sqlite: Database.Database): void {
+  const hasLedger = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gift_card_transactions'").get() !== undefined;
+  if (!hasLedger || missingIndexes(sqlite, [ENTRY_ID_INDEX]).length === 0) return;
+  if (sqlite.prepare('SELECT 1 FROM gift_card_transactions LIMIT 1').get() === undefined) return;
+  throw new MirrorError(`the mirror ${path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${path} to finish it, then read it again`);
+}
+
+/**
+ * Opens an existing mirror for reading only: better-sqlite3's read-only mode plus
+ * `query_only`, so no statement can write. @throws MirrorError when the file does not exist
+ * or is no database.
+ */
+export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
+  return unreadableAsMirrorError(
+    path,
+    () => new Database(path, { readonly: true, fileMustExist: true }),
+    (sqlite) => {
+      sqlite.pragma('query_only = 1');
+      // SQLite reads the file at the first statement: read its schema now, so that a file
+      // that is no database fails here, as the mirror, not later as some query.
+      sqlite.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+      refuseHalfBuilt(path, sqlite);
+      return { path, queries: sqliteQueries(sqlite), sqlite, close: () => sqlite.close() };
+    },
+  );
+}

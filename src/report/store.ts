@@ -1,0 +1,206 @@
+/**
+ * The report stage's store: its reads of the mirrored records for the workbook's detail sheets,
+ * the period close's activity and the hledger journal. The only code of the stage that holds the
+ * mirror's connection. Large reads stream as async batches of rows ({@link inBatches}); each
+ * row type is declared here, beside its SQL.
+ */
+import type Database from 'better-sqlite3';
+import type { Mirror } from '../db/mirror.js';
+import { inBatches, pluck, read, readRaw, type SqlRow } from '../db/sqlite/statement.js';
+
+/** A card's DEBIT or REFUND entry with its card's currency, positionally: card, currency, reference, type, amount, entry. */
+export type RefundEntry = [giftCardId: string, currency: string, reference: string, type: string, amountCents: number | null, transactionId: string];
+
+export type CouponRow = SqlRow<'coupons', 'coupon_id' | 'merchant_id' | 'status' | 'redemption_count' | 'usage_limit_total' | 'expires_at_ms' | 'updated_at_ms' | 'vanished_sync_run_id'>;
+
+/** An order with one of its lines (the line's columns null for an order without lines) and the line's voucher count. */
+export interface OrderLineRow {
+  order_id: string;
+  external_ref_id: string;
+  status: string;
+  fulfillment_status: string;
+  vanished_sync_run_id: number | null;
+  created_at_ms: number;
+  currency: string;
+  total_amount_cents: number | null;
+  line_no: number | null;
+  product_id: string | null;
+  variant_id: string | null;
+  quantity: number | null;
+  line_currency: string | null;
+  price_cents: number | null;
+  total_price_cents: number | null;
+  fx_rate: number | null;
+  total_converted_price_cents: number | null;
+  fulfilled_qty: number | null;
+  vouchers: number;
+}
+
+/** A wallet snapshot with its move since the wallet's previous one. */
+export type WalletRow = SqlRow<'dp_wallet_snapshots', 'sync_run_id' | 'read_at_ms' | 'wallet_id' | 'currency' | 'selected' | 'balance_cents'> & { change_cents: number | null };
+
+export type QuarantineRow = SqlRow<'quarantine', 'quarantine_id' | 'resource' | 'record_id' | 'reason' | 'first_sync_run_id' | 'last_sync_run_id' | 'raw_json'>;
+
+/** A ledger entry of the period, positionally: time, entry, card, currency, program, type, amount, before, after, reference. */
+export type ActivityRow = [createdAtMs: number, transactionId: string, giftCardId: string, currency: string, programId: string | null, type: string, amountCents: number | null, beforeCents: number | null, afterCents: number | null, referenceId: string];
+
+/** Which cards' entries of a period: its bounds, our merchant, and the cards kept or left out. */
+export interface ActivityScope {
+  fromMs: number;
+  toMs: number;
+  merchantId: string | null;
+  only?: readonly string[];
+  except?: readonly string[];
+}
+
+/** A card with one of its entries (none: the entry's columns null), and the raw text of amounts off the cent. */
+export interface JournalRow {
+  gift_card_id: string;
+  currency: string;
+  issued_at: string;
+  initial_balance_cents: number | null;
+  initial_raw: number | null;
+  transaction_id: string | null;
+  type: string | null;
+  created_at: string | null;
+  amount_cents: number | null;
+  amount_raw: number | null;
+  balance_after_cents: number | null;
+  after_raw: number | null;
+  reference_id: string | null;
+}
+
+/** Tables the Summary counts. */
+export type CountedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons' | 'dp_wallet_snapshots' | 'dp_products' | 'dp_orders' | 'dp_order_lines' | 'dp_vouchers' | 'quarantine';
+
+/** A WHERE condition keeping the rows whose `column` is one of the IDs bound as a JSON array. */
+const ONLY = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
+const bound = (only: string | null): string[] => (only === null ? [] : [only]);
+
+export class ReportStore {
+  readonly #sqlite: Database.Database;
+
+  constructor(mirror: Pick<Mirror, 'sqlite'>) {
+    this.#sqlite = mirror.sqlite;
+  }
+
+  /**
+   * Runs a report's reads with a smaller page cache: a report streams every table once, and the
+   * sync's 128 MB cache, filled, would only add to its peak memory. The cache is restored after.
+   */
+  async withReportCache<T>(work: () => Promise<T>): Promise<T> {
+    const cacheSize = this.#sqlite.pragma('cache_size', { simple: true });
+    this.#sqlite.pragma('cache_size = -16384');
+    try {
+      return await work();
+    } finally {
+      this.#sqlite.pragma(`cache_size = ${String(cacheSize)}`);
+    }
+  }
+
+  /** The sync a check run checked. */
+  async sync(syncRunId: number): Promise<SqlRow<'sync_runs', 'sync_run_id' | 'mode' | 'status' | 'giftcard_base_url' | 'dp_base_url'> | undefined> {
+    return read<SqlRow<'sync_runs', 'sync_run_id' | 'mode' | 'status' | 'giftcard_base_url' | 'dp_base_url'>>(
+      this.#sqlite,
+      'SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?',
+    ).get(syncRunId);
+  }
+
+  /** The rows of a mirrored table; `unlistedOnly`: those the service no longer lists. */
+  async count(table: CountedTable, unlistedOnly = false): Promise<number> {
+    return pluck<number>(this.#sqlite, `SELECT COUNT(*) FROM ${table} ${unlistedOnly ? 'WHERE vanished_sync_run_id IS NOT NULL' : ''}`).get() ?? 0;
+  }
+
+  /** The cards' current DEBIT and REFUND entries, in card order (of the cards in `only`, a JSON array, when given). */
+  refundEntries(only: string | null): AsyncGenerator<RefundEntry[]> {
+    const rows = readRaw<RefundEntry>(
+      this.#sqlite,
+      `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
+       FROM gift_cards c INDEXED BY gift_cards_ledger_walk
+       JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${ONLY('c.gift_card_id')}`} ORDER BY c.gift_card_id`,
+    );
+    return inBatches(rows.iterate(...bound(only)));
+  }
+
+  /** The coupons in ID order (those in `only`, a JSON array, when given). */
+  coupons(only: string | null): AsyncGenerator<CouponRow[]> {
+    const rows = read<CouponRow>(
+      this.#sqlite,
+      `SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : `WHERE ${ONLY('coupon_id')}`} ORDER BY coupon_id`,
+    );
+    return inBatches(rows.iterate(...bound(only)));
+  }
+
+  /** Every order with its lines, in creation order (those in `only`, a JSON array, when given). */
+  orderLines(only: string | null): AsyncGenerator<OrderLineRow[]> {
+    const rows = read<OrderLineRow>(
+      this.#sqlite,
+      `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
+              l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
+              (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
+       FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : `WHERE ${ONLY('o.order_id')}`} ORDER BY o.created_at_ms, o.order_id, l.line_no`,
+    );
+    return inBatches(rows.iterate(...bound(only)));
+  }
+
+  /** Every wallet snapshot, by wallet and sync, with its move since the previous one. */
+  wallets(): AsyncGenerator<WalletRow[]> {
+    const rows = read<WalletRow>(
+      this.#sqlite,
+      `SELECT sync_run_id, read_at_ms, wallet_id, currency, selected, balance_cents,
+              balance_cents - LAG(balance_cents) OVER (PARTITION BY wallet_id ORDER BY sync_run_id) AS change_cents
+       FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`,
+    );
+    return inBatches(rows.iterate());
+  }
+
+  /** Every quarantined record. */
+  quarantine(): AsyncGenerator<QuarantineRow[]> {
+    const rows = read<QuarantineRow>(this.#sqlite, 'SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
+    return inBatches(rows.iterate());
+  }
+
+  /** How many entries of the period the scope holds. */
+  async activityCount(scope: ActivityScope): Promise<number> {
+    const { sql, args } = activityWhere(scope);
+    return pluck<number>(this.#sqlite, `SELECT COUNT(*) ${sql}`).get(...args) ?? 0;
+  }
+
+  /** The period's entries in the scope, card by card in time order, at most `limit`. */
+  activity(scope: ActivityScope, limit: number): AsyncGenerator<ActivityRow[]> {
+    const { sql, args } = activityWhere(scope);
+    const rows = readRaw<ActivityRow>(
+      this.#sqlite,
+      `SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
+       ${sql}
+       ORDER BY t.gift_card_id, t.created_at_ms, t.list_order LIMIT ?`,
+    );
+    return inBatches(rows.iterate(...args, limit));
+  }
+
+  /** Every card with its current entries, in card and ledger order: the journal's rows. */
+  journal(): AsyncGenerator<JournalRow[]> {
+    const rows = read<JournalRow>(
+      this.#sqlite,
+      `SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN c.raw_json ->> '$.initialBalance' END AS initial_raw,
+              t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN t.raw_json ->> '$.amount' END AS amount_raw,
+              t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN t.raw_json ->> '$.balanceAfter' END AS after_raw, t.reference_id
+       FROM gift_cards c LEFT JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
+       ORDER BY c.gift_card_id, t.created_at_ms, t.list_order`,
+    );
+    return inBatches(rows.iterate());
+  }
+}
+
+/** The period's ledger entries of the merchant's cards: FROM and WHERE, and their parameters. */
+function activityWhere(scope: ActivityScope): { sql: string; args: unknown[] } {
+  const merchant = scope.merchantId !== null ? 'AND c.merchant_id = ?' : '';
+  const only = scope.only ? `AND ${ONLY('t.gift_card_id')}` : '';
+  const except = scope.except && scope.except.length > 0 ? 'AND t.gift_card_id NOT IN (SELECT value FROM json_each(?))' : '';
+  return {
+    sql: `FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+          WHERE t.vanished_sync_run_id IS NULL AND t.created_at_ms >= ? AND t.created_at_ms < ? ${merchant} ${only} ${except}`,
+    args: [scope.fromMs, scope.toMs, ...(scope.merchantId !== null ? [scope.merchantId] : []), ...(scope.only ? [JSON.stringify(scope.only)] : []), ...(except ? [JSON.stringify(scope.except)] : [])],
+  };
+}

@@ -1,0 +1,539 @@
+/**
+ * The sync's store: the only code that holds the mirror's connection for the tables the sync
+ * owns (the mirrored records, their history, checkpoints, quarantine, sync runs, the mirror's
+ * identity). Reads are async; the writes of one batch (a walk's pages and their checkpoint)
+ * run inside {@link SyncStore.batch} as one unit, so no row is ever committed without its
+ * checkpoint. The hot writes are prepared statements bound by position: a bulk load, the one
+ * place where SQL stays hand-written (#31); each read's row type comes from the schema.
+ */
+import type Database from 'better-sqlite3';
+import type { Mirror } from '../db/mirror.js';
+import { createCardIndexes, createCouponIndexes, createLedgerIndexes, dropCardIndexes, dropCouponIndexes, dropLedgerIndexes, isEmpty } from '../db/sqlite/indexes.js';
+import { pluck, read, write, type Read, type SqlRow, type Write } from '../db/sqlite/statement.js';
+import type { PayloadValidationError } from '../errors.js';
+import { carriesSecret, redact } from '../log.js';
+import type { Resource } from '../api/wire-types.js';
+import {
+  recordIdOf,
+  sha256,
+  storedRawJson,
+  type CouponRow,
+  type GiftCardRow,
+  type OrderRows,
+  type ProductRows,
+  type TransactionRow,
+  type WalletRow,
+} from './rows.js';
+
+export type WriteOutcome = 'new' | 'changed' | 'same';
+
+/*
+ * The hot statements bind by position from these column lists: better-sqlite3 binds the
+ * named parameters of a freshly built object several times slower, per row.
+ */
+const CARD_COLUMNS = [
+  'gift_card_id', 'merchant_id', 'program_id', 'template_id', 'status', 'currency', 'initial_balance_cents', 'remaining_balance_cents', 'version',
+  'issued_at', 'issued_at_ms', 'expires_at', 'expires_at_ms', 'created_at', 'updated_at', 'updated_at_ms', 'raw_json',
+] as const satisfies ReadonlyArray<keyof GiftCardRow>;
+const COUPON_COLUMNS = [
+  'coupon_id', 'merchant_id', 'program_id', 'template_id', 'status', 'redemption_count', 'usage_limit_total', 'version',
+  'expires_at', 'expires_at_ms', 'created_at', 'updated_at', 'updated_at_ms', 'raw_json',
+] as const satisfies ReadonlyArray<keyof CouponRow>;
+const list = (columns: readonly string[]): string => columns.join(', ');
+const marks = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
+const fromExcluded = (columns: readonly string[]): string => columns.map((column) => `${column} = excluded.${column}`).join(', ');
+
+/** The tables whose lists are read whole every run, and their keys. */
+const LISTED_KEYS = { coupons: 'coupon_id', dp_orders: 'order_id', dp_products: 'product_id' } as const;
+export type ListedTable = keyof typeof LISTED_KEYS;
+
+/** The tables a first sync loads in bulk, their indexes dropped and built after. */
+export type LoadedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons';
+const LOADS: Record<LoadedTable, { drop: (sqlite: Database.Database) => void; create: (sqlite: Database.Database, syncRunId: number) => number }> = {
+  gift_cards: { drop: dropCardIndexes, create: (sqlite) => (createCardIndexes(sqlite), 0) },
+  gift_card_transactions: { drop: dropLedgerIndexes, create: createLedgerIndexes },
+  coupons: { drop: dropCouponIndexes, create: (sqlite) => (createCouponIndexes(sqlite), 0) },
+};
+
+/** The mirrored lists whose size a walk expects. */
+export type CountedTable = LoadedTable | 'dp_products' | 'dp_orders';
+
+/** A ledger entry's figures as mirrored. */
+export type MirroredEntry = SqlRow<'gift_card_transactions', 'gift_card_id' | 'type' | 'amount_cents' | 'balance_before_cents' | 'balance_after_cents' | 'created_at_ms' | 'vanished_sync_run_id'>;
+
+/** A card's snapshot beside its newest ledger entry (tail_*), for the settle pass. */
+export type CardState = SqlRow<'gift_cards', 'gift_card_id' | 'version' | 'status' | 'updated_at_ms' | 'read_sync_run_id'> & {
+  remaining: number | null;
+  tail_after: number | null;
+  tail_created_ms: number;
+};
+
+const newestEntry = (column: string): string => `(
+  SELECT t.${column} FROM gift_card_transactions t WHERE t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
+  ORDER BY t.created_at_ms DESC, t.list_order DESC LIMIT 1)`;
+const CARD_STATE_SQL = `
+  SELECT * FROM (
+    SELECT c.gift_card_id, c.version, c.status, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
+           ${newestEntry('balance_after_cents')} AS tail_after, ${newestEntry('created_at_ms')} AS tail_created_ms
+    FROM temp.settle_cards s CROSS JOIN gift_cards c ON c.gift_card_id = s.gift_card_id)
+  WHERE tail_created_ms IS NOT NULL`;
+
+export interface Checkpoint {
+  resource: string;
+  walkId: number;
+  mode: 'full' | 'incremental';
+  cursor: string | null;
+  pages: number;
+  records: number;
+  stopBeforeMs: number | null;
+  done: boolean;
+}
+
+/**
+ * Every read and write the sync makes. The per-record writes (card, entry, coupon, …) are
+ * valid only inside {@link SyncStore.batch}: a page's writes and its checkpoint are one unit.
+ */
+export class SyncStore {
+  readonly #s;
+  readonly #unlisted: Record<ListedTable, { select: Read<string>; mark: Write }>;
+  readonly #sqlite: Database.Database;
+
+  /** The client secrets: no raw record and no checkpoint is stored carrying one. */
+  readonly #secrets: readonly string[];
+
+  constructor(mirror: Mirror, secrets: readonly string[] = []) {
+    const sqlite = mirror.sqlite;
+    this.#sqlite = sqlite;
+    this.#secrets = secrets;
+    const p = (sql: string) => write(sqlite, sql);
+    const unlisted = (table: ListedTable) => ({
+      select: pluck<string>(sqlite, `SELECT ${LISTED_KEYS[table]} FROM ${table} WHERE vanished_sync_run_id IS NULL`),
+      mark: p(`UPDATE ${table} SET vanished_sync_run_id = ? WHERE ${LISTED_KEYS[table]} = ?`),
+    });
+    this.#unlisted = { coupons: unlisted('coupons'), dp_orders: unlisted('dp_orders'), dp_products: unlisted('dp_products') };
+    this.#s = {
+      cardGet: read<SqlRow<'gift_cards', 'status' | 'remaining_balance_cents' | 'version' | 'raw_json'>>(sqlite, 'SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
+      cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
+      cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
+      cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
+      entryGet: read<SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
+      // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
+      entryInsert: p(`INSERT OR IGNORE INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      entryUpdate: p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
+        reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
+      entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, entry_id) VALUES (?, ?)'),
+      entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
+      // Entries first mirrored by this walk were seen by it; earlier ones must be in its seen list.
+      vanishedSelect: read<SqlRow<'gift_card_transactions', 'transaction_id' | 'raw_json'>>(sqlite, `SELECT transaction_id, raw_json FROM gift_card_transactions
+        WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND entry_id NOT IN (SELECT entry_id FROM ledger_walk_seen WHERE walk_id = @walkId)`),
+      seenClear: p('DELETE FROM ledger_walk_seen'),
+      vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
+      couponGet: read<SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
+      couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
+        ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
+      couponHistory: p('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)'),
+      wallet: p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, requested_at_ms = excluded.requested_at_ms, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
+      product: p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @raw_json)
+        ON CONFLICT (product_id) DO UPDATE SET product_name = excluded.product_name, display_name = excluded.display_name, currency = excluded.currency, vanished_sync_run_id = NULL, raw_json = excluded.raw_json`),
+      productGet: read<SqlRow<'dp_products', 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT raw_json, vanished_sync_run_id FROM dp_products WHERE product_id = ?'),
+      variantsDelete: p('DELETE FROM dp_variants WHERE product_id = ?'),
+      variant: p(`INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json)
+        VALUES (@variant_id, @product_id, @variant_name, @mrp_cents, @price_cents, @converted_selling_price_cents, @stock, @raw_json)
+        ON CONFLICT (variant_id) DO UPDATE SET product_id = excluded.product_id, variant_name = excluded.variant_name, mrp_cents = excluded.mrp_cents, price_cents = excluded.price_cents,
+        converted_selling_price_cents = excluded.converted_selling_price_cents, stock = excluded.stock, raw_json = excluded.raw_json`),
+      orderGet: read<SqlRow<'dp_orders', 'status' | 'fulfillment_status' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?'),
+      orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
+        VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @raw_json)
+        ON CONFLICT (order_id) DO UPDATE SET external_ref_id = excluded.external_ref_id, dp_id = excluded.dp_id, type = excluded.type, status = excluded.status, fulfillment_status = excluded.fulfillment_status,
+        currency = excluded.currency, total_amount_cents = excluded.total_amount_cents, total_order_mrp_cents = excluded.total_order_mrp_cents, created_at = excluded.created_at, created_at_ms = excluded.created_at_ms,
+        updated_at = excluded.updated_at, updated_at_ms = excluded.updated_at_ms, vanished_sync_run_id = NULL, raw_json = excluded.raw_json`),
+      linesDelete: p('DELETE FROM dp_order_lines WHERE order_id = ?'),
+      vouchersDelete: p('DELETE FROM dp_vouchers WHERE order_id = ?'),
+      line: p(`INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, mark_up_percentage, fulfillment_status, allocated_qty, fulfilled_qty)
+        VALUES (@order_id, @line_no, @variant_id, @product_id, @quantity, @currency, @mrp_cents, @price_cents, @total_mrp_cents, @total_price_cents, @total_converted_price_cents, @fx_rate, @mark_up_percentage, @fulfillment_status, @allocated_qty, @fulfilled_qty)`),
+      voucher: p('INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (@order_id, @line_no, @voucher_no, @code_sha256, @expiration_date, @expiration_date_ms)'),
+      orderHistory: p('INSERT INTO dp_order_history (order_id, sync_run_id, status, fulfillment_status, updated_at_ms) VALUES (?, ?, ?, ?, ?)'),
+      quarantine: p(`INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (resource, raw_sha256) DO UPDATE SET last_sync_run_id = excluded.last_sync_run_id, reason = excluded.reason`),
+      missing: p('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms'),
+      found: p('DELETE FROM missing_gift_cards WHERE gift_card_id = ?'),
+      inFlight: p('INSERT OR REPLACE INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)'),
+      cardStatus: pluck<string>(sqlite, 'SELECT status FROM gift_cards WHERE gift_card_id = ?'),
+      cardState: read<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'>>(sqlite, 'SELECT version, remaining_balance_cents, status FROM gift_cards WHERE gift_card_id = ?'),
+      entryState: read<MirroredEntry>(
+        sqlite,
+        'SELECT gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, created_at_ms, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?',
+      ),
+      newestEntry: pluck<number | null>(sqlite, 'SELECT MAX(created_at_ms) FROM gift_card_transactions'),
+      checkpointGet: read<SqlRow<'sync_checkpoints'>>(sqlite, 'SELECT * FROM sync_checkpoints WHERE resource = ?'),
+      checkpointPut: p(`INSERT INTO sync_checkpoints (resource, walk_id, mode, cursor, pages, records, stop_before_ms, done, updated_at_ms) VALUES (@resource, @walkId, @mode, @cursor, @pages, @records, @stopBeforeMs, @done, @updatedAtMs)
+        ON CONFLICT (resource) DO UPDATE SET walk_id = excluded.walk_id, mode = excluded.mode, cursor = excluded.cursor, pages = excluded.pages, records = excluded.records, stop_before_ms = excluded.stop_before_ms, done = excluded.done, updated_at_ms = excluded.updated_at_ms`),
+    };
+  }
+
+  /**
+   * Runs a batch of writes (`work` calls the per-record writes) as one transaction: all of it
+   * commits, or none. The batch runs whole before any other work on the connection (walks read
+   * at the same time never share a transaction).
+   */
+  async batch<T>(work: () => T): Promise<T> {
+    return this.#sqlite.transaction(work)();
+  }
+
+  /**
+   * Before a walk of `table`: an empty table is loaded in bulk, its secondary indexes dropped
+   * and built once, sorted, by {@link endLoad}. @returns whether this is a bulk load.
+   */
+  async beginLoad(table: LoadedTable): Promise<boolean> {
+    const empty = isEmpty(this.#sqlite, table);
+    if (empty) LOADS[table].drop(this.#sqlite);
+    return empty;
+  }
+
+  /**
+   * After a walk of `table`: builds any index {@link beginLoad} dropped. For the ledger,
+   * entries a bulk load mirrored twice (the list shifted under the walk) collapse onto their
+   * first row, credited to `syncRunId`. @returns how many rows collapsed.
+   */
+  async endLoad(table: LoadedTable, syncRunId: number): Promise<number> {
+    return LOADS[table].create(this.#sqlite, syncRunId);
+  }
+
+  /** The records of a mirrored list the service still listed when last read: the next walk's expectation. */
+  async listedCount(table: CountedTable): Promise<number> {
+    const where = table === 'gift_cards' ? '' : ' WHERE vanished_sync_run_id IS NULL';
+    return pluck<number>(this.#sqlite, `SELECT COUNT(*) FROM ${table}${where}`).get() ?? 0;
+  }
+
+  /** The mirrored status of each of these cards that the mirror holds. */
+  async cardStatuses(giftCardIds: readonly string[]): Promise<Map<string, string>> {
+    const statusOf = this.#s.cardStatus;
+    const found = new Map<string, string>();
+    for (const id of giftCardIds) {
+      const status = statusOf.get(id);
+      if (status !== undefined) found.set(id, status);
+    }
+    return found;
+  }
+
+  /** The newest mirrored entry's creation time (0: none). */
+  async newestEntryMs(): Promise<number> {
+    return this.#s.newestEntry.get() ?? 0;
+  }
+
+  /** One record ID of each merchant in `table` (the most numerous merchants first), at most `limit`. */
+  async oneRecordPerMerchant(table: 'gift_cards' | 'coupons', limit: number): Promise<string[]> {
+    const [id, current] = table === 'gift_cards' ? ['gift_card_id', ''] : ['coupon_id', 'WHERE vanished_sync_run_id IS NULL'];
+    return pluck<string>(this.#sqlite, `SELECT MIN(${id}) FROM ${table} ${current} GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?`).all(limit);
+  }
+
+  /** The identity the mirror is bound to, if any. */
+  async boundIdentity(): Promise<SqlRow<'mirror_identity'> | undefined> {
+    return read<SqlRow<'mirror_identity'>>(this.#sqlite, 'SELECT * FROM mirror_identity WHERE identity_id = 1').get();
+  }
+
+  /** The addresses the newest sync read (a mirror synced before identities were recorded). */
+  async newestSyncAddresses(): Promise<SqlRow<'sync_runs', 'giftcard_base_url' | 'dp_base_url'> | undefined> {
+    return read<SqlRow<'sync_runs', 'giftcard_base_url' | 'dp_base_url'>>(this.#sqlite, 'SELECT giftcard_base_url, dp_base_url FROM sync_runs ORDER BY sync_run_id DESC LIMIT 1').get();
+  }
+
+  /** Binds the mirror to this identity (unchanged rows are not rewritten). */
+  async bindIdentity(identity: Omit<SqlRow<'mirror_identity'>, 'identity_id'>): Promise<void> {
+    write(
+      this.#sqlite,
+      `INSERT INTO mirror_identity (identity_id, giftcard_base_url, giftcard_client_id, dp_base_url, dp_client_id, bound_at) VALUES (1, @giftcard_base_url, @giftcard_client_id, @dp_base_url, @dp_client_id, @bound_at)
+       ON CONFLICT (identity_id) DO UPDATE SET giftcard_base_url = excluded.giftcard_base_url, giftcard_client_id = excluded.giftcard_client_id,
+         dp_base_url = excluded.dp_base_url, dp_client_id = excluded.dp_client_id, bound_at = excluded.bound_at
+       WHERE mirror_identity.giftcard_base_url IS NOT excluded.giftcard_base_url OR mirror_identity.giftcard_client_id IS NOT excluded.giftcard_client_id
+          OR mirror_identity.dp_base_url IS NOT excluded.dp_base_url OR mirror_identity.dp_client_id IS NOT excluded.dp_client_id`,
+    ).run(identity);
+  }
+
+  /** Marks failed every sync still marked running: the caller holds the lock, so each was stopped before it could finish. */
+  async failInterruptedSyncs(): Promise<void> {
+    write(this.#sqlite, "UPDATE sync_runs SET status = 'failed', error = 'interrupted: the process stopped before the sync finished' WHERE status = 'running'").run();
+  }
+
+  /** How many syncs completed. */
+  async completedSyncs(): Promise<number> {
+    return pluck<number>(this.#sqlite, "SELECT COUNT(*) FROM sync_runs WHERE status = 'completed'").get() ?? 0;
+  }
+
+  /** The newest sync before `syncRunId` that completed (0: none). */
+  async lastCompletedBefore(syncRunId: number): Promise<number> {
+    return pluck<number>(this.#sqlite, "SELECT COALESCE(MAX(sync_run_id), 0) FROM sync_runs WHERE status = 'completed' AND sync_run_id < ?").get(syncRunId) ?? 0;
+  }
+
+  /** Records a sync as started. @returns its number. */
+  async startSync(run: Pick<SqlRow<'sync_runs'>, 'mode' | 'started_at' | 'started_at_ms' | 'pid' | 'giftcard_base_url' | 'dp_base_url'>): Promise<number> {
+    const started = write(
+      this.#sqlite,
+      "INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES (@mode, 'running', @started_at, @started_at_ms, @pid, @giftcard_base_url, @dp_base_url)",
+    ).run(run);
+    return Number(started.lastInsertRowid);
+  }
+
+  /** Records how a sync ended. */
+  async finishSync(syncRunId: number, end: Pick<SqlRow<'sync_runs'>, 'status' | 'finished_at' | 'finished_at_ms' | 'error' | 'summary_json'>): Promise<void> {
+    write(this.#sqlite, 'UPDATE sync_runs SET status = @status, finished_at = @finished_at, finished_at_ms = @finished_at_ms, error = @error, summary_json = @summary_json WHERE sync_run_id = @syncRunId').run({
+      ...end,
+      syncRunId,
+    });
+  }
+
+  /** The summary the newest failed sync recorded. */
+  async lastFailedSyncSummary(): Promise<string | null | undefined> {
+    return pluck<string | null>(this.#sqlite, "SELECT summary_json FROM sync_runs WHERE status = 'failed' ORDER BY sync_run_id DESC LIMIT 1").get();
+  }
+
+  /** After a sync: the WAL's frames copied into the database file, the WAL started again. */
+  async compact(): Promise<void> {
+    this.#sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /**
+   * Cards whose snapshot may be older than their ledger: entries first mirrored since the last
+   * completed sync (`since`), by this sync or by one killed before it re-read their cards; a
+   * snapshot changed in this sync; and the cards a sync since `since` (or `since` itself) found
+   * in flight, read again whether or not they moved since.
+   */
+  async activeCards(syncRunId: number, since: number): Promise<Set<string>> {
+    const active = pluck<string>(
+      this.#sqlite,
+      `SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id > @since
+       UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run
+       UNION SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id >= @since AND sync_run_id < @run`,
+    );
+    return new Set(active.all({ run: syncRunId, since }));
+  }
+
+  /**
+   * The given cards (or every mirrored card) that have ledger entries, each with its snapshot
+   * and its newest entry: two backward seeks per card into the covering index
+   * gift_card_transactions_card. CROSS JOIN keeps the listed cards as the outer loop, so
+   * unlisted cards are never sought.
+   */
+  async cardStates(cards: Iterable<string> | 'all'): Promise<CardState[]> {
+    const sqlite = this.#sqlite;
+    return sqlite.transaction(() => {
+      sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM temp.settle_cards;');
+      if (cards === 'all') {
+        sqlite.exec('INSERT INTO temp.settle_cards SELECT gift_card_id FROM gift_cards');
+      } else {
+        // One transaction: committed one by one, each insert wrote a page and its journal copy
+        // to the temporary file (165 MB for the 4,780 cards a 1 % night moves).
+        const insert = sqlite.prepare('INSERT OR IGNORE INTO temp.settle_cards VALUES (?)');
+        for (const id of cards) insert.run(id);
+      }
+      return read<CardState>(sqlite, CARD_STATE_SQL).all();
+    })();
+  }
+
+  /**
+   * Cards the ledger names that the mirror does not hold (and this sync has not found missing):
+   * over every current entry (`everyEntry`), or over this sync's new entries and the cards
+   * already missing.
+   */
+  async unknownCards(syncRunId: number, everyEntry: boolean): Promise<string[]> {
+    const scope = everyEntry ? '' : 'AND (t.first_sync_run_id = @run OR t.gift_card_id IN (SELECT gift_card_id FROM missing_gift_cards))';
+    return pluck<string>(
+      this.#sqlite,
+      `SELECT DISTINCT t.gift_card_id FROM gift_card_transactions t
+       LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
+       LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id AND m.sync_run_id = @run
+       WHERE c.gift_card_id IS NULL AND m.gift_card_id IS NULL AND t.vanished_sync_run_id IS NULL ${scope}`,
+    ).all({ run: syncRunId });
+  }
+
+  /** The cards of the given ledger entries. */
+  async cardsOfEntries(transactionIds: readonly string[]): Promise<string[]> {
+    const card = pluck<string>(this.#sqlite, 'SELECT gift_card_id FROM gift_card_transactions WHERE transaction_id = ?');
+    return transactionIds.flatMap((id) => card.get(id) ?? []);
+  }
+
+  /** A card as mirrored, for a re-read to compare with. */
+  async mirroredCard(giftCardId: string): Promise<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'> | undefined> {
+    return this.#s.cardState.get(giftCardId);
+  }
+
+  /** A ledger entry as mirrored, for a re-read to compare with. */
+  async mirroredEntry(transactionId: string): Promise<MirroredEntry | undefined> {
+    return this.#s.entryState.get(transactionId);
+  }
+
+  /**
+   * A row as it may be stored: its raw JSON with any client secret the service echoed replaced
+   * by `[redacted]`. The record was parsed as sent (a secret that occurs in data rewrites
+   * nothing that is checked); only what is kept is redacted. Most rows carry none: the same row.
+   */
+  #stored<T extends { raw_json: string }>(row: T): T {
+    return carriesSecret(row.raw_json, this.#secrets) ? { ...row, raw_json: redact(row.raw_json, this.#secrets) } : row;
+  }
+
+  /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
+  card(read: GiftCardRow, syncRunId: number, readAtMs: number): WriteOutcome {
+    const row = this.#stored(read);
+    const before = this.#s.cardGet.get(row.gift_card_id);
+    const values = [...CARD_COLUMNS.map((column) => row[column]), readAtMs, syncRunId];
+    if (!before) {
+      this.#s.cardInsert.run(...values, syncRunId);
+      this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+      return 'new';
+    }
+    // Unchanged: nothing to write. Its snapshot keeps the sync that last saw it change, and
+    // the settle pass re-reads it if its ledger moved since.
+    if (before.raw_json === row.raw_json) return 'same';
+    this.#s.cardUpdate.run(...values, row.gift_card_id);
+    if (before.status === row.status && before.remaining_balance_cents === row.remaining_balance_cents && before.version === row.version) return 'changed';
+    this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+    return 'changed';
+  }
+
+  /**
+   * Upserts a ledger entry; one that comes back different keeps its previous version. A bulk
+   * load into an empty ledger tries the insert first (nearly every entry is new, and the
+   * lookup is skipped); otherwise most entries are known and the lookup comes first. A --full
+   * walk passes its ID: an entry the mirror held before is then noted as found by that walk.
+   */
+  entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): WriteOutcome {
+    const row = this.#stored(read);
+    let before = how.bulkLoad ? undefined : this.#s.entryGet.get(row.transaction_id);
+    if (!before) {
+      const inserted = this.#s.entryInsert.run(
+        row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
+        row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
+      );
+      if (inserted.changes === 1) return 'new';
+      before = this.#s.entryGet.get(row.transaction_id);
+      if (!before) throw new Error(`ledger entry ${row.transaction_id} neither inserted nor found`);
+    }
+    if (how.fullWalkId !== undefined) this.#s.entrySeen.run(how.fullWalkId, before.entry_id);
+    // Unchanged: nothing to write.
+    if (before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
+    if (before.raw_json !== row.raw_json) this.#s.entryVersion.run(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
+    this.#s.entryUpdate.run(row);
+    return 'changed';
+  }
+
+  /**
+   * A rebind: what the previous services listed is no longer current, so two services' records
+   * never merge. Ledger entries stay as last read, marked vanished by this sync without a
+   * version row (no entry of theirs was rewritten: another service is being read); cards,
+   * coupons, products and orders leave the current tables, their history staying in
+   * gift_card_history, coupon_history and dp_order_history; walks in progress start again.
+   * Records the new services list again (the same service at a new address) come back as read.
+   */
+  async retireBinding(syncRunId: number): Promise<void> {
+    this.#sqlite.transaction(() => {
+      this.#sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL').run(syncRunId);
+      for (const table of ['missing_gift_cards', 'gift_cards', 'coupons', 'dp_products', 'dp_orders', 'sync_checkpoints', 'ledger_walk_seen']) this.#sqlite.prepare(`DELETE FROM ${table}`).run();
+    })();
+  }
+
+  /**
+   * After a complete --full walk: the entries the mirror held before it that it did not find
+   * have vanished from the service. Empties the walk's seen list.
+   */
+  markVanished(walkId: number, syncRunId: number): number {
+    const gone = this.#s.vanishedSelect.all({ walkId });
+    for (const entry of gone) {
+      this.#s.entryVersion.run(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
+      this.#s.vanishedMark.run(syncRunId, entry.transaction_id);
+    }
+    this.#s.seenClear.run();
+    return gone.length;
+  }
+
+  /**
+   * After a walk that read a whole list in one go: its records the list no longer returned
+   * are marked vanished in this sync (they stay in the mirror as last read).
+   */
+  markUnlisted(table: ListedTable, listed: ReadonlySet<string>, syncRunId: number): number {
+    const { select, mark } = this.#unlisted[table];
+    const gone = select.all().filter((id) => !listed.has(id));
+    for (const id of gone) mark.run(syncRunId, id);
+    return gone.length;
+  }
+
+  coupon(read: CouponRow, syncRunId: number): WriteOutcome {
+    const row = this.#stored(read);
+    const before = this.#s.couponGet.get(row.coupon_id);
+    // Unchanged: nothing to write, so a night with no change leaves the table as it was.
+    if (before && before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
+    this.#s.couponUpsert.run(...COUPON_COLUMNS.map((column) => row[column]), syncRunId);
+    if (!before || before.status !== row.status || before.redemption_count !== row.redemption_count || before.version !== row.version) {
+      this.#s.couponHistory.run(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
+    }
+    return before ? 'changed' : 'new';
+  }
+
+  /** A wallet as read between `requestedAtMs` (the request sent) and `readAtMs` (the answer received). */
+  wallet(read: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): void {
+    const row = this.#stored(read);
+    this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
+  }
+
+  product(read: ProductRows): WriteOutcome {
+    const rows = { product: this.#stored(read.product), variants: read.variants.map((variant) => this.#stored(variant)) };
+    const before = this.#s.productGet.get(rows.product.product_id);
+    if (before && before.raw_json === rows.product.raw_json && before.vanished_sync_run_id === null) return 'same';
+    this.#s.product.run(rows.product);
+    if (before && before.raw_json === rows.product.raw_json) return 'changed'; // listed again, as it was
+    this.#s.variantsDelete.run(rows.product.product_id);
+    for (const variant of rows.variants) this.#s.variant.run(variant);
+    return before ? 'changed' : 'new';
+  }
+
+  /** Upserts an order with its lines and vouchers; a history row marks a status or fulfilment change. */
+  order(read: OrderRows, syncRunId: number): WriteOutcome {
+    const rows = { ...read, order: this.#stored(read.order) };
+    const { order } = rows;
+    const before = this.#s.orderGet.get(order.order_id);
+    if (before && before.raw_json === order.raw_json && before.vanished_sync_run_id === null) return 'same';
+    this.#s.orderUpsert.run({ ...order, sync_run_id: syncRunId });
+    this.#s.vouchersDelete.run(order.order_id);
+    this.#s.linesDelete.run(order.order_id);
+    for (const line of rows.lines) this.#s.line.run(line);
+    for (const voucher of rows.vouchers) this.#s.voucher.run(voucher);
+    if (!before || before.status !== order.status || before.fulfillment_status !== order.fulfillment_status) {
+      this.#s.orderHistory.run(order.order_id, syncRunId, order.status, order.fulfillment_status, order.updated_at_ms);
+    }
+    return before ? 'changed' : 'new';
+  }
+
+  /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
+  quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): void {
+    const raw = redact(storedRawJson(error.raw), this.#secrets);
+    this.#s.quarantine.run(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
+  }
+
+  missingCard(giftCardId: string, syncRunId: number, checkedAtMs: number): void {
+    this.#s.missing.run(giftCardId, syncRunId, checkedAtMs);
+  }
+
+  foundCard(giftCardId: string): void {
+    this.#s.found.run(giftCardId);
+  }
+
+  inFlight(syncRunId: number, giftCardId: string, detail: string): void {
+    this.#s.inFlight.run(syncRunId, giftCardId, detail);
+  }
+
+  async checkpoint(resource: string): Promise<Checkpoint | undefined> {
+    const row = this.#s.checkpointGet.get(resource);
+    if (!row) return undefined;
+    return { resource: row.resource, walkId: row.walk_id, mode: row.mode, cursor: row.cursor, pages: row.pages, records: row.records, stopBeforeMs: row.stop_before_ms, done: Boolean(row.done) };
+  }
+
+  /**
+   * Keeps a walk's place. A cursor that carries a client secret is sent back to the service as
+   * received but never stored: the checkpoint keeps no cursor, and a resumed walk starts the
+   * list again from its head.
+   */
+  saveCheckpoint(checkpoint: Checkpoint): void {
+    const cursor = checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#secrets) ? null : checkpoint.cursor;
+    this.#s.checkpointPut.run({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
+  }
+}
