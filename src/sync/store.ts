@@ -368,13 +368,13 @@ export class SyncStore {
    * by `[redacted]`. The record was parsed as sent (a secret that occurs in data rewrites
    * nothing that is checked); only what is kept is redacted. Most rows carry none: the same row.
    */
-  #stored<T extends { raw_json: string }>(row: T): T {
+  private storable<T extends { raw_json: string }>(row: T): T {
     return carriesSecret(row.raw_json, this.#secrets) ? { ...row, raw_json: redact(row.raw_json, this.#secrets) } : row;
   }
 
   /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
   card(read: GiftCardRow, syncRunId: number, readAtMs: number): WriteOutcome {
-    const row = this.#stored(read);
+    const row = this.storable(read);
     const before = this.#s.cardGet.get(row.gift_card_id);
     const values = [...CARD_COLUMNS.map((column) => row[column]), readAtMs, syncRunId];
     if (!before) {
@@ -398,7 +398,7 @@ export class SyncStore {
    * walk passes its ID: an entry the mirror held before is then noted as found by that walk.
    */
   entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): WriteOutcome {
-    const row = this.#stored(read);
+    const row = this.storable(read);
     let before = how.bulkLoad ? undefined : this.#s.entryGet.get(row.transaction_id);
     if (!before) {
       const inserted = this.#s.entryInsert.run(
@@ -458,7 +458,7 @@ export class SyncStore {
   }
 
   coupon(read: CouponRow, syncRunId: number): WriteOutcome {
-    const row = this.#stored(read);
+    const row = this.storable(read);
     const before = this.#s.couponGet.get(row.coupon_id);
     // Unchanged: nothing to write, so a night with no change leaves the table as it was.
     if (before && before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
@@ -471,12 +471,12 @@ export class SyncStore {
 
   /** A wallet as read between `requestedAtMs` (the request sent) and `readAtMs` (the answer received). */
   wallet(read: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): void {
-    const row = this.#stored(read);
+    const row = this.storable(read);
     this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
   }
 
   product(read: ProductRows): WriteOutcome {
-    const rows = { product: this.#stored(read.product), variants: read.variants.map((variant) => this.#stored(variant)) };
+    const rows = { product: this.storable(read.product), variants: read.variants.map((variant) => this.storable(variant)) };
     const before = this.#s.productGet.get(rows.product.product_id);
     if (before && before.raw_json === rows.product.raw_json && before.vanished_sync_run_id === null) return 'same';
     this.#s.product.run(rows.product);
@@ -488,7 +488,7 @@ export class SyncStore {
 
   /** Upserts an order with its lines and vouchers; a history row marks a status or fulfilment change. */
   order(read: OrderRows, syncRunId: number): WriteOutcome {
-    const rows = { ...read, order: this.#stored(read.order) };
+    const rows = { ...read, order: this.storable(read.order) };
     const { order } = rows;
     const before = this.#s.orderGet.get(order.order_id);
     if (before && before.raw_json === order.raw_json && before.vanished_sync_run_id === null) return 'same';

@@ -11,7 +11,7 @@ import { openMirrorLocked } from '../../src/db/mirror.js';
 import { LockHeldError, MirrorError } from '../../src/errors.js';
 
 /** The built lock module (npm test builds it first), for a holder in another process. */
-const LOCK_MODULE = fileURLToPath(new URL('../../dist/db/lock.js', import.meta.url));
+const LOCK_MODULE = fileURLToPath(new URL('../../dist/db/sqlite/lock.js', import.meta.url));
 
 let dir: string;
 let db: string;
