@@ -8,7 +8,6 @@ import type { AnyColumn } from 'drizzle-orm';
 import { BooksReads, type MatchGroup } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
 import { sql } from 'kysely';
-import type { CheckContext } from './check.js';
 import type { Mirror, MirrorQueries } from '../db/mirror.js';
 import { read, type SqlRow } from '../db/sqlite/statement.js';
 import { iterateRows, selectList, type RowOf } from '../db/sqlite/typed-rows.js';
@@ -117,7 +116,7 @@ export interface KeyedEntry {
 }
 
 /** The checks' store over a mirror's typed queries. */
-export function checksStore(context: Pick<CheckContext, 'mirror'>): ChecksStore {
+export function checksStore(context: { mirror: Mirror }): ChecksStore {
   return new ChecksStore(context.mirror);
 }
 
