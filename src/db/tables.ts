@@ -6,7 +6,7 @@
  * test/db/tables.test.ts proves the live schema has every table and column named here.
  */
 import type { AnyColumn, Table } from 'drizzle-orm';
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type * as schema from './schema.js';
 
 /**
@@ -32,3 +32,6 @@ type SchemaTables = { [K in keyof typeof schema as (typeof schema)[K] extends Ta
 
 /** Every table of the mirror by its SQL name, for `Kysely<MirrorTables>`. */
 export type MirrorTables = { [K in keyof SchemaTables as SchemaTables[K] extends Table ? SchemaTables[K]['_']['name'] : never]: SchemaTables[K] extends Table ? RowOf<SchemaTables[K]> : never };
+
+/** A row of table `T` as SQL names its columns, limited to the columns `K` (all by default): a row kind is never declared by hand. */
+export type SqlRow<T extends keyof MirrorTables, K extends keyof Selectable<MirrorTables[T]> = keyof Selectable<MirrorTables[T]>> = Pick<Selectable<MirrorTables[T]>, K>;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Coupon, GiftCard, Order, Product, Transaction, Wallet } from '../api/wire-types.js';
 import { rawJsonOf, sourceOf } from '../api/json-text.js';
+import type { SqlRow } from '../db/tables.js';
 import { toCents, type NumberLiteral } from '../money.js';
 
 export function sha256(text: string): string {
@@ -21,25 +22,7 @@ export function centsOrNull(value: number | NumberLiteral | undefined): number |
 
 const ms = (timestamp: string): number => Date.parse(timestamp);
 
-export interface GiftCardRow {
-  gift_card_id: string;
-  merchant_id: string;
-  program_id: string | null;
-  template_id: string | null;
-  status: string;
-  currency: string;
-  initial_balance_cents: number | null;
-  remaining_balance_cents: number | null;
-  version: number;
-  issued_at: string;
-  issued_at_ms: number;
-  expires_at: string;
-  expires_at_ms: number;
-  created_at: string;
-  updated_at: string;
-  updated_at_ms: number;
-  raw_json: string;
-}
+export type GiftCardRow = SqlRow<'gift_cards', 'gift_card_id' | 'merchant_id' | 'program_id' | 'template_id' | 'status' | 'currency' | 'initial_balance_cents' | 'remaining_balance_cents' | 'version' | 'issued_at' | 'issued_at_ms' | 'expires_at' | 'expires_at_ms' | 'created_at' | 'updated_at' | 'updated_at_ms' | 'raw_json'>;
 
 export function giftCardRow(card: GiftCard): GiftCardRow {
   return {
@@ -63,19 +46,7 @@ export function giftCardRow(card: GiftCard): GiftCardRow {
   };
 }
 
-export interface TransactionRow {
-  transaction_id: string;
-  gift_card_id: string;
-  type: string;
-  amount_cents: number | null;
-  balance_before_cents: number | null;
-  balance_after_cents: number | null;
-  reference_id: string;
-  idempotency_key: string;
-  created_at: string;
-  created_at_ms: number;
-  raw_json: string;
-}
+export type TransactionRow = SqlRow<'gift_card_transactions', 'transaction_id' | 'gift_card_id' | 'type' | 'amount_cents' | 'balance_before_cents' | 'balance_after_cents' | 'reference_id' | 'idempotency_key' | 'created_at' | 'created_at_ms' | 'raw_json'>;
 
 export function transactionRow(entry: Transaction): TransactionRow {
   return {
@@ -93,22 +64,7 @@ export function transactionRow(entry: Transaction): TransactionRow {
   };
 }
 
-export interface CouponRow {
-  coupon_id: string;
-  merchant_id: string;
-  program_id: string | null;
-  template_id: string | null;
-  status: string;
-  redemption_count: number;
-  usage_limit_total: number;
-  version: number;
-  expires_at: string;
-  expires_at_ms: number;
-  created_at: string;
-  updated_at: string;
-  updated_at_ms: number;
-  raw_json: string;
-}
+export type CouponRow = SqlRow<'coupons', 'coupon_id' | 'merchant_id' | 'program_id' | 'template_id' | 'status' | 'redemption_count' | 'usage_limit_total' | 'version' | 'expires_at' | 'expires_at_ms' | 'created_at' | 'updated_at' | 'updated_at_ms' | 'raw_json'>;
 
 export function couponRow(coupon: Coupon): CouponRow {
   return {
@@ -129,20 +85,15 @@ export function couponRow(coupon: Coupon): CouponRow {
   };
 }
 
-export interface WalletRow {
-  wallet_id: string;
-  currency: string;
-  balance_cents: number | null;
-  raw_json: string;
-}
+export type WalletRow = SqlRow<'dp_wallet_snapshots', 'wallet_id' | 'currency' | 'balance_cents' | 'raw_json'>;
 
 export function walletRow(wallet: Wallet): WalletRow {
   return { wallet_id: wallet.walletID, currency: wallet.currency, balance_cents: centsOrNull(wallet.balance), raw_json: storedRawJson(wallet) };
 }
 
 export interface ProductRows {
-  product: { product_id: string; product_name: string; display_name: string | null; currency: string; raw_json: string };
-  variants: Array<{ variant_id: string; product_id: string; variant_name: string; mrp_cents: number | null; price_cents: number | null; converted_selling_price_cents: number | null; stock: number | null; raw_json: string }>;
+  product: SqlRow<'dp_products', 'product_id' | 'product_name' | 'display_name' | 'currency' | 'raw_json'>;
+  variants: Array<SqlRow<'dp_variants', 'variant_id' | 'product_id' | 'variant_name' | 'mrp_cents' | 'price_cents' | 'converted_selling_price_cents' | 'stock' | 'raw_json'>>;
 }
 
 export function productRows(product: Product): ProductRows {
@@ -162,41 +113,9 @@ export function productRows(product: Product): ProductRows {
 }
 
 export interface OrderRows {
-  order: {
-    order_id: string;
-    external_ref_id: string;
-    dp_id: string;
-    type: string | null;
-    status: string;
-    fulfillment_status: string;
-    currency: string;
-    total_amount_cents: number | null;
-    total_order_mrp_cents: number | null;
-    created_at: string;
-    created_at_ms: number;
-    updated_at: string;
-    updated_at_ms: number;
-    raw_json: string;
-  };
-  lines: Array<{
-    order_id: string;
-    line_no: number;
-    variant_id: string;
-    product_id: string;
-    quantity: number;
-    currency: string;
-    mrp_cents: number | null;
-    price_cents: number | null;
-    total_mrp_cents: number | null;
-    total_price_cents: number | null;
-    total_converted_price_cents: number | null;
-    fx_rate: number;
-    mark_up_percentage: number | null;
-    fulfillment_status: string;
-    allocated_qty: number | null;
-    fulfilled_qty: number;
-  }>;
-  vouchers: Array<{ order_id: string; line_no: number; voucher_no: number; code_sha256: string; expiration_date: string; expiration_date_ms: number }>;
+  order: SqlRow<'dp_orders', 'order_id' | 'external_ref_id' | 'dp_id' | 'type' | 'status' | 'fulfillment_status' | 'currency' | 'total_amount_cents' | 'total_order_mrp_cents' | 'created_at' | 'created_at_ms' | 'updated_at' | 'updated_at_ms' | 'raw_json'>;
+  lines: Array<SqlRow<'dp_order_lines', 'order_id' | 'line_no' | 'variant_id' | 'product_id' | 'quantity' | 'currency' | 'mrp_cents' | 'price_cents' | 'total_mrp_cents' | 'total_price_cents' | 'total_converted_price_cents' | 'fx_rate' | 'mark_up_percentage' | 'fulfillment_status' | 'allocated_qty' | 'fulfilled_qty'>>;
+  vouchers: Array<SqlRow<'dp_vouchers', 'order_id' | 'line_no' | 'voucher_no' | 'code_sha256' | 'expiration_date' | 'expiration_date_ms'>>;
 }
 
 /** An order as rows; its raw JSON has each voucher code replaced by its hash and no PIN. */

@@ -6,11 +6,8 @@
  * The one cast from the driver's untyped rows is here.
  */
 import type Database from 'better-sqlite3';
-import type { Selectable } from 'kysely';
-import type { MirrorTables } from '../tables.js';
 
-/** A row of `T` as SQL names its columns, limited to the columns `K` (all by default). */
-export type SqlRow<T extends keyof MirrorTables, K extends keyof Selectable<MirrorTables[T]> = keyof Selectable<MirrorTables[T]>> = Pick<Selectable<MirrorTables[T]>, K>;
+export type { SqlRow } from '../tables.js';
 
 /** A prepared read yielding rows of `Row`. */
 export interface Read<Row> {
