@@ -349,14 +349,17 @@ export class ImportSession {
 /** The books stage's writes and the report's reads of the books tables. */
 export class BooksStore {
   readonly #sqlite: Database.Database;
+  readonly #db: MirrorQueries;
 
   constructor(mirror: Mirror) {
     this.#sqlite = mirror.sqlite;
+    this.#db = mirror.queries;
   }
 
   /** The version of this file already imported (same kind, source and content), if any. */
   async knownFile(kind: string, source: string, sha256: string): Promise<number | undefined> {
-    return pluck<number>(this.#sqlite, 'SELECT file_id FROM books_files WHERE kind = ? AND source = ? AND sha256 = ?').get(kind, source, sha256);
+    const row = await this.#db.selectFrom('books_files').select('file_id').where('kind', '=', kind).where('source', '=', source).where('sha256', '=', sha256).executeTakeFirst();
+    return row?.file_id;
   }
 
   /** Starts a file's import: its one transaction. */
@@ -366,7 +369,13 @@ export class BooksStore {
 
   /** Each kind's time span among the rows held. */
   async spans(): Promise<BooksSpan[]> {
-    return read<BooksSpan>(this.#sqlite, 'SELECT kind, MIN(at_ms) AS firstMs, MAX(at_ms) AS lastMs FROM books_rows WHERE withdrawn_file_id IS NULL GROUP BY kind').all();
+    const rows = await this.#db
+      .selectFrom('books_rows')
+      .select((eb) => ['kind', eb.fn.min('at_ms').as('firstMs'), eb.fn.max('at_ms').as('lastMs')])
+      .where('withdrawn_file_id', 'is', null)
+      .groupBy('kind')
+      .execute();
+    return rows.map((row) => ({ kind: row.kind, firstMs: Number(row.firstMs), lastMs: Number(row.lastMs) }));
   }
 
   /**
@@ -391,7 +400,8 @@ export class BooksStore {
 
   /** Records of the latest matching without a partner or matched only in part. */
   async unmatchedCount(): Promise<number> {
-    return pluck<number>(this.#sqlite, "SELECT COUNT(*) FROM books_match_rows WHERE status <> 'matched'").get() ?? 0;
+    const row = await this.#db.selectFrom('books_match_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '<>', 'matched').executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   /** The latest matching in figures: records and amounts by kind, side, status, rule and currency. */
@@ -405,7 +415,8 @@ export class BooksStore {
 
   /** The books the mirror holds: rows still in their files, and rows that could not be imported. */
   async counts(): Promise<{ held: number; rejected: number }> {
-    const count = (text: string): number => pluck<number>(this.#sqlite, text).get() ?? 0;
-    return { held: count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL'), rejected: count('SELECT COUNT(*) FROM books_rejections') };
+    const held = await this.#db.selectFrom('books_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('withdrawn_file_id', 'is', null).executeTakeFirst();
+    const rejected = await this.#db.selectFrom('books_rejections').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return { held: Number(held?.n ?? 0), rejected: Number(rejected?.n ?? 0) };
   }
 }

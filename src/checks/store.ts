@@ -271,11 +271,9 @@ export class ChecksStore {
 
   /** Coupons and orders the service no longer lists. */
   async unlisted(): Promise<UnlistedRecord[]> {
-    return read<UnlistedRecord>(
-      this.#sqlite,
-      `SELECT 'coupon' AS type, coupon_id AS id, vanished_sync_run_id AS since FROM coupons WHERE vanished_sync_run_id IS NOT NULL
-       UNION ALL SELECT 'dpOrder', order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL`,
-    ).all();
+    const coupons = await this.db.selectFrom('coupons').select(['coupon_id as id', 'vanished_sync_run_id as since']).where('vanished_sync_run_id', 'is not', null).execute();
+    const orders = await this.db.selectFrom('dp_orders').select(['order_id as id', 'vanished_sync_run_id as since']).where('vanished_sync_run_id', 'is not', null).execute();
+    return [...coupons.map((row) => ({ type: 'coupon', id: row.id, since: Number(row.since) })), ...orders.map((row) => ({ type: 'dpOrder', id: row.id, since: Number(row.since) }))];
   }
 
   /** Each coupon history row whose count went down, or whose status came back to ACTIVE, beside the row before it (a window function). */
@@ -321,11 +319,16 @@ export class ChecksStore {
 
   /** Every order line's figures, in order and line order. */
   async orderLineFigures(): Promise<OrderLineFigures[]> {
-    return read<OrderLineFigures>(
-      this.#sqlite,
-      `SELECT l.order_id, l.line_no, l.quantity, l.currency, o.currency AS order_currency, l.mrp_cents, l.price_cents, l.total_mrp_cents, l.total_price_cents, l.total_converted_price_cents, l.fx_rate
-       FROM dp_order_lines l JOIN dp_orders o ON o.order_id = l.order_id ORDER BY l.order_id, l.line_no`,
-    ).all();
+    return this.db
+      .selectFrom('dp_order_lines as l')
+      .innerJoin('dp_orders as o', 'o.order_id', 'l.order_id')
+      .select([
+        'l.order_id', 'l.line_no', 'l.quantity', 'l.currency', 'o.currency as order_currency', 'l.mrp_cents', 'l.price_cents', 'l.total_mrp_cents', 'l.total_price_cents',
+        'l.total_converted_price_cents', 'l.fx_rate',
+      ])
+      .orderBy('l.order_id')
+      .orderBy('l.line_no')
+      .execute();
   }
 
   /**

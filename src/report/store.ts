@@ -5,7 +5,7 @@
  * row type is declared here, beside its SQL.
  */
 import type Database from 'better-sqlite3';
-import type { Mirror } from '../db/mirror.js';
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
 import { inBatches, pluck, read, readRaw, type SqlRow } from '../db/sqlite/statement.js';
 
 /** A card's DEBIT or REFUND entry with its card's currency, positionally: card, currency, reference, type, amount, entry. */
@@ -73,15 +73,21 @@ export interface JournalRow {
 /** Tables the Summary counts. */
 export type CountedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons' | 'dp_wallet_snapshots' | 'dp_products' | 'dp_orders' | 'dp_order_lines' | 'dp_vouchers' | 'quarantine';
 
+/** The tables whose records the mirror marks when the service no longer lists them. */
+type ListedTable = 'gift_card_transactions' | 'coupons' | 'dp_products' | 'dp_orders';
+const LISTED: ReadonlySet<CountedTable> = new Set<ListedTable>(['gift_card_transactions', 'coupons', 'dp_products', 'dp_orders']);
+
 /** A WHERE condition keeping the rows whose `column` is one of the IDs bound as a JSON array. */
 const ONLY = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
 const bound = (only: string | null): string[] => (only === null ? [] : [only]);
 
 export class ReportStore {
   readonly #sqlite: Database.Database;
+  readonly #db: MirrorQueries;
 
-  constructor(mirror: Pick<Mirror, 'sqlite'>) {
+  constructor(mirror: Pick<Mirror, 'sqlite' | 'queries'>) {
     this.#sqlite = mirror.sqlite;
+    this.#db = mirror.queries;
   }
 
   /**
@@ -100,15 +106,18 @@ export class ReportStore {
 
   /** The sync a check run checked. */
   async sync(syncRunId: number): Promise<SqlRow<'sync_runs', 'sync_run_id' | 'mode' | 'status' | 'giftcard_base_url' | 'dp_base_url'> | undefined> {
-    return read<SqlRow<'sync_runs', 'sync_run_id' | 'mode' | 'status' | 'giftcard_base_url' | 'dp_base_url'>>(
-      this.#sqlite,
-      'SELECT sync_run_id, mode, status, giftcard_base_url, dp_base_url FROM sync_runs WHERE sync_run_id = ?',
-    ).get(syncRunId);
+    return this.#db.selectFrom('sync_runs').select(['sync_run_id', 'mode', 'status', 'giftcard_base_url', 'dp_base_url']).where('sync_run_id', '=', syncRunId).executeTakeFirst();
   }
 
   /** The rows of a mirrored table; `unlistedOnly`: those the service no longer lists. */
   async count(table: CountedTable, unlistedOnly = false): Promise<number> {
-    return pluck<number>(this.#sqlite, `SELECT COUNT(*) FROM ${table} ${unlistedOnly ? 'WHERE vanished_sync_run_id IS NOT NULL' : ''}`).get() ?? 0;
+    if (unlistedOnly) {
+      if (!LISTED.has(table)) return 0;
+      const row = await this.#db.selectFrom(table as ListedTable).select((eb) => eb.fn.countAll<number>().as('n')).where('vanished_sync_run_id', 'is not', null).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    }
+    const row = await this.#db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   /** The cards' current DEBIT and REFUND entries, in card order (of the cards in `only`, a JSON array, when given). */

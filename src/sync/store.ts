@@ -7,7 +7,7 @@
  * place where SQL stays hand-written (#31); each read's row type comes from the schema.
  */
 import type Database from 'better-sqlite3';
-import type { Mirror } from '../db/mirror.js';
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
 import { createCardIndexes, createCouponIndexes, createLedgerIndexes, dropCardIndexes, dropCouponIndexes, dropLedgerIndexes, isEmpty } from '../db/sqlite/indexes.js';
 import { pluck, read, write, type Read, type SqlRow, type Write } from '../db/sqlite/statement.js';
 import type { PayloadValidationError } from '../errors.js';
@@ -97,6 +97,7 @@ export class SyncStore {
   readonly #s;
   readonly #unlisted: Record<ListedTable, { select: Read<string>; mark: Write }>;
   readonly #sqlite: Database.Database;
+  readonly #db: MirrorQueries;
 
   /** The client secrets: no raw record and no checkpoint is stored carrying one. */
   readonly #secrets: readonly string[];
@@ -104,6 +105,7 @@ export class SyncStore {
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
     const sqlite = mirror.sqlite;
     this.#sqlite = sqlite;
+    this.#db = mirror.queries;
     this.#secrets = secrets;
     const p = (sql: string) => write(sqlite, sql);
     const unlisted = (table: ListedTable) => ({
@@ -203,8 +205,9 @@ export class SyncStore {
 
   /** The records of a mirrored list the service still listed when last read: the next walk's expectation. */
   async listedCount(table: CountedTable): Promise<number> {
-    const where = table === 'gift_cards' ? '' : ' WHERE vanished_sync_run_id IS NULL';
-    return pluck<number>(this.#sqlite, `SELECT COUNT(*) FROM ${table}${where}`).get() ?? 0;
+    const count = this.#db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
+    const row = await (table === 'gift_cards' ? count : count.where('vanished_sync_run_id', 'is', null)).executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   /** The mirrored status of each of these cards that the mirror holds. */
@@ -225,67 +228,79 @@ export class SyncStore {
 
   /** One record ID of each merchant in `table` (the most numerous merchants first), at most `limit`. */
   async oneRecordPerMerchant(table: 'gift_cards' | 'coupons', limit: number): Promise<string[]> {
-    const [id, current] = table === 'gift_cards' ? ['gift_card_id', ''] : ['coupon_id', 'WHERE vanished_sync_run_id IS NULL'];
-    return pluck<string>(this.#sqlite, `SELECT MIN(${id}) FROM ${table} ${current} GROUP BY merchant_id ORDER BY COUNT(*) DESC, merchant_id LIMIT ?`).all(limit);
+    const rows =
+      table === 'gift_cards'
+        ? await this.#db.selectFrom('gift_cards').select((eb) => eb.fn.min('gift_card_id').as('id')).groupBy('merchant_id').orderBy((eb) => eb.fn.countAll(), 'desc').orderBy('merchant_id').limit(limit).execute()
+        : await this.#db
+            .selectFrom('coupons')
+            .select((eb) => eb.fn.min('coupon_id').as('id'))
+            .where('vanished_sync_run_id', 'is', null)
+            .groupBy('merchant_id')
+            .orderBy((eb) => eb.fn.countAll(), 'desc')
+            .orderBy('merchant_id')
+            .limit(limit)
+            .execute();
+    return rows.map((row) => row.id);
   }
 
   /** The identity the mirror is bound to, if any. */
   async boundIdentity(): Promise<SqlRow<'mirror_identity'> | undefined> {
-    return read<SqlRow<'mirror_identity'>>(this.#sqlite, 'SELECT * FROM mirror_identity WHERE identity_id = 1').get();
+    return this.#db.selectFrom('mirror_identity').selectAll().where('identity_id', '=', 1).executeTakeFirst();
   }
 
   /** The addresses the newest sync read (a mirror synced before identities were recorded). */
   async newestSyncAddresses(): Promise<SqlRow<'sync_runs', 'giftcard_base_url' | 'dp_base_url'> | undefined> {
-    return read<SqlRow<'sync_runs', 'giftcard_base_url' | 'dp_base_url'>>(this.#sqlite, 'SELECT giftcard_base_url, dp_base_url FROM sync_runs ORDER BY sync_run_id DESC LIMIT 1').get();
+    return this.#db.selectFrom('sync_runs').select(['giftcard_base_url', 'dp_base_url']).orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
   }
 
   /** Binds the mirror to this identity (unchanged rows are not rewritten). */
   async bindIdentity(identity: Omit<SqlRow<'mirror_identity'>, 'identity_id'>): Promise<void> {
-    write(
-      this.#sqlite,
-      `INSERT INTO mirror_identity (identity_id, giftcard_base_url, giftcard_client_id, dp_base_url, dp_client_id, bound_at) VALUES (1, @giftcard_base_url, @giftcard_client_id, @dp_base_url, @dp_client_id, @bound_at)
-       ON CONFLICT (identity_id) DO UPDATE SET giftcard_base_url = excluded.giftcard_base_url, giftcard_client_id = excluded.giftcard_client_id,
-         dp_base_url = excluded.dp_base_url, dp_client_id = excluded.dp_client_id, bound_at = excluded.bound_at
-       WHERE mirror_identity.giftcard_base_url IS NOT excluded.giftcard_base_url OR mirror_identity.giftcard_client_id IS NOT excluded.giftcard_client_id
-          OR mirror_identity.dp_base_url IS NOT excluded.dp_base_url OR mirror_identity.dp_client_id IS NOT excluded.dp_client_id`,
-    ).run(identity);
+    const fields = ['giftcard_base_url', 'giftcard_client_id', 'dp_base_url', 'dp_client_id'] as const;
+    await this.#db
+      .insertInto('mirror_identity')
+      .values({ identity_id: 1, ...identity })
+      .onConflict((oc) =>
+        oc
+          .column('identity_id')
+          .doUpdateSet((eb) => ({ ...Object.fromEntries(fields.map((field) => [field, eb.ref(`excluded.${field}`)])), bound_at: eb.ref('excluded.bound_at') }))
+          // Unchanged: the row (and when it was bound) stays as it was.
+          .where((eb) => eb.or(fields.map((field) => eb(`mirror_identity.${field}`, 'is distinct from', eb.ref(`excluded.${field}`))))),
+      )
+      .execute();
   }
 
   /** Marks failed every sync still marked running: the caller holds the lock, so each was stopped before it could finish. */
   async failInterruptedSyncs(): Promise<void> {
-    write(this.#sqlite, "UPDATE sync_runs SET status = 'failed', error = 'interrupted: the process stopped before the sync finished' WHERE status = 'running'").run();
+    await this.#db.updateTable('sync_runs').set({ status: 'failed', error: 'interrupted: the process stopped before the sync finished' }).where('status', '=', 'running').execute();
   }
 
   /** How many syncs completed. */
   async completedSyncs(): Promise<number> {
-    return pluck<number>(this.#sqlite, "SELECT COUNT(*) FROM sync_runs WHERE status = 'completed'").get() ?? 0;
+    const row = await this.#db.selectFrom('sync_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'completed').executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   /** The newest sync before `syncRunId` that completed (0: none). */
   async lastCompletedBefore(syncRunId: number): Promise<number> {
-    return pluck<number>(this.#sqlite, "SELECT COALESCE(MAX(sync_run_id), 0) FROM sync_runs WHERE status = 'completed' AND sync_run_id < ?").get(syncRunId) ?? 0;
+    const row = await this.#db.selectFrom('sync_runs').select((eb) => eb.fn.max('sync_run_id').as('run')).where('status', '=', 'completed').where('sync_run_id', '<', syncRunId).executeTakeFirst();
+    return Number(row?.run ?? 0);
   }
 
   /** Records a sync as started. @returns its number. */
   async startSync(run: Pick<SqlRow<'sync_runs'>, 'mode' | 'started_at' | 'started_at_ms' | 'pid' | 'giftcard_base_url' | 'dp_base_url'>): Promise<number> {
-    const started = write(
-      this.#sqlite,
-      "INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES (@mode, 'running', @started_at, @started_at_ms, @pid, @giftcard_base_url, @dp_base_url)",
-    ).run(run);
-    return Number(started.lastInsertRowid);
+    const started = await this.#db.insertInto('sync_runs').values({ ...run, status: 'running' }).returning('sync_run_id').executeTakeFirstOrThrow();
+    return started.sync_run_id;
   }
 
   /** Records how a sync ended. */
   async finishSync(syncRunId: number, end: Pick<SqlRow<'sync_runs'>, 'status' | 'finished_at' | 'finished_at_ms' | 'error' | 'summary_json'>): Promise<void> {
-    write(this.#sqlite, 'UPDATE sync_runs SET status = @status, finished_at = @finished_at, finished_at_ms = @finished_at_ms, error = @error, summary_json = @summary_json WHERE sync_run_id = @syncRunId').run({
-      ...end,
-      syncRunId,
-    });
+    await this.#db.updateTable('sync_runs').set(end).where('sync_run_id', '=', syncRunId).execute();
   }
 
   /** The summary the newest failed sync recorded. */
   async lastFailedSyncSummary(): Promise<string | null | undefined> {
-    return pluck<string | null>(this.#sqlite, "SELECT summary_json FROM sync_runs WHERE status = 'failed' ORDER BY sync_run_id DESC LIMIT 1").get();
+    const row = await this.#db.selectFrom('sync_runs').select('summary_json').where('status', '=', 'failed').orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+    return row?.summary_json;
   }
 
   /** After a sync: the WAL's frames copied into the database file, the WAL started again. */
