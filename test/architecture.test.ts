@@ -132,6 +132,13 @@ describe('the seam to the mirror', () => {
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
   });
 
+  it("writes the stores' SQL so both databases read it: what is SQLite's alone comes from the dialect (mirror.dialect)", () => {
+    const sqliteOnly = /json_each|json_extract|->>\s*'\$|INDEXED BY|GROUP_CONCAT|\btemp\.|OR IGNORE|OR REPLACE|\.pragma\(|SUM\(\w+ = /;
+    const stores = [...sources(SRC)].filter((file) => file.endsWith(join('', 'store.ts')));
+    expect(stores.length).toBe(5);
+    expect(stores.filter((file) => sqliteOnly.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);
+  });
+
   it('leaves the dialect to its folder: only src/db/sqlite/ makes the typed query layer', () => {
     const makers = [...sources(SRC)].filter((file) => /new Kysely|SqliteDialect/.test(readFileSync(file, 'utf8')));
     expect(makers.map((file) => relative(SRC, file))).toEqual([join('db', 'sqlite', 'queries.ts')]);

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { Mirror, MirrorQueries } from '../db/mirror.js';
+import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 import { pluck, read, write, type SqlRow, type Write } from '../db/sqlite/statement.js';
 import type { BooksRow } from './books-row.js';
 import type { BooksTender, LedgerTender, MatchStatus } from './match.js';
@@ -177,6 +177,7 @@ export class MatchSession {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly nowMs: number,
+    private readonly dialect: SqlDialect,
   ) {
     this.#next = (pluck<number | null>(sqlite, 'SELECT MAX(row_id) FROM books_rows').get() ?? 0) + 1;
     this.#insert = write(
@@ -204,7 +205,8 @@ export class MatchSession {
    */
   pairExactTenders(scope: { merchant: string | null; from: number }): { books: UnpairedBooksTender[]; ledger: LedgerTender[] } {
     const sqlite = this.sqlite;
-    sqlite.exec('DROP TABLE IF EXISTS temp.match_pairs');
+    const pairs = this.dialect.temporary('match_pairs');
+    sqlite.exec(`DROP TABLE IF EXISTS ${pairs}`);
     sqlite
       .prepare(
         `CREATE TEMP TABLE match_pairs AS
@@ -215,10 +217,10 @@ export class MatchSession {
                UNION ALL
                SELECT 1, NULL, transactionId, reference, type, currency, amountCents, atMs FROM (${LEDGER_TENDERS}))
          GROUP BY reference, type, currency, amountCents
-         HAVING SUM(side = 0) = 1 AND SUM(side = 1) = 1`,
+         HAVING SUM(CASE WHEN side = 0 THEN 1 ELSE 0 END) = 1 AND SUM(CASE WHEN side = 1 THEN 1 ELSE 0 END) = 1`,
       )
       .run(scope);
-    sqlite.exec('CREATE UNIQUE INDEX temp.match_pairs_books ON match_pairs (rowId); CREATE UNIQUE INDEX temp.match_pairs_ledger ON match_pairs (transactionId)');
+    sqlite.exec(`CREATE UNIQUE INDEX ${this.dialect.temporary('match_pairs_books')} ON match_pairs (rowId); CREATE UNIQUE INDEX ${this.dialect.temporary('match_pairs_ledger')} ON match_pairs (transactionId)`);
     const now = this.nowMs;
     sqlite.exec(`INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
       SELECT rowId, 'tenders', 'matched', 'exact', 'books', CAST(rowId AS TEXT), reference, type, amountCents, currency, booksAtMs, ${now} FROM match_pairs ORDER BY rowId;
@@ -227,7 +229,7 @@ export class MatchSession {
     this.groups += pluck<number>(sqlite, 'SELECT COUNT(*) FROM match_pairs').get() ?? 0;
     const books = read<UnpairedBooksTender>(sqlite, `SELECT * FROM (${BOOKS_TENDERS}) WHERE rowId NOT IN (SELECT rowId FROM match_pairs)`).all(scope);
     const ledger = read<LedgerTender>(sqlite, `SELECT * FROM (${LEDGER_TENDERS}) WHERE transactionId NOT IN (SELECT transactionId FROM match_pairs)`).all(scope);
-    sqlite.exec('DROP TABLE temp.match_pairs');
+    sqlite.exec(`DROP TABLE ${pairs}`);
     return { books, ledger };
   }
 
@@ -235,7 +237,7 @@ export class MatchSession {
   cardsByCode(merchantId: string | null, hashes: ReadonlySet<string>): Map<string, string> {
     const cards = new Map<string, string>();
     if (hashes.size === 0) return cards;
-    const rows = read<{ id: string; hash: string | null }>(this.sqlite, `SELECT gift_card_id AS id, raw_json ->> '$.codeHash' AS hash FROM gift_cards WHERE merchant_id = @merchant OR @merchant IS NULL`);
+    const rows = read<{ id: string; hash: string | null }>(this.sqlite, `SELECT gift_card_id AS id, ${this.dialect.jsonField('raw_json', 'codeHash')} AS hash FROM gift_cards WHERE merchant_id = @merchant OR @merchant IS NULL`);
     for (const row of rows.iterate({ merchant: merchantId })) {
       if (row.hash !== null && hashes.has(row.hash.toLowerCase())) cards.set(row.hash.toLowerCase(), row.id);
     }
@@ -251,7 +253,7 @@ export class MatchSession {
   coupons(merchantId: string | null): CouponUses[] {
     return read<CouponUses>(
       this.sqlite,
-      `SELECT coupon_id AS couponId, lower(raw_json ->> '$.codeHash') AS codeHash, redemption_count AS redemptionCount, created_at AS createdAt, updated_at_ms AS updatedAtMs
+      `SELECT coupon_id AS couponId, lower(${this.dialect.jsonField('raw_json', 'codeHash')}) AS codeHash, redemption_count AS redemptionCount, created_at AS createdAt, updated_at_ms AS updatedAtMs
        FROM coupons WHERE merchant_id = @merchant OR @merchant IS NULL ORDER BY coupon_id`,
     ).all({ merchant: merchantId });
   }
@@ -285,8 +287,8 @@ export class ImportSession {
     this.#s = {
       file: p('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)'),
       insert: p(
-        `INSERT OR IGNORE INTO books_rows (kind, source, identity, first_file_id, last_file_id, line_no, reference, entry_type, amount_cents, currency, at_ms, at_text, code_sha256, gift_card_id, external_ref, raw_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO books_rows (kind, source, identity, first_file_id, last_file_id, line_no, reference, entry_type, amount_cents, currency, at_ms, at_text, code_sha256, gift_card_id, external_ref, raw_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
       claimedBy: pluck<number>(sqlite, 'SELECT last_file_id FROM books_rows WHERE identity = ?'),
       live: pluck<number>(sqlite, 'SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?'),
@@ -350,10 +352,12 @@ export class ImportSession {
 export class BooksStore {
   readonly #sqlite: Database.Database;
   readonly #db: MirrorQueries;
+  readonly #dialect: SqlDialect;
 
   constructor(mirror: Mirror) {
     this.#sqlite = mirror.sqlite;
     this.#db = mirror.queries;
+    this.#dialect = mirror.dialect;
   }
 
   /** The version of this file already imported (same kind, source and content), if any. */
@@ -384,7 +388,7 @@ export class BooksStore {
    */
   async replaceMatching(nowMs: number, work: (session: MatchSession) => void): Promise<{ groups: number; byStatus: Partial<Record<MatchStatus, number>> }> {
     const sqlite = this.#sqlite;
-    const session = new MatchSession(sqlite, nowMs);
+    const session = new MatchSession(sqlite, nowMs, this.#dialect);
     sqlite.transaction(() => {
       sqlite.prepare('DELETE FROM books_match_rows').run();
       work(session);

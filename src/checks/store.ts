@@ -8,7 +8,7 @@ import type { AnyColumn } from 'drizzle-orm';
 import { BooksReads, type MatchGroup } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
 import { sql } from 'kysely';
-import type { Mirror, MirrorQueries } from '../db/mirror.js';
+import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 import { read, type SqlRow } from '../db/sqlite/statement.js';
 import { iterateRows, selectList, type RowOf } from '../db/sqlite/typed-rows.js';
 
@@ -210,10 +210,12 @@ export class ChecksStore {
   readonly #books: BooksReads;
   private readonly db: MirrorQueries;
   readonly #sqlite: Database.Database;
+  readonly #dialect: SqlDialect;
 
   constructor(mirror: Mirror) {
     this.db = mirror.queries;
     this.#sqlite = mirror.sqlite;
+    this.#dialect = mirror.dialect;
     this.#books = new BooksReads(mirror.queries);
   }
 
@@ -222,14 +224,15 @@ export class ChecksStore {
    * ordered pass and closes the entries' cursor when done.
    */
   ledgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(cardColumns: C, entryColumns: E, only?: string): LedgerCursors<C, E> {
-    const cardsOnly = only === undefined ? '' : 'WHERE gift_card_id IN (SELECT value FROM json_each(@only))';
-    const entriesOnly = only === undefined ? '' : 'AND gift_card_id IN (SELECT value FROM json_each(@only))';
+    const d = this.#dialect;
+    const cardsOnly = only === undefined ? '' : `WHERE ${d.inJsonArray('gift_card_id', '@only')}`;
+    const entriesOnly = only === undefined ? '' : `AND ${d.inJsonArray('gift_card_id', '@only')}`;
     const bound = only === undefined ? [] : [{ only }];
     return {
-      cards: iterateRows(this.#sqlite.prepare(`SELECT ${selectList(cardColumns)} FROM gift_cards INDEXED BY gift_cards_ledger_walk ${cardsOnly} ORDER BY gift_card_id`), cardColumns, ...bound),
+      cards: iterateRows(this.#sqlite.prepare(`SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY gift_card_id`), cardColumns, ...bound),
       entries: iterateRows(
         this.#sqlite.prepare(
-          `SELECT ${selectList(entryColumns)} FROM gift_card_transactions INDEXED BY gift_card_transactions_card
+          `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
            WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY gift_card_id, created_at_ms, list_order`,
         ),
         entryColumns,
@@ -294,9 +297,8 @@ export class ChecksStore {
   async entryRewrites(): Promise<EntryRewrite[]> {
     return read<EntryRewrite>(
       this.#sqlite,
-      `SELECT v.transaction_id, json_extract(v.previous_raw_json, '$.giftCardId') AS gift_card_id, v.change, v.sync_run_id,
-              (SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(v.previous_raw_json) p
-                WHERE v.new_raw_json IS NOT NULL AND json_extract(v.new_raw_json, p.fullkey) IS NOT p.value) AS fields
+      `SELECT v.transaction_id, ${this.#dialect.jsonField('v.previous_raw_json', 'giftCardId')} AS gift_card_id, v.change, v.sync_run_id,
+              ${this.#dialect.changedJsonKeys('v.previous_raw_json', 'v.new_raw_json')} AS fields
        FROM gift_card_transaction_versions v
        ORDER BY v.transaction_id, v.version_id`,
     ).all();
@@ -305,13 +307,15 @@ export class ChecksStore {
   /** The current entries of cards the mirror lacks: of `orphanCardIds` when the card walk found them, else found here. */
   async orphanEntries(orphanCardIds: readonly string[] | undefined): Promise<OrphanEntry[]> {
     if (orphanCardIds?.length === 0) return [];
-    const orphans = orphanCardIds ? 'SELECT value FROM json_each(@cards)' : 'SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards';
+    const orphans = orphanCardIds
+      ? this.#dialect.inJsonArray('t.gift_card_id', '@cards')
+      : 't.gift_card_id IN (SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards)';
     return read<OrphanEntry>(
       this.#sqlite,
       `SELECT t.transaction_id, t.gift_card_id, t.type, t.reference_id, m.gift_card_id IS NOT NULL AS confirmed
        FROM gift_card_transactions t
        LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id
-       WHERE t.gift_card_id IN (${orphans})
+       WHERE ${orphans}
          AND t.vanished_sync_run_id IS NULL
        ORDER BY t.gift_card_id, t.created_at_ms, t.list_order`,
     ).all(...(orphanCardIds ? [{ cards: JSON.stringify(orphanCardIds) }] : []));

@@ -8,3 +8,4 @@ export { integrityOf, runReadOnlyStatement, schemaOf, type StatementResult } fro
 export type { MirrorQueries } from './sqlite/queries.js';
 export type { LockHolder, MirrorLock } from './sqlite/lock.js';
 export { lockHolder } from './sqlite/lock.js';
+export type { SqlDialect } from './dialect.js';

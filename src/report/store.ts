@@ -5,7 +5,7 @@
  * row type is declared here, beside its SQL.
  */
 import type Database from 'better-sqlite3';
-import type { Mirror, MirrorQueries } from '../db/mirror.js';
+import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 import { inBatches, pluck, read, readRaw, type SqlRow } from '../db/sqlite/statement.js';
 
 /** A card's DEBIT or REFUND entry with its card's currency, positionally: card, currency, reference, type, amount, entry. */
@@ -77,17 +77,19 @@ export type CountedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons' |
 type ListedTable = 'gift_card_transactions' | 'coupons' | 'dp_products' | 'dp_orders';
 const LISTED: ReadonlySet<CountedTable> = new Set<ListedTable>(['gift_card_transactions', 'coupons', 'dp_products', 'dp_orders']);
 
-/** A WHERE condition keeping the rows whose `column` is one of the IDs bound as a JSON array. */
-const ONLY = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
 const bound = (only: string | null): string[] => (only === null ? [] : [only]);
 
 export class ReportStore {
   readonly #sqlite: Database.Database;
   readonly #db: MirrorQueries;
+  readonly #mirror: Mirror;
+  readonly #dialect: SqlDialect;
 
-  constructor(mirror: Pick<Mirror, 'sqlite' | 'queries'>) {
+  constructor(mirror: Mirror) {
     this.#sqlite = mirror.sqlite;
     this.#db = mirror.queries;
+    this.#mirror = mirror;
+    this.#dialect = mirror.dialect;
   }
 
   /**
@@ -95,13 +97,12 @@ export class ReportStore {
    * sync's 128 MB cache, filled, would only add to its peak memory. The cache is restored after.
    */
   async withReportCache<T>(work: () => Promise<T>): Promise<T> {
-    const cacheSize = this.#sqlite.pragma('cache_size', { simple: true });
-    this.#sqlite.pragma('cache_size = -16384');
-    try {
-      return await work();
-    } finally {
-      this.#sqlite.pragma(`cache_size = ${String(cacheSize)}`);
-    }
+    return this.#mirror.withSmallCache(work);
+  }
+
+  /** A condition keeping the rows whose `column` is one of the IDs bound as a JSON array. */
+  #only(column: string): string {
+    return this.#dialect.inJsonArray(column, '?');
   }
 
   /** The sync a check run checked. */
@@ -125,9 +126,9 @@ export class ReportStore {
     const rows = readRaw<RefundEntry>(
       this.#sqlite,
       `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
-       FROM gift_cards c INDEXED BY gift_cards_ledger_walk
-       JOIN gift_card_transactions t INDEXED BY gift_card_transactions_card ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${ONLY('c.gift_card_id')}`} ORDER BY c.gift_card_id`,
+       FROM gift_cards c ${this.#dialect.indexedBy('gift_cards_ledger_walk')}
+       JOIN gift_card_transactions t ${this.#dialect.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY c.gift_card_id`,
     );
     return inBatches(rows.iterate(...bound(only)));
   }
@@ -136,7 +137,7 @@ export class ReportStore {
   coupons(only: string | null): AsyncGenerator<CouponRow[]> {
     const rows = read<CouponRow>(
       this.#sqlite,
-      `SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : `WHERE ${ONLY('coupon_id')}`} ORDER BY coupon_id`,
+      `SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : `WHERE ${this.#only('coupon_id')}`} ORDER BY coupon_id`,
     );
     return inBatches(rows.iterate(...bound(only)));
   }
@@ -148,7 +149,7 @@ export class ReportStore {
       `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
               l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
               (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
-       FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : `WHERE ${ONLY('o.order_id')}`} ORDER BY o.created_at_ms, o.order_id, l.line_no`,
+       FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : `WHERE ${this.#only('o.order_id')}`} ORDER BY o.created_at_ms, o.order_id, l.line_no`,
     );
     return inBatches(rows.iterate(...bound(only)));
   }
@@ -172,13 +173,13 @@ export class ReportStore {
 
   /** How many entries of the period the scope holds. */
   async activityCount(scope: ActivityScope): Promise<number> {
-    const { sql, args } = activityWhere(scope);
+    const { sql, args } = activityWhere(scope, this.#dialect);
     return pluck<number>(this.#sqlite, `SELECT COUNT(*) ${sql}`).get(...args) ?? 0;
   }
 
   /** The period's entries in the scope, card by card in time order, at most `limit`. */
   activity(scope: ActivityScope, limit: number): AsyncGenerator<ActivityRow[]> {
-    const { sql, args } = activityWhere(scope);
+    const { sql, args } = activityWhere(scope, this.#dialect);
     const rows = readRaw<ActivityRow>(
       this.#sqlite,
       `SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
@@ -190,11 +191,12 @@ export class ReportStore {
 
   /** Every card with its current entries, in card and ledger order: the journal's rows. */
   journal(): AsyncGenerator<JournalRow[]> {
+    const d = this.#dialect;
     const rows = read<JournalRow>(
       this.#sqlite,
-      `SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN c.raw_json ->> '$.initialBalance' END AS initial_raw,
-              t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN t.raw_json ->> '$.amount' END AS amount_raw,
-              t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN t.raw_json ->> '$.balanceAfter' END AS after_raw, t.reference_id
+      `SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN ${d.jsonField('c.raw_json', 'initialBalance')} END AS initial_raw,
+              t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN ${d.jsonField('t.raw_json', 'amount')} END AS amount_raw,
+              t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN ${d.jsonField('t.raw_json', 'balanceAfter')} END AS after_raw, t.reference_id
        FROM gift_cards c LEFT JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
        ORDER BY c.gift_card_id, t.created_at_ms, t.list_order`,
     );
@@ -203,10 +205,10 @@ export class ReportStore {
 }
 
 /** The period's ledger entries of the merchant's cards: FROM and WHERE, and their parameters. */
-function activityWhere(scope: ActivityScope): { sql: string; args: unknown[] } {
+function activityWhere(scope: ActivityScope, d: SqlDialect): { sql: string; args: unknown[] } {
   const merchant = scope.merchantId !== null ? 'AND c.merchant_id = ?' : '';
-  const only = scope.only ? `AND ${ONLY('t.gift_card_id')}` : '';
-  const except = scope.except && scope.except.length > 0 ? 'AND t.gift_card_id NOT IN (SELECT value FROM json_each(?))' : '';
+  const only = scope.only ? `AND ${d.inJsonArray('t.gift_card_id', '?')}` : '';
+  const except = scope.except && scope.except.length > 0 ? `AND NOT ${d.inJsonArray('t.gift_card_id', '?')}` : '';
   return {
     sql: `FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
           WHERE t.vanished_sync_run_id IS NULL AND t.created_at_ms >= ? AND t.created_at_ms < ? ${merchant} ${only} ${except}`,

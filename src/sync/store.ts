@@ -71,11 +71,11 @@ export type CardState = SqlRow<'gift_cards', 'gift_card_id' | 'version' | 'statu
 const newestEntry = (column: string): string => `(
   SELECT t.${column} FROM gift_card_transactions t WHERE t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
   ORDER BY t.created_at_ms DESC, t.list_order DESC LIMIT 1)`;
-const CARD_STATE_SQL = `
+const cardStateSql = (settleCards: string): string => `
   SELECT * FROM (
     SELECT c.gift_card_id, c.version, c.status, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
            ${newestEntry('balance_after_cents')} AS tail_after, ${newestEntry('created_at_ms')} AS tail_created_ms
-    FROM temp.settle_cards s CROSS JOIN gift_cards c ON c.gift_card_id = s.gift_card_id)
+    FROM ${settleCards} s CROSS JOIN gift_cards c ON c.gift_card_id = s.gift_card_id)
   WHERE tail_created_ms IS NOT NULL`;
 
 export interface Checkpoint {
@@ -98,6 +98,7 @@ export class SyncStore {
   readonly #unlisted: Record<ListedTable, { select: Read<string>; mark: Write }>;
   readonly #sqlite: Database.Database;
   readonly #db: MirrorQueries;
+  readonly #mirror: Mirror;
 
   /** The client secrets: no raw record and no checkpoint is stored carrying one. */
   readonly #secrets: readonly string[];
@@ -106,6 +107,7 @@ export class SyncStore {
     const sqlite = mirror.sqlite;
     this.#sqlite = sqlite;
     this.#db = mirror.queries;
+    this.#mirror = mirror;
     this.#secrets = secrets;
     const p = (sql: string) => write(sqlite, sql);
     const unlisted = (table: ListedTable) => ({
@@ -120,8 +122,8 @@ export class SyncStore {
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
       entryGet: read<SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
-      entryInsert: p(`INSERT OR IGNORE INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      entryInsert: p(`INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
       entryUpdate: p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
         reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
       entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, entry_id) VALUES (?, ?)'),
@@ -161,7 +163,7 @@ export class SyncStore {
         ON CONFLICT (resource, raw_sha256) DO UPDATE SET last_sync_run_id = excluded.last_sync_run_id, reason = excluded.reason`),
       missing: p('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms'),
       found: p('DELETE FROM missing_gift_cards WHERE gift_card_id = ?'),
-      inFlight: p('INSERT OR REPLACE INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)'),
+      inFlight: p('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?) ON CONFLICT (sync_run_id, gift_card_id) DO UPDATE SET detail = excluded.detail'),
       cardStatus: pluck<string>(sqlite, 'SELECT status FROM gift_cards WHERE gift_card_id = ?'),
       cardState: read<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'>>(sqlite, 'SELECT version, remaining_balance_cents, status FROM gift_cards WHERE gift_card_id = ?'),
       entryState: read<MirroredEntry>(
@@ -305,7 +307,7 @@ export class SyncStore {
 
   /** After a sync: the WAL's frames copied into the database file, the WAL started again. */
   async compact(): Promise<void> {
-    this.#sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    await this.#mirror.compact();
   }
 
   /**
@@ -333,16 +335,17 @@ export class SyncStore {
   async cardStates(cards: Iterable<string> | 'all'): Promise<CardState[]> {
     const sqlite = this.#sqlite;
     return sqlite.transaction(() => {
-      sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM temp.settle_cards;');
+      const settleCards = this.#mirror.dialect.temporary('settle_cards');
+      sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM ${settleCards};`);
       if (cards === 'all') {
-        sqlite.exec('INSERT INTO temp.settle_cards SELECT gift_card_id FROM gift_cards');
+        sqlite.exec(`INSERT INTO ${settleCards} SELECT gift_card_id FROM gift_cards`);
       } else {
         // One transaction: committed one by one, each insert wrote a page and its journal copy
         // to the temporary file (165 MB for the 4,780 cards a 1 % night moves).
-        const insert = sqlite.prepare('INSERT OR IGNORE INTO temp.settle_cards VALUES (?)');
+        const insert = sqlite.prepare(`INSERT INTO ${settleCards} (gift_card_id) VALUES (?) ON CONFLICT DO NOTHING`);
         for (const id of cards) insert.run(id);
       }
-      return read<CardState>(sqlite, CARD_STATE_SQL).all();
+      return read<CardState>(sqlite, cardStateSql(settleCards)).all();
     })();
   }
 

@@ -10,7 +10,9 @@ import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from '../schema.js';
 import { createCardIndexes, createCouponIndexes, createLedgerIndexes, ENTRY_ID_INDEX, LEDGER_INDEXES, missingIndexes } from './indexes.js';
 import { sqliteQueries, type MirrorQueries } from './queries.js';
+import { sqliteDialect } from './dialect.js';
 import { pluck } from './statement.js';
+import type { SqlDialect } from '../dialect.js';
 
 /** Where the mirror lives unless --db says otherwise. */
 export const DEFAULT_DB_PATH = 'data/ledger.db';
@@ -27,6 +29,12 @@ export interface Mirror {
    * elsewhere (test/architecture.test.ts); bulk statements and streaming reads.
    */
   sqlite: Database.Database;
+  /** The fragments of hand-written SQL that differ between databases. */
+  dialect: SqlDialect;
+  /** After a large write: the write-ahead log copied into the database file and started again. */
+  compact(): Promise<void>;
+  /** Runs a long streaming read with a small page cache (a report reads each table once), restoring it after. */
+  withSmallCache<T>(work: () => Promise<T>): Promise<T>;
   close(): void;
 }
 
@@ -112,7 +120,7 @@ function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOp
   createLedgerIndexes(sqlite);
   createCardIndexes(sqlite);
   createCouponIndexes(sqlite);
-  return { path, queries: sqliteQueries(sqlite), sqlite, close: () => sqlite.close() };
+  return mirrorOver(path, sqlite);
 }
 
 /** The migrations a mirror has applied, and the number this version of the tool knows. */
@@ -156,7 +164,30 @@ export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
       // that is no database fails here, as the mirror, not later as some query.
       sqlite.prepare('SELECT COUNT(*) FROM sqlite_master').get();
       refuseHalfBuilt(path, sqlite);
-      return { path, queries: sqliteQueries(sqlite), sqlite, close: () => sqlite.close() };
+      return mirrorOver(path, sqlite);
     },
   );
+}
+
+/** The mirror over an open, prepared connection. */
+function mirrorOver(path: string, sqlite: Database.Database): Mirror {
+  return {
+    path,
+    queries: sqliteQueries(sqlite),
+    sqlite,
+    dialect: sqliteDialect,
+    compact: async () => {
+      sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    },
+    withSmallCache: async (work) => {
+      const cacheSize = pluck<number>(sqlite, 'PRAGMA cache_size').get() ?? -2000;
+      sqlite.pragma('cache_size = -16384');
+      try {
+        return await work();
+      } finally {
+        sqlite.pragma(`cache_size = ${cacheSize}`);
+      }
+    },
+    close: () => sqlite.close(),
+  };
 }

@@ -1,0 +1,21 @@
+/**
+ * What a store's hand-written SQL may not write for one database alone: JSON fields and arrays,
+ * planner hints, temporary tables, string aggregation. Each dialect folder implements it
+ * (src/db/sqlite/dialect.ts); a store builds its SQL from these fragments and plain SQL that
+ * SQLite and PostgreSQL both read (ON CONFLICT upserts, CASE sums, window functions).
+ */
+export interface SqlDialect {
+  /** A top-level field of a JSON text column, as text (a number's literal as written). */
+  jsonField(column: string, field: string): string;
+  /** A condition: `column` is one of the strings of a JSON array bound at `param` ('?' or '@name'). */
+  inJsonArray(column: string, param: string): string;
+  /** The index a read must go through, where the planner has to be told; empty where it needs no telling. */
+  indexedBy(index: string): string;
+  /** A temporary table's name as a statement refers to it. */
+  temporary(name: string): string;
+  /**
+   * The top-level keys of the JSON object `previous` whose values differ in `next` (null when
+   * `next` is null), joined with ', ': what changed in a record that came back different.
+   */
+  changedJsonKeys(previous: string, next: string): string;
+}
