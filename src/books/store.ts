@@ -282,13 +282,18 @@ export class MatchSession {
 export class ImportSession {
   readonly #s;
 
-  constructor(private readonly sqlite: Database.Database) {
+  constructor(
+    private readonly sqlite: Database.Database,
+    dialect: SqlDialect,
+  ) {
     const p = (text: string) => write(sqlite, text);
     this.#s = {
       file: p('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)'),
       insert: p(
-        `INSERT INTO books_rows (kind, source, identity, first_file_id, last_file_id, line_no, reference, entry_type, amount_cents, currency, at_ms, at_text, code_sha256, gift_card_id, external_ref, raw_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        dialect.insertOrSkip('books_rows', [
+          'kind', 'source', 'identity', 'first_file_id', 'last_file_id', 'line_no', 'reference', 'entry_type', 'amount_cents', 'currency', 'at_ms', 'at_text', 'code_sha256', 'gift_card_id',
+          'external_ref', 'raw_json',
+        ]),
       ),
       claimedBy: pluck<number>(sqlite, 'SELECT last_file_id FROM books_rows WHERE identity = ?'),
       live: pluck<number>(sqlite, 'SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?'),
@@ -368,7 +373,7 @@ export class BooksStore {
 
   /** Starts a file's import: its one transaction. */
   async beginImport(): Promise<ImportSession> {
-    return new ImportSession(this.#sqlite);
+    return new ImportSession(this.#sqlite, this.#dialect);
   }
 
   /** Each kind's time span among the rows held. */

@@ -122,8 +122,12 @@ export class SyncStore {
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
       entryGet: read<SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
-      entryInsert: p(`INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+      entryInsert: p(
+        mirror.dialect.insertOrSkip('gift_card_transactions', [
+          'transaction_id', 'gift_card_id', 'type', 'amount_cents', 'balance_before_cents', 'balance_after_cents', 'reference_id', 'idempotency_key', 'created_at', 'created_at_ms', 'list_order',
+          'first_sync_run_id', 'raw_json',
+        ]),
+      ),
       entryUpdate: p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
         reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
       entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, entry_id) VALUES (?, ?)'),
@@ -342,7 +346,7 @@ export class SyncStore {
       } else {
         // One transaction: committed one by one, each insert wrote a page and its journal copy
         // to the temporary file (165 MB for the 4,780 cards a 1 % night moves).
-        const insert = sqlite.prepare(`INSERT INTO ${settleCards} (gift_card_id) VALUES (?) ON CONFLICT DO NOTHING`);
+        const insert = sqlite.prepare(this.#mirror.dialect.insertOrSkip(settleCards, ['gift_card_id']));
         for (const id of cards) insert.run(id);
       }
       return read<CardState>(sqlite, cardStateSql(settleCards)).all();
