@@ -79,6 +79,25 @@ describe('the stages’ import directions', () => {
     expect(backwards).toEqual([]);
   });
 
+  it("has no circle of imports, type-only imports included: a check's types never import the registry back", () => {
+    const edges = new Map<string, string[]>();
+    for (const i of imports) edges.set(i.from, [...(edges.get(i.from) ?? []), i.to.replace(/\.js$/, '.ts')]);
+    const state = new Map<string, 'open' | 'done'>();
+    const circles: string[] = [];
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(SRC, f)).join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of edges.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of edges.keys()) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
   it('keeps the sync free of the checks and the findings', () => {
     expect(imports.filter((i) => stageOf(i.from) === 'sync' && ['checks', 'findings'].includes(stageOf(i.to)))).toEqual([]);
   });

@@ -11,9 +11,7 @@
  * written once, in its check's file; the list is the registry's (checks/index.ts).
  */
 import type { Mirror, MirrorQueries } from '../db/mirror.js';
-import type { CheckCode } from './index.js';
 import type { ChecksStore } from './store.js';
-export type { CheckCode };
 
 /** error: money or a ledger invariant is wrong; warning: a control failed; info: worth knowing. */
 export const SEVERITIES = ['error', 'warning', 'info'] as const;
@@ -157,7 +155,7 @@ interface CheckInfo<C extends string> {
   needsBooks?: boolean;
 }
 
-export interface CardCheck<C extends string = CheckCode> extends CheckInfo<C> {
+export interface CardCheck<C extends string = string> extends CheckInfo<C> {
   kind: 'card';
   /**
    * True when the finding's truth depends on when the card was read (the balance against its
@@ -173,7 +171,7 @@ export interface CardCheck<C extends string = CheckCode> extends CheckInfo<C> {
  * A query check in two halves: what it reads (its SQL, a method of the checks' store, typed
  * rows back) and what it decides over those rows (pure: tested without a database).
  */
-export interface RowsCheck<C extends string = CheckCode, R = unknown> extends CheckInfo<C> {
+export interface RowsCheck<C extends string = string, R = unknown> extends CheckInfo<C> {
   kind: 'rows';
   read(store: ChecksStore, context: CheckContext): Promise<readonly R[]>;
   decide(rows: readonly R[], context: DecideContext): FindingDraft[];
@@ -182,7 +180,7 @@ export interface RowsCheck<C extends string = CheckCode, R = unknown> extends Ch
 /** What a decision may know besides its rows: the run's clock, our merchant and the thresholds. */
 export type DecideContext = Pick<CheckContext, 'asOfMs' | 'merchantId' | 'options'>;
 
-export type Check = CardCheck | RowsCheck;
+export type Check<C extends string = string> = CardCheck<C> | RowsCheck<C>;
 
 /** A card check, its code kept as the literal it is: the registry's list of codes is made of them. */
 export function cardCheck<const C extends string>(check: CardCheck<C>): CardCheck<C> {
@@ -194,11 +192,6 @@ export function rowsCheck<const C extends string, R>(check: RowsCheck<C, R>): Ro
   return check;
 }
 
-/** A check's draft with the check that drafted it: what the findings stage decides on. */
-export interface Drafted {
-  check: Check;
-  draft: FindingDraft;
-}
 
 /** True when the draft's truth depends on when its card was read (see CardCheck.timeSensitive). */
 export function isTimeSensitive(check: Check): boolean {

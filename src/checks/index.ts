@@ -2,7 +2,7 @@
  * The check catalogue: one check per code (DESIGN.md), one file per check. The literal is
  * typed so that a missing or misspelt code fails to compile.
  */
-import type { Check } from './check.js';
+import type { Check, FindingDraft } from './check.js';
 import { bkLedgerNotInBooks } from './bk-ledger-not-in-books.js';
 import { bkBooksNotInLedger } from './bk-books-not-in-ledger.js';
 import { bkAmountMismatch } from './bk-amount-mismatch.js';
@@ -100,7 +100,13 @@ const REGISTRY = [
 export type CheckCode = (typeof REGISTRY)[number]['code'];
 
 /** The checks in catalogue order. */
-export const CATALOGUE: readonly Check[] = REGISTRY;
+export const CATALOGUE: readonly Check<CheckCode>[] = REGISTRY;
+
+/** A check's draft with the check that drafted it: what the findings stage decides on. */
+export interface Drafted {
+  check: Check<CheckCode>;
+  draft: FindingDraft;
+}
 
 /** The codes in catalogue order. */
 export const CHECK_CODES: readonly CheckCode[] = REGISTRY.map((check) => check.code);

@@ -4,13 +4,12 @@
  * ledger; query checks run as SQL. What the drafts mean across runs is the findings stage's.
  */
 import { performance } from 'node:perf_hooks';
-import { walkCardLedgers } from './card-ledger.js';
+import { walkCardLedgers, type WalkedCard } from './card-ledger.js';
 import { edgeOf, type SyncEdge } from './ledger-reads.js';
-import type { CardCheck, CheckCode, CheckContext, CheckOptions, Drafted, FindingDraft, RowsCheck } from './check.js';
+import type { CardCheck, CheckContext, CheckOptions, FindingDraft, RowsCheck } from './check.js';
 import { checksStore, type ChecksStore } from './store.js';
-import { BOOKS_CODES, CATALOGUE } from './index.js';
+import { BOOKS_CODES, CATALOGUE, type CheckCode, type Drafted } from './index.js';
 import type { CardBetween, LiabilityTally } from './ledger-state.js';
-import type { WalkedCard } from './card-ledger.js';
 import { matchBooks } from '../books/matching.js';
 import type { MatchOptions } from '../books/match.js';
 import { ConfigError } from '../errors.js';
@@ -66,7 +65,7 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
 
   // ---- card checks: one ordered pass over cards and their ledgers -----------------------
   const inFlight = await checksStore(context).cardIdsInFlight(context.syncRunId);
-  const cardChecks = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
+  const cardChecks = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');
   const broken = new Set<CheckCode>();
   const countedCards = new Map<string, { ledger: WalkedCard; figures: CardBetween }>();
   const walkStarted = performance.now();
@@ -108,7 +107,7 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
   // ---- query checks ------------------------------------------------------------------------
   const queryContext: CheckContext = { ...context, orphanCardIds: [...orphanCards] };
   const store = checksStore(queryContext);
-  for (const check of CATALOGUE.filter((c): c is RowsCheck => c.kind === 'rows')) {
+  for (const check of CATALOGUE.filter((c): c is RowsCheck<CheckCode> => c.kind === 'rows')) {
     if (failedChecks.some((f) => f.code === check.code)) continue;
     const t = performance.now();
     try {

@@ -5,8 +5,7 @@
  * that answers 404 or other figures under the same identity is the service disagreeing with
  * itself, which is a break (GC_LEDGER_REWRITTEN), never "in flight".
  */
-import type { Drafted } from '../checks/check.js';
-import { CHECKS } from '../checks/index.js';
+import { type Drafted, CHECKS } from '../checks/index.js';
 import { cardRef, entryRef } from '../checks/refs.js';
 import type { EntryFigures, EntryReread, RereadRequest, Rereads } from '../sync/confirm.js';
 

@@ -3,7 +3,8 @@
  * its standing across runs. Pure functions; the store does the I/O.
  */
 import { createHash } from 'node:crypto';
-import type { CheckCode, FindingDraft, RecordRef, Severity } from '../checks/check.js';
+import type { FindingDraft, RecordRef, Severity } from '../checks/check.js';
+import type { CheckCode } from '../checks/index.js';
 import { formatCents } from '../money.js';
 
 /** A finding's standing in the files: every output spells these the same way. */

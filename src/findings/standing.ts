@@ -10,8 +10,8 @@
  * - event breaks (a change between two syncs) are carried forward until accepted; state
  *   breaks are resolved when a complete run no longer finds them.
  */
-import { isTimeSensitive, type Drafted, type FindingDraft } from '../checks/check.js';
-import { CHECKS } from '../checks/index.js';
+import { isTimeSensitive, type FindingDraft } from '../checks/check.js';
+import { type Drafted, CHECKS } from '../checks/index.js';
 import { cardRef } from '../checks/refs.js';
 import type { CardVerdict, Confirmation } from './confirmation.js';
 import { ageDaysOf, detailOf, fingerprintOf, type Acceptance, type Finding, type FindingState } from './finding.js';

@@ -6,8 +6,8 @@
  * only: every decision is in standing.ts.
  */
 import { sql } from 'kysely';
-import type { CheckCode, RecordRef } from '../checks/check.js';
-import { CHECK_CODES } from '../checks/index.js';
+import type { RecordRef } from '../checks/check.js';
+import { type CheckCode, CHECK_CODES } from '../checks/index.js';
 import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
 import type { Mirror } from '../db/mirror.js';
 import { fromSql, toSql } from '../db/rows.js';

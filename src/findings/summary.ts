@@ -2,8 +2,8 @@
  * A check run's summary, computed from its standing (pure): counts that add up (new + open +
  * accepted = the findings in the files), money at stake counted once, ages, the verdict.
  */
-import { SEVERITIES, type CheckCode, type Severity } from '../checks/check.js';
-import { CHECKS } from '../checks/index.js';
+import { SEVERITIES, type Severity } from '../checks/check.js';
+import { type CheckCode, CHECKS } from '../checks/index.js';
 import type { RollForward } from '../checks/rollforward.js';
 import { formatCents } from '../money.js';
 import { AGE_BUCKETS, ageBucketOf, type Finding } from './finding.js';

@@ -4,9 +4,8 @@
  * traced back. Rows stream from SQLite; nothing here holds a whole table in memory except
  * the run's finding codes per record (for the "findings" columns).
  */
-import type { CheckCode } from '../checks/check.js';
+import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { walkCardLedgers } from '../checks/card-ledger.js';
-import { CATALOGUE } from '../checks/index.js';
 import { cardReconciliation } from '../checks/ledger-state.js';
 import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';

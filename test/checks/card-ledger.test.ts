@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { orderByLinks, walkCardLedgers } from '../../src/checks/card-ledger.js';
-import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger, type CheckCode } from '../../src/checks/check.js';
-import { CATALOGUE } from '../../src/checks/index.js';
+import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger } from '../../src/checks/check.js';
+import { CATALOGUE, type CheckCode } from '../../src/checks/index.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0, type Op } from '../support/fixtures.js';
 
-const CARD_CHECKS = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
+const CARD_CHECKS = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');
 const breaksOf = (ledger: CardLedger) => CARD_CHECKS.flatMap((check) => check.inspect(ledger, { options: DEFAULT_CHECK_OPTIONS, merchantId: MERCHANT }).map((f) => ({ code: check.code, severity: check.severity, ...f })));
 
 /** Every card a walk hands out, in order. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger } from '../../src/checks/check.js';
-import { CATALOGUE, CHECKS } from '../../src/checks/index.js';
+import { CATALOGUE, CHECKS, type CheckCode } from '../../src/checks/index.js';
 import { cardLedger, entryOf, MERCHANT, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
 
 const inspect = (check: CardCheck, ledger: CardLedger) => check.inspect(ledger, { options: DEFAULT_CHECK_OPTIONS, merchantId: MERCHANT });
@@ -201,4 +201,4 @@ describe('GC_FOREIGN_MERCHANT', () => {
   });
 });
 
-const CHECKS_CARD = CATALOGUE.filter((c): c is CardCheck => c.kind === 'card');
+const CHECKS_CARD = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Drafted } from '../../src/checks/check.js';
-import { CHECKS } from '../../src/checks/index.js';
+import { CHECKS, type Drafted } from '../../src/checks/index.js';
 import { cardBalanceStake, cardRef, cents, count, entryRef, walletRef } from '../../src/checks/refs.js';
 import { judge, type Confirmation } from '../../src/findings/confirmation.js';
 import { DAY_MS, detailOf, fingerprintOf, type Acceptance } from '../../src/findings/finding.js';
