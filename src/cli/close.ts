@@ -1,7 +1,7 @@
 import { findingsStore } from '../findings/store.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
@@ -24,7 +24,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const period = periodOf(options);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
+  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
   const mirror = openMirrorReadOnly(dbPath);
   const interruption = onInterrupt('the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again', process.stderr, { atOnce: true });
   try {

@@ -1,5 +1,5 @@
 import { existsSync, renameSync } from 'node:fs';
-import { DEFAULT_DB_PATH, openMirrorReadOnly } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { exportHledger } from '../report/hledger-export.js';
 
@@ -18,7 +18,7 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   if (format !== 'hledger') throw new MirrorError(`unknown export format ${format}: the one format is hledger`);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
+  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
   const mirror = openMirrorReadOnly(dbPath);
   try {
     const temporary = `${options.out}.partial`;

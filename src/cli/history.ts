@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { DEFAULT_DB_PATH, lockHolder, openMirrorReadOnly } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, lockHolder, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
 import { columnsThatFit, terminalWidth } from './fit-width.js';
@@ -40,7 +40,7 @@ export interface HistoryRow {
 export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(dbPath)) throw new MirrorError(`there is no mirror at ${dbPath}`);
+  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}`);
   const mirror = openMirrorReadOnly(dbPath);
   try {
     const running = lockHolder(dbPath) !== undefined;

@@ -135,6 +135,24 @@ describe('--db and --out that cannot be used', () => {
   });
 });
 
+describe('a --db that names a database server', () => {
+  it('is refused by every command with one line that names it without its password, and never becomes a folder named postgres:', async () => {
+    const url = 'postgres://analyst:s3cret-pw@db.internal:5432/ledger?schema=merchant_a';
+    const expected = 'ledger-recon: --db postgres://db.internal:5432/ledger (or LEDGER_RECON_DB): this version keeps the mirror in a SQLite file, not in a database server (PostgreSQL mirrors are not built yet); give --db a file path, such as data/ledger.db';
+    for (const args of [['sync'], ['check'], ['sql', 'SELECT 1'], ['history'], ['report'], ['close', '--period', '2026-10'], ['export', 'hledger', '--out', join(dir, 'j.journal')], ['accept', 'abc', '--note', 'n']]) {
+      const result = await runCli([...args, '--db', url], simulatorEnv(sim));
+      expect(oneLine(result), args.join(' ')).toBe(expected);
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+    }
+    // Read from the environment too; the nightly run still prints its one JSON object.
+    const night = await runCli(['run', '--json', '--out', join(dir, 'pg-out')], { ...simulatorEnv(sim), LEDGER_RECON_DB: url });
+    expect(night.status).toBe(2);
+    expect(JSON.parse(night.stdout)).toMatchObject({ verdict: 'FAILED', exitCode: 2, error: { code: 'CONFIG' } });
+    expect(night.stdout + night.stderr).not.toContain('s3cret-pw');
+    expect(readdirSync('.').filter((name) => name.startsWith('postgres'))).toEqual([]);
+  });
+});
+
 describe('a service that does not answer', () => {
   it('gives up on a silent peer after --timeout seconds per attempt and says how to allow longer', async () => {
     // Accepts the connection, reads the request, never answers.
