@@ -3,7 +3,6 @@
  * summary) and the merchant it resolved. The rows come from the checks' store.
  */
 import type { syncRuns } from '../db/schema.js';
-import type { SyncRow } from './store.js';
 
 /** A sync as a check run reads it: its status, its start, and its data edge. */
 export interface SyncEdge {
@@ -18,7 +17,10 @@ export interface SyncEdge {
   cutOffMs: number;
 }
 
-/** A sync row as the checks' store reads it, with its data edge and resolved merchant. */
+/** A sync row as the checks' store reads it. */
+export type SyncRow = { syncRunId: number; status: SyncEdge['status']; error: string | null; startedAtMs: number; summaryJson: string | null };
+
+/** A sync row with its data edge and resolved merchant. */
 export function edgeOf(row: SyncRow): SyncEdge {
   return { syncRunId: row.syncRunId, status: row.status, error: row.error, startedAtMs: row.startedAtMs, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs), merchantId: resolvedMerchantOf(row.summaryJson) };
 }

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { walkCardLedgers, type WalkedCard } from './card-ledger.js';
-import { edgeOf, type SyncEdge } from './ledger-reads.js';
+import type { SyncEdge } from './ledger-reads.js';
 import type { CardCheck, CheckContext, CheckOptions, FindingDraft, RowsCheck } from './check.js';
 import { checksStore, type ChecksStore } from './store.js';
 import { BOOKS_CODES, CATALOGUE, type CheckCode, type Drafted } from './index.js';
@@ -185,5 +185,5 @@ export interface SyncToCheck extends SyncEdge {
 export async function syncToCheck(store: ChecksStore): Promise<SyncToCheck | null> {
   const sync = await store.newestSync();
   if (!sync) return null;
-  return { ...edgeOf(sync), previousSyncRunId: (await store.newestCompletedSync(sync.syncRunId))?.syncRunId ?? null };
+  return { ...sync, previousSyncRunId: (await store.newestCompletedSync(sync.syncRunId))?.syncRunId ?? null };
 }

@@ -10,6 +10,7 @@ import type { MatchStatus } from '../books/match.js';
 import { sql } from 'kysely';
 import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 import { read, type SqlRow } from '../db/sqlite/statement.js';
+import { edgeOf, type SyncEdge } from './ledger-reads.js';
 import { iterateRows, selectList, type RowOf } from '../db/sqlite/typed-rows.js';
 
 /** A coupon as the coupon checks read it. */
@@ -119,9 +120,6 @@ export interface KeyedEntry {
 export function checksStore(context: { mirror: Mirror }): ChecksStore {
   return new ChecksStore(context.mirror);
 }
-
-/** A sync as a check run reads it. */
-export type SyncRow = { syncRunId: number; status: 'running' | 'completed' | 'failed'; error: string | null; startedAtMs: number; summaryJson: string | null };
 
 /** A coupon's history row beside the one before it. */
 export interface CouponStep {
@@ -242,15 +240,17 @@ export class ChecksStore {
   }
 
   /** The mirror's newest sync (whatever its status), or undefined when there is none. */
-  async newestSync(): Promise<SyncRow | undefined> {
-    return this.#syncs().orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+  async newestSync(): Promise<SyncEdge | undefined> {
+    const row = await this.#syncs().orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+    return row && edgeOf(row);
   }
 
   /** The newest completed sync before `beforeSyncRunId` (every completed sync when absent). */
-  async newestCompletedSync(beforeSyncRunId?: number): Promise<SyncRow | undefined> {
+  async newestCompletedSync(beforeSyncRunId?: number): Promise<SyncEdge | undefined> {
     let query = this.#syncs().where('status', '=', 'completed');
     if (beforeSyncRunId !== undefined) query = query.where('sync_run_id', '<', beforeSyncRunId);
-    return query.orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+    const row = await query.orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+    return row && edgeOf(row);
   }
 
   #syncs() {

@@ -12,7 +12,6 @@
  */
 import { walkCardFigures } from '../checks/card-ledger.js';
 import { closingOf, LiabilityTally, type LiabilityFlows } from '../checks/ledger-state.js';
-import { edgeOf } from '../checks/ledger-reads.js';
 import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
@@ -83,7 +82,7 @@ export interface PeriodClose {
 /** The newest completed sync's edge: every ledger entry committed before it is mirrored. */
 export async function dataAsOf(mirror: Mirror): Promise<number | null> {
   const newest = await new ChecksStore(mirror).newestCompletedSync();
-  return newest ? edgeOf(newest).cutOffMs : null;
+  return newest?.cutOffMs ?? null;
 }
 
 /**
@@ -94,9 +93,8 @@ export async function dataAsOf(mirror: Mirror): Promise<number | null> {
  */
 export async function closePeriod(mirror: Mirror, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number; merchantId?: string | null } = {}): Promise<PeriodClose> {
   const store = new ChecksStore(mirror);
-  const newestRow = await store.newestCompletedSync();
-  if (newestRow === undefined) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
-  const newest = edgeOf(newestRow);
+  const newest = await store.newestCompletedSync();
+  if (newest === undefined) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
   // An earlier edge (a past check run's): the service's balances read since are not comparable.
   const asOfMs = Math.min(options.asOfMs ?? newest.cutOffMs, newest.cutOffMs);
   const comparableWithService = asOfMs === newest.cutOffMs;

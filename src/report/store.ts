@@ -82,23 +82,14 @@ const bound = (only: string | null): string[] => (only === null ? [] : [only]);
 export class ReportStore {
   readonly #sqlite: Database.Database;
   readonly #db: MirrorQueries;
-  readonly #mirror: Mirror;
   readonly #dialect: SqlDialect;
 
   constructor(mirror: Mirror) {
     this.#sqlite = mirror.sqlite;
     this.#db = mirror.queries;
-    this.#mirror = mirror;
     this.#dialect = mirror.dialect;
   }
 
-  /**
-   * Runs a report's reads with a smaller page cache: a report streams every table once, and the
-   * sync's 128 MB cache, filled, would only add to its peak memory. The cache is restored after.
-   */
-  async withReportCache<T>(work: () => Promise<T>): Promise<T> {
-    return this.#mirror.withSmallCache(work);
-  }
 
   /** A condition keeping the rows whose `column` is one of the IDs bound as a JSON array. */
   #only(column: string): string {

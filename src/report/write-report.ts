@@ -15,7 +15,6 @@ import { findingsStore, summaryOf, type CheckRunRow, type FindingsStore } from '
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
 import { reportSheets, type ReportScope } from './report-sheets.js';
-import { ReportStore } from './store.js';
 import { writeXlsx } from './xlsx-writer.js';
 
 export interface ReportPaths {
@@ -64,7 +63,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   // The report streams through the mirror once: a small page cache serves it as fast, and keeps
   // a writer's 128 MB cache from filling up under it (the report bench's RSS: 556 MB → see docs).
   try {
-    await new ReportStore(options.mirror).withReportCache(async () => {
+    await options.mirror.withSmallCache(async () => {
       const summary = summaryOf(run);
       await writeXlsx(
         temporary.workbook,
