@@ -6,7 +6,8 @@ import { mirrorFile } from './location.js';
 import type { MirrorLock } from './sqlite/lock.js';
 import * as sqlite from './sqlite/open.js';
 
-export type { Mirror, OpenOptions } from './sqlite/open.js';
+export type { LoadedTable, Mirror, OpenOptions } from './sqlite/open.js';
+export type { Read, SqlConnection, Write } from './connection.js';
 export { DEFAULT_DB_PATH } from './sqlite/open.js';
 export { integrityOf, runReadOnlyStatement, schemaOf, type StatementResult } from './sqlite/investigate.js';
 export type { MirrorQueries } from './sqlite/queries.js';

@@ -15,9 +15,9 @@ export async function syncWallets(context: SyncContext): Promise<void> {
   const readAtMs = Date.now();
   const selected = await dp.getWallets({ selectedOnly: true });
   const selectedIds = new Set(selected.wallets.map((w) => w.walletID));
-  await store.batch(() => {
-    for (const wallet of all.wallets) store.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
-    for (const rejected of [...all.rejected, ...selected.rejected]) store.quarantine('dpWallets', rejected, syncRunId);
+  await store.batch(async () => {
+    for (const wallet of all.wallets) await store.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
+    for (const rejected of [...all.rejected, ...selected.rejected]) await store.quarantine('dpWallets', rejected, syncRunId);
   });
   stats.records = all.wallets.length;
   stats.new = all.wallets.length;

@@ -34,13 +34,13 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       });
       return fetched;
     },
-    write: (element, _position, _walk, fetched) => {
+    write: async (element, _position, _walk, fetched) => {
       const readAtMs = Date.now();
       const record = element.full ?? fetched?.get(element.giftCardId);
       if (record === undefined) return undefined; // minimal, known and unchanged: the mirror's snapshot stands
       if (record === 'missing') return undefined; // listed, then gone before we read it
       if (record instanceof PayloadValidationError) {
-        store.quarantine('giftCards', record, syncRunId);
+        await store.quarantine('giftCards', record, syncRunId);
         context.stats.giftCards.quarantined += 1;
         return undefined;
       }

@@ -36,9 +36,9 @@ export async function syncLedger(context: SyncContext): Promise<void> {
     // A full walk notes each entry it finds again, so that it can tell which ones vanished.
     write: (entry, position, { walkId, mode }) =>
       store.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), { bulkLoad: empty, fullWalkId: mode === 'full' ? walkId : undefined }),
-    onComplete: (checkpoint) => {
+    onComplete: async (checkpoint) => {
       if (checkpoint.mode !== 'full') return;
-      const vanished = store.markVanished(checkpoint.walkId, syncRunId);
+      const vanished = await store.markVanished(checkpoint.walkId, syncRunId);
       stats.notes['vanished'] = vanished;
     },
     finish: async () => {
@@ -70,13 +70,13 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
   const added: string[] = [];
   let position = 0;
   for await (const page of giftcard.listTransactions()) {
-    await store.batch(() => {
+    await store.batch(async () => {
       for (const entry of page.records) {
-        const outcome = store.entry(transactionRow(entry), syncRunId, topUpListOrder(syncRunId, context.topUps, position));
+        const outcome = await store.entry(transactionRow(entry), syncRunId, topUpListOrder(syncRunId, context.topUps, position));
         position += 1;
         if (outcome === 'new') added.push(entry.transactionId);
       }
-      for (const rejected of page.rejected) store.quarantine('giftCardTransactions', rejected, syncRunId);
+      for (const rejected of page.rejected) await store.quarantine('giftCardTransactions', rejected, syncRunId);
     });
     if (!page.hasMore || wholePageBefore(page.records, stopBeforeMs)) break;
   }

@@ -43,11 +43,11 @@ export async function settle(context: SyncContext): Promise<void> {
     context.progress.update('settle', stats);
     return read;
   });
-  await store.batch(() => {
+  await store.batch(async () => {
     for (const { id, record, readAtMs } of reread) {
-      if (record === 'missing') store.missingCard(id, syncRunId, readAtMs);
-      else if (record instanceof PayloadValidationError) store.quarantine('giftCards', record, syncRunId);
-      else store.card(giftCardRow(record), syncRunId, readAtMs);
+      if (record === 'missing') await store.missingCard(id, syncRunId, readAtMs);
+      else if (record instanceof PayloadValidationError) await store.quarantine('giftCards', record, syncRunId);
+      else await store.card(giftCardRow(record), syncRunId, readAtMs);
     }
   });
   stats.notes['cardsReread'] = reread.length;
@@ -74,16 +74,16 @@ async function readUnknownCards(context: SyncContext): Promise<number> {
   const unknown = await store.unknownCards(syncRunId, context.mode === 'full');
   const results = await mapLimit(unknown, context.concurrency, async (id) => ({ id, record: await readCard(context, id), readAtMs: Date.now() }));
   let missing = 0;
-  await store.batch(() => {
+  await store.batch(async () => {
     for (const { id, record, readAtMs } of results) {
       if (record === 'missing') {
-        store.missingCard(id, syncRunId, readAtMs);
+        await store.missingCard(id, syncRunId, readAtMs);
         missing += 1;
       } else if (record instanceof PayloadValidationError) {
-        store.quarantine('giftCards', record, syncRunId);
+        await store.quarantine('giftCards', record, syncRunId);
       } else {
-        store.foundCard(id);
-        store.card(giftCardRow(record), syncRunId, readAtMs);
+        await store.foundCard(id);
+        await store.card(giftCardRow(record), syncRunId, readAtMs);
       }
     }
   });
@@ -99,14 +99,14 @@ async function judgeMovedCards(context: SyncContext, cardIds: readonly string[],
   const { store, syncRunId } = context;
   let inFlight = 0;
   const states = await store.cardStates(cardIds);
-  await store.batch(() => {
+  await store.batch(async () => {
     for (const s of states) {
       if (!disagrees(s)) continue;
       const first = firstRead.get(s.gift_card_id);
       const moved = first !== undefined && (first.remaining !== s.remaining || first.status !== s.status);
       const ledgerAhead = s.tail_created_ms > s.updated_at_ms;
       if (!moved && !ledgerAhead) continue; // it stood still and still disagrees: a break, for the checker
-      store.inFlight(
+      await store.inFlight(
         syncRunId,
         s.gift_card_id,
         moved ? `it went from ${first?.status} ${cents(first?.remaining)} to ${s.status} ${cents(s.remaining)} (version ${first?.version} to ${s.version}) during the sync` : 'ledger entries arrived after the card was read',

@@ -6,10 +6,8 @@
  * checkpoint. The hot writes are prepared statements bound by position: a bulk load, the one
  * place where SQL stays hand-written (#31); each read's row type comes from the schema.
  */
-import type Database from 'better-sqlite3';
-import type { Mirror, MirrorQueries } from '../db/mirror.js';
-import { createCardIndexes, createCouponIndexes, createLedgerIndexes, dropCardIndexes, dropCouponIndexes, dropLedgerIndexes, isEmpty } from '../db/sqlite/indexes.js';
-import { pluck, read, write, type Read, type SqlRow, type Write } from '../db/sqlite/statement.js';
+import type { Read, SqlConnection, SqlRow, Write } from '../db/connection.js';
+import type { LoadedTable, Mirror, MirrorQueries } from '../db/mirror.js';
 import type { PayloadValidationError } from '../errors.js';
 import { carriesSecret, redact } from '../log.js';
 import type { Resource } from '../api/wire-types.js';
@@ -47,13 +45,7 @@ const fromExcluded = (columns: readonly string[]): string => columns.map((column
 const LISTED_KEYS = { coupons: 'coupon_id', dp_orders: 'order_id', dp_products: 'product_id' } as const;
 export type ListedTable = keyof typeof LISTED_KEYS;
 
-/** The tables a first sync loads in bulk, their indexes dropped and built after. */
-export type LoadedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons';
-const LOADS: Record<LoadedTable, { drop: (sqlite: Database.Database) => void; create: (sqlite: Database.Database, syncRunId: number) => number }> = {
-  gift_cards: { drop: dropCardIndexes, create: (sqlite) => (createCardIndexes(sqlite), 0) },
-  gift_card_transactions: { drop: dropLedgerIndexes, create: createLedgerIndexes },
-  coupons: { drop: dropCouponIndexes, create: (sqlite) => (createCouponIndexes(sqlite), 0) },
-};
+export type { LoadedTable } from '../db/mirror.js';
 
 /** The mirrored lists whose size a walk expects. */
 export type CountedTable = LoadedTable | 'dp_products' | 'dp_orders';
@@ -96,7 +88,7 @@ export interface Checkpoint {
 export class SyncStore {
   readonly #s;
   readonly #unlisted: Record<ListedTable, { select: Read<string>; mark: Write }>;
-  readonly #sqlite: Database.Database;
+  readonly #c: SqlConnection;
   readonly #db: MirrorQueries;
   readonly #mirror: Mirror;
 
@@ -104,23 +96,23 @@ export class SyncStore {
   readonly #secrets: readonly string[];
 
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
-    const sqlite = mirror.sqlite;
-    this.#sqlite = sqlite;
+    const c = mirror.connection;
+    this.#c = c;
     this.#db = mirror.queries;
     this.#mirror = mirror;
     this.#secrets = secrets;
-    const p = (sql: string) => write(sqlite, sql);
+    const p = (sql: string) => c.write(sql);
     const unlisted = (table: ListedTable) => ({
-      select: pluck<string>(sqlite, `SELECT ${LISTED_KEYS[table]} FROM ${table} WHERE vanished_sync_run_id IS NULL`),
+      select: c.pluck<string>(`SELECT ${LISTED_KEYS[table]} FROM ${table} WHERE vanished_sync_run_id IS NULL`),
       mark: p(`UPDATE ${table} SET vanished_sync_run_id = ? WHERE ${LISTED_KEYS[table]} = ?`),
     });
     this.#unlisted = { coupons: unlisted('coupons'), dp_orders: unlisted('dp_orders'), dp_products: unlisted('dp_products') };
     this.#s = {
-      cardGet: read<SqlRow<'gift_cards', 'status' | 'remaining_balance_cents' | 'version' | 'raw_json'>>(sqlite, 'SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
+      cardGet: c.read<SqlRow<'gift_cards', 'status' | 'remaining_balance_cents' | 'version' | 'raw_json'>>('SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
       cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
       cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
-      entryGet: read<SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
+      entryGet: c.read<SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>>('SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
       entryInsert: p(
         mirror.dialect.insertOrSkip('gift_card_transactions', [
@@ -133,11 +125,11 @@ export class SyncStore {
       entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, entry_id) VALUES (?, ?)'),
       entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
       // Entries first mirrored by this walk were seen by it; earlier ones must be in its seen list.
-      vanishedSelect: read<SqlRow<'gift_card_transactions', 'transaction_id' | 'raw_json'>>(sqlite, `SELECT transaction_id, raw_json FROM gift_card_transactions
+      vanishedSelect: c.read<SqlRow<'gift_card_transactions', 'transaction_id' | 'raw_json'>>(`SELECT transaction_id, raw_json FROM gift_card_transactions
         WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND entry_id NOT IN (SELECT entry_id FROM ledger_walk_seen WHERE walk_id = @walkId)`),
       seenClear: p('DELETE FROM ledger_walk_seen'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
-      couponGet: read<SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
+      couponGet: c.read<SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>>('SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
       couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
         ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
       couponHistory: p('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)'),
@@ -145,13 +137,13 @@ export class SyncStore {
         ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, requested_at_ms = excluded.requested_at_ms, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
       product: p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @raw_json)
         ON CONFLICT (product_id) DO UPDATE SET product_name = excluded.product_name, display_name = excluded.display_name, currency = excluded.currency, vanished_sync_run_id = NULL, raw_json = excluded.raw_json`),
-      productGet: read<SqlRow<'dp_products', 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT raw_json, vanished_sync_run_id FROM dp_products WHERE product_id = ?'),
+      productGet: c.read<SqlRow<'dp_products', 'raw_json' | 'vanished_sync_run_id'>>('SELECT raw_json, vanished_sync_run_id FROM dp_products WHERE product_id = ?'),
       variantsDelete: p('DELETE FROM dp_variants WHERE product_id = ?'),
       variant: p(`INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json)
         VALUES (@variant_id, @product_id, @variant_name, @mrp_cents, @price_cents, @converted_selling_price_cents, @stock, @raw_json)
         ON CONFLICT (variant_id) DO UPDATE SET product_id = excluded.product_id, variant_name = excluded.variant_name, mrp_cents = excluded.mrp_cents, price_cents = excluded.price_cents,
         converted_selling_price_cents = excluded.converted_selling_price_cents, stock = excluded.stock, raw_json = excluded.raw_json`),
-      orderGet: read<SqlRow<'dp_orders', 'status' | 'fulfillment_status' | 'raw_json' | 'vanished_sync_run_id'>>(sqlite, 'SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?'),
+      orderGet: c.read<SqlRow<'dp_orders', 'status' | 'fulfillment_status' | 'raw_json' | 'vanished_sync_run_id'>>('SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?'),
       orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
         VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @raw_json)
         ON CONFLICT (order_id) DO UPDATE SET external_ref_id = excluded.external_ref_id, dp_id = excluded.dp_id, type = excluded.type, status = excluded.status, fulfillment_status = excluded.fulfillment_status,
@@ -168,14 +160,12 @@ export class SyncStore {
       missing: p('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms'),
       found: p('DELETE FROM missing_gift_cards WHERE gift_card_id = ?'),
       inFlight: p('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?) ON CONFLICT (sync_run_id, gift_card_id) DO UPDATE SET detail = excluded.detail'),
-      cardStatus: pluck<string>(sqlite, 'SELECT status FROM gift_cards WHERE gift_card_id = ?'),
-      cardState: read<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'>>(sqlite, 'SELECT version, remaining_balance_cents, status FROM gift_cards WHERE gift_card_id = ?'),
-      entryState: read<MirroredEntry>(
-        sqlite,
-        'SELECT gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, created_at_ms, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?',
+      cardStatus: c.pluck<string>('SELECT status FROM gift_cards WHERE gift_card_id = ?'),
+      cardState: c.read<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'>>('SELECT version, remaining_balance_cents, status FROM gift_cards WHERE gift_card_id = ?'),
+      entryState: c.read<MirroredEntry>('SELECT gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, created_at_ms, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?',
       ),
-      newestEntry: pluck<number | null>(sqlite, 'SELECT MAX(created_at_ms) FROM gift_card_transactions'),
-      checkpointGet: read<SqlRow<'sync_checkpoints'>>(sqlite, 'SELECT * FROM sync_checkpoints WHERE resource = ?'),
+      newestEntry: c.pluck<number | null>('SELECT MAX(created_at_ms) FROM gift_card_transactions'),
+      checkpointGet: c.read<SqlRow<'sync_checkpoints'>>('SELECT * FROM sync_checkpoints WHERE resource = ?'),
       checkpointPut: p(`INSERT INTO sync_checkpoints (resource, walk_id, mode, cursor, pages, records, stop_before_ms, done, updated_at_ms) VALUES (@resource, @walkId, @mode, @cursor, @pages, @records, @stopBeforeMs, @done, @updatedAtMs)
         ON CONFLICT (resource) DO UPDATE SET walk_id = excluded.walk_id, mode = excluded.mode, cursor = excluded.cursor, pages = excluded.pages, records = excluded.records, stop_before_ms = excluded.stop_before_ms, done = excluded.done, updated_at_ms = excluded.updated_at_ms`),
     };
@@ -186,8 +176,8 @@ export class SyncStore {
    * commits, or none. The batch runs whole before any other work on the connection (walks read
    * at the same time never share a transaction).
    */
-  async batch<T>(work: () => T): Promise<T> {
-    return this.#sqlite.transaction(work)();
+  async batch<T>(work: () => Promise<T>): Promise<T> {
+    return this.#c.transaction(work);
   }
 
   /**
@@ -195,9 +185,7 @@ export class SyncStore {
    * and built once, sorted, by {@link endLoad}. @returns whether this is a bulk load.
    */
   async beginLoad(table: LoadedTable): Promise<boolean> {
-    const empty = isEmpty(this.#sqlite, table);
-    if (empty) LOADS[table].drop(this.#sqlite);
-    return empty;
+    return this.#mirror.beginLoad(table);
   }
 
   /**
@@ -206,7 +194,7 @@ export class SyncStore {
    * first row, credited to `syncRunId`. @returns how many rows collapsed.
    */
   async endLoad(table: LoadedTable, syncRunId: number): Promise<number> {
-    return LOADS[table].create(this.#sqlite, syncRunId);
+    return this.#mirror.endLoad(table, syncRunId);
   }
 
   /** The records of a mirrored list the service still listed when last read: the next walk's expectation. */
@@ -221,7 +209,7 @@ export class SyncStore {
     const statusOf = this.#s.cardStatus;
     const found = new Map<string, string>();
     for (const id of giftCardIds) {
-      const status = statusOf.get(id);
+      const status = await statusOf.get(id);
       if (status !== undefined) found.set(id, status);
     }
     return found;
@@ -229,7 +217,7 @@ export class SyncStore {
 
   /** The newest mirrored entry's creation time (0: none). */
   async newestEntryMs(): Promise<number> {
-    return this.#s.newestEntry.get() ?? 0;
+    return (await this.#s.newestEntry.get()) ?? 0;
   }
 
   /** One record ID of each merchant in `table` (the most numerous merchants first), at most `limit`. */
@@ -321,13 +309,12 @@ export class SyncStore {
    * in flight, read again whether or not they moved since.
    */
   async activeCards(syncRunId: number, since: number): Promise<Set<string>> {
-    const active = pluck<string>(
-      this.#sqlite,
+    const active = this.#c.pluck<string>(
       `SELECT DISTINCT gift_card_id FROM gift_card_transactions WHERE first_sync_run_id > @since
        UNION SELECT gift_card_id FROM gift_card_history WHERE sync_run_id = @run
        UNION SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id >= @since AND sync_run_id < @run`,
     );
-    return new Set(active.all({ run: syncRunId, since }));
+    return new Set(await active.all({ run: syncRunId, since }));
   }
 
   /**
@@ -337,20 +324,20 @@ export class SyncStore {
    * unlisted cards are never sought.
    */
   async cardStates(cards: Iterable<string> | 'all'): Promise<CardState[]> {
-    const sqlite = this.#sqlite;
-    return sqlite.transaction(() => {
-      const settleCards = this.#mirror.dialect.temporary('settle_cards');
-      sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM ${settleCards};`);
+    const c = this.#c;
+    return c.transaction(async () => {
+      const settleCards = c.dialect.temporary('settle_cards');
+      await c.exec(`CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM ${settleCards};`);
       if (cards === 'all') {
-        sqlite.exec(`INSERT INTO ${settleCards} SELECT gift_card_id FROM gift_cards`);
+        await c.exec(`INSERT INTO ${settleCards} SELECT gift_card_id FROM gift_cards`);
       } else {
         // One transaction: committed one by one, each insert wrote a page and its journal copy
         // to the temporary file (165 MB for the 4,780 cards a 1 % night moves).
-        const insert = sqlite.prepare(this.#mirror.dialect.insertOrSkip(settleCards, ['gift_card_id']));
-        for (const id of cards) insert.run(id);
+        const insert = c.write(c.dialect.insertOrSkip(settleCards, ['gift_card_id']));
+        for (const id of cards) await insert.run(id);
       }
-      return read<CardState>(sqlite, cardStateSql(settleCards)).all();
-    })();
+      return c.read<CardState>(cardStateSql(settleCards)).all();
+    });
   }
 
   /**
@@ -360,8 +347,7 @@ export class SyncStore {
    */
   async unknownCards(syncRunId: number, everyEntry: boolean): Promise<string[]> {
     const scope = everyEntry ? '' : 'AND (t.first_sync_run_id = @run OR t.gift_card_id IN (SELECT gift_card_id FROM missing_gift_cards))';
-    return pluck<string>(
-      this.#sqlite,
+    return this.#c.pluck<string>(
       `SELECT DISTINCT t.gift_card_id FROM gift_card_transactions t
        LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
        LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id AND m.sync_run_id = @run
@@ -371,18 +357,23 @@ export class SyncStore {
 
   /** The cards of the given ledger entries. */
   async cardsOfEntries(transactionIds: readonly string[]): Promise<string[]> {
-    const card = pluck<string>(this.#sqlite, 'SELECT gift_card_id FROM gift_card_transactions WHERE transaction_id = ?');
-    return transactionIds.flatMap((id) => card.get(id) ?? []);
+    const card = this.#c.pluck<string>('SELECT gift_card_id FROM gift_card_transactions WHERE transaction_id = ?');
+    const cards: string[] = [];
+    for (const id of transactionIds) {
+      const found = await card.get(id);
+      if (found !== undefined) cards.push(found);
+    }
+    return cards;
   }
 
   /** A card as mirrored, for a re-read to compare with. */
   async mirroredCard(giftCardId: string): Promise<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'> | undefined> {
-    return this.#s.cardState.get(giftCardId);
+    return await this.#s.cardState.get(giftCardId);
   }
 
   /** A ledger entry as mirrored, for a re-read to compare with. */
   async mirroredEntry(transactionId: string): Promise<MirroredEntry | undefined> {
-    return this.#s.entryState.get(transactionId);
+    return await this.#s.entryState.get(transactionId);
   }
 
   /**
@@ -395,21 +386,21 @@ export class SyncStore {
   }
 
   /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
-  card(read: GiftCardRow, syncRunId: number, readAtMs: number): WriteOutcome {
+  async card(read: GiftCardRow, syncRunId: number, readAtMs: number): Promise<WriteOutcome> {
     const row = this.storable(read);
-    const before = this.#s.cardGet.get(row.gift_card_id);
+    const before = await this.#s.cardGet.get(row.gift_card_id);
     const values = [...CARD_COLUMNS.map((column) => row[column]), readAtMs, syncRunId];
     if (!before) {
-      this.#s.cardInsert.run(...values, syncRunId);
-      this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+      await this.#s.cardInsert.run(...values, syncRunId);
+      await this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
       return 'new';
     }
     // Unchanged: nothing to write. Its snapshot keeps the sync that last saw it change, and
     // the settle pass re-reads it if its ledger moved since.
     if (before.raw_json === row.raw_json) return 'same';
-    this.#s.cardUpdate.run(...values, row.gift_card_id);
+    await this.#s.cardUpdate.run(...values, row.gift_card_id);
     if (before.status === row.status && before.remaining_balance_cents === row.remaining_balance_cents && before.version === row.version) return 'changed';
-    this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+    await this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
     return 'changed';
   }
 
@@ -419,23 +410,23 @@ export class SyncStore {
    * lookup is skipped); otherwise most entries are known and the lookup comes first. A --full
    * walk passes its ID: an entry the mirror held before is then noted as found by that walk.
    */
-  entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): WriteOutcome {
+  async entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): Promise<WriteOutcome> {
     const row = this.storable(read);
-    let before = how.bulkLoad ? undefined : this.#s.entryGet.get(row.transaction_id);
+    let before = how.bulkLoad ? undefined : await this.#s.entryGet.get(row.transaction_id);
     if (!before) {
-      const inserted = this.#s.entryInsert.run(
+      const inserted = await this.#s.entryInsert.run(
         row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
         row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
       );
-      if (inserted.changes === 1) return 'new';
-      before = this.#s.entryGet.get(row.transaction_id);
+      if (inserted === 1) return 'new';
+      before = await this.#s.entryGet.get(row.transaction_id);
       if (!before) throw new Error(`ledger entry ${row.transaction_id} neither inserted nor found`);
     }
-    if (how.fullWalkId !== undefined) this.#s.entrySeen.run(how.fullWalkId, before.entry_id);
+    if (how.fullWalkId !== undefined) await this.#s.entrySeen.run(how.fullWalkId, before.entry_id);
     // Unchanged: nothing to write.
     if (before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
-    if (before.raw_json !== row.raw_json) this.#s.entryVersion.run(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
-    this.#s.entryUpdate.run(row);
+    if (before.raw_json !== row.raw_json) await this.#s.entryVersion.run(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
+    await this.#s.entryUpdate.run(row);
     return 'changed';
   }
 
@@ -448,23 +439,24 @@ export class SyncStore {
    * Records the new services list again (the same service at a new address) come back as read.
    */
   async retireBinding(syncRunId: number): Promise<void> {
-    this.#sqlite.transaction(() => {
-      this.#sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL').run(syncRunId);
-      for (const table of ['missing_gift_cards', 'gift_cards', 'coupons', 'dp_products', 'dp_orders', 'sync_checkpoints', 'ledger_walk_seen']) this.#sqlite.prepare(`DELETE FROM ${table}`).run();
-    })();
+    const c = this.#c;
+    await c.transaction(async () => {
+      await c.write('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL').run(syncRunId);
+      for (const table of ['missing_gift_cards', 'gift_cards', 'coupons', 'dp_products', 'dp_orders', 'sync_checkpoints', 'ledger_walk_seen']) await c.write(`DELETE FROM ${table}`).run();
+    });
   }
 
   /**
    * After a complete --full walk: the entries the mirror held before it that it did not find
    * have vanished from the service. Empties the walk's seen list.
    */
-  markVanished(walkId: number, syncRunId: number): number {
-    const gone = this.#s.vanishedSelect.all({ walkId });
+  async markVanished(walkId: number, syncRunId: number): Promise<number> {
+    const gone = await this.#s.vanishedSelect.all({ walkId });
     for (const entry of gone) {
-      this.#s.entryVersion.run(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
-      this.#s.vanishedMark.run(syncRunId, entry.transaction_id);
+      await this.#s.entryVersion.run(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
+      await this.#s.vanishedMark.run(syncRunId, entry.transaction_id);
     }
-    this.#s.seenClear.run();
+    await this.#s.seenClear.run();
     return gone.length;
   }
 
@@ -472,79 +464,79 @@ export class SyncStore {
    * After a walk that read a whole list in one go: its records the list no longer returned
    * are marked vanished in this sync (they stay in the mirror as last read).
    */
-  markUnlisted(table: ListedTable, listed: ReadonlySet<string>, syncRunId: number): number {
+  async markUnlisted(table: ListedTable, listed: ReadonlySet<string>, syncRunId: number): Promise<number> {
     const { select, mark } = this.#unlisted[table];
-    const gone = select.all().filter((id) => !listed.has(id));
-    for (const id of gone) mark.run(syncRunId, id);
+    const gone = (await select.all()).filter((id) => !listed.has(id));
+    for (const id of gone) await mark.run(syncRunId, id);
     return gone.length;
   }
 
-  coupon(read: CouponRow, syncRunId: number): WriteOutcome {
+  async coupon(read: CouponRow, syncRunId: number): Promise<WriteOutcome> {
     const row = this.storable(read);
-    const before = this.#s.couponGet.get(row.coupon_id);
+    const before = await this.#s.couponGet.get(row.coupon_id);
     // Unchanged: nothing to write, so a night with no change leaves the table as it was.
     if (before && before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
-    this.#s.couponUpsert.run(...COUPON_COLUMNS.map((column) => row[column]), syncRunId);
+    await this.#s.couponUpsert.run(...COUPON_COLUMNS.map((column) => row[column]), syncRunId);
     if (!before || before.status !== row.status || before.redemption_count !== row.redemption_count || before.version !== row.version) {
-      this.#s.couponHistory.run(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
+      await this.#s.couponHistory.run(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
     }
     return before ? 'changed' : 'new';
   }
 
   /** A wallet as read between `requestedAtMs` (the request sent) and `readAtMs` (the answer received). */
-  wallet(read: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): void {
+  async wallet(read: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): Promise<void> {
     const row = this.storable(read);
-    this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
+    await this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
   }
 
-  product(read: ProductRows): WriteOutcome {
+  async product(read: ProductRows): Promise<WriteOutcome> {
     const rows = { product: this.storable(read.product), variants: read.variants.map((variant) => this.storable(variant)) };
-    const before = this.#s.productGet.get(rows.product.product_id);
+    const before = await this.#s.productGet.get(rows.product.product_id);
     if (before && before.raw_json === rows.product.raw_json && before.vanished_sync_run_id === null) return 'same';
-    this.#s.product.run(rows.product);
+    await this.#s.product.run(rows.product);
     if (before && before.raw_json === rows.product.raw_json) return 'changed'; // listed again, as it was
-    this.#s.variantsDelete.run(rows.product.product_id);
-    for (const variant of rows.variants) this.#s.variant.run(variant);
+    await this.#s.variantsDelete.run(rows.product.product_id);
+    for (const variant of rows.variants) await this.#s.variant.run(variant);
     return before ? 'changed' : 'new';
   }
 
   /** Upserts an order with its lines and vouchers; a history row marks a status or fulfilment change. */
-  order(read: OrderRows, syncRunId: number): WriteOutcome {
+  async order(read: OrderRows, syncRunId: number): Promise<WriteOutcome> {
     const rows = { ...read, order: this.storable(read.order) };
     const { order } = rows;
-    const before = this.#s.orderGet.get(order.order_id);
+    const before = await this.#s.orderGet.get(order.order_id);
     if (before && before.raw_json === order.raw_json && before.vanished_sync_run_id === null) return 'same';
-    this.#s.orderUpsert.run({ ...order, sync_run_id: syncRunId });
-    this.#s.vouchersDelete.run(order.order_id);
-    this.#s.linesDelete.run(order.order_id);
-    for (const line of rows.lines) this.#s.line.run(line);
-    for (const voucher of rows.vouchers) this.#s.voucher.run(voucher);
+    await this.#s.orderUpsert.run({ ...order, sync_run_id: syncRunId });
+    await this.#s.vouchersDelete.run(order.order_id);
+    await this.#s.linesDelete.run(order.order_id);
+    for (const line of rows.lines) await this.#s.line.run(line);
+    for (const voucher of rows.vouchers) await this.#s.voucher.run(voucher);
     if (!before || before.status !== order.status || before.fulfillment_status !== order.fulfillment_status) {
-      this.#s.orderHistory.run(order.order_id, syncRunId, order.status, order.fulfillment_status, order.updated_at_ms);
+      await this.#s.orderHistory.run(order.order_id, syncRunId, order.status, order.fulfillment_status, order.updated_at_ms);
     }
     return before ? 'changed' : 'new';
   }
 
   /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
-  quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): void {
+  async quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): Promise<void> {
     const raw = redact(storedRawJson(error.raw), this.#secrets);
-    this.#s.quarantine.run(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
+    await this.#s.quarantine.run(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
   }
 
-  missingCard(giftCardId: string, syncRunId: number, checkedAtMs: number): void {
-    this.#s.missing.run(giftCardId, syncRunId, checkedAtMs);
+  async missingCard(giftCardId: string, syncRunId: number, checkedAtMs: number): Promise<void> {
+    await this.#s.missing.run(giftCardId, syncRunId, checkedAtMs);
   }
 
-  foundCard(giftCardId: string): void {
-    this.#s.found.run(giftCardId);
+  async foundCard(giftCardId: string): Promise<void> {
+    await this.#s.found.run(giftCardId);
   }
 
-  inFlight(syncRunId: number, giftCardId: string, detail: string): void {
-    this.#s.inFlight.run(syncRunId, giftCardId, detail);
+  async inFlight(syncRunId: number, giftCardId: string, detail: string): Promise<void> {
+    await this.#s.inFlight.run(syncRunId, giftCardId, detail);
   }
 
   async checkpoint(resource: string): Promise<Checkpoint | undefined> {
-    const row = this.#s.checkpointGet.get(resource);
+    const row = await this.#s.checkpointGet.get(resource);
     if (!row) return undefined;
     return { resource: row.resource, walkId: row.walk_id, mode: row.mode, cursor: row.cursor, pages: row.pages, records: row.records, stopBeforeMs: row.stop_before_ms, done: Boolean(row.done) };
   }
@@ -554,8 +546,8 @@ export class SyncStore {
    * received but never stored: the checkpoint keeps no cursor, and a resumed walk starts the
    * list again from its head.
    */
-  saveCheckpoint(checkpoint: Checkpoint): void {
+  async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
     const cursor = checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#secrets) ? null : checkpoint.cursor;
-    this.#s.checkpointPut.run({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
+    await this.#s.checkpointPut.run({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
   }
 }

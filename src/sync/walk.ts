@@ -24,13 +24,13 @@ export interface WalkSpec<T, P> {
    * Writes one record inside the page's transaction; `position` counts records in this walk,
    * and `walk` is its checkpoint before the page (the walk's ID and mode).
    */
-  write: (record: T, position: number, walk: Checkpoint, prepared: P | undefined) => WriteOutcome | undefined;
+  write: (record: T, position: number, walk: Checkpoint, prepared: P | undefined) => Promise<WriteOutcome | undefined>;
   /** For a new walk: the createdAt (ms) below which an incremental walk may stop. */
   stopBeforeMs?: () => number | null;
   /** Whether the walk has gone far enough after this page (incremental ledger). */
   stopAfter?: (page: Page<T>, checkpoint: Checkpoint) => boolean;
   /** Inside the last page's transaction, once the walk is complete. */
-  onComplete?: (checkpoint: Checkpoint) => void;
+  onComplete?: (checkpoint: Checkpoint) => Promise<void>;
   /**
    * For a list read whole every run: once one walk has read all of it, the table's records it
    * did not return (valid or quarantined, matched by the field `idField`) are marked vanished.
@@ -76,9 +76,9 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
 
   for (let restarts = 0; ; restarts += 1) {
     // Pages commit in batches: the pages read since the last commit are written, with the
-    // checkpoint after the last of them, in one synchronous transaction, so no row is ever
-    // committed without its checkpoint, and walks that run at the same time on the one
-    // connection never share a transaction (JavaScript runs one synchronous block at a time).
+    // checkpoint after the last of them, in one transaction, so no row is ever committed
+    // without its checkpoint, and walks that run at the same time on the one connection never
+    // share a transaction (the connection runs its transactions one after another).
     // Fewer, larger commits write each touched index page to the WAL once instead of per page.
     let pending: Array<{ page: Page<T>; prepared: P | undefined; before: Checkpoint }> = [];
     let batchRecords = 0;
@@ -87,18 +87,18 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       if (pending.length === 0) return;
       const pages = pending;
       pending = [];
-      await store.batch(() => {
+      await store.batch(async () => {
         for (const { page, prepared, before } of pages) {
-          page.records.forEach((record, i) => {
-            const outcome = spec.write(record, before.records + i, before, prepared);
+          for (const [i, record] of page.records.entries()) {
+            const outcome = await spec.write(record, before.records + i, before, prepared);
             if (outcome === 'new') stats.new += 1;
             else if (outcome === 'changed') stats.changed += 1;
-          });
-          for (const rejected of page.rejected) store.quarantine(spec.quarantineAs, rejected, syncRunId);
+          }
+          for (const rejected of page.rejected) await store.quarantine(spec.quarantineAs, rejected, syncRunId);
         }
-        if (checkpoint.done) spec.onComplete?.(checkpoint);
-        if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = store.markUnlisted(spec.unlisted.table, listed, syncRunId);
-        store.saveCheckpoint(checkpoint);
+        if (checkpoint.done) await spec.onComplete?.(checkpoint);
+        if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = await store.markUnlisted(spec.unlisted.table, listed, syncRunId);
+        await store.saveCheckpoint(checkpoint);
       });
       context.checkpointer.afterCommit();
       batchRecords = 0;

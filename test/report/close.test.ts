@@ -45,20 +45,20 @@ async function mirrorOf(cards: CardSpec[], asOf: string): Promise<{ mirror: Mirr
   const writer = new SyncStore(mirror);
   const ids = cards.map(() => randomUUID());
   let listOrder = 0;
-  await writer.batch(() => {
-    cards.forEach((spec, i) => {
+  await writer.batch(async () => {
+    for (const [i, spec] of cards.entries()) {
       const giftCardId = ids[i]!;
       const last = spec.entries.at(-1);
       const card: GiftCard = {
         giftCardId, merchantId: MERCHANT, programId: spec.program, status: 'ACTIVE', currency: spec.currency, initialBalance: spec.initial,
         remainingBalance: spec.remaining ?? last?.after ?? spec.initial, issuedAt: spec.issued, expiresAt: '2030-01-01T00:00:00Z', version: spec.entries.length, createdAt: spec.issued, updatedAt: spec.issued,
       };
-      writer.card(giftCardRow(card), 1, asOfMs);
+      await writer.card(giftCardRow(card), 1, asOfMs);
       for (const e of spec.entries) {
         const entry: Transaction = { transactionId: randomUUID(), giftCardId, type: e.type, amount: e.amount, balanceBefore: e.before, balanceAfter: e.after, referenceId: `REF-${listOrder}`, idempotencyKey: randomUUID(), createdAt: e.at };
-        writer.entry(transactionRow(entry), 1, (listOrder += 1));
+        await writer.entry(transactionRow(entry), 1, (listOrder += 1));
       }
-    });
+    }
   });
   return { mirror, path, ids };
 }

@@ -44,8 +44,8 @@ describe("the ledger's bulk load", () => {
     const withIndexes = indexNames();
     const writer = new SyncStore(mirror);
     dropLedgerIndexes(mirror.sqlite);
-    await writer.batch(() => {
-      [entry('a', 10), entry('b', 20), entry('a', 10), entry('c', 30), entry('b', 25), entry('b', 26)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i, { bulkLoad: true }));
+    await writer.batch(async () => {
+      for (const [i, e] of [entry('a', 10), entry('b', 20), entry('a', 10), entry('c', 30), entry('b', 25), entry('b', 26)].entries()) await writer.entry(transactionRow(e), 1, -i, { bulkLoad: true });
     });
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(6);
 
@@ -73,7 +73,9 @@ describe("the ledger's bulk load", () => {
     const withIndexes = indexNames();
     dropLedgerIndexes(mirror.sqlite);
     const writer = new SyncStore(mirror);
-    await writer.batch(() => [entry('a', 10), entry('a', 10)].forEach((e, i) => writer.entry(transactionRow(e), 1, -i, { bulkLoad: true })));
+    await writer.batch(async () => {
+      for (const [i, e] of [entry('a', 10), entry('a', 10)].entries()) await writer.entry(transactionRow(e), 1, -i, { bulkLoad: true });
+    });
     mirror.close();
     const warnings: string[] = [];
     mirror = openMirror(join(dir, 'ledger.db'), { warn: (message) => warnings.push(message) });
@@ -85,7 +87,7 @@ describe("the ledger's bulk load", () => {
     mirror = openMirror(join(dir, 'ledger.db'), { warn: (message) => warnings.push(message) });
     expect(warnings).toHaveLength(1);
     // With the unique index back, an entry seen again is an update, not a second row.
-    expect(new SyncStore(mirror).entry(transactionRow(entry('a', 10)), 2, 5)).toBe('same');
+    expect(await new SyncStore(mirror).entry(transactionRow(entry('a', 10)), 2, 5)).toBe('same');
   });
 });
 
@@ -97,13 +99,15 @@ describe('a --full walk over a mirror that held entries before it', () => {
       fc.asyncProperty(fc.array(state, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 3 }), async (earlier, newOnes) => {
         mirror.sqlite.exec('DELETE FROM gift_card_transactions; DELETE FROM gift_card_transaction_versions; DELETE FROM ledger_walk_seen;');
         const id = (i: number) => `e${i}`;
-        await writer.batch(() => earlier.forEach((_, i) => writer.entry(transactionRow(entry(id(i), 10)), 1, -i)));
+        await writer.batch(async () => {
+          for (const i of earlier.keys()) await writer.entry(transactionRow(entry(id(i), 10)), 1, -i);
+        });
         earlier.forEach((e, i) => e.vanishedBefore && mirror.sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE transaction_id = ?').run(id(i)));
 
         // Walk 2, in sync 2: the entries it finds (some changed), then a few it sees for the first time.
-        const vanished = await writer.batch(() => {
-          earlier.forEach((e, i) => e.found && writer.entry(transactionRow(entry(id(i), e.changed ? 11 : 10)), 2, -i, { fullWalkId: 2 }));
-          for (let n = 0; n < newOnes; n += 1) writer.entry(transactionRow(entry(`new${n}`, 5)), 2, 100 + n, { fullWalkId: 2 });
+        const vanished = await writer.batch(async () => {
+          for (const [i, e] of earlier.entries()) if (e.found) await writer.entry(transactionRow(entry(id(i), e.changed ? 11 : 10)), 2, -i, { fullWalkId: 2 });
+          for (let n = 0; n < newOnes; n += 1) await writer.entry(transactionRow(entry(`new${n}`, 5)), 2, 100 + n, { fullWalkId: 2 });
           return writer.markVanished(2, 2);
         });
 

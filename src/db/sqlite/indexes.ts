@@ -150,3 +150,24 @@ function indexName(statement: string): string {
   return name;
 }
 
+
+/** The tables a first sync loads in bulk, their indexes dropped and built after. */
+export type LoadedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons';
+
+const LOADS: Record<LoadedTable, { drop: (sqlite: Database.Database) => void; create: (sqlite: Database.Database, syncRunId: number) => number }> = {
+  gift_cards: { drop: dropCardIndexes, create: (sqlite) => (createCardIndexes(sqlite), 0) },
+  gift_card_transactions: { drop: dropLedgerIndexes, create: createLedgerIndexes },
+  coupons: { drop: dropCouponIndexes, create: (sqlite) => (createCouponIndexes(sqlite), 0) },
+};
+
+/** Before a walk of `table`: an empty table is loaded in bulk, its indexes dropped. @returns whether it is. */
+export function beginLoad(sqlite: Database.Database, table: LoadedTable): boolean {
+  const empty = isEmpty(sqlite, table);
+  if (empty) LOADS[table].drop(sqlite);
+  return empty;
+}
+
+/** After a walk of `table`: builds what {@link beginLoad} dropped. @returns how many ledger rows collapsed (see createLedgerIndexes). */
+export function endLoad(sqlite: Database.Database, table: LoadedTable, syncRunId: number): number {
+  return LOADS[table].create(sqlite, syncRunId);
+}

@@ -8,11 +8,15 @@ import { MirrorError } from '../../errors.js';
 import { ensureMirrorFolder, mirrorFullError, nearlyFull } from '../../paths.js';
 import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from '../schema.js';
-import { createCardIndexes, createCouponIndexes, createLedgerIndexes, ENTRY_ID_INDEX, LEDGER_INDEXES, missingIndexes } from './indexes.js';
+import { beginLoad, createCardIndexes, createCouponIndexes, createLedgerIndexes, endLoad, ENTRY_ID_INDEX, LEDGER_INDEXES, missingIndexes, type LoadedTable } from './indexes.js';
 import { sqliteQueries, type MirrorQueries } from './queries.js';
 import { sqliteDialect } from './dialect.js';
+import { sqliteConnection } from './connection.js';
 import { pluck } from './statement.js';
 import type { SqlDialect } from '../dialect.js';
+import type { SqlConnection } from '../connection.js';
+
+export type { LoadedTable } from './indexes.js';
 
 /** Where the mirror lives unless --db says otherwise. */
 export const DEFAULT_DB_PATH = 'data/ledger.db';
@@ -29,8 +33,21 @@ export interface Mirror {
    * elsewhere (test/architecture.test.ts); bulk statements and streaming reads.
    */
   sqlite: Database.Database;
+  /** The stores' hand-written SQL, executed (async, whichever database holds the mirror). */
+  connection: SqlConnection;
   /** The fragments of hand-written SQL that differ between databases. */
   dialect: SqlDialect;
+  /**
+   * Before a walk of `table`: an empty table is loaded in bulk, its secondary indexes dropped
+   * and built once, sorted, by {@link Mirror.endLoad}. @returns whether this is a bulk load.
+   */
+  beginLoad(table: LoadedTable): Promise<boolean>;
+  /**
+   * After a walk of `table`: builds any index {@link Mirror.beginLoad} dropped. For the ledger,
+   * entries a bulk load mirrored twice (the list shifted under the walk) collapse onto their
+   * first row, credited to `syncRunId`. @returns how many rows collapsed.
+   */
+  endLoad(table: LoadedTable, syncRunId: number): Promise<number>;
   /** After a large write: the write-ahead log copied into the database file and started again. */
   compact(): Promise<void>;
   /** Runs a long streaming read with a small page cache (a report reads each table once), restoring it after. */
@@ -175,7 +192,10 @@ function mirrorOver(path: string, sqlite: Database.Database): Mirror {
     path,
     queries: sqliteQueries(sqlite),
     sqlite,
+    connection: sqliteConnection(sqlite),
     dialect: sqliteDialect,
+    beginLoad: async (table) => beginLoad(sqlite, table),
+    endLoad: async (table, syncRunId) => endLoad(sqlite, table, syncRunId),
     compact: async () => {
       sqlite.pragma('wal_checkpoint(TRUNCATE)');
     },

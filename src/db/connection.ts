@@ -1,0 +1,69 @@
+/**
+ * The stores' hand-written SQL, executed: one async interface that each dialect folder
+ * implements over its driver (src/db/sqlite/connection.ts). A store declares a statement's row
+ * type once, where it prepares it ({@link SqlRow}: a table's row as SQL names its columns), and
+ * binds its parameters by position (`?`) or by name (`@name`, with one object); the dialect
+ * makes of it what its driver reads. Nothing above the stores sees this interface.
+ */
+import type { SqlDialect } from './dialect.js';
+
+export type { SqlRow } from './tables.js';
+
+/** A prepared read yielding rows of `Row`. */
+export interface Read<Row> {
+  get(...params: unknown[]): Promise<Row | undefined>;
+  all(...params: unknown[]): Promise<Row[]>;
+  /**
+   * Streams the rows in batches of about `size` (a turn of the event loop per row would cost
+   * more than the row), never holding the whole result: a cursor over the result.
+   */
+  batches(params?: readonly unknown[], size?: number): AsyncGenerator<Row[]>;
+}
+
+/** A prepared write. @returns how many rows it changed. */
+export interface Write {
+  run(...params: unknown[]): Promise<number>;
+}
+
+/** Rows handed out per batch by default. */
+export const BATCH_ROWS = 1_000;
+
+/** One session with the database that holds the mirror. */
+export interface SqlConnection {
+  /** The fragments of SQL that differ between databases. */
+  readonly dialect: SqlDialect;
+  /** Prepares a read whose rows are `Row` (its SELECT names each column as `Row` does). */
+  read<Row>(sql: string): Read<Row>;
+  /** Prepares a read of one column, each row that column's value `V`. */
+  pluck<V>(sql: string): Read<V>;
+  /** Prepares a read yielding each row as a positional tuple `Row`, in its SELECT list's order. */
+  readRaw<Row extends unknown[]>(sql: string): Read<Row>;
+  /** Prepares a write. */
+  write(sql: string): Write;
+  /** Runs statements that bind nothing (DDL, a set-based pass), separated by semicolons. */
+  exec(sql: string): Promise<void>;
+  /**
+   * Runs `work` as one transaction: all of it commits, or none. Transactions on one connection
+   * run one after another, never interleaved (walks read at the same time never share one); a
+   * transaction begun inside `work` joins it.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** A streaming read handed out asynchronously, in batches. */
+export async function* inBatches<T>(rows: Iterable<T> | AsyncIterable<T>, size = BATCH_ROWS): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Every row of a batched read, one at a time. */
+export async function* rowsOf<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch;
+}

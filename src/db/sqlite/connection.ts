@@ -1,0 +1,80 @@
+/**
+ * The stores' SQL on SQLite (see SqlConnection): better-sqlite3's prepared statements, which
+ * run synchronously, handed out as promises. The one cast from the driver's untyped rows is
+ * here. Statements are prepared when declared, so a store's constructor fails on a table or
+ * column the mirror lacks (test/db/stores.test.ts constructs every store).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type Database from 'better-sqlite3';
+import { BATCH_ROWS, type Read, type SqlConnection, type Write } from '../connection.js';
+import { sqliteDialect } from './dialect.js';
+
+class SqliteRead<Row> implements Read<Row> {
+  constructor(private readonly statement: Database.Statement) {}
+
+  async get(...params: unknown[]): Promise<Row | undefined> {
+    return this.statement.get(...params) as Row | undefined;
+  }
+
+  async all(...params: unknown[]): Promise<Row[]> {
+    return this.statement.all(...params) as Row[];
+  }
+
+  async *batches(params: readonly unknown[] = [], size = BATCH_ROWS): AsyncGenerator<Row[]> {
+    const rows = this.statement.iterate(...params) as IterableIterator<Row>;
+    try {
+      for (;;) {
+        const batch: Row[] = [];
+        for (let next = rows.next(); !next.done; next = rows.next()) {
+          batch.push(next.value);
+          if (batch.length === size) break;
+        }
+        if (batch.length === 0) return;
+        yield batch;
+        if (batch.length < size) return;
+      }
+    } finally {
+      rows.return?.();
+    }
+  }
+}
+
+/** The connection's transactions run one at a time; one begun inside another joins it. */
+export function sqliteConnection(sqlite: Database.Database): SqlConnection {
+  const inside = new AsyncLocalStorage<true>();
+  let queue: Promise<unknown> = Promise.resolve();
+  const begin = sqlite.prepare('BEGIN');
+  const commit = sqlite.prepare('COMMIT');
+  const rollback = sqlite.prepare('ROLLBACK');
+  return {
+    dialect: sqliteDialect,
+    read: <Row>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql)),
+    pluck: <V>(sql: string) => new SqliteRead<V>(sqlite.prepare(sql).pluck()),
+    readRaw: <Row extends unknown[]>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql).raw(true)),
+    write: (sql: string): Write => {
+      const statement = sqlite.prepare(sql);
+      return { run: async (...params) => statement.run(...params).changes };
+    },
+    exec: async (sql) => {
+      sqlite.exec(sql);
+    },
+    transaction: <T>(work: () => Promise<T>): Promise<T> => {
+      if (inside.getStore()) return work();
+      const turn = queue.then(() =>
+        inside.run(true, async () => {
+          begin.run();
+          try {
+            const result = await work();
+            commit.run();
+            return result;
+          } catch (error) {
+            if (sqlite.inTransaction) rollback.run();
+            throw error;
+          }
+        }),
+      );
+      queue = turn.catch(() => undefined);
+      return turn;
+    },
+  };
+}
