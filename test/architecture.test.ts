@@ -4,7 +4,7 @@
  * the stages before it, never one after it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -116,30 +116,34 @@ describe('the stages’ import directions', () => {
 });
 
 describe('the seam to the mirror', () => {
-  /** Where the connection may be held: a stage's store (store.ts) and the dialect's folder. */
-  const holdsConnection = (file: string): boolean => file.endsWith(`${join('', 'store.ts')}`) || relative(SRC, file).startsWith(join('db', 'sqlite'));
+  /** A dialect's folder: the only code that holds a driver. */
+  const inDialect = (file: string): boolean => /^db[\\/](sqlite|pg)[\\/]/.test(relative(SRC, file));
   /** The driver, its statements, its handle, or the mirror's raw connection read. */
-  const RAW = /from 'better-sqlite3'|\.prepare\(|Database\.Database|\w\.sqlite\b(?!['-])|\.pragma\(|from 'drizzle-orm\/better-sqlite3'/;
+  const RAW = /from 'better-sqlite3'|from 'pg'|from 'pg-cursor'|\.prepare\(|Database\.Database|\w\.sqlite\b(?!['-])|\.pragma\(|from 'drizzle-orm\/(better-sqlite3|node-postgres)/;
 
-  it('keeps the driver in the stores and the dialect folder: no other module prepares SQL or holds the connection', () => {
-    const files = [...sources(SRC)];
-    expect(files.filter(holdsConnection).map((file) => relative(SRC, file)).sort()).toEqual(
-      expect.arrayContaining([join('sync', 'store.ts'), join('books', 'store.ts'), join('checks', 'store.ts'), join('findings', 'store.ts'), join('report', 'store.ts')]),
-    );
-    const raw = files.filter((file) => !holdsConnection(file) && RAW.test(readFileSync(file, 'utf8')));
+  it('keeps the driver in the dialect folder: no store or other module imports it, prepares SQL on it, or reads the raw connection', () => {
+    const raw = [...sources(SRC)].filter((file) => !inDialect(file) && RAW.test(readFileSync(file, 'utf8')));
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it("hands the stores' SQL connection to the stores alone: no other stage module executes SQL", () => {
+    const stores = [join('sync', 'store.ts'), join('books', 'store.ts'), join('checks', 'store.ts'), join('findings', 'store.ts'), join('report', 'store.ts')];
+    const files = [...sources(SRC)].filter((file) => !relative(SRC, file).startsWith(`db${sep}`));
+    expect(files.map((file) => relative(SRC, file))).toEqual(expect.arrayContaining(stores));
+    const executing = files.filter((file) => !stores.includes(relative(SRC, file)) && /\.connection\b|\bqueries\.(selectFrom|insertInto|updateTable|deleteFrom)|\.queries\b/.test(readFileSync(file, 'utf8')));
+    expect(executing.map((file) => relative(SRC, file))).toEqual([]);
   });
 
   it('keeps the findings stage typed end to end: its store speaks only the typed, async query layer', () => {
     const files = [...sources(join(SRC, 'findings'))];
     expect(files.length).toBeGreaterThan(3);
-    const raw = files.filter((file) => /from 'better-sqlite3'|\.prepare\(|Database\.Database/.test(readFileSync(file, 'utf8')));
+    const raw = files.filter((file) => /from 'better-sqlite3'|\.prepare\(|Database\.Database|\.connection\b/.test(readFileSync(file, 'utf8')));
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
   });
 
   it('casts no query result outside the typed statements: a read declares its row type where it is prepared', () => {
     const cast = /\.(get|all|iterate|execute|executeTakeFirst)\([^)]*\)\s+as\s/;
-    const casting = [...sources(SRC)].filter((file) => !file.endsWith(join('db', 'sqlite', 'statement.ts')) && !file.endsWith(join('db', 'sqlite', 'typed-rows.ts')) && cast.test(readFileSync(file, 'utf8')));
+    const casting = [...sources(SRC)].filter((file) => !inDialect(file) && cast.test(readFileSync(file, 'utf8')));
     expect(casting.map((file) => relative(SRC, file))).toEqual([]);
   });
 
@@ -158,8 +162,9 @@ describe('the seam to the mirror', () => {
     expect(stores.filter((file) => sqliteOnly.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);
   });
 
-  it('leaves the dialect to its folder: only src/db/sqlite/ makes the typed query layer', () => {
-    const makers = [...sources(SRC)].filter((file) => /new Kysely|SqliteDialect/.test(readFileSync(file, 'utf8')));
-    expect(makers.map((file) => relative(SRC, file))).toEqual([join('db', 'sqlite', 'queries.ts')]);
+  it('leaves the dialect to its folder: only a dialect folder makes the typed query layer', () => {
+    const makers = [...sources(SRC)].filter((file) => /new Kysely|SqliteDialect|PostgresDialect/.test(readFileSync(file, 'utf8')));
+    expect(makers.filter((file) => !inDialect(file)).map((file) => relative(SRC, file))).toEqual([]);
+    expect(makers.map((file) => relative(SRC, file))).toContain(join('db', 'sqlite', 'queries.ts'));
   });
 });

@@ -119,78 +119,75 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
   const nowMs = options.nowMs ?? Date.now();
   const rejections: { line: number; reason: string; raw: string | null }[] = [];
   // One transaction across the file's reads (the connection is this process's alone while it
-  // imports): a failure anywhere leaves the mirror as it was.
-  const session = await store.beginImport();
-  const refuse = async (): Promise<ImportResult> => {
-    await session.rollback();
-    result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
-    return result;
-  };
+  // imports): a failure anywhere, or a file refused, leaves the mirror as it was.
+  const refused = new Error('the file is refused');
   try {
-    const fileId = session.file({ kind, source, path, sha256: digest, imported_at_ms: nowMs });
-    // Equal rows of one file are told apart by their order: the second of two equal payments is
-    // a row of its own, its identity that of the meaning's second occurrence. The mirror says
-    // whether a meaning's first occurrence is this version's already; only meanings met more
-    // than once are counted in memory (a 12-byte key each), so each row costs a bounded number
-    // of statements however many equal rows precede it, and a file of distinct rows no memory.
-    const repeats = new Map<string, number>();
-    let accepted = 0;
-    let cutShort: string | null = null;
-    for await (const read of rows) {
-      options.signal?.throwIfAborted();
-      // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
-      if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
-      if ('problem' in read) {
-        rejections.push({ line: read.line, reason: bounded(read.problem), raw: read.raw });
-        if (read.refuse) return await refuse();
-        if (read.cutShort) cutShort = read.problem;
-        continue;
+    return await store.importing(async (session) => {
+      const fileId = await session.file({ kind, source, path, sha256: digest, imported_at_ms: nowMs });
+      // Equal rows of one file are told apart by their order: the second of two equal payments is
+      // a row of its own, its identity that of the meaning's second occurrence. The mirror says
+      // whether a meaning's first occurrence is this version's already; only meanings met more
+      // than once are counted in memory (a 12-byte key each), so each row costs a bounded number
+      // of statements however many equal rows precede it, and a file of distinct rows no memory.
+      const repeats = new Map<string, number>();
+      let accepted = 0;
+      let cutShort: string | null = null;
+      for await (const read of rows) {
+        options.signal?.throwIfAborted();
+        // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
+        if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
+        if ('problem' in read) {
+          rejections.push({ line: read.line, reason: bounded(read.problem), raw: read.raw });
+          if (read.refuse) throw refused;
+          if (read.cutShort) cutShort = read.problem;
+          continue;
+        }
+        const parsed = readBooksRow(kind, map, read.fields, read.line);
+        if (!parsed.ok) {
+          rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
+          continue;
+        }
+        const first = identityOf(kind, source, parsed.row.meaning, 1);
+        if (await session.add(parsed.row, first, source, fileId)) result.rowsAdded += 1;
+        else if (await session.claimedBy(first) !== fileId) await session.keep(fileId, parsed.row.lineNo, first);
+        else {
+          // An identity an earlier version holds is kept (claimed by this version), not added again.
+          const key = Buffer.from(parsed.row.meaning.slice(0, 24), 'hex').toString('latin1');
+          const occurrence = (repeats.get(key) ?? 1) + 1;
+          repeats.set(key, occurrence);
+          const identity = identityOf(kind, source, parsed.row.meaning, occurrence);
+          if (await session.add(parsed.row, identity, source, fileId)) result.rowsAdded += 1;
+          else await session.keep(fileId, parsed.row.lineNo, identity);
+        }
+        accepted += 1;
       }
-      const parsed = readBooksRow(kind, map, read.fields, read.line);
-      if (!parsed.ok) {
-        rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
-        continue;
+      result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
+      result.lines = shape.lines;
+      const rejected = rejections.length - (cutShort === null ? 0 : 1);
+      if (cutShort !== null) result.incomplete = cutShort;
+      else if (rejected > result.rowsRead * REJECTED_SHARE_LIMIT) {
+        result.incomplete = `${rejected.toLocaleString('en-US')} of its ${result.rowsRead.toLocaleString('en-US')} rows rejected (more than ${REJECTED_SHARE_LIMIT * 100} %)`;
       }
-      const first = identityOf(kind, source, parsed.row.meaning, 1);
-      if (session.add(parsed.row, first, source, fileId)) result.rowsAdded += 1;
-      else if (session.claimedBy(first) !== fileId) session.keep(fileId, parsed.row.lineNo, first);
-      else {
-        // An identity an earlier version holds is kept (claimed by this version), not added again.
-        const key = Buffer.from(parsed.row.meaning.slice(0, 24), 'hex').toString('latin1');
-        const occurrence = (repeats.get(key) ?? 1) + 1;
-        repeats.set(key, occurrence);
-        const identity = identityOf(kind, source, parsed.row.meaning, occurrence);
-        if (session.add(parsed.row, identity, source, fileId)) result.rowsAdded += 1;
-        else session.keep(fileId, parsed.row.lineNo, identity);
+      // A file of a header alone (a quiet day) is a version of zero rows; one whose every row was
+      // rejected is not imported at all.
+      if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) throw refused;
+      const live = await session.held(kind, source, fileId);
+      result.rowsWithdrawn = await session.withdrawUnclaimed(kind, source, fileId);
+      // Another period's file under the same name would withdraw this one's books and their breaks with them.
+      if (!options.replace && result.rowsWithdrawn >= 2 && result.rowsWithdrawn * 2 > live) {
+        throw new BooksImportError(
+          `${path}: this version of ${source} would withdraw ${result.rowsWithdrawn.toLocaleString('en-US')} of the ${live.toLocaleString('en-US')} rows its previous version holds: is it another period's file? Import it as a source of its own (books import --source NAME) or, if it does replace them, with books import --replace`,
+        );
       }
-      accepted += 1;
-    }
-    result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
-    result.lines = shape.lines;
-    const rejected = rejections.length - (cutShort === null ? 0 : 1);
-    if (cutShort !== null) result.incomplete = cutShort;
-    else if (rejected > result.rowsRead * REJECTED_SHARE_LIMIT) {
-      result.incomplete = `${rejected.toLocaleString('en-US')} of its ${result.rowsRead.toLocaleString('en-US')} rows rejected (more than ${REJECTED_SHARE_LIMIT * 100} %)`;
-    }
-    // A file of a header alone (a quiet day) is a version of zero rows; one whose every row was
-    // rejected is not imported at all.
-    if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) return await refuse();
-    const live = session.held(kind, source, fileId);
-    result.rowsWithdrawn = session.withdrawUnclaimed(kind, source, fileId);
-    // Another period's file under the same name would withdraw this one's books and their breaks with them.
-    if (!options.replace && result.rowsWithdrawn >= 2 && result.rowsWithdrawn * 2 > live) {
-      throw new BooksImportError(
-        `${path}: this version of ${source} would withdraw ${result.rowsWithdrawn.toLocaleString('en-US')} of the ${live.toLocaleString('en-US')} rows its previous version holds: is it another period's file? Import it as a source of its own (books import --source NAME) or, if it does replace them, with books import --replace`,
-      );
-    }
-    for (const r of rejections) session.reject(fileId, r.line, r.reason, r.raw);
-    session.counts(fileId, { read: result.rowsRead, added: result.rowsAdded, withdrawn: result.rowsWithdrawn, rejected: rejections.length });
-    await session.commit();
-    result.fileId = fileId;
-    return result;
+      for (const r of rejections) await session.reject(fileId, r.line, r.reason, r.raw);
+      await session.counts(fileId, { read: result.rowsRead, added: result.rowsAdded, withdrawn: result.rowsWithdrawn, rejected: rejections.length });
+      result.fileId = fileId;
+      return result;
+    });
   } catch (error) {
-    await session.rollback();
-    throw error;
+    if (error !== refused) throw error;
+    result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
+    return result;
   }
 }
 

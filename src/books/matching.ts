@@ -36,13 +36,13 @@ export async function matchBooks(mirror: Mirror, input: MatchInput): Promise<Mat
   const options: MatchOptions = { ...DEFAULT_MATCH_OPTIONS, ...input.options };
   const nowMs = input.nowMs ?? Date.now();
   const spans = new Map<string, Span>((await store.spans()).map((span) => [span.kind, span]));
-  const { groups, byStatus } = await store.replaceMatching(nowMs, (session) => {
+  const { groups, byStatus } = await store.replaceMatching(nowMs, async (session) => {
     const tenders = spans.get('tenders');
-    if (tenders) matchTenderBooks(session, input, options, tenders);
+    if (tenders) await matchTenderBooks(session, input, options, tenders);
     const uses = spans.get('coupon-uses');
-    if (uses) matchCouponUses(session, input, options, uses);
+    if (uses) await matchCouponUses(session, input, options, uses);
     const purchases = spans.get('dp-purchases');
-    if (purchases) matchPurchases(session, input, options, purchases);
+    if (purchases) await matchPurchases(session, input, options, purchases);
   });
   return { kinds: [...spans.keys()].sort(), groups, byStatus };
 }
@@ -52,10 +52,10 @@ const endOf = (span: Span, asOfMs: number): number => Math.min(span.lastMs, asOf
 
 // ---- tenders and refunds against the ledger ---------------------------------------------------
 
-function matchTenderBooks(session: MatchSession, input: MatchInput, options: MatchOptions, span: Span): void {
-  const { books, ledger } = session.pairExactTenders({ merchant: input.merchantId, from: span.firstMs - options.windowMs });
+async function matchTenderBooks(session: MatchSession, input: MatchInput, options: MatchOptions, span: Span): Promise<void> {
+  const { books, ledger } = await session.pairExactTenders({ merchant: input.merchantId, from: span.firstMs - options.windowMs });
   // The rest goes through every rule.
-  const cards = session.cardsByCode(input.merchantId, new Set(books.flatMap((b) => (b.giftCardId === null && b.codeSha256 !== null ? [b.codeSha256] : []))));
+  const cards = await session.cardsByCode(input.merchantId, new Set(books.flatMap((b) => (b.giftCardId === null && b.codeSha256 !== null ? [b.codeSha256] : []))));
   const tenders: BooksTender[] = books.map(({ codeSha256, giftCardId, ...row }) => ({ ...row, giftCardId: giftCardId ?? (codeSha256 !== null ? (cards.get(codeSha256) ?? null) : null) }));
   for (const group of matchTenders(tenders, ledger, options, endOf(span, input.asOfMs))) writeTenderGroup(session, group);
 }
@@ -74,9 +74,9 @@ function writeTenderGroup(writer: MatchSession, group: TenderGroup): void {
  * says. Uses of a code no coupon of ours has are unmatched; an older coupon's uses are out of
  * scope (its count holds uses from before the books).
  */
-function matchCouponUses(writer: MatchSession, input: MatchInput, options: MatchOptions, span: Span): void {
-  const byCode = groupBy(writer.couponUses(), (use) => use.codeSha256 ?? '');
-  const coupons = writer.coupons(input.merchantId);
+async function matchCouponUses(writer: MatchSession, input: MatchInput, options: MatchOptions, span: Span): Promise<void> {
+  const byCode = groupBy(await writer.couponUses(), (use) => use.codeSha256 ?? '');
+  const coupons = await writer.coupons(input.merchantId);
   const transitFrom = endOf(span, input.asOfMs) - options.cutoffMs;
   for (const coupon of coupons) {
     const own = coupon.codeHash !== null ? (byCode.get(coupon.codeHash) ?? []) : [];
@@ -103,9 +103,9 @@ function matchCouponUses(writer: MatchSession, input: MatchInput, options: Match
  * externalRefID, for its total; a purchase with no order is a break too. Several purchases and
  * orders under one reference pair in time order; purchases beyond the orders are duplicates.
  */
-function matchPurchases(writer: MatchSession, input: MatchInput, options: MatchOptions, span: Span): void {
-  const purchases = writer.purchases();
-  const orders = writer.orders();
+async function matchPurchases(writer: MatchSession, input: MatchInput, options: MatchOptions, span: Span): Promise<void> {
+  const purchases = await writer.purchases();
+  const orders = await writer.orders();
   const transitFrom = endOf(span, input.asOfMs) - options.cutoffMs;
   const scopeFrom = span.firstMs - options.windowMs;
   const ordersByRef = groupBy(orders, (order) => order.externalRef);

@@ -5,10 +5,9 @@
  * sessions of one transaction each ({@link BooksStore}), whose statements are prepared here with
  * their row types declared beside them.
  */
-import type Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
-import { pluck, read, write, type SqlRow, type Write } from '../db/sqlite/statement.js';
+import { rowsOf, type SqlConnection, type SqlRow } from '../db/connection.js';
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
 import type { BooksRow } from './books-row.js';
 import type { BooksTender, LedgerTender, MatchStatus } from './match.js';
 
@@ -38,9 +37,9 @@ export interface MatchGroup {
   records: MatchRecord[];
 }
 
-const GROUP_ROWS = `SELECT m.group_id AS groupId, m.kind, m.status, m.rule, m.side, m.record_id AS recordId, m.reference, m.entry_type AS entryType,
-    m.amount_cents AS amountCents, m.currency, m.at_ms AS atMs, m.books_count AS booksCount, m.service_count AS serviceCount,
-    b.source AS file, b.line_no AS line, t.gift_card_id AS giftCardId
+const GROUP_ROWS = `SELECT m.group_id AS "groupId", m.kind, m.status, m.rule, m.side, m.record_id AS "recordId", m.reference, m.entry_type AS "entryType",
+    m.amount_cents AS "amountCents", m.currency, m.at_ms AS "atMs", m.books_count AS "booksCount", m.service_count AS "serviceCount",
+    b.source AS file, b.line_no AS line, t.gift_card_id AS "giftCardId"
   FROM books_match_rows m
   LEFT JOIN books_rows b ON m.side = 'books' AND b.row_id = CAST(m.record_id AS INTEGER)
   LEFT JOIN gift_card_transactions t ON m.side = 'ledger' AND t.transaction_id = m.record_id`;
@@ -155,36 +154,41 @@ export interface PlacedOrder {
 export type UnpairedBooksTender = Omit<BooksTender, 'giftCardId'> & { codeSha256: string | null; giftCardId: string | null };
 
 /** The books' tenders still held (payment as DEBIT, refund as REFUND). */
-const BOOKS_TENDERS = `SELECT row_id AS rowId, reference, CASE entry_type WHEN 'payment' THEN 'DEBIT' ELSE 'REFUND' END AS type, amount_cents AS amountCents,
-  currency, at_ms AS atMs, code_sha256 AS codeSha256, gift_card_id AS giftCardId
+const BOOKS_TENDERS = `SELECT row_id AS "rowId", reference, CASE entry_type WHEN 'payment' THEN 'DEBIT' ELSE 'REFUND' END AS type, amount_cents AS "amountCents",
+  currency, at_ms AS "atMs", code_sha256 AS "codeSha256", gift_card_id AS "giftCardId"
   FROM books_rows WHERE kind = 'tenders' AND withdrawn_file_id IS NULL AND amount_cents IS NOT NULL AND currency IS NOT NULL`;
 
 /** Our cards' DEBIT and REFUND entries in scope (@merchant, from @from on), in their card's currency. */
-const LEDGER_TENDERS = `SELECT t.transaction_id AS transactionId, t.gift_card_id AS giftCardId, t.type, t.amount_cents AS amountCents, c.currency, t.reference_id AS reference, t.created_at_ms AS atMs
+const LEDGER_TENDERS = `SELECT t.transaction_id AS "transactionId", t.gift_card_id AS "giftCardId", t.type, t.amount_cents AS "amountCents", c.currency, t.reference_id AS reference, t.created_at_ms AS "atMs"
   FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
   WHERE t.type IN ('DEBIT', 'REFUND') AND t.vanished_sync_run_id IS NULL AND t.amount_cents > 0 AND t.created_at_ms >= @from AND (c.merchant_id = @merchant OR @merchant IS NULL)`;
+
+/** The columns of a matching's row, in the order {@link MatchSession.row} binds them. */
+const MATCH_COLUMNS = ['group_id', 'kind', 'status', 'rule', 'side', 'record_id', 'reference', 'entry_type', 'amount_cents', 'currency', 'at_ms', 'books_count', 'service_count', 'matched_at_ms'] as const;
+
+/** Rows a matching holds before it writes them. */
+const MATCH_ROWS_PER_WRITE = 500;
 
 /**
  * The matching's one transaction: what it reads and writes while it replaces the stored result.
  * Group IDs are numbered after every books row ID, so that groups made in SQL (numbered by their
- * books row) never collide with those written one by one.
+ * books row) never collide with those written one by one. Rows are written a few hundred at a
+ * time, in order, behind the matching's back; each read waits for them first.
  */
 export class MatchSession {
   groups = 0;
-  #next: number;
-  readonly #insert: Write;
+  #next = 1;
+  #held: unknown[][] = [];
+  #writing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly sqlite: Database.Database,
+    private readonly c: SqlConnection,
     private readonly nowMs: number,
-    private readonly dialect: SqlDialect,
-  ) {
-    this.#next = (pluck<number | null>(sqlite, 'SELECT MAX(row_id) FROM books_rows').get() ?? 0) + 1;
-    this.#insert = write(
-      sqlite,
-      `INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, books_count, service_count, matched_at_ms)
-       VALUES (@groupId, @kind, @status, @rule, @side, @recordId, @reference, @entryType, @amountCents, @currency, @atMs, @booksCount, @serviceCount, ${nowMs})`,
-    );
+  ) {}
+
+  /** Numbers groups after every books row. */
+  async start(): Promise<void> {
+    this.#next = ((await this.c.pluck<number | null>('SELECT MAX(row_id) FROM books_rows').get()) ?? 0) + 1;
   }
 
   /** Allocates a group ID. */
@@ -194,7 +198,20 @@ export class MatchSession {
   }
 
   row(row: MatchWrite): void {
-    this.#insert.run({ booksCount: null, serviceCount: null, ...row });
+    this.#held.push([row.groupId, row.kind, row.status, row.rule, row.side, row.recordId, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.booksCount ?? null, row.serviceCount ?? null, this.nowMs]);
+    if (this.#held.length >= MATCH_ROWS_PER_WRITE) this.#write();
+  }
+
+  #write(): void {
+    const rows = this.#held;
+    this.#held = [];
+    if (rows.length > 0) this.#writing = this.#writing.then(() => this.c.insertMany('books_match_rows', MATCH_COLUMNS, rows));
+  }
+
+  /** Every row given so far, written (a read must see them, and an error is the matching's). */
+  async written(): Promise<void> {
+    this.#write();
+    await this.#writing;
   }
 
   /**
@@ -203,166 +220,156 @@ export class MatchSession {
    * (An entry of no amount, or a negative one, moved no money: GC_INVALID_AMOUNT's, not a
    * tender.) @returns the tenders of both sides left for every rule.
    */
-  pairExactTenders(scope: { merchant: string | null; from: number }): { books: UnpairedBooksTender[]; ledger: LedgerTender[] } {
-    const sqlite = this.sqlite;
-    const pairs = this.dialect.temporary('match_pairs');
-    sqlite.exec(`DROP TABLE IF EXISTS ${pairs}`);
-    sqlite
-      .prepare(
+  async pairExactTenders(scope: { merchant: string | null; from: number }): Promise<{ books: UnpairedBooksTender[]; ledger: LedgerTender[] }> {
+    await this.written();
+    const c = this.c;
+    const pairs = c.dialect.temporary('match_pairs');
+    await c.exec(`DROP TABLE IF EXISTS ${pairs}`);
+    await c
+      .write(
         `CREATE TEMP TABLE match_pairs AS
-         SELECT reference, type, currency, amountCents,
-                MAX(CASE WHEN side = 0 THEN rowId END) AS rowId, MAX(CASE WHEN side = 0 THEN atMs END) AS booksAtMs,
-                MAX(CASE WHEN side = 1 THEN transactionId END) AS transactionId, MAX(CASE WHEN side = 1 THEN atMs END) AS ledgerAtMs
-         FROM (SELECT 0 AS side, rowId, NULL AS transactionId, reference, type, currency, amountCents, atMs FROM (${BOOKS_TENDERS}) WHERE reference IS NOT NULL
+         SELECT reference, type, currency, "amountCents",
+                MAX(CASE WHEN side = 0 THEN "rowId" END) AS "rowId", MAX(CASE WHEN side = 0 THEN "atMs" END) AS "booksAtMs",
+                MAX(CASE WHEN side = 1 THEN "transactionId" END) AS "transactionId", MAX(CASE WHEN side = 1 THEN "atMs" END) AS "ledgerAtMs"
+         FROM (SELECT 0 AS side, "rowId", NULL AS "transactionId", reference, type, currency, "amountCents", "atMs" FROM (${BOOKS_TENDERS}) b WHERE reference IS NOT NULL
                UNION ALL
-               SELECT 1, NULL, transactionId, reference, type, currency, amountCents, atMs FROM (${LEDGER_TENDERS}))
-         GROUP BY reference, type, currency, amountCents
+               SELECT 1, NULL, "transactionId", reference, type, currency, "amountCents", "atMs" FROM (${LEDGER_TENDERS}) l) sides
+         GROUP BY reference, type, currency, "amountCents"
          HAVING SUM(CASE WHEN side = 0 THEN 1 ELSE 0 END) = 1 AND SUM(CASE WHEN side = 1 THEN 1 ELSE 0 END) = 1`,
       )
       .run(scope);
-    sqlite.exec(`CREATE UNIQUE INDEX ${this.dialect.temporary('match_pairs_books')} ON match_pairs (rowId); CREATE UNIQUE INDEX ${this.dialect.temporary('match_pairs_ledger')} ON match_pairs (transactionId)`);
+    await c.exec(`CREATE UNIQUE INDEX ${c.dialect.temporary('match_pairs_books')} ON match_pairs ("rowId"); CREATE UNIQUE INDEX ${c.dialect.temporary('match_pairs_ledger')} ON match_pairs ("transactionId")`);
     const now = this.nowMs;
-    sqlite.exec(`INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
-      SELECT rowId, 'tenders', 'matched', 'exact', 'books', CAST(rowId AS TEXT), reference, type, amountCents, currency, booksAtMs, ${now} FROM match_pairs ORDER BY rowId;
+    await c.exec(`INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
+      SELECT "rowId", 'tenders', 'matched', 'exact', 'books', CAST("rowId" AS TEXT), reference, type, "amountCents", currency, "booksAtMs", ${now} FROM match_pairs ORDER BY "rowId";
       INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
-      SELECT rowId, 'tenders', 'matched', 'exact', 'ledger', transactionId, reference, type, amountCents, currency, ledgerAtMs, ${now} FROM match_pairs ORDER BY rowId`);
-    this.groups += pluck<number>(sqlite, 'SELECT COUNT(*) FROM match_pairs').get() ?? 0;
-    const books = read<UnpairedBooksTender>(sqlite, `SELECT * FROM (${BOOKS_TENDERS}) WHERE rowId NOT IN (SELECT rowId FROM match_pairs)`).all(scope);
-    const ledger = read<LedgerTender>(sqlite, `SELECT * FROM (${LEDGER_TENDERS}) WHERE transactionId NOT IN (SELECT transactionId FROM match_pairs)`).all(scope);
-    sqlite.exec(`DROP TABLE ${pairs}`);
+      SELECT "rowId", 'tenders', 'matched', 'exact', 'ledger', "transactionId", reference, type, "amountCents", currency, "ledgerAtMs", ${now} FROM match_pairs ORDER BY "rowId"`);
+    this.groups += Number((await c.pluck<number>('SELECT COUNT(*) FROM match_pairs').get()) ?? 0);
+    const books = await c.read<UnpairedBooksTender>(`SELECT * FROM (${BOOKS_TENDERS}) b WHERE "rowId" NOT IN (SELECT "rowId" FROM match_pairs)`).all(scope);
+    const ledger = await c.read<LedgerTender>(`SELECT * FROM (${LEDGER_TENDERS}) l WHERE "transactionId" NOT IN (SELECT "transactionId" FROM match_pairs)`).all(scope);
+    await c.exec(`DROP TABLE ${pairs}`);
     return { books, ledger };
   }
 
   /** Our cards by their code's hash, for the hashes asked about: the books never hold a plaintext code. */
-  cardsByCode(merchantId: string | null, hashes: ReadonlySet<string>): Map<string, string> {
+  async cardsByCode(merchantId: string | null, hashes: ReadonlySet<string>): Promise<Map<string, string>> {
     const cards = new Map<string, string>();
     if (hashes.size === 0) return cards;
-    const rows = read<{ id: string; hash: string | null }>(this.sqlite, `SELECT gift_card_id AS id, ${this.dialect.jsonField('raw_json', 'codeHash')} AS hash FROM gift_cards WHERE merchant_id = @merchant OR @merchant IS NULL`);
-    for (const row of rows.iterate({ merchant: merchantId })) {
-      if (row.hash !== null && hashes.has(row.hash.toLowerCase())) cards.set(row.hash.toLowerCase(), row.id);
+    const rows = this.c.read<{ id: string; hash: string | null }>(`SELECT gift_card_id AS id, ${this.c.dialect.jsonField('raw_json', 'codeHash')} AS hash FROM gift_cards WHERE merchant_id = @merchant OR @merchant IS NULL`);
+    for await (const batch of rows.batches([{ merchant: merchantId }])) {
+      for (const row of batch) if (row.hash !== null && hashes.has(row.hash.toLowerCase())) cards.set(row.hash.toLowerCase(), row.id);
     }
     return cards;
   }
 
   /** The coupon uses the books hold, in time order. */
-  couponUses(): BooksUse[] {
-    return read<BooksUse>(this.sqlite, "SELECT row_id AS rowId, reference, code_sha256 AS codeSha256, at_ms AS atMs FROM books_rows WHERE kind = 'coupon-uses' AND withdrawn_file_id IS NULL ORDER BY at_ms, row_id").all();
+  async couponUses(): Promise<BooksUse[]> {
+    await this.written();
+    return this.c.read<BooksUse>(`SELECT row_id AS "rowId", reference, code_sha256 AS "codeSha256", at_ms AS "atMs" FROM books_rows WHERE kind = 'coupon-uses' AND withdrawn_file_id IS NULL ORDER BY at_ms, row_id`).all();
   }
 
   /** Our coupons with their code's hash and count. */
-  coupons(merchantId: string | null): CouponUses[] {
-    return read<CouponUses>(
-      this.sqlite,
-      `SELECT coupon_id AS couponId, lower(${this.dialect.jsonField('raw_json', 'codeHash')}) AS codeHash, redemption_count AS redemptionCount, created_at AS createdAt, updated_at_ms AS updatedAtMs
-       FROM coupons WHERE merchant_id = @merchant OR @merchant IS NULL ORDER BY coupon_id`,
-    ).all({ merchant: merchantId });
+  async coupons(merchantId: string | null): Promise<CouponUses[]> {
+    return this.c
+      .read<CouponUses>(
+        `SELECT coupon_id AS "couponId", lower(${this.c.dialect.jsonField('raw_json', 'codeHash')}) AS "codeHash", redemption_count AS "redemptionCount", created_at AS "createdAt", updated_at_ms AS "updatedAtMs"
+         FROM coupons WHERE merchant_id = @merchant OR @merchant IS NULL ORDER BY coupon_id`,
+      )
+      .all({ merchant: merchantId });
   }
 
   /** The DP purchases the books hold, in time order. */
-  purchases(): BooksPurchase[] {
-    return read<BooksPurchase>(
-      this.sqlite,
-      "SELECT row_id AS rowId, external_ref AS externalRef, amount_cents AS amountCents, currency, at_ms AS atMs FROM books_rows WHERE kind = 'dp-purchases' AND withdrawn_file_id IS NULL AND amount_cents IS NOT NULL ORDER BY at_ms, row_id",
-    ).all();
+  async purchases(): Promise<BooksPurchase[]> {
+    await this.written();
+    return this.c
+      .read<BooksPurchase>(
+        `SELECT row_id AS "rowId", external_ref AS "externalRef", amount_cents AS "amountCents", currency, at_ms AS "atMs" FROM books_rows WHERE kind = 'dp-purchases' AND withdrawn_file_id IS NULL AND amount_cents IS NOT NULL ORDER BY at_ms, row_id`,
+      )
+      .all();
   }
 
   /** The DP orders placed (not FAILED), in time order. */
-  orders(): PlacedOrder[] {
-    return read<PlacedOrder>(
-      this.sqlite,
-      "SELECT order_id AS orderId, external_ref_id AS externalRef, total_amount_cents AS totalCents, currency, created_at_ms AS atMs FROM dp_orders WHERE status <> 'FAILED' ORDER BY created_at_ms, order_id",
-    ).all();
+  async orders(): Promise<PlacedOrder[]> {
+    return this.c
+      .read<PlacedOrder>(`SELECT order_id AS "orderId", external_ref_id AS "externalRef", total_amount_cents AS "totalCents", currency, created_at_ms AS "atMs" FROM dp_orders WHERE status <> 'FAILED' ORDER BY created_at_ms, order_id`)
+      .all();
   }
 }
 
-/**
- * A file's import: one transaction across the file's reads (the connection is this process's
- * alone while it imports), so a failure anywhere leaves the mirror as it was.
- */
+/** A file's import, inside its one transaction (see {@link BooksStore.importing}). */
 export class ImportSession {
   readonly #s;
 
-  constructor(
-    private readonly sqlite: Database.Database,
-    dialect: SqlDialect,
-  ) {
-    const p = (text: string) => write(sqlite, text);
+  constructor(c: SqlConnection) {
+    const p = (text: string) => c.write(text);
     this.#s = {
-      file: p('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0)'),
+      file: c.pluck<number>('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0) RETURNING file_id'),
       insert: p(
-        dialect.insertOrSkip('books_rows', [
+        c.dialect.insertOrSkip('books_rows', [
           'kind', 'source', 'identity', 'first_file_id', 'last_file_id', 'line_no', 'reference', 'entry_type', 'amount_cents', 'currency', 'at_ms', 'at_text', 'code_sha256', 'gift_card_id',
           'external_ref', 'raw_json',
         ]),
       ),
-      claimedBy: pluck<number>(sqlite, 'SELECT last_file_id FROM books_rows WHERE identity = ?'),
-      live: pluck<number>(sqlite, 'SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?'),
+      claimedBy: c.pluck<number>('SELECT last_file_id FROM books_rows WHERE identity = ?'),
+      live: c.pluck<number>('SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?'),
       keep: p('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE identity = ?'),
       withdraw: p('UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL'),
       reject: p('INSERT INTO books_rejections (file_id, line_no, reason, raw) VALUES (?, ?, ?, ?)'),
       counts: p('UPDATE books_files SET rows_read = ?, rows_added = ?, rows_withdrawn = ?, rows_rejected = ? WHERE file_id = ?'),
     };
-    sqlite.exec('BEGIN IMMEDIATE');
   }
 
   /** Records the file. @returns its ID. */
-  file(file: Pick<SqlRow<'books_files'>, 'kind' | 'source' | 'path' | 'sha256' | 'imported_at_ms'>): number {
-    return Number(this.#s.file.run(file.kind, file.source, file.path, file.sha256, file.imported_at_ms).lastInsertRowid);
+  async file(file: Pick<SqlRow<'books_files'>, 'kind' | 'source' | 'path' | 'sha256' | 'imported_at_ms'>): Promise<number> {
+    const id = await this.#s.file.get(file.kind, file.source, file.path, file.sha256, file.imported_at_ms);
+    if (id === undefined) throw new Error('the books file was recorded without an ID');
+    return Number(id);
   }
 
   /** Adds a row under `identity` unless a row holds it already. @returns whether it was added. */
-  add(row: BooksRow, identity: string, source: string, fileId: number): boolean {
+  async add(row: BooksRow, identity: string, source: string, fileId: number): Promise<boolean> {
     const params = [row.kind, source, identity, fileId, fileId, row.lineNo, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.atText, row.codeSha256, row.giftCardId, row.externalRef, row.rawJson];
-    return this.#s.insert.run(...params).changes > 0;
+    return (await this.#s.insert.run(...params)) > 0;
   }
 
   /** The file whose version holds the row of this identity. */
-  claimedBy(identity: string): number | undefined {
-    return this.#s.claimedBy.get(identity);
+  async claimedBy(identity: string): Promise<number | undefined> {
+    const id = await this.#s.claimedBy.get(identity);
+    return id === undefined ? undefined : Number(id);
   }
 
   /** Keeps the row of this identity in this file's version, at this line. */
-  keep(fileId: number, lineNo: number, identity: string): void {
-    this.#s.keep.run(fileId, lineNo, identity);
+  async keep(fileId: number, lineNo: number, identity: string): Promise<void> {
+    await this.#s.keep.run(fileId, lineNo, identity);
   }
 
   /** The rows of the source's previous versions still held. */
-  held(kind: string, source: string, fileId: number): number {
-    return this.#s.live.get(kind, source, fileId) ?? 0;
+  async held(kind: string, source: string, fileId: number): Promise<number> {
+    return Number((await this.#s.live.get(kind, source, fileId)) ?? 0);
   }
 
   /** Withdraws the source's rows this version no longer holds. @returns how many. */
-  withdrawUnclaimed(kind: string, source: string, fileId: number): number {
-    return this.#s.withdraw.run(fileId, kind, source, fileId).changes;
+  async withdrawUnclaimed(kind: string, source: string, fileId: number): Promise<number> {
+    return this.#s.withdraw.run(fileId, kind, source, fileId);
   }
 
-  reject(fileId: number, line: number, reason: string, raw: string | null): void {
-    this.#s.reject.run(fileId, line, reason, raw);
+  async reject(fileId: number, line: number, reason: string, raw: string | null): Promise<void> {
+    await this.#s.reject.run(fileId, line, reason, raw);
   }
 
-  counts(fileId: number, counts: { read: number; added: number; withdrawn: number; rejected: number }): void {
-    this.#s.counts.run(counts.read, counts.added, counts.withdrawn, counts.rejected, fileId);
-  }
-
-  async commit(): Promise<void> {
-    this.sqlite.exec('COMMIT');
-  }
-
-  async rollback(): Promise<void> {
-    if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+  async counts(fileId: number, counts: { read: number; added: number; withdrawn: number; rejected: number }): Promise<void> {
+    await this.#s.counts.run(counts.read, counts.added, counts.withdrawn, counts.rejected, fileId);
   }
 }
 
 /** The books stage's writes and the report's reads of the books tables. */
 export class BooksStore {
-  readonly #sqlite: Database.Database;
+  readonly #c: SqlConnection;
   readonly #db: MirrorQueries;
-  readonly #dialect: SqlDialect;
 
   constructor(mirror: Mirror) {
-    this.#sqlite = mirror.sqlite;
+    this.#c = mirror.connection;
     this.#db = mirror.queries;
-    this.#dialect = mirror.dialect;
   }
 
   /** The version of this file already imported (same kind, source and content), if any. */
@@ -371,9 +378,12 @@ export class BooksStore {
     return row?.file_id;
   }
 
-  /** Starts a file's import: its one transaction. */
-  async beginImport(): Promise<ImportSession> {
-    return new ImportSession(this.#sqlite, this.#dialect);
+  /**
+   * A file's import as one transaction across the file's reads (the connection is this
+   * process's alone while it imports): when `work` throws, the mirror stays as it was.
+   */
+  async importing<T>(work: (session: ImportSession) => Promise<T>): Promise<T> {
+    return this.#c.transaction(() => work(new ImportSession(this.#c)));
   }
 
   /** Each kind's time span among the rows held. */
@@ -391,20 +401,22 @@ export class BooksStore {
    * Replaces the stored matching with what `work` writes, in one transaction. @returns how many
    * groups it made and its records per status.
    */
-  async replaceMatching(nowMs: number, work: (session: MatchSession) => void): Promise<{ groups: number; byStatus: Partial<Record<MatchStatus, number>> }> {
-    const sqlite = this.#sqlite;
-    const session = new MatchSession(sqlite, nowMs, this.#dialect);
-    sqlite.transaction(() => {
-      sqlite.prepare('DELETE FROM books_match_rows').run();
-      work(session);
-    })();
-    const counts = read<{ status: MatchStatus; n: number }>(sqlite, 'SELECT status, COUNT(*) AS n FROM books_match_rows GROUP BY status').all();
-    return { groups: session.groups, byStatus: Object.fromEntries(counts.map((r) => [r.status, r.n])) };
+  async replaceMatching(nowMs: number, work: (session: MatchSession) => Promise<void>): Promise<{ groups: number; byStatus: Partial<Record<MatchStatus, number>> }> {
+    const c = this.#c;
+    const session = new MatchSession(c, nowMs);
+    await c.transaction(async () => {
+      await session.start();
+      await c.write('DELETE FROM books_match_rows').run();
+      await work(session);
+      await session.written();
+    });
+    const counts = await c.read<{ status: MatchStatus; n: number }>('SELECT status, COUNT(*) AS n FROM books_match_rows GROUP BY status').all();
+    return { groups: session.groups, byStatus: Object.fromEntries(counts.map((r) => [r.status, Number(r.n)])) };
   }
 
   /** Every record of the latest matching: those without a partner or matched only in part first, then the pairs, each group together. */
   async *matchRows(): AsyncGenerator<MatchRow> {
-    yield* read<MatchRow>(this.#sqlite, `${GROUP_ROWS} ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`).iterate();
+    yield* rowsOf(this.#c.read<MatchRow>(`${GROUP_ROWS} ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`).batches());
   }
 
   /** Records of the latest matching without a partner or matched only in part. */
@@ -415,11 +427,13 @@ export class BooksStore {
 
   /** The latest matching in figures: records and amounts by kind, side, status, rule and currency. */
   async matchRates(): Promise<MatchRate[]> {
-    return read<MatchRate>(
-      this.#sqlite,
-      `SELECT kind, side, status, rule, currency, COUNT(*) AS records, COALESCE(SUM(amount_cents), 0) AS amountCents FROM books_match_rows
-       GROUP BY kind, side, status, rule, currency ORDER BY kind, side, status <> 'matched', status, rule, currency`,
-    ).all();
+    const rates = await this.#c
+      .read<MatchRate>(
+        `SELECT kind, side, status, rule, currency, COUNT(*) AS records, COALESCE(SUM(amount_cents), 0) AS "amountCents" FROM books_match_rows
+         GROUP BY kind, side, status, rule, currency ORDER BY kind, side, status <> 'matched', status, rule, currency`,
+      )
+      .all();
+    return rates.map((rate) => ({ ...rate, records: Number(rate.records), amountCents: Number(rate.amountCents) }));
   }
 
   /** The books the mirror holds: rows still in their files, and rows that could not be imported. */

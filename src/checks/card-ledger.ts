@@ -6,8 +6,7 @@
 import type { AnyColumn } from 'drizzle-orm';
 import type { Mirror } from '../db/mirror.js';
 import { giftCards, giftCardTransactions } from '../db/schema.js';
-import { inBatches } from '../db/sqlite/statement.js';
-import type { RowOf } from '../db/sqlite/typed-rows.js';
+import type { RowOf } from '../db/typed-rows.js';
 import { ChecksStore } from './store.js';
 import type { CardLedger, CardSnapshot, LedgerEntry } from './check.js';
 import type { EntryFacts } from './ledger-state.js';
@@ -73,7 +72,7 @@ type OnOrphan = (giftCardId: string, createdAtMs: number) => void;
  * `only`: a JSON array of card IDs, to walk those cards alone (a report's flagged rows).
  */
 export function walkCardLedgers(mirror: Mirror, onOrphan?: OnOrphan, only?: string): AsyncGenerator<WalkedCard[]> {
-  return inBatches(walk(new ChecksStore(mirror), FULL, onOrphan, only), CARDS_PER_BATCH);
+  return walk(new ChecksStore(mirror), FULL, onOrphan, only);
 }
 
 /**
@@ -81,7 +80,7 @@ export function walkCardLedgers(mirror: Mirror, onOrphan?: OnOrphan, only?: stri
  * identities): the period close's, a third faster over a large ledger.
  */
 export function walkCardFigures(mirror: Mirror, onOrphan?: OnOrphan): AsyncGenerator<Array<{ card: CardSnapshot; entries: EntryFacts[] }>> {
-  return inBatches(walk(new ChecksStore(mirror), FIGURES, onOrphan, undefined), CARDS_PER_BATCH);
+  return walk(new ChecksStore(mirror), FIGURES, onOrphan, undefined);
 }
 
 /**
@@ -91,39 +90,63 @@ export function walkCardFigures(mirror: Mirror, onOrphan?: OnOrphan): AsyncGener
  */
 const CARDS_PER_BATCH = 16;
 
-function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(store: ChecksStore, reader: EntryReader<C, E>, onOrphan: OnOrphan | undefined, only: string | undefined): Generator<{ card: CardSnapshot; entries: E[]; firstSyncRunId: number }> {
+async function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(
+  store: ChecksStore,
+  reader: EntryReader<C, E>,
+  onOrphan: OnOrphan | undefined,
+  only: string | undefined,
+): AsyncGenerator<Array<{ card: CardSnapshot; entries: E[]; firstSyncRunId: number }>> {
   const { cards, entries } = store.ledgerCursors(CARD_COLUMNS, reader.columns, only);
   const cardOf = reader.cardOf;
-  let pending = entries.next();
+  // The entries' cursor, a batch at a time: `pending` is the next entry (undefined: none left).
+  let batch: Array<RowOf<C>> = [];
+  let at = 0;
+  const nextEntry = async (): Promise<RowOf<C> | undefined> => {
+    const next = await entries.next();
+    if (next.done) return undefined;
+    batch = next.value;
+    at = 0;
+    return batch[at++];
+  };
+  let pending = await nextEntry();
+  let out: Array<{ card: CardSnapshot; entries: E[]; firstSyncRunId: number }> = [];
   try {
-    for (const row of cards) {
-      const card: CardSnapshot = {
-        giftCardId: row[0],
-        merchantId: row[1],
-        status: row[2],
-        currency: row[3],
-        programId: row[4],
-        issuedAtMs: row[5],
-        initialCents: row[6],
-        remainingCents: row[7],
-        expiresAtMs: row[8],
-        readAtMs: row[9],
-      };
-      // IDs are ASCII UUIDs: JavaScript's and SQLite's (BINARY) string orders agree on them.
-      while (!pending.done && cardOf(pending.value) < card.giftCardId) {
-        onOrphan?.(cardOf(pending.value), reader.entry(pending.value).createdAtMs);
-        pending = entries.next();
+    for await (const rows of cards) {
+      for (const row of rows) {
+        const card: CardSnapshot = {
+          giftCardId: row[0],
+          merchantId: row[1],
+          status: row[2],
+          currency: row[3],
+          programId: row[4],
+          issuedAtMs: row[5],
+          initialCents: row[6],
+          remainingCents: row[7],
+          expiresAtMs: row[8],
+          readAtMs: row[9],
+        };
+        // IDs are ASCII UUIDs, ordered byte by byte by the cursors: as JavaScript compares them.
+        while (pending !== undefined && cardOf(pending) < card.giftCardId) {
+          onOrphan?.(cardOf(pending), reader.entry(pending).createdAtMs);
+          pending = at < batch.length ? batch[at++] : await nextEntry();
+        }
+        const own: E[] = [];
+        while (pending !== undefined && cardOf(pending) === card.giftCardId) {
+          own.push(reader.entry(pending));
+          pending = at < batch.length ? batch[at++] : await nextEntry();
+        }
+        out.push({ card, entries: orderByLinks(own, card.initialCents), firstSyncRunId: row[10] });
+        if (out.length === CARDS_PER_BATCH) {
+          yield out;
+          out = [];
+        }
       }
-      const own: E[] = [];
-      while (!pending.done && cardOf(pending.value) === card.giftCardId) {
-        own.push(reader.entry(pending.value));
-        pending = entries.next();
-      }
-      yield { card, entries: orderByLinks(own, card.initialCents), firstSyncRunId: row[10] };
     }
-    for (; !pending.done; pending = entries.next()) onOrphan?.(cardOf(pending.value), reader.entry(pending.value).createdAtMs);
+    if (out.length > 0) yield out;
+    for (; pending !== undefined; pending = at < batch.length ? batch[at++] : await nextEntry()) onOrphan?.(cardOf(pending), reader.entry(pending).createdAtMs);
   } finally {
-    entries.return?.();
+    await entries.return(undefined);
+    await cards.return(undefined);
   }
 }
 

@@ -10,7 +10,7 @@
  * The catalogue's codes (DESIGN.md), stable: reports, tests and users key on them. Each is
  * written once, in its check's file; the list is the registry's (checks/index.ts).
  */
-import type { Mirror, MirrorQueries } from '../db/mirror.js';
+import type { Mirror } from '../db/mirror.js';
 import type { ChecksStore } from './store.js';
 
 /** error: money or a ledger invariant is wrong; warning: a control failed; info: worth knowing. */
@@ -98,8 +98,6 @@ export interface CheckContext {
   options: CheckOptions;
   /** Cards the ledger names but the mirror lacks, when the card walk has found them already. */
   orphanCardIds?: readonly string[];
-  /** The typed query layer, for the checks' store. */
-  queries: MirrorQueries;
 }
 
 /** What a card check may know besides the card: thresholds and our merchant. */

@@ -3,15 +3,14 @@
  * (RowsCheck), one method per read, each returning typed rows; the decisions over them are the
  * checks' own, pure. The checks stage writes nothing.
  */
-import type Database from 'better-sqlite3';
 import type { AnyColumn } from 'drizzle-orm';
 import { BooksReads, type MatchGroup } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
 import { sql } from 'kysely';
 import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
-import { read, type SqlRow } from '../db/sqlite/statement.js';
+import type { SqlConnection, SqlRow } from '../db/connection.js';
 import { edgeOf, type SyncEdge } from './ledger-reads.js';
-import { iterateRows, selectList, type RowOf } from '../db/sqlite/typed-rows.js';
+import { selectList, type RowOf } from '../db/typed-rows.js';
 
 /** A coupon as the coupon checks read it. */
 export interface CouponCounts {
@@ -196,23 +195,26 @@ export interface MerchantCount {
 /**
  * The ordered card walk's two cursors: cards by ID, and their entries by card, createdAt and
  * list order, each a raw positional row whose type comes from its schema columns (objects per
- * row cost a tenth of the walk). Two read cursors on one connection: better-sqlite3 allows
- * concurrent read iterators. `only`: a JSON array of card IDs, to walk those cards alone.
+ * row cost a tenth of the walk), each streamed in batches. IDs are ordered byte by byte
+ * (binaryOrder), as JavaScript compares them. `only`: a JSON array of card IDs, to walk those cards alone.
  */
 export interface LedgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]> {
-  cards: IterableIterator<RowOf<C>>;
-  entries: IterableIterator<RowOf<E>>;
+  cards: AsyncGenerator<Array<RowOf<C>>>;
+  entries: AsyncGenerator<Array<RowOf<E>>>;
 }
+
+/** Rows the walk's cursors hand out at a time. */
+const WALK_ROWS = 1_000;
 
 export class ChecksStore {
   readonly #books: BooksReads;
   private readonly db: MirrorQueries;
-  readonly #sqlite: Database.Database;
+  readonly #c: SqlConnection;
   readonly #dialect: SqlDialect;
 
   constructor(mirror: Mirror) {
     this.db = mirror.queries;
-    this.#sqlite = mirror.sqlite;
+    this.#c = mirror.connection;
     this.#dialect = mirror.dialect;
     this.#books = new BooksReads(mirror.queries);
   }
@@ -227,15 +229,13 @@ export class ChecksStore {
     const entriesOnly = only === undefined ? '' : `AND ${d.inJsonArray('gift_card_id', '@only')}`;
     const bound = only === undefined ? [] : [{ only }];
     return {
-      cards: iterateRows(this.#sqlite.prepare(`SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY gift_card_id`), cardColumns, ...bound),
-      entries: iterateRows(
-        this.#sqlite.prepare(
+      cards: this.#c.readRaw<RowOf<C>>(`SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY ${d.binaryOrder('gift_card_id')}`).batches(bound, WALK_ROWS),
+      entries: this.#c
+        .readRaw<RowOf<E>>(
           `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
-           WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY gift_card_id, created_at_ms, list_order`,
-        ),
-        entryColumns,
-        ...bound,
-      ),
+           WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY ${d.binaryOrder('gift_card_id')}, created_at_ms, list_order`,
+        )
+        .batches(bound, WALK_ROWS),
     };
   }
 
@@ -265,9 +265,7 @@ export class ChecksStore {
 
   /** Each merchant's cards and coupons, most first. */
   async merchantCounts(): Promise<MerchantCount[]> {
-    return read<MerchantCount>(
-      this.#sqlite,
-      `SELECT merchant_id AS merchantId, SUM(n) AS n FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id)
+    return this.#c.read<MerchantCount>(`SELECT merchant_id AS "merchantId", SUM(n) AS n FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id) counts
        GROUP BY merchant_id ORDER BY SUM(n) DESC, merchant_id`,
     ).all();
   }
@@ -281,9 +279,7 @@ export class ChecksStore {
 
   /** Each coupon history row whose count went down, or whose status came back to ACTIVE, beside the row before it (a window function). */
   async couponRegressions(): Promise<CouponStep[]> {
-    return read<CouponStep>(
-      this.#sqlite,
-      `SELECT * FROM (
+    return this.#c.read<CouponStep>(`SELECT * FROM (
          SELECT coupon_id, sync_run_id, status, redemption_count,
                 LAG(sync_run_id) OVER w AS previous_sync_run_id, LAG(status) OVER w AS previous_status, LAG(redemption_count) OVER w AS previous_count
          FROM coupon_history WINDOW w AS (PARTITION BY coupon_id ORDER BY history_id))
@@ -295,9 +291,7 @@ export class ChecksStore {
 
   /** Every rewrite and disappearance of a ledger entry, with the top-level fields that changed. */
   async entryRewrites(): Promise<EntryRewrite[]> {
-    return read<EntryRewrite>(
-      this.#sqlite,
-      `SELECT v.transaction_id, ${this.#dialect.jsonField('v.previous_raw_json', 'giftCardId')} AS gift_card_id, v.change, v.sync_run_id,
+    return this.#c.read<EntryRewrite>(`SELECT v.transaction_id, ${this.#dialect.jsonField('v.previous_raw_json', 'giftCardId')} AS gift_card_id, v.change, v.sync_run_id,
               ${this.#dialect.changedJsonKeys('v.previous_raw_json', 'v.new_raw_json')} AS fields
        FROM gift_card_transaction_versions v
        ORDER BY v.transaction_id, v.version_id`,
@@ -310,9 +304,7 @@ export class ChecksStore {
     const orphans = orphanCardIds
       ? this.#dialect.inJsonArray('t.gift_card_id', '@cards')
       : 't.gift_card_id IN (SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards)';
-    return read<OrphanEntry>(
-      this.#sqlite,
-      `SELECT t.transaction_id, t.gift_card_id, t.type, t.reference_id, m.gift_card_id IS NOT NULL AS confirmed
+    return this.#c.read<OrphanEntry>(`SELECT t.transaction_id, t.gift_card_id, t.type, t.reference_id, m.gift_card_id IS NOT NULL AS confirmed
        FROM gift_card_transactions t
        LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id
        WHERE ${orphans}

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
-import { DEFAULT_DB_PATH, integrityOf, lockHolder, openMirrorReadOnly, schemaOf } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, lockHolder, openMirrorReadOnly } from '../db/mirror.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
 
@@ -96,9 +96,9 @@ async function mirror(db: string): Promise<Line[]> {
   }
   try {
     const lines: Line[] = [];
-    const check = await integrityOf(opened);
+    const check = await opened.integrity();
     lines.push(check === 'ok' ? { ok: true, subject, text: 'integrity ok (quick_check)' } : { ok: false, subject, text: `integrity check failed (${check}): restore it from a backup` });
-    const { applied, known } = await schemaOf(opened);
+    const { applied, known } = await opened.schemaVersion();
     if (applied > known) lines.push({ ok: false, subject: 'schema', text: `the mirror is at schema ${applied}, newer than this version (${known}): upgrade ledger-recon` });
     else lines.push({ ok: true, subject: 'schema', text: applied === known ? `schema ${applied}, this version's` : `schema ${applied} of ${known}: the next writing command migrates it` });
     const holder = lockHolder(db);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly, runReadOnlyStatement } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { terminalWidth } from './fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
@@ -30,7 +30,7 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
   const mirror = openMirrorReadOnly(dbPath);
   try {
     // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).
-    const { columns, rows } = await runReadOnlyStatement(mirror, text);
+    const { columns, rows } = await mirror.readOnlyStatement(text);
     const format = options.format ?? ((options.tty ?? process.stdout.isTTY) ? 'table' : 'csv');
     write(render(columns, rows, format, options.write === undefined ? terminalWidth(process.stdout) : undefined));
     return rows.length;

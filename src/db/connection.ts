@@ -40,6 +40,11 @@ export interface SqlConnection {
   readRaw<Row extends unknown[]>(sql: string): Read<Row>;
   /** Prepares a write. */
   write(sql: string): Write;
+  /**
+   * Inserts rows (each its values in the order of `columns`): one statement per row where that
+   * is fastest (SQLite), rows a statement where a round trip costs more (a server).
+   */
+  insertMany(table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
   /** Runs statements that bind nothing (DDL, a set-based pass), separated by semicolons. */
   exec(sql: string): Promise<void>;
   /**

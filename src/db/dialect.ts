@@ -11,6 +11,8 @@ export interface SqlDialect {
   inJsonArray(column: string, param: string): string;
   /** The index a read must go through, where the planner has to be told; empty where it needs no telling. */
   indexedBy(index: string): string;
+  /** An ORDER BY term sorting a text column byte by byte, as JavaScript compares ASCII strings (never by a locale's collation). */
+  binaryOrder(column: string): string;
   /** A temporary table's name as a statement refers to it. */
   temporary(name: string): string;
   /**

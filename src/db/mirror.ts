@@ -6,27 +6,27 @@ import { mirrorFile } from './location.js';
 import type { MirrorLock } from './sqlite/lock.js';
 import * as sqlite from './sqlite/open.js';
 
-export type { LoadedTable, Mirror, OpenOptions } from './sqlite/open.js';
+export type { Checkpointer, LoadedTable, Mirror, StatementResult } from './types.js';
 export type { Read, SqlConnection, Write } from './connection.js';
+export type { OpenOptions, SqliteMirror } from './sqlite/open.js';
 export { DEFAULT_DB_PATH } from './sqlite/open.js';
-export { integrityOf, runReadOnlyStatement, schemaOf, type StatementResult } from './sqlite/investigate.js';
-export type { MirrorQueries } from './sqlite/queries.js';
+export type { MirrorQueries } from './queries.js';
 export type { LockHolder, MirrorLock } from './sqlite/lock.js';
 export { lockHolder } from './sqlite/lock.js';
 export type { SqlDialect } from './dialect.js';
 export { mirrorFile } from './location.js';
 
 /** Opens (creating if needed) the mirror. @see sqlite.openMirror */
-export function openMirror(path: string = sqlite.DEFAULT_DB_PATH, options: sqlite.OpenOptions = {}): sqlite.Mirror {
+export function openMirror(path: string = sqlite.DEFAULT_DB_PATH, options: sqlite.OpenOptions = {}): sqlite.SqliteMirror {
   return sqlite.openMirror(mirrorFile(path), options);
 }
 
 /** Takes the mirror's lock, then opens it. @see sqlite.openMirrorLocked */
-export function openMirrorLocked(path: string, command: string, options?: sqlite.OpenOptions): { mirror: sqlite.Mirror; lock: MirrorLock } {
+export function openMirrorLocked(path: string, command: string, options?: sqlite.OpenOptions): { mirror: sqlite.SqliteMirror; lock: MirrorLock } {
   return sqlite.openMirrorLocked(mirrorFile(path), command, options);
 }
 
 /** Opens an existing mirror for reading only. @see sqlite.openMirrorReadOnly */
-export function openMirrorReadOnly(path: string = sqlite.DEFAULT_DB_PATH): sqlite.Mirror {
+export function openMirrorReadOnly(path: string = sqlite.DEFAULT_DB_PATH): sqlite.SqliteMirror {
   return sqlite.openMirrorReadOnly(mirrorFile(path));
 }

@@ -70,7 +70,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const opening = previous ? await store.previousClosing(previous) : null;
 
   const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
-  const checkContext = { mirror: input.mirror, queries: input.mirror.queries, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
+  const checkContext = { mirror: input.mirror, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = await matchBooksForRun(checkContext);
   const catalogue = await runCatalogue(checkContext, tally, booksMatching);

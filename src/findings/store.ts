@@ -12,7 +12,7 @@ import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
 import type { Mirror } from '../db/mirror.js';
 import { fromSql, toSql } from '../db/rows.js';
 import { checkRuns, findingAcceptances, findings, heldFindings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
-import type { MirrorQueries } from '../db/sqlite/queries.js';
+import type { MirrorQueries } from '../db/mirror.js';
 import type { Acceptance, Finding } from './finding.js';
 import type { Standing } from './standing.js';
 import type { CheckRunSummary } from './summary.js';

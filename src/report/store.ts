@@ -1,12 +1,11 @@
 /**
  * The report stage's store: its reads of the mirrored records for the workbook's detail sheets,
  * the period close's activity and the hledger journal. The only code of the stage that holds the
- * mirror's connection. Large reads stream as async batches of rows ({@link inBatches}); each
+ * mirror's connection. Large reads stream as async batches of rows (a cursor's); each
  * row type is declared here, beside its SQL.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection, SqlRow } from '../db/connection.js';
 import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
-import { inBatches, pluck, read, readRaw, type SqlRow } from '../db/sqlite/statement.js';
 
 /** A card's DEBIT or REFUND entry with its card's currency, positionally: card, currency, reference, type, amount, entry. */
 export type RefundEntry = [giftCardId: string, currency: string, reference: string, type: string, amountCents: number | null, transactionId: string];
@@ -80,16 +79,15 @@ const LISTED: ReadonlySet<CountedTable> = new Set<ListedTable>(['gift_card_trans
 const bound = (only: string | null): string[] => (only === null ? [] : [only]);
 
 export class ReportStore {
-  readonly #sqlite: Database.Database;
+  readonly #c: SqlConnection;
   readonly #db: MirrorQueries;
   readonly #dialect: SqlDialect;
 
   constructor(mirror: Mirror) {
-    this.#sqlite = mirror.sqlite;
+    this.#c = mirror.connection;
     this.#db = mirror.queries;
     this.#dialect = mirror.dialect;
   }
-
 
   /** A condition keeping the rows whose `column` is one of the IDs bound as a JSON array. */
   #only(column: string): string {
@@ -114,84 +112,72 @@ export class ReportStore {
 
   /** The cards' current DEBIT and REFUND entries, in card order (of the cards in `only`, a JSON array, when given). */
   refundEntries(only: string | null): AsyncGenerator<RefundEntry[]> {
-    const rows = readRaw<RefundEntry>(
-      this.#sqlite,
-      `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
+    const rows = this.#c.readRaw<RefundEntry>(`SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
        FROM gift_cards c ${this.#dialect.indexedBy('gift_cards_ledger_walk')}
        JOIN gift_card_transactions t ${this.#dialect.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY c.gift_card_id`,
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}`,
     );
-    return inBatches(rows.iterate(...bound(only)));
+    return rows.batches(bound(only));
   }
 
   /** The coupons in ID order (those in `only`, a JSON array, when given). */
   coupons(only: string | null): AsyncGenerator<CouponRow[]> {
-    const rows = read<CouponRow>(
-      this.#sqlite,
-      `SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : `WHERE ${this.#only('coupon_id')}`} ORDER BY coupon_id`,
+    const rows = this.#c.read<CouponRow>(`SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : `WHERE ${this.#only('coupon_id')}`} ORDER BY coupon_id`,
     );
-    return inBatches(rows.iterate(...bound(only)));
+    return rows.batches(bound(only));
   }
 
   /** Every order with its lines, in creation order (those in `only`, a JSON array, when given). */
   orderLines(only: string | null): AsyncGenerator<OrderLineRow[]> {
-    const rows = read<OrderLineRow>(
-      this.#sqlite,
-      `SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
+    const rows = this.#c.read<OrderLineRow>(`SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
               l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
               (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
        FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : `WHERE ${this.#only('o.order_id')}`} ORDER BY o.created_at_ms, o.order_id, l.line_no`,
     );
-    return inBatches(rows.iterate(...bound(only)));
+    return rows.batches(bound(only));
   }
 
   /** Every wallet snapshot, by wallet and sync, with its move since the previous one. */
   wallets(): AsyncGenerator<WalletRow[]> {
-    const rows = read<WalletRow>(
-      this.#sqlite,
-      `SELECT sync_run_id, read_at_ms, wallet_id, currency, selected, balance_cents,
+    const rows = this.#c.read<WalletRow>(`SELECT sync_run_id, read_at_ms, wallet_id, currency, selected, balance_cents,
               balance_cents - LAG(balance_cents) OVER (PARTITION BY wallet_id ORDER BY sync_run_id) AS change_cents
        FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`,
     );
-    return inBatches(rows.iterate());
+    return rows.batches();
   }
 
   /** Every quarantined record. */
   quarantine(): AsyncGenerator<QuarantineRow[]> {
-    const rows = read<QuarantineRow>(this.#sqlite, 'SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
-    return inBatches(rows.iterate());
+    const rows = this.#c.read<QuarantineRow>('SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
+    return rows.batches();
   }
 
   /** How many entries of the period the scope holds. */
   async activityCount(scope: ActivityScope): Promise<number> {
     const { sql, args } = activityWhere(scope, this.#dialect);
-    return pluck<number>(this.#sqlite, `SELECT COUNT(*) ${sql}`).get(...args) ?? 0;
+    return Number((await this.#c.pluck<number>(`SELECT COUNT(*) ${sql}`).get(...args)) ?? 0);
   }
 
   /** The period's entries in the scope, card by card in time order, at most `limit`. */
   activity(scope: ActivityScope, limit: number): AsyncGenerator<ActivityRow[]> {
     const { sql, args } = activityWhere(scope, this.#dialect);
-    const rows = readRaw<ActivityRow>(
-      this.#sqlite,
-      `SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
+    const rows = this.#c.readRaw<ActivityRow>(`SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
        ${sql}
-       ORDER BY t.gift_card_id, t.created_at_ms, t.list_order LIMIT ?`,
+       ORDER BY ${this.#dialect.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order LIMIT ?`,
     );
-    return inBatches(rows.iterate(...args, limit));
+    return rows.batches([...args, limit]);
   }
 
   /** Every card with its current entries, in card and ledger order: the journal's rows. */
   journal(): AsyncGenerator<JournalRow[]> {
     const d = this.#dialect;
-    const rows = read<JournalRow>(
-      this.#sqlite,
-      `SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN ${d.jsonField('c.raw_json', 'initialBalance')} END AS initial_raw,
+    const rows = this.#c.read<JournalRow>(`SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN ${d.jsonField('c.raw_json', 'initialBalance')} END AS initial_raw,
               t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN ${d.jsonField('t.raw_json', 'amount')} END AS amount_raw,
               t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN ${d.jsonField('t.raw_json', 'balanceAfter')} END AS after_raw, t.reference_id
        FROM gift_cards c LEFT JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
-       ORDER BY c.gift_card_id, t.created_at_ms, t.list_order`,
+       ORDER BY ${d.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`,
     );
-    return inBatches(rows.iterate());
+    return rows.batches();
   }
 }
 

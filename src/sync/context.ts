@@ -1,6 +1,6 @@
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
-import type { Checkpointer } from '../db/sqlite/checkpointer.js';
+import type { Checkpointer } from '../db/mirror.js';
 import type { SyncStore } from './store.js';
 
 /** The resources the sync walks, in its order; checkpoints and summaries use these names. */

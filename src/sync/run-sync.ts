@@ -1,6 +1,5 @@
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
-import { startCheckpointer } from '../db/sqlite/checkpointer.js';
 import type { Mirror } from '../db/mirror.js';
 import { redact } from '../log.js';
 import { emptyStats, SYNC_RESOURCES, type ProgressReporter, type ResourceStats, type SyncContext, type SyncResource } from './context.js';
@@ -133,7 +132,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     giftcard_base_url: options.giftcard.config.baseUrl,
     dp_base_url: options.dp.config.baseUrl,
   });
-  const checkpointer = startCheckpointer(options.mirror);
+  const checkpointer = options.mirror.startCheckpointer();
   if (rebound) await store.retireBinding(syncRunId);
   const context: SyncContext = {
     store,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from '../../src/db/sqlite/checkpointer.js';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
 
 let dir: string;
 let mirror: Mirror;

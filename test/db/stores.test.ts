@@ -47,7 +47,7 @@ describe('the stores against the migrated schema', () => {
     const store = new ChecksStore(mirror);
     for (const read of [store.couponRegressions(), store.entryRewrites(), store.orphanEntries(undefined), store.orderLineFigures(), store.walletPairs(1), store.unlisted(), store.merchantCounts()]) expect(await read).toEqual([]);
     const cursors = store.ledgerCursors([giftCards.giftCardId] as const, [giftCardTransactions.giftCardId] as const);
-    expect([...cursors.cards, ...cursors.entries]).toEqual([]);
+    expect([...(await all(cursors.cards)), ...(await all(cursors.entries))]).toEqual([]);
   });
 
   it("prepares and runs the report's and the books' reads", async () => {
@@ -57,7 +57,17 @@ describe('the stores against the migrated schema', () => {
     const books = new BooksStore(mirror);
     expect(await books.matchRates()).toEqual([]);
     expect(await books.counts()).toEqual({ held: 0, rejected: 0 });
-    const session = await books.beginImport();
-    await session.rollback();
+    const rolledBack = books.importing(async (session) => {
+      expect(await session.claimedBy('no-such-row')).toBeUndefined();
+      expect(await session.held('tenders', 'books.csv', 1)).toBe(0);
+      throw new Error('rolled back');
+    });
+    await expect(rolledBack).rejects.toThrow('rolled back');
+    const matching = await books.replaceMatching(1, async (session) => {
+      expect(await session.pairExactTenders({ merchant: null, from: 0 })).toEqual({ books: [], ledger: [] });
+      expect(await session.cardsByCode(null, new Set(['ab']))).toEqual(new Map());
+      for (const read of [session.couponUses(), session.coupons(null), session.purchases(), session.orders()]) expect(await read).toEqual([]);
+    });
+    expect(matching).toEqual({ groups: 0, byStatus: {} });
   });
 });

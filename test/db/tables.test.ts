@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getTableColumns, getTableName, is, Table } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
 import * as schema from '../../src/db/schema.js';
 
 let dir: string;

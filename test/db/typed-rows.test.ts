@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/db/mirror.js';
 import { giftCards } from '../../src/db/schema.js';
-import { iterateRows, selectList, type RowOf } from '../../src/db/sqlite/typed-rows.js';
+import { selectList, type RowOf } from '../../src/db/typed-rows.js';
 
 const COLUMNS = [giftCards.giftCardId, giftCards.programId, giftCards.issuedAtMs, giftCards.initialBalanceCents] as const;
 type Row = RowOf<typeof COLUMNS>;
@@ -19,7 +19,7 @@ describe('raw rows typed by the schema', () => {
     expect([row, wrongType, wrongNull]).toHaveLength(3);
   });
 
-  it('reads the real mirror through a SELECT list made of the schema’s columns', () => {
+  it('reads the real mirror through a SELECT list made of the schema’s columns', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-typed-'));
     const mirror = openMirror(join(dir, 'ledger.db'));
     try {
@@ -28,7 +28,7 @@ describe('raw rows typed by the schema', () => {
         .prepare(`INSERT INTO gift_cards (gift_card_id, merchant_id, status, currency, program_id, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json)
                   VALUES ('card-1', 'm', 'ACTIVE', 'USD', NULL, 500, 500, 1, 'x', 7, 'x', 9, 'x', 'x', 7, 7, 1, 1, '{}')`)
         .run();
-      const rows = [...iterateRows(mirror.sqlite.prepare(`SELECT ${selectList(COLUMNS)} FROM gift_cards`), COLUMNS)];
+      const rows = await mirror.connection.readRaw<Row>(`SELECT ${selectList(COLUMNS)} FROM gift_cards`).all();
       expect(rows).toEqual([['card-1', null, 7, 500]]);
     } finally {
       mirror.close();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkCardLedgers } from '../../src/checks/card-ledger.js';
 import { cardReconciliation } from '../../src/checks/ledger-state.js';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, type TestServices } from '../support/simulator.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
 import { neutralise, visibleText } from '../../src/report/neutralise.js';
 import { fittedScale, MIN_PRINT_SCALE } from '../../src/report/xlsx-writer.js';
 import { SHEET_NAMES } from '../../src/report/report-sheets.js';

@@ -3,7 +3,7 @@
  * pure card checks), and a real SQLite mirror filled row by row (for the query checks).
  */
 import { randomUUID } from 'node:crypto';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
 import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckContext, type LedgerEntry } from '../../src/checks/check.js';
 
 export const T0 = Date.parse('2026-10-01T12:00:00Z');
@@ -79,7 +79,7 @@ export class FixtureMirror {
 
   context(overrides: Partial<CheckContext> = {}): CheckContext {
     const asOfMs = this.sqlite.prepare('SELECT started_at_ms FROM sync_runs WHERE sync_run_id = ?').pluck().get(this.syncRunId) as number;
-    return { mirror: this.mirror, queries: this.mirror.queries, syncRunId: this.syncRunId, previousSyncRunId: this.syncRunId > 1 ? this.syncRunId - 1 : null, asOfMs, merchantId: MERCHANT, options: DEFAULT_CHECK_OPTIONS, ...overrides };
+    return { mirror: this.mirror, syncRunId: this.syncRunId, previousSyncRunId: this.syncRunId > 1 ? this.syncRunId - 1 : null, asOfMs, merchantId: MERCHANT, options: DEFAULT_CHECK_OPTIONS, ...overrides };
   }
 
   /** Writes a card and its ledger as {@link cardLedger} built them. */

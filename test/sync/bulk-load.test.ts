@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
 import { createCardIndexes, createCouponIndexes, createLedgerIndexes, dropCardIndexes, dropCouponIndexes, dropLedgerIndexes } from '../../src/db/sqlite/indexes.js';
 import { SyncStore } from '../../src/sync/store.js';
 import { transactionRow } from '../../src/sync/rows.js';

@@ -1,7 +1,10 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Mirror } from '../mirror.js';
+import type { Checkpointer } from '../types.js';
+import type Database from 'better-sqlite3';
+
+export type { Checkpointer } from '../types.js';
 
 /** How often the checkpointing thread copies what the WAL holds into the database file. */
 const INTERVAL_MS = 100;
@@ -27,18 +30,6 @@ parentPort.on('message', () => { clearTimeout(timer); db.close(); parentPort.clo
 tick();
 `;
 
-export interface Checkpointer {
-  /**
-   * For the writer, outside a transaction: keeps the WAL file from growing without bound.
-   * SQLite starts the WAL again from its beginning only when a write transaction begins with
-   * every frame already copied, which a writer that commits every second seldom meets while
-   * the thread copies behind it. Past 256 MB the writer copies the few frames left itself.
-   */
-  afterCommit(): void;
-  /** Stops the thread and gives checkpoints back to the mirror's own connection. */
-  stop(): Promise<void>;
-}
-
 /**
  * Moves the WAL's checkpoints off the writing thread while a sync runs. A checkpoint copies
  * every page the WAL holds into the database file and fsyncs it; done by the writer, at each
@@ -46,7 +37,7 @@ export interface Checkpointer {
  * first sync writes about 1 GB twice). On a second thread it overlaps the sync's own work.
  * Committed data stays safe either way: the WAL keeps every frame until it is copied.
  */
-export function startCheckpointer(mirror: Mirror, walRestartBytes = WAL_RESTART_BYTES): Checkpointer {
+export function startCheckpointer(mirror: { path: string; sqlite: Database.Database }, walRestartBytes = WAL_RESTART_BYTES): Checkpointer {
   const { sqlite } = mirror;
   const inWal = mirror.path !== ':memory:' && sqlite.pragma('journal_mode', { simple: true }) === 'wal';
   const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };

@@ -46,6 +46,7 @@ export function sqliteConnection(sqlite: Database.Database): SqlConnection {
   const begin = sqlite.prepare('BEGIN');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
+  const inserts = new Map<string, Database.Statement>();
   return {
     dialect: sqliteDialect,
     read: <Row>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql)),
@@ -54,6 +55,15 @@ export function sqliteConnection(sqlite: Database.Database): SqlConnection {
     write: (sql: string): Write => {
       const statement = sqlite.prepare(sql);
       return { run: async (...params) => statement.run(...params).changes };
+    },
+    insertMany: async (table, columns, rows) => {
+      const key = `${table} (${columns.join(', ')})`;
+      let insert = inserts.get(key);
+      if (insert === undefined) {
+        insert = sqlite.prepare(`INSERT INTO ${key} VALUES (${columns.map(() => '?').join(', ')})`);
+        inserts.set(key, insert);
+      }
+      for (const row of rows) insert.run(...row);
     },
     exec: async (sql) => {
       sqlite.exec(sql);

@@ -8,15 +8,14 @@ import { MirrorError } from '../../errors.js';
 import { ensureMirrorFolder, mirrorFullError, nearlyFull } from '../../paths.js';
 import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from '../schema.js';
-import { beginLoad, createCardIndexes, createCouponIndexes, createLedgerIndexes, endLoad, ENTRY_ID_INDEX, LEDGER_INDEXES, missingIndexes, type LoadedTable } from './indexes.js';
-import { sqliteQueries, type MirrorQueries } from './queries.js';
+import { beginLoad, createCardIndexes, createCouponIndexes, createLedgerIndexes, endLoad, ENTRY_ID_INDEX, LEDGER_INDEXES, missingIndexes } from './indexes.js';
+import { sqliteQueries } from './queries.js';
 import { sqliteDialect } from './dialect.js';
 import { sqliteConnection } from './connection.js';
 import { pluck } from './statement.js';
-import type { SqlDialect } from '../dialect.js';
-import type { SqlConnection } from '../connection.js';
-
-export type { LoadedTable } from './indexes.js';
+import type { Mirror } from '../types.js';
+import { startCheckpointer } from './checkpointer.js';
+import { runReadOnlyStatement } from './investigate.js';
 
 /** Where the mirror lives unless --db says otherwise. */
 export const DEFAULT_DB_PATH = 'data/ledger.db';
@@ -24,42 +23,17 @@ export const DEFAULT_DB_PATH = 'data/ledger.db';
 /** drizzle-kit's migrations, beside src/ and dist/ alike. */
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
-export interface Mirror {
-  path: string;
-  /** The typed, async query layer the stores use (kysely), dialect-neutral above the stores. */
-  queries: MirrorQueries;
-  /**
-   * The raw connection: for the stores (a stage's store.ts) and this folder only, never read
-   * elsewhere (test/architecture.test.ts); bulk statements and streaming reads.
-   */
+/** A mirror in a SQLite file: the neutral mirror, and the raw connection its own folder and the tests read. */
+export interface SqliteMirror extends Mirror {
+  /** The raw connection: this folder's and the tests' alone (test/architecture.test.ts). */
   sqlite: Database.Database;
-  /** The stores' hand-written SQL, executed (async, whichever database holds the mirror). */
-  connection: SqlConnection;
-  /** The fragments of hand-written SQL that differ between databases. */
-  dialect: SqlDialect;
-  /**
-   * Before a walk of `table`: an empty table is loaded in bulk, its secondary indexes dropped
-   * and built once, sorted, by {@link Mirror.endLoad}. @returns whether this is a bulk load.
-   */
-  beginLoad(table: LoadedTable): Promise<boolean>;
-  /**
-   * After a walk of `table`: builds any index {@link Mirror.beginLoad} dropped. For the ledger,
-   * entries a bulk load mirrored twice (the list shifted under the walk) collapse onto their
-   * first row, credited to `syncRunId`. @returns how many rows collapsed.
-   */
-  endLoad(table: LoadedTable, syncRunId: number): Promise<number>;
-  /** After a large write: the write-ahead log copied into the database file and started again. */
-  compact(): Promise<void>;
-  /** Runs a long streaming read with a small page cache (a report reads each table once), restoring it after. */
-  withSmallCache<T>(work: () => Promise<T>): Promise<T>;
-  close(): void;
 }
 
 /**
  * Opens (creating if needed) the mirror at `path` and brings its schema up to date:
  * WAL journal, foreign keys on, a busy time-out, then drizzle-kit's pending migrations.
  */
-export function openMirror(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): Mirror {
+export function openMirror(path: string = DEFAULT_DB_PATH, options: OpenOptions = {}): SqliteMirror {
   if (path !== ':memory:') {
     ensureMirrorFolder(path);
   }
@@ -83,7 +57,7 @@ export function openMirrorLocked(
   path: string,
   command: string,
   options: OpenOptions = { warn: (message) => process.stderr.write(`ledger-recon: ${message}\n`) },
-): { mirror: Mirror; lock: MirrorLock } {
+): { mirror: SqliteMirror; lock: MirrorLock } {
   const lock = acquireLock(path, command);
   try {
     return { mirror: openMirror(path, options), lock };
@@ -98,7 +72,7 @@ export function openMirrorLocked(
  * no database, a corrupt or unreadable one) becomes a {@link MirrorError} naming the mirror
  * and the cause, which the CLI prints as one line with exit code 2.
  */
-function unreadableAsMirrorError(path: string, open: () => Database.Database, prepare: (sqlite: Database.Database) => Mirror): Mirror {
+function unreadableAsMirrorError(path: string, open: () => Database.Database, prepare: (sqlite: Database.Database) => SqliteMirror): SqliteMirror {
   let sqlite: Database.Database | undefined;
   try {
     sqlite = open();
@@ -113,7 +87,7 @@ function unreadableAsMirrorError(path: string, open: () => Database.Database, pr
   }
 }
 
-function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOptions): Mirror {
+function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOptions): SqliteMirror {
   // 16 KiB pages for a new mirror (an existing one keeps its own): a first sync loads and
   // indexes about a quarter faster than with 4 KiB pages. Only takes effect before WAL is on.
   sqlite.pragma('page_size = 16384');
@@ -171,7 +145,7 @@ function refuseHalfBuilt(path: string, sqlite: Database.Database): void {
  * `query_only`, so no statement can write. @throws MirrorError when the file does not exist
  * or is no database.
  */
-export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
+export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): SqliteMirror {
   return unreadableAsMirrorError(
     path,
     () => new Database(path, { readonly: true, fileMustExist: true }),
@@ -187,8 +161,8 @@ export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): Mirror {
 }
 
 /** The mirror over an open, prepared connection. */
-function mirrorOver(path: string, sqlite: Database.Database): Mirror {
-  return {
+function mirrorOver(path: string, sqlite: Database.Database): SqliteMirror {
+  const mirror: SqliteMirror = {
     path,
     queries: sqliteQueries(sqlite),
     sqlite,
@@ -208,6 +182,13 @@ function mirrorOver(path: string, sqlite: Database.Database): Mirror {
         sqlite.pragma(`cache_size = ${cacheSize}`);
       }
     },
-    close: () => sqlite.close(),
+    startCheckpointer: () => startCheckpointer(mirror),
+    readOnlyStatement: (text) => runReadOnlyStatement(sqlite, text),
+    integrity: async () => String(sqlite.pragma('quick_check', { simple: true })),
+    schemaVersion: async () => schemaVersion(sqlite),
+    close: async () => {
+      sqlite.close();
+    },
   };
+  return mirror;
 }

@@ -3,9 +3,8 @@
  * walk over every card and entry streams tuples: objects per row cost a tenth of its time), its
  * SELECT list is built from the schema's columns and its row type derived from the same list, so
  * a column's type or nullability changing in the schema changes the row's type, and no reader
- * declares the row by hand. The one cast from the driver's untyped rows is here.
+ * declares the row by hand.
  */
-import type Database from 'better-sqlite3';
 import type { AnyColumn } from 'drizzle-orm';
 
 /** The tuple a raw SELECT of `columns` yields, typed from the schema: nullable columns may be null. */
@@ -14,9 +13,4 @@ export type RowOf<C extends readonly AnyColumn[]> = { -readonly [K in keyof C]: 
 /** The SELECT list of `columns`, by their SQL names, in order. */
 export function selectList(columns: readonly AnyColumn[]): string {
   return columns.map((column) => `"${column.name}"`).join(', ');
-}
-
-/** Streams a prepared raw SELECT of `columns` as typed tuples. */
-export function iterateRows<C extends readonly AnyColumn[]>(statement: Database.Statement, _columns: C, ...params: unknown[]): IterableIterator<RowOf<C>> {
-  return statement.raw(true).iterate(...params) as IterableIterator<RowOf<C>>;
 }
