@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One PostgreSQL server for the run: the tests' second backend (test/support/postgres.ts).
+    globalSetup: ['test/support/postgres-setup.ts'],
   },
 });

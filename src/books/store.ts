@@ -41,7 +41,7 @@ const GROUP_ROWS = `SELECT m.group_id AS "groupId", m.kind, m.status, m.rule, m.
     m.amount_cents AS "amountCents", m.currency, m.at_ms AS "atMs", m.books_count AS "booksCount", m.service_count AS "serviceCount",
     b.source AS file, b.line_no AS line, t.gift_card_id AS "giftCardId"
   FROM books_match_rows m
-  LEFT JOIN books_rows b ON m.side = 'books' AND b.row_id = CAST(m.record_id AS INTEGER)
+  LEFT JOIN books_rows b ON b.row_id = CASE WHEN m.side = 'books' THEN CAST(m.record_id AS BIGINT) END
   LEFT JOIN gift_card_transactions t ON m.side = 'ledger' AND t.transaction_id = m.record_id`;
 
 
@@ -56,7 +56,8 @@ export class BooksReads {
   async matchGroups(kinds: readonly string[], statuses: readonly MatchStatus[]): Promise<MatchGroup[]> {
     const rows = await this.db
       .selectFrom('books_match_rows as m')
-      .leftJoin('books_rows as b', (join) => join.on('m.side', '=', 'books').on(sql<boolean>`b.row_id = CAST(m.record_id AS INTEGER)`))
+      // A books row's ID is a number only where the record is a books row: cast there alone.
+      .leftJoin('books_rows as b', (join) => join.on(sql<boolean>`b.row_id = CASE WHEN m.side = 'books' THEN CAST(m.record_id AS BIGINT) END`))
       .leftJoin('gift_card_transactions as t', (join) => join.on('m.side', '=', 'ledger').onRef('t.transaction_id', '=', 'm.record_id'))
       .select([
         'm.group_id as groupId', 'm.kind', 'm.status', 'm.rule', 'm.side', 'm.record_id as recordId', 'm.reference', 'm.entry_type as entryType', 'm.amount_cents as amountCents',
@@ -238,12 +239,13 @@ export class MatchSession {
          HAVING SUM(CASE WHEN side = 0 THEN 1 ELSE 0 END) = 1 AND SUM(CASE WHEN side = 1 THEN 1 ELSE 0 END) = 1`,
       )
       .run(scope);
-    await c.exec(`CREATE UNIQUE INDEX ${c.dialect.temporary('match_pairs_books')} ON match_pairs ("rowId"); CREATE UNIQUE INDEX ${c.dialect.temporary('match_pairs_ledger')} ON match_pairs ("transactionId")`);
+    // An index goes where its table is: a temporary one with it.
+    await c.exec('CREATE UNIQUE INDEX match_pairs_books ON match_pairs ("rowId"); CREATE UNIQUE INDEX match_pairs_ledger ON match_pairs ("transactionId")');
     const now = this.nowMs;
     await c.exec(`INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
-      SELECT "rowId", 'tenders', 'matched', 'exact', 'books', CAST("rowId" AS TEXT), reference, type, "amountCents", currency, "booksAtMs", ${now} FROM match_pairs ORDER BY "rowId";
+      SELECT "rowId", 'tenders', 'matched', 'exact', 'books', CAST("rowId" AS TEXT), reference, type, "amountCents", currency, "booksAtMs", ${now} FROM match_pairs ORDER BY match_pairs."rowId";
       INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
-      SELECT "rowId", 'tenders', 'matched', 'exact', 'ledger', "transactionId", reference, type, "amountCents", currency, "ledgerAtMs", ${now} FROM match_pairs ORDER BY "rowId"`);
+      SELECT "rowId", 'tenders', 'matched', 'exact', 'ledger', "transactionId", reference, type, "amountCents", currency, "ledgerAtMs", ${now} FROM match_pairs ORDER BY match_pairs."rowId"`);
     this.groups += Number((await c.pluck<number>('SELECT COUNT(*) FROM match_pairs').get()) ?? 0);
     const books = await c.read<UnpairedBooksTender>(`SELECT * FROM (${BOOKS_TENDERS}) b WHERE "rowId" NOT IN (SELECT "rowId" FROM match_pairs)`).all(scope);
     const ledger = await c.read<LedgerTender>(`SELECT * FROM (${LEDGER_TENDERS}) l WHERE "transactionId" NOT IN (SELECT "transactionId" FROM match_pairs)`).all(scope);

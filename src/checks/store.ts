@@ -282,7 +282,7 @@ export class ChecksStore {
     return this.#c.read<CouponStep>(`SELECT * FROM (
          SELECT coupon_id, sync_run_id, status, redemption_count,
                 LAG(sync_run_id) OVER w AS previous_sync_run_id, LAG(status) OVER w AS previous_status, LAG(redemption_count) OVER w AS previous_count
-         FROM coupon_history WINDOW w AS (PARTITION BY coupon_id ORDER BY history_id))
+         FROM coupon_history WINDOW w AS (PARTITION BY coupon_id ORDER BY history_id)) steps
        WHERE previous_sync_run_id IS NOT NULL
          AND (redemption_count < previous_count OR (status = 'ACTIVE' AND previous_status <> 'ACTIVE'))
        ORDER BY coupon_id, sync_run_id`,

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { parseISO, isValid } from 'date-fns';
-import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openForWriting } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { findingsStore } from '../findings/store.js';
 
@@ -32,7 +32,7 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
     if (untilMs <= nowMs) throw new MirrorError(`--until ${options.until} has already passed`);
   }
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const { mirror, lock } = openMirrorLocked(dbPath, 'accept');
+  const { mirror, release } = await openForWriting(dbPath, 'accept');
   try {
     const store = findingsStore(mirror);
     const finding = await store.latestFinding(fingerprint);
@@ -41,8 +41,7 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
     await store.recordAcceptance({ fingerprint, note: options.note, by, acceptedAtMs: nowMs, until: options.until ?? null, untilMs, finding });
     write(`accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`);
   } finally {
-    mirror.close();
-    lock.release();
+    await release();
   }
 }
 

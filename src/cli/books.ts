@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
 import { importBooksFile, kindOfName, mapBeside, type BooksFailure, type BooksFile, type BooksFolder, type ImportResult } from '../books/import-books.js';
-import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openForWriting, type Mirror } from '../db/mirror.js';
 import { BooksImportError, ConfigError, InterruptedError, LedgerReconError } from '../errors.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -66,7 +66,7 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   if (options.source !== undefined && paths.length > 1) throw new ConfigError('--source', `--source names what one file is a version of; ${paths.length} files were given: import them one at a time`);
   const files = paths.map((path) => fileToImport(path, options));
-  const { mirror, lock } = openMirrorLocked(options.db ?? DEFAULT_DB_PATH, 'books import');
+  const { mirror, release } = await openForWriting(options.db ?? DEFAULT_DB_PATH, 'books import');
   const interruption = onInterrupt('the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)');
   try {
     const versions = { ...(options.source !== undefined ? { source: options.source } : {}), ...(options.replace ? { replace: true } : {}) };
@@ -74,8 +74,7 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
     write(options.json ? `${JSON.stringify(results)}\n` : results.map((r) => `${describeImport(r)}\n`).join(''));
     return results;
   } finally {
-    mirror.close();
-    lock.release();
+    await release();
     interruption.dispose();
   }
 }

@@ -1,8 +1,6 @@
 import { findingsStore } from '../findings/store.js';
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
-import { MirrorError } from '../errors.js';
+import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { writeClose, type ClosePaths } from '../report/write-close.js';
@@ -24,8 +22,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const period = periodOf(options);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
-  const mirror = openMirrorReadOnly(dbPath);
+  const mirror = await openForReading(dbPath, 'sync');
   const interruption = onInterrupt('the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again', process.stderr, { atOnce: true });
   try {
     const { close: result, paths } = await writeClose({ mirror, period, merchantId: await findingsStore(mirror).pinnedMerchant(), outDir: options.out ?? 'reports', ...(options.preparer !== undefined ? { preparer: options.preparer } : {}) });
@@ -50,7 +47,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     }
     return paths;
   } finally {
-    mirror.close();
+    await mirror.close();
     interruption.dispose();
   }
 }

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
-import { DEFAULT_DB_PATH, lockHolder, openMirrorReadOnly } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, isServerUrl, mirrorExists, mirrorHolder, openForReading } from '../db/mirror.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
 
@@ -62,7 +62,8 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
 
   const db = options.db ?? DEFAULT_DB_PATH;
   for (const line of await mirror(db)) say(line);
-  say(freeSpace(db));
+  // A server's disk is its operator's: the doctor sees only the space beside a file.
+  if (!isServerUrl(db)) say(freeSpace(db));
   say(outFolder(options.out ?? 'reports'));
   process.exitCode = lines.every((l) => l.ok) ? 0 : 2;
   return lines;
@@ -86,22 +87,23 @@ async function reach(config: ServiceConfig, subject: string): Promise<Line> {
 }
 
 async function mirror(db: string): Promise<Line[]> {
-  const subject = `mirror ${resolve(db)}`;
-  if (!existsSync(db)) return [{ ok: true, subject, text: 'not there yet: the first sync makes it' }];
+  const server = isServerUrl(db);
+  const subject = `mirror ${server ? db.replace(/\/\/[^@/]*@/, '//') : resolve(db)}`;
   let opened;
   try {
-    opened = openMirrorReadOnly(db);
+    if (!(await mirrorExists(db))) return [{ ok: true, subject, text: 'not there yet: the first sync makes it' }];
+    opened = await openForReading(db);
   } catch (error) {
     return [{ ok: false, subject, text: `${(error as Error).message}: restore it from a backup, or give --db a new file (a new mirror starts with a full sync)` }];
   }
   try {
     const lines: Line[] = [];
     const check = await opened.integrity();
-    lines.push(check === 'ok' ? { ok: true, subject, text: 'integrity ok (quick_check)' } : { ok: false, subject, text: `integrity check failed (${check}): restore it from a backup` });
+    lines.push(check === 'ok' ? { ok: true, subject, text: server ? 'integrity ok (schema complete)' : 'integrity ok (quick_check)' } : { ok: false, subject, text: `integrity check failed (${check}): restore it from a backup` });
     const { applied, known } = await opened.schemaVersion();
     if (applied > known) lines.push({ ok: false, subject: 'schema', text: `the mirror is at schema ${applied}, newer than this version (${known}): upgrade ledger-recon` });
     else lines.push({ ok: true, subject: 'schema', text: applied === known ? `schema ${applied}, this version's` : `schema ${applied} of ${known}: the next writing command migrates it` });
-    const holder = lockHolder(db);
+    const holder = await mirrorHolder(db);
     lines.push({ ok: true, subject: 'lock', text: holder ? `held by ledger-recon ${holder.command} (process ${holder.pid}, started ${holder.startedAt})` : 'free' });
     const last = await findingsStore(opened).completedRun();
     if (!last) lines.push({ ok: true, subject: 'last run', text: 'none yet' });
@@ -111,7 +113,7 @@ async function mirror(db: string): Promise<Line[]> {
     }
     return lines;
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 

@@ -1,5 +1,5 @@
-import { existsSync, renameSync } from 'node:fs';
-import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
+import { renameSync } from 'node:fs';
+import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { exportHledger } from '../report/hledger-export.js';
 
@@ -18,14 +18,13 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   if (format !== 'hledger') throw new MirrorError(`unknown export format ${format}: the one format is hledger`);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
-  const mirror = openMirrorReadOnly(dbPath);
+  const mirror = await openForReading(dbPath, 'sync');
   try {
     const temporary = `${options.out}.partial`;
     const { cards, entries } = await exportHledger(mirror, temporary);
     renameSync(temporary, options.out);
     write(`wrote ${options.out}: ${cards} cards, ${entries} ledger entries; check it with: hledger -f ${options.out} check\n`);
   } finally {
-    mirror.close();
+    await mirror.close();
   }
 }

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { DEFAULT_DB_PATH, lockHolder, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
-import { MirrorError } from '../errors.js';
+import { DEFAULT_DB_PATH, mirrorHolder, openForReading } from '../db/mirror.js';
 import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
 import { columnsThatFit, terminalWidth } from './fit-width.js';
 import type { CheckRunSummary } from '../findings/summary.js';
@@ -40,10 +38,9 @@ export interface HistoryRow {
 export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}`);
-  const mirror = openMirrorReadOnly(dbPath);
+  const mirror = await openForReading(dbPath);
   try {
-    const running = lockHolder(dbPath) !== undefined;
+    const running = (await mirrorHolder(dbPath)) !== undefined;
     const rows = (await findingsStore(mirror).recentRuns(options.limit ?? 30)).map((r, i): HistoryRow => {
       const s: Partial<CheckRunSummary> = r.summaryJson === null ? {} : summaryOf(r);
       return {
@@ -91,6 +88,6 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
     }
     return rows;
   } finally {
-    mirror.close();
+    await mirror.close();
   }
 }

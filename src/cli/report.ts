@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
-import { MirrorError } from '../errors.js';
+import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 
@@ -21,14 +19,13 @@ export interface ReportCommandOptions {
 export async function report(options: ReportCommandOptions): Promise<ReportPaths> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon run\` first`);
-  const mirror = openMirrorReadOnly(dbPath);
+  const mirror = await openForReading(dbPath, 'run');
   try {
     const paths = await writeReport({ mirror, outDir: options.out ?? 'reports', ...(options.run !== undefined ? { checkRunId: options.run } : {}), scope: scopeOf(options) });
     write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n`);
     return paths;
   } finally {
-    mirror.close();
+    await mirror.close();
   }
 }
 

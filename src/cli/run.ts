@@ -4,7 +4,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_PATH, openMirrorLocked, type Mirror } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openForWriting, type Mirror } from '../db/mirror.js';
 import { InterruptedError, LedgerReconError } from '../errors.js';
 import { findingsStore, type RunError } from '../findings/store.js';
 import { redact } from '../log.js';
@@ -103,7 +103,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     ensureFolder('--out', options.out ?? 'reports');
     const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
     const dbPath = options.db ?? DEFAULT_DB_PATH;
-    const { mirror, lock } = openMirrorLocked(dbPath, 'run');
+    const { mirror, release } = await openForWriting(dbPath, 'run');
     const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
     try {
       checkRunId = await findingsStore(mirror).beginRun({ startedAtMs: started, optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }) });
@@ -131,8 +131,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       throw error;
     } finally {
       await clients.close();
-      mirror.close();
-      lock.release();
+      await release();
     }
   } catch (error) {
     // The night's record, also when it failed: one object, then the one line on stderr.

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { DEFAULT_DB_PATH, mirrorFile, openMirrorReadOnly } from '../db/mirror.js';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { terminalWidth } from './fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
@@ -26,8 +26,7 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
   const text = options.file ? readFileSync(options.file, 'utf8') : statement;
   if (!text?.trim()) throw new MirrorError('give one SQL statement, or --file query.sql');
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!existsSync(mirrorFile(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
-  const mirror = openMirrorReadOnly(dbPath);
+  const mirror = await openForReading(dbPath, 'sync');
   try {
     // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).
     const { columns, rows } = await mirror.readOnlyStatement(text);
@@ -35,7 +34,7 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
     write(render(columns, rows, format, options.write === undefined ? terminalWidth(process.stdout) : undefined));
     return rows.length;
   } finally {
-    mirror.close();
+    await mirror.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { DEFAULT_DB_PATH, openMirrorLocked } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openForWriting } from '../db/mirror.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
 import { createClients } from './clients.js';
@@ -27,7 +27,7 @@ export interface SyncCommandOptions extends ConfigFlags {
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const { mirror, lock } = openMirrorLocked(dbPath, 'sync');
+  const { mirror, release } = await openForWriting(dbPath, 'sync');
   const interruption = onInterrupt('the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there');
   const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
   const stderr = process.stderr;
@@ -58,8 +58,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
     throw error;
   } finally {
     await clients.close();
-    mirror.close();
-    lock.release();
+    await release();
     interruption.dispose();
   }
 }

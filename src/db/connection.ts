@@ -48,11 +48,46 @@ export interface SqlConnection {
   /** Runs statements that bind nothing (DDL, a set-based pass), separated by semicolons. */
   exec(sql: string): Promise<void>;
   /**
-   * Runs `work` as one transaction: all of it commits, or none. Transactions on one connection
-   * run one after another, never interleaved (walks read at the same time never share one); a
-   * transaction begun inside `work` joins it.
+   * Runs `work` as one transaction: all of it commits, or none. One at a time: a transaction
+   * begun while another is open on the connection is refused (see singleTransactions).
    */
   transaction<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** How a connection begins, commits and rolls back a transaction. */
+export interface TransactionStatements {
+  begin(): Promise<void>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/**
+ * A connection's {@link SqlConnection.transaction}: one at a time. A transaction begun while
+ * another is open on the connection is refused, never nested nor queued (a queue would wait
+ * forever on a transaction begun inside another): a store whose callers overlap (the sync's
+ * walks) runs its transactions one after another itself. No AsyncLocalStorage: on Node 20 it
+ * hooks every promise of the process, which cost the sync some 10 % of its time.
+ */
+export function singleTransactions(statements: TransactionStatements): <T>(work: () => Promise<T>) => Promise<T> {
+  let open = false;
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (open) throw new Error('a transaction is open on this connection already: transactions on one connection never overlap');
+    open = true;
+    try {
+      await statements.begin();
+      let result: T;
+      try {
+        result = await work();
+      } catch (error) {
+        await statements.rollback();
+        throw error;
+      }
+      await statements.commit();
+      return result;
+    } finally {
+      open = false;
+    }
+  };
 }
 
 /** A streaming read handed out asynchronously, in batches. */

@@ -13,6 +13,13 @@ export interface SqlDialect {
   indexedBy(index: string): string;
   /** An ORDER BY term sorting a text column byte by byte, as JavaScript compares ASCII strings (never by a locale's collation). */
   binaryOrder(column: string): string;
+  /**
+   * A join that keeps the table before it as the outer loop, where the planner must be told
+   * (SQLite's CROSS JOIN … ON); a plain JOIN where it need not.
+   */
+  joinInOrder: string;
+  /** The column type of a temporary table's ID: text compared as the mirror's IDs are (byte by byte). */
+  idText: string;
   /** A temporary table's name as a statement refers to it. */
   temporary(name: string): string;
   /**

@@ -1,10 +1,15 @@
 /** Where the mirror lives, as a user names it: read before anything heavy is loaded (the CLI checks it first). */
 import { ConfigError } from '../errors.js';
 
+/** Whether `--db` names a PostgreSQL server (postgres:// or postgresql://) rather than a file. */
+export function isServerUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
 /**
- * The mirror's file, as `--db` (or LEDGER_RECON_DB) names it. A URL (postgres://…) names no
- * file: this version keeps the mirror in SQLite alone, so it is refused, never taken for a
- * folder named `postgres:`. The message shows the URL without its user and password.
+ * The mirror's file, as `--db` (or LEDGER_RECON_DB) names it. Any other URL (mysql://…) names
+ * no file and no server this version reads: it is refused, never taken for a folder named
+ * `mysql:`. The message shows the URL without its user and password.
  * @throws ConfigError for a URL.
  */
 export function mirrorFile(db: string): string {
@@ -19,6 +24,8 @@ export function mirrorFile(db: string): string {
   }
   throw new ConfigError(
     'LEDGER_RECON_DB',
-    `--db ${shown} (or LEDGER_RECON_DB): this version keeps the mirror in a SQLite file, not in a database server (PostgreSQL mirrors are not built yet); give --db a file path, such as data/ledger.db`,
+    isServerUrl(db)
+      ? `--db ${shown} (or LEDGER_RECON_DB) names a PostgreSQL server where a file was expected`
+      : `--db ${shown} (or LEDGER_RECON_DB): the mirror lives in a SQLite file (a path, such as data/ledger.db) or in PostgreSQL (postgres://user@host:port/db?schema=name), not in ${scheme[1]}`,
   );
 }

@@ -2,9 +2,12 @@
  * The mirror as the stages see it: opened by where it lives, handed to their stores. Which
  * database holds it is the dialect folder's concern (src/db/sqlite/); nothing above the stores asks.
  */
-import { mirrorFile } from './location.js';
-import type { MirrorLock } from './sqlite/lock.js';
+import { existsSync } from 'node:fs';
+import { MirrorError } from '../errors.js';
+import { isServerUrl, mirrorFile } from './location.js';
+import { lockHolder, type LockHolder, type MirrorLock } from './sqlite/lock.js';
 import * as sqlite from './sqlite/open.js';
+import type { Mirror } from './types.js';
 
 export type { Checkpointer, LoadedTable, Mirror, StatementResult } from './types.js';
 export type { Read, SqlConnection, Write } from './connection.js';
@@ -14,7 +17,7 @@ export type { MirrorQueries } from './queries.js';
 export type { LockHolder, MirrorLock } from './sqlite/lock.js';
 export { lockHolder } from './sqlite/lock.js';
 export type { SqlDialect } from './dialect.js';
-export { mirrorFile } from './location.js';
+export { isServerUrl, mirrorFile } from './location.js';
 
 /** Opens (creating if needed) the mirror. @see sqlite.openMirror */
 export function openMirror(path: string = sqlite.DEFAULT_DB_PATH, options: sqlite.OpenOptions = {}): sqlite.SqliteMirror {
@@ -29,4 +32,57 @@ export function openMirrorLocked(path: string, command: string, options?: sqlite
 /** Opens an existing mirror for reading only. @see sqlite.openMirrorReadOnly */
 export function openMirrorReadOnly(path: string = sqlite.DEFAULT_DB_PATH): sqlite.SqliteMirror {
   return sqlite.openMirrorReadOnly(mirrorFile(path));
+}
+
+/** A mirror opened for a command, and what ends the command's hold on it (the lock, the connection). */
+export interface OpenedMirror {
+  mirror: Mirror;
+  release(): Promise<void>;
+}
+
+/** PostgreSQL's folder, loaded only when a URL names a server: a SQLite night never loads node-postgres. */
+const postgres = () => import('./pg/open.js');
+
+/**
+ * For a writing command (sync, check, run, accept, books import): takes the mirror's lock,
+ * then opens it, making and migrating it as needed. `db` is a file's path or a server's URL
+ * (postgres://…?schema=name). @throws LockHeldError naming the holder, MirrorError.
+ */
+export async function openForWriting(db: string, command: string, options?: sqlite.OpenOptions): Promise<OpenedMirror> {
+  if (isServerUrl(db)) {
+    const mirror = await (await postgres()).openPgMirror(db, { command, locked: true });
+    return { mirror, release: () => mirror.close() };
+  }
+  const { mirror, lock } = sqlite.openMirrorLocked(mirrorFile(db), command, options);
+  return {
+    mirror,
+    release: async () => {
+      await mirror.close();
+      lock.release();
+    },
+  };
+}
+
+/**
+ * For a reading command (report, close, export, history, sql): opens an existing mirror for
+ * reading only. @throws MirrorError, naming `firstRun` (the command that makes one) when there
+ * is no mirror there.
+ */
+export async function openForReading(db: string, firstRun = 'sync'): Promise<Mirror> {
+  const missing = new MirrorError(`there is no mirror at ${isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db}: run \`ledger-recon ${firstRun}\` first`);
+  if (isServerUrl(db)) return (await postgres()).openPgMirror(db, { command: 'read', readOnly: true, missing });
+  if (!existsSync(mirrorFile(db))) throw missing;
+  return sqlite.openMirrorReadOnly(mirrorFile(db));
+}
+
+/** Who holds the mirror's lock now, if anyone (the doctor's and history's question). */
+export async function mirrorHolder(db: string): Promise<LockHolder | undefined> {
+  if (isServerUrl(db)) return (await postgres()).pgLockHolder(db);
+  return lockHolder(mirrorFile(db));
+}
+
+/** Whether a mirror exists there (a file; a schema holding a migrated mirror). */
+export async function mirrorExists(db: string): Promise<boolean> {
+  if (isServerUrl(db)) return (await postgres()).pgMirrorExists(db);
+  return existsSync(mirrorFile(db));
 }

@@ -6,6 +6,13 @@ import type { SqlConnection } from './connection.js';
 import type { SqlDialect } from './dialect.js';
 import type { MirrorQueries } from './queries.js';
 
+/** Who holds a mirror's lock: for the message a second process prints. */
+export interface LockHolder {
+  pid: number;
+  command: string;
+  startedAt: string;
+}
+
 /** The tables a first sync loads in bulk, their indexes dropped and built after. */
 export type LoadedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons';
 

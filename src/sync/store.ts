@@ -7,7 +7,7 @@
  * place where SQL stays hand-written (#31); each read's row type comes from the schema.
  */
 import type { Read, SqlConnection, SqlRow, Write } from '../db/connection.js';
-import type { LoadedTable, Mirror, MirrorQueries } from '../db/mirror.js';
+import type { LoadedTable, Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 import type { PayloadValidationError } from '../errors.js';
 import { carriesSecret, redact } from '../log.js';
 import type { Resource } from '../api/wire-types.js';
@@ -63,11 +63,11 @@ export type CardState = SqlRow<'gift_cards', 'gift_card_id' | 'version' | 'statu
 const newestEntry = (column: string): string => `(
   SELECT t.${column} FROM gift_card_transactions t WHERE t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
   ORDER BY t.created_at_ms DESC, t.list_order DESC LIMIT 1)`;
-const cardStateSql = (settleCards: string): string => `
+const cardStateSql = (settleCards: string, d: SqlDialect): string => `
   SELECT * FROM (
     SELECT c.gift_card_id, c.version, c.status, c.remaining_balance_cents AS remaining, c.updated_at_ms, c.read_sync_run_id,
            ${newestEntry('balance_after_cents')} AS tail_after, ${newestEntry('created_at_ms')} AS tail_created_ms
-    FROM ${settleCards} s CROSS JOIN gift_cards c ON c.gift_card_id = s.gift_card_id)
+    FROM ${settleCards} s ${d.joinInOrder} gift_cards c ON c.gift_card_id = s.gift_card_id) states
   WHERE tail_created_ms IS NOT NULL`;
 
 export interface Checkpoint {
@@ -94,6 +94,9 @@ export class SyncStore {
 
   /** The client secrets: no raw record and no checkpoint is stored carrying one. */
   readonly #secrets: readonly string[];
+
+  /** The last transaction asked for: walks that run at the same time commit one after another. */
+  #turn: Promise<unknown> = Promise.resolve();
 
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
     const c = mirror.connection;
@@ -172,12 +175,19 @@ export class SyncStore {
   }
 
   /**
-   * Runs a batch of writes (`work` calls the per-record writes) as one transaction: all of it
-   * commits, or none. The batch runs whole before any other work on the connection (walks read
-   * at the same time never share a transaction).
+   * Runs a batch of writes (`work` awaits the per-record writes, and nothing else) as one
+   * transaction: all of it commits, or none. Batches asked for at the same time (walks read at
+   * the same time) run one after another, never sharing a transaction.
    */
   async batch<T>(work: () => Promise<T>): Promise<T> {
-    return this.#c.transaction(work);
+    return this.#serially(work);
+  }
+
+  /** Runs `work` as one transaction once every transaction asked for before it has ended. */
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.#turn.then(() => this.#c.transaction(work));
+    this.#turn = turn.catch(() => undefined);
+    return turn;
   }
 
   /**
@@ -320,14 +330,14 @@ export class SyncStore {
   /**
    * The given cards (or every mirrored card) that have ledger entries, each with its snapshot
    * and its newest entry: two backward seeks per card into the covering index
-   * gift_card_transactions_card. CROSS JOIN keeps the listed cards as the outer loop, so
+   * gift_card_transactions_card. The dialect's joinInOrder keeps the listed cards as the outer loop, so
    * unlisted cards are never sought.
    */
   async cardStates(cards: Iterable<string> | 'all'): Promise<CardState[]> {
     const c = this.#c;
-    return c.transaction(async () => {
+    return this.#serially(async () => {
       const settleCards = c.dialect.temporary('settle_cards');
-      await c.exec(`CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id TEXT PRIMARY KEY); DELETE FROM ${settleCards};`);
+      await c.exec(`CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id ${c.dialect.idText} PRIMARY KEY); DELETE FROM ${settleCards};`);
       if (cards === 'all') {
         await c.exec(`INSERT INTO ${settleCards} SELECT gift_card_id FROM gift_cards`);
       } else {
@@ -336,7 +346,7 @@ export class SyncStore {
         const insert = c.write(c.dialect.insertOrSkip(settleCards, ['gift_card_id']));
         for (const id of cards) await insert.run(id);
       }
-      return c.read<CardState>(cardStateSql(settleCards)).all();
+      return c.read<CardState>(cardStateSql(settleCards, c.dialect)).all();
     });
   }
 
@@ -440,7 +450,7 @@ export class SyncStore {
    */
   async retireBinding(syncRunId: number): Promise<void> {
     const c = this.#c;
-    await c.transaction(async () => {
+    await this.#serially(async () => {
       await c.write('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL').run(syncRunId);
       for (const table of ['missing_gift_cards', 'gift_cards', 'coupons', 'dp_products', 'dp_orders', 'sync_checkpoints', 'ledger_walk_seen']) await c.write(`DELETE FROM ${table}`).run();
     });

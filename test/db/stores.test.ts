@@ -2,27 +2,14 @@
  * Every store's hand-written SQL against the real schema: each statement prepares on a freshly
  * migrated mirror (a table or column the schema lacks fails here), and each read runs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BooksStore } from '../../src/books/store.js';
 import { ChecksStore } from '../../src/checks/store.js';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import type { Mirror } from '../../src/db/mirror.js';
 import { giftCards, giftCardTransactions } from '../../src/db/schema.js';
 import { ReportStore } from '../../src/report/store.js';
 import { SyncStore } from '../../src/sync/store.js';
-
-let dir: string;
-let mirror: Mirror;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-stores-'));
-  mirror = openMirror(join(dir, 'ledger.db'));
-});
-afterEach(() => {
-  mirror.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+import { BACKENDS } from '../support/backends.js';
 
 const all = async <T>(batches: AsyncIterable<T[]>): Promise<T[]> => {
   const rows: T[] = [];
@@ -30,7 +17,17 @@ const all = async <T>(batches: AsyncIterable<T[]>): Promise<T[]> => {
   return rows;
 };
 
-describe('the stores against the migrated schema', () => {
+describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backend) => {
+  let mirror: Mirror;
+  let cleanup: () => Promise<void>;
+  beforeEach(async (context) => {
+    if (!backend.available) return context.skip();
+    ({ mirror, cleanup } = await backend.open());
+  });
+  afterEach(async () => {
+    await cleanup?.();
+  });
+
   it("prepares and runs the sync's statements", async () => {
     const store = new SyncStore(mirror);
     expect(await store.listedCount('dp_orders')).toBe(0);

@@ -4,9 +4,8 @@
  * here. Statements are prepared when declared, so a store's constructor fails on a table or
  * column the mirror lacks (test/db/stores.test.ts constructs every store).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
-import { BATCH_ROWS, type Read, type SqlConnection, type Write } from '../connection.js';
+import { BATCH_ROWS, singleTransactions, type Read, type SqlConnection, type Write } from '../connection.js';
 import { sqliteDialect } from './dialect.js';
 
 class SqliteRead<Row> implements Read<Row> {
@@ -41,8 +40,6 @@ class SqliteRead<Row> implements Read<Row> {
 
 /** The connection's transactions run one at a time; one begun inside another joins it. */
 export function sqliteConnection(sqlite: Database.Database): SqlConnection {
-  const inside = new AsyncLocalStorage<true>();
-  let queue: Promise<unknown> = Promise.resolve();
   const begin = sqlite.prepare('BEGIN');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
@@ -68,23 +65,17 @@ export function sqliteConnection(sqlite: Database.Database): SqlConnection {
     exec: async (sql) => {
       sqlite.exec(sql);
     },
-    transaction: <T>(work: () => Promise<T>): Promise<T> => {
-      if (inside.getStore()) return work();
-      const turn = queue.then(() =>
-        inside.run(true, async () => {
-          begin.run();
-          try {
-            const result = await work();
-            commit.run();
-            return result;
-          } catch (error) {
-            if (sqlite.inTransaction) rollback.run();
-            throw error;
-          }
-        }),
-      );
-      queue = turn.catch(() => undefined);
-      return turn;
-    },
+    transaction: singleTransactions({
+      begin: async () => {
+        begin.run();
+      },
+      commit: async () => {
+        commit.run();
+      },
+      // SQLite may have rolled back already (a full disk, an interrupt).
+      rollback: async () => {
+        if (sqlite.inTransaction) rollback.run();
+      },
+    }),
   };
 }

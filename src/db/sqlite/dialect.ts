@@ -6,6 +6,8 @@ export const sqliteDialect: SqlDialect = {
   inJsonArray: (column, param) => `${column} IN (SELECT value FROM json_each(${param}))`,
   indexedBy: (index) => `INDEXED BY ${index}`,
   binaryOrder: (column) => column,
+  joinInOrder: 'CROSS JOIN',
+  idText: 'TEXT',
   temporary: (name) => `temp.${name}`,
   changedJsonKeys: (previous, next) =>
     `(SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(${previous}) p WHERE ${next} IS NOT NULL AND json_extract(${next}, p.fullkey) IS NOT p.value)`,

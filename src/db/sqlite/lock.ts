@@ -2,12 +2,9 @@ import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { FileSystemError, LockHeldError } from '../../errors.js';
 import { ensureMirrorFolder } from '../../paths.js';
+import type { LockHolder } from '../types.js';
 
-export interface LockHolder {
-  pid: number;
-  command: string;
-  startedAt: string;
-}
+export type { LockHolder } from '../types.js';
 
 export interface MirrorLock {
   holder: LockHolder;

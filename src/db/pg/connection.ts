@@ -1,0 +1,182 @@
+/**
+ * The stores' SQL on PostgreSQL (see SqlConnection), over node-postgres. Statements are
+ * written as for SQLite, bound by position (`?`) or by name (`@name`); here they become `$n`
+ * and run as named prepared statements on the mirror's one session, so that a transaction, its
+ * temporary tables and the mirror's lock are that session's. A streamed read runs on a
+ * connection of its own through a server-side cursor (pg-cursor), and sees what is committed.
+ * Integers come back as numbers (none of ours passes 2^53: one that did would throw).
+ */
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { BATCH_ROWS, singleTransactions, type Read, type SqlConnection, type Write } from '../connection.js';
+import { pgDialect } from './dialect.js';
+
+/** bigint (int8) and numeric (a SUM of bigints) as JavaScript numbers, refused past 2^53. */
+function exactNumber(text: string): number {
+  const value = Number(text);
+  if (/^-?\d+$/.test(text) && !Number.isSafeInteger(value)) throw new RangeError(`the integer ${text} is past 2^53: it cannot be read as a number without losing digits`);
+  return value;
+}
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** The type parsers of the mirror's connections: PostgreSQL's, but integers as numbers. */
+export const numberTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 || oid === NUMERIC ? exactNumber : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser,
+};
+
+/** A statement written for both databases, as PostgreSQL reads it. */
+export interface Converted {
+  text: string;
+  /** The names bound (`@name`), in the order of their `$n`; null when bound by position. */
+  names: string[] | null;
+  /** How many values it binds. */
+  count: number;
+}
+
+/** Turns `?` and `@name` placeholders into `$n`, outside quoted strings and names. */
+export function convertPlaceholders(sql: string): Converted {
+  let text = '';
+  let position = 0;
+  const names: string[] = [];
+  for (let i = 0; i < sql.length; i += 1) {
+    const c = sql[i] ?? '';
+    if (c === "'" || c === '"') {
+      const end = sql.indexOf(c, i + 1);
+      const stop = end === -1 ? sql.length : end;
+      text += sql.slice(i, stop + 1);
+      i = stop;
+    } else if (c === '?') {
+      position += 1;
+      text += `$${position}`;
+    } else if (c === '@' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
+      const name = /^[A-Za-z_]\w*/.exec(sql.slice(i + 1))?.[0] ?? '';
+      let at = names.indexOf(name);
+      if (at === -1) at = names.push(name) - 1;
+      text += `$${at + 1}`;
+      i += name.length;
+    } else {
+      text += c;
+    }
+  }
+  if (names.length > 0 && position > 0) throw new Error(`a statement binds both by position and by name: ${sql}`);
+  return { text, names: names.length > 0 ? names : null, count: names.length + position };
+}
+
+/**
+ * The values to bind, in `$n` order: one object of named values, or the values by position. A
+ * statement that binds nothing takes none (as SQLite ignores an object of names it does not use).
+ */
+function valuesOf(converted: Converted, params: readonly unknown[]): unknown[] {
+  if (converted.count === 0) return [];
+  const values = converted.names === null ? [...params] : converted.names.map((name) => (params[0] as Record<string, unknown>)[name]);
+  return values.map((value) => (value === undefined ? null : value));
+}
+
+type RowMode = 'object' | 'array' | 'pluck';
+
+/** A session's prepared statements, by their text: a statement declared again is prepared once. */
+class Prepared {
+  readonly #names = new Map<string, { converted: Converted; name: string }>();
+
+  of(sql: string): { converted: Converted; name: string } {
+    let found = this.#names.get(sql);
+    if (found === undefined) {
+      found = { converted: convertPlaceholders(sql), name: `ledger_recon_${this.#names.size + 1}` };
+      this.#names.set(sql, found);
+    }
+    return found;
+  }
+}
+
+class PgRead<Row> implements Read<Row> {
+  readonly #converted: Converted;
+  readonly #name: string;
+
+  constructor(
+    private readonly session: pg.ClientBase,
+    private readonly pool: pg.Pool,
+    prepared: { converted: Converted; name: string },
+    private readonly mode: RowMode,
+  ) {
+    this.#converted = prepared.converted;
+    this.#name = prepared.name;
+  }
+
+  async #query(params: readonly unknown[]): Promise<Row[]> {
+    const result = await this.session.query({ name: this.#name, text: this.#converted.text, values: valuesOf(this.#converted, params), ...(this.mode === 'object' ? {} : { rowMode: 'array' as const }) });
+    return this.#shape(result.rows);
+  }
+
+  #shape(rows: unknown[]): Row[] {
+    return (this.mode === 'pluck' ? rows.map((row) => (row as unknown[])[0]) : rows) as Row[];
+  }
+
+  async get(...params: unknown[]): Promise<Row | undefined> {
+    return (await this.#query(params))[0];
+  }
+
+  async all(...params: unknown[]): Promise<Row[]> {
+    return this.#query(params);
+  }
+
+  async *batches(params: readonly unknown[] = [], size = BATCH_ROWS): AsyncGenerator<Row[]> {
+    const client = await this.pool.connect();
+    const cursor = client.query(new Cursor(this.#converted.text, valuesOf(this.#converted, params), this.mode === 'object' ? {} : { rowMode: 'array' }));
+    let failed = false;
+    try {
+      for (;;) {
+        const rows = await cursor.read(size);
+        if (rows.length === 0) return;
+        yield this.#shape(rows);
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      await cursor.close().catch(() => undefined);
+      client.release(failed);
+    }
+  }
+}
+
+/** Rows a multi-row insert carries: PostgreSQL binds at most 65,535 values a statement. */
+const VALUES_PER_INSERT = 30_000;
+
+/** The mirror's session (`session`, held for the mirror's life) and the pool its cursors draw from. */
+export function pgConnection(session: pg.ClientBase, pool: pg.Pool): SqlConnection {
+  const prepared = new Prepared();
+  return {
+    dialect: pgDialect,
+    read: <Row>(sql: string) => new PgRead<Row>(session, pool, prepared.of(sql), 'object'),
+    pluck: <V>(sql: string) => new PgRead<V>(session, pool, prepared.of(sql), 'pluck'),
+    readRaw: <Row extends unknown[]>(sql: string) => new PgRead<Row>(session, pool, prepared.of(sql), 'array'),
+    write: (sql: string): Write => {
+      const { converted, name } = prepared.of(sql);
+      return { run: async (...params) => (await session.query({ name, text: converted.text, values: valuesOf(converted, params) })).rowCount ?? 0 };
+    },
+    insertMany: async (table, columns, rows) => {
+      const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / columns.length));
+      for (let start = 0; start < rows.length; start += perStatement) {
+        const chunk = rows.slice(start, start + perStatement);
+        let n = 0;
+        const tuples = chunk.map((row) => `(${row.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
+        await session.query({ text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples}`, values: chunk.flat().map((value) => (value === undefined ? null : value)) });
+      }
+    },
+    exec: async (sql) => {
+      await session.query(sql);
+    },
+    transaction: singleTransactions({
+      begin: async () => {
+        await session.query('BEGIN');
+      },
+      commit: async () => {
+        await session.query('COMMIT');
+      },
+      rollback: async () => {
+        await session.query('ROLLBACK');
+      },
+    }),
+  };
+}

@@ -1,0 +1,254 @@
+/**
+ * A mirror in PostgreSQL: one schema of a database (`postgres://user@host:port/db?schema=name`),
+ * holding the same tables and views as a SQLite mirror, made and migrated by the tool
+ * (drizzle/pg/). Many mirrors live side by side in one database; nothing in a schema refers
+ * outside it. The mirror's lock is an advisory lock on the schema held by the mirror's session:
+ * the server releases it when that connection ends, however its holder died.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { LockHeldError, MirrorError } from '../../errors.js';
+import type { MirrorQueries } from '../queries.js';
+import type { MirrorTables } from '../tables.js';
+import type { Checkpointer, LoadedTable, LockHolder, Mirror, StatementResult } from '../types.js';
+import { numberTypes, pgConnection } from './connection.js';
+
+/** drizzle-kit's PostgreSQL migrations, beside src/ and dist/ alike. */
+const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/pg', import.meta.url));
+
+/** The schema a URL without `?schema=` names. */
+export const DEFAULT_SCHEMA = 'ledger_recon';
+
+/** A statement an investigator runs stops after this long. */
+const STATEMENT_TIMEOUT_MS = 60_000;
+
+/** Where a PostgreSQL mirror lives: the server and database, and the schema. */
+export interface PgLocation {
+  /** The connection string without `schema` (and as given otherwise). */
+  connectionString: string;
+  schema: string;
+  /** The URL as messages show it: without user and password. */
+  shown: string;
+}
+
+/** Reads `postgres://…?schema=name` (or postgresql://). @throws MirrorError for a schema name that is not a plain one. */
+export function pgLocation(url: string): PgLocation {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema') ?? DEFAULT_SCHEMA;
+  parsed.searchParams.delete('schema');
+  const shown = `${parsed.protocol}//${parsed.host}${parsed.pathname}?schema=${schema}`;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new MirrorError(`the mirror ${shown}: a schema name is lower-case letters, digits and _ (at most 63), starting with a letter or _`);
+  return { connectionString: parsed.toString(), schema, shown };
+}
+
+export interface PgOpenOptions {
+  /** The command that opens it, shown to a second process refused the lock. */
+  command?: string;
+  /** Take the mirror's lock (a writing command). */
+  locked?: boolean;
+  /** Open for reading only: nothing made or migrated, every transaction read-only. */
+  readOnly?: boolean;
+  /** Thrown when a read-only open finds no mirror there. */
+  missing?: Error;
+}
+
+/** The PostgreSQL mirror, with what a test or an operator may ask beyond the neutral mirror. */
+export interface PgMirror extends Mirror {
+  location: PgLocation;
+  /** The mirror's session's process ID on the server (pg_backend_pid()). */
+  backendPid: number;
+}
+
+/** The lock's two keys: the tool's, and the schema's hash. */
+const LOCK_CLASS = 0x4c52; // 'LR'
+const lockKey = 'SELECT $1::int AS class, hashtext($2) AS object';
+
+/**
+ * Opens the mirror in its schema: makes the schema and brings it up to date unless read-only,
+ * takes the lock first when asked. @throws LockHeldError naming the holder, MirrorError when the
+ * server cannot be reached or the mirror cannot be read.
+ */
+export async function openPgMirror(url: string, options: PgOpenOptions = {}): Promise<PgMirror> {
+  const location = pgLocation(url);
+  const startedAt = new Date().toISOString();
+  const pool = new pg.Pool({
+    connectionString: location.connectionString,
+    application_name: `ledger-recon ${options.command ?? 'read'} ${process.pid} ${startedAt}`.slice(0, 63),
+    options: `-c search_path=${location.schema}${options.readOnly ? ' -c default_transaction_read_only=on' : ''}`,
+    types: numberTypes,
+    max: 6,
+    connectionTimeoutMillis: 10_000,
+  });
+  // A connection that fails while idle (the server gone): the next statement reports it.
+  pool.on('error', () => undefined);
+  let session: pg.PoolClient;
+  try {
+    session = await pool.connect();
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}`);
+  }
+  session.on('error', () => undefined);
+  try {
+    if (options.locked) await takeLock(session, location);
+    if (!options.readOnly) {
+      await session.query(`CREATE SCHEMA IF NOT EXISTS "${location.schema}"`);
+      const { applied, known } = await schemaVersion(session, location.schema);
+      if (applied > known) throw new MirrorError(`the mirror ${location.shown} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
+      await migrate(drizzle(session), { migrationsFolder: MIGRATIONS, migrationsSchema: location.schema, migrationsTable: '__drizzle_migrations' });
+    } else {
+      const { applied } = await schemaVersion(session, location.schema);
+      if (applied === 0) throw options.missing ?? new MirrorError(`there is no mirror at ${location.shown}: run \`ledger-recon sync\` first`);
+    }
+    const backendPid = Number((await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
+    return mirrorOver(location, pool, session, backendPid);
+  } catch (error) {
+    session.release(true);
+    await pool.end().catch(() => undefined);
+    if (error instanceof LockHeldError || error instanceof MirrorError || error === options.missing) throw error;
+    throw new MirrorError(`the mirror ${location.shown} cannot be opened: ${(error as Error).message}`);
+  }
+}
+
+/** Takes the schema's advisory lock on the session, or names who holds it. */
+async function takeLock(session: pg.ClientBase, location: PgLocation): Promise<void> {
+  const taken = await session.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock(k.class, k.object) AS taken FROM (${lockKey}) k`, [LOCK_CLASS, location.schema]);
+  if (taken.rows[0]?.taken) return;
+  const holder = await holderOf(session, location);
+  throw new LockHeldError(
+    holder
+      ? `another ledger-recon ${holder.command} holds the mirror ${location.shown} (process ${holder.pid}, started ${holder.startedAt}); wait for it to finish`
+      : `another ledger-recon process holds the mirror ${location.shown}; wait for it to finish`,
+  );
+}
+
+/** The session holding the schema's lock, as its application name tells it (see openPgMirror). */
+async function holderOf(session: pg.ClientBase, location: PgLocation): Promise<LockHolder | undefined> {
+  const held = await session.query<{ application_name: string }>(
+    `SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid, (${lockKey}) k
+     WHERE l.locktype = 'advisory' AND l.granted AND l.classid = k.class AND l.objid = k.object::oid AND l.objsubid = 2`,
+    [LOCK_CLASS, location.schema],
+  );
+  if (held.rows.length === 0) return undefined;
+  const name = /^ledger-recon (\S+) (\d+) (\S+)$/.exec(held.rows[0]?.application_name ?? '');
+  return name ? { command: name[1] ?? 'command', pid: Number(name[2]), startedAt: name[3] ?? 'unknown' } : { command: 'command', pid: 0, startedAt: 'unknown' };
+}
+
+/** One short-lived connection to the server of `url`, for a question asked before any mirror is opened. */
+async function asking<T>(url: string, question: (client: pg.Client, location: PgLocation) => Promise<T>): Promise<T> {
+  const location = pgLocation(url);
+  const client = new pg.Client({ connectionString: location.connectionString, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}`);
+  }
+  try {
+    return await question(client, location);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Who holds the mirror's lock, if anyone. */
+export async function pgLockHolder(url: string): Promise<LockHolder | undefined> {
+  return asking(url, (client, location) => holderOf(client, location));
+}
+
+/** Whether the schema holds a migrated mirror. */
+export async function pgMirrorExists(url: string): Promise<boolean> {
+  return asking(url, async (client, location) => (await schemaVersion(client, location.schema)).applied > 0);
+}
+
+/** The migrations the schema has applied, and the number this version knows. */
+async function schemaVersion(session: pg.ClientBase, schema: string): Promise<{ applied: number; known: number }> {
+  const exists = await session.query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [`"${schema}".__drizzle_migrations`]);
+  const applied = exists.rows[0]?.found ? Number((await session.query<{ n: number }>(`SELECT COUNT(*) AS n FROM "${schema}".__drizzle_migrations`)).rows[0]?.n ?? 0) : 0;
+  return { applied, known: knownMigrations() };
+}
+
+let known: number | undefined;
+function knownMigrations(): number {
+  known ??= (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+  return known;
+}
+
+/** The tables whose emptiness makes a first sync a bulk load. */
+const LOADED: readonly LoadedTable[] = ['gift_cards', 'gift_card_transactions', 'coupons'];
+
+function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient, backendPid: number): PgMirror {
+  const connection = pgConnection(session, pool);
+  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool }) });
+  const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
+  let closed = false;
+  return {
+    path: location.shown,
+    location,
+    backendPid,
+    queries,
+    connection,
+    dialect: connection.dialect,
+    beginLoad: async (table) => {
+      if (!LOADED.includes(table)) return false;
+      return (await session.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`)).rows[0]?.empty === true;
+    },
+    // The indexes stay through a load: its upserts need the unique ones. The planner learns the new sizes.
+    endLoad: async (table) => {
+      await session.query(`ANALYZE ${table}`);
+      return 0;
+    },
+    startCheckpointer: () => none,
+    compact: async () => {
+      await session.query('ANALYZE');
+    },
+    withSmallCache: (work) => work(),
+    readOnlyStatement: (text) => readOnlyStatement(pool, location, text),
+    integrity: async () => {
+      const { applied, known: knownCount } = await schemaVersion(session, location.schema);
+      return applied > 0 && applied <= knownCount ? 'ok' : `schema ${applied} of ${knownCount}`;
+    },
+    schemaVersion: () => schemaVersion(session, location.schema),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      session.release();
+      await pool.end();
+    },
+  };
+}
+
+/** What an investigator's statement may begin with: a read. */
+const READS = /^\s*(\(\s*)*(select|with|values|table|explain)\b/i;
+
+/**
+ * Runs one investigator's statement in a READ ONLY transaction with a statement timeout, always
+ * rolled back: writes and DDL are refused by the server, several statements by the protocol (a
+ * prepared statement holds one), and anything but a read (COPY, SET ROLE, DO, CALL) before it runs.
+ * Integers come back as BigInt.
+ */
+async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: string): Promise<StatementResult> {
+  if (!READS.test(text.replace(/^\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/)*/g, ''))) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
+    const result = await client.query({
+      text,
+      values: [],
+      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser },
+    });
+    return { columns: result.fields.map((field) => field.name), rows: result.rows as Record<string, unknown>[] };
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/read-only transaction/.test(message)) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
+    throw new MirrorError(`the statement failed: ${message} (${location.shown})`);
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+  }
+}

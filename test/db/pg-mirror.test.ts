@@ -1,0 +1,86 @@
+/**
+ * A mirror in PostgreSQL as operators meet it: one schema a mirror, the lock an advisory lock
+ * on the schema (a second writer refused naming the holder, freed when the holder's connection
+ * dies), and the investigator's statement read-only whatever it tries.
+ */
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { openForReading, openForWriting, mirrorHolder, type OpenedMirror } from '../../src/db/mirror.js';
+import { openPgMirror, type PgMirror } from '../../src/db/pg/open.js';
+import { LockHeldError, MirrorError } from '../../src/errors.js';
+import { newSchema } from '../support/postgres.js';
+
+const serverUrl = inject('postgresUrl');
+
+describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const schema = () => {
+    const made = newSchema(serverUrl);
+    cleanups.push(made.drop);
+    return made;
+  };
+  const writing = async (url: string, command: string): Promise<OpenedMirror> => {
+    const opened = await openForWriting(url, command);
+    cleanups.push(() => opened.release());
+    return opened;
+  };
+
+  it('lets two writers work on two schemas at once, and refuses a second on one schema, naming the holder', async () => {
+    const a = schema();
+    const b = schema();
+    await writing(a.url, 'sync');
+    await writing(b.url, 'sync');
+    const refused = openForWriting(a.url, 'check');
+    await expect(refused).rejects.toBeInstanceOf(LockHeldError);
+    await expect(refused).rejects.toThrow(new RegExp(`another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20\\d\\d-`));
+    expect(await mirrorHolder(a.url)).toMatchObject({ command: 'sync', pid: process.pid });
+  });
+
+  it('frees the lock when the holder’s connection dies (pg_terminate_backend), so another process takes it and finds what was committed', async () => {
+    const a = schema();
+    const holder = (await openPgMirror(a.url, { command: 'sync', locked: true })) as PgMirror;
+    await holder.connection.write("INSERT INTO sync_checkpoints (resource, walk_id, mode, pages, records, done, updated_at_ms) VALUES ('giftCards', 1, 'full', 3, 300, false, 1)").run();
+    const killer = new pg.Client({ connectionString: serverUrl });
+    await killer.connect();
+    await killer.query('SELECT pg_terminate_backend($1)', [holder.backendPid]);
+    await killer.end();
+    await holder.close().catch(() => undefined);
+    const next = await writing(a.url, 'sync');
+    expect(await next.mirror.connection.read<{ pages: number; done: boolean }>("SELECT pages, done FROM sync_checkpoints WHERE resource = 'giftCards'").get()).toEqual({ pages: 3, done: false });
+  });
+
+  it('runs an investigator’s statement read-only, refusing every way to write', async () => {
+    const a = schema();
+    await (await writing(a.url, 'sync')).release();
+    const mirror = await openForReading(a.url);
+    cleanups.push(() => mirror.close());
+    expect(await mirror.readOnlyStatement('SELECT COUNT(*) AS n FROM gift_cards')).toEqual({ columns: ['n'], rows: [{ n: 0n }] });
+    for (const text of [
+      "INSERT INTO mirror_identity VALUES (1, 'a', 'b', 'c', 'd', 'e')",
+      'DELETE FROM gift_cards',
+      'DROP TABLE gift_cards',
+      'CREATE TABLE x (a int)',
+      "COPY gift_cards TO PROGRAM 'touch /tmp/ledger-recon-pwned'",
+      'SET ROLE postgres',
+      'SELECT 1; DELETE FROM gift_cards',
+      "WITH gone AS (DELETE FROM gift_cards RETURNING 1) SELECT * FROM gone",
+      "DO $$ BEGIN DELETE FROM gift_cards; END $$",
+      'CALL nothing()',
+    ]) {
+      await expect(mirror.readOnlyStatement(text), text).rejects.toBeInstanceOf(MirrorError);
+    }
+    // Its transaction carries the statement timeout.
+    expect(await mirror.readOnlyStatement('SELECT current_setting(\'statement_timeout\') AS timeout, current_setting(\'transaction_read_only\') AS read_only')).toEqual({ columns: ['timeout', 'read_only'], rows: [{ timeout: '1min', read_only: 'on' }] });
+  });
+
+  it('says there is no mirror in a schema no sync made, and names a server it cannot reach', async () => {
+    const a = schema();
+    await expect(openForReading(a.url)).rejects.toThrow(/there is no mirror at postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+: run `ledger-recon sync` first/);
+    await expect(openForReading('postgres://nobody:secret@127.0.0.1:1/db?schema=x')).rejects.toThrow(/the mirror postgres:\/\/127\.0\.0\.1:1\/db\?schema=x cannot be reached/);
+    await expect(openForReading('postgres://nobody:secret@127.0.0.1:1/db?schema=x')).rejects.not.toThrow(/secret/);
+    await expect(openForWriting(`${serverUrl}?schema=Bad-Name`, 'sync')).rejects.toThrow(/a schema name is lower-case letters/);
+  });
+});
