@@ -3,7 +3,7 @@ import { exportFinding } from '../findings/finding.js';
 import { reconcile } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
-import { DEFAULT_DB_PATH, mirrorExists, openForWriting } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, mirrorExists, openForWriting, shownDb } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { terminalWidth, wrapText } from './fit-width.js';
@@ -33,7 +33,7 @@ export interface CheckCommandOptions {
 export async function check(options: CheckCommandOptions): Promise<CheckRunSummary> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!(await mirrorExists(dbPath))) throw new MirrorError(`there is no mirror at ${dbPath}: run \`ledger-recon sync\` first`);
+  if (!(await mirrorExists(dbPath))) throw new MirrorError(`there is no mirror at ${shownDb(dbPath)}: run \`ledger-recon sync\` first`);
   const { mirror, release } = await openForWriting(dbPath, 'check');
   try {
     const { summary, findings } = await reconcile({

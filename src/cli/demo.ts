@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { SEVERITIES, type Severity } from '../checks/check.js';
 import { CATALOGUE } from '../checks/index.js';
+import { clearDemoSchema, isServerUrl, shownDb } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { startSimulator } from '../sim/simulator.js';
 import { run } from './run.js';
@@ -31,9 +32,8 @@ function severityOf(code: string): Severity | undefined {
   return CATALOGUE.find((check) => check.code === code)?.severity;
 }
 
-export async function demo(options: DemoOptions): Promise<void> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const db = options.db ?? DEMO_DB;
+/** Removes the demo's earlier mirror file and marks the new one as the demo's; never a file the demo did not make. */
+function clearDemoFile(db: string): void {
   const marker = `${db}.demo`;
   // Earlier versions left no marker beside the default demo mirror: that one is the demo's too.
   const ours = existsSync(marker) || resolve(db) === resolve(DEMO_DB);
@@ -41,16 +41,25 @@ export async function demo(options: DemoOptions): Promise<void> {
     throw new MirrorError(`${db} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)`);
   }
   for (const suffix of ['', '-wal', '-shm', '.lock', '.lock.sqlite']) rmSync(`${db}${suffix}`, { force: true });
-  mkdirSync(join(db, '..'), { recursive: true });
+  mkdirSync(dirname(db), { recursive: true });
   writeFileSync(marker, 'made by `ledger-recon demo`, which makes this mirror afresh each time\n');
+}
+
+export async function demo(options: DemoOptions): Promise<void> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const db = options.db ?? DEMO_DB;
+  if (isServerUrl(db)) await clearDemoSchema(db);
+  else clearDemoFile(db);
+  // The books the demo writes go beside its mirror, or where the default demo's go.
+  const folder = isServerUrl(db) ? dirname(DEMO_DB) : dirname(db);
   const sim = await startSimulator({ seed: options.seed, plant: true });
   try {
     write(`ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} planted breaks and ${sim.manifest.lookAlikes.length} legal look-alikes\n`);
-    const books = join(db, '..', 'books');
+    const books = join(folder, 'books');
     rmSync(books, { recursive: true, force: true });
     sim.writeBooks(books);
     write(`the merchant's books, written from the same world with ${sim.manifest.books.breaks.length} book breaks: ${books}\n`);
-    write(`running the nightly job: ledger-recon run --db ${db} --out ${options.out ?? join('reports', 'demo')} --books ${books}\n\n`);
+    write(`running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${options.out ?? join('reports', 'demo')} --books ${books}\n\n`);
     const env = {
       ...process.env,
       GIFTCARD_API_URL: sim.giftcardUrl,

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
-import { DEFAULT_DB_PATH, isServerUrl, mirrorExists, mirrorHolder, openForReading } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, isServerUrl, mirrorExists, mirrorHolder, openForReading, shownDb } from '../db/mirror.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
 
@@ -88,7 +88,7 @@ async function reach(config: ServiceConfig, subject: string): Promise<Line> {
 
 async function mirror(db: string): Promise<Line[]> {
   const server = isServerUrl(db);
-  const subject = `mirror ${server ? db.replace(/\/\/[^@/]*@/, '//') : resolve(db)}`;
+  const subject = `mirror ${server ? shownDb(db) : resolve(db)}`;
   let opened;
   try {
     if (!(await mirrorExists(db))) return [{ ok: true, subject, text: 'not there yet: the first sync makes it' }];

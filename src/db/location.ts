@@ -1,6 +1,11 @@
 /** Where the mirror lives, as a user names it: read before anything heavy is loaded (the CLI checks it first). */
 import { ConfigError } from '../errors.js';
 
+/** Where the mirror lives as output may show it: a URL without its user and password. */
+export function shownDb(db: string): string {
+  return db.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1');
+}
+
 /** Whether `--db` names a PostgreSQL server (postgres:// or postgresql://) rather than a file. */
 export function isServerUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);

@@ -17,7 +17,7 @@ export type { MirrorQueries } from './queries.js';
 export type { LockHolder, MirrorLock } from './sqlite/lock.js';
 export { lockHolder } from './sqlite/lock.js';
 export type { SqlDialect } from './dialect.js';
-export { isServerUrl, mirrorFile } from './location.js';
+export { isServerUrl, mirrorFile, shownDb } from './location.js';
 
 /** Opens (creating if needed) the mirror. @see sqlite.openMirror */
 export function openMirror(path: string = sqlite.DEFAULT_DB_PATH, options: sqlite.OpenOptions = {}): sqlite.SqliteMirror {
@@ -79,6 +79,11 @@ export async function openForReading(db: string, firstRun = 'sync'): Promise<Mir
 export async function mirrorHolder(db: string): Promise<LockHolder | undefined> {
   if (isServerUrl(db)) return (await postgres()).pgLockHolder(db);
   return lockHolder(mirrorFile(db));
+}
+
+/** For the demo on PostgreSQL: clears the schema it makes its mirror in (never one it did not make). */
+export async function clearDemoSchema(db: string): Promise<void> {
+  await (await postgres()).pgDemoSchema(db);
 }
 
 /** Whether a mirror exists there (a file; a schema holding a migrated mirror). */

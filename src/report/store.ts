@@ -115,7 +115,7 @@ export class ReportStore {
     const rows = this.#c.readRaw<RefundEntry>(`SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
        FROM gift_cards c ${this.#dialect.indexedBy('gift_cards_ledger_walk')}
        JOIN gift_card_transactions t ${this.#dialect.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}`,
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`,
     );
     return rows.batches(bound(only));
   }

@@ -136,9 +136,10 @@ describe('--db and --out that cannot be used', () => {
 });
 
 describe('a --db that names a database server', () => {
-  it('is refused by every command with one line that names it without its password, and never becomes a folder named postgres:', async () => {
-    const url = 'postgres://analyst:s3cret-pw@db.internal:5432/ledger?schema=merchant_a';
-    const expected = 'ledger-recon: --db postgres://db.internal:5432/ledger (or LEDGER_RECON_DB): this version keeps the mirror in a SQLite file, not in a database server (PostgreSQL mirrors are not built yet); give --db a file path, such as data/ledger.db';
+  it('names a PostgreSQL server it cannot reach in one line from every command, without the password, and never makes a folder named postgres:', async () => {
+    const url = 'postgres://analyst:s3cret-pw@127.0.0.1:1/ledger?schema=merchant_a';
+    const expected =
+      'ledger-recon: the mirror postgres://127.0.0.1:1/ledger?schema=merchant_a cannot be reached: connect ECONNREFUSED 127.0.0.1:1; check that the server is running and that --db (or LEDGER_RECON_DB) names it';
     for (const args of [['sync'], ['check'], ['sql', 'SELECT 1'], ['history'], ['report'], ['close', '--period', '2026-10'], ['export', 'hledger', '--out', join(dir, 'j.journal')], ['accept', 'abc', '--note', 'n']]) {
       const result = await runCli([...args, '--db', url], simulatorEnv(sim));
       expect(oneLine(result), args.join(' ')).toBe(expected);
@@ -147,9 +148,17 @@ describe('a --db that names a database server', () => {
     // Read from the environment too; the nightly run still prints its one JSON object.
     const night = await runCli(['run', '--json', '--out', join(dir, 'pg-out')], { ...simulatorEnv(sim), LEDGER_RECON_DB: url });
     expect(night.status).toBe(2);
-    expect(JSON.parse(night.stdout)).toMatchObject({ verdict: 'FAILED', exitCode: 2, error: { code: 'CONFIG' } });
+    expect(JSON.parse(night.stdout)).toMatchObject({ verdict: 'FAILED', exitCode: 2, error: { code: 'MIRROR' } });
     expect(night.stdout + night.stderr).not.toContain('s3cret-pw');
     expect(readdirSync('.').filter((name) => name.startsWith('postgres'))).toEqual([]);
+  });
+
+  it('refuses a database it does not keep mirrors in, naming the two it does', async () => {
+    const result = await runCli(['sync', '--db', 'mysql://analyst:s3cret-pw@db.internal/ledger'], simulatorEnv(sim));
+    expect(oneLine(result)).toBe(
+      'ledger-recon: --db mysql://db.internal/ledger (or LEDGER_RECON_DB): the mirror lives in a SQLite file (a path, such as data/ledger.db) or in PostgreSQL (postgres://user@host:port/db?schema=name), not in mysql',
+    );
+    expect(result.status).toBe(2);
   });
 });
 

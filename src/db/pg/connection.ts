@@ -89,12 +89,28 @@ class Prepared {
   }
 }
 
+/**
+ * The mirror's session, one statement at a time: walks run at the same time, and node-postgres
+ * no longer queues a second query on a client behind the first.
+ */
+class Session {
+  #last: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly client: pg.ClientBase) {}
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> {
+    const next = this.#last.then(() => this.client.query<R>(config as pg.QueryConfig));
+    this.#last = next.catch(() => undefined);
+    return next;
+  }
+}
+
 class PgRead<Row> implements Read<Row> {
   readonly #converted: Converted;
   readonly #name: string;
 
   constructor(
-    private readonly session: pg.ClientBase,
+    private readonly session: Session,
     private readonly pool: pg.Pool,
     prepared: { converted: Converted; name: string },
     private readonly mode: RowMode,
@@ -144,7 +160,8 @@ class PgRead<Row> implements Read<Row> {
 const VALUES_PER_INSERT = 30_000;
 
 /** The mirror's session (`session`, held for the mirror's life) and the pool its cursors draw from. */
-export function pgConnection(session: pg.ClientBase, pool: pg.Pool): SqlConnection {
+export function pgConnection(client: pg.ClientBase, pool: pg.Pool): SqlConnection {
+  const session = new Session(client);
   const prepared = new Prepared();
   return {
     dialect: pgDialect,

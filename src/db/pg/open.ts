@@ -12,6 +12,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { LockHeldError, MirrorError } from '../../errors.js';
 import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
@@ -91,18 +92,18 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
     session = await pool.connect();
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}`);
+    throw unreachable(location, error);
   }
   session.on('error', () => undefined);
   try {
     if (options.locked) await takeLock(session, location);
     if (!options.readOnly) {
       await session.query(`CREATE SCHEMA IF NOT EXISTS "${location.schema}"`);
-      const { applied, known } = await schemaVersion(session, location.schema);
+      const { applied, known } = await schemaVersion(clientAsks(session), location.schema);
       if (applied > known) throw new MirrorError(`the mirror ${location.shown} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
       await migrate(drizzle(session), { migrationsFolder: MIGRATIONS, migrationsSchema: location.schema, migrationsTable: '__drizzle_migrations' });
     } else {
-      const { applied } = await schemaVersion(session, location.schema);
+      const { applied } = await schemaVersion(clientAsks(session), location.schema);
       if (applied === 0) throw options.missing ?? new MirrorError(`there is no mirror at ${location.shown}: run \`ledger-recon sync\` first`);
     }
     const backendPid = Number((await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
@@ -113,6 +114,11 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
     if (error instanceof LockHeldError || error instanceof MirrorError || error === options.missing) throw error;
     throw new MirrorError(`the mirror ${location.shown} cannot be opened: ${(error as Error).message}`);
   }
+}
+
+/** The server did not take the connection: one line, naming the mirror without its password, and the fix. */
+function unreachable(location: PgLocation, error: unknown): MirrorError {
+  return new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}; check that the server is running and that --db (or LEDGER_RECON_DB) names it`);
 }
 
 /** Takes the schema's advisory lock on the session, or names who holds it. */
@@ -146,7 +152,7 @@ async function asking<T>(url: string, question: (client: pg.Client, location: Pg
   try {
     await client.connect();
   } catch (error) {
-    throw new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}`);
+    throw unreachable(location, error);
   }
   try {
     return await question(client, location);
@@ -160,15 +166,43 @@ export async function pgLockHolder(url: string): Promise<LockHolder | undefined>
   return asking(url, (client, location) => holderOf(client, location));
 }
 
-/** Whether the schema holds a migrated mirror. */
-export async function pgMirrorExists(url: string): Promise<boolean> {
-  return asking(url, async (client, location) => (await schemaVersion(client, location.schema)).applied > 0);
+/** What the demo writes on a schema it makes: it clears only a schema that says so. */
+const DEMO_MARK = 'made by `ledger-recon demo`, which makes this mirror afresh each time';
+
+/**
+ * Clears the schema for the demo and marks it as the demo's. @throws MirrorError when the
+ * schema holds anything the demo did not make: the demo never drops a mirror of real books.
+ */
+export async function pgDemoSchema(url: string): Promise<void> {
+  await asking(url, async (client, location) => {
+    const schema = await client.query<{ mark: string | null; tables: number }>(
+      `SELECT obj_description(n.oid, 'pg_namespace') AS mark, (SELECT COUNT(*) FROM pg_class c WHERE c.relnamespace = n.oid) AS tables FROM pg_namespace n WHERE n.nspname = $1`,
+      [location.schema],
+    );
+    const found = schema.rows[0];
+    if (found !== undefined && found.mark !== DEMO_MARK && Number(found.tables) > 0) {
+      throw new MirrorError(`${location.shown} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)`);
+    }
+    await client.query(`DROP SCHEMA IF EXISTS "${location.schema}" CASCADE`);
+    await client.query(`CREATE SCHEMA "${location.schema}"`);
+    await client.query(`COMMENT ON SCHEMA "${location.schema}" IS '${DEMO_MARK.replaceAll("'", "''")}'`);
+  });
 }
 
+/** Whether the schema holds a migrated mirror. */
+export async function pgMirrorExists(url: string): Promise<boolean> {
+  return asking(url, async (client, location) => (await schemaVersion(clientAsks(client), location.schema)).applied > 0);
+}
+
+/** Asks for one value: a client's query before the mirror is open, the mirror's connection after. */
+type AskOne = (sql: string, value: string) => Promise<unknown>;
+
+const clientAsks = (client: pg.ClientBase): AskOne => async (sql, value) => Object.values((await client.query(sql.replace('?', '$1'), sql.includes('?') ? [value] : [])).rows[0] ?? {})[0];
+
 /** The migrations the schema has applied, and the number this version knows. */
-async function schemaVersion(session: pg.ClientBase, schema: string): Promise<{ applied: number; known: number }> {
-  const exists = await session.query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [`"${schema}".__drizzle_migrations`]);
-  const applied = exists.rows[0]?.found ? Number((await session.query<{ n: number }>(`SELECT COUNT(*) AS n FROM "${schema}".__drizzle_migrations`)).rows[0]?.n ?? 0) : 0;
+async function schemaVersion(ask: AskOne, schema: string): Promise<{ applied: number; known: number }> {
+  const found = await ask('SELECT to_regclass(?) IS NOT NULL AS found', `"${schema}".__drizzle_migrations`);
+  const applied = found === true ? Number((await ask(`SELECT COUNT(*) AS n FROM "${schema}".__drizzle_migrations`, '')) ?? 0) : 0;
   return { applied, known: knownMigrations() };
 }
 
@@ -183,8 +217,9 @@ const LOADED: readonly LoadedTable[] = ['gift_cards', 'gift_card_transactions', 
 
 function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient, backendPid: number): PgMirror {
   const connection = pgConnection(session, pool);
-  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool }) });
+  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
   const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
+  const ask: AskOne = (sql, value) => connection.pluck<unknown>(sql).get(...(sql.includes('?') ? [value] : []));
   let closed = false;
   return {
     path: location.shown,
@@ -195,24 +230,24 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     dialect: connection.dialect,
     beginLoad: async (table) => {
       if (!LOADED.includes(table)) return false;
-      return (await session.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`)).rows[0]?.empty === true;
+      return (await connection.pluck<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`).get()) === true;
     },
     // The indexes stay through a load: its upserts need the unique ones. The planner learns the new sizes.
     endLoad: async (table) => {
-      await session.query(`ANALYZE ${table}`);
+      await connection.exec(`ANALYZE ${table}`);
       return 0;
     },
     startCheckpointer: () => none,
     compact: async () => {
-      await session.query('ANALYZE');
+      await connection.exec('ANALYZE');
     },
     withSmallCache: (work) => work(),
     readOnlyStatement: (text) => readOnlyStatement(pool, location, text),
     integrity: async () => {
-      const { applied, known: knownCount } = await schemaVersion(session, location.schema);
+      const { applied, known: knownCount } = await schemaVersion(ask, location.schema);
       return applied > 0 && applied <= knownCount ? 'ok' : `schema ${applied} of ${knownCount}`;
     },
-    schemaVersion: () => schemaVersion(session, location.schema),
+    schemaVersion: () => schemaVersion(ask, location.schema),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -221,6 +256,12 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     },
   };
 }
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** An investigator's integer (a bigint, or a SUM of them) as BigInt, as SQLite's are; a fraction as a number. */
+const exactValue = (text: string): bigint | number => (/^-?\d+$/.test(text) ? BigInt(text) : Number(text));
 
 /** What an investigator's statement may begin with: a read. */
 const READS = /^\s*(\(\s*)*(select|with|values|table|explain)\b/i;
@@ -240,7 +281,7 @@ async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: stri
     const result = await client.query({
       text,
       values: [],
-      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser },
+      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 || oid === NUMERIC ? exactValue : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser },
     });
     return { columns: result.fields.map((field) => field.name), rows: result.rows as Record<string, unknown>[] };
   } catch (error) {
