@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
+import { BACKENDS } from '../support/backends.js';
 
 let dir: string;
 let sim: Simulator | undefined;
+let cleanup: (() => Promise<void>) | undefined;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-live-'));
@@ -14,6 +16,8 @@ beforeEach(() => {
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
+  await cleanup?.();
+  cleanup = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -25,11 +29,13 @@ interface NightJson {
   rollforward?: unknown;
 }
 
-describe('a healthy world with live activity, as the cron sees it', () => {
-  it('reconciles two nights and ties out the month, showing what was in flight apart', async () => {
+describe.each(BACKENDS)('a healthy world with live activity, as the cron sees it ($name)', (backend) => {
+  it.skipIf(!backend.available)('reconciles two nights and ties out the month, showing what was in flight apart', async () => {
     sim = await startSimulator({ size: 'small', seed: 77, live: { intervalMs: 2 } });
     const env = simulatorEnv(sim);
-    const db = join(dir, 'ledger.db');
+    const mirror = backend.location();
+    cleanup = mirror.cleanup;
+    const db = mirror.db;
     const out = join(dir, 'reports');
     const nights: NightJson[] = [];
     for (let night = 1; night <= 2; night += 1) {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Mirror } from '../../src/db/mirror.js';
 import { toCents } from '../../src/money.js';
 import type { GroundTruth } from '../../src/sim/simulator.js';
 
@@ -8,9 +9,29 @@ const cents = (value: unknown): number | null => {
   return result.ok ? result.cents : null;
 };
 
+/** A comparable picture of a mirror, whichever database holds it: its statements are read by both. */
+export async function pictureOf(mirror: Mirror) {
+  const rows = new Map<string, unknown[]>();
+  for (const sql of pictureReads()) rows.set(sql, await mirror.connection.read<unknown>(sql).all());
+  return picture(<T>(sql: string) => rows.get(sql) as T[]);
+}
+
+/** Every statement the picture reads, in order. */
+function pictureReads(): string[] {
+  const asked: string[] = [];
+  picture(<T>(sql: string) => {
+    asked.push(sql);
+    return [] as T[];
+  });
+  return asked;
+}
+
 /** A comparable picture of a mirror: per-record figures keyed by ID, in cents. */
 export function mirrorPicture(sqlite: Database.Database) {
-  const rows = <T>(sql: string) => sqlite.prepare(sql).all() as T[];
+  return picture(<T>(sql: string) => sqlite.prepare(sql).all() as T[]);
+}
+
+function picture(rows: <T>(sql: string) => T[]) {
   return {
     giftCards: Object.fromEntries(rows<{ id: string; initial: number; remaining: number; status: string; version: number }>('SELECT gift_card_id AS id, initial_balance_cents AS initial, remaining_balance_cents AS remaining, status, version FROM gift_cards').map((r) => [r.id, [r.initial, r.remaining, r.status, r.version]])),
     transactions: Object.fromEntries(rows<{ id: string; card: string; amount: number; after: number; type: string }>('SELECT transaction_id AS id, gift_card_id AS card, amount_cents AS amount, balance_after_cents AS after, type FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL').map((r) => [r.id, [r.card, r.type, r.amount, r.after]])),

@@ -2,11 +2,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMirror } from '../../src/db/mirror.js';
+import { mirrorHolder, openForReading, openMirror } from '../../src/db/mirror.js';
 import { Random } from '../../src/sim/random.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
-import { mirrorPicture, truthPicture } from '../support/mirror.js';
+import { BACKENDS } from '../support/backends.js';
+import { mirrorPicture, pictureOf, truthPicture } from '../support/mirror.js';
 
 
 let sim: Simulator;
@@ -24,9 +25,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('a sync killed with SIGKILL at random moments', () => {
-  it('completes on the next run with the mirror equal to the ground truth, and intact', async () => {
-    const db = join(dir, 'crash.db');
+describe.each(BACKENDS)('a sync killed with SIGKILL at random moments ($name)', (backend) => {
+  it.skipIf(!backend.available)('completes on the next run with the mirror equal to the ground truth, and intact', async () => {
+    const location = backend.location();
+    const db = backend.name === 'sqlite' ? join(dir, 'crash.db') : location.db;
     const random = new Random(20261122);
     let kills = 0;
     for (let round = 0; round < 12 && kills < 6; round += 1) {
@@ -38,17 +40,19 @@ describe('a sync killed with SIGKILL at random moments', () => {
       expect(rerun.stderr).toMatch(/^(ledger-recon: a first sync stopped while loading the ledger: building its indexes over [\d,]+ entries first \(about 2\.5 s a million\)\n)?$/);
       expect(rerun.status).toBe(0);
       expect(JSON.parse(rerun.stdout)).toMatchObject({ completed: true });
-      const mirror = openMirror(db);
+      const mirror = await openForReading(db);
       try {
-        expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
-        expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(sim.truth()));
-        expect(mirror.sqlite.prepare("SELECT COUNT(*) FROM sync_runs WHERE status = 'running'").pluck().get()).toBe(0);
+        expect(await mirror.integrity()).toBe('ok');
+        expect(await pictureOf(mirror)).toEqual(truthPicture(sim.truth()));
+        expect(await mirror.connection.pluck<number>("SELECT COUNT(*) FROM sync_runs WHERE status = 'running'").get()).toBe(0);
       } finally {
-        mirror.close();
+        await mirror.close();
       }
-      expect(existsSync(`${db}.lock`)).toBe(false);
+      expect(await mirrorHolder(db)).toBeUndefined();
+      if (backend.name === 'sqlite') expect(existsSync(`${db}.lock`)).toBe(false);
     }
     expect(kills).toBe(6);
+    await location.cleanup();
   }, 120_000);
 });
 
