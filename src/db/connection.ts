@@ -79,7 +79,8 @@ export function singleTransactions(statements: TransactionStatements): <T>(work:
       try {
         result = await work();
       } catch (error) {
-        await statements.rollback();
+        // A rollback that fails too (the connection gone) must not hide why the work failed.
+        await statements.rollback().catch(() => undefined);
         throw error;
       }
       await statements.commit();

@@ -41,6 +41,10 @@ async function freePort(): Promise<number> {
 export interface TestServer {
   /** The database's URL, without a schema. */
   url: string;
+  /** Stops the server at once (as a crash would), keeping its data. */
+  halt(): void;
+  /** Starts it again on the same port. */
+  resume(): void;
   stop(): void;
 }
 
@@ -64,13 +68,19 @@ export async function startPostgres(): Promise<TestServer> {
   as('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
   const port = await freePort();
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=128MB`;
-  as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const start = () => as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const halt = () => as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
+    halt,
+    resume: start,
     stop: () => {
       try {
-        as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        halt();
+      } catch {
+        // Halted already.
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -8,6 +8,7 @@
  */
 import pg from 'pg';
 import Cursor from 'pg-cursor';
+import { MirrorError } from '../../errors.js';
 import { BATCH_ROWS, singleTransactions, type Read, type SqlConnection, type Write } from '../connection.js';
 import { pgDialect } from './dialect.js';
 
@@ -89,6 +90,21 @@ class Prepared {
   }
 }
 
+/** SQLSTATE classes and driver messages that mean the server or the connection is gone. */
+const GONE = /^(57P0[1-3]|08\w{3})$/;
+const GONE_MESSAGE = /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE|Client has encountered a connection error|not queryable/i;
+
+/**
+ * A statement that failed because the server went away (shut down, restarted, the connection
+ * killed) as one line naming the mirror: nothing half-written stays (a transaction is rolled
+ * back with its connection), and the next run resumes from what was committed.
+ */
+export function serverGone(shown: string, error: unknown): unknown {
+  const { code, message } = error as { code?: string; message?: string };
+  if (!(typeof code === 'string' && GONE.test(code)) && !GONE_MESSAGE.test(message ?? '')) return error;
+  return new MirrorError(`the mirror ${shown} went away mid-run (${message}): what was committed stays, and the next run resumes from it once the server is back`);
+}
+
 /**
  * The mirror's session, one statement at a time: walks run at the same time, and node-postgres
  * no longer queues a second query on a client behind the first.
@@ -96,10 +112,15 @@ class Prepared {
 class Session {
   #last: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly client: pg.ClientBase) {}
+  constructor(
+    private readonly client: pg.ClientBase,
+    readonly shown: string,
+  ) {}
 
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> {
-    const next = this.#last.then(() => this.client.query<R>(config as pg.QueryConfig));
+    const next = this.#last.then(() => this.client.query<R>(config as pg.QueryConfig)).catch((error: unknown) => {
+      throw serverGone(this.shown, error);
+    });
     this.#last = next.catch(() => undefined);
     return next;
   }
@@ -137,7 +158,9 @@ class PgRead<Row> implements Read<Row> {
   }
 
   async *batches(params: readonly unknown[] = [], size = BATCH_ROWS): AsyncGenerator<Row[]> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw serverGone(this.session.shown, error);
+    });
     const cursor = client.query(new Cursor(this.#converted.text, valuesOf(this.#converted, params), this.mode === 'object' ? {} : { rowMode: 'array' }));
     let failed = false;
     try {
@@ -148,7 +171,7 @@ class PgRead<Row> implements Read<Row> {
       }
     } catch (error) {
       failed = true;
-      throw error;
+      throw serverGone(this.session.shown, error);
     } finally {
       await cursor.close().catch(() => undefined);
       client.release(failed);
@@ -160,8 +183,8 @@ class PgRead<Row> implements Read<Row> {
 const VALUES_PER_INSERT = 30_000;
 
 /** The mirror's session (`session`, held for the mirror's life) and the pool its cursors draw from. */
-export function pgConnection(client: pg.ClientBase, pool: pg.Pool): SqlConnection {
-  const session = new Session(client);
+export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string): SqlConnection {
+  const session = new Session(client, shown);
   const prepared = new Prepared();
   return {
     dialect: pgDialect,

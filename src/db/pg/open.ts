@@ -17,7 +17,7 @@ import { LockHeldError, MirrorError } from '../../errors.js';
 import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
 import type { Checkpointer, LoadedTable, LockHolder, Mirror, StatementResult } from '../types.js';
-import { numberTypes, pgConnection } from './connection.js';
+import { numberTypes, pgConnection, serverGone } from './connection.js';
 
 /** drizzle-kit's PostgreSQL migrations, beside src/ and dist/ alike. */
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/pg', import.meta.url));
@@ -216,8 +216,8 @@ function knownMigrations(): number {
 const LOADED: readonly LoadedTable[] = ['gift_cards', 'gift_card_transactions', 'coupons'];
 
 function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient, backendPid: number): PgMirror {
-  const connection = pgConnection(session, pool);
-  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  const connection = pgConnection(session, pool, location.shown);
+  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool: goneAsOneLine(pool, location.shown), cursor: Cursor }) });
   const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
   const ask: AskOne = (sql, value) => connection.pluck<unknown>(sql).get(...(sql.includes('?') ? [value] : []));
   let closed = false;
@@ -262,6 +262,29 @@ const NUMERIC = 1700;
 
 /** An investigator's integer (a bigint, or a SUM of them) as BigInt, as SQLite's are; a fraction as a number. */
 const exactValue = (text: string): bigint | number => (/^-?\d+$/.test(text) ? BigInt(text) : Number(text));
+
+/**
+ * The pool as the typed query layer draws from it, a lost server said as the mirror's one line
+ * (serverGone) whether the connection or a statement fails.
+ */
+function goneAsOneLine(pool: pg.Pool, shown: string) {
+  const gone = (error: unknown): never => {
+    throw serverGone(shown, error);
+  };
+  return {
+    connect: async () => {
+      const client = await pool.connect().catch(gone);
+      return {
+        query: (...args: Parameters<pg.PoolClient['query']>) => {
+          const result: unknown = (client.query as (...a: unknown[]) => unknown)(...args);
+          return result instanceof Promise ? result.catch(gone) : result;
+        },
+        release: (error?: Error | boolean) => client.release(error),
+      };
+    },
+    end: () => pool.end(),
+  } as unknown as pg.Pool;
+}
 
 /** What an investigator's statement may begin with: a read. */
 const READS = /^\s*(\(\s*)*(select|with|values|table|explain)\b/i;

@@ -1,0 +1,154 @@
+/**
+ * The nightly job on PostgreSQL through the real CLI, as a platform runs it: the same findings
+ * as on SQLite (also when a tenth of the answers fail), workers side by side on their own
+ * schemas and refused on a held one, a worker whose connection is killed mid-sync, and the
+ * server going away mid-run; after each, the next run on any process resumes from what was
+ * committed, nothing lost and nothing doubled.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { openForReading, openForWriting } from '../../src/db/mirror.js';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { CLI, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { pictureOf, truthPicture } from '../support/mirror.js';
+import { newSchema, startPostgres } from '../support/postgres.js';
+
+const serverUrl = inject('postgresUrl');
+
+describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
+  let sim: Simulator;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const drops: Array<() => Promise<void>> = [];
+  const schema = (url = serverUrl) => {
+    const made = newSchema(url);
+    drops.push(made.drop);
+    return made;
+  };
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 52, size: 'small', plant: true });
+    dir = mkdtempSync(join(tmpdir(), 'ledger-recon-pg-cli-'));
+    sim.writeBooks(join(dir, 'books'));
+    env = simulatorEnv(sim);
+  });
+  afterAll(async () => {
+    await sim?.close();
+    for (const drop of drops) await drop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A night as the cron runs it: the books imported, then `run --json`; its findings as comparable rows. */
+  const night = async (db: string, out: string) => {
+    for (const kind of ['tenders', 'coupon-uses', 'dp-purchases']) {
+      const imported = await runCli(['books', 'import', join(dir, 'books', `${kind}.csv`), '--db', db], env);
+      expect(imported.status, imported.stderr).toBe(0);
+    }
+    const result = await runCli(['run', '--json', '--db', db, '--out', out], env);
+    const summary = JSON.parse(result.stdout) as { verdict: string; exitCode: number; findings: number; rollforward?: unknown; report: { csv: string } };
+    const csv = readFileSync(summary.report.csv, 'utf8').trim().split('\n').slice(1);
+    // Code, severity, entity, card, reference, currency, unit, expected, actual, difference, at stake; and the fingerprint.
+    const findings = csv.map((line) => line.split('","')).map((cells) => [...cells.slice(1, 13), cells[17]].join('|')).sort();
+    return { status: result.status, stderr: result.stderr, verdict: summary.verdict, findings, rollforward: summary.rollforward };
+  };
+
+  it('finds on PostgreSQL every finding it finds on SQLite, with the same figures and fingerprints, also when a tenth of the answers fail', async () => {
+    const onSqlite = await night(join(dir, 'ledger.db'), join(dir, 'out-sqlite'));
+    const onPostgres = await night(schema().url, join(dir, 'out-pg'));
+    expect(onSqlite).toMatchObject({ status: 1, verdict: 'BREAKS' });
+    expect(onSqlite.findings.length).toBeGreaterThan(40);
+    expect(onPostgres).toEqual(onSqlite);
+    sim.faults.options = { rate: 0.1 };
+    try {
+      const faulty = await night(schema().url, join(dir, 'out-pg-faults'));
+      expect(faulty).toEqual({ ...onSqlite, stderr: expect.any(String) });
+    } finally {
+      sim.faults.options = {};
+    }
+  }, 120_000);
+
+  it('runs two workers on two schemas at once; a second on one schema is refused in one line naming the holder', async () => {
+    const [a, b] = [schema(), schema()];
+    const [first, second] = await Promise.all([runCli(['sync', '--db', a.url, '--json'], env), runCli(['sync', '--db', b.url, '--json'], env)]);
+    for (const result of [first, second]) {
+      expect(result.status, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ completed: true });
+    }
+    const holder = await openForWriting(a.url, 'sync');
+    try {
+      const refused = await runCli(['check', '--db', a.url], env);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(new RegExp(`^ledger-recon: another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20[\\d-]+T[\\d:.]+Z\\); wait for it to finish\\n$`));
+    } finally {
+      await holder.release();
+    }
+    expect((await runCli(['check', '--db', a.url], env)).status).toBe(1);
+  }, 60_000);
+
+  /** Starts a sync in a child process, slowed so that it is mid-walk when `interrupt` runs; resolves when it ends. */
+  const interrupted = async (db: string, interrupt: () => Promise<void>): Promise<CliResult> => {
+    sim.faults.options = { rate: 0.6, kinds: ['slow'], slowMs: 60 };
+    try {
+      const child = spawn(process.execPath, [CLI, 'sync', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const ended = new Promise<CliResult>((resolve) => child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr })));
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      await interrupt();
+      return await ended;
+    } finally {
+      sim.faults.options = {};
+    }
+  };
+
+  /** The next sync, in a process of its own, completes, and the mirror equals the ground truth. */
+  const resumes = async (db: string): Promise<void> => {
+    const next = await runCli(['sync', '--db', db, '--json'], env);
+    expect(next.status, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ completed: true });
+    const mirror = await openForReading(db);
+    try {
+      expect(await pictureOf(mirror)).toEqual(truthPicture(sim.truth()));
+      expect(await mirror.connection.pluck<number>("SELECT COUNT(*) FROM sync_runs WHERE status = 'running'").get()).toBe(0);
+    } finally {
+      await mirror.close();
+    }
+  };
+
+  it('loses nothing when a worker’s connection is killed mid-sync (pg_terminate_backend): it stops in one line, and another process resumes', async () => {
+    const a = schema();
+    const killed = await interrupted(a.url, async () => {
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      const ended = await admin.query("SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name LIKE 'ledger-recon sync %'");
+      await admin.end();
+      expect(ended.rows.length).toBeGreaterThan(0);
+    });
+    expect(killed.status).toBe(2);
+    expect(killed.stderr.trim().split('\n').at(-1)).toMatch(/^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ went away mid-run \(.*\): what was committed stays, and the next run resumes from it once the server is back$/);
+    await resumes(a.url);
+  }, 60_000);
+
+  it('says in one line when the server goes away mid-run (exit 2), and the next run resumes once it is back', async () => {
+    const server = await startPostgres();
+    try {
+      const a = newSchema(server.url);
+      const gone = await interrupted(a.url, async () => server.halt());
+      expect(gone.status).toBe(2);
+      expect(gone.stderr.trim().split('\n').at(-1)).toMatch(/^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ (went away mid-run|cannot be reached)/);
+      const refused = await runCli(['sync', '--db', a.url], env);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ cannot be reached: .*; check that the server is running and that --db \(or LEDGER_RECON_DB\) names it\n$/);
+      server.resume();
+      await resumes(a.url);
+    } finally {
+      server.stop();
+    }
+  }, 90_000);
+});
