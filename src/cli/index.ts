@@ -6,6 +6,7 @@ import { FAIL_ON } from '../findings/verdict.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { addServiceOptions } from './service-options.js';
 import { SQL_FORMATS } from './sql-formats.js';
+import { shownDb } from '../db/location.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -54,12 +55,14 @@ function addCheckOptions(command: Command): Command {
 export function buildProgram(): Command {
   // Read once the environment (and any --settings file) is in place: main.ts loads that first.
   const mirrorPath = process.env['LEDGER_RECON_DB'] || 'data/ledger.db';
+  // The mirror: a file or a PostgreSQL schema; help shows a URL's default without its password.
+  const db = () => new Option('--db <path|url>', 'the mirror: a SQLite file, or postgres://user@host:port/db?schema=name (or LEDGER_RECON_DB)').default(mirrorPath, shownDb(mirrorPath));
   const outFolder = process.env['LEDGER_RECON_OUT'] || 'reports';
   const program = new Command('ledger-recon')
     // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
     .exitOverride()
     .description(
-      'Reconciles a gift card service and a delivery partner service to the cent: mirrors both into SQLite, ' +
+      'Reconciles a gift card service and a delivery partner service to the cent: mirrors both into SQLite or PostgreSQL, ' +
         'runs the check catalogue, tracks findings across runs, and writes reports for auditors.',
     )
     .version(version, '-V, --version', 'print the version')
@@ -117,7 +120,7 @@ export function buildProgram(): Command {
     program
       .command('doctor')
       .description('check everything a night needs, one line each with ok or the fix: settings, both services, the mirror, disk, --out')
-      .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+      .addOption(db())
       .option('--out <dir>', 'where the reports go (or LEDGER_RECON_OUT)', outFolder),
   ).action(async (options) => {
     await (await import('./doctor.js')).doctor(options);
@@ -126,8 +129,8 @@ export function buildProgram(): Command {
   addServiceOptions(
     program
       .command('sync')
-      .description('mirror both services into the SQLite mirror (the first run, or --full, reads everything)')
-      .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+      .description('mirror both services into the mirror (the first run, or --full, reads everything)')
+      .addOption(db())
       .option('--full', 'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)')
       .option('--json', 'print one summary object on stdout instead of progress')
       .option('--quiet', 'no progress and no closing line: errors only')
@@ -142,7 +145,7 @@ export function buildProgram(): Command {
     program
       .command('check')
       .description('run the check catalogue over the mirror\'s newest sync; findings are kept across runs')
-      .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+      .addOption(db())
       .option('--json', 'print one summary object on stdout')
       .option('--findings-json <file>', 'write the run\'s findings as a JSON array'),
   ).action(async (options) => {
@@ -154,7 +157,7 @@ export function buildProgram(): Command {
       program
         .command('run')
         .description('the nightly job: sync, check, confirm each gift card error against the service, and write the reports, under one lock')
-        .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+        .addOption(db())
         .option('--out <dir>', 'where the workbook, CSV and JSON go (or LEDGER_RECON_OUT)', outFolder)
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
@@ -178,7 +181,7 @@ export function buildProgram(): Command {
     .option('--map <file>', 'the mapping file: columns, payment/refund values, decimal separator, time formats and zone (default: <kind>.map.json beside the file, else columns named after the fields)')
     .option('--source <name>', 'what the file is a version of (default: its name); a new version replaces the previous one of its source')
     .option('--replace', 'let a version withdraw most of the rows of the previous one (refused by default: it looks like another period\'s file)')
-    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .addOption(db())
     .option('--json', 'print one object per file')
     .addHelpText('after', '\nExit codes: 0 imported (rows that failed are listed on stderr as\nfile:line: reason), 2 nothing could be imported. See docs/books.md for the\nmapping file.\n')
     .action(async (files: string[], options) => {
@@ -188,7 +191,7 @@ export function buildProgram(): Command {
   program
     .command('report')
     .description('write the workbook, CSV and JSON of a check run (the newest by default) from the mirror')
-    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .addOption(db())
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
@@ -205,7 +208,7 @@ export function buildProgram(): Command {
     .option('--to <date>', 'last day of the period, YYYY-MM-DD, included')
     .option('--tz <zone>', "the merchant's time zone for the cut-offs, as Area/City (default UTC)")
     .option('--preparer <name>', 'fills "Prepared by" in the sign-off block')
-    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .addOption(db())
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addHelpText('after', '\nExit codes: 0 every roll-forward ties out, 1 one does not, 2 it could not run.\n')
     .action(async (options) => {
@@ -217,7 +220,7 @@ export function buildProgram(): Command {
     .description('run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)')
     .argument('[statement]', 'one SELECT statement')
     .option('--file <file>', 'read the statement from a file')
-    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .addOption(db())
     .addOption(new Option('--format <format>', 'output: a table (default on a terminal), CSV (default otherwise) or JSON').choices(SQL_FORMATS))
     .action(async (statement: string | undefined, options) => {
       await (await import('./sql.js')).sql(statement, options);
@@ -228,7 +231,7 @@ export function buildProgram(): Command {
     .description('export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry)')
     .argument('<format>', 'hledger')
     .requiredOption('--out <file>', 'the journal to write')
-    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .addOption(db())
     .action(async (format: string, options) => {
       await (await import('./export.js')).exportCommand(format, options);
     });
@@ -236,7 +239,7 @@ export function buildProgram(): Command {
   program
     .command('history')
     .description('past check runs with times, verdicts and finding totals, newest first')
-    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .addOption(db())
     .option('--json', 'print a JSON array')
     .addOption(new Option('--limit <n>', 'how many runs').default(30).argParser(integer('--limit', 1)))
     .action(async (options) => {
@@ -250,7 +253,7 @@ export function buildProgram(): Command {
     .requiredOption('--note <text>', 'why it is accepted: the justification auditors read')
     .option('--by <name>', 'who accepts (default: the operating-system user)')
     .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
-    .option('--db <path>', 'the mirror (or LEDGER_RECON_DB)', mirrorPath)
+    .addOption(db())
     .action(async (fingerprint: string, options) => {
       await (await import('./accept.js')).accept(fingerprint, options);
     });
@@ -259,7 +262,7 @@ export function buildProgram(): Command {
     .command('demo')
     .description('the nightly job against the built-in simulator, with every planted break and look-alike (what npm start runs)')
     .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
-    .option('--db <path>', 'the demo\'s mirror (made afresh; never one the demo did not make)', 'data/demo/ledger.db')
+    .option('--db <path|url>', 'the demo\'s mirror, a file or postgres://…?schema=name (made afresh; never one the demo did not make)', 'data/demo/ledger.db')
     .option('--out <dir>', 'where the demo\'s reports go', 'reports/demo')
     .action(async (options) => (await import('./demo.js')).demo(options));
 

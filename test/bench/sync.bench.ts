@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { DpClient } from '../../src/api/dp-client.js';
 import { GiftCardClient } from '../../src/api/giftcard-client.js';
 import { loadConfig } from '../../src/config.js';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import type { Mirror } from '../../src/db/mirror.js';
+import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror } from './backend.js';
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { bytesWritten, peakRssMb, processCpuSeconds, timed } from './measure.js';
@@ -139,9 +140,10 @@ async function fullSync(mirror: Mirror, walk: BareWalk): Promise<SyncSummary> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-bench-'));
-process.stdout.write('On loopback with no delay: both processes share the machine, so the sync is bound by CPU.\n');
+process.stdout.write(`Into ${BACKEND}. On loopback with no delay: both processes share the machine, so the sync is bound by CPU.\n`);
 const walk = await bareWalk('bare walk (no writes)');
-const mirror = openMirror(join(dir, 'ledger.db'));
+const location = benchLocation(`bench_sync_${process.pid}`, dir);
+const mirror = await openBenchMirror(location);
 const full = await fullSync(mirror, walk);
 
 const appliedLine = lineStartingWith('applied');
@@ -159,7 +161,8 @@ const weekly = await sync(mirror, '--full pass over the same mirror (weekly)', t
 process.stdout.write(`  ledger: ${weekly.resources.giftCardTransactions.records.toLocaleString('en-US')} entries compared, ${weekly.resources.giftCardTransactions.changed} changed, ${weekly.resources.giftCardTransactions.notes['vanished'] ?? 0} vanished; settle re-read ${weekly.resources.settle.notes['cardsReread']} cards\n`);
 process.stdout.write(`peak RSS of the syncing process: ${peakRssMb()} MB (target < 500 MB)\n`);
 
-mirror.close();
+await mirror.close();
+await dropBenchMirror(location);
 
 // A real service answers over a network: each page then costs at least a round trip, during
 // which the mirror writes the page before. 2 ms is a fast one (same region, connection kept).
@@ -168,9 +171,11 @@ simulator.stdin.write(`latency ${NETWORK_MS}\n`);
 await latencyLine;
 process.stdout.write(`\nOver a network: every answer ${NETWORK_MS} ms later (the simulator's --latency).\n`);
 const networkWalk = await bareWalk('bare walk (no writes)');
-const networkMirror = openMirror(join(dir, 'network.db'));
+const networkLocation = benchLocation(`bench_network_${process.pid}`, dir);
+const networkMirror = await openBenchMirror(networkLocation);
 await fullSync(networkMirror, networkWalk);
-networkMirror.close();
+await networkMirror.close();
+await dropBenchMirror(networkLocation);
 rmSync(dir, { recursive: true, force: true });
 simulator.stdin.end();
 simulator.kill('SIGTERM');
