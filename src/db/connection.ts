@@ -20,9 +20,17 @@ export interface Read<Row> {
   batches(params?: readonly unknown[], size?: number): AsyncGenerator<Row[]>;
 }
 
-/** A prepared write. @returns how many rows it changed. */
+/** A prepared write. */
 export interface Write {
+  /** Runs it. @returns how many rows it changed. */
   run(...params: unknown[]): Promise<number>;
+  /**
+   * Runs it when the connection next executes anything else, or commits: for a write whose
+   * count nobody reads. A server's connection sends consecutive inserts of one statement as one
+   * multi-row insert (a round trip per row would cost more than the row); SQLite runs it at once.
+   * A deferred write that fails fails the statement that sends it, inside the same transaction.
+   */
+  later(...params: unknown[]): void;
 }
 
 /** Rows handed out per batch by default. */

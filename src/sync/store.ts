@@ -98,6 +98,12 @@ export class SyncStore {
   /** The last transaction asked for: walks that run at the same time commit one after another. */
   #turn: Promise<unknown> = Promise.resolve();
 
+  /**
+   * The IDs a bulk load into an empty table has written so far: a record not among them cannot
+   * be in the mirror, so it is inserted without a lookup (a round trip per record, on a server).
+   */
+  readonly #loading = new Map<'gift_cards' | 'coupons', Set<string>>();
+
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
     const c = mirror.connection;
     this.#c = c;
@@ -135,6 +141,7 @@ export class SyncStore {
       couponGet: c.read<SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>>('SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
       couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
         ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
+      couponInsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})`),
       couponHistory: p('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)'),
       wallet: p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, requested_at_ms = excluded.requested_at_ms, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
@@ -195,7 +202,9 @@ export class SyncStore {
    * and built once, sorted, by {@link endLoad}. @returns whether this is a bulk load.
    */
   async beginLoad(table: LoadedTable): Promise<boolean> {
-    return this.#mirror.beginLoad(table);
+    const empty = await this.#mirror.beginLoad(table);
+    if (empty && table !== 'gift_card_transactions') this.#loading.set(table, new Set());
+    return empty;
   }
 
   /**
@@ -204,6 +213,7 @@ export class SyncStore {
    * first row, credited to `syncRunId`. @returns how many rows collapsed.
    */
   async endLoad(table: LoadedTable, syncRunId: number): Promise<number> {
+    if (table !== 'gift_card_transactions') this.#loading.delete(table);
     return this.#mirror.endLoad(table, syncRunId);
   }
 
@@ -387,6 +397,17 @@ export class SyncStore {
   }
 
   /**
+   * Whether a bulk load into `table` has not met this record yet (it cannot be in the mirror):
+   * noted as met from now on. False outside a bulk load.
+   */
+  #unseen(table: 'gift_cards' | 'coupons', id: string): boolean {
+    const met = this.#loading.get(table);
+    if (met === undefined || met.has(id)) return false;
+    met.add(id);
+    return true;
+  }
+
+  /**
    * A row as it may be stored: its raw JSON with any client secret the service echoed replaced
    * by `[redacted]`. The record was parsed as sent (a secret that occurs in data rewrites
    * nothing that is checked); only what is kept is redacted. Most rows carry none: the same row.
@@ -398,19 +419,19 @@ export class SyncStore {
   /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
   async card(read: GiftCardRow, syncRunId: number, readAtMs: number): Promise<WriteOutcome> {
     const row = this.storable(read);
-    const before = await this.#s.cardGet.get(row.gift_card_id);
+    const before = this.#unseen('gift_cards', row.gift_card_id) ? undefined : await this.#s.cardGet.get(row.gift_card_id);
     const values = [...CARD_COLUMNS.map((column) => row[column]), readAtMs, syncRunId];
     if (!before) {
-      await this.#s.cardInsert.run(...values, syncRunId);
-      await this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+      this.#s.cardInsert.later(...values, syncRunId);
+      this.#s.cardHistory.later(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
       return 'new';
     }
     // Unchanged: nothing to write. Its snapshot keeps the sync that last saw it change, and
     // the settle pass re-reads it if its ledger moved since.
     if (before.raw_json === row.raw_json) return 'same';
-    await this.#s.cardUpdate.run(...values, row.gift_card_id);
+    this.#s.cardUpdate.later(...values, row.gift_card_id);
     if (before.status === row.status && before.remaining_balance_cents === row.remaining_balance_cents && before.version === row.version) return 'changed';
-    await this.#s.cardHistory.run(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+    this.#s.cardHistory.later(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
     return 'changed';
   }
 
@@ -422,21 +443,27 @@ export class SyncStore {
    */
   async entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): Promise<WriteOutcome> {
     const row = this.storable(read);
-    let before = how.bulkLoad ? undefined : await this.#s.entryGet.get(row.transaction_id);
+    const values = [
+      row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
+      row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
+    ];
+    // A bulk load has no unique index to meet: every insert is a new row (endLoad collapses repeats).
+    if (how.bulkLoad) {
+      this.#s.entryInsert.later(...values);
+      return 'new';
+    }
+    let before = await this.#s.entryGet.get(row.transaction_id);
     if (!before) {
-      const inserted = await this.#s.entryInsert.run(
-        row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
-        row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
-      );
+      const inserted = await this.#s.entryInsert.run(...values);
       if (inserted === 1) return 'new';
       before = await this.#s.entryGet.get(row.transaction_id);
       if (!before) throw new Error(`ledger entry ${row.transaction_id} neither inserted nor found`);
     }
-    if (how.fullWalkId !== undefined) await this.#s.entrySeen.run(how.fullWalkId, before.entry_id);
+    if (how.fullWalkId !== undefined) this.#s.entrySeen.later(how.fullWalkId, before.entry_id);
     // Unchanged: nothing to write.
     if (before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
-    if (before.raw_json !== row.raw_json) await this.#s.entryVersion.run(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
-    await this.#s.entryUpdate.run(row);
+    if (before.raw_json !== row.raw_json) this.#s.entryVersion.later(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
+    this.#s.entryUpdate.later(row);
     return 'changed';
   }
 
@@ -463,10 +490,10 @@ export class SyncStore {
   async markVanished(walkId: number, syncRunId: number): Promise<number> {
     const gone = await this.#s.vanishedSelect.all({ walkId });
     for (const entry of gone) {
-      await this.#s.entryVersion.run(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
-      await this.#s.vanishedMark.run(syncRunId, entry.transaction_id);
+      this.#s.entryVersion.later(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
+      this.#s.vanishedMark.later(syncRunId, entry.transaction_id);
     }
-    await this.#s.seenClear.run();
+    this.#s.seenClear.later();
     return gone.length;
   }
 
@@ -477,18 +504,20 @@ export class SyncStore {
   async markUnlisted(table: ListedTable, listed: ReadonlySet<string>, syncRunId: number): Promise<number> {
     const { select, mark } = this.#unlisted[table];
     const gone = (await select.all()).filter((id) => !listed.has(id));
-    for (const id of gone) await mark.run(syncRunId, id);
+    for (const id of gone) mark.later(syncRunId, id);
     return gone.length;
   }
 
   async coupon(read: CouponRow, syncRunId: number): Promise<WriteOutcome> {
     const row = this.storable(read);
-    const before = await this.#s.couponGet.get(row.coupon_id);
+    const unseen = this.#unseen('coupons', row.coupon_id);
+    const before = unseen ? undefined : await this.#s.couponGet.get(row.coupon_id);
     // Unchanged: nothing to write, so a night with no change leaves the table as it was.
     if (before && before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
-    await this.#s.couponUpsert.run(...COUPON_COLUMNS.map((column) => row[column]), syncRunId);
+    // A coupon a bulk load has not met is inserted (an upsert is one statement a row on a server).
+    (unseen ? this.#s.couponInsert : this.#s.couponUpsert).later(...COUPON_COLUMNS.map((column) => row[column]), syncRunId);
     if (!before || before.status !== row.status || before.redemption_count !== row.redemption_count || before.version !== row.version) {
-      await this.#s.couponHistory.run(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
+      this.#s.couponHistory.later(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
     }
     return before ? 'changed' : 'new';
   }
@@ -496,17 +525,17 @@ export class SyncStore {
   /** A wallet as read between `requestedAtMs` (the request sent) and `readAtMs` (the answer received). */
   async wallet(read: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): Promise<void> {
     const row = this.storable(read);
-    await this.#s.wallet.run(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
+    this.#s.wallet.later(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
   }
 
   async product(read: ProductRows): Promise<WriteOutcome> {
     const rows = { product: this.storable(read.product), variants: read.variants.map((variant) => this.storable(variant)) };
     const before = await this.#s.productGet.get(rows.product.product_id);
     if (before && before.raw_json === rows.product.raw_json && before.vanished_sync_run_id === null) return 'same';
-    await this.#s.product.run(rows.product);
+    this.#s.product.later(rows.product);
     if (before && before.raw_json === rows.product.raw_json) return 'changed'; // listed again, as it was
-    await this.#s.variantsDelete.run(rows.product.product_id);
-    for (const variant of rows.variants) await this.#s.variant.run(variant);
+    this.#s.variantsDelete.later(rows.product.product_id);
+    for (const variant of rows.variants) this.#s.variant.later(variant);
     return before ? 'changed' : 'new';
   }
 
@@ -516,13 +545,13 @@ export class SyncStore {
     const { order } = rows;
     const before = await this.#s.orderGet.get(order.order_id);
     if (before && before.raw_json === order.raw_json && before.vanished_sync_run_id === null) return 'same';
-    await this.#s.orderUpsert.run({ ...order, sync_run_id: syncRunId });
-    await this.#s.vouchersDelete.run(order.order_id);
-    await this.#s.linesDelete.run(order.order_id);
-    for (const line of rows.lines) await this.#s.line.run(line);
-    for (const voucher of rows.vouchers) await this.#s.voucher.run(voucher);
+    this.#s.orderUpsert.later({ ...order, sync_run_id: syncRunId });
+    this.#s.vouchersDelete.later(order.order_id);
+    this.#s.linesDelete.later(order.order_id);
+    for (const line of rows.lines) this.#s.line.later(line);
+    for (const voucher of rows.vouchers) this.#s.voucher.later(voucher);
     if (!before || before.status !== order.status || before.fulfillment_status !== order.fulfillment_status) {
-      await this.#s.orderHistory.run(order.order_id, syncRunId, order.status, order.fulfillment_status, order.updated_at_ms);
+      this.#s.orderHistory.later(order.order_id, syncRunId, order.status, order.fulfillment_status, order.updated_at_ms);
     }
     return before ? 'changed' : 'new';
   }
@@ -530,19 +559,19 @@ export class SyncStore {
   /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
   async quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): Promise<void> {
     const raw = redact(storedRawJson(error.raw), this.#secrets);
-    await this.#s.quarantine.run(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
+    this.#s.quarantine.later(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
   }
 
   async missingCard(giftCardId: string, syncRunId: number, checkedAtMs: number): Promise<void> {
-    await this.#s.missing.run(giftCardId, syncRunId, checkedAtMs);
+    this.#s.missing.later(giftCardId, syncRunId, checkedAtMs);
   }
 
   async foundCard(giftCardId: string): Promise<void> {
-    await this.#s.found.run(giftCardId);
+    this.#s.found.later(giftCardId);
   }
 
   async inFlight(syncRunId: number, giftCardId: string, detail: string): Promise<void> {
-    await this.#s.inFlight.run(syncRunId, giftCardId, detail);
+    this.#s.inFlight.later(syncRunId, giftCardId, detail);
   }
 
   async checkpoint(resource: string): Promise<Checkpoint | undefined> {
@@ -558,6 +587,6 @@ export class SyncStore {
    */
   async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
     const cursor = checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#secrets) ? null : checkpoint.cursor;
-    await this.#s.checkpointPut.run({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
+    this.#s.checkpointPut.later({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
   }
 }

@@ -111,19 +111,76 @@ export function serverGone(shown: string, error: unknown): unknown {
  */
 class Session {
   #last: Promise<unknown> = Promise.resolve();
+  /** Deferred writes (Write.later), in order, sent before the next statement. */
+  #deferred: Array<{ converted: Converted; name: string; values: unknown[] }> = [];
 
   constructor(
     private readonly client: pg.ClientBase,
     readonly shown: string,
   ) {}
 
+  defer(converted: Converted, name: string, values: unknown[]): void {
+    this.#deferred.push({ converted, name, values });
+  }
+
+  /** Drops the deferred writes of a transaction being rolled back. */
+  discard(): void {
+    this.#deferred = [];
+  }
+
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> {
-    const next = this.#last.then(() => this.client.query<R>(config as pg.QueryConfig)).catch((error: unknown) => {
-      throw serverGone(this.shown, error);
-    });
+    const next = this.#last
+      .then(() => this.#flush())
+      .then(() => this.client.query<R>(config as pg.QueryConfig))
+      .catch((error: unknown) => {
+        throw serverGone(this.shown, error);
+      });
     this.#last = next.catch(() => undefined);
     return next;
   }
+
+  /**
+   * Sends the deferred writes: each run of consecutive plain inserts of one statement as one
+   * multi-row insert (at most VALUES_PER_INSERT values), any other write alone.
+   */
+  async #flush(): Promise<void> {
+    while (this.#deferred.length > 0) {
+      const first = this.#deferred[0]!;
+      const values = multiRow(first.converted);
+      if (values === undefined) {
+        this.#deferred.shift();
+        await this.client.query({ name: first.name, text: first.converted.text, values: first.values });
+        continue;
+      }
+      const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / first.values.length));
+      let count = 1;
+      while (count < perStatement && count < this.#deferred.length && this.#deferred[count]!.converted === first.converted) count += 1;
+      const rows = this.#deferred.splice(0, count);
+      if (count === 1) {
+        await this.client.query({ name: first.name, text: first.converted.text, values: first.values });
+        continue;
+      }
+      let n = 0;
+      const tuples = rows.map((row) => `(${row.values.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
+      await this.client.query({ text: `${values.head} VALUES ${tuples}${values.tail}`, values: rows.flatMap((row) => row.values) });
+    }
+  }
+}
+
+/**
+ * A plain insert of one row (`INSERT INTO t (…) VALUES ($1, …)`, or skipping a repeated key),
+ * split around its VALUES list so that rows can be added; undefined for any other statement
+ * (an upsert that updates could meet its own key twice in one statement).
+ */
+const multiRowShapes = new WeakMap<Converted, { head: string; tail: string } | null>();
+function multiRow(converted: Converted): { head: string; tail: string } | undefined {
+  let shape = multiRowShapes.get(converted);
+  if (shape === undefined) {
+    const match = /^\s*(INSERT INTO [\w.]+\s*\([^)]*\))\s*VALUES\s*\((?:\$\d+\s*,\s*)*\$\d+\)\s*((?:ON CONFLICT DO NOTHING)?)\s*$/is.exec(converted.text);
+    shape = match ? { head: match[1] ?? '', tail: match[2] ? ` ${match[2]}` : '' } : null;
+    multiRowShapes.set(converted, shape);
+  }
+  return shape ?? undefined;
 }
 
 class PgRead<Row> implements Read<Row> {
@@ -193,7 +250,10 @@ export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string
     readRaw: <Row extends unknown[]>(sql: string) => new PgRead<Row>(session, pool, prepared.of(sql), 'array'),
     write: (sql: string): Write => {
       const { converted, name } = prepared.of(sql);
-      return { run: async (...params) => (await session.query({ name, text: converted.text, values: valuesOf(converted, params) })).rowCount ?? 0 };
+      return {
+        run: async (...params) => (await session.query({ name, text: converted.text, values: valuesOf(converted, params) })).rowCount ?? 0,
+        later: (...params) => session.defer(converted, name, valuesOf(converted, params)),
+      };
     },
     insertMany: async (table, columns, rows) => {
       const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / columns.length));
@@ -211,10 +271,12 @@ export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string
       begin: async () => {
         await session.query('BEGIN');
       },
+      // The deferred writes go first: COMMIT is a statement like any other.
       commit: async () => {
         await session.query('COMMIT');
       },
       rollback: async () => {
+        session.discard();
         await session.query('ROLLBACK');
       },
     }),

@@ -18,6 +18,7 @@ import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
 import type { Checkpointer, LoadedTable, LockHolder, Mirror, StatementResult } from '../types.js';
 import { numberTypes, pgConnection, serverGone } from './connection.js';
+import { createLedgerIndexes, dropLedgerIndexes } from './indexes.js';
 
 /** drizzle-kit's PostgreSQL migrations, beside src/ and dist/ alike. */
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/pg', import.meta.url));
@@ -107,7 +108,11 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
       if (applied === 0) throw options.missing ?? new MirrorError(`there is no mirror at ${location.shown}: run \`ledger-recon sync\` first`);
     }
     const backendPid = Number((await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
-    return mirrorOver(location, pool, session, backendPid);
+    const mirror = mirrorOver(location, pool, session, backendPid);
+    if (options.readOnly) await refuseHalfBuilt(mirror);
+    // A first sync stopped mid-load left the ledger without its indexes: the writer builds them first.
+    else await createLedgerIndexes(mirror.connection, Number((await mirror.connection.pluck<number | null>('SELECT MAX(sync_run_id) FROM sync_runs').get()) ?? 0));
+    return mirror;
   } catch (error) {
     session.release(true);
     await pool.end().catch(() => undefined);
@@ -119,6 +124,17 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
 /** The server did not take the connection: one line, naming the mirror without its password, and the fix. */
 function unreachable(location: PgLocation, error: unknown): MirrorError {
   return new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}; check that the server is running and that --db (or LEDGER_RECON_DB) names it`);
+}
+
+/**
+ * A reader never sees a half-built mirror: while a first sync loads the ledger (or after one
+ * stopped mid-load) the ledger has no unique index and may list an entry twice.
+ */
+async function refuseHalfBuilt(mirror: PgMirror): Promise<void> {
+  const c = mirror.connection;
+  if ((await c.pluck<boolean>("SELECT to_regclass('gift_card_transactions_id') IS NOT NULL").get()) === true) return;
+  if ((await c.pluck<number>('SELECT 1 FROM gift_card_transactions LIMIT 1').get()) === undefined) return;
+  throw new MirrorError(`the mirror ${mirror.path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${mirror.path} to finish it, then read it again`);
 }
 
 /** Takes the schema's advisory lock on the session, or names who holds it. */
@@ -230,12 +246,15 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     dialect: connection.dialect,
     beginLoad: async (table) => {
       if (!LOADED.includes(table)) return false;
-      return (await connection.pluck<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`).get()) === true;
+      const empty = (await connection.pluck<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`).get()) === true;
+      if (empty && table === 'gift_card_transactions') await dropLedgerIndexes(connection);
+      return empty;
     },
-    // The indexes stay through a load: its upserts need the unique ones. The planner learns the new sizes.
-    endLoad: async (table) => {
+    // The ledger's indexes are built again (a no-op when they stand); the planner learns the new sizes.
+    endLoad: async (table, syncRunId) => {
+      const collapsed = table === 'gift_card_transactions' ? await createLedgerIndexes(connection, syncRunId) : 0;
       await connection.exec(`ANALYZE ${table}`);
-      return 0;
+      return collapsed;
     },
     startCheckpointer: () => none,
     compact: async () => {

@@ -51,7 +51,12 @@ export function sqliteConnection(sqlite: Database.Database): SqlConnection {
     readRaw: <Row extends unknown[]>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql).raw(true)),
     write: (sql: string): Write => {
       const statement = sqlite.prepare(sql);
-      return { run: async (...params) => statement.run(...params).changes };
+      return {
+        run: async (...params) => statement.run(...params).changes,
+        later: (...params) => {
+          statement.run(...params);
+        },
+      };
     },
     insertMany: async (table, columns, rows) => {
       const key = `${table} (${columns.join(', ')})`;
