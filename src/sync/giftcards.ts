@@ -21,6 +21,7 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
     expected: () => store.listedCount('gift_cards'),
     quarantineAs: 'giftCards',
     list: (startCursor) => giftcard.listGiftCards(startCursor ? { startCursor } : {}),
+    lookUp: (elements) => store.lookUp('gift_cards', elements.map((element) => element.giftCardId)),
     beforeWrite: async (page) => {
       const statuses = await store.cardStatuses(page.records.filter((element) => !element.full).map((element) => element.giftCardId));
       const wanted = page.records.filter((element) => {

@@ -50,6 +50,11 @@ export type { LoadedTable } from '../db/mirror.js';
 /** The mirrored lists whose size a walk expects. */
 export type CountedTable = LoadedTable | 'dp_products' | 'dp_orders';
 
+/** A card's mirrored state, as a write compares with it. */
+type CardBefore = SqlRow<'gift_cards', 'status' | 'remaining_balance_cents' | 'version' | 'raw_json'>;
+/** A coupon's mirrored state, as a write compares with it. */
+type CouponBefore = SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>;
+
 /** A ledger entry's figures as mirrored. */
 export type MirroredEntry = SqlRow<'gift_card_transactions', 'gift_card_id' | 'type' | 'amount_cents' | 'balance_before_cents' | 'balance_after_cents' | 'created_at_ms' | 'vanished_sync_run_id'>;
 
@@ -104,6 +109,9 @@ export class SyncStore {
    */
   readonly #loading = new Map<'gift_cards' | 'coupons', Set<string>>();
 
+  /** The state of the cards and coupons the current batch looked up (lookUp), kept as the batch writes them. */
+  #lookedUp: { cards?: Map<string, CardBefore | undefined>; coupons?: Map<string, CouponBefore | undefined> } = {};
+
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
     const c = mirror.connection;
     this.#c = c;
@@ -117,7 +125,8 @@ export class SyncStore {
     });
     this.#unlisted = { coupons: unlisted('coupons'), dp_orders: unlisted('dp_orders'), dp_products: unlisted('dp_products') };
     this.#s = {
-      cardGet: c.read<SqlRow<'gift_cards', 'status' | 'remaining_balance_cents' | 'version' | 'raw_json'>>('SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
+      cardGet: c.read<CardBefore>('SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
+      cardsGet: c.read<CardBefore & { gift_card_id: string }>(`SELECT gift_card_id, status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE ${mirror.dialect.inJsonArray('gift_card_id', '?')}`),
       cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
       cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -138,7 +147,8 @@ export class SyncStore {
         WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND entry_id NOT IN (SELECT entry_id FROM ledger_walk_seen WHERE walk_id = @walkId)`),
       seenClear: p('DELETE FROM ledger_walk_seen'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
-      couponGet: c.read<SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>>('SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
+      couponGet: c.read<CouponBefore>('SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
+      couponsGet: c.read<CouponBefore & { coupon_id: string }>(`SELECT coupon_id, status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE ${mirror.dialect.inJsonArray('coupon_id', '?')}`),
       couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
         ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
       couponInsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})`),
@@ -187,7 +197,44 @@ export class SyncStore {
    * the same time) run one after another, never sharing a transaction.
    */
   async batch<T>(work: () => Promise<T>): Promise<T> {
-    return this.#serially(work);
+    return this.#serially(async () => {
+      try {
+        return await work();
+      } finally {
+        this.#lookedUp = {};
+      }
+    });
+  }
+
+  /**
+   * Inside a batch, before its writes: reads the mirrored state of these cards (or coupons) in
+   * one statement, so that each record's write needs no lookup of its own (a round trip per
+   * record, on a server). A bulk load has nothing to read.
+   */
+  async lookUp(table: 'gift_cards' | 'coupons', ids: readonly string[]): Promise<void> {
+    if (this.#loading.has(table) || ids.length === 0) return;
+    const json = JSON.stringify(ids);
+    if (table === 'gift_cards') {
+      const found = new Map<string, CardBefore | undefined>(ids.map((id) => [id, undefined]));
+      for (const { gift_card_id, ...before } of await this.#s.cardsGet.all(json)) found.set(gift_card_id, before);
+      this.#lookedUp.cards = found;
+    } else {
+      const found = new Map<string, CouponBefore | undefined>(ids.map((id) => [id, undefined]));
+      for (const { coupon_id, ...before } of await this.#s.couponsGet.all(json)) found.set(coupon_id, before);
+      this.#lookedUp.coupons = found;
+    }
+  }
+
+  /** A card's mirrored state: as looked up for the batch (then as this batch wrote it), or read now. */
+  async #cardBefore(id: string): Promise<CardBefore | undefined> {
+    const looked = this.#lookedUp.cards;
+    return looked?.has(id) ? looked.get(id) : this.#s.cardGet.get(id);
+  }
+
+  /** A coupon's mirrored state, as {@link SyncStore.#cardBefore} a card's. */
+  async #couponBefore(id: string): Promise<CouponBefore | undefined> {
+    const looked = this.#lookedUp.coupons;
+    return looked?.has(id) ? looked.get(id) : this.#s.couponGet.get(id);
   }
 
   /** Runs `work` as one transaction once every transaction asked for before it has ended. */
@@ -419,7 +466,9 @@ export class SyncStore {
   /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
   async card(read: GiftCardRow, syncRunId: number, readAtMs: number): Promise<WriteOutcome> {
     const row = this.storable(read);
-    const before = this.#unseen('gift_cards', row.gift_card_id) ? undefined : await this.#s.cardGet.get(row.gift_card_id);
+    const before = this.#unseen('gift_cards', row.gift_card_id) ? undefined : await this.#cardBefore(row.gift_card_id);
+    // The same card met again in this batch compares with what the batch wrote.
+    this.#lookedUp.cards?.set(row.gift_card_id, { status: row.status, remaining_balance_cents: row.remaining_balance_cents, version: row.version, raw_json: row.raw_json });
     const values = [...CARD_COLUMNS.map((column) => row[column]), readAtMs, syncRunId];
     if (!before) {
       this.#s.cardInsert.later(...values, syncRunId);
@@ -511,7 +560,8 @@ export class SyncStore {
   async coupon(read: CouponRow, syncRunId: number): Promise<WriteOutcome> {
     const row = this.storable(read);
     const unseen = this.#unseen('coupons', row.coupon_id);
-    const before = unseen ? undefined : await this.#s.couponGet.get(row.coupon_id);
+    const before = unseen ? undefined : await this.#couponBefore(row.coupon_id);
+    this.#lookedUp.coupons?.set(row.coupon_id, { status: row.status, redemption_count: row.redemption_count, version: row.version, raw_json: row.raw_json, vanished_sync_run_id: null });
     // Unchanged: nothing to write, so a night with no change leaves the table as it was.
     if (before && before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
     // A coupon a bulk load has not met is inserted (an upsert is one statement a row on a server).

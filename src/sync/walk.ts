@@ -20,6 +20,8 @@ export interface WalkSpec<T, P> {
   list: (startCursor: string | undefined) => AsyncGenerator<Page<T>>;
   /** Async work for a page before its transaction, e.g. reading full records by ID. */
   beforeWrite?: (page: Page<T>) => Promise<P>;
+  /** Inside a batch's transaction, before its writes: what the mirror holds of its records, read at once. */
+  lookUp?: (records: T[]) => Promise<void>;
   /**
    * Writes one record inside the page's transaction; `position` counts records in this walk,
    * and `walk` is its checkpoint before the page (the walk's ID and mode).
@@ -88,6 +90,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       const pages = pending;
       pending = [];
       await store.batch(async () => {
+        await spec.lookUp?.(pages.flatMap(({ page }) => page.records));
         for (const { page, prepared, before } of pages) {
           for (const [i, record] of page.records.entries()) {
             const outcome = await spec.write(record, before.records + i, before, prepared);

@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
+import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
 
@@ -22,11 +23,11 @@ const SIZES = [
 
 /** Child mode: one check run over `path`, its figures on stdout. */
 async function check(path: string): Promise<void> {
-  const mirror = openMirror(path);
+  const mirror = await openBenchMirror(path);
   const started = performance.now();
   const { summary } = await reconcile({ mirror });
   const seconds = (performance.now() - started) / 1000;
-  mirror.close();
+  await mirror.close();
   process.stdout.write(`  card walk (${summary.cards.toLocaleString('en')} cards, ${summary.entries.toLocaleString('en')} entries) ${(summary.walkMs / 1000).toFixed(2)} s, including the card checks:\n`);
   for (const [code, ms] of Object.entries(summary.checkTimesMs)) process.stdout.write(`    ${code.padEnd(34)} ${(ms / 1000).toFixed(2).padStart(7)} s\n`);
   process.stdout.write(`  verdict ${summary.verdict}, ${summary.findings} findings\n`);
@@ -39,12 +40,13 @@ if (args[0] === '--check') {
 } else {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
-    const path = benchMirror(`check-${size.millions}m-v2`, size.entries, size.cards);
-    process.stdout.write(`check over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`);
+    const file = benchMirror(`check-${size.millions}m-v2`, size.entries, size.cards);
+    const path = PG_SERVER === '' ? file : await postgresCopyOf(file, `bench_check_${size.millions}m`);
+    process.stdout.write(`check in ${BACKEND} over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`);
     // Each run starts from the built mirror's own findings history: drop earlier bench runs.
-    const reset = openMirror(path);
-    reset.sqlite.exec('DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
-    reset.close();
+    const reset = PG_SERVER === '' ? openMirror(path) : await openBenchMirror(path);
+    await reset.connection.exec('DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
+    await reset.close();
     const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--check', path], { stdio: 'inherit' });
     if (result.status !== 0 && result.status !== 1) process.exitCode = 1;
   }

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { openMirrorReadOnly } from '../../src/db/mirror.js';
+import { openForReading } from '../../src/db/mirror.js';
+import { BACKEND, PG_SERVER, postgresCopyOf } from './backend.js';
 import { createCardIndexes } from '../../src/db/sqlite/indexes.js';
 import { dataAsOf } from '../../src/report/close.js';
 import { periodOf } from '../../src/report/period.js';
@@ -29,7 +30,7 @@ const SIZES = [
 
 /** Child mode: one close over `path`, its figures on stdout. */
 async function close(path: string): Promise<void> {
-  const mirror = openMirrorReadOnly(path);
+  const mirror = await openForReading(path);
   const asOf = new Date((await dataAsOf(mirror)) ?? Date.now());
   // The month that began some 200 days before the data's edge.
   const middle = new Date(asOf.getTime() - 200 * 86_400_000);
@@ -38,7 +39,7 @@ async function close(path: string): Promise<void> {
   const started = performance.now();
   const { close: result, paths } = await writeClose({ mirror, period, outDir: out });
   const seconds = (performance.now() - started) / 1000;
-  mirror.close();
+  await mirror.close();
   const cards = result.rollForwards.reduce((n, r) => n + r.cards, 0);
   const entries = result.rollForwards.reduce((n, r) => n + r.entriesInPeriod, 0);
   process.stdout.write(`  period ${period.label}: ${result.rollForwards.length} roll-forwards, ${cards.toLocaleString('en')} cards, ${entries.toLocaleString('en')} entries in the period, ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n`);
@@ -59,7 +60,9 @@ if (args[0] === '--close') {
     const writable = new Database(path);
     createCardIndexes(writable);
     writable.close();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--close', path], { stdio: 'inherit' });
+    const location = PG_SERVER === '' ? path : await postgresCopyOf(path, `bench_check_${size.millions}m`);
+    process.stdout.write(`  in ${BACKEND}\n`);
+    const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--close', location], { stdio: 'inherit' });
     if (result.status !== 0) process.exitCode = 1;
   }
 }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { writeReport } from '../../src/report/write-report.js';
+import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
 
@@ -42,11 +43,11 @@ async function prepare(path: string): Promise<void> {
 }
 
 async function report(path: string): Promise<void> {
-  const mirror = openMirror(path);
+  const mirror = await openBenchMirror(path);
   const started = performance.now();
   const paths = await writeReport({ mirror, outDir: join(tmpdir(), 'ledger-recon-report-bench') });
   const seconds = (performance.now() - started) / 1000;
-  mirror.close();
+  await mirror.close();
   const size = (p: string) => `${(statSync(p).size / 1e6).toFixed(1)} MB`;
   process.stdout.write(`  workbook ${paths.workbook} (${size(paths.workbook)}), CSV ${size(paths.csv)}, JSON ${size(paths.json)}\n`);
   process.stdout.write(`  TOTAL ${seconds.toFixed(2)} s   peak RSS ${peakRssMb()} MB\n`);
@@ -58,7 +59,8 @@ if (args[0] === '--report') {
 } else {
   const path = benchMirror('report-1m-cards-v2', 3_000_000, 1_000_000);
   await prepare(path);
-  process.stdout.write(`report of ${FINDINGS.toLocaleString('en')} findings and 1,000,000 card rows (${path})\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--report', path], { stdio: 'inherit' });
+  const location = PG_SERVER === '' ? path : await postgresCopyOf(path, 'bench_report_1m_cards');
+  process.stdout.write(`report in ${BACKEND} of ${FINDINGS.toLocaleString('en')} findings and 1,000,000 card rows (${location})\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--report', location], { stdio: 'inherit' });
   if (result.status !== 0) process.exitCode = 1;
 }

@@ -140,29 +140,46 @@ class Session {
   }
 
   /**
-   * Sends the deferred writes: each run of consecutive plain inserts of one statement as one
-   * multi-row insert (at most VALUES_PER_INSERT values), any other write alone.
+   * Sends the deferred writes in order. A run of plain inserts between two other writes (a card
+   * and its history row, a card and its history row, …) goes as one multi-row insert per
+   * statement, in the order each statement first appears in the run: inserts into different
+   * tables commute, and an insert that depends on another row (an order's lines) follows the
+   * upsert of that row, which ends the run. Any other write is sent alone.
    */
   async #flush(): Promise<void> {
-    while (this.#deferred.length > 0) {
-      const first = this.#deferred[0]!;
-      const values = multiRow(first.converted);
-      if (values === undefined) {
-        this.#deferred.shift();
+    const deferred = this.#deferred;
+    this.#deferred = [];
+    let at = 0;
+    while (at < deferred.length) {
+      const first = deferred[at]!;
+      if (multiRow(first.converted) === undefined) {
+        at += 1;
         await this.client.query({ name: first.name, text: first.converted.text, values: first.values });
         continue;
       }
-      const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / first.values.length));
-      let count = 1;
-      while (count < perStatement && count < this.#deferred.length && this.#deferred[count]!.converted === first.converted) count += 1;
-      const rows = this.#deferred.splice(0, count);
-      if (count === 1) {
-        await this.client.query({ name: first.name, text: first.converted.text, values: first.values });
-        continue;
+      let end = at;
+      while (end < deferred.length && multiRow(deferred[end]!.converted) !== undefined) end += 1;
+      const groups = new Map<Converted, unknown[][]>();
+      for (let i = at; i < end; i += 1) {
+        const write = deferred[i]!;
+        const group = groups.get(write.converted);
+        if (group) group.push(write.values);
+        else groups.set(write.converted, [write.values]);
       }
+      at = end;
+      for (const [converted, rows] of groups) await this.#insertRows(converted, rows);
+    }
+  }
+
+  /** One multi-row insert per VALUES_PER_INSERT values. */
+  async #insertRows(converted: Converted, rows: unknown[][]): Promise<void> {
+    const shape = multiRow(converted)!;
+    const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / (rows[0]?.length ?? 1)));
+    for (let start = 0; start < rows.length; start += perStatement) {
+      const chunk = rows.slice(start, start + perStatement);
       let n = 0;
-      const tuples = rows.map((row) => `(${row.values.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
-      await this.client.query({ text: `${values.head} VALUES ${tuples}${values.tail}`, values: rows.flatMap((row) => row.values) });
+      const tuples = chunk.map((row) => `(${row.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
+      await this.client.query({ text: `${shape.head} VALUES ${tuples}${shape.tail}`, values: chunk.flat() });
     }
   }
 }
