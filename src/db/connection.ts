@@ -40,6 +40,12 @@ export const BATCH_ROWS = 1_000;
 export interface SqlConnection {
   /** The fragments of SQL that differ between databases. */
   readonly dialect: SqlDialect;
+  /**
+   * Whether each statement is a round trip to a server (PostgreSQL), so that a store reads
+   * many records in one statement rather than one at a time; SQLite's are calls in process,
+   * and one at a time is fastest there and holds least.
+   */
+  readonly remote: boolean;
   /** Prepares a read whose rows are `Row` (its SELECT names each column as `Row` does). */
   read<Row>(sql: string): Read<Row>;
   /** Prepares a read of one column, each row that column's value `V`. */

@@ -3,12 +3,17 @@
  * started a server and named it in LEDGER_RECON_BENCH_PG (a database URL without a schema).
  * Each bench then prints its figures for that backend, so that the two stand side by side.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import pg from 'pg';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { openPgMirror } from '../../src/db/pg/open.js';
 import { PG_TABLES } from '../../src/db/pg/schema.js';
+import { postgresBin } from '../support/postgres.js';
 
 /** The server's URL when this run measures PostgreSQL. */
 export const PG_SERVER = process.env['LEDGER_RECON_BENCH_PG'] ?? '';
@@ -97,4 +102,31 @@ export async function postgresCopyOf(sqlitePath: string, name: string): Promise<
     source.close();
     await admin.end();
   }
+}
+
+/**
+ * The benches' PostgreSQL server: its data in the system's temporary folder, kept between runs
+ * (the bench mirrors' copies with it), started on a free port and stopped after. Durable as
+ * SQLite's mirror is (fsync on; a commit not waited for, as SQLite's synchronous = NORMAL).
+ */
+export function startBenchServer(): { url: string; stop: () => void } {
+  const bin = postgresBin();
+  if (bin === undefined) throw new Error('PostgreSQL is not installed');
+  const dir = join(tmpdir(), 'ledger-recon-bench-pg');
+  const data = join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  const as = (command: string, args: string[]): void => {
+    const file = join(bin, command);
+    if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], { stdio: 'pipe' });
+    else execFileSync(file, args, { stdio: 'pipe' });
+  };
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    mkdirSync(dir, { recursive: true });
+    if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
+    as('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
+  }
+  const port = 55_000 + Math.floor(Math.random() * 5_000);
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off -c shared_buffers=256MB -c max_wal_size=4GB -c maintenance_work_mem=256MB`;
+  as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: () => as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']) };
 }

@@ -262,6 +262,7 @@ export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string
   const prepared = new Prepared();
   return {
     dialect: pgDialect,
+    remote: true,
     read: <Row>(sql: string) => new PgRead<Row>(session, pool, prepared.of(sql), 'object'),
     pluck: <V>(sql: string) => new PgRead<V>(session, pool, prepared.of(sql), 'pluck'),
     readRaw: <Row extends unknown[]>(sql: string) => new PgRead<Row>(session, pool, prepared.of(sql), 'array'),

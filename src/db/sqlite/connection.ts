@@ -46,6 +46,7 @@ export function sqliteConnection(sqlite: Database.Database): SqlConnection {
   const inserts = new Map<string, Database.Statement>();
   return {
     dialect: sqliteDialect,
+    remote: false,
     read: <Row>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql)),
     pluck: <V>(sql: string) => new SqliteRead<V>(sqlite.prepare(sql).pluck()),
     readRaw: <Row extends unknown[]>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql).raw(true)),

@@ -1,0 +1,78 @@
+/**
+ * The PostgreSQL connection's own logic: placeholders written for SQLite as PostgreSQL reads
+ * them, and deferred writes sent in order (many inserts as one statement), committed with their
+ * transaction or dropped with it.
+ */
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import fc from 'fast-check';
+import type { Mirror } from '../../src/db/mirror.js';
+import { convertPlaceholders } from '../../src/db/pg/connection.js';
+import { BACKENDS } from '../support/backends.js';
+
+describe('placeholders', () => {
+  it('become $n by position or by name, never inside quoted text or names', () => {
+    expect(convertPlaceholders('SELECT a FROM t WHERE b = ? AND c = ?')).toEqual({ text: 'SELECT a FROM t WHERE b = $1 AND c = $2', names: null, count: 2 });
+    expect(convertPlaceholders("SELECT '?' AS q, \"@x\" FROM t WHERE m = @merchant OR @merchant IS NULL AND f >= @from")).toEqual({
+      text: "SELECT '?' AS q, \"@x\" FROM t WHERE m = $1 OR $1 IS NULL AND f >= $2",
+      names: ['merchant', 'from'],
+      count: 2,
+    });
+    expect(() => convertPlaceholders('SELECT ? WHERE a = @a')).toThrow(/both by position and by name/);
+  });
+
+  it('keep the text outside the placeholders as written, whatever it holds', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom('a', ' ', '=', ',', '(', ')', 'x1'), fc.string({ unit: 'grapheme-ascii' }).map((s) => `'${s.replaceAll("'", '')}'`)), { maxLength: 12 }), (parts) => {
+        const sql = parts.join('');
+        const converted = convertPlaceholders(sql);
+        const strings = (text: string) => text.match(/'[^']*'/g) ?? [];
+        expect(strings(converted.text)).toEqual(strings(sql));
+      }),
+    );
+  });
+});
+
+const postgres = BACKENDS.find((backend) => backend.name === 'postgres')!;
+
+describe.skipIf(inject('postgresUrl') === '')('deferred writes on PostgreSQL', () => {
+  let mirror: Mirror;
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  it('go in order, many inserts as one statement, and commit with their transaction', async () => {
+    ({ mirror, cleanup } = await postgres.open());
+    const c = mirror.connection;
+    const product = c.write("INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (?, 'p', 'p', 'USD', '{}')");
+    const variant = c.write('INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json) VALUES (?, ?, ?, 1, 1, 1, 1, ?)');
+    const rename = c.write('UPDATE dp_variants SET variant_name = ? WHERE variant_id = ?');
+    await c.transaction(async () => {
+      for (let i = 0; i < 3_000; i += 1) {
+        product.later(`p${i}`);
+        variant.later(`v${i}`, `p${i}`, 'first', '{}');
+      }
+      // An update ends the run: the inserts before it are in, the update sees them.
+      rename.later('renamed', 'v7');
+      variant.later('v-last', 'p7', 'last', '{}');
+    });
+    expect(await c.pluck<number>('SELECT COUNT(*) FROM dp_variants').get()).toBe(3_001);
+    expect(await c.pluck<string>("SELECT variant_name FROM dp_variants WHERE variant_id = 'v7'").get()).toBe('renamed');
+  });
+
+  it('are dropped with a transaction that fails, and the failure is the write’s', async () => {
+    ({ mirror, cleanup } = await postgres.open());
+    const c = mirror.connection;
+    const product = c.write("INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (?, 'p', 'p', 'USD', '{}')");
+    const failed = c.transaction(async () => {
+      product.later('p1');
+      product.later('p1');
+      await c.pluck<number>('SELECT COUNT(*) FROM dp_products').get();
+    });
+    await expect(failed).rejects.toThrow(/duplicate key/);
+    expect(await c.pluck<number>('SELECT COUNT(*) FROM dp_products').get()).toBe(0);
+    product.later('p2');
+    expect(await c.pluck<number>('SELECT COUNT(*) FROM dp_products').get()).toBe(1);
+  });
+});
