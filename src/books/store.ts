@@ -247,8 +247,9 @@ export class MatchSession {
       INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
       SELECT "rowId", 'tenders', 'matched', 'exact', 'ledger', "transactionId", reference, type, "amountCents", currency, "ledgerAtMs", ${now} FROM match_pairs ORDER BY match_pairs."rowId"`);
     this.groups += Number((await c.pluck<number>('SELECT COUNT(*) FROM match_pairs').get()) ?? 0);
-    const books = await c.read<UnpairedBooksTender>(`SELECT * FROM (${BOOKS_TENDERS}) b WHERE "rowId" NOT IN (SELECT "rowId" FROM match_pairs)`).all(scope);
-    const ledger = await c.read<LedgerTender>(`SELECT * FROM (${LEDGER_TENDERS}) l WHERE "transactionId" NOT IN (SELECT "transactionId" FROM match_pairs)`).all(scope);
+    const d = c.dialect;
+    const books = await c.read<UnpairedBooksTender>(`SELECT * FROM (${BOOKS_TENDERS}) b WHERE ${d.notIn('b."rowId"', 'p."rowId"', 'match_pairs p')}`).all(scope);
+    const ledger = await c.read<LedgerTender>(`SELECT * FROM (${LEDGER_TENDERS}) l WHERE ${d.notIn('l."transactionId"', 'p."transactionId"', 'match_pairs p')}`).all(scope);
     await c.exec(`DROP TABLE ${pairs}`);
     return { books, ledger };
   }

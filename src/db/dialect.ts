@@ -20,6 +20,12 @@ export interface SqlDialect {
   joinInOrder: string;
   /** The column type of a temporary table's ID: text compared as the mirror's IDs are (byte by byte). */
   idText: string;
+  /**
+   * A condition: `outer` is none of the `inner` values of `from` (filtered by `where`, or `TRUE`).
+   * SQLite's NOT IN builds a transient index of the list; PostgreSQL hashes a list only within
+   * work_mem and otherwise scans it once per row, while its NOT EXISTS is one hash anti-join.
+   */
+  notIn(outer: string, inner: string, from: string, where?: string): string;
   /** A temporary table's name as a statement refers to it. */
   temporary(name: string): string;
   /**

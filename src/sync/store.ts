@@ -144,7 +144,7 @@ export class SyncStore {
       entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
       // Entries first mirrored by this walk were seen by it; earlier ones must be in its seen list.
       vanishedSelect: c.read<SqlRow<'gift_card_transactions', 'transaction_id' | 'raw_json'>>(`SELECT transaction_id, raw_json FROM gift_card_transactions
-        WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND entry_id NOT IN (SELECT entry_id FROM ledger_walk_seen WHERE walk_id = @walkId)`),
+        WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND ${mirror.dialect.notIn('gift_card_transactions.entry_id', 'seen.entry_id', 'ledger_walk_seen seen', 'seen.walk_id = @walkId')}`),
       seenClear: p('DELETE FROM ledger_walk_seen'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
       couponGet: c.read<CouponBefore>('SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),

@@ -257,8 +257,9 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
       return collapsed;
     },
     startCheckpointer: () => none,
+    // The planner learns the mirror's new sizes (its own tables: never another mirror's).
     compact: async () => {
-      await connection.exec('ANALYZE');
+      await connection.exec('ANALYZE gift_cards, gift_card_transactions, coupons, dp_orders, dp_order_lines, gift_card_history, coupon_history');
     },
     withSmallCache: (work) => work(),
     readOnlyStatement: (text) => readOnlyStatement(pool, location, text),

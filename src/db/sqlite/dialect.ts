@@ -8,6 +8,7 @@ export const sqliteDialect: SqlDialect = {
   binaryOrder: (column) => column,
   joinInOrder: 'CROSS JOIN',
   idText: 'TEXT',
+  notIn: (outer, inner, from, where) => `${outer} NOT IN (SELECT ${inner} FROM ${from}${where ? ` WHERE ${where}` : ''})`,
   temporary: (name) => `temp.${name}`,
   changedJsonKeys: (previous, next) =>
     `(SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(${previous}) p WHERE ${next} IS NOT NULL AND json_extract(${next}, p.fullkey) IS NOT p.value)`,
