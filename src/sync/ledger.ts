@@ -33,6 +33,8 @@ export async function syncLedger(context: SyncContext): Promise<void> {
     stopBeforeMs: () => stopBeforeMs,
     expected: async () => (context.mode === 'full' && !empty ? store.listedCount('gift_card_transactions') : undefined),
     stopAfter: (page, checkpoint) => checkpoint.mode !== 'full' && checkpoint.stopBeforeMs !== null && wholePageBefore(page.records, checkpoint.stopBeforeMs),
+    // A bulk load looks nothing up; otherwise a batch's entries are read at once (on a server).
+    ...(empty ? {} : { lookUp: (entries: Transaction[]) => store.lookUp('gift_card_transactions', entries.map((entry) => entry.transactionId)) }),
     // A full walk notes each entry it finds again, so that it can tell which ones vanished.
     write: (entry, position, { walkId, mode }) =>
       store.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), { bulkLoad: empty, fullWalkId: mode === 'full' ? walkId : undefined }),

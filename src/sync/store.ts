@@ -52,6 +52,8 @@ export type CountedTable = LoadedTable | 'dp_products' | 'dp_orders';
 
 /** A card's mirrored state, as a write compares with it. */
 type CardBefore = SqlRow<'gift_cards', 'status' | 'remaining_balance_cents' | 'version' | 'raw_json'>;
+/** A ledger entry's mirrored state, as a write compares with it. */
+type EntryBefore = SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>;
 /** A coupon's mirrored state, as a write compares with it. */
 type CouponBefore = SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>;
 
@@ -110,7 +112,7 @@ export class SyncStore {
   readonly #loading = new Map<'gift_cards' | 'coupons', Set<string>>();
 
   /** The state of the cards and coupons the current batch looked up (lookUp), kept as the batch writes them. */
-  #lookedUp: { cards?: Map<string, CardBefore | undefined>; coupons?: Map<string, CouponBefore | undefined> } = {};
+  #lookedUp: { cards?: Map<string, CardBefore | undefined>; coupons?: Map<string, CouponBefore | undefined>; entries?: Map<string, EntryBefore | undefined> } = {};
 
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
     const c = mirror.connection;
@@ -130,7 +132,10 @@ export class SyncStore {
       cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
       cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
-      entryGet: c.read<SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>>('SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
+      entryGet: c.read<EntryBefore>('SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
+      entriesGet: c.read<EntryBefore & { transaction_id: string }>(
+        `SELECT transaction_id, entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE ${mirror.dialect.inJsonArray('transaction_id', '?')}`,
+      ),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
       entryInsert: p(
         mirror.dialect.insertOrSkip('gift_card_transactions', [
@@ -212,10 +217,14 @@ export class SyncStore {
    * record, on a server). A bulk load has nothing to read; SQLite's lookups one at a time are
    * faster than one statement over a JSON list, so there it reads nothing ahead.
    */
-  async lookUp(table: 'gift_cards' | 'coupons', ids: readonly string[]): Promise<void> {
-    if (!this.#c.remote || this.#loading.has(table) || ids.length === 0) return;
+  async lookUp(table: 'gift_cards' | 'coupons' | 'gift_card_transactions', ids: readonly string[]): Promise<void> {
+    if (!this.#c.remote || (table !== 'gift_card_transactions' && this.#loading.has(table)) || ids.length === 0) return;
     const json = JSON.stringify(ids);
-    if (table === 'gift_cards') {
+    if (table === 'gift_card_transactions') {
+      const found = new Map<string, EntryBefore | undefined>(ids.map((id) => [id, undefined]));
+      for (const { transaction_id, ...before } of await this.#s.entriesGet.all(json)) found.set(transaction_id, before);
+      this.#lookedUp.entries = found;
+    } else if (table === 'gift_cards') {
       const found = new Map<string, CardBefore | undefined>(ids.map((id) => [id, undefined]));
       for (const { gift_card_id, ...before } of await this.#s.cardsGet.all(json)) found.set(gift_card_id, before);
       this.#lookedUp.cards = found;
@@ -503,13 +512,17 @@ export class SyncStore {
       this.#s.entryInsert.later(...values);
       return 'new';
     }
-    let before = await this.#s.entryGet.get(row.transaction_id);
+    const looked = this.#lookedUp.entries;
+    let before = looked?.has(row.transaction_id) ? looked.get(row.transaction_id) : await this.#s.entryGet.get(row.transaction_id);
     if (!before) {
+      // Met again in this batch, it is looked up as the mirror then holds it.
+      looked?.delete(row.transaction_id);
       const inserted = await this.#s.entryInsert.run(...values);
       if (inserted === 1) return 'new';
       before = await this.#s.entryGet.get(row.transaction_id);
       if (!before) throw new Error(`ledger entry ${row.transaction_id} neither inserted nor found`);
     }
+    looked?.set(row.transaction_id, { entry_id: before.entry_id, raw_json: row.raw_json, vanished_sync_run_id: null });
     if (how.fullWalkId !== undefined) this.#s.entrySeen.later(how.fullWalkId, before.entry_id);
     // Unchanged: nothing to write.
     if (before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
