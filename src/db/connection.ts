@@ -105,19 +105,6 @@ export function singleTransactions(statements: TransactionStatements): <T>(work:
   };
 }
 
-/** A streaming read handed out asynchronously, in batches. */
-export async function* inBatches<T>(rows: Iterable<T> | AsyncIterable<T>, size = BATCH_ROWS): AsyncGenerator<T[]> {
-  let batch: T[] = [];
-  for await (const row of rows) {
-    batch.push(row);
-    if (batch.length === size) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
-
 /** Every row of a batched read, one at a time. */
 export async function* rowsOf<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const batch of batches) yield* batch;

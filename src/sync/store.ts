@@ -503,13 +503,14 @@ export class SyncStore {
    */
   async entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): Promise<WriteOutcome> {
     const row = this.storable(read);
-    const values = [
+    // Built only for an insert: most entries a night reads are known and unchanged.
+    const values = () => [
       row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
       row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
     ];
     // A bulk load has no unique index to meet: every insert is a new row (endLoad collapses repeats).
     if (how.bulkLoad) {
-      this.#s.entryInsert.later(...values);
+      this.#s.entryInsert.later(...values());
       return 'new';
     }
     const looked = this.#lookedUp.entries;
@@ -517,7 +518,7 @@ export class SyncStore {
     if (!before) {
       // Met again in this batch, it is looked up as the mirror then holds it.
       looked?.delete(row.transaction_id);
-      const inserted = await this.#s.entryInsert.run(...values);
+      const inserted = await this.#s.entryInsert.run(...values());
       if (inserted === 1) return 'new';
       before = await this.#s.entryGet.get(row.transaction_id);
       if (!before) throw new Error(`ledger entry ${row.transaction_id} neither inserted nor found`);

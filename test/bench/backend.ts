@@ -13,7 +13,7 @@ import pg from 'pg';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { openPgMirror } from '../../src/db/pg/open.js';
 import { PG_TABLES } from '../../src/db/pg/schema.js';
-import { postgresBin } from '../support/postgres.js';
+import { postgresBin, postgresProgram } from '../support/postgres.js';
 
 /** The server's URL when this run measures PostgreSQL. */
 export const PG_SERVER = process.env['LEDGER_RECON_BENCH_PG'] ?? '';
@@ -115,11 +115,7 @@ export function startBenchServer(): { url: string; stop: () => void } {
   const dir = join(tmpdir(), 'ledger-recon-bench-pg');
   const data = join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
-  const as = (command: string, args: string[]): void => {
-    const file = join(bin, command);
-    if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], { stdio: 'pipe' });
-    else execFileSync(file, args, { stdio: 'pipe' });
-  };
+  const as = postgresProgram(bin);
   if (!existsSync(join(data, 'PG_VERSION'))) {
     mkdirSync(dir, { recursive: true });
     if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);

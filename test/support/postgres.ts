@@ -27,6 +27,16 @@ export function postgresMissing(): string | undefined {
   return postgresBin() === undefined ? 'PostgreSQL is not installed (Debian package postgresql): the PostgreSQL half of the tests is skipped' : undefined;
 }
 
+/** Runs one of PostgreSQL's programs in `bin`, as the `postgres` user when this process is root (initdb refuses root). */
+export function postgresProgram(bin: string): (command: string, args: string[]) => void {
+  const asRoot = process.getuid?.() === 0;
+  return (command, args) => {
+    const file = join(bin, command);
+    if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], { stdio: 'pipe' });
+    else execFileSync(file, args, { stdio: 'pipe' });
+  };
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -54,11 +64,7 @@ export async function startPostgres(): Promise<TestServer> {
   if (bin === undefined) throw new Error(postgresMissing());
   const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-pg-'));
   const asRoot = process.getuid?.() === 0;
-  const as = (command: string, args: string[]): void => {
-    const file = join(bin, command);
-    if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], { stdio: 'pipe' });
-    else execFileSync(file, args, { stdio: 'pipe' });
-  };
+  const as = postgresProgram(bin);
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());

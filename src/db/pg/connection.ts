@@ -18,13 +18,15 @@ function exactNumber(text: string): number {
   if (/^-?\d+$/.test(text) && !Number.isSafeInteger(value)) throw new RangeError(`the integer ${text} is past 2^53: it cannot be read as a number without losing digits`);
   return value;
 }
-const INT8 = 20;
-const NUMERIC = 1700;
+/** PostgreSQL's type parsers, but bigint and numeric (integers, and sums of them) read by `parse`. */
+export function integerTypes(parse: (text: string) => unknown) {
+  const INT8 = 20;
+  const NUMERIC = 1700;
+  return { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 || oid === NUMERIC ? parse : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser };
+}
 
 /** The type parsers of the mirror's connections: PostgreSQL's, but integers as numbers. */
-export const numberTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 || oid === NUMERIC ? exactNumber : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser,
-};
+export const numberTypes = integerTypes(exactNumber);
 
 /** A statement written for both databases, as PostgreSQL reads it. */
 export interface Converted {
@@ -167,21 +169,13 @@ class Session {
         else groups.set(write.converted, [write.values]);
       }
       at = end;
-      for (const [converted, rows] of groups) await this.#insertRows(converted, rows);
+      for (const [converted, rows] of groups) {
+        const shape = multiRow(converted)!;
+        for (const statement of multiRowStatements(shape.head, shape.tail, rows)) await this.client.query(statement);
+      }
     }
   }
 
-  /** One multi-row insert per VALUES_PER_INSERT values. */
-  async #insertRows(converted: Converted, rows: unknown[][]): Promise<void> {
-    const shape = multiRow(converted)!;
-    const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / (rows[0]?.length ?? 1)));
-    for (let start = 0; start < rows.length; start += perStatement) {
-      const chunk = rows.slice(start, start + perStatement);
-      let n = 0;
-      const tuples = chunk.map((row) => `(${row.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
-      await this.client.query({ text: `${shape.head} VALUES ${tuples}${shape.tail}`, values: chunk.flat() });
-    }
-  }
 }
 
 /**
@@ -256,6 +250,17 @@ class PgRead<Row> implements Read<Row> {
 /** Rows a multi-row insert carries: PostgreSQL binds at most 65,535 values a statement. */
 const VALUES_PER_INSERT = 30_000;
 
+/** `head VALUES (…), (…) tail`, as many statements as the rows need, each at most VALUES_PER_INSERT values. */
+function* multiRowStatements(head: string, tail: string, rows: readonly unknown[][]): Generator<pg.QueryConfig> {
+  const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / (rows[0]?.length ?? 1)));
+  for (let start = 0; start < rows.length; start += perStatement) {
+    const chunk = rows.slice(start, start + perStatement);
+    let n = 0;
+    const tuples = chunk.map((row) => `(${row.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
+    yield { text: `${head} VALUES ${tuples}${tail}`, values: chunk.flat().map((value) => (value === undefined ? null : value)) };
+  }
+}
+
 /** The mirror's session (`session`, held for the mirror's life) and the pool its cursors draw from. */
 export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string): SqlConnection {
   const session = new Session(client, shown);
@@ -274,13 +279,7 @@ export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string
       };
     },
     insertMany: async (table, columns, rows) => {
-      const perStatement = Math.max(1, Math.floor(VALUES_PER_INSERT / columns.length));
-      for (let start = 0; start < rows.length; start += perStatement) {
-        const chunk = rows.slice(start, start + perStatement);
-        let n = 0;
-        const tuples = chunk.map((row) => `(${row.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
-        await session.query({ text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples}`, values: chunk.flat().map((value) => (value === undefined ? null : value)) });
-      }
+      for (const statement of multiRowStatements(`INSERT INTO ${table} (${columns.join(', ')})`, '', rows)) await session.query(statement);
     },
     exec: async (sql) => {
       await session.query(sql);

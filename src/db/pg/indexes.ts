@@ -5,7 +5,7 @@
  * its first row when the index is built, a version kept where it came back different.
  */
 import type { SqlConnection } from '../connection.js';
-import type { SqlRow } from '../tables.js';
+import { COLLAPSE_SQL, collapsePlan, type LoadedTwice } from '../collapse.js';
 
 /** Exactly as drizzle/pg/0000_tables.sql defines them. */
 const ENTRY_ID_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS gift_card_transactions_id ON gift_card_transactions USING btree (transaction_id)';
@@ -35,33 +35,16 @@ export async function createLedgerIndexes(connection: SqlConnection, syncRunId: 
   return collapsed;
 }
 
-const ENTRY_FIELDS = ['gift_card_id', 'type', 'amount_cents', 'balance_before_cents', 'balance_after_cents', 'reference_id', 'idempotency_key', 'created_at', 'created_at_ms', 'raw_json'] as const;
-
 /** Each entry loaded more than once keeps its first row, holding the last content read, and a version of each change. */
 async function collapseDuplicateEntries(connection: SqlConnection, syncRunId: number): Promise<number> {
-  const rows = await connection
-    .read<SqlRow<'gift_card_transactions', 'entry_id' | 'transaction_id' | 'raw_json'>>(
-      `SELECT entry_id, transaction_id, raw_json FROM gift_card_transactions
-       WHERE transaction_id IN (SELECT transaction_id FROM gift_card_transactions GROUP BY transaction_id HAVING COUNT(*) > 1)
-       ORDER BY transaction_id, entry_id`,
-    )
-    .all();
-  const version = connection.write("INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, 'changed', ?, ?)");
-  const fields = ENTRY_FIELDS.join(', ');
-  const adopt = connection.write(`UPDATE gift_card_transactions SET (${fields}) = (SELECT ${fields} FROM gift_card_transactions WHERE entry_id = @later) WHERE entry_id = @kept`);
-  const remove = connection.write('DELETE FROM gift_card_transactions WHERE entry_id = ?');
-  let kept: (typeof rows)[number] | undefined;
-  for (const row of rows) {
-    if (kept?.transaction_id !== row.transaction_id) {
-      kept = row;
-      continue;
-    }
-    if (row.raw_json !== kept.raw_json) {
-      await version.run(row.transaction_id, syncRunId, kept.raw_json, row.raw_json);
-      await adopt.run({ later: row.entry_id, kept: kept.entry_id });
-      kept = { ...kept, raw_json: row.raw_json };
-    }
-    await remove.run(row.entry_id);
+  const { steps, collapsed } = collapsePlan(await connection.read<LoadedTwice>(COLLAPSE_SQL.rows).all());
+  const version = connection.write(COLLAPSE_SQL.version);
+  const adopt = connection.write(COLLAPSE_SQL.adopt);
+  const remove = connection.write(COLLAPSE_SQL.remove);
+  for (const step of steps) {
+    if (step.kind === 'version') await version.run(step.transactionId, syncRunId, step.previous, step.next);
+    else if (step.kind === 'adopt') await adopt.run({ later: step.later, kept: step.kept });
+    else await remove.run(step.entryId);
   }
-  return rows.length - new Set(rows.map((row) => row.transaction_id)).size;
+  return collapsed;
 }

@@ -16,8 +16,8 @@ import Cursor from 'pg-cursor';
 import { LockHeldError, MirrorError } from '../../errors.js';
 import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
-import type { Checkpointer, LoadedTable, LockHolder, Mirror, StatementResult } from '../types.js';
-import { numberTypes, pgConnection, serverGone } from './connection.js';
+import type { Checkpointer, LockHolder, Mirror, StatementResult } from '../types.js';
+import { integerTypes, numberTypes, pgConnection, serverGone } from './connection.js';
 import { createLedgerIndexes, dropLedgerIndexes } from './indexes.js';
 
 /** drizzle-kit's PostgreSQL migrations, beside src/ and dist/ alike. */
@@ -228,9 +228,6 @@ function knownMigrations(): number {
   return known;
 }
 
-/** The tables whose emptiness makes a first sync a bulk load. */
-const LOADED: readonly LoadedTable[] = ['gift_cards', 'gift_card_transactions', 'coupons'];
-
 function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient, backendPid: number): PgMirror {
   const connection = pgConnection(session, pool, location.shown);
   const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool: goneAsOneLine(pool, location.shown), cursor: Cursor }) });
@@ -245,7 +242,6 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     connection,
     dialect: connection.dialect,
     beginLoad: async (table) => {
-      if (!LOADED.includes(table)) return false;
       const empty = (await connection.pluck<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`).get()) === true;
       if (empty && table === 'gift_card_transactions') await dropLedgerIndexes(connection);
       return empty;
@@ -276,9 +272,6 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     },
   };
 }
-
-const INT8 = 20;
-const NUMERIC = 1700;
 
 /** An investigator's integer (a bigint, or a SUM of them) as BigInt, as SQLite's are; a fraction as a number. */
 const exactValue = (text: string): bigint | number => (/^-?\d+$/.test(text) ? BigInt(text) : Number(text));
@@ -324,7 +317,7 @@ async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: stri
     const result = await client.query({
       text,
       values: [],
-      types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 || oid === NUMERIC ? exactValue : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser },
+      types: integerTypes(exactValue),
     });
     return { columns: result.fields.map((field) => field.name), rows: result.rows as Record<string, unknown>[] };
   } catch (error) {

@@ -38,7 +38,7 @@ class SqliteRead<Row> implements Read<Row> {
   }
 }
 
-/** The connection's transactions run one at a time; one begun inside another joins it. */
+/** The SQLite mirror's connection: statements prepared on better-sqlite3, transactions one at a time. */
 export function sqliteConnection(sqlite: Database.Database): SqlConnection {
   const begin = sqlite.prepare('BEGIN');
   const commit = sqlite.prepare('COMMIT');

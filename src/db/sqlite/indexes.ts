@@ -3,7 +3,8 @@
  * repair of a load cut short: SQLite's, behind the sync's store and the mirror's opening.
  */
 import type Database from 'better-sqlite3';
-import { pluck, read, type SqlRow } from './statement.js';
+import { COLLAPSE_SQL, collapsePlan, type LoadedTwice } from '../collapse.js';
+import { pluck, read } from './statement.js';
 
 /**
  * The ledger's indexes beyond its row number, exactly as the migrations define them. A first
@@ -65,36 +66,17 @@ export function missingIndexes(sqlite: Database.Database, statements: readonly s
   return statements.filter((statement) => exists.get(indexName(statement)) === undefined);
 }
 
-const ENTRY_FIELDS = ['gift_card_id', 'type', 'amount_cents', 'balance_before_cents', 'balance_after_cents', 'reference_id', 'idempotency_key', 'created_at', 'created_at_ms', 'raw_json'] as const;
-
 function collapseDuplicateEntries(sqlite: Database.Database, syncRunId: number): number {
-  const rows = read<SqlRow<'gift_card_transactions', 'entry_id' | 'transaction_id' | 'raw_json'>>(
-      sqlite,
-      `SELECT entry_id, transaction_id, raw_json FROM gift_card_transactions
-       WHERE transaction_id IN (SELECT transaction_id FROM gift_card_transactions GROUP BY transaction_id HAVING COUNT(*) > 1)
-       ORDER BY transaction_id, entry_id`,
-    )
-    .all();
-  const version = sqlite.prepare("INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, 'changed', ?, ?)");
-  const fields = ENTRY_FIELDS.join(', ');
-  const adopt = sqlite.prepare(
-    `UPDATE gift_card_transactions SET (${fields}) = (SELECT ${fields} FROM gift_card_transactions WHERE entry_id = @later) WHERE entry_id = @kept`,
-  );
-  const remove = sqlite.prepare('DELETE FROM gift_card_transactions WHERE entry_id = ?');
-  let kept: SqlRow<'gift_card_transactions', 'entry_id' | 'transaction_id' | 'raw_json'> | undefined;
-  for (const row of rows) {
-    if (kept?.transaction_id !== row.transaction_id) {
-      kept = row;
-      continue;
-    }
-    if (row.raw_json !== kept.raw_json) {
-      version.run(row.transaction_id, syncRunId, kept.raw_json, row.raw_json);
-      adopt.run({ later: row.entry_id, kept: kept.entry_id });
-      kept = { ...kept, raw_json: row.raw_json };
-    }
-    remove.run(row.entry_id);
+  const { steps, collapsed } = collapsePlan(read<LoadedTwice>(sqlite, COLLAPSE_SQL.rows).all());
+  const version = sqlite.prepare(COLLAPSE_SQL.version);
+  const adopt = sqlite.prepare(COLLAPSE_SQL.adopt);
+  const remove = sqlite.prepare(COLLAPSE_SQL.remove);
+  for (const step of steps) {
+    if (step.kind === 'version') version.run(step.transactionId, syncRunId, step.previous, step.next);
+    else if (step.kind === 'adopt') adopt.run({ later: step.later, kept: step.kept });
+    else remove.run(step.entryId);
   }
-  return rows.length - new Set(rows.map((row) => row.transaction_id)).size;
+  return collapsed;
 }
 
 /** Drops the ledger's indexes for a bulk load; {@link createLedgerIndexes} restores them. */
@@ -149,7 +131,6 @@ function indexName(statement: string): string {
   if (name === undefined) throw new Error(`not a CREATE INDEX IF NOT EXISTS statement: ${statement}`);
   return name;
 }
-
 
 /** The tables a first sync loads in bulk, their indexes dropped and built after. */
 export type LoadedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons';
