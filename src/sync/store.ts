@@ -52,8 +52,14 @@ export type CountedTable = LoadedTable | 'dp_products' | 'dp_orders';
 
 /** A card's mirrored state, as a write compares with it. */
 type CardBefore = SqlRow<'gift_cards', 'status' | 'remaining_balance_cents' | 'version' | 'raw_json'>;
-/** A ledger entry's mirrored state, as a write compares with it. */
-type EntryBefore = SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>;
+/**
+ * A ledger entry's mirrored state, as a write compares with it: whether its raw JSON is the one
+ * just read is asked of the database, so that a night of known entries (a weekly --full reads
+ * every one) copies no stored JSON into the process.
+ */
+type EntryBefore = SqlRow<'gift_card_transactions', 'entry_id' | 'vanished_sync_run_id'> & { unchanged: number };
+/** A ledger entry's mirrored state as a batch's lookup reads it (on a server), JSON included. */
+type EntryLooked = SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>;
 /** A coupon's mirrored state, as a write compares with it. */
 type CouponBefore = SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>;
 
@@ -112,7 +118,7 @@ export class SyncStore {
   readonly #loading = new Map<'gift_cards' | 'coupons', Set<string>>();
 
   /** The state of the cards and coupons the current batch looked up (lookUp), kept as the batch writes them. */
-  #lookedUp: { cards?: Map<string, CardBefore | undefined>; coupons?: Map<string, CouponBefore | undefined>; entries?: Map<string, EntryBefore | undefined> } = {};
+  #lookedUp: { cards?: Map<string, CardBefore | undefined>; coupons?: Map<string, CouponBefore | undefined>; entries?: Map<string, EntryLooked | undefined> } = {};
 
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
     const c = mirror.connection;
@@ -132,8 +138,9 @@ export class SyncStore {
       cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
       cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
-      entryGet: c.read<EntryBefore>('SELECT entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?'),
-      entriesGet: c.read<EntryBefore & { transaction_id: string }>(
+      entryGet: c.read<EntryBefore>('SELECT entry_id, vanished_sync_run_id, CASE WHEN raw_json = ? THEN 1 ELSE 0 END AS unchanged FROM gift_card_transactions WHERE transaction_id = ?'),
+      entryRaw: c.pluck<string>('SELECT raw_json FROM gift_card_transactions WHERE entry_id = ?'),
+      entriesGet: c.read<EntryLooked & { transaction_id: string }>(
         `SELECT transaction_id, entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE ${mirror.dialect.inJsonArray('transaction_id', '?')}`,
       ),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
@@ -221,7 +228,7 @@ export class SyncStore {
     if (!this.#c.remote || (table !== 'gift_card_transactions' && this.#loading.has(table)) || ids.length === 0) return;
     const json = JSON.stringify(ids);
     if (table === 'gift_card_transactions') {
-      const found = new Map<string, EntryBefore | undefined>(ids.map((id) => [id, undefined]));
+      const found = new Map<string, EntryLooked | undefined>(ids.map((id) => [id, undefined]));
       for (const { transaction_id, ...before } of await this.#s.entriesGet.all(json)) found.set(transaction_id, before);
       this.#lookedUp.entries = found;
     } else if (table === 'gift_cards') {
@@ -514,20 +521,25 @@ export class SyncStore {
       return 'new';
     }
     const looked = this.#lookedUp.entries;
-    let before = looked?.has(row.transaction_id) ? looked.get(row.transaction_id) : await this.#s.entryGet.get(row.transaction_id);
+    const id = row.transaction_id;
+    const lookedUp = looked?.has(id) ? looked.get(id) : undefined;
+    let before = looked?.has(id) ? lookedUp && { entry_id: lookedUp.entry_id, vanished_sync_run_id: lookedUp.vanished_sync_run_id, unchanged: lookedUp.raw_json === row.raw_json ? 1 : 0 } : await this.#s.entryGet.get(row.raw_json, id);
     if (!before) {
       // Met again in this batch, it is looked up as the mirror then holds it.
-      looked?.delete(row.transaction_id);
+      looked?.delete(id);
       const inserted = await this.#s.entryInsert.run(...values());
       if (inserted === 1) return 'new';
-      before = await this.#s.entryGet.get(row.transaction_id);
-      if (!before) throw new Error(`ledger entry ${row.transaction_id} neither inserted nor found`);
+      before = await this.#s.entryGet.get(row.raw_json, id);
+      if (!before) throw new Error(`ledger entry ${id} neither inserted nor found`);
     }
-    looked?.set(row.transaction_id, { entry_id: before.entry_id, raw_json: row.raw_json, vanished_sync_run_id: null });
+    looked?.set(id, { entry_id: before.entry_id, raw_json: row.raw_json, vanished_sync_run_id: null });
     if (how.fullWalkId !== undefined) this.#s.entrySeen.later(how.fullWalkId, before.entry_id);
     // Unchanged: nothing to write.
-    if (before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
-    if (before.raw_json !== row.raw_json) this.#s.entryVersion.later(row.transaction_id, syncRunId, 'changed', before.raw_json, row.raw_json);
+    if (before.unchanged === 1 && before.vanished_sync_run_id === null) return 'same';
+    if (before.unchanged !== 1) {
+      const previous = lookedUp?.raw_json ?? (await this.#s.entryRaw.get(before.entry_id));
+      this.#s.entryVersion.later(id, syncRunId, 'changed', previous, row.raw_json);
+    }
     this.#s.entryUpdate.later(row);
     return 'changed';
   }

@@ -1,19 +1,52 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+
+/** The peak before the kernel's high-water mark was last reset (see `timed`). */
+let peakBeforeReset = 0;
 
 /** Figures the benchmarks print: wall time and this process's peak resident memory. */
 export function peakRssMb(): number {
-  return Math.round(process.resourceUsage().maxRSS / 1024);
+  return Math.max(peakBeforeReset, Math.round(process.resourceUsage().maxRSS / 1024));
 }
 
-/** Runs `work`, printing its wall time, the CPU this process spent on it, and peak RSS. */
+/**
+ * The peak resident memory since the last `timed` began (Linux: the kernel's high-water mark,
+ * reset through /proc/self/clear_refs); undefined where that cannot be read or reset.
+ */
+function stepPeakMb(): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function resetStepPeak(): boolean {
+  try {
+    // Resetting lowers getrusage's figure too: keep the process's peak so far.
+    peakBeforeReset = peakRssMb();
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `work`, printing its wall time, the CPU this process spent on it, the process's peak RSS
+ * so far and, where Linux lets it be reset, the peak during this step alone.
+ */
 export async function timed<T>(label: string, work: () => Promise<T> | T): Promise<T> {
+  const stepped = resetStepPeak();
   const started = performance.now();
   const cpu = process.cpuUsage();
   const result = await work();
   const seconds = (performance.now() - started) / 1000;
   const spent = process.cpuUsage(cpu);
   const cpuSeconds = (spent.user + spent.system) / 1e6;
-  process.stdout.write(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s   CPU ${cpuSeconds.toFixed(2).padStart(6)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB\n`);
+  const step = stepped ? stepPeakMb() : undefined;
+  const ownPeak = step === undefined ? '' : `   (this step ${String(step).padStart(5)} MB)`;
+  process.stdout.write(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s   CPU ${cpuSeconds.toFixed(2).padStart(6)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB${ownPeak}\n`);
   return result;
 }
 
