@@ -1,13 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The files that read or write a mirror through the product and run again with the mirror in
+ * PostgreSQL (LEDGER_RECON_TEST_DB=postgres, test/support/test-db.ts). The files not listed
+ * test no mirror (the API client, the simulator, the money and the pure checks), already run
+ * on both backends themselves (test/support/backends.ts), or test what only a SQLite file has:
+ * its lock file, WAL checkpointer, file permissions, full disk, and its tables read directly.
+ */
+const ON_BOTH = [
+  'test/books/books-e2e.test.ts',
+  'test/books/hostile.test.ts',
+  'test/books/import.test.ts',
+  'test/cli/check.test.ts',
+  'test/cli/run.test.ts',
+  'test/findings/nights.test.ts',
+  'test/report/close.test.ts',
+  'test/report/hledger.test.ts',
+  'test/report/printed.test.ts',
+  'test/report/recalculated.test.ts',
+  'test/sync/hostile.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // One PostgreSQL server for the run: the tests' second backend (test/support/postgres.ts).
     globalSetup: ['test/support/postgres-setup.ts'],
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'postgres', include: ON_BOTH, env: { LEDGER_RECON_TEST_DB: 'postgres' }, setupFiles: ['test/support/postgres-schemas.ts'] },
+      },
+    ],
   },
 });

@@ -10,6 +10,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOKS_CODES } from '../../src/checks/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { mirrorAt } from '../support/test-db.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 
 /** The checks that read the books' matching, from the registry. */
@@ -48,7 +49,7 @@ describe('the merchant\'s books against the simulator', () => {
   it('finds every planted book break on its records on both sides, flags no look-alike, and re-imports nothing twice', async () => {
     const books = join(dir, 'books');
     sim.writeBooks(books);
-    const db = join(dir, 'ledger.db');
+    const db = mirrorAt(dir);
     const out = join(dir, 'out');
     const result = await runCli(['run', '--db', db, '--out', out, '--books', books, '--json'], simulatorEnv(sim));
     expect(result.status, result.stderr).toBe(1);
@@ -93,7 +94,7 @@ describe('the merchant\'s books against the simulator', () => {
     expect(tenderRates?.[4]).toBeLessThan(100);
 
     // The plaintext codes of cards and coupons never reach the mirror.
-    const dump = await runCli(['sql', '--db', db, "SELECT group_concat(raw_json, '') FROM books_rows"], simulatorEnv(sim));
+    const dump = await runCli(['sql', '--db', db, '--format', 'json', 'SELECT raw_json FROM books_rows'], simulatorEnv(sim));
     const tenders = readFileSync(join(books, 'tenders.csv'), 'utf8');
     const code = /POS-4711,[^,]*,[^,]*,[^,]*,[^,]*,(\w+)/.exec(tenders)?.[1];
     expect(code).toBeTruthy();
@@ -130,7 +131,7 @@ describe('the merchant\'s books under live activity', () => {
     // The services move on after the export: debits, refunds, orders, coupon uses.
     expect(sim.applyActivity(40).length).toBeGreaterThan(20);
     const out = join(dir, 'live-out');
-    const result = await runCli(['run', '--db', join(dir, 'live.db'), '--out', out, '--books', books, '--json'], simulatorEnv(sim));
+    const result = await runCli(['run', '--db', mirrorAt(dir, 'live'), '--out', out, '--books', books, '--json'], simulatorEnv(sim));
     expect(result.status, result.stderr).toBe(1);
     const found = booksFindings(findingsIn(out));
     const breaks = found.filter((f) => f.code !== 'BK_IN_TRANSIT');
@@ -155,7 +156,7 @@ describe('a night whose books are odd', () => {
     const map = join(books, 'tenders.map.json');
     writeFileSync(map, readFileSync(map, 'utf8').replace('"reference"', '"referenze"'));
     const out = join(dir, 'odd-map-out');
-    const night = await runCli(['run', '--db', join(dir, 'odd-map.db'), '--out', out, '--books', books, '--json'], simulatorEnv(sim));
+    const night = await runCli(['run', '--db', mirrorAt(dir, 'odd-map'), '--out', out, '--books', books, '--json'], simulatorEnv(sim));
     expect(night.status).toBe(2);
     const json = JSON.parse(night.stdout) as { verdict: string; sync: { completed: boolean }; books: { files: number; failed: { file: string; reason: string }[] }; error: { code: string; message: string }; report: { workbook: string } };
     expect(json).toMatchObject({ verdict: 'INCOMPLETE', sync: { completed: true }, books: { files: 2 }, error: { code: 'INCOMPLETE' } });
@@ -168,7 +169,7 @@ describe('a night whose books are odd', () => {
     const row = summary.getRows(1, summary.rowCount)!.find((r) => r.getCell(1).value === 'Books file not imported');
     expect(row?.getCell(2).value).toBe(join(books, 'tenders.csv'));
     // Without --json: the one line names it.
-    const line = await runCli(['run', '--db', join(dir, 'odd-map.db'), '--out', out, '--books', books], simulatorEnv(sim));
+    const line = await runCli(['run', '--db', mirrorAt(dir, 'odd-map'), '--out', out, '--books', books], simulatorEnv(sim));
     expect(line.status).toBe(2);
     expect(line.stderr).toMatch(/^ledger-recon: INCOMPLETE: .*the books could not all be imported, so the matching is not complete: .*tenders\.csv .*referenze/m);
   });
@@ -180,12 +181,12 @@ describe('a night whose books are odd', () => {
       const path = join(books, name);
       writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
     }
-    const night = await runCli(['run', '--db', join(dir, 'quiet.db'), '--out', join(dir, 'quiet-out'), '--books', books, '--json'], simulatorEnv(sim));
+    const night = await runCli(['run', '--db', mirrorAt(dir, 'quiet'), '--out', join(dir, 'quiet-out'), '--books', books, '--json'], simulatorEnv(sim));
     const json = JSON.parse(night.stdout) as { verdict: string; books: { files: number; empty: number; failed: unknown[] } };
     expect(json.verdict).not.toBe('FAILED');
     expect(json.verdict).not.toBe('INCOMPLETE');
     expect(json.books).toMatchObject({ files: 3, empty: 3, failed: [] });
-    const single = await runCli(['books', 'import', join(books, 'tenders.csv'), '--db', join(dir, 'quiet-single.db')], simulatorEnv(sim));
+    const single = await runCli(['books', 'import', join(books, 'tenders.csv'), '--db', mirrorAt(dir, 'quiet-single')], simulatorEnv(sim));
     expect(single.status).toBe(0);
     expect(single.stdout).toBe(`${join(books, 'tenders.csv')}: tenders, no rows (a header alone: a quiet day): imported as a version of 0 rows, 0 withdrawn\n`);
   });

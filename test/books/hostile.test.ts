@@ -7,17 +7,17 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { everyTextInMirror, mirrorAt, numberOfMirror, rowsOfMirror } from '../support/test-db.js';
 import { everyByteWritten } from '../support/written.js';
 
 let dir: string;
 let db: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-books-hostile-'));
-  db = join(dir, 'ledger.db');
+  db = mirrorAt(dir);
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -25,15 +25,8 @@ const HEADER = 'reference,type,amount,currency,time';
 const tender = (n: number): string => `ORD-${n},payment,${(n % 90) + 10}.25,USD,2026-10-0${(n % 9) + 1}T12:00:00Z`;
 const importBooks = (...args: string[]) => runCli(['books', 'import', '--db', db, ...args], cleanEnv());
 
-function query<T>(sql: string): T[] {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    return sqlite.prepare(sql).all() as T[];
-  } finally {
-    sqlite.close();
-  }
-}
-const count = (sql: string): number => Object.values(query<Record<string, number>>(sql)[0]!)[0]!;
+const query = <T>(sql: string): Promise<T[]> => rowsOfMirror<T>(db, sql);
+const count = (sql: string): Promise<number> => numberOfMirror(db, sql);
 
 describe('a stray quote costs its record alone', () => {
   // 20,000 rows after the bad one: more than the 1 MiB a record may hold, so a scanner that
@@ -51,7 +44,7 @@ describe('a stray quote costs its record alone', () => {
       expect(result.status, result.stderr).toBe(0);
       expect(result.stderr).toMatch(new RegExp(`^${file}:3: a quote inside`));
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(count('SELECT COUNT(*) FROM books_rows')).toBe(20_001);
+      expect(await count('SELECT COUNT(*) FROM books_rows')).toBe(20_001);
     }, 60_000);
   }
 
@@ -61,7 +54,7 @@ describe('a stray quote costs its record alone', () => {
     const result = await importBooks(file);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toMatch(new RegExp(`^${file}:3: a quote inside the unquoted field "time"`));
-    expect(count('SELECT COUNT(*) FROM books_rows')).toBe(20_001);
+    expect(await count('SELECT COUNT(*) FROM books_rows')).toBe(20_001);
   }, 60_000);
 
   it('a quote that never closes names the lines it hid, and the file is not complete', async () => {
@@ -153,16 +146,16 @@ describe('codes from the books never leave in clear', () => {
       const out = join(dir, 'out');
       const night = await runCli(['run', '--db', db, '--out', out, '--books', books, '--json'], simulatorEnv(sim));
       expect(night.stderr).toMatch(/Tender Amount \(its value not shown: it may be a code\) is not a decimal amount/);
-      const single = await runCli(['books', 'import', '--db', join(dir, 'single.db'), join(books, 'tenders.csv')], cleanEnv());
+      const single = await runCli(['books', 'import', '--db', mirrorAt(dir, 'single'), join(books, 'tenders.csv')], cleanEnv());
       const sql = await runCli(['sql', '--db', db, 'SELECT reference, raw_json FROM books_rows'], cleanEnv());
-      const written = await everyByteWritten([dir]);
+      const written = [await everyByteWritten([dir]), await everyTextInMirror(db), await everyTextInMirror(mirrorAt(dir, 'single'))].join('\n');
       for (const code of codes) {
         for (const [where, text] of [['the files written', written], ['stdout', night.stdout + single.stdout + sql.stdout], ['stderr', night.stderr + single.stderr + sql.stderr]] as const) {
           expect(text.includes(code), `${code} in ${where}`).toBe(false);
         }
       }
       // The code-as-reference row is matched by its hash, as a reference.
-      expect(count(`SELECT COUNT(*) FROM books_rows WHERE reference LIKE 'sha256:%' AND reference = 'sha256:' || code_sha256`)).toBe(1);
+      expect(await count(`SELECT COUNT(*) FROM books_rows WHERE reference LIKE 'sha256:%' AND reference = 'sha256:' || code_sha256`)).toBe(1);
     } finally {
       rmSync(books, { recursive: true, force: true });
     }
@@ -185,7 +178,7 @@ describe('codes from the books never leave in clear', () => {
     writeFileSync(map, JSON.stringify({ types: { payment: ['SALE', 'adj'], refund: ['RETURN', 'ADJ'] } }));
     const both = await importBooks('--map', map, file);
     expect(both.stderr).toBe(`ledger-recon: --map ${map}: "adj" is listed as both a payment and a refund: a row of that type could be either\n`);
-    expect(count('SELECT COUNT(*) FROM books_files')).toBe(0);
+    expect(await count('SELECT COUNT(*) FROM books_files')).toBe(0);
     for (const result of [unmapped, misspelt, twice, both]) expect(result.stderr + result.stdout).not.toContain('GCX-77');
   });
 });
@@ -239,12 +232,12 @@ describe('files written in another encoding, and maps that ask too much', () => 
     const refused = await importBooks(file);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain(`${file}:3: line 3 is not UTF-8 text: if the file is written in another encoding, name it in the map ("encoding": "windows-1252"`);
-    expect(count('SELECT COUNT(*) FROM books_rows')).toBe(0);
+    expect(await count('SELECT COUNT(*) FROM books_rows')).toBe(0);
     const map = join(dir, 'map.json');
     writeFileSync(map, JSON.stringify({ encoding: 'windows-1252' }));
     const read = await importBooks('--map', map, file);
     expect(read.status, read.stderr).toBe(0);
-    expect(query<{ reference: string }>('SELECT reference FROM books_rows ORDER BY line_no').map((r) => r.reference)).toEqual(['ORD-1', 'Café-7']);
+    expect((await query<{ reference: string }>('SELECT reference FROM books_rows ORDER BY line_no')).map((r) => r.reference)).toEqual(['ORD-1', 'Café-7']);
   });
 
   it('bounds a map’s lists and a problem line', async () => {
@@ -269,7 +262,7 @@ describe('equal rows', () => {
     writeFileSync(file, ['couponCode,time', ...Array.from({ length: 20_001 }, () => 'SUMMER,2026-10-01')].join('\n'));
     const second = await importBooks(file);
     expect(second.stdout).toContain('20,001 rows read: 1 new, 0 withdrawn');
-    expect(count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(20_001);
+    expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(20_001);
   }, 60_000);
 });
 
@@ -285,10 +278,10 @@ describe('versions of a source', () => {
     const refused = await importBooks(join(november, 'tenders.csv'));
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('would withdraw 81 of the 81 rows its previous version holds: is it another period');
-    expect(count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(81);
+    expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(81);
     const own = await importBooks('--source', '2026-11/tenders.csv', join(november, 'tenders.csv'));
     expect(own.status, own.stderr).toBe(0);
-    expect(count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(121);
+    expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(121);
     const replaced = await importBooks('--replace', join(november, 'tenders.csv'));
     expect(replaced.stdout).toContain('40 new, 81 withdrawn');
   });

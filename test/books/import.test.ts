@@ -7,15 +7,15 @@ import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli } from '../support/cli.js';
+import { mirrorAt, numberOfMirror } from '../support/test-db.js';
 
 let dir: string;
 let db: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-books-import-'));
-  db = join(dir, 'ledger.db');
+  db = mirrorAt(dir);
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -23,14 +23,7 @@ const HEADER = 'reference,type,amount,currency,time';
 const good = (n: number): string => `ORD-${n},payment,${(n % 90) + 10}.25,USD,2026-10-0${(n % 9) + 1}T12:00:00Z`;
 const importBooks = (...args: string[]) => runCli(['books', 'import', '--db', db, ...args], cleanEnv());
 
-function count(sql: string): number {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    return sqlite.prepare(sql).pluck().get() as number;
-  } finally {
-    sqlite.close();
-  }
-}
+const count = (sql: string): Promise<number> => numberOfMirror(db, sql);
 
 describe('books import', () => {
   it('imports the good rows and names each bad one by file and line: a bad date, an amount off the cent, a row with a field missing', async () => {
@@ -44,8 +37,8 @@ describe('books import', () => {
     expect(lines[0]).toMatch(new RegExp(`^${file}:3: time "31.09.2026" is not a time in RFC 3339`));
     expect(lines[1]).toMatch(new RegExp(`^${file}:5: amount .*10\\.005.*cent`));
     expect(lines[2]).toMatch(new RegExp(`^${file}:6: 4 fields where the header has 5`));
-    expect(count('SELECT COUNT(*) FROM books_rows')).toBe(3);
-    expect(count('SELECT COUNT(*) FROM books_rejections')).toBe(3);
+    expect(await count('SELECT COUNT(*) FROM books_rows')).toBe(3);
+    expect(await count('SELECT COUNT(*) FROM books_rejections')).toBe(3);
   });
 
   it('exits 2 with one line when a column the map needs is missing, and records nothing', async () => {
@@ -56,7 +49,7 @@ describe('books import', () => {
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe(`${file}:1: the file has no column "currency" (currency): is it tenders as CSV, and does the map name its columns?`);
     expect(lines.at(-1)).toMatch(/^ledger-recon: nothing could be imported from /);
-    expect(count('SELECT COUNT(*) FROM books_files')).toBe(0);
+    expect(await count('SELECT COUNT(*) FROM books_files')).toBe(0);
   });
 
   it('says a folder is a folder, with or without --kind, and names run --books', async () => {
@@ -73,7 +66,7 @@ describe('books import', () => {
     const result = await importBooks(file);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^${file}:1: `));
-    expect(count('SELECT COUNT(*) FROM books_rows')).toBe(0);
+    expect(await count('SELECT COUNT(*) FROM books_rows')).toBe(0);
   });
 
   it('skips a 200 MB line without reading it whole, and imports the rest', async () => {
@@ -87,22 +80,22 @@ describe('books import', () => {
     const result = await importBooks(file);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toMatch(new RegExp(`^${file}:3: a record longer than 1,048,576 bytes`));
-    expect(count('SELECT COUNT(*) FROM books_rows')).toBe(2);
+    expect(await count('SELECT COUNT(*) FROM books_rows')).toBe(2);
   }, 120_000);
 
   it('imports a file whole or not at all: a process killed mid-file leaves none of its rows', async () => {
     const file = join(dir, 'tenders.csv');
     writeFileSync(file, [HEADER, ...Array.from({ length: 200_000 }, (_, i) => good(i))].join('\n'));
     await importBooks(join(dir, 'tenders.csv'), '--kind', 'tenders').then(() => undefined);
-    const whole = count('SELECT COUNT(*) FROM books_rows');
+    const whole = await count('SELECT COUNT(*) FROM books_rows');
     expect(whole).toBe(200_000);
     // A second, changed version, killed part-way: the mirror keeps the first version exactly.
     writeFileSync(file, [HEADER, ...Array.from({ length: 200_000 }, (_, i) => good(i + 7))].join('\n'));
     const killed = await runCli(['books', 'import', '--db', db, file], cleanEnv(), { killAfterMs: 1_500 });
-    const after = count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL');
+    const after = await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL');
     if (killed.signal === 'SIGKILL') {
       expect(after).toBe(200_000);
-      expect(count('SELECT COUNT(*) FROM books_files')).toBe(1);
-    } else expect(count('SELECT COUNT(*) FROM books_files')).toBe(2);
+      expect(await count('SELECT COUNT(*) FROM books_files')).toBe(1);
+    } else expect(await count('SELECT COUNT(*) FROM books_files')).toBe(2);
   }, 120_000);
 });

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/cli/run.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import Database from 'better-sqlite3';
 import { CLI, cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';
+import { mirrorHolder } from '../../src/db/mirror.js';
 import { hasProgram } from '../support/programs.js';
 
 let sim: Simulator;
@@ -18,7 +19,7 @@ let first: RunSummary;
 beforeAll(async () => {
   sim = await startSimulator({ seed: 81, size: 'tiny', plant: true });
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-cli-run-'));
-  db = join(dir, 'ledger.db');
+  db = mirrorAt(dir);
   out = join(dir, 'reports');
   const result = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(sim));
   if (result.status !== 1) throw new Error(`run exited ${result.status}: ${result.stderr}`);
@@ -30,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('ledger-recon run', () => {
-  it('syncs, checks, confirms and reports under one lock, printing one JSON summary; exit 1 over planted breaks', () => {
+  it('syncs, checks, confirms and reports under one lock, printing one JSON summary; exit 1 over planted breaks', async () => {
     expect(first).toMatchObject({ runId: 1, verdict: 'BREAKS', exitCode: 1, failOn: 'error', sync: { syncRunId: 1, mode: 'full', completed: true } });
     expect(first.bySeverity.error).toBeGreaterThan(0);
     expect(first.new).toBe(first.findings);
@@ -39,7 +40,8 @@ describe('ledger-recon run', () => {
     expect(first.confirmation.moved).toBe(0);
     for (const path of Object.values(first.report)) expect(existsSync(path), path).toBe(true);
     expect(JSON.parse(readFileSync(first.report.json, 'utf8'))).toHaveLength(first.findings);
-    expect(existsSync(`${db}.lock`)).toBe(false);
+    if (!ON_POSTGRES) expect(existsSync(`${db}.lock`)).toBe(false);
+    expect(await mirrorHolder(db)).toBeUndefined();
   });
 
   it('is quiet without a terminal but for one line on stderr when breaks are open', async () => {
@@ -91,7 +93,7 @@ describe('ledger-recon run', () => {
 
 describe('a night that cannot finish', () => {
   it('still prints one JSON object when the service dies mid-run (exit 2), and history lists the night as FAILED; a killed night as INTERRUPTED', async () => {
-    const nightDb = join(dir, 'dying.db');
+    const nightDb = mirrorAt(dir, 'dying');
     const dying = await startSimulator({ seed: 82, size: 'small', latencyMs: 40 });
     const running = runCli(['run', '--db', nightDb, '--out', join(dir, 'dying'), '--json'], simulatorEnv(dying));
     await new Promise((done) => setTimeout(done, 800));
@@ -110,9 +112,7 @@ describe('a night that cannot finish', () => {
       const child = spawn(process.execPath, [CLI, 'run', '--rebind', '--db', nightDb, '--out', join(dir, 'dying')], { env: simulatorEnv(slow), stdio: 'ignore' });
       const exited = new Promise<NodeJS.Signals | null>((done) => child.on('close', (_code, signal) => done(signal)));
       for (let started = false; !started; await new Promise((done) => setTimeout(done, 50))) {
-        const mirror = new Database(nightDb, { readonly: true, fileMustExist: true });
-        started = mirror.prepare("SELECT COUNT(*) FROM check_runs WHERE status = 'running'").pluck().get() === 1;
-        mirror.close();
+        started = (await numberOfMirror(nightDb, "SELECT COUNT(*) FROM check_runs WHERE status = 'running'")) === 1;
       }
       child.kill('SIGKILL');
       expect(await exited).toBe('SIGKILL');

@@ -8,13 +8,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/cli/run.js';
 import type { ExportedFinding } from '../../src/findings/finding.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
+import { mirrorAt, rowsOfMirror } from '../support/test-db.js';
 
 interface Night {
   summary: RunSummary;
@@ -60,7 +60,7 @@ const key = (f: { code: string; entityId: string }): string => `${f.code} ${f.en
 beforeAll(async () => {
   sim = await startSimulator({ seed: 181, size: 'small', plant: true });
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-nights-'));
-  db = join(dir, 'ledger.db');
+  db = mirrorAt(dir);
 
   // ---- night 1: the planted world ---------------------------------------------------------
   const first = await night();
@@ -181,26 +181,16 @@ describe('findings across nights', () => {
   });
 
   it('resolves the two repaired breaks exactly once, and nothing on a quiet night', async () => {
-    const sqlite = new Database(db, { readonly: true });
-    try {
-      const resolved = sqlite.prepare('SELECT check_run_id AS run, code, entity_id AS entityId FROM resolved_findings ORDER BY check_run_id, code').all() as { run: number; code: string; entityId: string }[];
-      expect(resolved.filter((r) => r.run === 2).map(key).sort()).toEqual([...touched.repaired].sort());
-      for (const repaired of touched.repaired) expect(resolved.filter((r) => key(r) === repaired)).toHaveLength(1);
-      expect(resolved.filter((r) => r.run === 4)).toEqual([]);
-    } finally {
-      sqlite.close();
-    }
+    const resolved = await rowsOfMirror<{ run: number; code: string; entityId: string }>(db, 'SELECT check_run_id AS run, code, entity_id AS "entityId" FROM resolved_findings ORDER BY check_run_id, code');
+    expect(resolved.filter((r) => r.run === 2).map(key).sort()).toEqual([...touched.repaired].sort());
+    for (const repaired of touched.repaired) expect(resolved.filter((r) => key(r) === repaired)).toHaveLength(1);
+    expect(resolved.filter((r) => r.run === 4)).toEqual([]);
     expect(nights.map((n) => n.summary.resolved)).toEqual([0, 3, expect.any(Number), 0]);
   });
 
-  it('raises nothing false at error or warning on what the legal activity touched, and mirrors the late entry', () => {
+  it('raises nothing false at error or warning on what the legal activity touched, and mirrors the late entry', async () => {
     for (const n of nights) expect(n.findings.filter((f) => f.severity !== 'info' && !explained(f)).map((f) => f.message)).toEqual([]);
-    const sqlite = new Database(db, { readonly: true });
-    try {
-      expect(sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions WHERE transaction_id = ? AND vanished_sync_run_id IS NULL').pluck().get(touched.lateEntry)).toBe(1);
-    } finally {
-      sqlite.close();
-    }
+    expect(await rowsOfMirror(db, 'SELECT COUNT(*) AS n FROM gift_card_transactions WHERE transaction_id = ? AND vanished_sync_run_id IS NULL', touched.lateEntry)).toEqual([{ n: 1 }]);
   });
 
   it('counts what the files hold: new + open + accepted = the findings in the JSON and the CSV', () => {

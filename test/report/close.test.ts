@@ -10,12 +10,13 @@ import ExcelJS from 'exceljs';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GiftCard, Transaction } from '../../src/api/wire-types.js';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import type { Mirror } from '../../src/db/mirror.js';
 import { closePeriod, type PeriodClose, type PeriodRollForward } from '../../src/report/close.js';
 import { midnight, periodOf } from '../../src/report/period.js';
 import { giftCardRow, transactionRow } from '../../src/sync/rows.js';
 import { SyncStore } from '../../src/sync/store.js';
 import { cleanEnv, runCli } from '../support/cli.js';
+import { mirrorAt, openMirrorAt } from '../support/test-db.js';
 
 const MERCHANT = randomUUID();
 const folders: string[] = [];
@@ -33,14 +34,14 @@ interface CardSpec {
 }
 
 /** A real mirror holding `cards`, written by the sync's own writer, with one completed sync as of `asOf`. */
-async function mirrorOf(cards: CardSpec[], asOf: string): Promise<{ mirror: Mirror; path: string; ids: string[] }> {
+async function mirrorOf(cards: CardSpec[], asOf: string): Promise<{ mirror: Mirror; path: string; folder: string; ids: string[] }> {
   const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-close-'));
   folders.push(folder);
-  const path = join(folder, 'ledger.db');
-  const mirror = openMirror(path);
+  const path = mirrorAt(folder);
+  const mirror = await openMirrorAt(path);
   const asOfMs = Date.parse(asOf);
-  mirror.sqlite
-    .prepare("INSERT INTO sync_runs (sync_run_id, mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url, summary_json) VALUES (1, 'full', 'completed', ?, ?, 1, 'http://x', 'http://y', ?)")
+  await mirror.connection
+    .write("INSERT INTO sync_runs (sync_run_id, mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url, summary_json) VALUES (1, 'full', 'completed', ?, ?, 1, 'http://x', 'http://y', ?)")
     .run(asOf, asOfMs, JSON.stringify({ ledgerReadUntilMs: asOfMs }));
   const writer = new SyncStore(mirror);
   const ids = cards.map(() => randomUUID());
@@ -60,7 +61,7 @@ async function mirrorOf(cards: CardSpec[], asOf: string): Promise<{ mirror: Mirr
       }
     }
   });
-  return { mirror, path, ids };
+  return { mirror, path, folder, ids };
 }
 
 /** The fixture whose figures are worked out by hand in the comments. */
@@ -109,7 +110,7 @@ describe('closing a period', () => {
       expect(december.endsNow).toBe(true);
       expect(december.rollForwards.map((r) => [r.currency, r.closingFromCardsCents, r.serviceRemainingCents, r.closes])).toEqual([['EUR', 4000, 4000, true], ['USD', 8500, 8500, true]]);
     } finally {
-      mirror.close();
+      await mirror.close();
     }
   });
 
@@ -124,7 +125,7 @@ describe('closing a period', () => {
       expect(midnight(2026, 3, 30, 'Europe/Berlin')).toBe(Date.parse('2026-03-29T22:00:00Z'));
       expect((await closePeriod(mirror, period)).closes).toBe(true);
     } finally {
-      mirror.close();
+      await mirror.close();
     }
   });
 
@@ -139,14 +140,14 @@ describe('closing a period', () => {
       expect(november.rollForwards.map((r) => [r.currency, r.programId, r.differenceCents, r.closes])).toEqual([['EUR', 'P2', 0, true], ['USD', 'P1', 500, false], ['USD', 'P3', 0, true]]);
       expect((await closePeriod(mirror, periodOf({ period: '2026-10' }))).closes).toBe(true);
     } finally {
-      mirror.close();
+      await mirror.close();
     }
   });
 
   it('warns that a period before the data holds nothing, and says what the data covers', async () => {
-    const { mirror, path } = await mirrorOf(structuredClone(FIXTURE), '2026-12-15T00:00:00Z');
-    mirror.close();
-    const result = await runCli(['close', '--period', '2020-01', '--db', path, '--out', join(path, '..', 'empty')], cleanEnv());
+    const { mirror, path, folder } = await mirrorOf(structuredClone(FIXTURE), '2026-12-15T00:00:00Z');
+    await mirror.close();
+    const result = await runCli(['close', '--period', '2020-01', '--db', path, '--out', join(folder, 'empty')], cleanEnv());
     expect(result.status).toBe(0);
     expect(result.stderr).toMatch(/^ledger-recon: the period 2020-01 holds no data \(no card owed anything or moved in it\): the mirror's data runs from \d{4}-\d{2}-\d{2} to 2026-12-15\n$/);
   });
@@ -154,9 +155,9 @@ describe('closing a period', () => {
   it('writes the workpapers through the CLI: formulas with their values, the sign-off, exit 1 when a tie-out fails', async () => {
     const broken = structuredClone(FIXTURE);
     broken[0]!.entries[2]!.after = 65;
-    const { mirror, path } = await mirrorOf(broken, '2026-12-15T00:00:00Z');
-    mirror.close();
-    const out = join(path, '..', 'close');
+    const { mirror, path, folder } = await mirrorOf(broken, '2026-12-15T00:00:00Z');
+    await mirror.close();
+    const out = join(folder, 'close');
     const result = await runCli(['close', '--period', '2026-11', '--db', path, '--out', out, '--preparer', 'A. Preparer'], cleanEnv());
     expect(result.status, result.stderr).toBe(1);
     expect(result.stderr).toBe(`ledger-recon: the period 2026-11 does not tie out on USD P1: see ${join(out, 'ledger-recon-close-2026-11.xlsx')}\n`);
@@ -248,7 +249,7 @@ describe('closing consecutive periods (property)', () => {
             expect(r.openingCents).toBe(0);
           }
         } finally {
-          mirror.close();
+          await mirror.close();
         }
       }),
       { numRuns: 25 },

@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openMirror } from '../../src/db/mirror.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
 import { startServices } from '../support/simulator.js';
+import { mirrorAt, openMirrorAt } from '../support/test-db.js';
 
 let dir: string;
 beforeEach(() => {
@@ -21,10 +21,10 @@ afterEach(() => {
 async function exportAndCheck(prepare: (sim: Awaited<ReturnType<typeof startServices>>['sim']) => string | undefined) {
   const services = await startServices({ size: 'tiny', seed: 95 });
   const target = prepare(services.sim);
-  const db = join(dir, 'ledger.db');
-  const mirror = openMirror(db);
+  const db = mirrorAt(dir);
+  const mirror = await openMirrorAt(db);
   await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
-  mirror.close();
+  await mirror.close();
   await services.close();
   const journal = join(dir, 'ledger.journal');
   const exported = await runCli(['export', 'hledger', '--db', db, '--out', journal], cleanEnv());

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, runCli } from '../support/cli.js';
+import { mirrorAt } from '../support/test-db.js';
 import { hasProgram } from '../support/programs.js';
 
 const canPrint = hasProgram('soffice', 'libreoffice-calc-nogui') && hasProgram('pdftoppm', 'poppler-utils');
@@ -23,7 +24,7 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-printed-'));
-    const demo = await runCli(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')], cleanEnv());
+    const demo = await runCli(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')], cleanEnv());
     expect(demo.status, demo.stderr).toBe(0);
     const files = readdirSync(join(dir, 'reports'));
     const workbook = join(dir, 'reports', files.find((name) => name.endsWith('.xlsx'))!);
@@ -150,7 +151,7 @@ describe.runIf(canPrint)('the close workbook, printed', () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-printed-close-'));
-    const demo = await runCli(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')], cleanEnv());
+    const demo = await runCli(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')], cleanEnv());
     expect(demo.status, demo.stderr).toBe(0);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -158,7 +159,7 @@ describe.runIf(canPrint)('the close workbook, printed', () => {
   /** Each printed page's text, with its sheet (from its footer). */
   function printedClose(period: string): Array<{ sheet: string; text: string }> {
     const out = join(dir, `close-${period}`);
-    const closed = spawnSync(process.execPath, [CLI, 'close', '--db', join(dir, 'demo.db'), '--out', out, '--period', period], { encoding: 'utf8' });
+    const closed = spawnSync(process.execPath, [CLI, 'close', '--db', mirrorAt(dir, 'demo'), '--out', out, '--period', period], { encoding: 'utf8' });
     expect([0, 1]).toContain(closed.status);
     const workbook = join(out, readdirSync(out).find((name) => name.endsWith('.xlsx'))!);
     const converted = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo')}`, '--convert-to', 'pdf', '--outdir', out, workbook], { encoding: 'utf8', timeout: 180_000 });

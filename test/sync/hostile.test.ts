@@ -9,16 +9,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { shownDb } from '../../src/db/location.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { startHostile, type Hostile, type Switches } from '../support/hostile.js';
 import { hasProgram } from '../support/programs.js';
+import { everyTextInMirror, mirrorAt, ON_POSTGRES, rowsOfMirror } from '../support/test-db.js';
 
 let sim: Simulator;
 let hostile: Hostile | undefined;
 let dir: string;
+/** The mirror of the last night, where its secrets must not be. */
+let lastDb = '';
 /** Plaintext that must never be stored: both secrets, every voucher code and PIN of the simulator's world. */
 let forbidden: string[];
 
@@ -52,7 +55,8 @@ async function night(command: string[], switches: Switches, env: Record<string, 
   hostile.switches = switches;
   dir ??= '';
   if (!dir || !statSync(dir, { throwIfNoEntry: false })) dir = mkdtempSync(join(tmpdir(), 'ledger-recon-hostile-'));
-  const db = join(dir, 'mirror', 'ledger.db');
+  const db = mirrorAt(join(dir, 'mirror'));
+  lastDb = db;
   const out = join(dir, 'reports');
   const started = Date.now();
   // sync is quiet: its progress lines are not what is under test.
@@ -66,8 +70,11 @@ async function night(command: string[], switches: Switches, env: Record<string, 
   return { result, ms: Date.now() - started, db, out };
 }
 
-/** Every byte of every file under the night's folder (mirror, WAL and side files, reports): none of `extra` nor the forbidden texts. */
-function expectNothingStored(extra: readonly string[] = []): void {
+/**
+ * Every byte of every file under the night's folder (mirror, WAL and side files, reports) and, on
+ * PostgreSQL, every value of the night's schema: none of `extra` nor the forbidden texts.
+ */
+async function expectNothingStored(extra: readonly string[] = []): Promise<void> {
   const files: string[] = [];
   const walk = (folder: string): void => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -77,25 +84,20 @@ function expectNothingStored(extra: readonly string[] = []): void {
     }
   };
   walk(dir);
-  expect(files.length).toBeGreaterThan(0);
+  if (!ON_POSTGRES) expect(files.length).toBeGreaterThan(0);
   for (const file of files) {
     const bytes = readFileSync(file);
     for (const text of [...forbidden, ...extra]) expect(bytes.includes(text), `${text} in ${file}`).toBe(false);
   }
+  const stored = await everyTextInMirror(lastDb);
+  for (const text of [...forbidden, ...extra]) expect(stored.includes(text), `${text} in the mirror's schema`).toBe(false);
 }
 
 function oneLine(result: CliResult): string {
   return oneFailureLine(result, forbidden.slice(0, 2));
 }
 
-function query<T>(db: string, sql: string): T[] {
-  const mirror = new Database(db, { readonly: true });
-  try {
-    return mirror.prepare(sql).all() as T[];
-  } finally {
-    mirror.close();
-  }
-}
+const query = <T>(db: string, sql: string): Promise<T[]> => rowsOfMirror<T>(db, sql);
 
 describe('secrets and codes are never stored', () => {
   it('hashes voucher codes that arrive as a number, as an object, or in an unknown field of a card, and drops PINs', async () => {
@@ -105,19 +107,19 @@ describe('secrets and codes are never stored', () => {
     expect(result.status, result.stderr).toBe(0);
     expect(ms).toBeLessThan(30_000);
     expect(JSON.parse(result.stdout)).toMatchObject({ completed: true });
-    const quarantined = query<{ resource: string; raw_json: string }>(db, 'SELECT resource, raw_json FROM quarantine');
+    const quarantined = (await query<{ resource: string; raw_json: string }>(db, 'SELECT resource, raw_json FROM quarantine'));
     expect(quarantined.map((q) => q.resource)).toContain('dpOrders');
     expect(quarantined.find((q) => q.resource === 'dpOrders')?.raw_json).toContain('voucherCodeSha256');
-    const card = query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1')[0];
+    const card = (await query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1'))[0];
     expect(card?.raw_json).toContain('voucher_codeSha256');
-    expectNothingStored([String(codes.number), codes.object, cards.code, cards.pin]);
+    await expectNothingStored([String(codes.number), codes.object, cards.code, cards.pin]);
   });
 
   it('never stores a secret the services echo back in their records', async () => {
     const { result, db } = await night(['run'], { echoSecrets: true });
     expect(result.status, result.stderr).not.toBe(2);
-    expect(query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1')[0]?.raw_json).toContain('echo [redacted] echo');
-    expectNothingStored();
+    expect((await query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1'))[0]?.raw_json).toContain('echo [redacted] echo');
+    await expectNothingStored();
   });
 
   it('never stores a cursor that carries the secret: the walk restarts, then stops with one line; sync --json and sync_runs hold no secret', async () => {
@@ -125,18 +127,18 @@ describe('secrets and codes are never stored', () => {
     expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service refused a pagination cursor \(BAD_REQUEST\) at \/v1\/giftCards\?.*\[redacted\]/);
     expect(ms).toBeLessThan(30_000);
     expect(JSON.parse(result.stdout)).toMatchObject({ completed: false, error: expect.stringContaining('[redacted]') });
-    expect(query<{ error: string }>(db, "SELECT error FROM sync_runs WHERE status = 'failed'")[0]?.error).toContain('[redacted]');
-    expectNothingStored();
+    expect((await query<{ error: string }>(db, "SELECT error FROM sync_runs WHERE status = 'failed'"))[0]?.error).toContain('[redacted]');
+    await expectNothingStored();
   });
 
   it('parses the data as sent when the secret occurs in it (a secret of ACTIVE): every card mirrored, only what is stored redacted, the night reconciles', async () => {
     const { result, db } = await night(['run', '--json'], { giftcardSecretAs: 'ACTIVE' }, { GIFTCARD_CLIENT_SECRET: 'ACTIVE' });
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ verdict: 'RECONCILED' });
-    expect(query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_cards')[0]?.n).toBeGreaterThanOrEqual(230);
-    expect(query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM quarantine')[0]?.n).toBe(0);
-    expect(query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE status = 'ACTIVE'")[0]?.n).toBeGreaterThan(0);
-    expect(query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE raw_json LIKE '%ACTIVE%'")[0]?.n).toBe(0);
+    expect((await query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_cards'))[0]?.n).toBeGreaterThanOrEqual(230);
+    expect((await query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM quarantine'))[0]?.n).toBe(0);
+    expect((await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE status = 'ACTIVE'"))[0]?.n).toBeGreaterThan(0);
+    expect((await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE raw_json LIKE '%ACTIVE%'"))[0]?.n).toBe(0);
   });
 
   it('calls a night INCOMPLETE, never BREAKS, when not one record of a list could be mirrored', async () => {
@@ -155,13 +157,13 @@ describe('our merchant', () => {
     const front = await startHostile(small, { foreignCards: 50 });
     const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-merchant-'));
     try {
-      const db = join(folder, 'ledger.db');
+      const db = mirrorAt(folder);
       const env = { ...simulatorEnv(small), GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl };
       const result = await runCli(['run', '--json', '--db', db, '--out', join(folder, 'out')], env);
       const json = JSON.parse(result.stdout) as { byCode: Record<string, number> };
-      expect(query<{ merchant_id: string }>(db, 'SELECT merchant_id FROM check_runs')[0]?.merchant_id).toBe(small.truth().merchantId);
+      expect((await query<{ merchant_id: string }>(db, 'SELECT merchant_id FROM check_runs'))[0]?.merchant_id).toBe(small.truth().merchantId);
       expect(json.byCode['GC_FOREIGN_MERCHANT']).toBe(50);
-      expect(query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM findings WHERE code = 'GC_FOREIGN_MERCHANT' AND entity_id NOT LIKE '00000000-0000-4000-8000-%'")[0]?.n).toBe(0);
+      expect((await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM findings WHERE code = 'GC_FOREIGN_MERCHANT' AND entity_id NOT LIKE '00000000-0000-4000-8000-%'"))[0]?.n).toBe(0);
     } finally {
       await front.close();
       await small.close();
@@ -175,9 +177,9 @@ describe('a bounded edge', () => {
     const { result, db } = await night(['sync', '--json'], { deepRecord: 5000 });
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ completed: true, quarantined: 1 });
-    expect(query<{ reason: string }>(db, 'SELECT reason FROM quarantine')[0]?.reason).toMatch(/nested deeper than 64 levels/);
-    expect(query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_card_transactions')[0]?.n).toBe(sim.truth().transactions.length);
-    expectNothingStored();
+    expect((await query<{ reason: string }>(db, 'SELECT reason FROM quarantine'))[0]?.reason).toMatch(/nested deeper than 64 levels/);
+    expect((await query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(sim.truth().transactions.length);
+    await expectNothingStored();
   });
 
   it('refuses a body over LEDGER_RECON_MAX_BODY_MB as a fault, then stops with one line, memory bounded', async () => {
@@ -223,7 +225,7 @@ describe('exact or rejected', () => {
   it('makes an amount a double cannot carry a finding on its entry, its literal kept in the raw JSON', async () => {
     const { result, db, out } = await night(['run', '--json'], { amountLiteral: '10.000000000000000001' });
     expect(result.status, result.stderr).toBe(1);
-    const [entry] = query<{ transaction_id: string; raw_json: string }>(db, 'SELECT transaction_id, raw_json FROM gift_card_transactions WHERE amount_cents IS NULL');
+    const [entry] = (await query<{ transaction_id: string; raw_json: string }>(db, 'SELECT transaction_id, raw_json FROM gift_card_transactions WHERE amount_cents IS NULL'));
     expect(entry?.raw_json).toContain('"amount":10.000000000000000001');
     const findings = JSON.parse(readFileSync(JSON.parse(result.stdout).report.json, 'utf8')) as Array<{ code: string; entityId: string }>;
     expect(findings).toContainEqual(expect.objectContaining({ code: 'GC_INVALID_AMOUNT', entityId: entry?.transaction_id }));
@@ -233,7 +235,7 @@ describe('exact or rejected', () => {
   it('quarantines a date that names no instant and an identifier that is not the UUID the spec types', async () => {
     const { result, db } = await night(['sync', '--json'], { couponExpiresAt: '2025-02-30T00:00:00Z', cardId: 'not-a-uuid' });
     expect(result.status, result.stderr).toBe(0);
-    const reasons = query<{ resource: string; reason: string }>(db, 'SELECT DISTINCT resource, reason FROM quarantine ORDER BY resource');
+    const reasons = (await query<{ resource: string; reason: string }>(db, 'SELECT DISTINCT resource, reason FROM quarantine ORDER BY resource'));
     expect(reasons).toEqual([
       { resource: 'coupons', reason: 'expiresAt: not an RFC 3339 timestamp with a zone naming a real instant' },
       { resource: 'giftCards', reason: 'giftCardId: not a UUID, as the spec types it' },
@@ -243,7 +245,7 @@ describe('exact or rejected', () => {
   it('keeps a record\'s raw JSON byte for byte, a __proto__ field included', async () => {
     const { result, db } = await night(['sync'], { protoField: true });
     expect(result.status, result.stderr).toBe(0);
-    const rows = query<{ raw_json: string }>(db, `SELECT raw_json FROM gift_card_transactions WHERE raw_json LIKE '%__proto__%'`);
+    const rows = (await query<{ raw_json: string }>(db, `SELECT raw_json FROM gift_card_transactions WHERE raw_json LIKE '%__proto__%'`));
     expect(rows).toHaveLength(1);
     expect(rows[0]?.raw_json.startsWith('{"__proto__":{"polluted":true},"transactionId":')).toBe(true);
   });
@@ -256,12 +258,12 @@ describe('readers never see a half-built mirror', () => {
     const env = simulatorEnv(sim);
     const count = ['sql', 'SELECT COUNT(*) AS n FROM gift_card_transactions', '--format', 'json', '--db', stopped.db];
     const refused = await runCli(count, env);
-    expect(oneLine(refused)).toBe(`ledger-recon: the mirror ${stopped.db} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${stopped.db} to finish it, then read it again`);
+    expect(oneLine(refused)).toBe(`ledger-recon: the mirror ${shownDb(stopped.db)} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${shownDb(stopped.db)} to finish it, then read it again`);
     expect(oneLine(await runCli(['export', 'hledger', '--db', stopped.db, '--out', join(dir, 'half.journal')], env))).toMatch(/is half-built/);
     const finished = await night(['sync'], {});
     expect(finished.result.status, finished.result.stderr).toBe(0);
     expect(JSON.parse((await runCli(count, env)).stdout)).toEqual([{ n: sim.truth().transactions.length }]);
-    expectNothingStored();
+    await expectNothingStored();
   });
 });
 
@@ -296,14 +298,14 @@ describe('walks at the same time', () => {
   it('halts the other walks when one fails: each keeps the pages it committed, with its checkpoint, and the next sync resumes them', async () => {
     const stopped = await night(['sync'], { refuseDp: true, giftcardDelayMs: 150 });
     expect(oneLine(stopped.result)).toMatch(/^ledger-recon: the delivery partner service refused the credentials \(UNAUTHORIZED\)/);
-    const [ledger] = query<{ done: number; records: number }>(stopped.db, "SELECT done, records FROM sync_checkpoints WHERE resource = 'giftCardTransactions'");
+    const [ledger] = (await query<{ done: number; records: number }>(stopped.db, "SELECT CASE WHEN done THEN 1 ELSE 0 END AS done, records FROM sync_checkpoints WHERE resource = 'giftCardTransactions'"));
     expect(ledger?.done).toBe(0);
     expect(ledger?.records).toBeLessThan(sim.truth().transactions.length);
-    expect(query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions')[0]?.n).toBe(ledger?.records);
+    expect((await query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(ledger?.records);
     const resumed = await night(['sync', '--json'], {});
     expect(resumed.result.status, resumed.result.stderr).toBe(0);
     expect(JSON.parse(resumed.result.stdout)).toMatchObject({ completed: true, resources: { giftCardTransactions: { notes: { resumed: 1 } } } });
-    expect(query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions')[0]?.n).toBe(sim.truth().transactions.length);
-    expect(query<{ integrity_check: string }>(stopped.db, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+    expect((await query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(sim.truth().transactions.length);
+    if (!ON_POSTGRES) expect((await query<{ integrity_check: string }>(stopped.db, 'PRAGMA integrity_check'))).toEqual([{ integrity_check: 'ok' }]);
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * Which database a test file's mirrors live in. The vitest project `sqlite` runs every file on
+ * SQLite; the project `postgres` runs the files that read or write a mirror again with
+ * LEDGER_RECON_TEST_DB=postgres, each mirror then a new schema on the run's PostgreSQL server
+ * (test/support/postgres-setup.ts), dropped when the file's tests end
+ * (test/support/postgres-schemas.ts). A test names where a mirror lives with {@link mirrorAt}
+ * and reads it with {@link rowsOfMirror}, and so runs unchanged on both.
+ */
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import Database from 'better-sqlite3';
+import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import { convertPlaceholders, numberTypes } from '../../src/db/pg/connection.js';
+import { openPgMirror } from '../../src/db/pg/open.js';
+import { newSchema } from './postgres.js';
+
+/** Whether this file runs on PostgreSQL (the vitest project `postgres`). */
+export const ON_POSTGRES = process.env['LEDGER_RECON_TEST_DB'] === 'postgres';
+
+/** The backend's name, for test titles and messages. */
+export const BACKEND_NAME = ON_POSTGRES ? 'PostgreSQL' : 'SQLite';
+
+const schemas: Array<() => Promise<void>> = [];
+
+/**
+ * Where a new mirror named `name` lives: the file `<dir>/<name>.db` on SQLite, a new schema's
+ * URL on PostgreSQL. The same name in the same folder is the same mirror.
+ */
+export function mirrorAt(dir: string, name = 'ledger'): string {
+  if (!ON_POSTGRES) return join(dir, `${name}.db`);
+  const key = `${dir}\0${name}`;
+  const known = locations.get(key);
+  if (known !== undefined) return known;
+  const { url, drop } = newSchema(inject('postgresUrl'));
+  schemas.push(drop);
+  locations.set(key, url);
+  return url;
+}
+const locations = new Map<string, string>();
+
+/** Drops every schema this file made (the postgres project's setup file calls it after the file). */
+export async function dropTestSchemas(): Promise<void> {
+  for (const drop of schemas.splice(0)) await drop();
+  locations.clear();
+}
+
+/**
+ * Rows a SELECT reads from the mirror at `db` (a path or a URL) as it stands, half-built or not
+ * (the product's readers refuse a half-built one): read with the driver, integers as numbers.
+ * Plain SQL both databases speak, `?` for each value.
+ */
+export async function rowsOfMirror<Row = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): Promise<Row[]> {
+  if (!ON_POSTGRES) {
+    const sqlite = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return sqlite.prepare(sql).all(...params) as Row[];
+    } finally {
+      sqlite.close();
+    }
+  }
+  const url = new URL(db);
+  const schema = url.searchParams.get('schema') ?? '';
+  url.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: url.toString(), types: numberTypes, options: `-c search_path=${schema}` });
+  await client.connect();
+  try {
+    return (await client.query(convertPlaceholders(sql).text, params)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** The single number a SELECT of one value reads from the mirror at `db`. */
+export async function numberOfMirror(db: string, sql: string, ...params: unknown[]): Promise<number> {
+  const [row] = await rowsOfMirror<Record<string, unknown>>(db, sql, ...params);
+  const value = row === undefined ? undefined : Object.values(row)[0];
+  if (typeof value !== 'number') throw new Error(`${sql} read ${String(value)}, not a number`);
+  return value;
+}
+
+/**
+ * Every value the mirror at `db` holds, as text to search, where the mirror is no file under
+ * the test's folder (on PostgreSQL: every row of every table in its schema); '' for a SQLite
+ * file, whose bytes a search of the folder reads (test/support/written.ts).
+ */
+export async function everyTextInMirror(db: string): Promise<string> {
+  if (!ON_POSTGRES) return '';
+  const url = new URL(db);
+  const schema = url.searchParams.get('schema') ?? '';
+  url.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const tables = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'", [schema]);
+    const texts: string[] = [];
+    for (const { name } of tables.rows) {
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${schema}"."${name}" t`);
+      for (const { row } of rows.rows) texts.push(row);
+    }
+    return texts.join('\n');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Opens (making and migrating) the mirror at `db` in this process, as a writer. */
+export async function openMirrorAt(db: string): Promise<Mirror> {
+  return ON_POSTGRES ? openPgMirror(db, { command: 'test' }) : openMirror(db);
+}
