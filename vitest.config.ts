@@ -16,6 +16,7 @@ const ON_BOTH = [
   'test/findings/nights.test.ts',
   'test/report/close.test.ts',
   'test/report/hledger.test.ts',
+  'test/report/killed.test.ts',
   'test/report/printed.test.ts',
   'test/report/recalculated.test.ts',
   'test/sync/hostile.test.ts',
