@@ -14,11 +14,13 @@ const ON_BOTH = [
   'test/cli/check.test.ts',
   'test/cli/run.test.ts',
   'test/findings/nights.test.ts',
+  'test/findings/nights-property.test.ts',
   'test/report/close.test.ts',
   'test/report/hledger.test.ts',
   'test/report/killed.test.ts',
   'test/report/printed.test.ts',
   'test/report/recalculated.test.ts',
+  'test/report/report.test.ts',
   'test/sync/hostile.test.ts',
 ];
 

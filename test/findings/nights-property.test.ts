@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { accept } from '../../src/cli/accept.js';
-import { openMirror } from '../../src/db/mirror.js';
 import type { ExportedFinding } from '../../src/findings/finding.js';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { findingsStore } from '../../src/findings/store.js';
@@ -17,6 +16,7 @@ import { writeReport } from '../../src/report/write-report.js';
 import { rereadGiftCards } from '../../src/sync/confirm.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
+import { mirrorAt, openMirrorAt } from '../support/test-db.js';
 
 interface Plan {
   alter: boolean;
@@ -50,7 +50,7 @@ describe('a property over random sequences of nights, end to end', () => {
       fc.asyncProperty(fc.array(planArb, { minLength: 2, maxLength: 4 }), fc.integer({ min: 1, max: 1_000 }), async (plans, seed) => {
         const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-nights-property-'));
         const services = await startServices({ size: 'tiny', seed });
-        const mirror = openMirror(join(dir, 'ledger.db'));
+        const mirror = await openMirrorAt(mirrorAt(dir));
         try {
           const truth = services.sim.truth();
           const ours = truth.giftCards.filter((c) => c.merchantId === truth.merchantId && c.status === 'ACTIVE');
@@ -122,7 +122,7 @@ describe('a property over random sequences of nights, end to end', () => {
             // ---- a person accepts an event break -------------------------------------------------
             const event = planted.find((p) => p.code !== 'GC_BALANCE_MISMATCH' && p.fingerprint !== undefined && p.acceptedFrom === undefined);
             if (plan.accept && event) {
-              await accept(event.fingerprint!, { db: join(dir, 'ledger.db'), note: 'explained', by: 'property', write: () => undefined });
+              await accept(event.fingerprint!, { db: mirrorAt(dir), note: 'explained', by: 'property', write: () => undefined });
               event.acceptedFrom = n + 1;
             }
           }
@@ -133,7 +133,7 @@ describe('a property over random sequences of nights, end to end', () => {
             expect(times).toBe(1);
           }
         } finally {
-          mirror.close();
+          await mirror.close();
           await services.close();
           rmSync(dir, { recursive: true, force: true });
         }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
-import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
+import type { Mirror } from '../../src/db/mirror.js';
 import { neutralise, visibleText } from '../../src/report/neutralise.js';
 import { fittedScale, MIN_PRINT_SCALE } from '../../src/report/xlsx-writer.js';
 import { SHEET_NAMES } from '../../src/report/report-sheets.js';
@@ -12,6 +12,7 @@ import { writeReport, type ReportPaths } from '../../src/report/write-report.js'
 import { writeXlsx } from '../../src/report/xlsx-writer.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
+import { mirrorAt, numberOfMirror, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 
 let dir: string;
 let services: TestServices;
@@ -24,7 +25,7 @@ let unlisted: { coupon: string; order: string; syncRunId: number };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-report-'));
   services = await startServices({ size: 'small', seed: 71, plant: true });
-  mirror = openMirror(join(dir, 'ledger.db'));
+  mirror = await openMirrorAt(mirrorAt(dir));
   await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
   const { coupon, order } = validCouponAndOrder(services.sim);
   services.sim.mutate.setCouponListed(coupon, false);
@@ -37,7 +38,7 @@ beforeAll(async () => {
   await workbook.xlsx.readFile(paths.workbook);
 });
 afterAll(async () => {
-  mirror.close();
+  await mirror.close();
   await services.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -97,13 +98,13 @@ describe('the workbook', () => {
     expect(row.getCell(column(ws, 'severity')).fill).toMatchObject({ fgColor: { argb: 'FFF4C7C3' } });
   });
 
-  it('keeps money numeric with a currency format on the card sheet', () => {
+  it('keeps money numeric with a currency format on the card sheet', async () => {
     const ws = sheet('Card reconciliation');
     const cell = ws.getRow(2).getCell(column(ws, 'initial balance'));
     const currency = ws.getRow(2).getCell(column(ws, 'currency')).value as string;
     expect(typeof cell.value).toBe('number');
     expect(cell.numFmt).toContain(`"${currency} "#,##0.00`);
-    expect(ws.rowCount - 1).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_cards').pluck().get());
+    expect(ws.rowCount - 1).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM gift_cards'));
   });
 
   it('writes dates as real UTC dates, links and headings in their fonts, and plain cells unformatted', () => {
@@ -132,22 +133,22 @@ describe('the workbook', () => {
     }
   });
 
-  it('states on the Summary the counts the mirror holds', () => {
+  it('states on the Summary the counts the mirror holds', async () => {
     const ws = sheet('Summary');
     const value = (label: string, column = 2): unknown => ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === label)?.getCell(column).value;
     expect(value('Verdict')).toBe('BREAKS');
-    expect(value('Gift card ledger entries')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get());
-    expect(value('Coupons')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM coupons').pluck().get());
-    expect(value('DP orders')).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM dp_orders').pluck().get());
+    expect(value('Gift card ledger entries')).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM gift_card_transactions'));
+    expect(value('Coupons')).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM coupons'));
+    expect(value('DP orders')).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM dp_orders'));
     const noLongerListed = ['Coupons', 'DP orders', 'Gift card ledger entries', 'Gift cards'].map((label) => value(label, 3));
     expect(noLongerListed).toEqual([1, 1, 0, null]);
     // The entries the check counts (the terminal's and the JSON's figure) are the entries the workbook counts, orphans included.
-    const run = mirror.sqlite.prepare('SELECT summary_json FROM check_runs WHERE check_run_id = 1').pluck().get() as string;
+    const [{ summary_json: run } = { summary_json: '' }] = await rowsOfMirror<{ summary_json: string }>(mirrorAt(dir), 'SELECT summary_json FROM check_runs WHERE check_run_id = 1');
     expect((JSON.parse(run) as { entries: number; cards: number }).entries).toBe((value('Gift card ledger entries') as number) - (value('Gift card ledger entries', 3) as number));
     expect((JSON.parse(run) as { entries: number; cards: number }).cards).toBe(value('Gift cards'));
     const all = ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === 'All findings');
     const allFindings = all?.getCell(3).value as { formula: string; result: number };
-    expect(allFindings.result).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM findings WHERE check_run_id = 1').pluck().get());
+    expect(allFindings.result).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM findings WHERE check_run_id = 1'));
     expect(value('New')).toBe(allFindings.result);
   });
 
@@ -173,7 +174,7 @@ describe('workpapers an auditor signs', () => {
     expect(ws.pageSetup).toMatchObject({ fitToPage: true, fitToWidth: 1 });
   });
 
-  it('lists and prints the detail sheets\' exceptions first: the rows a finding is about, then every other row on screen', () => {
+  it('lists and prints the detail sheets\' exceptions first: the rows a finding is about, then every other row on screen', async () => {
     for (const name of ['Card reconciliation', 'Refunds by reference', 'Coupons', 'DP orders']) {
       const ws = sheet(name);
       const findings = column(ws, 'findings');
@@ -187,7 +188,7 @@ describe('workpapers an auditor signs', () => {
       expect(ws.headerFooter.oddHeader, name).toMatch(/^&LPrinted: the [\d,]+ \w+s? with a finding in this run; every other \w+ follows on screen$/);
     }
     // The full population stays in the workbook: every card is on the sheet.
-    expect(sheet('Card reconciliation').rowCount - 1).toBe(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_cards').pluck().get());
+    expect(sheet('Card reconciliation').rowCount - 1).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM gift_cards'));
   });
 
   it('wraps long text within its column instead of cutting it', () => {
