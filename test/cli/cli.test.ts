@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv } from '../support/cli.js';
+import { mirrorAt, numberOfMirror, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
+import { shownDb } from '../../src/db/location.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -50,7 +52,7 @@ describe('ledger-recon demo (npm start)', () => {
   it('runs the nightly job on the built-in simulator and prints the verdict, a summary and the workbook’s path', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-'));
     try {
-      const { code, stdout, stderr } = run(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')]);
+      const { code, stdout, stderr } = run(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')]);
       expect(stderr).toBe('');
       expect(code).toBe(0);
       const lines = stdout.split('\n');
@@ -66,7 +68,7 @@ describe('ledger-recon demo (npm start)', () => {
       const [, planted, found] = /^\d+ breaks were planted \((\d+ error, \d+ warning, \d+ info)\); the check found (\d+ error, \d+ warning, \d+ info)\. Open the workbook/.exec(last) ?? [];
       expect(found, last).toBe(planted);
       // Run again, it makes its own mirror afresh: the same first run.
-      const again = run(['demo', '--db', join(dir, 'demo.db'), '--out', join(dir, 'reports')]);
+      const again = run(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')]);
       expect(again.code).toBe(0);
       expect(again.stdout.split('\n')[4]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
     } finally {
@@ -74,7 +76,8 @@ describe('ledger-recon demo (npm start)', () => {
     }
   });
 
-  it('never deletes a mirror it did not make: the production --db given by habit stays byte-identical', () => {
+  // A file's case; a schema the demo did not make is the PostgreSQL suite's (test/cli/postgres.test.ts).
+  it.skipIf(ON_POSTGRES)('never deletes a mirror it did not make: the production --db given by habit stays byte-identical', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-foreign-'));
     try {
       const production = join(dir, 'ledger.db');
@@ -86,6 +89,22 @@ describe('ledger-recon demo (npm start)', () => {
       expect(stderr).toBe(`ledger-recon: ${production} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)\n`);
       expect(readFileSync(production).equals(before)).toBe(true);
       expect(readdirSync(dir)).toEqual(['ledger.db']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it.runIf(ON_POSTGRES)('never drops a schema it did not make: a mirror of real books given by habit keeps every row', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-foreign-'));
+    try {
+      const production = mirrorAt(dir, 'production');
+      const mirror = await openMirrorAt(production);
+      await mirror.close();
+      const tables = await numberOfMirror(production, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()");
+      const { code, stdout, stderr } = run(['demo', '--db', production, '--out', join(dir, 'reports')]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toBe(`ledger-recon: ${shownDb(production)} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)\n`);
+      expect(await numberOfMirror(production, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()")).toBe(tables);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, runCli } from '../support/cli.js';
+import { mirrorAt } from '../support/test-db.js';
 
 let dir: string;
 let db: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-pipe-'));
-  db = join(dir, 'demo.db');
+  db = mirrorAt(dir, 'demo');
   const demo = await runCli(['demo', '--db', db, '--out', join(dir, 'reports')], cleanEnv());
   expect(demo.status, demo.stderr).toBe(0);
 }, 60_000);

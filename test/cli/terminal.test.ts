@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { CLI, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
+import { mirrorAt } from '../support/test-db.js';
 
 let sim: Simulator;
 let dir: string;
@@ -67,7 +68,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
       panes += 1;
       const session = `pane${panes}`;
       const env = Object.entries(simulatorEnv(slow)).filter(([key]) => /^(GIFTCARD|DP)_/.test(key)).map(([key, value]) => `${key}='${value}'`);
-      const command = `env ${env.join(' ')} TERM=xterm-256color '${process.execPath}' '${CLI}' sync --db '${join(dir, 'ctrl-c.db')}'; echo "exit $?"; sleep 60`;
+      const command = `env ${env.join(' ')} TERM=xterm-256color '${process.execPath}' '${CLI}' sync --db '${mirrorAt(dir, 'ctrl-c')}'; echo "exit $?"; sleep 60`;
       expect(tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '50', command).status).toBe(0);
       const capture = (): string => tmux('capture-pane', '-p', '-J', '-t', session).stdout;
       const deadline = Date.now() + 30_000;
@@ -85,7 +86,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
   }, 90_000);
 
   it('shows the check, confirmation and report as steps of the nightly run', async () => {
-    const lines = await screen(80, ['run', '--db', join(dir, 'run.db'), '--out', join(dir, 'reports')]);
+    const lines = await screen(80, ['run', '--db', mirrorAt(dir, 'run'), '--out', join(dir, 'reports')]);
     const live = lines.slice(0, lines.findIndex((line) => line.startsWith('RECONCILED')));
     for (const line of live) expect(line.length, line).toBeLessThanOrEqual(80);
     for (const step of ['check', 'report']) expect(lines.filter((line) => line.startsWith(`${step} `) && line.includes('done in ')), step).toHaveLength(1);
@@ -94,7 +95,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
   }, 90_000);
 
   it('fits the night, the check, history, a SQL table and a long message in 80 columns, wrapping between words', async () => {
-    const db = join(dir, 'narrow.db');
+    const db = mirrorAt(dir, 'narrow');
     const out = join(dir, 'narrow-reports');
     const screens = [
       await screen(80, ['run', '--db', db, '--out', out]),
@@ -102,7 +103,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
       await screen(80, ['history', '--db', db]),
       await screen(80, ['sql', '--db', db, `"SELECT gift_card_id, merchant_id, status, currency, program_id, initial_balance_cents, remaining_balance_cents FROM gift_cards LIMIT 3"`]),
       // Every setting missing: the longest message the tool says.
-      await screen(80, ['sync', '--db', join(dir, 'no-settings.db')], false),
+      await screen(80, ['sync', '--db', mirrorAt(dir, 'no-settings')], false),
     ];
     // A file's path is one word that cannot break: it may run on; every other line fits.
     for (const lines of screens) for (const line of lines.filter((l) => l.trim().includes(' '))) expect(line.length, line).toBeLessThanOrEqual(80);
