@@ -11,18 +11,19 @@ import { BOOKS_CODES, CHECKS } from '../../src/checks/index.js';
 import { booksMatchOptions } from '../../src/checks/run-checks.js';
 import { sha256 } from '../../src/sync/rows.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0 } from '../support/fixtures.js';
+import { mirrorAt } from '../support/test-db.js';
 
 let dir: string;
 let fx: FixtureMirror;
 let files = 0;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-books-checks-'));
-  fx = new FixtureMirror(join(dir, 'ledger.db'));
+  fx = await FixtureMirror.open(mirrorAt(dir));
   files = 0;
 });
-afterEach(() => {
-  fx.close();
+afterEach(async () => {
+  await fx.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -87,7 +88,7 @@ describe('BK_LEDGER_NOT_IN_BOOKS', () => {
     fx.ledger(secondCard(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }], { giftCardId: 'card-2' })));
     await books('tenders', [tender('ORD-1', '30.00', 1), LATE]);
     expect((await allBooksFindings()).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
-    expect(fx.sqlite.prepare("SELECT DISTINCT rule FROM books_matches WHERE reference = 'ORD-1'").pluck().all()).toEqual(['one-to-many']);
+    expect((await fx.column("SELECT DISTINCT rule FROM books_matches WHERE reference = 'ORD-1'"))).toEqual(['one-to-many']);
   });
 });
 
@@ -129,7 +130,7 @@ describe('BK_AMOUNT_MISMATCH', () => {
     fx.ledger(cardLedger(10_000, [{ type: 'DEBIT', amount: 1_000, ref: 'ORD-1' }]));
     await books('tenders', [tender('ORD-1', '10.50', 1), LATE]);
     expect((await allBooksFindings({ booksToleranceCents: { USD: 50 } })).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
-    expect(fx.sqlite.prepare("SELECT DISTINCT rule FROM books_matches WHERE reference = 'ORD-1'").pluck().all()).toEqual(['tolerance']);
+    expect((await fx.column("SELECT DISTINCT rule FROM books_matches WHERE reference = 'ORD-1'"))).toEqual(['tolerance']);
   });
 });
 
@@ -167,18 +168,18 @@ describe('BK_AMBIGUOUS', () => {
 
   it('passes a tender that names its card only by the code, matched by its hash whatever the reference', async () => {
     fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_500, ref: 'ORD-1' }]));
-    fx.sqlite.prepare("UPDATE gift_cards SET raw_json = json_object('codeHash', ?) WHERE gift_card_id = 'card-1'").run(sha256('GIFT-CODE-1'));
+    fx.run("UPDATE gift_cards SET raw_json = ? WHERE gift_card_id = 'card-1'", JSON.stringify({ codeHash: sha256('GIFT-CODE-1') }));
     await books('tenders', [tender('WEB-77', '15.00', 1, { cardCode: 'GIFT-CODE-1' }), LATE]);
     expect((await allBooksFindings()).filter((f) => f.referenceId !== 'ORD-LATE')).toEqual([]);
-    expect(fx.sqlite.prepare("SELECT DISTINCT rule FROM books_matches WHERE reference = 'WEB-77'").pluck().all()).toEqual(['code-hash']);
-    expect(fx.sqlite.prepare('SELECT raw_json FROM books_rows').pluck().all().join()).not.toContain('GIFT-CODE-1');
+    expect((await fx.column("SELECT DISTINCT rule FROM books_matches WHERE reference = 'WEB-77'"))).toEqual(['code-hash']);
+    expect((await fx.column('SELECT raw_json FROM books_rows')).join()).not.toContain('GIFT-CODE-1');
   });
 });
 
 /** A coupon of ours with a code, created at T0. */
 function coupon(code: string, redemptionCount: number): string {
   const id = fx.coupon({ redemptionCount, usageLimitTotal: 5 });
-  fx.sqlite.prepare('UPDATE coupons SET raw_json = json_object(\'codeHash\', ?) WHERE coupon_id = ?').run(sha256(code), id);
+  fx.run('UPDATE coupons SET raw_json = ? WHERE coupon_id = ?', JSON.stringify({ codeHash: sha256(code) }), id);
   return id;
 }
 const use = (code: string, hours: number): Record<string, string> => ({ couponCode: code, reference: `ORD-C${hours}`, time: at(T0 + hours * HOUR) });

@@ -7,6 +7,7 @@ import { orderByLinks, walkCardLedgers } from '../../src/checks/card-ledger.js';
 import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger } from '../../src/checks/check.js';
 import { CATALOGUE, type CheckCode } from '../../src/checks/index.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0, type Op } from '../support/fixtures.js';
+import { mirrorAt } from '../support/test-db.js';
 
 const CARD_CHECKS = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');
 const breaksOf = (ledger: CardLedger) => CARD_CHECKS.flatMap((check) => check.inspect(ledger, { options: DEFAULT_CHECK_OPTIONS, merchantId: MERCHANT }).map((f) => ({ code: check.code, severity: check.severity, ...f })));
@@ -21,12 +22,12 @@ async function walked_<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
 describe('the card walk', () => {
   let dir: string;
   let fx: FixtureMirror;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-walk-'));
-    fx = new FixtureMirror(join(dir, 'ledger.db'));
+    fx = await FixtureMirror.open(mirrorAt(dir));
   });
-  afterEach(() => {
-    fx.close();
+  afterEach(async () => {
+    await fx.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -36,7 +37,7 @@ describe('the card walk', () => {
     fx.ledger(cardLedger(500, [], { giftCardId: 'a' }));
     fx.entry('0-orphan', named(cardLedger(1, [{ type: 'DEBIT', amount: 1 }]), 'o').entries[0]!);
     fx.ledger(named(cardLedger(900, [{ type: 'DEBIT', amount: 1 }], { giftCardId: 'c' }), 'c'));
-    fx.sqlite.prepare("UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE gift_card_id = 'c'").run();
+    fx.run("UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE gift_card_id = 'c'");
     const orphans: string[] = [];
     const walked = (await walked_(walkCardLedgers(fx.mirror, (id) => orphans.push(id)))).map((l) => [l.card.giftCardId, l.entries.map((e) => e.transactionId)]);
     expect(walked).toEqual([['a', []], ['b', ['b-entry-1', 'b-entry-2']], ['c', []]]);

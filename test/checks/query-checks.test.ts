@@ -8,16 +8,17 @@ import { checksStore, type CouponCounts } from '../../src/checks/store.js';
 import { sha256 } from '../../src/sync/rows.js';
 import { DEFAULT_CHECK_OPTIONS } from '../../src/checks/check.js';
 import { cardLedger, FixtureMirror, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
+import { mirrorAt } from '../support/test-db.js';
 
 let dir: string;
 let fx: FixtureMirror;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-checks-'));
-  fx = new FixtureMirror(join(dir, 'ledger.db'));
+  fx = await FixtureMirror.open(mirrorAt(dir));
 });
-afterEach(() => {
-  fx.close();
+afterEach(async () => {
+  await fx.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -46,7 +47,7 @@ describe('GC_ORPHAN_ENTRY', () => {
   it('flags an entry whose card the service answered not found for', async () => {
     const ledger = cardLedger(2_000, [{ type: 'DEBIT', amount: 700 }], { giftCardId: 'lost-card' });
     fx.entry('lost-card', ledger.entries[0]!);
-    fx.sqlite.prepare('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?)').run('lost-card', fx.syncRunId, T0);
+    fx.run('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?)', 'lost-card', fx.syncRunId, T0);
     const [finding] = (await readAndDecide(CHECKS.GC_ORPHAN_ENTRY, fx.context()));
     expect(finding).toMatchObject({ entityType: 'giftCardTransaction', entityId: 'entry-1', giftCardId: 'lost-card' });
     expect(finding?.message).toContain('not found');
@@ -61,9 +62,9 @@ describe('GC_ORPHAN_ENTRY', () => {
 describe('GC_LEDGER_REWRITTEN', () => {
   it('flags an entry that came back changed, naming the changed field, and one that vanished', async () => {
     fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }, { type: 'DEBIT', amount: 500 }]));
-    const insert = fx.sqlite.prepare('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)');
-    insert.run('entry-1', 2, 'changed', JSON.stringify({ giftCardId: 'card-1', amount: 10 }), JSON.stringify({ giftCardId: 'card-1', amount: 12 }));
-    insert.run('entry-2', 3, 'vanished', JSON.stringify({ giftCardId: 'card-1', amount: 5 }), null);
+    const insert = (...values: unknown[]) => fx.run('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)', ...values);
+    insert('entry-1', 2, 'changed', JSON.stringify({ giftCardId: 'card-1', amount: 10 }), JSON.stringify({ giftCardId: 'card-1', amount: 12 }));
+    insert('entry-2', 3, 'vanished', JSON.stringify({ giftCardId: 'card-1', amount: 5 }), null);
     const findings = (await readAndDecide(CHECKS.GC_LEDGER_REWRITTEN, fx.context()));
     expect(findings).toMatchObject([
       { entityId: 'entry-1', giftCardId: 'card-1' },
@@ -82,21 +83,21 @@ describe('GC_LEDGER_REWRITTEN', () => {
 describe('GC_IN_FLIGHT', () => {
   it('flags a card that moved during this sync, as info', async () => {
     fx.ledger(cardLedger(5_000, []));
-    fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, 'card-1', 'version moved from 3 to 4 during the sync');
+    fx.run('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)', fx.syncRunId, 'card-1', 'version moved from 3 to 4 during the sync');
     expect(CHECKS.GC_IN_FLIGHT.severity).toBe('info');
     expect((await readAndDecide(CHECKS.GC_IN_FLIGHT, fx.context()))).toMatchObject([{ entityId: 'card-1', currency: 'USD' }]);
   });
 
   it('forgets a card that moved during an earlier sync', async () => {
     fx.ledger(cardLedger(5_000, []));
-    fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, 'card-1', 'moved');
+    fx.run('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)', fx.syncRunId, 'card-1', 'moved');
     fx.sync();
     expect((await readAndDecide(CHECKS.GC_IN_FLIGHT, fx.context()))).toEqual([]);
   });
 });
 
 describe('GC_STUCK_IN_FLIGHT', () => {
-  const inFlight = (card = 'card-1') => fx.sqlite.prepare('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)').run(fx.syncRunId, card, 'ledger entries arrived after the card was read');
+  const inFlight = (card = 'card-1') => fx.run('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?)', fx.syncRunId, card, 'ledger entries arrived after the card was read');
 
   it('flags a card in flight on three consecutive syncs, as a warning naming since which sync', async () => {
     fx.ledger(cardLedger(5_000, []));
@@ -388,9 +389,7 @@ describe('DP_FX_RATE_MISMATCH', () => {
 
 describe('SYNC_REJECTED_RECORD', () => {
   const quarantine = (resource: string, recordId: string, syncRunId: number) =>
-    fx.sqlite
-      .prepare('INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(resource, recordId, 'redemptionCount: expected number, received string', '{}', sha256(resource + recordId), syncRunId, syncRunId);
+    fx.run('INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)', resource, recordId, 'redemptionCount: expected number, received string', '{}', sha256(resource + recordId), syncRunId, syncRunId);
 
   it('flags a record quarantined by this sync, and a ledger entry still missing after an earlier one', async () => {
     quarantine('giftCardTransactions', 'entry-9', fx.syncRunId);

@@ -8,11 +8,12 @@ import type { SimulatorOptions } from '../../src/sim/simulator.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { cardLedger, FixtureMirror } from '../support/fixtures.js';
 import { startServices, type TestServices } from '../support/simulator.js';
+import { mirrorAt } from '../support/test-db.js';
 
 let dir: string;
 const opened: Array<{ services: TestServices; mirror: Mirror }> = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-runs-'));
 });
 afterEach(async () => {
@@ -192,7 +193,7 @@ describe('our merchant', () => {
 
 describe('our merchant when nothing resolves it', () => {
   it('takes a clear majority, and refuses to pin a split one, naming the setting', async () => {
-    const fx = new FixtureMirror(join(dir, 'split.db'));
+    const fx = await FixtureMirror.open(mirrorAt(dir, 'split'));
     try {
       fx.sync();
       for (let i = 0; i < 3; i += 1) fx.coupon({ id: `ours-${i}`, merchantId: 'MERCHANT-A' });
@@ -201,21 +202,21 @@ describe('our merchant when nothing resolves it', () => {
       fx.coupon({ id: 'ours-3', merchantId: 'MERCHANT-A' });
       expect((await reconcile({ mirror: fx.mirror })).summary.merchantId).toBe('MERCHANT-A');
     } finally {
-      fx.close();
+      await fx.close();
     }
   });
 });
 
 describe('an incomplete run', () => {
   it('is INCOMPLETE with exit 2 over a sync that did not complete, whatever it finds', async () => {
-    const fx = new FixtureMirror(join(dir, 'incomplete.db'));
+    const fx = await FixtureMirror.open(mirrorAt(dir, 'incomplete'));
     try {
       fx.ledger(cardLedger(1_000, [{ type: 'DEBIT', amount: 100 }]));
       fx.sync('failed');
       const { summary } = await reconcile({ mirror: fx.mirror });
       expect(summary).toMatchObject({ verdict: 'INCOMPLETE', exitCode: 2, findings: 0, syncStatus: 'failed' });
     } finally {
-      fx.close();
+      await fx.close();
     }
   });
 });

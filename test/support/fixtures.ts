@@ -1,10 +1,12 @@
 /**
  * Builders of check fixtures: a card with a ledger that follows the spec's rules (for the
- * pure card checks), and a real SQLite mirror filled row by row (for the query checks).
+ * pure card checks), and a real mirror filled row by row (for the query checks), on the test
+ * file's backend (test/support/test-db.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
+import type { Mirror } from '../../src/db/mirror.js';
 import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckContext, type LedgerEntry } from '../../src/checks/check.js';
+import { ON_POSTGRES, openMirrorAt } from './test-db.js';
 
 export const T0 = Date.parse('2026-10-01T12:00:00Z');
 export const MERCHANT = '00000000-0000-4000-8000-00000000000a';
@@ -53,56 +55,73 @@ export function entryOf(ledger: CardLedger, id: string): LedgerEntry {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** A real mirror file filled directly, one sync run at a time. */
+/**
+ * A real mirror filled directly, one sync run at a time. Its writes are the connection's
+ * deferred ones (Write.later): at once on SQLite, and on PostgreSQL sent before the next
+ * statement on the mirror's session, so that a fixture is built without awaiting each row and
+ * every read (a check's, {@link FixtureMirror.rows}) sees it whole.
+ */
 export class FixtureMirror {
-  readonly mirror: Mirror;
   syncRunId = 0;
+  readonly #startedAtMs = new Map<number, number>();
 
-  constructor(path: string) {
-    this.mirror = openMirror(path);
+  private constructor(readonly mirror: Mirror) {
     this.sync();
   }
 
-  get sqlite() {
-    return this.mirror.sqlite;
+  /** Opens (making) the mirror at `location`, a path or a URL (test/support/test-db.ts: mirrorAt). */
+  static async open(location: string): Promise<FixtureMirror> {
+    return new FixtureMirror(await openMirrorAt(location));
+  }
+
+  /** Writes one statement (deferred, see the class). */
+  run(sql: string, ...params: unknown[]): void {
+    this.mirror.connection.write(sql).later(...params);
+  }
+
+  /** Reads rows, after every write before it. */
+  rows<Row = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<Row[]> {
+    return this.mirror.connection.read<Row>(sql).all(...params);
+  }
+
+  /** The first column of the rows a SELECT reads. */
+  async column(sql: string, ...params: unknown[]): Promise<unknown[]> {
+    return (await this.rows(sql, ...params)).map((row) => Object.values(row as Record<string, unknown>)[0]);
   }
 
   /** Starts (and records as completed unless told) a new sync run; later rows carry its ID. */
   sync(status: 'completed' | 'failed' | 'running' = 'completed', startedAtMs = T0 + 2 * 86_400_000): number {
-    this.syncRunId = Number(
-      this.sqlite
-        .prepare(`INSERT INTO sync_runs (mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES ('full', ?, ?, ?, 1, 'http://127.0.0.1:1', 'http://127.0.0.1:2')`)
-        .run(status, iso(startedAtMs), startedAtMs).lastInsertRowid,
+    this.syncRunId += 1;
+    this.#startedAtMs.set(this.syncRunId, startedAtMs);
+    this.run(
+      `INSERT INTO sync_runs (sync_run_id, mode, status, started_at, started_at_ms, pid, giftcard_base_url, dp_base_url) VALUES (?, 'full', ?, ?, ?, 1, 'http://127.0.0.1:1', 'http://127.0.0.1:2')`,
+      this.syncRunId, status, iso(startedAtMs), startedAtMs,
     );
+    // A run the product starts after these is numbered after them.
+    if (ON_POSTGRES) this.run("SELECT setval(pg_get_serial_sequence('sync_runs', 'sync_run_id'), ?)", this.syncRunId);
     return this.syncRunId;
   }
 
   context(overrides: Partial<CheckContext> = {}): CheckContext {
-    const asOfMs = this.sqlite.prepare('SELECT started_at_ms FROM sync_runs WHERE sync_run_id = ?').pluck().get(this.syncRunId) as number;
+    const asOfMs = this.#startedAtMs.get(this.syncRunId) ?? T0;
     return { mirror: this.mirror, syncRunId: this.syncRunId, previousSyncRunId: this.syncRunId > 1 ? this.syncRunId - 1 : null, asOfMs, merchantId: MERCHANT, options: DEFAULT_CHECK_OPTIONS, ...overrides };
   }
 
   /** Writes a card and its ledger as {@link cardLedger} built them. */
   ledger(ledger: CardLedger): CardLedger {
     const { card } = ledger;
-    this.sqlite
-      .prepare(
+    this.run(
         `INSERT INTO gift_cards (gift_card_id, merchant_id, status, currency, program_id, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json)
          VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')
-         ON CONFLICT (gift_card_id) DO UPDATE SET status = excluded.status, remaining_balance_cents = excluded.remaining_balance_cents, read_sync_run_id = excluded.read_sync_run_id`,
-      )
-      .run(card.giftCardId, card.merchantId, card.status, card.currency, card.programId, card.initialCents, card.remainingCents, iso(card.issuedAtMs), card.issuedAtMs, iso(card.expiresAtMs), card.expiresAtMs, iso(T0), iso(T0), T0, card.readAtMs, this.syncRunId, this.syncRunId);
+         ON CONFLICT (gift_card_id) DO UPDATE SET status = excluded.status, remaining_balance_cents = excluded.remaining_balance_cents, read_sync_run_id = excluded.read_sync_run_id`, card.giftCardId, card.merchantId, card.status, card.currency, card.programId, card.initialCents, card.remainingCents, iso(card.issuedAtMs), card.issuedAtMs, iso(card.expiresAtMs), card.expiresAtMs, iso(T0), iso(T0), T0, card.readAtMs, this.syncRunId, this.syncRunId);
     for (const e of ledger.entries) this.entry(card.giftCardId, e);
     return ledger;
   }
 
   entry(giftCardId: string, e: LedgerEntry): void {
-    this.sqlite
-      .prepare(
+    this.run(
         `INSERT INTO gift_card_transactions (transaction_id, gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, created_at, created_at_ms, list_order, first_sync_run_id, raw_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(e.transactionId, giftCardId, e.type, e.amountCents, e.beforeCents, e.afterCents, e.referenceId, e.idempotencyKey, iso(e.createdAtMs), e.createdAtMs, e.listOrder, this.syncRunId, JSON.stringify({ transactionId: e.transactionId, giftCardId, amount: (e.amountCents ?? 0) / 100 }));
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.transactionId, giftCardId, e.type, e.amountCents, e.beforeCents, e.afterCents, e.referenceId, e.idempotencyKey, iso(e.createdAtMs), e.createdAtMs, e.listOrder, this.syncRunId, JSON.stringify({ transactionId: e.transactionId, giftCardId, amount: (e.amountCents ?? 0) / 100 }));
   }
 
   coupon(c: { id?: string; merchantId?: string; status?: string; redemptionCount?: number; usageLimitTotal?: number; expiresAtMs?: number }): string {
@@ -110,14 +129,11 @@ export class FixtureMirror {
     const status = c.status ?? 'ACTIVE';
     const count = c.redemptionCount ?? 0;
     const expires = c.expiresAtMs ?? T0 + 30 * 86_400_000;
-    this.sqlite
-      .prepare(
+    this.run(
         `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, first_sync_run_id, raw_json)
          VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, '{}')
-         ON CONFLICT (coupon_id) DO UPDATE SET status = excluded.status, redemption_count = excluded.redemption_count`,
-      )
-      .run(id, c.merchantId ?? MERCHANT, status, count, c.usageLimitTotal ?? 1, iso(expires), expires, iso(T0), iso(T0), T0, this.syncRunId);
-    this.sqlite.prepare('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, 1)').run(id, this.syncRunId, status, count);
+         ON CONFLICT (coupon_id) DO UPDATE SET status = excluded.status, redemption_count = excluded.redemption_count`, id, c.merchantId ?? MERCHANT, status, count, c.usageLimitTotal ?? 1, iso(expires), expires, iso(T0), iso(T0), T0, this.syncRunId);
+    this.run('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, 1)', id, this.syncRunId, status, count);
     return id;
   }
 
@@ -153,21 +169,15 @@ export class FixtureMirror {
     });
     const total = o.totalCents ?? lines.reduce((sum, l) => sum + l.converted, 0);
     const updated = o.updatedAtMs ?? created + 60_000;
-    this.sqlite
-      .prepare(
+    this.run(
         `INSERT INTO dp_orders (order_id, external_ref_id, dp_id, status, fulfillment_status, currency, total_amount_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
-         VALUES (?, ?, 'dp-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
-      )
-      .run(id, o.externalRefId ?? `PO-${id.slice(0, 8)}`, status, o.fulfillment ?? (completed ? 'FULFILLED' : 'PROCESSING'), currency, total, iso(created), created, iso(updated), updated, this.syncRunId);
+         VALUES (?, ?, 'dp-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`, id, o.externalRefId ?? `PO-${id.slice(0, 8)}`, status, o.fulfillment ?? (completed ? 'FULFILLED' : 'PROCESSING'), currency, total, iso(created), created, iso(updated), updated, this.syncRunId);
     for (const l of lines) {
-      this.sqlite
-        .prepare(
+      this.run(
           `INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, fulfillment_status, fulfilled_qty)
-           VALUES (?, ?, 'variant-1', 'product-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(id, l.no, l.quantity, l.currency, l.mrp, l.price, l.mrp * l.quantity, l.totalPrice, l.converted, l.fx, completed ? 'FULFILLED' : 'PROCESSING', l.fulfilled);
+           VALUES (?, ?, 'variant-1', 'product-1', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, l.no, l.quantity, l.currency, l.mrp, l.price, l.mrp * l.quantity, l.totalPrice, l.converted, l.fx, completed ? 'FULFILLED' : 'PROCESSING', l.fulfilled);
       l.vouchers.forEach((code, v) => {
-        this.sqlite.prepare('INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (?, ?, ?, ?, ?, ?)').run(id, l.no, v + 1, code, iso(l.expiresAtMs), l.expiresAtMs);
+        this.run('INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (?, ?, ?, ?, ?, ?)', id, l.no, v + 1, code, iso(l.expiresAtMs), l.expiresAtMs);
       });
     }
     return id;
@@ -175,12 +185,10 @@ export class FixtureMirror {
 
   /** A wallet read answered at `readAtMs`; its request was sent at `requestedAtMs` (default: the same instant). */
   wallet(walletId: string, balanceCents: number, readAtMs: number, currency = 'USD', requestedAtMs = readAtMs): void {
-    this.sqlite
-      .prepare(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, 1, ?, ?, '{}')`)
-      .run(this.syncRunId, walletId, currency, balanceCents, requestedAtMs, readAtMs);
+    this.run(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, TRUE, ?, ?, '{}')`, this.syncRunId, walletId, currency, balanceCents, requestedAtMs, readAtMs);
   }
 
-  close(): void {
-    this.mirror.close();
+  async close(): Promise<void> {
+    await this.mirror.close();
   }
 }

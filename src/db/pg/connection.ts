@@ -130,6 +130,18 @@ class Session {
     this.#deferred = [];
   }
 
+  /**
+   * Waits until every statement asked before it has run, deferred writes included: a read on
+   * another of the pool's connections (a cursor, the typed query layer) then sees them.
+   */
+  settled(): Promise<void> {
+    const next = this.#last.then(() => this.#flush()).catch((error: unknown) => {
+      throw serverGone(this.shown, error);
+    });
+    this.#last = next.catch(() => undefined);
+    return next;
+  }
+
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> {
     const next = this.#last
       .then(() => this.#flush())
@@ -226,6 +238,7 @@ class PgRead<Row> implements Read<Row> {
   }
 
   async *batches(params: readonly unknown[] = [], size = BATCH_ROWS): AsyncGenerator<Row[]> {
+    await this.session.settled();
     const client = await this.pool.connect().catch((error: unknown) => {
       throw serverGone(this.session.shown, error);
     });
@@ -262,10 +275,14 @@ function* multiRowStatements(head: string, tail: string, rows: readonly unknown[
 }
 
 /** The mirror's session (`session`, held for the mirror's life) and the pool its cursors draw from. */
-export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string): SqlConnection {
+/** The mirror's connection on PostgreSQL, and a wait for what it was asked before (Session.settled). */
+export type PgConnection = SqlConnection & { settled(): Promise<void> };
+
+export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string): PgConnection {
   const session = new Session(client, shown);
   const prepared = new Prepared();
   return {
+    settled: () => session.settled(),
     dialect: pgDialect,
     remote: true,
     read: <Row>(sql: string) => new PgRead<Row>(session, pool, prepared.of(sql), 'object'),

@@ -230,7 +230,7 @@ function knownMigrations(): number {
 
 function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient, backendPid: number): PgMirror {
   const connection = pgConnection(session, pool, location.shown);
-  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool: goneAsOneLine(pool, location.shown), cursor: Cursor }) });
+  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool: goneAsOneLine(pool, location.shown, connection.settled), cursor: Cursor }) });
   const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
   const ask: AskOne = (sql, value) => connection.pluck<unknown>(sql).get(...(sql.includes('?') ? [value] : []));
   let closed = false;
@@ -278,14 +278,17 @@ const exactValue = (text: string): bigint | number => (/^-?\d+$/.test(text) ? Bi
 
 /**
  * The pool as the typed query layer draws from it, a lost server said as the mirror's one line
- * (serverGone) whether the connection or a statement fails.
+ * (serverGone) whether the connection or a statement fails. A connection is handed out once the
+ * mirror's own session has run what it was asked before (its deferred writes), so that a typed
+ * query sees them.
  */
-function goneAsOneLine(pool: pg.Pool, shown: string) {
+function goneAsOneLine(pool: pg.Pool, shown: string, settled: () => Promise<void>) {
   const gone = (error: unknown): never => {
     throw serverGone(shown, error);
   };
   return {
     connect: async () => {
+      await settled();
       const client = await pool.connect().catch(gone);
       return {
         query: (...args: Parameters<pg.PoolClient['query']>) => {
