@@ -13,6 +13,7 @@ const ON_BOTH = [
   'test/books/import.test.ts',
   'test/cli/check.test.ts',
   'test/cli/cli.test.ts',
+  'test/cli/interrupt.test.ts',
   'test/cli/pipe.test.ts',
   'test/checks/books-checks.test.ts',
   'test/checks/card-ledger.test.ts',

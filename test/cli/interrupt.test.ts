@@ -7,9 +7,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMirror } from '../../src/db/mirror.js';
+import { mirrorHolder, openForReading } from '../../src/db/mirror.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { CLI, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { changeMirror, mirrorAt, numberOfMirror, ON_POSTGRES, rowsOfMirror } from '../support/test-db.js';
 
 let sim: Simulator;
 let dir: string;
@@ -44,33 +45,44 @@ function signalled(args: string[], signal: NodeJS.Signals, afterMs: number, agai
   });
 }
 
+/** No process holds the mirror's lock, and on SQLite its lock file is gone. */
+async function expectLockFree(db: string): Promise<void> {
+  expect(await mirrorHolder(db)).toBeUndefined();
+  if (!ON_POSTGRES) expect(existsSync(`${db}.lock`)).toBe(false);
+}
+
+/** The mirror's integrity check passes (SQLite's integrity_check; on PostgreSQL, what the server checks itself). */
+async function expectIntact(db: string): Promise<void> {
+  const mirror = await openForReading(db);
+  try {
+    expect(await mirror.integrity()).toBe('ok');
+  } finally {
+    await mirror.close();
+  }
+}
+
 describe('a command stopped by the operator', () => {
   it('stops a sync on Ctrl-C within 2 s: exit 130, one line, the lock free, and the next sync resumes to a whole mirror', async () => {
-    const db = join(dir, 'sigint.db');
+    const db = mirrorAt(dir, 'sigint');
     // At a random moment of the walks (the sync takes several seconds against this simulator).
     const at = 800 + Math.floor(Math.random() * 1_500);
     const stopped = await signalled(['sync', '--db', db, '--quiet'], 'SIGINT', at);
     expect(stopped.status, `SIGINT at ${at} ms`).toBe(130);
     expect(stopped.stoppedInMs).toBeLessThan(2_000);
     expect(stopped.stderr.trimEnd().split('\n')).toEqual(['ledger-recon: interrupted (SIGINT): the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there']);
-    expect(existsSync(`${db}.lock`)).toBe(false);
+    await expectLockFree(db);
     const resumed = await runCli(['sync', '--db', db, '--json'], env);
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ completed: true });
-    const mirror = openMirror(db);
-    try {
-      expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
-      expect(mirror.sqlite.prepare("SELECT status, error FROM sync_runs ORDER BY sync_run_id").all()).toEqual([
-        { status: 'failed', error: expect.stringMatching(/^interrupted \(SIGINT\)/) },
-        { status: 'completed', error: null },
-      ]);
-    } finally {
-      mirror.close();
-    }
+    await expectIntact(db);
+    expect(await rowsOfMirror(db, 'SELECT status, error FROM sync_runs ORDER BY sync_run_id')).toEqual([
+      { status: 'failed', error: expect.stringMatching(/^interrupted \(SIGINT\)/) },
+      { status: 'completed', error: null },
+    ]);
   }, 60_000);
 
   it('stops a nightly run on SIGTERM: exit 143, its one JSON object says INTERRUPTED, and history lists the night so', async () => {
-    const db = join(dir, 'sigterm.db');
+    const db = mirrorAt(dir, 'sigterm');
     const at = 800 + Math.floor(Math.random() * 1_500);
     const stopped = await signalled(['run', '--json', '--db', db, '--out', join(dir, 'reports')], 'SIGTERM', at);
     expect(stopped.status, `SIGTERM at ${at} ms: ${stopped.stdout}${stopped.stderr}`).toBe(143);
@@ -85,23 +97,18 @@ describe('a command stopped by the operator', () => {
   }, 60_000);
 
   it('lists a night killed while writing its report as INTERRUPTED, saying how to write it', async () => {
-    const db = join(dir, 'report-killed.db');
+    const db = mirrorAt(dir, 'report-killed');
     const night = await runCli(['run', '--json', '--db', db, '--out', join(dir, 'reports')], env);
     expect(JSON.parse(night.stdout)).toMatchObject({ runId: 1, verdict: 'RECONCILED' });
-    const mirror = openMirror(db);
-    try {
-      expect(mirror.sqlite.prepare('SELECT report_state FROM check_runs').pluck().get()).toBe('written');
-      // What a SIGKILL between the check's commit and the report's files leaves.
-      mirror.sqlite.prepare("UPDATE check_runs SET report_state = 'pending'").run();
-    } finally {
-      mirror.close();
-    }
+    expect(await rowsOfMirror(db, 'SELECT report_state FROM check_runs')).toEqual([{ report_state: 'written' }]);
+    // What a SIGKILL between the check's commit and the report's files leaves.
+    await changeMirror(db, "UPDATE check_runs SET report_state = 'pending'");
     const history = await runCli(['history', '--db', db, '--json'], env);
     expect(JSON.parse(history.stdout)).toMatchObject([{ runId: 1, verdict: 'INTERRUPTED', error: { code: 'INTERRUPTED', message: 'stopped while writing its report: ledger-recon report --run 1 writes it' } }]);
   }, 60_000);
 
   it('stops a books import on Ctrl-C: exit 130, one line, the file not half in, the lock free', async () => {
-    const db = join(dir, 'books.db');
+    const db = mirrorAt(dir, 'books');
     const file = join(dir, 'tenders-big.csv');
     const lines = ['reference,type,amount,currency,time'];
     for (let i = 0; i < 400_000; i += 1) lines.push(`ORD-${i},payment,${(i % 90) + 10}.25,USD,2026-10-0${(i % 9) + 1}T12:00:00Z`);
@@ -109,18 +116,13 @@ describe('a command stopped by the operator', () => {
     const stopped = await signalled(['books', 'import', file, '--db', db], 'SIGINT', 1_500);
     expect(stopped.status, stopped.stderr).toBe(130);
     expect(stopped.stderr.trimEnd().split('\n')).toEqual(['ledger-recon: interrupted (SIGINT): the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)']);
-    expect(existsSync(`${db}.lock`)).toBe(false);
-    const mirror = openMirror(db);
-    try {
-      expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM books_rows').pluck().get()).toBe(0);
-      expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
-    } finally {
-      mirror.close();
-    }
+    await expectLockFree(db);
+    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM books_rows')).toBe(0);
+    await expectIntact(db);
   }, 60_000);
 
   it('stops a close at random moments on Ctrl-C or SIGTERM: its exit code and one line, no file half-written, the lock free, the next close whole', async () => {
-    const db = join(dir, 'close.db');
+    const db = mirrorAt(dir, 'close');
     const out = join(dir, 'close-out');
     expect((await runCli(['demo', '--db', db, '--out', join(dir, 'close-demo')], env)).status).toBe(0);
     // Last month: the demo's world ties out there (its planted breaks are recent).
@@ -137,23 +139,18 @@ describe('a command stopped by the operator', () => {
         expect(lines).toHaveLength(1);
         expect(lines[0]).toMatch(new RegExp(`^ledger-recon: interrupted \\(${signal}\\): `));
       }
-      expect(existsSync(`${db}.lock`)).toBe(false);
+      await expectLockFree(db);
       // The next close runs, and leaves no temporary file of the stopped one.
       const again = await runCli(['close', '--db', db, '--out', out, '--period', month], env);
       expect(again.status, again.stderr).toBe(0);
       expect(readdirSync(out).filter((name) => name.includes('.partial'))).toEqual([]);
       expect(readdirSync(out).filter((name) => name.endsWith('.xlsx'))).toHaveLength(1);
     }
-    const mirror = openMirror(db);
-    try {
-      expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
-    } finally {
-      mirror.close();
-    }
+    await expectIntact(db);
   }, 120_000);
 
   it('ends at once on a second Ctrl-C', async () => {
-    const db = join(dir, 'twice.db');
+    const db = mirrorAt(dir, 'twice');
     const stopped = await signalled(['sync', '--db', db, '--quiet'], 'SIGINT', 1_500, 20);
     // Either the second signal found the command still stopping (its handler exits 130 at once,
     // saying so) or the process already on its way out (the signal's default ends it): as a shell sees it, 130.

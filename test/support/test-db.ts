@@ -51,10 +51,24 @@ export async function dropTestSchemas(): Promise<void> {
  * Plain SQL both databases speak, `?` for each value.
  */
 export async function rowsOfMirror<Row = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): Promise<Row[]> {
+  return statementOnMirror<Row>(db, sql, params, true);
+}
+
+/** Runs a statement that changes the mirror at `db` as a crash or a person would leave it (a test's setup). */
+export async function changeMirror(db: string, sql: string, ...params: unknown[]): Promise<void> {
+  await statementOnMirror(db, sql, params, false);
+}
+
+async function statementOnMirror<Row>(db: string, sql: string, params: unknown[], readonly: boolean): Promise<Row[]> {
   if (!ON_POSTGRES) {
-    const sqlite = new Database(db, { readonly: true, fileMustExist: true });
+    const sqlite = new Database(db, { readonly, fileMustExist: true });
     try {
-      return sqlite.prepare(sql).all(...params) as Row[];
+      const statement = sqlite.prepare(sql);
+      if (!statement.reader) {
+        statement.run(...params);
+        return [];
+      }
+      return statement.all(...params) as Row[];
     } finally {
       sqlite.close();
     }
