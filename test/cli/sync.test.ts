@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/db/sqlite/lock.js';
-import { openMirror } from '../../src/db/mirror.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
+import { mirrorAt, numberOfMirror, ON_POSTGRES, rowsOfMirror } from '../support/test-db.js';
 
 let sim: Simulator;
 let dir: string;
@@ -30,7 +30,7 @@ async function closedPort(): Promise<number> {
 
 describe('ledger-recon sync', () => {
   it('prints one JSON summary with counts per resource, and exits 0', async () => {
-    const db = join(dir, 'json.db');
+    const db = mirrorAt(dir, 'json');
     const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
     expect(stderr).toBe('');
     expect(status).toBe(0);
@@ -41,18 +41,18 @@ describe('ledger-recon sync', () => {
   });
 
   it('prints one summary line per resource without a terminal, then a closing line; nothing with --quiet', async () => {
-    const { status, stderr } = await runCli(['sync', '--db', join(dir, 'lines.db')], simulatorEnv(sim));
+    const { status, stderr } = await runCli(['sync', '--db', mirrorAt(dir, 'lines')], simulatorEnv(sim));
     expect(status).toBe(0);
     const lines = stderr.trim().split('\n');
     // In the order the walks finish: they run at the same time.
     expect(lines.slice(0, -1).map((line) => line.slice(0, 15).trim()).sort()).toEqual(['DP orders', 'DP products', 'DP wallets', 'coupons', 'gift cards', 'ledger entries', 'settle pass']);
     expect(lines.at(-1)).toMatch(/^sync 1 \(full\) completed in \d+\.\d s: [\d,]+ records read, [\d,]+ new, 0 changed, \d+ quarantined, \d+ retr(y|ies)$/);
-    const quiet = await runCli(['sync', '--db', join(dir, 'lines.db'), '--quiet'], simulatorEnv(sim));
+    const quiet = await runCli(['sync', '--db', mirrorAt(dir, 'lines'), '--quiet'], simulatorEnv(sim));
     expect([quiet.status, quiet.stdout, quiet.stderr]).toEqual([0, '', '']);
   });
 
   it('exits 2 with one line naming the service and the cause when credentials are refused, keeping what was committed', async () => {
-    const db = join(dir, 'refused.db');
+    const db = mirrorAt(dir, 'refused');
     const env = { ...simulatorEnv(sim), DP_CLIENT_SECRET: 'rotated-secret-value' };
     const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
     expect(status).toBe(2);
@@ -65,7 +65,7 @@ describe('ledger-recon sync', () => {
   });
 
   it('exits 2 with one line naming the service and the cause when it is unreachable after its retries, keeping what was committed', async () => {
-    const db = join(dir, 'unreachable.db');
+    const db = mirrorAt(dir, 'unreachable');
     const port = await closedPort();
     const env = { ...simulatorEnv(sim), DP_API_URL: `http://127.0.0.1:${port}` };
     const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
@@ -78,16 +78,12 @@ describe('ledger-recon sync', () => {
       ),
     );
     expect(JSON.parse(stdout)).toMatchObject({ completed: false, resources: { giftCardTransactions: { records: sim.truth().transactions.length } } });
-    const mirror = openMirror(db);
-    try {
-      expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(sim.truth().transactions.length);
-      expect(mirror.sqlite.prepare('SELECT status FROM sync_runs').pluck().all()).toEqual(['failed']);
-    } finally {
-      mirror.close();
-    }
+    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM gift_card_transactions')).toBe(sim.truth().transactions.length);
+    expect(await rowsOfMirror(db, 'SELECT status FROM sync_runs')).toEqual([{ status: 'failed' }]);
   });
 
-  it('lets one sync at a time hold a mirror: a second exits 2 naming the holder', async () => {
+  // SQLite's lock file; PostgreSQL's advisory lock is test/db/pg-mirror.test.ts's and test/cli/postgres.test.ts's.
+  it.skipIf(ON_POSTGRES)('lets one sync at a time hold a mirror: a second exits 2 naming the holder', async () => {
     const slow = await startSimulator({ seed: 52, size: 'tiny', faults: { rate: 1, kinds: ['slow'], slowMs: 150 } });
     const db = join(dir, 'locked.db');
     try {
@@ -104,7 +100,7 @@ describe('ledger-recon sync', () => {
     }
   });
 
-  it('leaves a held mirror untouched: the second process takes the lock before it opens the mirror', async () => {
+  it.skipIf(ON_POSTGRES)('leaves a held mirror untouched: the second process takes the lock before it opens the mirror', async () => {
     // Opening first would migrate the mirror, or build a bulk load's indexes under the holder.
     // A file that is no database makes any such touch fail loudly instead of naming the holder.
     const db = join(dir, 'held.db');
