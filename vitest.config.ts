@@ -33,6 +33,7 @@ const ON_BOTH = [
   'test/report/recalculated.test.ts',
   'test/report/report.test.ts',
   'test/sync/hostile.test.ts',
+  'test/sync/sync.test.ts',
 ];
 
 export default defineConfig({

@@ -7,6 +7,9 @@
  * And equal rows, as a promo code used all day with date-only times writes them: 1,000,000 coupon
  * uses of 1,000 distinct meanings into an empty mirror, under 30 s (each equal row one insert).
  *
+ * On PostgreSQL (LEDGER_RECON_BENCH_PG) the mirror is a fresh copy of the check bench's in a
+ * schema, dropped after, as the equal rows' empty one is.
+ *
  *   npm run bench -- books
  */
 import { spawnSync } from 'node:child_process';
@@ -18,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { importBooksFile } from '../../src/books/import-books.js';
 import { matchBooks } from '../../src/books/matching.js';
-import { openMirror } from '../../src/db/mirror.js';
+import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { timed } from './measure.js';
 
@@ -59,8 +62,8 @@ async function writeRepeated(csvPath: string): Promise<void> {
 
 const REPEATED = 1_000_000;
 
-async function child(step: string, mirrorPath: string, csvPath: string): Promise<void> {
-  const mirror = openMirror(mirrorPath);
+async function child(step: string, location: string, csvPath: string): Promise<void> {
+  const mirror = await openBenchMirror(location);
   if (step === 'repeated') {
     const result = await timed('  import of equal rows (1,000,000 rows, 1,000 meanings)', () => importBooksFile(mirror, csvPath, { kind: 'coupon-uses' }));
     process.stdout.write(`  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`);
@@ -68,11 +71,11 @@ async function child(step: string, mirrorPath: string, csvPath: string): Promise
     const result = await timed('  import (CSV → books_rows, one transaction)', () => importBooksFile(mirror, csvPath, { kind: 'tenders' }));
     process.stdout.write(`  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`);
   } else {
-    const asOfMs = mirror.sqlite.prepare('SELECT MAX(started_at_ms) FROM sync_runs').pluck().get() as number;
+    const asOfMs = (await mirror.connection.pluck<number>('SELECT MAX(started_at_ms) FROM sync_runs').get()) ?? 0;
     const outcome = await timed('  matching (all rules, books_match_rows)', () => matchBooks(mirror, { asOfMs, merchantId: null }));
     process.stdout.write(`  ${outcome.groups.toLocaleString('en')} groups; records by status: ${Object.entries(outcome.byStatus).map(([s, c]) => `${s} ${c.toLocaleString('en')}`).join(', ')}\n`);
   }
-  mirror.close();
+  await mirror.close();
 }
 
 const args = process.argv.slice(2);
@@ -84,14 +87,23 @@ if (args[0] === '--child') {
   try {
     const mirrorPath = join(dir, 'ledger.db');
     copyFileSync(source, mirrorPath);
+    // On PostgreSQL a copy of its own, which the import changes: dropped after, made afresh each run.
+    const location = PG_SERVER === '' ? mirrorPath : await postgresCopyOf(mirrorPath, `bench_books_${process.pid}`);
+    const repeated = benchLocation(`bench_books_repeated_${process.pid}`, dir);
     const csvPath = join(dir, 'tenders.csv');
     const entries = await writeBooks(mirrorPath, csvPath);
+    process.stdout.write(`books into ${BACKEND}\n`);
     process.stdout.write(`books of ${entries.toLocaleString('en')} ledger debits and refunds: ${csvPath} (${(statSync(csvPath).size / 1e6).toFixed(0)} MB)\n`);
     const repeatedPath = join(dir, 'coupon-uses.csv');
     await writeRepeated(repeatedPath);
-    for (const [step, mirror, csv] of [['import', mirrorPath, csvPath], ['match', mirrorPath, csvPath], ['repeated', join(dir, 'repeated.db'), repeatedPath]] as const) {
-      const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', step, mirror, csv], { stdio: 'inherit' });
-      if (result.status !== 0) process.exitCode = 1;
+    try {
+      for (const [step, mirror, csv] of [['import', location, csvPath], ['match', location, csvPath], ['repeated', repeated, repeatedPath]] as const) {
+        const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', step, mirror, csv], { stdio: 'inherit' });
+        if (result.status !== 0) process.exitCode = 1;
+      }
+    } finally {
+      if (location !== mirrorPath) await dropBenchMirror(location);
+      await dropBenchMirror(repeated);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * its own, and prints their figures. Pass names to run a subset: npm run bench -- simulator
  *
  * Where PostgreSQL is installed, the benches that read or write a mirror (sync, check, close,
- * report) run a second time against a local server this script starts (its data kept under the
+ * report, books) run a second time against a local server this script starts (its data kept under the
  * system's temporary folder, so copies of the bench mirrors are made once), right after the
  * SQLite run: the two backends' figures stand side by side, taken on the machine in the same
  * minutes. `--sqlite` skips the PostgreSQL runs.
@@ -14,7 +14,7 @@ import { postgresMissing } from '../support/postgres.js';
 import { startBenchServer } from './backend.js';
 
 const BENCHES = ['cli', 'simulator', 'network', 'sync', 'check', 'close', 'report', 'books'] as const;
-const ON_BOTH: ReadonlySet<string> = new Set(['sync', 'check', 'close', 'report']);
+const ON_BOTH: ReadonlySet<string> = new Set(['sync', 'check', 'close', 'report', 'books']);
 
 const args = process.argv.slice(2);
 const wanted = args.filter((arg) => !arg.startsWith('--'));

@@ -135,7 +135,7 @@ describe('ledger-recon sql', () => {
     expect(JSON.parse(json.stdout)).toEqual([{ n: -1, missing: null, empty: '', formula: '=SUM(A1)', awkward: 'a "quoted", two-line\ntext', half: 2.5 }]);
   });
 
-  // SQLite's integers past 2^53 and blobs; PostgreSQL's are refused in one line (test/db/pg-connection.test.ts).
+  // SQLite's integers past 2^53 and blobs (the mirror's own reads on PostgreSQL refuse one past 2^53: test/db/pg-connection.test.ts).
   it.skipIf(ON_POSTGRES)('prints in JSON an integer past 2^53 exactly and a blob as its hex literal; CSV and the table keep the digits too', async () => {
     const statement = "SELECT 9007199254740993 AS big, 42 AS small, x'00ff' AS blob";
     const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());

@@ -76,3 +76,20 @@ describe.skipIf(inject('postgresUrl') === '')('deferred writes on PostgreSQL', (
     expect(await c.pluck<number>('SELECT COUNT(*) FROM dp_products').get()).toBe(1);
   });
 });
+
+describe.skipIf(inject('postgresUrl') === '')('integers on PostgreSQL', () => {
+  it('reads a bigint and a SUM of them as numbers, a fraction as one, and refuses one past 2^53 rather than lose its digits', async () => {
+    const { mirror, cleanup } = await postgres.open();
+    try {
+      const read = (sql: string) => mirror.connection.pluck<number>(sql).get();
+      expect(await read('SELECT 9007199254740991::bigint')).toBe(9_007_199_254_740_991);
+      expect(await read('SELECT -42::bigint')).toBe(-42);
+      expect(await read('SELECT SUM(x) FROM (VALUES (1::bigint), (2::bigint)) v(x)')).toBe(3);
+      expect(await read('SELECT 2.5::numeric')).toBe(2.5);
+      await expect(read('SELECT 9007199254740993::bigint')).rejects.toThrow('the integer 9007199254740993 is past 2^53: it cannot be read as a number without losing digits');
+      await expect(read('SELECT -9007199254740993::numeric')).rejects.toThrow(/past 2\^53/);
+    } finally {
+      await cleanup();
+    }
+  });
+});

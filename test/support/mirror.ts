@@ -58,10 +58,11 @@ export function truthPicture(truth: GroundTruth) {
   };
 }
 
-/** Cents per currency of the cards' remaining balances, and of the ledger's entries per card. */
-export function centsTotals(sqlite: Database.Database) {
+/** Cents per currency of the cards' remaining balances, and of the ledger's entries per card, whichever database holds the mirror. */
+export async function centsTotals(mirror: Mirror) {
+  const rows = (sql: string) => mirror.connection.read<Record<string, unknown>>(sql).all();
   return {
-    remainingByCurrency: sqlite.prepare('SELECT currency, SUM(remaining_balance_cents) AS total FROM gift_cards GROUP BY currency ORDER BY currency').all(),
-    ledgerByCard: sqlite.prepare("SELECT gift_card_id, SUM(CASE type WHEN 'DEBIT' THEN -amount_cents WHEN 'REFUND' THEN amount_cents ELSE 0 END) AS net FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL GROUP BY gift_card_id ORDER BY gift_card_id").all(),
+    remainingByCurrency: await rows('SELECT currency, SUM(remaining_balance_cents) AS total FROM gift_cards GROUP BY currency ORDER BY currency'),
+    ledgerByCard: await rows("SELECT gift_card_id, SUM(CASE type WHEN 'DEBIT' THEN -amount_cents WHEN 'REFUND' THEN amount_cents ELSE 0 END) AS net FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL GROUP BY gift_card_id ORDER BY gift_card_id"),
   };
 }

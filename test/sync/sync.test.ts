@@ -3,13 +3,42 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openMirror, type Mirror } from '../../src/db/mirror.js';
+import type { Mirror } from '../../src/db/mirror.js';
 import type { SimulatorOptions } from '../../src/sim/simulator.js';
 import { InterruptedError } from '../../src/errors.js';
 import type { ResourceStats } from '../../src/sync/context.js';
 import { runSync } from '../../src/sync/run-sync.js';
-import { centsTotals, mirrorPicture, truthPicture } from '../support/mirror.js';
+import { centsTotals, pictureOf, truthPicture } from '../support/mirror.js';
 import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
+import { everyTextInMirror, mirrorAt, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
+
+// Reads of the mirror under test, on whichever database holds it.
+const rows = (mirror: Mirror, sql: string, ...params: unknown[]) => mirror.connection.read<Record<string, unknown>>(sql).all(...params);
+const first = async (mirror: Mirror, sql: string, ...params: unknown[]) => (await rows(mirror, sql, ...params))[0];
+const column = async (mirror: Mirror, sql: string, ...params: unknown[]) => (await rows(mirror, sql, ...params)).map((row) => Object.values(row)[0]);
+const value = async (mirror: Mirror, sql: string, ...params: unknown[]) => (await column(mirror, sql, ...params))[0];
+const change = (mirror: Mirror, sql: string, ...params: unknown[]) => mirror.connection.write(sql).run(...params);
+
+/**
+ * The rows of `table` the sync's connection rewrites from now on (by `id`): on SQLite, recorded
+ * by temporary triggers on that connection; on PostgreSQL, the rows whose version (xmin) moved.
+ */
+async function rewritten(mirror: Mirror, tables: ReadonlyArray<readonly [table: string, id: string]>): Promise<() => Promise<Array<{ tbl: string; id: string }>>> {
+  if (!ON_POSTGRES) {
+    await mirror.connection.exec(
+      'CREATE TEMP TABLE written (tbl TEXT, id TEXT);' +
+        tables.map(([table, id]) => `CREATE TEMP TRIGGER ${table}_written AFTER UPDATE ON main.${table} BEGIN INSERT INTO written VALUES ('${table}', new.${id}); END;`).join(''),
+    );
+    return async () => (await rows(mirror, 'SELECT tbl, id FROM written')) as Array<{ tbl: string; id: string }>;
+  }
+  const versions = async () => {
+    const all = new Map<string, string>();
+    for (const [table, id] of tables) for (const row of await rows(mirror, `SELECT ${id} AS id, xmin::text AS version FROM ${table}`)) all.set(`${table} ${String(row['id'])}`, String(row['version']));
+    return all;
+  };
+  const before = await versions();
+  return async () => [...(await versions())].filter(([key, version]) => before.has(key) && before.get(key) !== version).map(([key]) => ({ tbl: key.split(' ')[0]!, id: key.split(' ')[1]! }));
+}
 
 let dir: string;
 const opened: Array<{ services: TestServices; mirror: Mirror }> = [];
@@ -19,7 +48,7 @@ beforeEach(() => {
 });
 afterEach(async () => {
   for (const { services, mirror } of opened.splice(0)) {
-    mirror.close();
+    await mirror.close();
     await services.close();
   }
   rmSync(dir, { recursive: true, force: true });
@@ -46,7 +75,7 @@ async function failingLedgerFromPage(services: TestServices, page: number, work:
 
 async function setup(options: SimulatorOptions, name = 'ledger.db') {
   const services = await startServices({ size: 'small', ...options });
-  const mirror = openMirror(join(dir, name));
+  const mirror = await openMirrorAt(mirrorAt(dir, name.replace(/\.db$/, '')));
   opened.push({ services, mirror });
   const sync = (full = false) => runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full });
   return { services, mirror, sync };
@@ -55,26 +84,26 @@ async function setup(options: SimulatorOptions, name = 'ledger.db') {
 describe('a full sync', () => {
   it('leaves a mirror equal to the simulator’s ground truth, malformed records in quarantine', async () => {
     const { services, mirror, sync } = await setup({ seed: 31, plant: true });
-    const indexes = () => mirror.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").pluck().all();
-    const asMigrated = indexes();
+    const indexes = () => column(mirror, ON_POSTGRES ? 'SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname' : "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name");
+    const asMigrated = await indexes();
     const summary = await sync();
     expect(summary).toMatchObject({ mode: 'full', completed: true, quarantined: 2 });
     // The bulk load dropped the secondary indexes and built every one of them back.
-    expect(indexes()).toEqual(asMigrated);
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
-    const quarantined = mirror.sqlite.prepare('SELECT resource, reason FROM quarantine ORDER BY resource').all();
+    expect(await indexes()).toEqual(asMigrated);
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
+    const quarantined = (await rows(mirror, 'SELECT resource, reason FROM quarantine ORDER BY resource'));
     expect(quarantined).toEqual([
       { resource: 'coupons', reason: 'redemptionCount: Invalid input: expected number, received string' },
       { resource: 'dpOrders', reason: 'totalAmount: Invalid input: expected number, received string' },
     ]);
-    expect(mirror.sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+    expect(await mirror.integrity()).toBe('ok');
   });
 
   it('records the card an orphaned entry points at as missing', async () => {
     const { services, mirror, sync } = await setup({ seed: 31, plant: true });
     await sync();
     const orphan = services.sim.manifest.breaks.find((b) => b.code === 'GC_ORPHAN_ENTRY');
-    const missing = mirror.sqlite.prepare('SELECT m.gift_card_id FROM missing_gift_cards m JOIN gift_card_transactions t USING (gift_card_id) WHERE t.transaction_id = ?').pluck().all(orphan?.entityId);
+    const missing = (await column(mirror, 'SELECT m.gift_card_id FROM missing_gift_cards m JOIN gift_card_transactions t USING (gift_card_id) WHERE t.transaction_id = ?', orphan?.entityId));
     expect(missing).toHaveLength(1);
   });
 
@@ -83,11 +112,11 @@ describe('a full sync', () => {
     await sync();
     const voucher = services.sim.truth().orders.flatMap((o) => o.lineItems.flatMap((l) => l.vouchers))[0];
     expect(voucher).toBeDefined();
-    const dump = mirror.sqlite.prepare("SELECT group_concat(raw_json, '') FROM dp_orders").pluck().get() as string;
+    const dump = (await column(mirror, 'SELECT raw_json FROM dp_orders')).join('');
     expect(dump).not.toContain(voucher?.voucherCode);
     expect(dump).not.toContain('voucherPin');
     expect(dump).not.toContain(`"${voucher?.voucherPin}"`);
-    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM dp_vouchers WHERE length(code_sha256) = 64').pluck().get()).toBeGreaterThan(0);
+    expect((await value(mirror, 'SELECT COUNT(*) FROM dp_vouchers WHERE length(code_sha256) = 64'))).toBeGreaterThan(0);
   });
 
   it('never stores a voucher code of another type or a PIN by another name, not even in a quarantined record: every byte of the mirror\'s files is scanned', async () => {
@@ -105,17 +134,18 @@ describe('a full sync', () => {
     });
     const summary = await sync();
     expect(summary.quarantined).toBeGreaterThanOrEqual(2);
-    mirror.sqlite.pragma('wal_checkpoint(PASSIVE)');
-    const bytes = readdirSync(dir).filter((name) => name.startsWith('vouchers.db')).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('');
+    // Every byte of the mirror's files, its WAL checkpointed into them first; on PostgreSQL every value of its schema.
+    if (!ON_POSTGRES) await mirror.connection.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    const bytes = ON_POSTGRES ? await everyTextInMirror(mirrorAt(dir, 'vouchers')) : readdirSync(dir).filter((name) => name.startsWith('vouchers.db')).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('');
     for (const secret of ['4111111111111111', 'OBJECT-CODE-7741', 'PIN-99871', 'SHOUTED-CODE-5520']) expect(bytes.includes(secret), secret).toBe(false);
-    const raw = mirror.sqlite.prepare("SELECT raw_json FROM quarantine WHERE resource = 'dpOrders'").pluck().all() as string[];
+    const raw = (await column(mirror, "SELECT raw_json FROM quarantine WHERE resource = 'dpOrders'")) as string[];
     expect(raw.some((json) => json.includes('voucherCodeSha256'))).toBe(true);
   });
 
   it('works the same when the card list gives only {giftCardId, status}', async () => {
     const { services, mirror, sync } = await setup({ seed: 33, cardListShape: 'minimal', plant: true });
     await sync();
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('gives the same mirror through 10 % injected faults of every kind', async () => {
@@ -124,15 +154,15 @@ describe('a full sync', () => {
     await clean.sync();
     const summary = await faulty.sync();
     expect(summary.retries).toBeGreaterThan(0);
-    expect(mirrorPicture(faulty.mirror.sqlite)).toEqual(mirrorPicture(clean.mirror.sqlite));
-    expect(centsTotals(faulty.mirror.sqlite)).toEqual(centsTotals(clean.mirror.sqlite));
+    expect((await pictureOf(faulty.mirror))).toEqual((await pictureOf(clean.mirror)));
+    expect((await centsTotals(faulty.mirror))).toEqual((await centsTotals(clean.mirror)));
   });
 });
 
 describe('a resumed first sync', () => {
   it('shows the settle pass moving while it re-reads every card: what it is doing, then cards read of how many', async () => {
     const services = await startServices({ seed: 33, size: 'small' });
-    const mirror = openMirror(join(dir, 'resumed.db'));
+    const mirror = await openMirrorAt(mirrorAt(dir, 'resumed'));
     opened.push({ services, mirror });
     // The first sync stops once the ledger is read, before its settle pass.
     const stop = new AbortController();
@@ -161,7 +191,7 @@ describe('an incremental sync', () => {
     const after = services.sim.truth();
     const summary = await sync();
     expect(summary.mode).toBe('incremental');
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(after));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(after));
     const newEntries = after.transactions.length - before.transactions.length;
     expect(summary.resources.giftCardTransactions.new + summary.resources.settle.new).toBe(newEntries);
     const newOrders = after.orders.length - before.orders.length;
@@ -183,29 +213,29 @@ describe('an incremental sync', () => {
     const added = [...Array.from({ length: 150 }, (_, i) => write(now + i)), write(now - 10 * 86_400_000), ...Array.from({ length: 99 }, (_, i) => write(now + 150 + i))];
     const summary = await sync();
     expect(summary.mode).toBe('incremental');
-    const mirrored = new Set(mirror.sqlite.prepare('SELECT transaction_id FROM gift_card_transactions').pluck().all() as string[]);
+    const mirrored = new Set((await column(mirror, 'SELECT transaction_id FROM gift_card_transactions')) as string[]);
     expect(added.filter((id) => !mirrored.has(id))).toEqual([]);
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('keeps the whole pages it wrote, with their checkpoint, when the service fails mid-walk; a rerun resumes there', async () => {
     const { services, mirror, sync } = await setup({ seed: 38 });
     await failingLedgerFromPage(services, 3, () => expect(sync()).rejects.toThrow(/500/));
-    const checkpoint = mirror.sqlite.prepare("SELECT pages, records, done FROM sync_checkpoints WHERE resource = 'giftCardTransactions'").get();
+    const checkpoint = (await first(mirror, "SELECT pages, records, CASE WHEN done THEN 1 ELSE 0 END AS done FROM sync_checkpoints WHERE resource = 'giftCardTransactions'"));
     expect(checkpoint).toEqual({ pages: 2, records: 200, done: 0 });
-    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(200);
+    expect((await value(mirror, 'SELECT COUNT(*) FROM gift_card_transactions'))).toBe(200);
     const summary = await sync();
     expect(summary.resources.giftCardTransactions.notes).toMatchObject({ resumed: 1 });
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('resumes a resource whose checkpointed cursor the service refuses, from the newest page', async () => {
     const { services, mirror, sync } = await setup({ seed: 36 });
     await sync();
-    mirror.sqlite.prepare("UPDATE sync_checkpoints SET done = 0, cursor = 'stale-cursor' WHERE resource = 'coupons'").run();
+    (await change(mirror, "UPDATE sync_checkpoints SET done = FALSE, cursor = 'stale-cursor' WHERE resource = 'coupons'"));
     const summary = await sync();
     expect(summary.resources.coupons.notes).toMatchObject({ resumed: 1, cursorRestarts: 1 });
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('on --full, keeps both versions of an entry that came back changed, and marks one that vanished', async () => {
@@ -219,62 +249,57 @@ describe('an incremental sync', () => {
     const full = await sync(true);
     expect(full.resources.giftCardTransactions.changed).toBe(1);
     expect(full.resources.giftCardTransactions.notes['vanished']).toBe(1);
-    const versions = mirror.sqlite.prepare('SELECT transaction_id AS id, change FROM gift_card_transaction_versions ORDER BY change').all();
+    const versions = (await rows(mirror, 'SELECT transaction_id AS id, change FROM gift_card_transaction_versions ORDER BY change'));
     expect(versions).toEqual([
       { id: first?.transactionId, change: 'changed' },
       { id: second?.transactionId, change: 'vanished' },
     ]);
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('on --full, writes no ledger entry that did not change, and tells what vanished even when killed part-way and resumed', async () => {
     const { services, mirror, sync } = await setup({ seed: 42 });
     await sync();
-    mirror.sqlite.exec(`CREATE TEMP TABLE written (id TEXT);
-      CREATE TEMP TRIGGER entries_written AFTER UPDATE ON main.gift_card_transactions BEGIN INSERT INTO written VALUES (new.transaction_id); END;`);
+    const written = await rewritten(mirror, [['gift_card_transactions', 'transaction_id']]);
     const unchanged = await sync(true);
     expect(unchanged.resources.giftCardTransactions.notes['vanished']).toBe(0);
-    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM written').pluck().get()).toBe(0);
+    expect(await written()).toEqual([]);
 
     // The oldest entry goes; a --full walk fails after two pages, and the next sync resumes it.
     const oldest = services.sim.truth().transactions.reduce((a, b) => (a.createdAt <= b.createdAt ? a : b));
     services.sim.mutate.removeEntry(oldest.transactionId);
     await failingLedgerFromPage(services, 3, () => expect(sync(true)).rejects.toThrow(/500/));
-    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM ledger_walk_seen').pluck().get()).toBe(200);
+    expect((await value(mirror, 'SELECT COUNT(*) FROM ledger_walk_seen'))).toBe(200);
     const resumed = await sync();
     expect(resumed.resources.giftCardTransactions.notes).toMatchObject({ resumed: 1, vanished: 1 });
-    const vanished = mirror.sqlite.prepare('SELECT transaction_id FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL').pluck().all();
+    const vanished = (await column(mirror, 'SELECT transaction_id FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL'));
     expect(vanished).toEqual([oldest.transactionId]);
-    expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM ledger_walk_seen').pluck().get()).toBe(0);
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect((await value(mirror, 'SELECT COUNT(*) FROM ledger_walk_seen'))).toBe(0);
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('writes no unchanged coupon or order, and marks those the service stops listing as vanished', async () => {
     const { services, mirror, sync } = await setup({ seed: 39 });
     await sync();
     // Every row the sync's own connection updates in these tables, recorded by temporary triggers.
-    mirror.sqlite.exec(`CREATE TEMP TABLE written (tbl TEXT, id TEXT);
-      CREATE TEMP TRIGGER coupons_written AFTER UPDATE ON main.coupons BEGIN INSERT INTO written VALUES ('coupons', new.coupon_id); END;
-      CREATE TEMP TRIGGER orders_written AFTER UPDATE ON main.dp_orders BEGIN INSERT INTO written VALUES ('dp_orders', new.order_id); END;
-      CREATE TEMP TRIGGER products_written AFTER UPDATE ON main.dp_products BEGIN INSERT INTO written VALUES ('dp_products', new.product_id); END;`);
-    const written = () => mirror.sqlite.prepare('SELECT tbl, id FROM written').all();
-    const vanished = () => mirror.sqlite.prepare("SELECT coupon_id AS id, vanished_sync_run_id AS run FROM coupons WHERE vanished_sync_run_id IS NOT NULL UNION ALL SELECT order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL ORDER BY 1").all();
+    const written = await rewritten(mirror, [['coupons', 'coupon_id'], ['dp_orders', 'order_id'], ['dp_products', 'product_id']]);
+    const vanished = () => (rows(mirror, "SELECT coupon_id AS id, vanished_sync_run_id AS run FROM coupons WHERE vanished_sync_run_id IS NOT NULL UNION ALL SELECT order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL ORDER BY 1"));
 
     await sync();
-    expect(written()).toEqual([]);
+    expect(await written()).toEqual([]);
 
     const { coupon, order } = validCouponAndOrder(services.sim);
     services.sim.mutate.setCouponListed(coupon, false);
     services.sim.mutate.removeOrder(order);
     const gone = await sync();
     expect([gone.resources.coupons.notes['vanished'], gone.resources.dpOrders.notes['vanished']]).toEqual([1, 1]);
-    expect(vanished()).toEqual([{ id: coupon, run: gone.syncRunId }, { id: order, run: gone.syncRunId }].sort((a, b) => a.id.localeCompare(b.id)));
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect(await vanished()).toEqual([{ id: coupon, run: gone.syncRunId }, { id: order, run: gone.syncRunId }].sort((a, b) => a.id.localeCompare(b.id)));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
 
     services.sim.mutate.setCouponListed(coupon, true);
     const back = await sync();
     expect(back.resources.coupons.changed).toBe(1);
-    expect(vanished()).toEqual([{ id: order, run: gone.syncRunId }]);
+    expect(await vanished()).toEqual([{ id: order, run: gone.syncRunId }]);
   });
 
   it('marks nothing vanished from a walk resumed from its checkpoint, which cannot tell, but from the whole list it reads again after it', async () => {
@@ -283,7 +308,7 @@ describe('an incremental sync', () => {
     const { coupon } = validCouponAndOrder(services.sim);
     services.sim.mutate.setCouponListed(coupon, false);
     // As if the last sync had been killed part-way through the coupons.
-    mirror.sqlite.prepare("UPDATE sync_checkpoints SET done = 0, cursor = 'stale-cursor' WHERE resource = 'coupons'").run();
+    (await change(mirror, "UPDATE sync_checkpoints SET done = FALSE, cursor = 'stale-cursor' WHERE resource = 'coupons'"));
     const resumed = await sync();
     // The resumed walk cannot tell (vanishedUnchecked); the list read again whole from its head can.
     expect(resumed.resources.coupons.notes).toMatchObject({ resumed: 1, vanishedUnchecked: 1, readAgainAfterResume: 1, vanished: 1 });
@@ -296,24 +321,24 @@ describe('an incremental sync', () => {
     await sync();
     const full = await sync(true);
     expect(full.resources.settle.notes['cardsReread']).toBe(0);
-    expect(mirrorPicture(mirror.sqlite)).toEqual(truthPicture(services.sim.truth()));
+    expect((await pictureOf(mirror))).toEqual(truthPicture(services.sim.truth()));
   });
 
   it('keeps a history row per observed change of a card, a coupon and an order', async () => {
     const { services, mirror, sync } = await setup({ seed: 38 });
     await sync();
-    const rows = () => mirror.sqlite.prepare("SELECT (SELECT COUNT(*) FROM gift_card_history) || '/' || (SELECT COUNT(*) FROM coupon_history) || '/' || (SELECT COUNT(*) FROM dp_order_history)").pluck().get();
-    const afterFirst = rows();
+    const histories = () => rows(mirror, 'SELECT (SELECT COUNT(*) FROM gift_card_history) AS cards, (SELECT COUNT(*) FROM coupon_history) AS coupons, (SELECT COUNT(*) FROM dp_order_history) AS orders');
+    const afterFirst = await histories();
     await sync();
-    expect(rows()).toBe(afterFirst); // nothing changed, nothing recorded
+    expect(await histories()).toEqual(afterFirst); // nothing changed, nothing recorded
     const card = services.sim.truth().giftCards.find((c) => c.status === 'ACTIVE');
     services.sim.mutate.setCard(card?.giftCardId ?? '', { status: 'FROZEN' });
     const coupon = services.sim.truth().coupons.find((c) => c.redemptionCount > 1);
     services.sim.mutate.setCoupon(coupon?.couponId ?? '', { redemptionCount: 0 });
     await sync();
-    const history = mirror.sqlite.prepare('SELECT status FROM gift_card_history WHERE gift_card_id = ? ORDER BY sync_run_id').pluck().all(card?.giftCardId);
+    const history = (await column(mirror, 'SELECT status FROM gift_card_history WHERE gift_card_id = ? ORDER BY sync_run_id', card?.giftCardId));
     expect(history).toEqual(['ACTIVE', 'FROZEN']);
-    const counts = mirror.sqlite.prepare('SELECT redemption_count FROM coupon_history WHERE coupon_id = ? ORDER BY sync_run_id').pluck().all(coupon?.couponId);
+    const counts = (await column(mirror, 'SELECT redemption_count FROM coupon_history WHERE coupon_id = ? ORDER BY sync_run_id', coupon?.couponId));
     expect(counts).toEqual([coupon?.redemptionCount, 0]);
   });
 });
@@ -329,21 +354,16 @@ describe('a sync during live activity', () => {
     const truth = services.sim.truth();
     const committedDuring = truth.transactions.filter((t) => Date.parse(t.createdAt) < summary.ledgerReadUntilMs).length - atStart;
     expect(committedDuring).toBeGreaterThan(10);
-    const mirrored = new Set(mirror.sqlite.prepare('SELECT transaction_id FROM gift_card_transactions').pluck().all() as string[]);
+    const mirrored = new Set((await column(mirror, 'SELECT transaction_id FROM gift_card_transactions')) as string[]);
     const due = truth.transactions.filter((t) => Date.parse(t.createdAt) < summary.ledgerReadUntilMs);
     expect(due.filter((t) => !mirrored.has(t.transactionId))).toEqual([]);
     const inTruth = new Set(truth.transactions.map((t) => t.transactionId));
     expect([...mirrored].filter((id) => !inTruth.has(id))).toEqual([]);
     // Every card whose snapshot disagrees with its mirrored ledger was recorded as in flight.
-    const disagreeing = mirror.sqlite
-      .prepare(
-        `SELECT c.gift_card_id FROM gift_cards c JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id
+    const disagreeing = (await column(mirror, `SELECT c.gift_card_id FROM gift_cards c JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id
          WHERE t.transaction_id = (SELECT transaction_id FROM gift_card_transactions x WHERE x.gift_card_id = c.gift_card_id ORDER BY created_at_ms DESC, list_order DESC LIMIT 1)
-           AND t.balance_after_cents <> c.remaining_balance_cents`,
-      )
-      .pluck()
-      .all() as string[];
-    const inFlight = new Set(mirror.sqlite.prepare('SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id = ?').pluck().all(summary.syncRunId) as string[]);
+           AND t.balance_after_cents <> c.remaining_balance_cents`,)) as string[];
+    const inFlight = new Set((await column(mirror, 'SELECT gift_card_id FROM gift_cards_in_flight WHERE sync_run_id = ?', summary.syncRunId)) as string[]);
     expect(disagreeing.filter((id) => !inFlight.has(id))).toEqual([]);
   });
 });
