@@ -14,6 +14,7 @@ const ON_BOTH = [
   'test/cli/check.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/doctor.test.ts',
+  'test/cli/failures.test.ts',
   'test/cli/interrupt.test.ts',
   'test/cli/pipe.test.ts',
   'test/checks/books-checks.test.ts',

@@ -14,9 +14,12 @@ import { parse } from 'csv-parse';
 import { BooksImportError, ConfigError, FileSystemError } from '../errors.js';
 import { openRegularFile } from '../paths.js';
 import { BOOKS_KINDS, defaultMap, missingColumns, readMap, unmappedCodeColumn, type BooksEncoding, type BooksKind, type BooksMap } from './books-map.js';
-import { readBooksRow, sha256 } from './books-row.js';
+import { readBooksRow, sha256, type BooksRow } from './books-row.js';
 import type { Mirror } from '../db/mirror.js';
 import { BooksStore } from './store.js';
+
+/** Rows added at a time: one statement on a database server (BooksStore's ImportSession.addAll). */
+const ADD_BATCH = 500;
 
 /** The longest line (CSV record or JSON line) a books file may hold; a longer one is rejected, not read whole. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -130,6 +133,35 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
       // than once are counted in memory (a 12-byte key each), so each row costs a bounded number
       // of statements however many equal rows precede it, and a file of distinct rows no memory.
       const repeats = new Map<string, number>();
+      // Rows are added a batch at a time (one statement a batch on a server). Each one not added
+      // then goes, in the file's order, the way it would alone: its first occurrence's identity
+      // is held by an earlier version (the row is kept in this one) or by this version already
+      // (the row is a later occurrence, added or kept under that occurrence's identity).
+      let pending: Array<{ row: BooksRow; identity: string }> = [];
+      const addPending = async (): Promise<void> => {
+        const added = await session.addAll(pending, source, fileId);
+        const notAdded = pending.filter((_, i) => !added[i]);
+        result.rowsAdded += pending.length - notAdded.length;
+        const claims = await session.claimedBy([...new Set(notAdded.map(({ identity }) => identity))]);
+        const occurrences: Array<{ row: BooksRow; identity: string }> = [];
+        for (const { row, identity: first } of notAdded) {
+          if (claims.get(first) !== fileId) {
+            session.keep(fileId, row.lineNo, first);
+            claims.set(first, fileId);
+            continue;
+          }
+          const key = Buffer.from(row.meaning.slice(0, 24), 'hex').toString('latin1');
+          const occurrence = (repeats.get(key) ?? 1) + 1;
+          repeats.set(key, occurrence);
+          occurrences.push({ row, identity: identityOf(kind, source, row.meaning, occurrence) });
+        }
+        const addedLater = await session.addAll(occurrences, source, fileId);
+        for (const [i, { row, identity }] of occurrences.entries()) {
+          if (addedLater[i]) result.rowsAdded += 1;
+          else session.keep(fileId, row.lineNo, identity);
+        }
+        pending = [];
+      };
       let accepted = 0;
       let cutShort: string | null = null;
       for await (const read of rows) {
@@ -147,20 +179,11 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
           rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
           continue;
         }
-        const first = identityOf(kind, source, parsed.row.meaning, 1);
-        if (await session.add(parsed.row, first, source, fileId)) result.rowsAdded += 1;
-        else if (await session.claimedBy(first) !== fileId) await session.keep(fileId, parsed.row.lineNo, first);
-        else {
-          // An identity an earlier version holds is kept (claimed by this version), not added again.
-          const key = Buffer.from(parsed.row.meaning.slice(0, 24), 'hex').toString('latin1');
-          const occurrence = (repeats.get(key) ?? 1) + 1;
-          repeats.set(key, occurrence);
-          const identity = identityOf(kind, source, parsed.row.meaning, occurrence);
-          if (await session.add(parsed.row, identity, source, fileId)) result.rowsAdded += 1;
-          else await session.keep(fileId, parsed.row.lineNo, identity);
-        }
+        pending.push({ row: parsed.row, identity: identityOf(kind, source, parsed.row.meaning, 1) });
+        if (pending.length === ADD_BATCH) await addPending();
         accepted += 1;
       }
+      await addPending();
       result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
       result.lines = shape.lines;
       const rejected = rejections.length - (cutShort === null ? 0 : 1);

@@ -299,21 +299,35 @@ export class MatchSession {
   }
 }
 
+/** The columns an imported row is written with, in the order {@link ImportSession} binds them. */
+const BOOKS_ROW_COLUMNS = [
+  'kind', 'source', 'identity', 'first_file_id', 'last_file_id', 'line_no', 'reference', 'entry_type', 'amount_cents', 'currency', 'at_ms', 'at_text', 'code_sha256', 'gift_card_id',
+  'external_ref', 'raw_json',
+] as const;
+
+/** Rows a database server is sent in one insert ({@link ImportSession.addAll}): 16 values each. */
+const ADD_AT_ONCE = 500;
+
+/** An imported row's values, bound by position in the order of BOOKS_ROW_COLUMNS. */
+const paramsOf = (row: BooksRow, identity: string, source: string, fileId: number): unknown[] => [
+  row.kind, source, identity, fileId, fileId, row.lineNo, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.atText, row.codeSha256, row.giftCardId, row.externalRef, row.rawJson,
+];
+
 /** A file's import, inside its one transaction (see {@link BooksStore.importing}). */
 export class ImportSession {
   readonly #s;
+  readonly #c: SqlConnection;
 
   constructor(c: SqlConnection) {
+    this.#c = c;
     const p = (text: string) => c.write(text);
     this.#s = {
       file: c.pluck<number>('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0) RETURNING file_id'),
       insert: p(
-        c.dialect.insertOrSkip('books_rows', [
-          'kind', 'source', 'identity', 'first_file_id', 'last_file_id', 'line_no', 'reference', 'entry_type', 'amount_cents', 'currency', 'at_ms', 'at_text', 'code_sha256', 'gift_card_id',
-          'external_ref', 'raw_json',
-        ]),
+        c.dialect.insertOrSkip('books_rows', [...BOOKS_ROW_COLUMNS]),
       ),
       claimedBy: c.pluck<number>('SELECT last_file_id FROM books_rows WHERE identity = ?'),
+      claims: c.read<{ identity: string; fileId: number }>(`SELECT identity, last_file_id AS "fileId" FROM books_rows WHERE ${c.dialect.inJsonArray('identity', '?')}`),
       live: c.pluck<number>('SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?'),
       keep: p('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE identity = ?'),
       withdraw: p('UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL'),
@@ -331,19 +345,56 @@ export class ImportSession {
 
   /** Adds a row under `identity` unless a row holds it already. @returns whether it was added. */
   async add(row: BooksRow, identity: string, source: string, fileId: number): Promise<boolean> {
-    const params = [row.kind, source, identity, fileId, fileId, row.lineNo, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.atText, row.codeSha256, row.giftCardId, row.externalRef, row.rawJson];
-    return (await this.#s.insert.run(...params)) > 0;
+    return (await this.#s.insert.run(...paramsOf(row, identity, source, fileId))) > 0;
   }
 
-  /** The file whose version holds the row of this identity. */
-  async claimedBy(identity: string): Promise<number | undefined> {
-    const id = await this.#s.claimedBy.get(identity);
-    return id === undefined ? undefined : Number(id);
+  /**
+   * Adds each row under its identity unless a row holds it already, an earlier one of these
+   * included. @returns for each, in order, whether it was added. On a database server the rows
+   * go as multi-row inserts returning the identities they added (one statement a row is a round
+   * trip each: a million-row file took 97 s); on SQLite, one statement a row is the fast way.
+   */
+  async addAll(rows: ReadonlyArray<{ row: BooksRow; identity: string }>, source: string, fileId: number): Promise<boolean[]> {
+    if (!this.#c.remote) {
+      const added: boolean[] = [];
+      for (const { row, identity } of rows) added.push(await this.add(row, identity, source, fileId));
+      return added;
+    }
+    const marks = `(${BOOKS_ROW_COLUMNS.map(() => '?').join(', ')})`;
+    const inserted = new Set<string>();
+    for (let at = 0; at < rows.length; at += ADD_AT_ONCE) {
+      const chunk = rows.slice(at, at + ADD_AT_ONCE);
+      const insert = this.#c.pluck<string>(`INSERT INTO books_rows (${BOOKS_ROW_COLUMNS.join(', ')}) VALUES ${chunk.map(() => marks).join(', ')} ON CONFLICT DO NOTHING RETURNING identity`);
+      for (const identity of await insert.all(...chunk.flatMap(({ row, identity }) => paramsOf(row, identity, source, fileId)))) inserted.add(identity);
+    }
+    // Of rows under one identity, the first in order was inserted and the others met it.
+    return rows.map(({ identity }) => inserted.delete(identity));
   }
 
-  /** Keeps the row of this identity in this file's version, at this line. */
-  async keep(fileId: number, lineNo: number, identity: string): Promise<void> {
-    await this.#s.keep.run(fileId, lineNo, identity);
+  /**
+   * The file whose version holds the row of each of these identities (none: no row holds it).
+   * On a server, one statement for them all; on SQLite, one lookup each.
+   */
+  async claimedBy(identities: readonly string[]): Promise<Map<string, number>> {
+    const claims = new Map<string, number>();
+    if (identities.length === 0) return claims;
+    if (!this.#c.remote) {
+      for (const identity of identities) {
+        const id = await this.#s.claimedBy.get(identity);
+        if (id !== undefined) claims.set(identity, Number(id));
+      }
+      return claims;
+    }
+    for (const { identity, fileId } of await this.#s.claims.all(JSON.stringify(identities))) claims.set(identity, Number(fileId));
+    return claims;
+  }
+
+  /**
+   * Keeps the row of this identity in this file's version, at this line. Its count is not read:
+   * on a server the write goes with the next statement.
+   */
+  keep(fileId: number, lineNo: number, identity: string): void {
+    this.#s.keep.later(fileId, lineNo, identity);
   }
 
   /** The rows of the source's previous versions still held. */

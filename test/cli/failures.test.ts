@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { canMount, mountTmpfs } from '../support/mounts.js';
+import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';
 
 let sim: Simulator;
 let garbage: Server;
@@ -111,7 +112,7 @@ describe('a service that speaks TLS', () => {
 describe('--db and --out that cannot be used', () => {
   it('ends within seconds on an --out under /proc, before any sync', async () => {
     const started = Date.now();
-    const line = oneLine(await runCli(['run', '--db', join(dir, 'proc.db'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim)));
+    const line = oneLine(await runCli(['run', '--db', mirrorAt(dir, 'proc'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim)));
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(line).toBe('ledger-recon: --out /proc/ledger-recon-reports: it cannot be created there (ENOENT): give --out a folder you can write');
   });
@@ -119,7 +120,7 @@ describe('--db and --out that cannot be used', () => {
   it('names a file standing where the --out folder should be', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
-    expect(oneLine(await runCli(['run', '--db', join(dir, 'file.db'), '--out', file], simulatorEnv(sim)))).toBe(
+    expect(oneLine(await runCli(['run', '--db', mirrorAt(dir, 'file'), '--out', file], simulatorEnv(sim)))).toBe(
       `ledger-recon: --out ${file}: a file stands where a folder should be (ENOTDIR): give --out a folder you can write`,
     );
     expect(oneLine(await runCli(['sync', '--db', join(file, 'ledger.db')], simulatorEnv(sim)))).toBe(
@@ -127,7 +128,7 @@ describe('--db and --out that cannot be used', () => {
     );
   });
 
-  it('names a --db that is a folder, and one whose folder cannot be made', async () => {
+  it.skipIf(ON_POSTGRES)('names a --db that is a folder, and one whose folder cannot be made', async () => {
     const folder = join(dir, 'a-folder');
     mkdirSync(folder);
     expect(oneLine(await runCli(['sync', '--db', folder], simulatorEnv(sim)))).toBe(`ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`);
@@ -179,20 +180,20 @@ describe('a service that does not answer', () => {
   }, 30_000);
 
   it('names a malformed LEDGER_RECON_TIMEOUT together with every other setting that needs attention', async () => {
-    const line = oneLine(await runCli(['sync', '--db', join(dir, 'never.db')], cleanEnv({ LEDGER_RECON_TIMEOUT: 'soon' })));
+    const line = oneLine(await runCli(['sync', '--db', mirrorAt(dir, 'never')], cleanEnv({ LEDGER_RECON_TIMEOUT: 'soon' })));
     expect(line).toMatch(/^ledger-recon: 7 settings need attention: GIFTCARD_API_URL .*; LEDGER_RECON_TIMEOUT \(or --timeout\) is "soon": it must be whole seconds from 1 to 600$/);
   });
 });
 
 describe.runIf(canMount)('a disk that is read-only or full', () => {
-  it('names a read-only --db and --out', async () => {
+  it.skipIf(ON_POSTGRES)('names a read-only --db and --out', async () => {
     const readOnly = mountTmpfs('1m', true);
     if (!readOnly) return;
     try {
       expect(oneLine(await runCli(['sync', '--db', join(readOnly.path, 'ledger.db')], simulatorEnv(sim)))).toBe(
         `ledger-recon: --db ${readOnly.path}: the file system is read-only (EROFS): give --db a file in a folder you can write`,
       );
-      expect(oneLine(await runCli(['run', '--db', join(dir, 'ro-out.db'), '--out', join(readOnly.path, 'reports')], simulatorEnv(sim)))).toBe(
+      expect(oneLine(await runCli(['run', '--db', mirrorAt(dir, 'ro-out'), '--out', join(readOnly.path, 'reports')], simulatorEnv(sim)))).toBe(
         `ledger-recon: --out ${join(readOnly.path, 'reports')}: the file system is read-only (EROFS): give --out a folder you can write`,
       );
     } finally {
@@ -200,7 +201,7 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
     }
   });
 
-  it('names a --db whose disk fills up, when the mirror is made and in the middle of a sync; run --json still prints the night', async () => {
+  it.skipIf(ON_POSTGRES)('names a --db whose disk fills up, when the mirror is made and in the middle of a sync; run --json still prints the night', async () => {
     for (const size of ['200k', '1500k']) {
       const full = mountTmpfs(size);
       if (!full) return;
@@ -221,7 +222,7 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
     if (!full) return;
     try {
       const out = join(full.path, 'reports');
-      const result = await runCli(['run', '--db', join(dir, 'full-out.db'), '--out', out], simulatorEnv(sim));
+      const result = await runCli(['run', '--db', mirrorAt(dir, 'full-out'), '--out', out], simulatorEnv(sim));
       expect(oneLine(result)).toBe(`ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`);
       expect(readdirSync(out).filter((name) => name.endsWith('.xlsx'))).toEqual([]);
     } finally {
@@ -232,7 +233,7 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
 
 describe('a period close that cannot be written', () => {
   it('names an --out whose disk fills up while the close is written, leaving no file behind; a killed close\'s temporary files go at the next', async () => {
-    const db = join(dir, 'close-full.db');
+    const db = mirrorAt(dir, 'close-full');
     expect((await runCli(['run', '--db', db, '--out', join(dir, 'close-full-reports')], simulatorEnv(sim))).status).not.toBe(2);
     const month = new Date().toISOString().slice(0, 7);
     const full = mountTmpfs('16k');
@@ -257,7 +258,7 @@ describe('a period close that cannot be written', () => {
 });
 
 describe('a mirror this version cannot use', () => {
-  it('names a mirror written by a newer ledger-recon, and leaves it as it was', async () => {
+  it.skipIf(ON_POSTGRES)('names a mirror written by a newer ledger-recon, and leaves it as it was', async () => {
     const db = join(dir, 'newer.db');
     expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
     const mirror = new Database(db);
@@ -270,7 +271,7 @@ describe('a mirror this version cannot use', () => {
 });
 
 describe('files for one reader', () => {
-  it('makes the mirror, its side files, the reports and their folders the owner\'s alone, unless --umask says otherwise', async () => {
+  it.skipIf(ON_POSTGRES)('makes the mirror, its side files, the reports and their folders the owner\'s alone, unless --umask says otherwise', async () => {
     const folder = join(dir, 'private', 'mirror');
     const out = join(dir, 'private', 'reports');
     expect((await runCli(['run', '--db', join(folder, 'ledger.db'), '--out', out], simulatorEnv(sim))).status).toBe(0);
@@ -291,7 +292,7 @@ describe('files for one reader', () => {
 
   it('removes the temporary files a killed report left, and leaves those of a report still being written', async () => {
     const out = join(dir, 'partials');
-    const db = join(dir, 'partials.db');
+    const db = mirrorAt(dir, 'partials');
     expect((await runCli(['run', '--db', db, '--out', out], simulatorEnv(sim))).status).toBe(0);
     const killed = join(out, 'ledger-recon-2026-11-01-run-9.xlsx.999999999.partial');
     const older = join(out, 'ledger-recon-2026-11-01-run-8.xlsx.partial');
@@ -304,7 +305,7 @@ describe('files for one reader', () => {
 
 describe('a mirror has one identity', () => {
   it('stops a sync pointed at other services, naming the difference, and moves the mirror only with --rebind', async () => {
-    const db = join(dir, 'identity.db');
+    const db = mirrorAt(dir, 'identity');
     expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
     const other = await startSimulator({ seed: 86, size: 'tiny' });
     try {
@@ -313,9 +314,7 @@ describe('a mirror has one identity', () => {
       expect(line).toContain(`GIFTCARD_API_URL ${other.giftcardUrl} (the mirror's: ${sim.giftcardUrl})`);
       expect(line).toContain(`GIFTCARD_CLIENT_ID ${other.credentials.giftcard.clientId} (the mirror's: ${sim.credentials.giftcard.clientId})`);
       expect(line).toMatch(/pass --rebind to move this one to these services on purpose \(its history stays\)$/);
-      const mirror = new Database(db, { readonly: true });
-      expect(mirror.prepare('SELECT COUNT(*) FROM sync_runs').pluck().get()).toBe(1);
-      mirror.close();
+      expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM sync_runs')).toBe(1);
       expect((await runCli(['sync', '--db', db, '--rebind'], simulatorEnv(other))).status).toBe(0);
       expect((await runCli(['sync', '--db', db], simulatorEnv(other))).status).toBe(0);
     } finally {
@@ -328,7 +327,7 @@ describe('a mirror has one identity', () => {
     const first = await startSimulator({ seed: 301, size: size(20) });
     const second = await startSimulator({ seed: 302, size: size(40) });
     try {
-      const db = join(dir, 'rebind.db');
+      const db = mirrorAt(dir, 'rebind');
       const out = join(dir, 'rebind-out');
       const before = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(first));
       expect(before.status, before.stderr).toBe(0);
@@ -336,22 +335,15 @@ describe('a mirror has one identity', () => {
       expect(moved.status, moved.stdout).toBe(0);
       expect(JSON.parse(moved.stdout)).toMatchObject({ verdict: 'RECONCILED', findings: 0, sync: { mode: 'full' } });
       // The same as a mirror of the second services alone.
-      const alone = join(dir, 'rebind-alone.db');
+      const alone = mirrorAt(dir, 'rebind-alone');
       expect((await runCli(['sync', '--db', alone, '--quiet'], simulatorEnv(second))).status).toBe(0);
-      const count = (path: string, sql: string): number => {
-        const mirror = new Database(path, { readonly: true });
-        try {
-          return mirror.prepare(sql).pluck().get() as number;
-        } finally {
-          mirror.close();
-        }
-      };
+      const count = (path: string, sql: string): Promise<number> => numberOfMirror(path, sql);
       for (const sql of ['SELECT COUNT(*) FROM gift_cards', 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL', 'SELECT COUNT(*) FROM coupons WHERE vanished_sync_run_id IS NULL', 'SELECT COUNT(*) FROM dp_orders WHERE vanished_sync_run_id IS NULL']) {
-        expect(count(db, sql), sql).toBe(count(alone, sql));
+        expect(await count(db, sql), sql).toBe(await count(alone, sql));
       }
       // The first services' records are kept: their entries marked, their cards' history.
-      expect(count(db, 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL')).toBe(first.truth().transactions.length);
-      expect(count(db, 'SELECT COUNT(DISTINCT gift_card_id) FROM gift_card_history')).toBeGreaterThan(count(db, 'SELECT COUNT(*) FROM gift_cards'));
+      expect(await count(db, 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL')).toBe(first.truth().transactions.length);
+      expect(await count(db, 'SELECT COUNT(DISTINCT gift_card_id) FROM gift_card_history')).toBeGreaterThan(await count(db, 'SELECT COUNT(*) FROM gift_cards'));
       // And the night after is an ordinary incremental night.
       const after = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(second));
       expect(JSON.parse(after.stdout)).toMatchObject({ verdict: 'RECONCILED', findings: 0, sync: { mode: 'incremental' } });

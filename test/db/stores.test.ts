@@ -55,7 +55,7 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
     expect(await books.matchRates()).toEqual([]);
     expect(await books.counts()).toEqual({ held: 0, rejected: 0 });
     const rolledBack = books.importing(async (session) => {
-      expect(await session.claimedBy('no-such-row')).toBeUndefined();
+      expect(await session.claimedBy(['no-such-row'])).toEqual(new Map());
       expect(await session.held('tenders', 'books.csv', 1)).toBe(0);
       throw new Error('rolled back');
     });
