@@ -16,10 +16,7 @@ import { openRegularFile } from '../paths.js';
 import { BOOKS_KINDS, defaultMap, missingColumns, readMap, unmappedCodeColumn, type BooksEncoding, type BooksKind, type BooksMap } from './books-map.js';
 import { readBooksRow, sha256, type BooksRow } from './books-row.js';
 import type { Mirror } from '../db/mirror.js';
-import { BooksStore } from './store.js';
-
-/** Rows added at a time: one statement on a database server (BooksStore's ImportSession.addAll). */
-const ADD_BATCH = 500;
+import { ADD_AT_ONCE, BooksStore } from './store.js';
 
 /** The longest line (CSV record or JSON line) a books file may hold; a longer one is rejected, not read whole. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -180,7 +177,7 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
           continue;
         }
         pending.push({ row: parsed.row, identity: identityOf(kind, source, parsed.row.meaning, 1) });
-        if (pending.length === ADD_BATCH) await addPending();
+        if (pending.length === ADD_AT_ONCE) await addPending();
         accepted += 1;
       }
       await addPending();

@@ -306,7 +306,7 @@ const BOOKS_ROW_COLUMNS = [
 ] as const;
 
 /** Rows a database server is sent in one insert ({@link ImportSession.addAll}): 16 values each. */
-const ADD_AT_ONCE = 500;
+export const ADD_AT_ONCE = 500;
 
 /** An imported row's values, bound by position in the order of BOOKS_ROW_COLUMNS. */
 const paramsOf = (row: BooksRow, identity: string, source: string, fileId: number): unknown[] => [

@@ -254,6 +254,17 @@ export class SyncStore {
     return looked?.has(id) ? looked.get(id) : this.#s.couponGet.get(id);
   }
 
+  /**
+   * A ledger entry's mirrored state against the one just read: as the batch looked it up (its
+   * JSON at hand, on a server) or asked of the database (whether its JSON is the same).
+   */
+  async #entryBefore(row: TransactionRow): Promise<(EntryBefore & { raw_json?: string }) | undefined> {
+    const looked = this.#lookedUp.entries;
+    if (!looked?.has(row.transaction_id)) return this.#s.entryGet.get(row.raw_json, row.transaction_id);
+    const state = looked.get(row.transaction_id);
+    return state && { ...state, unchanged: state.raw_json === row.raw_json ? 1 : 0 };
+  }
+
   /** Runs `work` as one transaction once every transaction asked for before it has ended. */
   #serially<T>(work: () => Promise<T>): Promise<T> {
     const turn = this.#turn.then(() => this.#c.transaction(work));
@@ -520,26 +531,21 @@ export class SyncStore {
       this.#s.entryInsert.later(...values());
       return 'new';
     }
-    const looked = this.#lookedUp.entries;
     const id = row.transaction_id;
-    const lookedUp = looked?.has(id) ? looked.get(id) : undefined;
-    let before = looked?.has(id) ? lookedUp && { entry_id: lookedUp.entry_id, vanished_sync_run_id: lookedUp.vanished_sync_run_id, unchanged: lookedUp.raw_json === row.raw_json ? 1 : 0 } : await this.#s.entryGet.get(row.raw_json, id);
+    let before = await this.#entryBefore(row);
     if (!before) {
       // Met again in this batch, it is looked up as the mirror then holds it.
-      looked?.delete(id);
+      this.#lookedUp.entries?.delete(id);
       const inserted = await this.#s.entryInsert.run(...values());
       if (inserted === 1) return 'new';
       before = await this.#s.entryGet.get(row.raw_json, id);
       if (!before) throw new Error(`ledger entry ${id} neither inserted nor found`);
     }
-    looked?.set(id, { entry_id: before.entry_id, raw_json: row.raw_json, vanished_sync_run_id: null });
+    this.#lookedUp.entries?.set(id, { entry_id: before.entry_id, raw_json: row.raw_json, vanished_sync_run_id: null });
     if (how.fullWalkId !== undefined) this.#s.entrySeen.later(how.fullWalkId, before.entry_id);
     // Unchanged: nothing to write.
     if (before.unchanged === 1 && before.vanished_sync_run_id === null) return 'same';
-    if (before.unchanged !== 1) {
-      const previous = lookedUp?.raw_json ?? (await this.#s.entryRaw.get(before.entry_id));
-      this.#s.entryVersion.later(id, syncRunId, 'changed', previous, row.raw_json);
-    }
+    if (before.unchanged !== 1) this.#s.entryVersion.later(id, syncRunId, 'changed', before.raw_json ?? (await this.#s.entryRaw.get(before.entry_id)), row.raw_json);
     this.#s.entryUpdate.later(row);
     return 'changed';
   }

@@ -85,8 +85,8 @@ export class FixtureMirror {
   }
 
   /** The first column of the rows a SELECT reads. */
-  async column(sql: string, ...params: unknown[]): Promise<unknown[]> {
-    return (await this.rows(sql, ...params)).map((row) => Object.values(row as Record<string, unknown>)[0]);
+  column(sql: string, ...params: unknown[]): Promise<unknown[]> {
+    return this.mirror.connection.pluck<unknown>(sql).all(...params);
   }
 
   /** Starts (and records as completed unless told) a new sync run; later rows carry its ID. */

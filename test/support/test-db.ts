@@ -12,7 +12,7 @@ import { inject } from 'vitest';
 import Database from 'better-sqlite3';
 import { openMirror, type Mirror } from '../../src/db/mirror.js';
 import { convertPlaceholders, numberTypes } from '../../src/db/pg/connection.js';
-import { openPgMirror } from '../../src/db/pg/open.js';
+import { openPgMirror, pgLocation } from '../../src/db/pg/open.js';
 import { newSchema } from './postgres.js';
 
 /** Whether this file runs on PostgreSQL (the vitest project `postgres`). */
@@ -73,13 +73,16 @@ async function statementOnMirror<Row>(db: string, sql: string, params: unknown[]
       sqlite.close();
     }
   }
-  const url = new URL(db);
-  const schema = url.searchParams.get('schema') ?? '';
-  url.searchParams.delete('schema');
-  const client = new pg.Client({ connectionString: url.toString(), types: numberTypes, options: `-c search_path=${schema}` });
+  return inSchema(db, async (client) => (await client.query(convertPlaceholders(sql).text, params)).rows as Row[]);
+}
+
+/** Runs `work` on a client of the server whose schema is the mirror at `db` (its search path), integers as numbers. */
+async function inSchema<T>(db: string, work: (client: pg.Client, schema: string) => Promise<T>): Promise<T> {
+  const { connectionString, schema } = pgLocation(db);
+  const client = new pg.Client({ connectionString, types: numberTypes, options: `-c search_path=${schema}` });
   await client.connect();
   try {
-    return (await client.query(convertPlaceholders(sql).text, params)).rows as Row[];
+    return await work(client, schema);
   } finally {
     await client.end();
   }
@@ -100,22 +103,15 @@ export async function numberOfMirror(db: string, sql: string, ...params: unknown
  */
 export async function everyTextInMirror(db: string): Promise<string> {
   if (!ON_POSTGRES) return '';
-  const url = new URL(db);
-  const schema = url.searchParams.get('schema') ?? '';
-  url.searchParams.delete('schema');
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
+  return inSchema(db, async (client, schema) => {
     const tables = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'", [schema]);
     const texts: string[] = [];
     for (const { name } of tables.rows) {
-      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${schema}"."${name}" t`);
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${name}" t`);
       for (const { row } of rows.rows) texts.push(row);
     }
     return texts.join('\n');
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** Opens (making and migrating) the mirror at `db` in this process, as a writer. */

@@ -15,8 +15,8 @@ import { everyTextInMirror, mirrorAt, ON_POSTGRES, openMirrorAt } from '../suppo
 // Reads of the mirror under test, on whichever database holds it.
 const rows = (mirror: Mirror, sql: string, ...params: unknown[]) => mirror.connection.read<Record<string, unknown>>(sql).all(...params);
 const first = async (mirror: Mirror, sql: string, ...params: unknown[]) => (await rows(mirror, sql, ...params))[0];
-const column = async (mirror: Mirror, sql: string, ...params: unknown[]) => (await rows(mirror, sql, ...params)).map((row) => Object.values(row)[0]);
-const value = async (mirror: Mirror, sql: string, ...params: unknown[]) => (await column(mirror, sql, ...params))[0];
+const column = (mirror: Mirror, sql: string, ...params: unknown[]) => mirror.connection.pluck<unknown>(sql).all(...params);
+const value = (mirror: Mirror, sql: string, ...params: unknown[]) => mirror.connection.pluck<unknown>(sql).get(...params);
 const change = (mirror: Mirror, sql: string, ...params: unknown[]) => mirror.connection.write(sql).run(...params);
 
 /**

@@ -276,10 +276,10 @@ function* multiRowStatements(head: string, tail: string, rows: readonly unknown[
   }
 }
 
-/** The mirror's session (`session`, held for the mirror's life) and the pool its cursors draw from. */
 /** The mirror's connection on PostgreSQL, and a wait for what it was asked before (Session.settled). */
 export type PgConnection = SqlConnection & { settled(): Promise<void> };
 
+/** The mirror's session (`client`, held for the mirror's life) and the pool its cursors draw from. */
 export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string): PgConnection {
   const session = new Session(client, shown);
   const prepared = new Prepared();
