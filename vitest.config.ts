@@ -11,6 +11,7 @@ const ON_BOTH = [
   'test/books/books-e2e.test.ts',
   'test/books/hostile.test.ts',
   'test/books/import.test.ts',
+  'test/books/versions-property.test.ts',
   'test/cli/check.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/doctor.test.ts',

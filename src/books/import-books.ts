@@ -130,34 +130,38 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
       // than once are counted in memory (a 12-byte key each), so each row costs a bounded number
       // of statements however many equal rows precede it, and a file of distinct rows no memory.
       const repeats = new Map<string, number>();
-      // Rows are added a batch at a time (one statement a batch on a server). Each one not added
-      // then goes, in the file's order, the way it would alone: its first occurrence's identity
-      // is held by an earlier version (the row is kept in this one) or by this version already
-      // (the row is a later occurrence, added or kept under that occurrence's identity).
-      let pending: Array<{ row: BooksRow; identity: string }> = [];
+      // Rows are added a batch at a time (one statement a batch on a server). A first occurrence
+      // not added then goes, in the file's order, the way it would alone: its identity is held by
+      // an earlier version (the row is kept in this one) or by this version already (the row is a
+      // later occurrence, added or kept under that occurrence's identity). A meaning this version
+      // has met more than once needs no asking: the row is its next occurrence (a promo code used
+      // all day is one statement a batch, not three).
+      let firsts: Array<{ row: BooksRow; identity: string }> = [];
+      let occurrences: Array<{ row: BooksRow; identity: string }> = [];
+      const meaningKey = (row: BooksRow): string => Buffer.from(row.meaning.slice(0, 24), 'hex').toString('latin1');
+      const nextOccurrence = (row: BooksRow, key: string): void => {
+        const occurrence = (repeats.get(key) ?? 1) + 1;
+        repeats.set(key, occurrence);
+        occurrences.push({ row, identity: identityOf(kind, source, row.meaning, occurrence) });
+      };
       const addPending = async (): Promise<void> => {
-        const added = await session.addAll(pending, source, fileId);
-        const notAdded = pending.filter((_, i) => !added[i]);
-        result.rowsAdded += pending.length - notAdded.length;
+        const added = await session.addAll(firsts, source, fileId);
+        const notAdded = firsts.filter((_, i) => !added[i]);
+        result.rowsAdded += firsts.length - notAdded.length;
         const claims = await session.claimedBy([...new Set(notAdded.map(({ identity }) => identity))]);
-        const occurrences: Array<{ row: BooksRow; identity: string }> = [];
         for (const { row, identity: first } of notAdded) {
           if (claims.get(first) !== fileId) {
             session.keep(fileId, row.lineNo, first);
             claims.set(first, fileId);
-            continue;
-          }
-          const key = Buffer.from(row.meaning.slice(0, 24), 'hex').toString('latin1');
-          const occurrence = (repeats.get(key) ?? 1) + 1;
-          repeats.set(key, occurrence);
-          occurrences.push({ row, identity: identityOf(kind, source, row.meaning, occurrence) });
+          } else nextOccurrence(row, meaningKey(row));
         }
         const addedLater = await session.addAll(occurrences, source, fileId);
         for (const [i, { row, identity }] of occurrences.entries()) {
           if (addedLater[i]) result.rowsAdded += 1;
           else session.keep(fileId, row.lineNo, identity);
         }
-        pending = [];
+        firsts = [];
+        occurrences = [];
       };
       let accepted = 0;
       let cutShort: string | null = null;
@@ -176,8 +180,10 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
           rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
           continue;
         }
-        pending.push({ row: parsed.row, identity: identityOf(kind, source, parsed.row.meaning, 1) });
-        if (pending.length === ADD_AT_ONCE) await addPending();
+        const key = meaningKey(parsed.row);
+        if (repeats.has(key)) nextOccurrence(parsed.row, key);
+        else firsts.push({ row: parsed.row, identity: identityOf(kind, source, parsed.row.meaning, 1) });
+        if (firsts.length + occurrences.length === ADD_AT_ONCE) await addPending();
         accepted += 1;
       }
       await addPending();
