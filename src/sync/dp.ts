@@ -47,6 +47,7 @@ export async function syncOrders(context: SyncContext): Promise<void> {
     expected: () => context.store.listedCount('dp_orders'),
     quarantineAs: 'dpOrders',
     list: (startCursor) => dp.listOrders(startCursor ? { startCursor } : {}),
+    lookUp: (orders) => store.lookUp('dp_orders', orders.map((order) => order.orderID)),
     write: (order) => store.order(orderRows(order), syncRunId),
     unlisted: { table: 'dp_orders', idField: 'orderID' },
   });

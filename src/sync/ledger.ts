@@ -73,6 +73,8 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
   let position = 0;
   for await (const page of giftcard.listTransactions()) {
     await store.batch(async () => {
+      // The page's entries read at once (on a server), as the walk's are: most are known.
+      await store.lookUp('gift_card_transactions', page.records.map((entry) => entry.transactionId));
       for (const entry of page.records) {
         const outcome = await store.entry(transactionRow(entry), syncRunId, topUpListOrder(syncRunId, context.topUps, position));
         position += 1;

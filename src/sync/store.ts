@@ -62,6 +62,8 @@ type EntryBefore = SqlRow<'gift_card_transactions', 'entry_id' | 'vanished_sync_
 type EntryLooked = SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>;
 /** A coupon's mirrored state, as a write compares with it. */
 type CouponBefore = SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>;
+/** An order's mirrored state, as its write compares it. */
+type OrderBefore = SqlRow<'dp_orders', 'status' | 'fulfillment_status' | 'raw_json' | 'vanished_sync_run_id'>;
 
 /** A ledger entry's figures as mirrored. */
 export type MirroredEntry = SqlRow<'gift_card_transactions', 'gift_card_id' | 'type' | 'amount_cents' | 'balance_before_cents' | 'balance_after_cents' | 'created_at_ms' | 'vanished_sync_run_id'>;
@@ -117,8 +119,13 @@ export class SyncStore {
    */
   readonly #loading = new Map<'gift_cards' | 'coupons', Set<string>>();
 
-  /** The state of the cards and coupons the current batch looked up (lookUp), kept as the batch writes them. */
-  #lookedUp: { cards?: Map<string, CardBefore | undefined>; coupons?: Map<string, CouponBefore | undefined>; entries?: Map<string, EntryLooked | undefined> } = {};
+  /** The state of the records the current batch looked up (lookUp), kept as the batch writes them. */
+  #lookedUp: {
+    cards?: Map<string, CardBefore | undefined>;
+    coupons?: Map<string, CouponBefore | undefined>;
+    entries?: Map<string, EntryLooked | undefined>;
+    orders?: Map<string, OrderBefore | undefined>;
+  } = {};
 
   constructor(mirror: Mirror, secrets: readonly string[] = []) {
     const c = mirror.connection;
@@ -175,7 +182,8 @@ export class SyncStore {
         VALUES (@variant_id, @product_id, @variant_name, @mrp_cents, @price_cents, @converted_selling_price_cents, @stock, @raw_json)
         ON CONFLICT (variant_id) DO UPDATE SET product_id = excluded.product_id, variant_name = excluded.variant_name, mrp_cents = excluded.mrp_cents, price_cents = excluded.price_cents,
         converted_selling_price_cents = excluded.converted_selling_price_cents, stock = excluded.stock, raw_json = excluded.raw_json`),
-      orderGet: c.read<SqlRow<'dp_orders', 'status' | 'fulfillment_status' | 'raw_json' | 'vanished_sync_run_id'>>('SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?'),
+      orderGet: c.read<OrderBefore>('SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?'),
+      ordersGet: c.read<OrderBefore & { order_id: string }>(`SELECT order_id, status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE ${mirror.dialect.inJsonArray('order_id', '?')}`),
       orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
         VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @raw_json)
         ON CONFLICT (order_id) DO UPDATE SET external_ref_id = excluded.external_ref_id, dp_id = excluded.dp_id, type = excluded.type, status = excluded.status, fulfillment_status = excluded.fulfillment_status,
@@ -224,8 +232,8 @@ export class SyncStore {
    * record, on a server). A bulk load has nothing to read; SQLite's lookups one at a time are
    * faster than one statement over a JSON list, so there it reads nothing ahead.
    */
-  async lookUp(table: 'gift_cards' | 'coupons' | 'gift_card_transactions', ids: readonly string[]): Promise<void> {
-    if (!this.#c.remote || (table !== 'gift_card_transactions' && this.#loading.has(table)) || ids.length === 0) return;
+  async lookUp(table: 'gift_cards' | 'coupons' | 'gift_card_transactions' | 'dp_orders', ids: readonly string[]): Promise<void> {
+    if (!this.#c.remote || ((table === 'gift_cards' || table === 'coupons') && this.#loading.has(table)) || ids.length === 0) return;
     const json = JSON.stringify(ids);
     if (table === 'gift_card_transactions') {
       const found = new Map<string, EntryLooked | undefined>(ids.map((id) => [id, undefined]));
@@ -235,6 +243,10 @@ export class SyncStore {
       const found = new Map<string, CardBefore | undefined>(ids.map((id) => [id, undefined]));
       for (const { gift_card_id, ...before } of await this.#s.cardsGet.all(json)) found.set(gift_card_id, before);
       this.#lookedUp.cards = found;
+    } else if (table === 'dp_orders') {
+      const found = new Map<string, OrderBefore | undefined>(ids.map((id) => [id, undefined]));
+      for (const { order_id, ...before } of await this.#s.ordersGet.all(json)) found.set(order_id, before);
+      this.#lookedUp.orders = found;
     } else {
       const found = new Map<string, CouponBefore | undefined>(ids.map((id) => [id, undefined]));
       for (const { coupon_id, ...before } of await this.#s.couponsGet.all(json)) found.set(coupon_id, before);
@@ -627,8 +639,11 @@ export class SyncStore {
   async order(read: OrderRows, syncRunId: number): Promise<WriteOutcome> {
     const rows = { ...read, order: this.storable(read.order) };
     const { order } = rows;
-    const before = await this.#s.orderGet.get(order.order_id);
+    const looked = this.#lookedUp.orders;
+    const before = looked?.has(order.order_id) ? looked.get(order.order_id) : await this.#s.orderGet.get(order.order_id);
     if (before && before.raw_json === order.raw_json && before.vanished_sync_run_id === null) return 'same';
+    // Met again in this batch, it is read as this write leaves it.
+    looked?.delete(order.order_id);
     this.#s.orderUpsert.later({ ...order, sync_run_id: syncRunId });
     this.#s.vouchersDelete.later(order.order_id);
     this.#s.linesDelete.later(order.order_id);

@@ -76,6 +76,34 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     expect(await mirror.readOnlyStatement('SELECT current_setting(\'statement_timeout\') AS timeout, current_setting(\'transaction_read_only\') AS read_only')).toEqual({ columns: ['timeout', 'read_only'], rows: [{ timeout: '1min', read_only: 'on' }] });
   });
 
+  it('tells the planner the sizes a sync changed, and analyzes nothing after a quiet night', async () => {
+    const a = schema();
+    const mirror = (await writing(a.url, 'sync')).mirror;
+    const analyzed = async (): Promise<Record<string, string | null>> => {
+      const rows = await mirror.connection.read<{ name: string; at: string | null }>('SELECT relname AS name, CAST(last_analyze AS text) AS at FROM pg_stat_user_tables WHERE schemaname = ?').all(a.schema);
+      return Object.fromEntries(rows.map(({ name, at }) => [name, at]));
+    };
+    // A bulk load into an empty table: analyzed as it ends.
+    expect(await mirror.beginLoad('coupons')).toBe(true);
+    expect(await mirror.endLoad('coupons', 1)).toBe(0);
+    expect((await analyzed())['coupons']).not.toBeNull();
+    // The first night's end: every table the checks read that was never analyzed, is.
+    await mirror.compact();
+    const first = await analyzed();
+    for (const table of ['gift_cards', 'gift_card_transactions', 'coupons', 'dp_orders', 'dp_order_lines', 'gift_card_history', 'coupon_history']) expect(first[table], table).not.toBeNull();
+    // A quiet night: nothing.
+    await mirror.compact();
+    expect(await analyzed()).toEqual(first);
+    // A night that changed more than a tenth of a table (and 50 rows): that table alone.
+    await mirror.connection.transaction(async () => {
+      for (let i = 0; i < 60; i += 1) await mirror.connection.write('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, 1, ?, 0, 1)').run(`c${i}`, 'ACTIVE');
+    });
+    await mirror.compact();
+    const after = await analyzed();
+    expect(after['coupon_history']).not.toEqual(first['coupon_history']);
+    expect({ ...after, coupon_history: null }).toEqual({ ...first, coupon_history: null });
+  });
+
   it('says there is no mirror in a schema no sync made, and names a server it cannot reach', async () => {
     const a = schema();
     await expect(openForReading(a.url)).rejects.toThrow(/there is no mirror at postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+: run `ledger-recon sync` first/);

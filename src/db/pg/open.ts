@@ -228,11 +228,24 @@ function knownMigrations(): number {
   return known;
 }
 
+/**
+ * The mirror's tables whose statistics a sync left stale (never analyzed, or more changed since
+ * than autovacuum's default threshold: 50 rows and 10 %), so that the checks which follow plan
+ * with what they hold, without waiting for autovacuum's next round. A quiet night analyzes
+ * nothing: analyzing every table after each sync cost 2.4 s of a 10.5 s night.
+ */
+const STALE_STATISTICS = `SELECT quote_ident(relname) FROM pg_stat_user_tables
+  WHERE schemaname = ? AND relname IN ('gift_cards', 'gift_card_transactions', 'coupons', 'dp_orders', 'dp_order_lines', 'gift_card_history', 'coupon_history')
+    AND (COALESCE(last_analyze, last_autoanalyze) IS NULL OR n_mod_since_analyze > 50 + 0.1 * n_live_tup)
+  ORDER BY relname`;
+
 function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient, backendPid: number): PgMirror {
   const connection = pgConnection(session, pool, location.shown);
   const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool: goneAsOneLine(pool, location.shown, connection.settled), cursor: Cursor }) });
   const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
   const ask: AskOne = (sql, value) => connection.pluck<unknown>(sql).get(...(sql.includes('?') ? [value] : []));
+  // The tables this process found empty and is loading in bulk.
+  const loaded = new Set<string>();
   let closed = false;
   return {
     path: location.shown,
@@ -244,18 +257,21 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     beginLoad: async (table) => {
       const empty = (await connection.pluck<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`).get()) === true;
       if (empty && table === 'gift_card_transactions') await dropLedgerIndexes(connection);
+      if (empty) loaded.add(table);
       return empty;
     },
-    // The ledger's indexes are built again (a no-op when they stand); the planner learns the new sizes.
+    // The ledger's indexes are built again (a no-op when they stand); after a bulk load the planner learns the table's size.
     endLoad: async (table, syncRunId) => {
       const collapsed = table === 'gift_card_transactions' ? await createLedgerIndexes(connection, syncRunId) : 0;
-      await connection.exec(`ANALYZE ${table}`);
+      if (loaded.delete(table)) await connection.exec(`ANALYZE ${table}`);
       return collapsed;
     },
     startCheckpointer: () => none,
-    // The planner learns the mirror's new sizes (its own tables: never another mirror's).
     compact: async () => {
-      await connection.exec('ANALYZE gift_cards, gift_card_transactions, coupons, dp_orders, dp_order_lines, gift_card_history, coupon_history');
+      // This session's own counts reach the statistics when it next goes idle, not a second later.
+      await connection.exec('SELECT pg_stat_force_next_flush()');
+      const stale = await connection.pluck<string>(STALE_STATISTICS).all(location.schema);
+      if (stale.length > 0) await connection.exec(`ANALYZE ${stale.join(', ')}`);
     },
     withSmallCache: (work) => work(),
     readOnlyStatement: (text) => readOnlyStatement(pool, location, text),
