@@ -21,6 +21,10 @@ import { openMirror } from '../../src/db/mirror.js';
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { peakRssMb } from './measure.js';
+import { paceHeapForBatchWork } from '../../src/cli/heap.js';
+
+// The product's work, paced as the CLI paces a night's commands.
+paceHeapForBatchWork();
 
 const LATENCY_MS = 20;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));

@@ -19,6 +19,10 @@ import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror } from './back
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { bytesWritten, peakRssMb, processCpuSeconds, timed } from './measure.js';
+import { paceHeapForBatchWork } from '../../src/cli/heap.js';
+
+// The product's work, paced as the CLI paces a night's commands.
+paceHeapForBatchWork();
 
 const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
