@@ -71,10 +71,6 @@ export function buildProgram(): Command {
     .option('--timeout <seconds>', 'how long one request may take before it is retried (default 30; env LEDGER_RECON_TIMEOUT)')
     .option('--umask <mask>', 'file-creation mask for the mirror and the reports (default 077: the owner alone)')
     .option('--verbose', 'the stack of an unexpected error')
-    // Every command but the simulator is a batch job with a memory target (see heap.ts).
-    .hook('preAction', async (_program, command) => {
-      if (command.name() !== 'simulate') (await import('./heap.js')).paceHeapForBatchWork();
-    })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',

@@ -17,6 +17,7 @@ import { importBooksForNight, type BooksFigures } from './books.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
 import { terminalWidth, wrapText } from './fit-width.js';
+import { withHeapPacedForSync } from './heap.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress } from './progress.js';
 import { scopeOf } from './report.js';
@@ -176,7 +177,9 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       books = await importBooksForNight(mirror, booksFiles, (line) => stderr.write(line), signal);
     }
     signal.throwIfAborted();
-    const sync = await runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) });
+    const sync = await withHeapPacedForSync(() =>
+      runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) }),
+    );
     signal.throwIfAborted();
     progress.step('check');
     const reread: ConfirmStats = { cards: 0, entries: 0 };

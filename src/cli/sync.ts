@@ -4,6 +4,7 @@ import { DEFAULT_DB_PATH, openForWriting } from '../db/mirror.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
 import { createClients } from './clients.js';
+import { withHeapPacedForSync } from './heap.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress, syncClosingLine } from './progress.js';
 
@@ -33,17 +34,19 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const stderr = process.stderr;
   const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true || options.quiet === true, retries: (service) => clients[service].http.stats.retries });
   try {
-    const summary = await runSync({
-      mirror,
-      giftcard: clients.giftcard,
-      dp: clients.dp,
-      full: options.full === true,
-      rebind: options.rebind === true,
-      ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      progress,
-      signal: interruption.signal,
-    });
+    const summary = await withHeapPacedForSync(() =>
+      runSync({
+        mirror,
+        giftcard: clients.giftcard,
+        dp: clients.dp,
+        full: options.full === true,
+        rebind: options.rebind === true,
+        ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
+        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+        progress,
+        signal: interruption.signal,
+      }),
+    );
     progress.finish(syncClosingLine(summary));
     if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     // A sync that read every list but could mirror nothing of one: exit 2, naming it.

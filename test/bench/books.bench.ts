@@ -24,10 +24,6 @@ import { matchBooks } from '../../src/books/matching.js';
 import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { timed } from './measure.js';
-import { paceHeapForBatchWork } from '../../src/cli/heap.js';
-
-// The product's work, paced as the CLI paces a night's commands.
-paceHeapForBatchWork();
 
 const ENTRIES = 1_000_000;
 const CARDS = 100_000;

@@ -15,10 +15,6 @@ import { openMirror } from '../../src/db/mirror.js';
 import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
-import { paceHeapForBatchWork } from '../../src/cli/heap.js';
-
-// The product's work, paced as the CLI paces a night's commands.
-paceHeapForBatchWork();
 
 const SIZES = [
   { millions: 1, entries: 1_000_000, cards: 100_000 },

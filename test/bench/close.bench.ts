@@ -22,10 +22,6 @@ import { periodOf } from '../../src/report/period.js';
 import { writeClose } from '../../src/report/write-close.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
-import { paceHeapForBatchWork } from '../../src/cli/heap.js';
-
-// The product's work, paced as the CLI paces a night's commands.
-paceHeapForBatchWork();
 
 const SIZES = [
   { millions: 1, entries: 1_000_000, cards: 100_000 },

@@ -15,10 +15,6 @@ import { writeReport } from '../../src/report/write-report.js';
 import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
-import { paceHeapForBatchWork } from '../../src/cli/heap.js';
-
-// The product's work, paced as the CLI paces a night's commands.
-paceHeapForBatchWork();
 
 const FINDINGS = 100_000;
 

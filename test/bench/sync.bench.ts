@@ -19,10 +19,7 @@ import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror } from './back
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { bytesWritten, peakRssMb, processCpuSeconds, timed } from './measure.js';
-import { paceHeapForBatchWork } from '../../src/cli/heap.js';
-
-// The product's work, paced as the CLI paces a night's commands.
-paceHeapForBatchWork();
+import { withHeapPacedForSync } from '../../src/cli/heap.js';
 
 const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -107,7 +104,7 @@ const sync = async (mirror: Mirror, label: string, full = false): Promise<SyncSu
       mark = now;
     },
   };
-  const summary = await timed(label, () => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress }));
+  const summary = await timed(label, () => withHeapPacedForSync(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress })));
   const written = (bytesWritten() ?? NaN) - (writtenBefore ?? NaN);
   await Promise.all([c.giftcard.close(), c.dp.close()]);
   const phases = Object.entries(summary.resources).map(([name, stats]) => `${name} ${(stats.durationMs / 1000).toFixed(2)}`);
