@@ -14,5 +14,5 @@ export const pgDialect: SqlDialect = {
   changedJsonKeys: (previous, next) =>
     `(SELECT string_agg(p.key, ', ') FROM json_each((${previous})::json) p WHERE ${next} IS NOT NULL AND ((${next})::jsonb -> p.key) IS DISTINCT FROM p.value::jsonb)`,
   insertOrSkip: (table, columns) => `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
-  replanEachStatement: 'SET LOCAL plan_cache_mode = force_custom_plan',
+  planForNow: { before: 'SET LOCAL plan_cache_mode = force_custom_plan', after: 'SET LOCAL plan_cache_mode = auto' },
 };

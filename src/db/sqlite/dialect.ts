@@ -13,6 +13,6 @@ export const sqliteDialect: SqlDialect = {
   changedJsonKeys: (previous, next) =>
     `(SELECT GROUP_CONCAT(p.key, ', ') FROM json_each(${previous}) p WHERE ${next} IS NOT NULL AND json_extract(${next}, p.fullkey) IS NOT p.value)`,
   // SQLite looks a unique key up through its index whatever the table holds: nothing to say.
-  replanEachStatement: '',
+  planForNow: { before: '', after: '' },
   insertOrSkip: (table, columns) => `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
 };
