@@ -140,7 +140,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     try {
       const a = newSchema(server.url);
       const gone = await interrupted(a.url, async () => server.halt());
-      expect(gone.status).toBe(2);
+      expect(gone.status, gone.stderr).toBe(2);
       expect(gone.stderr.trim().split('\n').at(-1)).toMatch(/^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ (went away mid-run|cannot be reached)/);
       const refused = await runCli(['sync', '--db', a.url], env);
       expect(refused.status).toBe(2);

@@ -76,6 +76,29 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     expect(await mirror.readOnlyStatement('SELECT current_setting(\'statement_timeout\') AS timeout, current_setting(\'transaction_read_only\') AS read_only')).toEqual({ columns: ['timeout', 'read_only'], rows: [{ timeout: '1min', read_only: 'on' }] });
   });
 
+  it('fails the statement, and only it, when the server drops a connection the mirror has handed out', async () => {
+    const a = schema();
+    await (await writing(a.url, 'sync')).release();
+    const mirror = await openForReading(a.url);
+    cleanups.push(() => mirror.close());
+    const marker = `pg_sleep(30) -- ${a.schema}`;
+    const sleeping = mirror.readOnlyStatement(`SELECT ${marker}`);
+    const killer = new pg.Client({ connectionString: serverUrl });
+    await killer.connect();
+    try {
+      let pid: number | undefined;
+      while (pid === undefined) {
+        pid = (await killer.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE '%' || $1 AND state = 'active' AND pid <> pg_backend_pid()", [marker])).rows[0]?.pid;
+      }
+      await killer.query('SELECT pg_terminate_backend($1)', [pid]);
+    } finally {
+      await killer.end();
+    }
+    // Its own failure, as a line; the process carries on (an unheard error event would have ended it).
+    await expect(sleeping).rejects.toThrow(/terminat/);
+    expect(await mirror.readOnlyStatement('SELECT COUNT(*) AS n FROM gift_cards')).toEqual({ columns: ['n'], rows: [{ n: 0n }] });
+  });
+
   it('tells the planner the sizes a sync changed, and analyzes nothing after a quiet night', async () => {
     const a = schema();
     const mirror = (await writing(a.url, 'sync')).mirror;

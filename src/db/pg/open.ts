@@ -88,6 +88,10 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
   });
   // A connection that fails while idle (the server gone): the next statement reports it.
   pool.on('error', () => undefined);
+  // So does one that fails while handed out (a typed query's, a cursor's, an investigator's):
+  // the statement in flight rejects with the cause; unheard, the client's error event would end
+  // the process with a stack and exit 1 instead of the one line and exit 2.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let session: pg.PoolClient;
   try {
     session = await pool.connect();
@@ -95,7 +99,6 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
     await pool.end().catch(() => undefined);
     throw unreachable(location, error);
   }
-  session.on('error', () => undefined);
   try {
     if (options.locked) await takeLock(session, location);
     if (!options.readOnly) {
@@ -165,6 +168,7 @@ async function holderOf(session: pg.ClientBase, location: PgLocation): Promise<L
 async function asking<T>(url: string, question: (client: pg.Client, location: PgLocation) => Promise<T>): Promise<T> {
   const location = pgLocation(url);
   const client = new pg.Client({ connectionString: location.connectionString, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (error) {
