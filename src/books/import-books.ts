@@ -180,8 +180,9 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
           rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
           continue;
         }
-        const key = meaningKey(parsed.row);
-        if (repeats.has(key)) nextOccurrence(parsed.row, key);
+        // A file of distinct rows has met no meaning twice: no key to build.
+        const key = repeats.size > 0 ? meaningKey(parsed.row) : undefined;
+        if (key !== undefined && repeats.has(key)) nextOccurrence(parsed.row, key);
         else firsts.push({ row: parsed.row, identity: identityOf(kind, source, parsed.row.meaning, 1) });
         if (firsts.length + occurrences.length === ADD_AT_ONCE) await addPending();
         accepted += 1;

@@ -351,8 +351,7 @@ export class ImportSession {
   #keptBy = 0;
 
   /** Adds a row under `identity` unless a row holds it already. @returns whether it was added. */
-  async add(row: BooksRow, identity: string, source: string, fileId: number): Promise<boolean> {
-    await this.#writeKept();
+  async #add(row: BooksRow, identity: string, source: string, fileId: number): Promise<boolean> {
     return (await this.#s.insert.run(...paramsOf(row, identity, source, fileId))) > 0;
   }
 
@@ -365,7 +364,7 @@ export class ImportSession {
   async addAll(rows: ReadonlyArray<{ row: BooksRow; identity: string }>, source: string, fileId: number): Promise<boolean[]> {
     if (!this.#c.remote) {
       const added: boolean[] = [];
-      for (const { row, identity } of rows) added.push(await this.add(row, identity, source, fileId));
+      for (const { row, identity } of rows) added.push(await this.#add(row, identity, source, fileId));
       return added;
     }
     await this.#writeKept();

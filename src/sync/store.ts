@@ -62,6 +62,8 @@ type EntryBefore = SqlRow<'gift_card_transactions', 'entry_id' | 'vanished_sync_
 type EntryLooked = SqlRow<'gift_card_transactions', 'entry_id' | 'raw_json' | 'vanished_sync_run_id'>;
 /** A coupon's mirrored state, as a write compares with it. */
 type CouponBefore = SqlRow<'coupons', 'status' | 'redemption_count' | 'version' | 'raw_json' | 'vanished_sync_run_id'>;
+/** A record's mirrored state read for a batch, under its ID. */
+type Keyed = { id: string };
 /** An order's mirrored state, as its write compares it. */
 type OrderBefore = SqlRow<'dp_orders', 'status' | 'fulfillment_status' | 'raw_json' | 'vanished_sync_run_id'>;
 
@@ -141,14 +143,14 @@ export class SyncStore {
     this.#unlisted = { coupons: unlisted('coupons'), dp_orders: unlisted('dp_orders'), dp_products: unlisted('dp_products') };
     this.#s = {
       cardGet: c.read<CardBefore>('SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
-      cardsGet: c.read<CardBefore & { gift_card_id: string }>(`SELECT gift_card_id, status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE ${mirror.dialect.inJsonArray('gift_card_id', '?')}`),
+      cardsGet: c.read<CardBefore & Keyed>(`SELECT gift_card_id AS id, status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE ${mirror.dialect.inJsonArray('gift_card_id', '?')}`),
       cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
       cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
       cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
       entryGet: c.read<EntryBefore>('SELECT entry_id, vanished_sync_run_id, CASE WHEN raw_json = ? THEN 1 ELSE 0 END AS unchanged FROM gift_card_transactions WHERE transaction_id = ?'),
       entryRaw: c.pluck<string>('SELECT raw_json FROM gift_card_transactions WHERE entry_id = ?'),
-      entriesGet: c.read<EntryLooked & { transaction_id: string }>(
-        `SELECT transaction_id, entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE ${mirror.dialect.inJsonArray('transaction_id', '?')}`,
+      entriesGet: c.read<EntryLooked & Keyed>(
+        `SELECT transaction_id AS id, entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE ${mirror.dialect.inJsonArray('transaction_id', '?')}`,
       ),
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
       entryInsert: p(
@@ -167,7 +169,7 @@ export class SyncStore {
       seenClear: p('DELETE FROM ledger_walk_seen'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
       couponGet: c.read<CouponBefore>('SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
-      couponsGet: c.read<CouponBefore & { coupon_id: string }>(`SELECT coupon_id, status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE ${mirror.dialect.inJsonArray('coupon_id', '?')}`),
+      couponsGet: c.read<CouponBefore & Keyed>(`SELECT coupon_id AS id, status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE ${mirror.dialect.inJsonArray('coupon_id', '?')}`),
       couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
         ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
       couponInsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})`),
@@ -183,7 +185,7 @@ export class SyncStore {
         ON CONFLICT (variant_id) DO UPDATE SET product_id = excluded.product_id, variant_name = excluded.variant_name, mrp_cents = excluded.mrp_cents, price_cents = excluded.price_cents,
         converted_selling_price_cents = excluded.converted_selling_price_cents, stock = excluded.stock, raw_json = excluded.raw_json`),
       orderGet: c.read<OrderBefore>('SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?'),
-      ordersGet: c.read<OrderBefore & { order_id: string }>(`SELECT order_id, status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE ${mirror.dialect.inJsonArray('order_id', '?')}`),
+      ordersGet: c.read<OrderBefore & Keyed>(`SELECT order_id AS id, status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE ${mirror.dialect.inJsonArray('order_id', '?')}`),
       orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
         VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @raw_json)
         ON CONFLICT (order_id) DO UPDATE SET external_ref_id = excluded.external_ref_id, dp_id = excluded.dp_id, type = excluded.type, status = excluded.status, fulfillment_status = excluded.fulfillment_status,
@@ -234,24 +236,10 @@ export class SyncStore {
    */
   async lookUp(table: 'gift_cards' | 'coupons' | 'gift_card_transactions' | 'dp_orders', ids: readonly string[]): Promise<void> {
     if (!this.#c.remote || ((table === 'gift_cards' || table === 'coupons') && this.#loading.has(table)) || ids.length === 0) return;
-    const json = JSON.stringify(ids);
-    if (table === 'gift_card_transactions') {
-      const found = new Map<string, EntryLooked | undefined>(ids.map((id) => [id, undefined]));
-      for (const { transaction_id, ...before } of await this.#s.entriesGet.all(json)) found.set(transaction_id, before);
-      this.#lookedUp.entries = found;
-    } else if (table === 'gift_cards') {
-      const found = new Map<string, CardBefore | undefined>(ids.map((id) => [id, undefined]));
-      for (const { gift_card_id, ...before } of await this.#s.cardsGet.all(json)) found.set(gift_card_id, before);
-      this.#lookedUp.cards = found;
-    } else if (table === 'dp_orders') {
-      const found = new Map<string, OrderBefore | undefined>(ids.map((id) => [id, undefined]));
-      for (const { order_id, ...before } of await this.#s.ordersGet.all(json)) found.set(order_id, before);
-      this.#lookedUp.orders = found;
-    } else {
-      const found = new Map<string, CouponBefore | undefined>(ids.map((id) => [id, undefined]));
-      for (const { coupon_id, ...before } of await this.#s.couponsGet.all(json)) found.set(coupon_id, before);
-      this.#lookedUp.coupons = found;
-    }
+    if (table === 'gift_card_transactions') this.#lookedUp.entries = await statesOf(this.#s.entriesGet, ids);
+    else if (table === 'gift_cards') this.#lookedUp.cards = await statesOf(this.#s.cardsGet, ids);
+    else if (table === 'dp_orders') this.#lookedUp.orders = await statesOf(this.#s.ordersGet, ids);
+    else this.#lookedUp.coupons = await statesOf(this.#s.couponsGet, ids);
   }
 
   /** A card's mirrored state: as looked up for the batch (then as this batch wrote it), or read now. */
@@ -264,6 +252,12 @@ export class SyncStore {
   async #couponBefore(id: string): Promise<CouponBefore | undefined> {
     const looked = this.#lookedUp.coupons;
     return looked?.has(id) ? looked.get(id) : this.#s.couponGet.get(id);
+  }
+
+  /** An order's mirrored state, as {@link SyncStore.#cardBefore} a card's. */
+  async #orderBefore(id: string): Promise<OrderBefore | undefined> {
+    const looked = this.#lookedUp.orders;
+    return looked?.has(id) ? looked.get(id) : this.#s.orderGet.get(id);
   }
 
   /**
@@ -639,11 +633,10 @@ export class SyncStore {
   async order(read: OrderRows, syncRunId: number): Promise<WriteOutcome> {
     const rows = { ...read, order: this.storable(read.order) };
     const { order } = rows;
-    const looked = this.#lookedUp.orders;
-    const before = looked?.has(order.order_id) ? looked.get(order.order_id) : await this.#s.orderGet.get(order.order_id);
+    const before = await this.#orderBefore(order.order_id);
     if (before && before.raw_json === order.raw_json && before.vanished_sync_run_id === null) return 'same';
     // Met again in this batch, it is read as this write leaves it.
-    looked?.delete(order.order_id);
+    this.#lookedUp.orders?.delete(order.order_id);
     this.#s.orderUpsert.later({ ...order, sync_run_id: syncRunId });
     this.#s.vouchersDelete.later(order.order_id);
     this.#s.linesDelete.later(order.order_id);
@@ -688,4 +681,11 @@ export class SyncStore {
     const cursor = checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#secrets) ? null : checkpoint.cursor;
     this.#s.checkpointPut.later({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
   }
+}
+
+/** The mirrored state of each of these IDs (undefined: not mirrored), read in one statement. */
+async function statesOf<Row extends Keyed>(read: Read<Row>, ids: readonly string[]): Promise<Map<string, Row | undefined>> {
+  const found = new Map<string, Row | undefined>(ids.map((id) => [id, undefined]));
+  for (const row of await read.all(JSON.stringify(ids))) found.set(row.id, row);
+  return found;
 }
