@@ -25,7 +25,8 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const mirror = await openForReading(dbPath, 'sync');
   const interruption = onInterrupt('the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again', process.stderr, { atOnce: true });
   try {
-    const { close: result, paths } = await writeClose({ mirror, period, merchantId: await findingsStore(mirror).pinnedMerchant(), outDir: options.out ?? 'reports', ...(options.preparer !== undefined ? { preparer: options.preparer } : {}) });
+    const findings = findingsStore(mirror);
+    const { close: result, paths } = await writeClose({ mirror, period, merchantId: await findings.pinnedMerchant(), inFlight: await findings.inFlightOf(), outDir: options.out ?? 'reports', ...(options.preparer !== undefined ? { preparer: options.preparer } : {}) });
     const money = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
     for (const r of result.rollForwards) {

@@ -177,8 +177,10 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
       books = await importBooksForNight(mirror, booksFiles, (line) => stderr.write(line), signal);
     }
     signal.throwIfAborted();
+    // Every card the previous night left in flight, held or broken is read again, moved or not.
+    const recheckCards = await findingsStore(mirror).cardsToReread();
     const sync = await withHeapPacedForSync(() =>
-      runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) }),
+      runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, recheckCards, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) }),
     );
     signal.throwIfAborted();
     progress.step('check');

@@ -1,6 +1,7 @@
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { DEFAULT_DB_PATH, openForWriting } from '../db/mirror.js';
+import { findingsStore } from '../findings/store.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
 import { createClients } from './clients.js';
@@ -34,6 +35,8 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const stderr = process.stderr;
   const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true || options.quiet === true, retries: (service) => clients[service].http.stats.retries });
   try {
+    // Every card the previous night left in flight, held or broken is read again, moved or not.
+    const recheckCards = await findingsStore(mirror).cardsToReread();
     const summary = await withHeapPacedForSync(() =>
       runSync({
         mirror,
@@ -41,6 +44,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
         dp: clients.dp,
         full: options.full === true,
         rebind: options.rebind === true,
+        recheckCards,
         ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
         ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
         progress,

@@ -99,7 +99,9 @@ export function detailOf(draft: Pick<FindingDraft, 'measure' | 'records'>): stri
 export const DAY_MS = 86_400_000;
 
 export function ageDaysOf(firstSeenAtMs: number, nowMs: number): number {
-  return Math.max(0, Math.floor((nowMs - firstSeenAtMs) / DAY_MS));
+  // Calendar days in UTC, as a person counts them: seen at 02:30:00.400 last night, 1 day old at
+  // 02:30:00.200 tonight (whole 24-hour periods said 0).
+  return Math.max(0, Math.floor(nowMs / DAY_MS) - Math.floor(firstSeenAtMs / DAY_MS));
 }
 
 export const AGE_BUCKETS = ['0-1', '2-7', '8-30', 'over 30'] as const;

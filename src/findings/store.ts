@@ -234,6 +234,32 @@ export class FindingsStore {
     return { findings: found.map((row) => findingOf(fromSql(findings, row))), held: held.map((row) => findingOf(fromSql(heldFindings, row))), sameFingerprints: run.findingsVersion === FINDINGS_VERSION };
   }
 
+  /**
+   * The gift cards the newest complete run left in flight, held, or behind a gift card finding
+   * (open or accepted): the next sync reads each again by ID whether or not it moved, so a held
+   * break is judged and a repaired one resolved the next night, never left to a weekly --full.
+   */
+  async cardsToReread(): Promise<string[]> {
+    const run = await this.previousCompleteRun(Number.MAX_SAFE_INTEGER);
+    if (!run) return [];
+    const named = (table: 'findings' | 'held_findings') =>
+      this.db.selectFrom(table).select('gift_card_id').where('check_run_id', '=', run.checkRunId).where('gift_card_id', 'is not', null).where('code', 'like', 'GC_%');
+    const rows = await named('findings').union(named('held_findings')).execute();
+    return rows.map((row) => row.gift_card_id as string).sort();
+  }
+
+  /**
+   * The cards a run counted in flight (its GC_IN_FLIGHT findings, the confirmation's included)
+   * and the sync it checked: the one in-flight set every surface of the night states. Null for a
+   * run that checked no sync; the newest completed run when none is named.
+   */
+  async inFlightOf(run?: CheckRunRow | null): Promise<{ syncRunId: number; cards: Set<string> } | null> {
+    const checked = run === undefined ? await this.completedRun() : run;
+    if (!checked || checked.syncRunId === null) return null;
+    const rows = await this.db.selectFrom('findings').select('entity_id').where('check_run_id', '=', checked.checkRunId).where('code', '=', 'GC_IN_FLIGHT').execute();
+    return { syncRunId: checked.syncRunId, cards: new Set(rows.map((row) => row.entity_id)) };
+  }
+
   /** Every acceptance on record. */
   async acceptances(): Promise<Acceptance[]> {
     const rows = await this.db.selectFrom('finding_acceptances').selectAll().execute();

@@ -17,6 +17,12 @@ import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import type { Period } from './period.js';
 
+/** The cards a check run counted in flight, over the sync it checked. */
+export interface RunInFlight {
+  syncRunId: number;
+  cards: ReadonlySet<string>;
+}
+
 /** One card across the period. Amounts in cents; null where an amount off the cent leaves it unknown. */
 export interface CardAtCutOff {
   giftCardId: string;
@@ -88,10 +94,16 @@ export async function dataAsOf(mirror: Mirror): Promise<number | null> {
 /**
  * Closes `period` over the mirror from the ledger-state core; `onCard` sees every card that owed
  * something at either cut-off or moved in the period, in card ID order.
- * `options.asOfMs` cuts the data off earlier than the newest sync (a past check run's edge).
+ * `options.asOfMs` cuts the data off earlier than the newest sync (a past check run's edge);
+ * `options.inFlight`, the newest check run's in-flight cards, are those a period ending now shows apart.
  * @throws MirrorError when the mirror holds no completed sync, or the period starts after its data.
  */
-export async function closePeriod(mirror: Mirror, period: Period, onCard: (card: CardAtCutOff) => void = () => undefined, options: { asOfMs?: number; merchantId?: string | null } = {}): Promise<PeriodClose> {
+export async function closePeriod(
+  mirror: Mirror,
+  period: Period,
+  onCard: (card: CardAtCutOff) => void = () => undefined,
+  options: { asOfMs?: number; merchantId?: string | null; inFlight?: RunInFlight | null } = {},
+): Promise<PeriodClose> {
   const store = new ChecksStore(mirror);
   const newest = await store.newestCompletedSync();
   if (newest === undefined) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
@@ -104,7 +116,10 @@ export async function closePeriod(mirror: Mirror, period: Period, onCard: (card:
   const end = Math.min(period.endMs, asOfMs);
   // Our merchant as the newest run pinned it (the caller asks the findings store); every card when none has.
   const merchantId = options.merchantId ?? null;
-  const inFlight = endsNow ? await store.cardIdsInFlight(newest.syncRunId) : new Set<string>();
+  // One in-flight set for every surface of a night: the check run's over the newest sync (its
+  // GC_IN_FLIGHT cards, the confirmation's included), else what that sync recorded.
+  const runs = options.inFlight?.syncRunId === newest.syncRunId ? options.inFlight.cards : undefined;
+  const inFlight = !endsNow ? new Set<string>() : (runs ?? (await store.cardIdsInFlight(newest.syncRunId)));
 
   const tally = new LiabilityTally({ fromMs: start, toMs: end }, merchantId, true);
   let unattributedEntries = 0;

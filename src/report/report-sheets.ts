@@ -15,7 +15,7 @@ import { MirrorError } from '../errors.js';
 import { BooksStore } from '../books/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { ReportStore, type CountedTable } from './store.js';
-import { closePeriod, type PeriodClose } from './close.js';
+import { closePeriod, type PeriodClose, type RunInFlight } from './close.js';
 import { describeInstant, periodOf } from './period.js';
 import { rollForwardSheet } from './write-close.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
@@ -105,7 +105,7 @@ async function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string)
 
 export async function reportSheets(mirror: Mirror, store: FindingsStore, run: CheckRunRow, scope: ReportScope = {}): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
-  const monthToDate = await monthToDateOf(mirror, run);
+  const monthToDate = await monthToDateOf(mirror, run, await store.inFlightOf(run));
   const reads = new ReportStore(mirror);
   const books = new BooksStore(mirror);
   const codes = await codesByRecord(store, run.checkRunId);
@@ -298,14 +298,14 @@ async function* orderRows(reads: ReportStore, findingsOf: FindingsOf, only: stri
 
 /**
  * The period close of the run's month so far (UTC): from the first of the month its data are as
- * of, up to that instant. Null when the run has no such data.
+ * of, up to that instant, with the run's own in-flight cards (the roll-forward's). Null when the run has no such data.
  */
-async function monthToDateOf(mirror: Mirror, run: CheckRunRow): Promise<PeriodClose | null> {
+async function monthToDateOf(mirror: Mirror, run: CheckRunRow, inFlight: RunInFlight | null): Promise<PeriodClose | null> {
   const asOf = run.asOfMs;
   if (asOf === null) return null;
   const day = new Date(asOf).toISOString().slice(0, 10);
   try {
-    return await closePeriod(mirror, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf, merchantId: run.merchantId });
+    return await closePeriod(mirror, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf, merchantId: run.merchantId, inFlight });
   } catch (error) {
     if (error instanceof MirrorError) return null;
     throw error;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Mirror } from '../db/mirror.js';
 import { formatCents } from '../money.js';
 import { ensureFolder } from '../paths.js';
-import { closePeriod, type CardAtCutOff, type PeriodClose, type PeriodRollForward } from './close.js';
+import { closePeriod, type CardAtCutOff, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
 import { removeStalePartials } from './partials.js';
@@ -31,6 +31,8 @@ export interface WriteCloseOptions {
   preparer?: string;
   /** Our merchant, as the newest check run pinned it; every card when null. */
   merchantId?: string | null;
+  /** The newest check run's in-flight cards: a period ending now shows the same ones apart. */
+  inFlight?: RunInFlight | null;
 }
 
 /** The most card or entry rows a workbook sheet lists; the CSV (cards) and the mirror (entries) hold them all. */
@@ -97,7 +99,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
         if (differingIds.length < PRINTED_CARDS) differingIds.push(card.giftCardId);
       }
       else if (listed.length < SHEET_ROW_CAP) listed.push(row);
-    }, { merchantId: options.merchantId ?? null });
+    }, { merchantId: options.merchantId ?? null, inFlight: options.inFlight ?? null });
     cardsCsv.close();
     await writeXlsx(
       temporary.workbook,

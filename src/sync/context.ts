@@ -51,6 +51,10 @@ export interface SyncContext {
   concurrency: number;
   progress: ProgressReporter;
   stats: Record<SyncResource, ResourceStats>;
+  /** When the sync began: an entry committed before it is one every card read since reflects. */
+  startedAtMs: number;
+  /** Cards the previous night left in flight, held or behind a gift card break: read again by ID, moved or not. */
+  recheck: ReadonlySet<string>;
   /** When the last read of the ledger head began: every entry committed before it is mirrored. */
   ledgerReadUntilMs: number;
   /** Head top-ups done so far this run (each numbers its entries above the last). */

@@ -25,6 +25,12 @@ export interface SyncOptions {
   progress?: ProgressReporter;
   /** Move a mirror bound to other services to these ones, on purpose (`--rebind`). */
   rebind?: boolean;
+  /**
+   * Cards the previous night left in flight, held or behind a gift card break (the findings
+   * stage names them): the settle pass reads each again by ID whether or not it moved, so a
+   * held break is judged, and a repaired one resolved, the next night.
+   */
+  recheckCards?: readonly string[];
   /** The operator's stop (Ctrl-C, SIGTERM): the walks halt at their next page, keeping what they read whole, and its reason is thrown. */
   signal?: AbortSignal;
 }
@@ -145,6 +151,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     concurrency: options.concurrency ?? 8,
     progress: options.progress ?? silent,
     stats: Object.fromEntries(SYNC_RESOURCES.map((r) => [r, emptyStats()])) as Record<SyncResource, ResourceStats>,
+    startedAtMs: started,
+    recheck: new Set(options.recheckCards ?? []),
     ledgerReadUntilMs: started,
     topUps: 0,
   };

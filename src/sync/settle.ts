@@ -9,11 +9,13 @@ import type { CardState } from './store.js';
 const disagrees = (s: CardState): boolean => s.tail_after !== s.remaining || s.tail_created_ms > s.updated_at_ms;
 
 /**
- * Checking like with like in time. Cards whose snapshot disagrees with their ledger, or
- * whose ledger moved this run after the snapshot, are read again by ID; the ledger head is
- * topped up; then a card that still disagrees because it kept moving (its version changed
- * between the reads, or entries arrived after its snapshot) is recorded as in flight for the
- * checker's GC_IN_FLIGHT. One that disagrees without moving is left for the checker: a break.
+ * Checking like with like in time. Cards whose snapshot disagrees with their ledger, or whose
+ * ledger moved this run after the snapshot, are read again by ID, and so is every card the
+ * previous night left in flight, held or behind a gift card break (`context.recheck`), moved or
+ * not; the ledger head is topped up; then a card that still disagrees because it moved during
+ * this sync (its money or status changed between two reads of this sync, or entries committed
+ * since the sync began are newer than its snapshot) is recorded as in flight for the checker's
+ * GC_IN_FLIGHT. One that disagrees without moving is left for the checker: a break, that night.
  * Finally, cards the ledger names but the mirror lacks are read by ID; a 404 marks them missing.
  */
 export async function settle(context: SyncContext): Promise<void> {
@@ -27,18 +29,20 @@ export async function settle(context: SyncContext): Promise<void> {
   // again); otherwise those with new entries or a changed snapshot: the active ones.
   const since = await store.lastCompletedBefore(syncRunId);
   let active = context.mode === 'full' ? undefined : await store.activeCards(syncRunId, since);
-  const before = await store.cardStates(active ?? 'all');
+  const before = await store.cardStates(active === undefined ? 'all' : [...active, ...context.recheck]);
   // A full pass asks which cards are active only if one agrees but was read by an earlier sync.
   if (active === undefined && before.some((s) => !disagrees(s) && s.read_sync_run_id !== syncRunId)) active = await store.activeCards(syncRunId, since);
-  // Re-read by ID: a card that disagrees, and an active one whose snapshot is older than this
-  // run. On a first sync every snapshot is this run's: the active cards are never asked for.
-  const candidates = before.filter((s) => disagrees(s) || (s.read_sync_run_id !== syncRunId && active !== undefined && active.has(s.gift_card_id)));
-  const firstRead = new Map(candidates.map((s) => [s.gift_card_id, s]));
+  // Re-read by ID: a card that disagrees, an active one whose snapshot is older than this run,
+  // and every card the previous night left in flight, held or broken (with entries or not).
+  // On a first sync every snapshot is this run's: the active cards are never asked for.
+  const chosen = before.filter((s) => disagrees(s) || context.recheck.has(s.gift_card_id) || (s.read_sync_run_id !== syncRunId && active !== undefined && active.has(s.gift_card_id)));
+  const firstRead = new Map(chosen.map((s) => [s.gift_card_id, s]));
+  const candidates = [...firstRead.keys(), ...[...context.recheck].filter((id) => !firstRead.has(id)).sort()];
   delete stats.notes['comparing'];
   // Each card read again moves the line on (a resumed first sync re-reads every card: minutes).
   stats.expected = candidates.length;
-  const reread = await mapLimit(candidates, context.concurrency, async (s) => {
-    const read = { id: s.gift_card_id, record: await readCard(context, s.gift_card_id), readAtMs: Date.now() };
+  const reread = await mapLimit(candidates, context.concurrency, async (id) => {
+    const read = { id, record: await readCard(context, id), readAtMs: Date.now() };
     stats.records += 1;
     context.progress.update('settle', stats);
     return read;
@@ -56,7 +60,7 @@ export async function settle(context: SyncContext): Promise<void> {
   stats.notes['entriesToppedUp'] = added.length;
   stats.new += added.length;
 
-  const inFlight = await judgeMovedCards(context, [...candidates.map((s) => s.gift_card_id), ...(await store.cardsOfEntries(added))], firstRead);
+  const inFlight = await judgeMovedCards(context, [...candidates, ...(await store.cardsOfEntries(added))], firstRead);
   stats.notes['inFlight'] = inFlight;
   stats.notes['lookingUp'] = 1;
   context.progress.update('settle', stats);
@@ -91,9 +95,12 @@ async function readUnknownCards(context: SyncContext): Promise<number> {
 }
 
 /**
- * Records as in flight each given card whose snapshot still disagrees with its ledger
- * because it moved: its money or status changed since `firstRead` (a new version alone is not
- * a move), or its ledger has entries newer than its snapshot. @returns how many were recorded.
+ * Records as in flight each given card whose snapshot still disagrees with its ledger because
+ * it moved during this sync: its money or status changed between this sync's reads of it
+ * (`firstRead`, when this sync wrote it; a new version alone is not a move), or its ledger has
+ * entries newer than its snapshot that were committed after the sync began. A snapshot of an
+ * earlier night is never the first read: a card that disagrees with entries committed before
+ * the sync began, however its version moved, is a break tonight. @returns how many were recorded.
  */
 async function judgeMovedCards(context: SyncContext, cardIds: readonly string[], firstRead: ReadonlyMap<string, CardState>): Promise<number> {
   const { store, syncRunId } = context;
@@ -102,9 +109,11 @@ async function judgeMovedCards(context: SyncContext, cardIds: readonly string[],
   await store.batch(async () => {
     for (const s of states) {
       if (!disagrees(s)) continue;
+      // The mirror's snapshot before the re-read counts only when this sync's walk wrote it.
       const first = firstRead.get(s.gift_card_id);
-      const moved = first !== undefined && (first.remaining !== s.remaining || first.status !== s.status);
-      const ledgerAhead = s.tail_created_ms > s.updated_at_ms;
+      const readThisSync = first !== undefined && first.read_sync_run_id === syncRunId;
+      const moved = readThisSync && (first.remaining !== s.remaining || first.status !== s.status);
+      const ledgerAhead = s.tail_created_ms > s.updated_at_ms && s.tail_created_ms >= context.startedAtMs;
       if (!moved && !ledgerAhead) continue; // it stood still and still disagrees: a break, for the checker
       await store.inFlight(
         syncRunId,
