@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import type { RecordRef } from '../checks/check.js';
-import { type CheckCode, CHECK_CODES } from '../checks/index.js';
+import { type CheckCode, CHECK_CODES, CHECKS } from '../checks/index.js';
 import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
 import type { Mirror } from '../db/mirror.js';
 import { fromSql, toSql } from '../db/rows.js';
@@ -256,7 +256,7 @@ export class FindingsStore {
   async inFlightOf(run?: CheckRunRow | null): Promise<{ syncRunId: number; cards: Set<string> } | null> {
     const checked = run === undefined ? await this.completedRun() : run;
     if (!checked || checked.syncRunId === null) return null;
-    const rows = await this.db.selectFrom('findings').select('entity_id').where('check_run_id', '=', checked.checkRunId).where('code', '=', 'GC_IN_FLIGHT').execute();
+    const rows = await this.db.selectFrom('findings').select('entity_id').where('check_run_id', '=', checked.checkRunId).where('code', '=', CHECKS.GC_IN_FLIGHT.code).execute();
     return { syncRunId: checked.syncRunId, cards: new Set(rows.map((row) => row.entity_id)) };
   }
 

@@ -304,6 +304,20 @@ export class GiftCardWorld {
    * The hourly expiry job as of `atMs`: every ACTIVE card past its expiry gets an EXPIRE
    * entry stamped at the first full hour after its expiry that is not in the future.
    */
+  /** The coupons' expiry job: an unpinned ACTIVE coupon past its expiry becomes EXPIRED (a new version). @returns how many. */
+  expireCoupons(atMs: number): number {
+    let expired = 0;
+    for (const coupon of this.coupons.items) {
+      const record = coupon.record;
+      if (coupon.pinned || record.status !== 'ACTIVE' || Date.parse(record.expiresAt) > atMs) continue;
+      record.status = 'EXPIRED';
+      record.version += 1;
+      record.updatedAt = iso(atMs);
+      expired += 1;
+    }
+    return expired;
+  }
+
   runExpiryJob(atMs: number): number {
     const lastRun = Math.floor(atMs / HOUR) * HOUR;
     // Within one hour the job has nothing new to do: expiry dates do not move.

@@ -6,7 +6,7 @@ import { handleDpRequest, type DpApiClient } from './dp-routes.js';
 import { FaultPlan, type FaultKind, type FaultOptions } from './faults.js';
 import { cardTemplates, generateDp, generateMerchant, SIZE_PRESETS, type SizePreset, type WorldSize } from './generator.js';
 import { handleGiftCardRequest, type GiftCardApiClient } from './giftcard-routes.js';
-import { GiftCardWorld, iso, type CardWire, type CouponWire, type EntryWire } from './giftcard-world.js';
+import { GiftCardWorld, HOUR, iso, wire, type CardWire, type CouponWire, type EntryWire } from './giftcard-world.js';
 import { applyActivity, type ActivityContext, type ActivityKind } from './live-activity.js';
 import { plantBreaks, type Manifest } from './planted-breaks.js';
 import { emptyBooksPlan, plantBooks } from './books-plants.js';
@@ -31,8 +31,13 @@ export interface SimulatorOptions {
   recordRequests?: boolean;
   /** Every answer waits this long before it is sent, like a network round trip (default 0). */
   latencyMs?: number;
-  /** The simulator's "now" for generation (default Date.now()). */
+  /** The simulator's "now" for generation (default the clock's time). */
   nowMs?: number;
+  /**
+   * The simulator's clock: the time live activity, the expiry job and the balance breaks are
+   * stamped with (default Date.now). A test that moves a world through nights sets it.
+   */
+  clock?: () => number;
 }
 
 export interface Credentials {
@@ -95,6 +100,13 @@ export interface Simulator {
   writeBooks(dir: string): string[];
   /** Applies `count` legal operations now, as live activity would. */
   applyActivity(count: number): ActivityKind[];
+  /**
+   * The services' own scheduled work at the clock's time, as a healthy service does it every
+   * hour: cards and coupons past their expiry are expired, and orders confirmed over an hour ago
+   * are fulfilled. A world moved through days by its clock stays legal.
+   * @returns how many records it changed.
+   */
+  runServiceJobs(): number;
   mutate: Mutations;
   /** Stops live activity, keeping the services up. */
   stopLive(): void;
@@ -129,6 +141,14 @@ export interface Mutations {
   moveWallet(walletID: string, deltaCents: number): void;
   /** Sets fields of a card's record. */
   setCard(giftCardId: string, fields: Partial<CardWire>): void;
+  /**
+   * A balance break (GC_BALANCE_MISMATCH, GC_LEDGER_TAIL_MISMATCH): the card's remainingBalance
+   * is left `offByCents` away from its ledger, after a DEBIT of `debitCents` committed now when
+   * given (a break that arrives with a new entry). The card takes no live activity from then on.
+   */
+  breakBalance(giftCardId: string, break_: { offByCents: number; debitCents?: number }): void;
+  /** Repairs a balance break without a ledger entry: the remainingBalance is its ledger's again (a new version). */
+  repairBalance(giftCardId: string): void;
 }
 
 /**
@@ -137,7 +157,8 @@ export interface Mutations {
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const seed = options.seed ?? 1;
-  const nowMs = options.nowMs ?? Date.now();
+  const clock = options.clock ?? Date.now;
+  const nowMs = options.nowMs ?? clock();
   const random = new Random(seed);
   const size: WorldSize = { ...SIZE_PRESETS.small, ...(typeof options.size === 'string' ? SIZE_PRESETS[options.size] : options.size) };
 
@@ -198,12 +219,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     applyActivity: (count) => {
       const done: ActivityKind[] = [];
       for (let i = 0; i < count * 5 && done.length < count; i += 1) {
-        const kind = applyActivity(activity);
+        const kind = applyActivity(activity, clock());
         if (kind) done.push(kind);
       }
       return done;
     },
-    mutate: mutations(gc, dp),
+    runServiceJobs: () => {
+      const atMs = clock();
+      let changed = gc.runExpiryJob(atMs) + gc.expireCoupons(atMs);
+      for (const order of dp.orders.items) {
+        if (order.pinned || order.record.status !== 'CONFIRMED' || order.createdAtMs > atMs - HOUR) continue;
+        dp.fulfil(order, atMs);
+        changed += 1;
+      }
+      return changed;
+    },
+    mutate: mutations(gc, dp, clock),
     stopLive: () => {
       if (timer) clearInterval(timer);
     },
@@ -297,12 +328,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   await Promise.all([listen(gcServer, options.port ?? 0), listen(dpServer, options.dpPort ?? 0)]);
   sim.giftcardUrl = `http://127.0.0.1:${(gcServer.address() as AddressInfo).port}`;
   sim.dpUrl = `http://127.0.0.1:${(dpServer.address() as AddressInfo).port}`;
-  const timer = options.live ? setInterval(() => applyActivity(activity), options.live.intervalMs) : undefined;
+  const timer = options.live ? setInterval(() => applyActivity(activity, clock()), options.live.intervalMs) : undefined;
   timer?.unref();
   return sim;
 }
 
-function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
+function mutations(gc: GiftCardWorld, dp: DpWorld, clock: () => number): Mutations {
   /** A lookup by ID in one of the worlds' collections that throws when the ID is unknown. */
   const finder =
     <T>(items: { get(id: string): T | undefined }, what: string) =>
@@ -351,6 +382,22 @@ function mutations(gc: GiftCardWorld, dp: DpWorld): Mutations {
       const found = card(id);
       Object.assign(found.record, fields);
       if (fields.remainingBalance !== undefined) found.balance = Math.round(fields.remainingBalance * 100);
+    },
+    breakBalance: (id, { offByCents, debitCents }) => {
+      const found = card(id);
+      found.pinned = true;
+      const atMs = clock();
+      if (debitCents !== undefined) gc.debit(found, atMs, debitCents);
+      // The ledger keeps its balance (found.balance); only the card's own figure is off.
+      found.record.remainingBalance = wire(found.balance + offByCents);
+      found.record.version += 1;
+      found.record.updatedAt = iso(atMs);
+    },
+    repairBalance: (id) => {
+      const found = card(id);
+      found.record.remainingBalance = wire(found.balance);
+      found.record.version += 1;
+      found.record.updatedAt = iso(clock());
     },
   };
 }

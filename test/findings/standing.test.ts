@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS, type Drafted } from '../../src/checks/index.js';
 import { cardBalanceStake, cardRef, cents, count, entryRef, walletRef } from '../../src/checks/refs.js';
 import { judge, type Confirmation } from '../../src/findings/confirmation.js';
-import { DAY_MS, detailOf, fingerprintOf, type Acceptance } from '../../src/findings/finding.js';
+import { ageDaysOf, DAY_MS, detailOf, fingerprintOf, type Acceptance } from '../../src/findings/finding.js';
 import { standing, type Standing, type StandingInput } from '../../src/findings/standing.js';
 import { summarise } from '../../src/findings/summary.js';
 
@@ -259,6 +259,25 @@ describe('a property over random sequences of nights', () => {
         });
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('a finding\'s age', () => {
+  it('counts calendar days in UTC as a person does: seen last night a little later in the second, one day old tonight', () => {
+    const seen = Date.parse('2026-11-01T02:30:00.400Z');
+    expect(ageDaysOf(seen, Date.parse('2026-11-02T02:30:00.200Z'))).toBe(1);
+    expect(ageDaysOf(seen, Date.parse('2026-11-01T23:59:59.999Z'))).toBe(0);
+    expect(ageDaysOf(Date.parse('2026-11-01T23:59:00Z'), Date.parse('2026-11-02T00:01:00Z'))).toBe(1);
+    expect(ageDaysOf(seen, Date.parse('2026-12-01T02:29:00Z'))).toBe(30);
+  });
+
+  it('is the number of nightly cut-offs since first seen, for any time of the nights (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: DAY_MS - 1 }), fc.integer({ min: 0, max: DAY_MS - 1 }), (day, nights, first, later) => {
+        const start = Date.parse('2026-01-01T00:00:00Z') + day * DAY_MS;
+        expect(ageDaysOf(start + first, start + nights * DAY_MS + later)).toBe(nights === 0 && later < first ? 0 : nights);
+      }),
     );
   });
 });

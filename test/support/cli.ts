@@ -32,13 +32,19 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Preloaded into the CLI's process to start its clock at a test's instant (`nowMs`). */
+const CLOCK = fileURLToPath(new URL('./clock.mjs', import.meta.url));
+
 /**
  * Runs the CLI in a child process without blocking this one (a simulator may live here).
- * `killAfterMs` sends SIGKILL after that long.
+ * `killAfterMs` sends SIGKILL after that long; `nowMs` starts the process's clock at that
+ * instant (it runs on in real time), as a night of a simulated month.
  */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, options: { killAfterMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv, options: { killAfterMs?: number; nowMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env });
+    const clock = options.nowMs === undefined ? [] : ['--import', CLOCK];
+    const childEnv = options.nowMs === undefined ? env : { ...env, LEDGER_RECON_TEST_NOW: String(options.nowMs) };
+    const child = spawn(process.execPath, [...clock, CLI, ...args], { env: childEnv });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
