@@ -6,7 +6,7 @@
  * line and reason and kept out; the rest is imported.
  */
 import { closeSync, createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { Readable, Transform } from 'node:stream';
@@ -108,7 +108,10 @@ export async function importBooksFile(mirror: Mirror, path: string, options: Imp
 
 async function importOpenFile(store: BooksStore, fd: number, path: string, source: string, map: BooksMap, options: ImportOptions, result: ImportResult): Promise<ImportResult> {
   const kind = options.kind;
-  const open = (): Readable => decoded(createReadStream('', { fd, start: 0, autoClose: false }), map.encoding);
+  // The bytes parsed are hashed as they are read: a file rewritten between the hash and the
+  // parse would otherwise be recorded under the whole file's hash with part of its rows.
+  const parsed = createHash('sha256');
+  const open = (): Readable => decoded(hashing(createReadStream('', { fd, start: 0, autoClose: false }), parsed), map.encoding);
   const digest = await fileSha256(createReadStream('', { fd, start: 0, autoClose: false }), path);
   const known = await store.knownFile(kind, source, digest);
   if (known !== undefined) return { ...result, fileId: known, unchanged: true };
@@ -188,6 +191,9 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
         accepted += 1;
       }
       await addPending();
+      if (parsed.digest('hex') !== digest) {
+        throw new BooksImportError(`${path}: the file changed while it was read (its bytes are not those it held when the import began): nothing of it was imported; import it again once its writer has finished`);
+      }
       result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
       result.lines = shape.lines;
       const rejected = rejections.length - (cutShort === null ? 0 : 1);
@@ -524,6 +530,25 @@ class EncodingProblem extends Error {
  * The file as UTF-8: read as written for UTF-8 (checked byte by byte by the record scanner),
  * else decoded from the map's encoding.
  */
+/** The file's bytes as they pass, added to `hash`. */
+function hashing(file: Readable, hash: Hash): Readable {
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  file.on('error', (error) => tap.destroy(error));
+  // A reader that stops early (a refused file, a failed import) stops the file's reads too (not
+  // destroyed: that would close the descriptor its opener closes); a read still in flight when
+  // the descriptor closes fails into the listener above.
+  tap.on('close', () => {
+    file.unpipe(tap);
+    file.pause();
+  });
+  return file.pipe(tap);
+}
+
 function decoded(file: Readable, encoding: BooksEncoding): Readable {
   if (encoding === 'utf-8') return file;
   const decoder = new TextDecoder(encoding);

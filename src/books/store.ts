@@ -465,10 +465,14 @@ export class BooksStore {
     this.#db = mirror.queries;
   }
 
-  /** The version of this file already imported (same kind, source and content), if any. */
+  /**
+   * The newest version of this file (same kind and source), when its content is `sha256`: the
+   * file is unchanged since it was last imported. Bytes equal to an older version are not: that
+   * version's rows come back (a file back to how it was two nights ago is a new version).
+   */
   async knownFile(kind: string, source: string, sha256: string): Promise<number | undefined> {
-    const row = await this.#db.selectFrom('books_files').select('file_id').where('kind', '=', kind).where('source', '=', source).where('sha256', '=', sha256).executeTakeFirst();
-    return row?.file_id;
+    const row = await this.#db.selectFrom('books_files').select(['file_id', 'sha256']).where('kind', '=', kind).where('source', '=', source).orderBy('file_id', 'desc').limit(1).executeTakeFirst();
+    return row?.sha256 === sha256 ? row.file_id : undefined;
   }
 
   /**

@@ -1,9 +1,20 @@
 /** Where the mirror lives, as a user names it: read before anything heavy is loaded (the CLI checks it first). */
 import { ConfigError } from '../errors.js';
 
-/** Where the mirror lives as output may show it: a URL without its user and password. */
+/**
+ * Where the mirror lives as output may show it: a URL without its user and password. The user
+ * information ends at the last `@` before the query (a password may hold `@`, `/` or `:` as
+ * typed): everything up to it goes, so no part of a password is shown.
+ */
 export function shownDb(db: string): string {
-  return db.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1');
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(db);
+  if (scheme === null) return db;
+  const query = db.search(/[?#]/);
+  const authority = query === -1 ? db : db.slice(0, query);
+  const at = authority.lastIndexOf('@');
+  const shown = at === -1 ? db : scheme[0] + db.slice(at + 1);
+  // libpq also takes a password as a parameter (?password=…, ?sslpassword=…).
+  return shown.replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1…');
 }
 
 /** Whether `--db` names a PostgreSQL server (postgres:// or postgresql://) rather than a file. */

@@ -550,7 +550,8 @@ export const booksFiles = sqliteTable(
     rowsWithdrawn: integer('rows_withdrawn').notNull(),
     rowsRejected: integer('rows_rejected').notNull(),
   },
-  (t) => [uniqueIndex('books_files_version').on(t.kind, t.source, t.sha256)],
+  // Not unique: a file whose bytes return to an earlier version's is a new version of its own.
+  (t) => [index('books_files_version').on(t.kind, t.source, t.sha256)],
 );
 
 /** A row of the merchant's books; codes only as SHA-256. Withdrawn rows stay, marked. */

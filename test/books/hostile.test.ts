@@ -4,6 +4,7 @@
  * Each runs the real CLI over real files and a real mirror.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -285,4 +286,52 @@ describe('versions of a source', () => {
     const replaced = await importBooks('--replace', join(november, 'tenders.csv'));
     expect(replaced.stdout).toContain('40 new, 81 withdrawn');
   });
+});
+
+describe('a version is known by its newest bytes, and by the bytes it was parsed from', () => {
+  it('imports a file whose bytes return to an earlier version as a new version: the withdrawn row comes back', async () => {
+    const file = join(dir, 'tenders.csv');
+    const rows = Array.from({ length: 10 }, (_, i) => tender(i));
+    const night1 = [HEADER, ...rows, 'ORD-BOOKS-ONLY,payment,25.00,USD,2026-10-02T12:00:00Z'].join('\n');
+    writeFileSync(file, night1);
+    expect((await importBooks(file)).status).toBe(0);
+    writeFileSync(file, [HEADER, ...rows].join('\n'));
+    expect((await importBooks(file)).stdout).toContain('1 withdrawn');
+    writeFileSync(file, night1);
+    const night3 = await importBooks(file);
+    expect(night3.status, night3.stderr).toBe(0);
+    expect(night3.stdout).not.toMatch(/unchanged/);
+    expect(await count("SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL AND reference = 'ORD-BOOKS-ONLY'")).toBe(1);
+    expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(11);
+    // The same bytes again are the newest version's: unchanged.
+    expect((await importBooks(file)).stdout).toMatch(/unchanged/);
+  });
+
+  it('never records a file rewritten while it is imported under bytes it did not parse: refused whole, or one version whole', async () => {
+    const file = join(dir, 'tenders.csv');
+    const first = [HEADER, ...Array.from({ length: 200_000 }, (_, i) => tender(i))].join('\n');
+    const second = [HEADER, ...Array.from({ length: 1_000 }, (_, i) => tender(i + 500_000))].join('\n');
+    writeFileSync(file, first);
+    const importing = importBooks(file);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    writeFileSync(file, second);
+    const result = await importing;
+    const held = await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL');
+    const digests = await query<{ sha256: string }>('SELECT sha256 FROM books_files');
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    if (result.status === 2) {
+      expect(result.stderr).toMatch(/the file changed while it was read .* nothing of it was imported; import it again once its writer has finished\n$/);
+      expect(held).toBe(0);
+      expect(digests).toEqual([]);
+    } else {
+      // The rewrite came before the file was first read: the second version, whole.
+      expect(result.status, result.stderr).toBe(0);
+      expect(held).toBe(1_000);
+      expect(digests).toEqual([{ sha256: sha(second) }]);
+    }
+    // Imported again, the file as it now is goes in whole: it is not "unchanged".
+    const again = await importBooks(file);
+    expect(again.status, again.stderr).toBe(0);
+    expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(1_000);
+  }, 60_000);
 });

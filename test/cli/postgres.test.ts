@@ -151,4 +151,23 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
       server.stop();
     }
   }, 90_000);
+
+  it('keeps a mirror in the schema it names whatever the URL carries: options= is refused in one line, nothing is written elsewhere', async () => {
+    const { url, schema: name } = schema();
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const publicTables = async () => Number((await client.query("SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n);
+      const before = await publicTables();
+      for (const options of ['-c%20search_path%3Dpublic', '-c%20statement_timeout%3D0']) {
+        const refused = await runCli(['sync', '--db', `${url}&options=${options}`], env);
+        expect(refused.status).toBe(2);
+        expect(refused.stderr).toMatch(new RegExp(`^ledger-recon: the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${name}: the URL's options= parameter would change the settings of the mirror's sessions .*ALTER ROLE … SET …\\)\n$`));
+      }
+      expect(await publicTables()).toBe(before);
+      expect((await client.query('SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = $1', [name])).rows[0].n).toBe('0');
+    } finally {
+      await client.end();
+    }
+  });
 });

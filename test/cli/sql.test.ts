@@ -98,6 +98,21 @@ describe('the views', () => {
 describe('ledger-recon sql', () => {
   const hash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
+  it.each([
+    'select 1; commit; set transaction read write; update gift_cards set remaining_balance_cents = remaining_balance_cents + 100000',
+    'select 1; commit; create table intruder (a int)',
+    ON_POSTGRES ? 'select 1; commit; select pg_sleep(65)' : 'select 1; select 2',
+  ])('runs exactly one statement: %s is refused in one line, none of it run', async (statement) => {
+    const balance = 'SELECT SUM(remaining_balance_cents) AS total FROM gift_cards';
+    const before = await query<{ total: number }>(synced, balance);
+    const { status, stdout, stderr } = await runCli(['sql', statement, '--db', synced], cleanEnv());
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('ledger-recon: the text holds several statements: `ledger-recon sql` runs one, and none of them was run; give them one at a time\n');
+    expect(await query(synced, balance)).toEqual(before);
+    await expect(query(synced, 'SELECT COUNT(*) AS n FROM intruder')).rejects.toThrow(/intruder/);
+  });
+
   // A file's bytes; on PostgreSQL every write path is refused in test/cli/postgres.test.ts.
   it.skipIf(ON_POSTGRES).each(['DELETE FROM gift_cards', "UPDATE gift_cards SET status = 'ACTIVE'", 'DROP VIEW card_ledger', "ATTACH DATABASE 'x.db' AS x", 'PRAGMA journal_mode = DELETE'])('refuses %s with exit 2, leaving the file unchanged', async (statement) => {
     const before = hash(fixture);

@@ -16,7 +16,7 @@ import Cursor from 'pg-cursor';
 import { LockHeldError, MirrorError } from '../../errors.js';
 import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
-import type { Checkpointer, LockHolder, Mirror, StatementResult } from '../types.js';
+import { SEVERAL_STATEMENTS, type Checkpointer, type LockHolder, type Mirror, type StatementResult } from '../types.js';
 import { integerTypes, numberTypes, pgConnection, serverGone } from './connection.js';
 import { createLedgerIndexes, dropLedgerIndexes } from './indexes.js';
 
@@ -45,6 +45,11 @@ export function pgLocation(url: string): PgLocation {
   parsed.searchParams.delete('schema');
   const shown = `${parsed.protocol}//${parsed.host}${parsed.pathname}?schema=${schema}`;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new MirrorError(`the mirror ${shown}: a schema name is lower-case letters, digits and _ (at most 63), starting with a letter or _`);
+  // The session's settings are the tool's: its search_path is the mirror's schema. A URL's
+  // options= (-c search_path=…, statement_timeout=0) would put the tables elsewhere.
+  if (parsed.searchParams.has('options')) {
+    throw new MirrorError(`the mirror ${shown}: the URL's options= parameter would change the settings of the mirror's sessions (its search_path names the mirror's schema); remove it, and set what you need on the role instead (ALTER ROLE … SET …)`);
+  }
   return { connectionString: parsed.toString(), schema, shown };
 }
 
@@ -103,12 +108,14 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
     if (options.locked) await takeLock(session, location);
     if (!options.readOnly) {
       await session.query(`CREATE SCHEMA IF NOT EXISTS "${location.schema}"`);
+      await inNamedSchema(session, location);
       const { applied, known } = await schemaVersion(clientAsks(session), location.schema);
       if (applied > known) throw new MirrorError(`the mirror ${location.shown} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
       await migrate(drizzle(session), { migrationsFolder: MIGRATIONS, migrationsSchema: location.schema, migrationsTable: '__drizzle_migrations' });
     } else {
       const { applied } = await schemaVersion(clientAsks(session), location.schema);
       if (applied === 0) throw options.missing ?? new MirrorError(`there is no mirror at ${location.shown}: run \`ledger-recon sync\` first`);
+      await inNamedSchema(session, location);
     }
     const backendPid = Number((await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
     const mirror = mirrorOver(location, pool, session, backendPid);
@@ -124,6 +131,13 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
   }
 }
 
+/** Whatever the server's, the database's or the role's settings say, the session's tables are the named schema's. */
+async function inNamedSchema(session: pg.ClientBase, location: PgLocation): Promise<void> {
+  const current = (await session.query<{ schema: string | null }>('SELECT pg_catalog.current_schema() AS schema')).rows[0]?.schema ?? null;
+  if (current === location.schema) return;
+  throw new MirrorError(`the mirror ${location.shown}: its session resolves tables in ${current ?? 'no schema'}, not in ${location.schema}: a setting of the server, the database or the role overrides the search_path ledger-recon sets; remove it`);
+}
+
 /** The server did not take the connection: one line, naming the mirror without its password, and the fix. */
 function unreachable(location: PgLocation, error: unknown): MirrorError {
   return new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}; check that the server is running and that --db (or LEDGER_RECON_DB) names it`);
@@ -135,7 +149,7 @@ function unreachable(location: PgLocation, error: unknown): MirrorError {
  */
 async function refuseHalfBuilt(mirror: PgMirror): Promise<void> {
   const c = mirror.connection;
-  if ((await c.pluck<boolean>("SELECT to_regclass('gift_card_transactions_id') IS NOT NULL").get()) === true) return;
+  if ((await c.pluck<boolean>("SELECT pg_catalog.to_regclass('gift_card_transactions_id') IS NOT NULL").get()) === true) return;
   if ((await c.pluck<number>('SELECT 1 FROM gift_card_transactions LIMIT 1').get()) === undefined) return;
   throw new MirrorError(`the mirror ${mirror.path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${mirror.path} to finish it, then read it again`);
 }
@@ -167,7 +181,8 @@ async function holderOf(session: pg.ClientBase, location: PgLocation): Promise<L
 /** One short-lived connection to the server of `url`, for a question asked before any mirror is opened. */
 async function asking<T>(url: string, question: (client: pg.Client, location: PgLocation) => Promise<T>): Promise<T> {
   const location = pgLocation(url);
-  const client = new pg.Client({ connectionString: location.connectionString, connectionTimeoutMillis: 10_000 });
+  // The mirror's search_path here too: a question asked before the mirror opens reads what the mirror would.
+  const client = new pg.Client({ connectionString: location.connectionString, options: `-c search_path=${location.schema}`, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -221,7 +236,7 @@ const clientAsks = (client: pg.ClientBase): AskOne => async (sql, value) => Obje
 
 /** The migrations the schema has applied, and the number this version knows. */
 async function schemaVersion(ask: AskOne, schema: string): Promise<{ applied: number; known: number }> {
-  const found = await ask('SELECT to_regclass(?) IS NOT NULL AS found', `"${schema}".__drizzle_migrations`);
+  const found = await ask('SELECT pg_catalog.to_regclass(?) IS NOT NULL AS found', `"${schema}".__drizzle_migrations`);
   const applied = found === true ? Number((await ask(`SELECT COUNT(*) AS n FROM "${schema}".__drizzle_migrations`, '')) ?? 0) : 0;
   return { applied, known: knownMigrations() };
 }
@@ -337,15 +352,16 @@ async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: stri
   try {
     await client.query('BEGIN READ ONLY');
     await client.query(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
-    const result = await client.query({
-      text,
-      values: [],
-      types: integerTypes(exactValue),
-    });
+    // The extended protocol: the server parses the text as one statement and refuses a second
+    // (the simple protocol would run `select 1; commit; update …` one after the other).
+    const oneStatement: pg.QueryConfig & { queryMode: 'extended' } = { text, queryMode: 'extended', types: integerTypes(exactValue) };
+    const result = await client.query(oneStatement as pg.QueryConfig);
     return { columns: result.fields.map((field) => field.name), rows: result.rows as Record<string, unknown>[] };
   } catch (error) {
     const message = (error as Error).message;
+    if (/cannot insert multiple commands into a prepared statement/.test(message)) throw new MirrorError(SEVERAL_STATEMENTS);
     if (/read-only transaction/.test(message)) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
+    if (/statement timeout/.test(message)) throw new MirrorError(`the statement ran longer than ${STATEMENT_TIMEOUT_MS / 1000} s and was stopped: narrow it (a WHERE, a LIMIT) or read the mirror with a client of your own (${location.shown})`);
     throw new MirrorError(`the statement failed: ${message} (${location.shown})`);
   } finally {
     await client.query('ROLLBACK').catch(() => undefined);

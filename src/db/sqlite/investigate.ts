@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { MirrorError } from '../../errors.js';
-import type { StatementResult } from '../types.js';
+import { SEVERAL_STATEMENTS, type StatementResult } from '../types.js';
 import { untypedRows } from './statement.js';
 
 /**
@@ -16,6 +16,7 @@ export async function runReadOnlyStatement(sqlite: Database.Database, text: stri
   try {
     prepared = sqlite.prepare(text);
   } catch (error) {
+    if (/more than one statement/.test((error as Error).message)) throw new MirrorError(SEVERAL_STATEMENTS);
     throw new MirrorError(`the statement was refused: ${(error as Error).message}`);
   }
   if (!prepared.reader || !prepared.readonly) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
