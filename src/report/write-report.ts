@@ -95,8 +95,11 @@ const FIGURES = new Set<string>(['expected', 'actual', 'difference', 'atStake'])
 async function writeFindingFiles(store: FindingsStore, checkRunId: number, paths: ReportPaths): Promise<void> {
   const csv = createWriteStream(paths.csv);
   const json = createWriteStream(paths.json);
+  // A file that fails (a disk full) ends every wait on it: a wait for 'drain' alone would never end.
+  const failed = Promise.race([csv, json].map((stream) => new Promise<never>((_resolve, reject) => stream.once('error', reject))));
+  failed.catch(() => undefined);
   const write = async (stream: NodeJS.WritableStream, text: string): Promise<void> => {
-    if (!stream.write(text)) await once(stream, 'drain');
+    if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed]);
   };
   await write(csv, `${CSV_COLUMNS.map((c) => csvField(c)).join(',')}\r\n`);
   await write(json, '[');
@@ -115,6 +118,6 @@ async function writeFindingFiles(store: FindingsStore, checkRunId: number, paths
   await write(json, first ? ']\n' : '\n]\n');
   csv.end();
   json.end();
-  await Promise.all([once(csv, 'close'), once(json, 'close')]);
+  await Promise.race([Promise.all([once(csv, 'close'), once(json, 'close')]), failed]);
 }
 

@@ -101,13 +101,34 @@ export async function writeXlsx(path: string, properties: WorkbookProperties, sh
   workbook.created = properties.created;
   workbook.modified = properties.created;
   Object.assign(workbook, { title: properties.title, subject: properties.subject });
-  for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title, failed);
+  try {
+    for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title, failed);
+  } catch (error) {
+    // The sheets not written let go of what their rows hold (a cursor, a pooled connection):
+    // held, a server's pool never ends and the process never exits.
+    await Promise.all(sheets.map((spec) => closeRows(spec.rows)));
+    throw error;
+  }
   await Promise.race([workbook.commit(), failed]);
   if (!file.closed) await Promise.race([once(file, 'close'), failed]);
 }
 
 async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number, title: string, failed: Promise<never>): Promise<void> {
   const iterator = toAsync(spec.rows);
+  try {
+    await writeRows(workbook, spec, maxRows, title, failed, iterator);
+  } finally {
+    // A sheet that fails part-way (a full disk) closes its rows' reader: its finally blocks run.
+    await iterator.return(undefined);
+  }
+}
+
+/** Lets go of rows never read to the end: an async generator's return() runs its finally blocks. */
+async function closeRows(rows: SheetSpec['rows']): Promise<void> {
+  if (Symbol.asyncIterator in rows) await rows[Symbol.asyncIterator]().return?.(undefined).catch(() => undefined);
+}
+
+async function writeRows(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number, title: string, failed: Promise<never>, iterator: AsyncGenerator<Cell[]>): Promise<void> {
   // Widths must be set before the first row is committed: fit them to a sample of the rows.
   const sample: Cell[][] = [];
   let next = await iterator.next();

@@ -98,6 +98,9 @@ export interface Checkpoint {
   done: boolean;
 }
 
+/** Columns that hold a value of one of the specs' enumerations: never a secret, and read by the checks as sent. */
+const ENUMERATED = new Set(['status', 'type', 'currency', 'fulfillment_status', 'line_currency']);
+
 /**
  * Every read and write the sync makes. The per-record writes (card, entry, coupon, …) are
  * valid only inside {@link SyncStore.batch}: a page's writes and its checkpoint are one unit.
@@ -490,12 +493,16 @@ export class SyncStore {
   }
 
   /**
-   * A row as it may be stored: its raw JSON with any client secret the service echoed replaced
-   * by `[redacted]`. The record was parsed as sent (a secret that occurs in data rewrites
-   * nothing that is checked); only what is kept is redacted. Most rows carry none: the same row.
+   * A row as it may be stored: its raw JSON and every free text read from it (a reference, an
+   * idempotency key, an ID) with any client secret the service echoed replaced by `[redacted]`.
+   * A value of one of the spec's enumerations (a status, a type, a currency) is public text, not
+   * a secret, and is what the checks read: it stays as sent. Every field comes from the raw
+   * record, so a row whose raw JSON carries no secret has none (most rows: the same row).
    */
   private storable<T extends { raw_json: string }>(row: T): T {
-    return carriesSecret(row.raw_json, this.#secrets) ? { ...row, raw_json: redact(row.raw_json, this.#secrets) } : row;
+    if (!carriesSecret(row.raw_json, this.#secrets)) return row;
+    const redacted = Object.entries(row).map(([key, value]) => [key, typeof value === 'string' && !ENUMERATED.has(key) ? redact(value, this.#secrets) : value]);
+    return Object.fromEntries(redacted) as T;
   }
 
   /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */

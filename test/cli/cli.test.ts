@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv } from '../support/cli.js';
-import { mirrorAt, numberOfMirror, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
+import { changeMirror, mirrorAt, numberOfMirror, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
 import { shownDb } from '../../src/db/location.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -105,6 +105,20 @@ describe('ledger-recon demo (npm start)', () => {
       expect(stdout).toBe('');
       expect(stderr).toBe(`ledger-recon: ${shownDb(production)} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)\n`);
       expect(await numberOfMirror(production, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()")).toBe(tables);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it.runIf(ON_POSTGRES)('never drops a schema that holds functions, enums or domains but no table', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-objects-'));
+    try {
+      const other = mirrorAt(dir, 'other');
+      await changeMirror(other, 'CREATE SCHEMA IF NOT EXISTS ' + new URL(other).searchParams.get('schema'));
+      for (const statement of ["CREATE TYPE mood AS ENUM ('calm')", 'CREATE DOMAIN positive AS integer CHECK (VALUE > 0)', "CREATE FUNCTION answer() RETURNS integer LANGUAGE sql AS 'SELECT 42'"]) await changeMirror(other, statement);
+      const { code, stderr } = run(['demo', '--db', other, '--out', join(dir, 'reports')]);
+      expect(code).toBe(2);
+      expect(stderr).toBe(`ledger-recon: ${shownDb(other)} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)\n`);
+      expect(await numberOfMirror(other, 'SELECT answer()')).toBe(42);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

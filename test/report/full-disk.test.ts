@@ -22,4 +22,26 @@ describe('a workbook on a disk that fills up', () => {
       disk.unmount();
     }
   }, 120_000);
+
+  it('lets go of every sheet\'s rows when it fails: the reader it was streaming and those of the sheets after it (a held cursor kept a server\'s run from ever exiting)', async () => {
+    const disk = mountTmpfs('256k');
+    if (!disk) return;
+    const closed: string[] = [];
+    async function* reader(name: string, count: number): AsyncGenerator<Cell[]> {
+      try {
+        for (const row of rows(count)) yield row;
+      } finally {
+        closed.push(name);
+      }
+    }
+    try {
+      const sheets = ['First', 'Second', 'Third'].map((name) => ({ name, header: ['card', 'n', 'amount', 'reference'], rows: reader(name, 200_000) }));
+      await expect(writeXlsx(join(disk.path, 'big.xlsx'), { title: 't', subject: 's', creator: 'ledger-recon', created: new Date(0) }, sheets)).rejects.toMatchObject({ code: 'ENOSPC' });
+      expect(closed).toEqual(['First']);
+      // The sheets never started were never opened: their generators are done, with nothing held.
+      for (const sheet of sheets.slice(1)) expect(await sheet.rows.next()).toEqual({ done: true, value: undefined });
+    } finally {
+      disk.unmount();
+    }
+  }, 120_000);
 });

@@ -181,7 +181,14 @@ async function answer(service: 'giftcard' | 'dp', upstream: string, secret: stri
 /** Applies the switches that change parsed bodies. */
 function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: string, switches: Switches): void {
   const records = (service === 'giftcard' ? (Array.isArray(body['data']) ? body['data'] : [body['data']]) : Array.isArray(body['orders']) ? body['orders'] : Array.isArray(body['products']) ? body['products'] : [body]) as Json[];
-  if (switches.echoSecrets) for (const record of records) if (record && typeof record === 'object') record['note'] = `echo ${secret} echo`;
+  if (switches.echoSecrets) {
+    for (const record of records) {
+      if (!record || typeof record !== 'object') continue;
+      record['note'] = `echo ${secret} echo`;
+      // A field the tool reads and keeps in a column of its own, not only in the raw record.
+      if (typeof record['referenceId'] === 'string') record['referenceId'] = `${record['referenceId']} ${secret}`;
+    }
+  }
   if (service === 'giftcard') {
     const pagination = body['pagination'] as Json | undefined;
     if (switches.secretInCursor === path && pagination?.['nextCursor']) pagination['nextCursor'] = `${String(pagination['nextCursor'])}.${secret}`;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shownDb } from '../../src/db/location.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { startHostile, type Hostile, type Switches } from '../support/hostile.js';
 import { hasProgram } from '../support/programs.js';
 import { everyTextInMirror, mirrorAt, ON_POSTGRES, rowsOfMirror } from '../support/test-db.js';
@@ -119,6 +119,10 @@ describe('secrets and codes are never stored', () => {
     const { result, db } = await night(['run'], { echoSecrets: true });
     expect(result.status, result.stderr).not.toBe(2);
     expect((await query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1'))[0]?.raw_json).toContain('echo [redacted] echo');
+    // A secret echoed as a reference is redacted in its own column too, and so in every export.
+    expect((await query<{ reference_id: string }>(db, "SELECT reference_id FROM gift_card_transactions WHERE reference_id LIKE '%[redacted]'")).length).toBeGreaterThan(0);
+    const exported = await runCli(['export', 'hledger', '--db', db, '--out', join(dir, 'ledger.journal')], cleanEnv());
+    expect(exported.status, exported.stderr).toBe(0);
     await expectNothingStored();
   });
 

@@ -210,12 +210,19 @@ const DEMO_MARK = 'made by `ledger-recon demo`, which makes this mirror afresh e
  */
 export async function pgDemoSchema(url: string): Promise<void> {
   await asking(url, async (client, location) => {
-    const schema = await client.query<{ mark: string | null; tables: number }>(
-      `SELECT obj_description(n.oid, 'pg_namespace') AS mark, (SELECT COUNT(*) FROM pg_class c WHERE c.relnamespace = n.oid) AS tables FROM pg_namespace n WHERE n.nspname = $1`,
+    // Anything in it counts, not tables alone: functions, types (enums, domains), collations, operators.
+    const schema = await client.query<{ mark: string | null; objects: number }>(
+      `SELECT pg_catalog.obj_description(n.oid, 'pg_namespace') AS mark,
+              (SELECT COUNT(*) FROM pg_catalog.pg_class c WHERE c.relnamespace = n.oid)
+            + (SELECT COUNT(*) FROM pg_catalog.pg_proc p WHERE p.pronamespace = n.oid)
+            + (SELECT COUNT(*) FROM pg_catalog.pg_type t WHERE t.typnamespace = n.oid)
+            + (SELECT COUNT(*) FROM pg_catalog.pg_collation o WHERE o.collnamespace = n.oid)
+            + (SELECT COUNT(*) FROM pg_catalog.pg_operator o WHERE o.oprnamespace = n.oid) AS objects
+       FROM pg_catalog.pg_namespace n WHERE n.nspname = $1`,
       [location.schema],
     );
     const found = schema.rows[0];
-    if (found !== undefined && found.mark !== DEMO_MARK && Number(found.tables) > 0) {
+    if (found !== undefined && found.mark !== DEMO_MARK && Number(found.objects) > 0) {
       throw new MirrorError(`${location.shown} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)`);
     }
     await client.query(`DROP SCHEMA IF EXISTS "${location.schema}" CASCADE`);
