@@ -2,7 +2,7 @@
  * The folders a user names (`--db`'s folder, `--out`): made with a bounded walk, their
  * failures translated once into a sentence that names the path, the cause and the fix.
  */
-import { accessSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, statfsSync, statSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FileSystemError } from './errors.js';
 
@@ -43,6 +43,40 @@ function kindOf(stats: Stats): string {
   if (stats.isSocket()) return 'a socket';
   if (stats.isDirectory()) return 'a folder';
   return 'not a regular file';
+}
+
+/** Where an output goes: standard output (`-`), or a regular file written under a temporary name and renamed onto `path`. */
+export type OutputTarget = { kind: 'stdout' } | { kind: 'file'; path: string };
+
+/**
+ * Where an output named by `flag` goes, never clobbering what the user did not name as an output:
+ * `-` is standard output; a path that does not exist, or a regular file, is the file; a symlink
+ * to a regular file is written through (the link stays a link, its target is replaced); a
+ * device, a FIFO, a socket, a folder, a dangling symlink or one to any of those is refused (as
+ * root, `--out /dev/stdout` written by rename replaced the device's link with a file).
+ * @throws FileSystemError naming `flag`, the path, what it is, and the fix.
+ */
+export function outputTarget(flag: string, path: string): OutputTarget {
+  if (path === '-') return { kind: 'stdout' };
+  const refuse = (what: string): never => {
+    throw new FileSystemError(`${flag} ${path}: ${what}, not a file an output may replace: give ${flag} a file's path, or - for standard output`);
+  };
+  const link = lstatSync(path, { throwIfNoEntry: false });
+  if (link === undefined) return { kind: 'file', path };
+  if (!link.isSymbolicLink()) return link.isFile() ? { kind: 'file', path } : refuse(kindOf(link));
+  const target = statSync(path, { throwIfNoEntry: false });
+  if (target === undefined) return refuse('a symlink to nothing');
+  return target.isFile() ? { kind: 'file', path: realpathSync(path) } : refuse(`a symlink to ${kindOf(target)}`);
+}
+
+/**
+ * A file of an output folder (`--out`) that a finished output may be renamed onto: absent or a
+ * regular file, or the regular file a symlink there points to (written through).
+ * @throws FileSystemError when something else stands there (a device, a FIFO, a folder).
+ */
+export function replaceable(path: string): string {
+  const target = outputTarget('--out', path);
+  return target.kind === 'file' ? target.path : path;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { DEFAULT_DB_PATH, mirrorExists, openForWriting, shownDb } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import { outputTarget } from '../paths.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { terminalWidth, wrapText } from './fit-width.js';
 import { pickCheckOptions } from './run.js';
@@ -31,7 +32,10 @@ export interface CheckCommandOptions {
  * @throws LockHeldError, MirrorError (exit 2).
  */
 export async function check(options: CheckCommandOptions): Promise<CheckRunSummary> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  // Refused before anything runs: a device or a FIFO named by mistake is never replaced.
+  const findingsTarget = options.findingsJson === undefined ? undefined : outputTarget('--findings-json', options.findingsJson);
+  // The findings on standard output (`--findings-json -`): the summary goes to stderr, apart.
+  const write = options.write ?? ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   if (!(await mirrorExists(dbPath))) throw new MirrorError(`there is no mirror at ${shownDb(dbPath)}: run \`ledger-recon sync\` first`);
   const { mirror, release } = await openForWriting(dbPath, 'check');
@@ -42,7 +46,11 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
       options: pickCheckOptions(options),
     });
-    if (options.findingsJson) writeAtomically(options.findingsJson, `${JSON.stringify(findings.map(exportFinding), null, 2)}\n`);
+    if (findingsTarget) {
+      const text = `${JSON.stringify(findings.map(exportFinding), null, 2)}\n`;
+      if (findingsTarget.kind === 'stdout') process.stdout.write(text);
+      else writeAtomically(findingsTarget.path, text);
+    }
     write(options.json ? `${JSON.stringify(summary)}\n` : wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
     process.exitCode = summary.exitCode;
     return summary;

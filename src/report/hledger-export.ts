@@ -5,7 +5,7 @@
  * balance assertion from the service's balanceAfter. Entries are written in each card's chain
  * order; hledger checks the assertions in date order, then file order.
  */
-import { createWriteStream } from 'node:fs';
+import { WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Mirror } from '../db/mirror.js';
 import { ReportStore } from './store.js';
@@ -35,11 +35,16 @@ function amount(cents: number | null, raw: number | null, currency: string): str
   return `${text} ${/^[A-Za-z]+$/.test(currency) ? currency : `"${accountPart(currency)}"`}`;
 }
 
-/** Writes the journal to `path`. @returns the number of cards and entries written. */
-export async function exportHledger(mirror: Mirror, path: string): Promise<{ cards: number; entries: number }> {
-  const out = createWriteStream(path);
+/**
+ * Writes the journal to `out`: a file's stream (ended and closed here) or standard output (left
+ * open). @returns the number of cards and entries written.
+ */
+export async function exportHledger(mirror: Mirror, out: NodeJS.WritableStream): Promise<{ cards: number; entries: number }> {
+  // A stream that fails (a full disk, a closed pipe) ends every wait on it.
+  const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
   const write = async (text: string): Promise<void> => {
-    if (!out.write(text)) await once(out, 'drain');
+    if (!out.write(text)) await Promise.race([once(out as NodeJS.EventEmitter, 'drain'), failed]);
   };
   await write(`; ledger-recon export of the gift card ledger, ${new Date().toISOString()}\n; one account per card; each posting asserts the service's balanceAfter\n\n`);
   let cards = 0;
@@ -61,7 +66,9 @@ export async function exportHledger(mirror: Mirror, path: string): Promise<{ car
     const counter = row.type === 'DEBIT' ? 'income:redeemed' : row.type === 'REFUND' ? 'income:refunded' : 'equity:closed';
     await write(`${row.created_at.slice(0, 10)} ${journalText(row.type)} ${journalText(row.transaction_id)}  ; reference: ${journalText(row.reference_id ?? '')}\n    ${account}  ${posting} = ${amount(row.balance_after_cents, row.after_raw, row.currency)}\n    ${counter}\n\n`);
   }
-  out.end();
-  await once(out, 'close');
+  if (out instanceof WriteStream) {
+    out.end();
+    await Promise.race([once(out, 'close'), failed]);
+  }
   return { cards, entries };
 }

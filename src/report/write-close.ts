@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Mirror } from '../db/mirror.js';
 import { formatCents } from '../money.js';
-import { ensureFolder } from '../paths.js';
+import { ensureFolder, replaceable } from '../paths.js';
 import { closePeriod, type CardAtCutOff, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
@@ -108,7 +108,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
     );
     await writeText(temporary.rollForwardCsv, rollForwardCsv(close.rollForwards));
     await writeText(temporary.json, `${JSON.stringify(closeJson(close), null, 2)}\n`);
-    for (const key of ['workbook', 'rollForwardCsv', 'cardsCsv', 'json'] as const) renameSync(temporary[key], final[key]);
+    for (const key of ['workbook', 'rollForwardCsv', 'cardsCsv', 'json'] as const) renameSync(temporary[key], replaceable(final[key]));
     return { close, paths: final };
   } finally {
     for (const path of Object.values(temporary)) rmSync(path, { force: true });

@@ -9,7 +9,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
-import { ensureFolder, fileSystemError } from '../paths.js';
+import { ensureFolder, fileSystemError, replaceable } from '../paths.js';
 import { exportFinding, type ExportedFinding } from '../findings/finding.js';
 import { findingsStore, summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
@@ -72,7 +72,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
       );
       await writeFindingFiles(store, run.checkRunId, temporary);
     });
-    for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], final[key]);
+    for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], replaceable(final[key]));
     return final;
   } catch (error) {
     // A disk that fills or turns read-only mid-write: one sentence naming --out, not a stack.

@@ -53,7 +53,7 @@ describe('a closed pipe', () => {
     ['check as JSON', ['check', '--json'], 1],
     ['report', ['report', '--out', 'REPORTS'], 0],
     ['close of last month', ['close', '--period', 'LAST', '--out', 'CLOSE'], 0],
-    ['export to stdout', ['export', 'hledger', '--out', '/dev/stdout'], 0],
+    ['export to stdout', ['export', 'hledger', '--out', '-'], 0],
   ] as const)('ends %s quietly, keeping its exit code', async (_name, args, status) => {
     const now = new Date();
     const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
