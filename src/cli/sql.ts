@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../paths.js';
 import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { terminalWidth } from './fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
 
+
+/** The largest statement `--file` reads. */
+const MAX_STATEMENT_BYTES = 1024 * 1024;
 
 export interface SqlOptions {
   db?: string;
@@ -23,7 +26,8 @@ export interface SqlOptions {
  */
 export async function sql(statement: string | undefined, options: SqlOptions): Promise<number> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const text = options.file ? readFileSync(options.file, 'utf8') : statement;
+  // A statement is text of a person's size: a device (/dev/zero) or a FIFO is refused, a file over 1 MiB too.
+  const text = options.file ? readRegularFile(options.file, '--file', MAX_STATEMENT_BYTES) : statement;
   if (!text?.trim()) throw new MirrorError('give one SQL statement, or --file query.sql');
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const mirror = await openForReading(dbPath, 'sync');

@@ -98,6 +98,19 @@ describe('the views', () => {
 describe('ledger-recon sql', () => {
   const hash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
+  it('reads --file from a regular file of a statement\'s size: /dev/zero, a FIFO and a 2 MiB file are refused in one line', async () => {
+    const fifo = join(dir, 'statement.fifo');
+    spawnSync('mkfifo', [fifo]);
+    const big = join(dir, 'big.sql');
+    writeFileSync(big, `SELECT 1 -- ${'x'.repeat(2 * 1024 * 1024)}`);
+    for (const [file, says] of [['/dev/zero', 'a device, not a regular file'], [fifo, 'a FIFO, not a regular file'], [big, 'larger than 1,048,576 bytes']] as const) {
+      const { status, stderr } = await runCli(['sql', '--file', file, '--db', synced], cleanEnv());
+      expect(status).toBe(2);
+      expect(stderr).toContain(`ledger-recon: --file ${file}: ${says}`);
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+
   it.each([
     'select 1; commit; set transaction read write; update gift_cards set remaining_balance_cents = remaining_balance_cents + 100000',
     'select 1; commit; create table intruder (a int)',

@@ -39,6 +39,49 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     expect(await mirrorHolder(a.url)).toMatchObject({ command: 'sync', pid: process.pid });
   });
 
+  it('never lets two merchants\' schemas block each other, even where a 32-bit hash of their names is one (merchant_8537, merchant_92549)', async () => {
+    const names = ['merchant_8537', 'merchant_92549'];
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const hashes = await client.query<{ a: number; b: number }>('SELECT hashtext($1) AS a, hashtext($2) AS b', names);
+      expect(hashes.rows[0]?.a).toBe(hashes.rows[0]?.b);
+    } finally {
+      await client.end();
+    }
+    for (const name of names) {
+      cleanups.push(async () => {
+        const c = new pg.Client({ connectionString: serverUrl });
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`).finally(() => c.end());
+      });
+    }
+    await writing(`${serverUrl}?schema=${names[0]}`, 'sync');
+    await writing(`${serverUrl}?schema=${names[1]}`, 'sync');
+    expect(await mirrorHolder(`${serverUrl}?schema=${names[0]}`)).toMatchObject({ command: 'sync', pid: process.pid });
+    await expect(openForWriting(`${serverUrl}?schema=${names[1]}`, 'check')).rejects.toThrow(new RegExp(`holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${names[1]} `));
+  });
+
+  it('never makes a mirror in public, information_schema or a schema that holds another application\'s tables, and leaves them as they were', async () => {
+    for (const name of ['public', 'information_schema', 'pg_catalog']) {
+      await expect(openForWriting(`${serverUrl}?schema=${name}`, 'sync')).rejects.toThrow(`${name} is the server's or every application's schema, not a mirror's`);
+    }
+    const other = schema();
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA ${other.schema}`);
+      await client.query(`CREATE TABLE ${other.schema}.gift_cards (id int)`);
+      await expect(openForWriting(other.url, 'sync')).rejects.toThrow(new RegExp(`the schema ${other.schema} holds 1 tables, views or sequences of something else, and no mirror`));
+      const left = await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [other.schema]);
+      expect(left.rows).toEqual([{ table_name: 'gift_cards' }]);
+      const publicMigrations = await client.query("SELECT COUNT(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = '__drizzle_migrations'");
+      expect(publicMigrations.rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('frees the lock when the holder’s connection dies (pg_terminate_backend), so another process takes it and finds what was committed', async () => {
     const a = schema();
     const holder = (await openPgMirror(a.url, { command: 'sync', locked: true })) as PgMirror;

@@ -45,6 +45,9 @@ export function pgLocation(url: string): PgLocation {
   parsed.searchParams.delete('schema');
   const shown = `${parsed.protocol}//${parsed.host}${parsed.pathname}?schema=${schema}`;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new MirrorError(`the mirror ${shown}: a schema name is lower-case letters, digits and _ (at most 63), starting with a letter or _`);
+  if (schema === 'public' || schema === 'information_schema' || schema.startsWith('pg_')) {
+    throw new MirrorError(`the mirror ${shown}: ${schema} is the server's or every application's schema, not a mirror's: name a schema of its own (?schema=merchant_a), one per mirror`);
+  }
   // The session's settings are the tool's: its search_path is the mirror's schema. A URL's
   // options= (-c search_path=…, statement_timeout=0) would put the tables elsewhere.
   if (parsed.searchParams.has('options')) {
@@ -71,9 +74,13 @@ export interface PgMirror extends Mirror {
   backendPid: number;
 }
 
-/** The lock's two keys: the tool's, and the schema's hash. */
-const LOCK_CLASS = 0x4c52; // 'LR'
-const lockKey = 'SELECT $1::int AS class, hashtext($2) AS object';
+/**
+ * The lock's key: a 64-bit hash of the schema's name, seeded with the tool's mark, so that two
+ * merchants' schemas never block each other (a 32-bit hashtext made merchant_8537 and
+ * merchant_92549 one lock). pg_locks shows a bigint key as its high and low halves.
+ */
+const LOCK_SEED = 0x4c52; // 'LR'
+const lockKey = `SELECT pg_catalog.hashtextextended($2, $1::bigint) AS key`;
 
 /**
  * Opens the mirror in its schema: makes the schema and brings it up to date unless read-only,
@@ -110,6 +117,7 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
       await session.query(`CREATE SCHEMA IF NOT EXISTS "${location.schema}"`);
       await inNamedSchema(session, location);
       const { applied, known } = await schemaVersion(clientAsks(session), location.schema);
+      if (applied === 0) await refuseForeignSchema(session, location);
       if (applied > known) throw new MirrorError(`the mirror ${location.shown} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
       await migrate(drizzle(session), { migrationsFolder: MIGRATIONS, migrationsSchema: location.schema, migrationsTable: '__drizzle_migrations' });
     } else {
@@ -129,6 +137,13 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
     if (error instanceof LockHeldError || error instanceof MirrorError || error === options.missing) throw error;
     throw new MirrorError(`the mirror ${location.shown} cannot be opened: ${(error as Error).message}`);
   }
+}
+
+/** A schema that is no mirror but holds tables, views or sequences (another application's) is never filled: migrating into it would clash, or mix two applications. */
+async function refuseForeignSchema(session: pg.ClientBase, location: PgLocation): Promise<void> {
+  const found = await session.query<{ n: string }>("SELECT COUNT(*) AS n FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'S', 'p', 'f') AND c.relname NOT LIKE '__drizzle_migrations%'", [location.schema]);
+  if (Number(found.rows[0]?.n ?? 0) === 0) return;
+  throw new MirrorError(`the mirror ${location.shown}: the schema ${location.schema} holds ${found.rows[0]?.n} tables, views or sequences of something else, and no mirror: name a schema of its own (?schema=…), which ledger-recon makes`);
 }
 
 /** Whatever the server's, the database's or the role's settings say, the session's tables are the named schema's. */
@@ -156,7 +171,7 @@ async function refuseHalfBuilt(mirror: PgMirror): Promise<void> {
 
 /** Takes the schema's advisory lock on the session, or names who holds it. */
 async function takeLock(session: pg.ClientBase, location: PgLocation): Promise<void> {
-  const taken = await session.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock(k.class, k.object) AS taken FROM (${lockKey}) k`, [LOCK_CLASS, location.schema]);
+  const taken = await session.query<{ taken: boolean }>(`SELECT pg_catalog.pg_try_advisory_lock(k.key) AS taken FROM (${lockKey}) k`, [LOCK_SEED, location.schema]);
   if (taken.rows[0]?.taken) return;
   const holder = await holderOf(session, location);
   throw new LockHeldError(
@@ -169,9 +184,10 @@ async function takeLock(session: pg.ClientBase, location: PgLocation): Promise<v
 /** The session holding the schema's lock, as its application name tells it (see openPgMirror). */
 async function holderOf(session: pg.ClientBase, location: PgLocation): Promise<LockHolder | undefined> {
   const held = await session.query<{ application_name: string }>(
-    `SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid, (${lockKey}) k
-     WHERE l.locktype = 'advisory' AND l.granted AND l.classid = k.class AND l.objid = k.object::oid AND l.objsubid = 2`,
-    [LOCK_CLASS, location.schema],
+    `SELECT a.application_name FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid, (${lockKey}) k
+     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
+       AND ((l.classid::bigint << 32) | l.objid::bigint) = k.key`,
+    [LOCK_SEED, location.schema],
   );
   if (held.rows.length === 0) return undefined;
   const name = /^ledger-recon (\S+) (\d+) (\S+)$/.exec(held.rows[0]?.application_name ?? '');
