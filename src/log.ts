@@ -48,3 +48,13 @@ export function carriesSecret(text: string, secrets: readonly string[]): boolean
 }
 
 export const silentLogger: Logger = { info() {}, warn() {}, debug() {} };
+
+/**
+ * A text as one line of a terminal or a log may show it: a line break or another control
+ * character (from a file's name, a --source, a service's message) is shown escaped (`\n`,
+ * `\u001b`), so no text can forge a line of its own or move the cursor.
+ */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}

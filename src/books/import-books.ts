@@ -596,7 +596,8 @@ export function mapBeside(path: string, kind: BooksKind): BooksMap {
 /**
  * The books files a folder holds, in name order: `<kind>[-anything].csv|jsonl|ndjson`, each read
  * with `<kind>.map.json` when the folder has one.
- * @throws ConfigError when the folder cannot be read or holds no books file.
+ * A folder that holds no books file is named in `failed`, for the night to say so.
+ * @throws ConfigError when the folder cannot be read.
  */
 export function booksFilesIn(folder: string): BooksFolder {
   let names: string[];
@@ -622,6 +623,8 @@ export function booksFilesIn(folder: string): BooksFolder {
       failed.push({ file: path, reason: error.message });
     }
   }
-  if (files.length === 0 && failed.length === 0) throw new ConfigError('--books', `--books ${folder}: no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl)`);
+  // An export that did not arrive (an empty folder, sub-folders only) is the books' failure, not
+  // the night's: the services are still synced and checked, and the night is INCOMPLETE, naming it.
+  if (files.length === 0 && failed.length === 0) failed.push({ file: folder, reason: 'no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl): did the export arrive?' });
   return { files, failed };
 }

@@ -1,3 +1,4 @@
+import { oneLine } from '../log.js';
 import { existsSync, statSync } from 'node:fs';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
 import { importBooksFile, kindOfName, mapBeside, type BooksFailure, type BooksFile, type BooksFolder, type ImportResult } from '../books/import-books.js';
@@ -40,7 +41,7 @@ export async function importBooksForNight(mirror: Mirror, folder: BooksFolder, p
   for (const file of folder.files) {
     try {
       const result = await importBooksFile(mirror, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
-      for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
+      for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
       if (result.fileId === null) failed.push({ file: file.path, reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})` });
       else {
         results.push(result);
@@ -64,6 +65,9 @@ export async function importBooksForNight(mirror: Mirror, folder: BooksFolder, p
  */
 export async function booksImport(paths: string[], options: BooksImportOptions): Promise<ImportResult[]> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
+  if (options.source !== undefined && (options.source.trim() === '' || options.source.length > 200 || oneLine(options.source) !== options.source)) {
+    throw new ConfigError('--source', `--source names what a file is a version of in at most 200 characters, on one line and not blank: ${JSON.stringify(options.source.slice(0, 60))}${options.source.length > 60 ? '…' : ''} is not such a name`);
+  }
   if (options.source !== undefined && paths.length > 1) throw new ConfigError('--source', `--source names what one file is a version of; ${paths.length} files were given: import them one at a time`);
   const files = paths.map((path) => fileToImport(path, options));
   const { mirror, release } = await openForWriting(options.db ?? DEFAULT_DB_PATH, 'books import');
@@ -84,7 +88,7 @@ export async function importBooks(mirror: Mirror, files: readonly BooksFile[], p
   const results: ImportResult[] = [];
   for (const file of files) {
     const result = await importBooksFile(mirror, file.path, { kind: file.kind, map: file.map, ...versions, ...(signal ? { signal } : {}) });
-    for (const p of result.problems) problem(`${p.file}:${p.line}: ${p.reason}\n`);
+    for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
     results.push(result);
   }
   if (results.every((r) => r.fileId === null)) {
@@ -105,6 +109,10 @@ function fileToImport(path: string, options: BooksImportOptions): BooksFile {
 
 /** One line per file: what was read, new, withdrawn and rejected. */
 export function describeImport(r: ImportResult): string {
+  return oneLine(importLine(r));
+}
+
+function importLine(r: ImportResult): string {
   const n = (value: number): string => value.toLocaleString('en-US');
   if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since imported: nothing added`;
   if (r.fileId === null) return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError, type Command } from 'commander';
 import { ConfigError, LedgerReconError } from '../errors.js';
-import { redact } from '../log.js';
+import { oneLine, redact } from '../log.js';
 import { readRegularFile, storageFailure } from '../paths.js';
 import { terminalWidth, wrapText } from './fit-width.js';
 import { buildProgram } from './index.js';
@@ -99,7 +99,7 @@ function exitCodeFor(error: unknown): number {
   }
   if (error instanceof LedgerReconError) {
     // One line for a log; on a terminal, wrapped between words at its width.
-    process.stderr.write(wrapText(`ledger-recon: ${redact(error.message, secrets)}\n`, terminalWidth(process.stderr)));
+    process.stderr.write(wrapText(`ledger-recon: ${oneLine(redact(error.message, secrets))}\n`, terminalWidth(process.stderr)));
     return error.exitCode;
   }
   // Still one line; the stack only for whoever asks for it.

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_DB_PATH, openForWriting, type Mirror } from '../db/mirror.js';
 import { InterruptedError, LedgerReconError } from '../errors.js';
 import { findingsStore, type RunError } from '../findings/store.js';
-import { redact } from '../log.js';
+import { oneLine, redact } from '../log.js';
 import { ensureFolder, storageFailure } from '../paths.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
@@ -117,7 +117,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       }
       else if (summary.exitCode !== 0) {
         const incomplete = summary.verdict === 'INCOMPLETE' ? `; ${incompleteReason(summary)}` : '';
-        stderr.write(`ledger-recon: ${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${result.json.report.workbook}\n`);
+        stderr.write(`ledger-recon: ${oneLine(`${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${result.json.report.workbook}`)}\n`);
       }
       process.exitCode = summary.exitCode;
       return result.json;

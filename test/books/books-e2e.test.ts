@@ -3,7 +3,7 @@
  * breaks and legal look-alikes; the real CLI imports them over a real mirror and matches them
  * against what it synced over HTTP.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -172,6 +172,18 @@ describe('a night whose books are odd', () => {
     const line = await runCli(['run', '--db', mirrorAt(dir, 'odd-map'), '--out', out, '--books', books], simulatorEnv(sim));
     expect(line.status).toBe(2);
     expect(line.stderr).toMatch(/^ledger-recon: INCOMPLETE: .*the books could not all be imported, so the matching is not complete: .*tenders\.csv .*referenze/m);
+  });
+
+  it('goes on when the books folder holds no books file (empty, or sub-folders only): the services are synced and checked, the night INCOMPLETE naming the folder', async () => {
+    for (const name of ['empty-books', 'sub-folders-only']) {
+      const books = join(dir, name);
+      mkdirSync(join(books, ...(name === 'empty-books' ? [] : ['2026-11'])), { recursive: true });
+      const night = await runCli(['run', '--db', mirrorAt(dir, name), '--out', join(dir, `${name}-out`), '--books', books, '--json'], simulatorEnv(sim));
+      expect(night.status, night.stderr).toBe(2);
+      const json = JSON.parse(night.stdout) as { verdict: string; sync: { completed: boolean }; error: { message: string } };
+      expect(json).toMatchObject({ verdict: 'INCOMPLETE', sync: { completed: true } });
+      expect(json.error.message).toContain(`${books} (no books file in it`);
+    }
   });
 
   it('imports a quiet day’s exports, a header alone, as zero rows and says so', async () => {

@@ -335,3 +335,29 @@ describe('a version is known by its newest bytes, and by the bytes it was parsed
     expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(1_000);
   }, 60_000);
 });
+
+describe('names that would forge lines', () => {
+  it('shows a line break in a books file\'s name escaped: one line per problem, none forged', async () => {
+    const file = join(dir, 'tenders\nledger-recon: RECONCILED.csv');
+    writeFileSync(file, [HEADER, tender(1), 'ORD-BAD,payment,not-money,USD,2026-10-01T12:00:00Z'].join('\n'));
+    const result = await importBooks(file);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^.*tenders\\nledger-recon: RECONCILED\.csv:3: /);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    ['blank', ''],
+    ['a line break', 'tenders\nledger-recon: RECONCILED'],
+    ['100 KB', 'x'.repeat(100_000)],
+  ])('refuses a --source that is %s, in one line', async (_what, source) => {
+    const file = join(dir, 'tenders.csv');
+    writeFileSync(file, [HEADER, tender(1)].join('\n'));
+    const result = await importBooks('--source', source, file);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr.length).toBeLessThan(400);
+    expect(result.stderr).toMatch(/^ledger-recon: --source names what a file is a version of in at most 200 characters, on one line and not blank/);
+  });
+});
