@@ -128,7 +128,7 @@ function wholeNumberSetting(env: NodeJS.ProcessEnv, where: string, unit: string,
   const raw = env[variable]?.trim();
   if (raw === undefined || raw === '') return fallback * scale;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    return new ConfigError(variable, `${where} is ${JSON.stringify(raw)}: it must be whole ${unit} from ${min} to ${max}`);
+    return new ConfigError(variable, `${where} is ${shownValue(raw)}: it must be whole ${unit} from ${min} to ${max}`);
   }
   return Number(raw) * scale;
 }
@@ -182,4 +182,9 @@ function validateUrl(setting: Setting, where: string, value: string): string {
     throw new ConfigError(setting.variable, `${where} must be a plain base address, without credentials, query or fragment`);
   }
   return url.toString().replace(/\/+$/, '');
+}
+
+/** A bad value as a message quotes it: its first 40 characters, quoted, so a line stays a line. */
+export function shownValue(raw: string): string {
+  return raw.length <= 40 ? JSON.stringify(raw) : `${JSON.stringify(raw.slice(0, 40))}… (${raw.length.toLocaleString('en-US')} characters)`;
 }

@@ -2,6 +2,8 @@
 import { CommanderError, type Command } from 'commander';
 import { ConfigError, LedgerReconError } from '../errors.js';
 import { oneLine, redact } from '../log.js';
+import { statSync } from 'node:fs';
+import { shownValue } from '../config.js';
 import { readRegularFile, storageFailure } from '../paths.js';
 import { terminalWidth, wrapText } from './fit-width.js';
 import { buildProgram } from './index.js';
@@ -64,15 +66,23 @@ function storageOf(ran: Command | undefined): { db?: string; out?: string } {
 function loadSettings(file: string | undefined): void {
   if (file === undefined) return;
   const text = readRegularFile(file, '--settings', MAX_SETTINGS_BYTES);
+  // A key given twice takes its last value, as systemd's EnvironmentFile does.
+  const given = new Map<string, string>();
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
     if (!match) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: not a KEY=value line`);
-    const [, key, given] = match as unknown as [string, string, string];
-    if (!SETTING.test(key)) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: ${key} is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)`);
-    const value = /^(["'])(.*)\1$/.exec(given)?.[2] ?? given;
-    if (process.env[key] === undefined) process.env[key] = value;
+    const [, key, value] = match as unknown as [string, string, string];
+    if (!SETTING.test(key)) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: ${key.length <= 40 ? key : shownValue(key)} is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)`);
+    given.set(key, /^(["'])(.*)\1$/.exec(value)?.[2] ?? value);
+  }
+  for (const [key, value] of given) if (process.env[key] === undefined) process.env[key] = value;
+  // Client secrets in a file other users can read are no longer secret: said once, on stderr.
+  const mode = statSync(file).mode;
+  const secretKeys = [...given.keys()].filter((key) => key.endsWith('_SECRET'));
+  if (secretKeys.length > 0 && (mode & 0o044) !== 0) {
+    process.stderr.write(`ledger-recon: warning: --settings ${oneLine(file)} holds ${secretKeys.join(', ')} and other users can read it (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${oneLine(file)}\n`);
   }
   // The file's secrets are redacted from every message too.
   for (const key of ['GIFTCARD_CLIENT_SECRET', 'DP_CLIENT_SECRET']) {
@@ -113,6 +123,6 @@ function exitCodeFor(error: unknown): number {
 /** The file-creation mask: 077 by default; `--umask 027` lets the group read. */
 function umaskOf(value: string | undefined): number {
   if (value === undefined) return 0o077;
-  if (!/^0?[0-7]{3}$/.test(value)) throw new ConfigError('--umask', `--umask ${value} is not an octal mask such as 077 or 027`);
+  if (!/^0?[0-7]{3}$/.test(value)) throw new ConfigError('--umask', `--umask ${shownValue(value)} is not an octal mask such as 077 or 027`);
   return Number.parseInt(value, 8);
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,8 @@ afterAll(async () => {
 function envFile(): string {
   const file = join(dir, 'ledger-recon.env');
   const env = simulatorEnv(sim);
-  writeFileSync(file, ['GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET', 'DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET'].map((key) => `${key}=${env[key]}`).join('\n'));
+  writeFileSync(file, ['GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET', 'DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET'].map((key) => `${key}=${env[key]}`).join('\n'), { mode: 0o600 });
+  chmodSync(file, 0o600);
   return file;
 }
 
@@ -69,6 +70,29 @@ describe('a settings file is read as text, by ledger-recon alone', () => {
       expect(result.stderr).toBe(line);
     }
     expect(existsSync(proof)).toBe(false);
+  });
+
+  it('takes a key given twice at its last value, as systemd does', async () => {
+    const file = join(dir, 'twice.env');
+    writeFileSync(file, 'LEDGER_RECON_TIMEOUT=30\nLEDGER_RECON_TIMEOUT=abc\n', { mode: 0o600 });
+    const result = await runCli(['ping', '--settings', file], cleanEnv());
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('LEDGER_RECON_TIMEOUT (or --timeout) is "abc"');
+  });
+
+  it('warns in one line when a file holding client secrets can be read by other users, and quotes a bad value short', async () => {
+    const file = envFile();
+    chmodSync(file, 0o644);
+    const warned = await runCli(['history', '--db', mirrorAt(dir, 'warned'), '--settings', file], cleanEnv());
+    expect(warned.stderr.split('\n').filter((line) => line.includes('warning'))).toEqual([
+      `ledger-recon: warning: --settings ${file} holds GIFTCARD_CLIENT_SECRET, DP_CLIENT_SECRET and other users can read it (mode 0644): chmod 600 ${file}`,
+    ]);
+    const long = join(dir, 'long.env');
+    writeFileSync(long, `LEDGER_RECON_TIMEOUT=${'9'.repeat(60_000)}\n`, { mode: 0o600 });
+    const bounded = await runCli(['ping', '--settings', long], cleanEnv());
+    expect(bounded.status).toBe(2);
+    expect(bounded.stderr.length).toBeLessThan(2_000);
+    expect(bounded.stderr).toContain('(60,000 characters)');
   });
 
   it('refuses --env-file, which Node reads before the program starts, pointing at --settings', async () => {
