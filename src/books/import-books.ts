@@ -5,8 +5,9 @@
  * no longer holds are marked withdrawn, never deleted. A row that fails is reported with its
  * line and reason and kept out; the rest is imported.
  */
-import { closeSync, createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fstatSync, readdirSync, statSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
+import { shownValue } from '../config.js';
 import { basename, dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { Readable, Transform } from 'node:stream';
@@ -78,6 +79,18 @@ export interface ImportOptions {
   source?: string;
   /** Let a version withdraw most of the previous one (default: refused, as another period's file would). */
   replace?: boolean;
+  /** The largest file read (default LEDGER_RECON_MAX_BOOKS_MB, 1024 MB): a larger one is refused before a byte is read, the lock not held for it. */
+  maxBytes?: number;
+}
+
+const MB = 1024 * 1024;
+
+/** LEDGER_RECON_MAX_BOOKS_MB (whole megabytes, default 1024), in bytes. @throws ConfigError for another value. */
+export function maxBooksBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env['LEDGER_RECON_MAX_BOOKS_MB']?.trim();
+  if (raw === undefined || raw === '') return 1024 * MB;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new ConfigError('LEDGER_RECON_MAX_BOOKS_MB', `LEDGER_RECON_MAX_BOOKS_MB is ${shownValue(raw)}: it must be whole megabytes, at least 1`);
+  return Number(raw) * MB;
 }
 
 /** The longest reason a problem line carries: a hostile map or row cannot fill stderr. */
@@ -99,6 +112,12 @@ export async function importBooksFile(mirror: Mirror, path: string, options: Imp
   const result: ImportResult = { file: path, kind, fileId: null, unchanged: false, rowsRead: 0, rowsAdded: 0, rowsWithdrawn: 0, lines: 0, problems: [], incomplete: null };
   // A FIFO or a device (`/dev/zero` behind a symlink) is refused before a byte is read: it would hang the night with the lock held.
   const fd = openRegularFile(path, '', 'books are read from a regular file (an export written to disk)');
+  const maxBytes = options.maxBytes ?? maxBooksBytes();
+  const size = fstatSync(fd).size;
+  if (size > maxBytes) {
+    closeSync(fd);
+    throw new BooksImportError(`${path}: ${(size / MB).toFixed(0)} MB, more than the ${(maxBytes / MB).toFixed(0)} MB a books file may be (LEDGER_RECON_MAX_BOOKS_MB): is it the right file? Split the export by period, or raise the limit`);
+  }
   try {
     return await importOpenFile(new BooksStore(mirror), fd, path, source, map, options, result);
   } finally {

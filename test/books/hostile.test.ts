@@ -361,3 +361,17 @@ describe('names that would forge lines', () => {
     expect(result.stderr).toMatch(/^ledger-recon: --source names what a file is a version of in at most 200 characters, on one line and not blank/);
   });
 });
+
+describe('a books file of a size no export has', () => {
+  it('is refused before a byte is read, in one line naming the limit (LEDGER_RECON_MAX_BOOKS_MB)', async () => {
+    const file = join(dir, 'tenders.csv');
+    writeFileSync(file, [HEADER, ...Array.from({ length: 40_000 }, (_, i) => tender(i))].join('\n'));
+    const result = await runCli(['books', 'import', '--db', db, file], cleanEnv({ LEDGER_RECON_MAX_BOOKS_MB: '1' }));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`ledger-recon: ${file}: 2 MB, more than the 1 MB a books file may be (LEDGER_RECON_MAX_BOOKS_MB): is it the right file? Split the export by period, or raise the limit\n`);
+    const bad = await runCli(['books', 'import', '--db', db, file], cleanEnv({ LEDGER_RECON_MAX_BOOKS_MB: 'lots' }));
+    expect(bad.stderr).toBe('ledger-recon: LEDGER_RECON_MAX_BOOKS_MB is "lots": it must be whole megabytes, at least 1\n');
+    const allowed = await importBooks(file);
+    expect(allowed.status, allowed.stderr).toBe(0);
+  });
+});
