@@ -4,6 +4,7 @@ import { ConfigError, LedgerReconError } from '../errors.js';
 import { oneLine, redact } from '../log.js';
 import { statSync } from 'node:fs';
 import { shownValue } from '../config.js';
+import { missingTableMessage } from '../db/expected-tables.js';
 import { readRegularFile, storageFailure } from '../paths.js';
 import { terminalWidth, wrapText } from './fit-width.js';
 import { buildProgram } from './index.js';
@@ -106,6 +107,12 @@ function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
     // commander has printed help, the version, or the usage error already.
     return error.exitCode === 0 ? 0 : 2;
+  }
+  // A mirror changed by hand under the tool: the table it lacks, and what to do.
+  const missing = missingTableMessage(error);
+  if (missing !== undefined) {
+    process.stderr.write(wrapText(`ledger-recon: ${oneLine(missing)}\n`, terminalWidth(process.stderr)));
+    return 2;
   }
   if (error instanceof LedgerReconError) {
     // One line for a log; on a terminal, wrapped between words at its width.

@@ -19,6 +19,7 @@ import type { MirrorTables } from '../tables.js';
 import { SEVERAL_STATEMENTS, type Checkpointer, type LockHolder, type Mirror, type StatementResult } from '../types.js';
 import { integerTypes, numberTypes, pgConnection, serverGone } from './connection.js';
 import { createLedgerIndexes, dropLedgerIndexes } from './indexes.js';
+import { missingTables } from '../expected-tables.js';
 
 /** drizzle-kit's PostgreSQL migrations, beside src/ and dist/ alike. */
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/pg', import.meta.url));
@@ -319,7 +320,8 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     readOnlyStatement: (text) => readOnlyStatement(pool, location, text),
     integrity: async () => {
       const { applied, known: knownCount } = await schemaVersion(ask, location.schema);
-      return applied > 0 && applied <= knownCount ? 'ok' : `schema ${applied} of ${knownCount}`;
+      if (applied === 0 || applied > knownCount) return `schema ${applied} of ${knownCount}`;
+      return missingTables(await connection.pluck<string>("SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'").all(location.schema));
     },
     schemaVersion: () => schemaVersion(ask, location.schema),
     close: async () => {

@@ -1,3 +1,4 @@
+import { missingTables } from '../expected-tables.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -184,7 +185,11 @@ function mirrorOver(path: string, sqlite: Database.Database): SqliteMirror {
     },
     startCheckpointer: () => startCheckpointer(mirror),
     readOnlyStatement: (text) => runReadOnlyStatement(sqlite, text),
-    integrity: async () => String(sqlite.pragma('quick_check', { simple: true })),
+    integrity: async () => {
+      const quick = String(sqlite.pragma('quick_check', { simple: true }));
+      if (quick !== 'ok') return quick;
+      return missingTables(sqlite.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all());
+    },
     schemaVersion: async () => schemaVersion(sqlite),
     close: async () => {
       sqlite.close();
