@@ -32,6 +32,7 @@ const NOTE: Record<string, string> = {
   entriesToppedUp: 'entries topped up',
   inFlight: 'cards in flight',
   missingCards: 'missing cards',
+  listedNotFound: 'listed but answering 404 by ID',
   comparing: 'comparing cards with their ledgers',
   lookingUp: 'looking up cards the ledger names',
 };

@@ -39,7 +39,13 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       const readAtMs = Date.now();
       const record = element.full ?? fetched?.get(element.giftCardId);
       if (record === undefined) return undefined; // minimal, known and unchanged: the mirror's snapshot stands
-      if (record === 'missing') return undefined; // listed, then gone before we read it
+      if (record === 'missing') {
+        // Listed, yet not found by ID: the service disagrees with itself. Recorded as missing, so
+        // its entries are GC_ORPHAN_ENTRY breaks naming the 404, and counted on the sync's line.
+        await store.missingCard(element.giftCardId, syncRunId, readAtMs);
+        context.stats.giftCards.notes['listedNotFound'] = (context.stats.giftCards.notes['listedNotFound'] ?? 0) + 1;
+        return undefined;
+      }
       if (record instanceof PayloadValidationError) {
         await store.quarantine('giftCards', record, syncRunId);
         context.stats.giftCards.quarantined += 1;

@@ -8,6 +8,8 @@ import type { Simulator } from '../../src/sim/simulator.js';
 
 /** What the hostile server can do, one switch per attack. */
 export interface Switches {
+  /** This card stays in the card list but answers 404 when read by ID. */
+  cardNotFoundById?: string;
   /** DP orders: the first voucher's code arrives as a number, the second's as an object. */
   voucherCodeNotString?: { number: number; object: string };
   /** Gift cards: an unknown field named like a voucher code, and a PIN, in every card. */
@@ -138,6 +140,10 @@ async function answer(service: 'giftcard' | 'dp', upstream: string, secret: stri
       response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, errCode: 'BAD_REQUEST', message: `bad cursor ${cursor}` }));
       return;
     }
+  }
+  if (service === 'giftcard' && switches.cardNotFoundById !== undefined && path === `/v1/giftCards/${switches.cardNotFoundById}`) {
+    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, errCode: 'RECORD_NOT_FOUND', message: 'gift card not found' }));
+    return;
   }
   const isCouponList = service === 'giftcard' && path === '/v1/coupons';
   if (isCouponList && switches.retryAfterSeconds !== undefined) {

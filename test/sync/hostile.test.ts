@@ -155,6 +155,33 @@ describe('secrets and codes are never stored', () => {
   });
 });
 
+describe('a card the service lists but cannot find', () => {
+  it('is named on the first night: its entries are GC_ORPHAN_ENTRY breaks saying the card answers 404, and the sync counts it', async () => {
+    const small = await startSimulator({ seed: 193, size: 'tiny', cardListShape: 'minimal' });
+    const truth = small.truth();
+    const lost = truth.giftCards.find((card) => truth.transactions.some((entry) => entry.giftCardId === card.giftCardId))!.giftCardId;
+    const front = await startHostile(small, { cardNotFoundById: lost });
+    const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-lost-card-'));
+    try {
+      const env = simulatorEnv(small);
+      const result = await runCli(['run', '--json', '--db', mirrorAt(folder), '--out', join(folder, 'reports')], { ...env, GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl });
+      expect(result.status, result.stderr).toBe(1);
+      const json = JSON.parse(result.stdout) as { byCode: Record<string, number>; report: { json: string } };
+      expect(json.byCode['GC_ORPHAN_ENTRY']).toBeGreaterThan(0);
+      const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as { code: string; giftCardId: string; message: string }[];
+      const orphans = findings.filter((f) => f.code === 'GC_ORPHAN_ENTRY');
+      expect(orphans.every((f) => f.giftCardId === lost && f.message.includes('which the service answers "not found" for'))).toBe(true);
+      expect(findings.filter((f) => f.code === 'GC_IN_FLIGHT')).toEqual([]);
+      const sync = await runCli(['sync', '--json', '--db', mirrorAt(folder, 'second')], { ...env, GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl });
+      expect((JSON.parse(sync.stdout) as { resources: { giftCards: { notes: Record<string, number> } } }).resources.giftCards.notes).toMatchObject({ listedNotFound: 1 });
+    } finally {
+      await front.close();
+      await small.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('our merchant', () => {
   it('is what the credentials resolve to, not a vote: 50 foreign cards against our 20 on a first run', async () => {
     const small = await startSimulator({ seed: 192, size: { cards: 20, entriesPerCard: 2, coupons: 2, products: 2, orders: 2 } });
