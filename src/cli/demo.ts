@@ -54,7 +54,7 @@ export async function demo(options: DemoOptions): Promise<void> {
   const folder = isServerUrl(db) ? dirname(DEMO_DB) : dirname(db);
   const sim = await startSimulator({ seed: options.seed, plant: true });
   try {
-    write(`ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} planted breaks and ${sim.manifest.lookAlikes.length} legal look-alikes\n`);
+    write(`ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} breaks planted in the services and ${sim.manifest.lookAlikes.length} legal look-alikes\n`);
     const books = join(folder, 'books');
     rmSync(books, { recursive: true, force: true });
     sim.writeBooks(books);
@@ -74,8 +74,9 @@ export async function demo(options: DemoOptions): Promise<void> {
     const planted = [...sim.manifest.breaks, ...sim.manifest.books.breaks];
     const bySeverity = (count: (severity: Severity) => number): string => SEVERITIES.map((severity) => `${count(severity)} ${severity}`).join(', ');
     write(
-      `\n${planted.length} breaks were planted (${bySeverity((severity) => planted.filter((b) => severityOf(b.code) === severity).length)}); ` +
-        `the check found ${bySeverity((severity) => summary.bySeverity[severity])}. Open the workbook above in Excel or LibreOffice.\n`,
+      `\n${planted.length} breaks were planted, ${sim.manifest.breaks.length} in the services and ${sim.manifest.books.breaks.length} in the books (${bySeverity((severity) => planted.filter((b) => severityOf(b.code) === severity).length)}); ` +
+        `the check found ${bySeverity((severity) => summary.bySeverity[severity])}. Open the workbook above in Excel or LibreOffice.\n` +
+        `A night like this one exits ${summary.exitCode} from \`ledger-recon run\`; the demo itself exits 0, as it showed what it was run to show.\n`,
     );
     // The demo succeeded in showing the breaks: its own exit code is 0.
     process.exitCode = 0;

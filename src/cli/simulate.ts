@@ -66,7 +66,10 @@ export function simulatorOptions(options: SimulateOptions): SimulatorOptions {
 /** `ledger-recon simulate`: serves both services on loopback until stopped. */
 export async function simulate(options: SimulateOptions): Promise<void> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const sim = await startSimulator(simulatorOptions(options));
+  const sim = await startSimulator(simulatorOptions(options)).catch((error: NodeJS.ErrnoException & { port?: number }) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    throw new ConfigError('--port', `port ${error.port ?? options.port} on 127.0.0.1 is in use (another simulator, or another program): give --port and --dp-port other ports, or 0 for free ones`);
+  });
   if (options.manifest) await writeFile(options.manifest, `${JSON.stringify(sim.manifest, null, 2)}\n`);
   if (options.books) sim.writeBooks(options.books);
   write(describe(sim, options));

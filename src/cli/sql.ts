@@ -44,7 +44,7 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
 
 function render(columns: string[], rows: Record<string, unknown>[], format: SqlFormat, screenWidth?: number): string {
   if (format === 'json') return `${JSON.stringify(rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, jsonValue(value)]))))}\n`;
-  const cell = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  const cell = (value: unknown): string => (value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value));
   if (format === 'csv') return [columns.map(quoted), ...rows.map((row) => columns.map((c) => rfc4180(row[c])))].map((fields) => `${fields.join(',')}\r\n`).join('');
   const table = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...table.map((r) => r[i]?.length ?? 0))));
@@ -75,5 +75,7 @@ function rfc4180(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (Buffer.isBuffer(value)) return quoted(`x'${value.toString('hex')}'`);
+  // A server's timestamp, as RFC 3339 UTC (String() of a Date is a locale's long form).
+  if (value instanceof Date) return quoted(value.toISOString());
   return quoted(String(value));
 }

@@ -325,7 +325,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const gcServer = createServer(handler('giftcard'));
   const dpServer = createServer(handler('dp'));
-  await Promise.all([listen(gcServer, options.port ?? 0), listen(dpServer, options.dpPort ?? 0)]);
+  const listening = await Promise.allSettled([listen(gcServer, options.port ?? 0), listen(dpServer, options.dpPort ?? 0)]);
+  const refused = listening.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (refused) {
+    // The one that did listen lets go too: a port taken must not leave a half-started simulator serving.
+    await Promise.all([gcServer, dpServer].filter((server) => server.listening).map(closeServer));
+    throw refused.reason;
+  }
   sim.giftcardUrl = `http://127.0.0.1:${(gcServer.address() as AddressInfo).port}`;
   sim.dpUrl = `http://127.0.0.1:${(dpServer.address() as AddressInfo).port}`;
   const timer = options.live ? setInterval(() => applyActivity(activity, clock()), options.live.intervalMs) : undefined;

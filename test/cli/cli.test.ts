@@ -56,7 +56,7 @@ describe('ledger-recon demo (npm start)', () => {
       expect(stderr).toBe('');
       expect(code).toBe(0);
       const lines = stdout.split('\n');
-      expect(lines[0]).toMatch(/^ledger-recon demo: simulators of both services on 127\.0\.0\.1 \(seed 1\) with \d+ planted breaks and \d+ legal look-alikes$/);
+      expect(lines[0]).toMatch(/^ledger-recon demo: simulators of both services on 127\.0\.0\.1 \(seed 1\) with \d+ breaks planted in the services and \d+ legal look-alikes$/);
       expect(lines[1]).toMatch(/^the merchant's books, written from the same world with \d+ book breaks: /);
       expect(lines[4]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
       // Counts read as numbers do, grouped by thousands (the demo checks over a thousand entries).
@@ -64,9 +64,12 @@ describe('ledger-recon demo (npm start)', () => {
       const workbook = /^workbook: (.+\.xlsx)$/m.exec(stdout)?.[1];
       expect(workbook && readFileSync(workbook).subarray(0, 2).toString()).toBe('PK');
       // What was planted and what was found, by severity on both sides: an info break found is no miss.
-      const last = lines.filter(Boolean).at(-1) ?? '';
-      const [, planted, found] = /^\d+ breaks were planted \((\d+ error, \d+ warning, \d+ info)\); the check found (\d+ error, \d+ warning, \d+ info)\. Open the workbook/.exec(last) ?? [];
+      const [last, exit] = lines.filter(Boolean).slice(-2);
+      const [, total, services, inBooks, planted, found] = /^(\d+) breaks were planted, (\d+) in the services and (\d+) in the books \((\d+ error, \d+ warning, \d+ info)\); the check found (\d+ error, \d+ warning, \d+ info)\. Open the workbook/.exec(last ?? '') ?? [];
       expect(found, last).toBe(planted);
+      expect(Number(total)).toBe(Number(services) + Number(inBooks));
+      expect(lines[0]).toContain(`with ${services} breaks planted in the services`);
+      expect(exit).toBe('A night like this one exits 1 from `ledger-recon run`; the demo itself exits 0, as it showed what it was run to show.');
       // Run again, it makes its own mirror afresh: the same first run.
       const again = run(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')]);
       expect(again.code).toBe(0);
@@ -177,6 +180,13 @@ describe('ledger-recon simulate, then ping against it', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { seed: number; breaks: unknown[] };
     expect(manifest.seed).toBe(3);
     expect(manifest.breaks.length).toBeGreaterThan(28);
+  });
+
+  it('says in one line which port is taken when a second simulator asks for the first one\'s', () => {
+    const port = new URL(exports['GIFTCARD_API_URL'] ?? '').port;
+    const { code, stderr } = run(['simulate', '--port', port, '--dp-port', '0']);
+    expect(code).toBe(2);
+    expect(stderr).toBe(`ledger-recon: port ${port} on 127.0.0.1 is in use (another simulator, or another program): give --port and --dp-port other ports, or 0 for free ones\n`);
   });
 
   it('answers ping with both services ok', () => {

@@ -111,6 +111,14 @@ describe('ledger-recon sql', () => {
     }
   });
 
+  it.runIf(ON_POSTGRES)('prints a server\'s timestamp as RFC 3339 in UTC, in CSV and in a table', async () => {
+    const statement = "SELECT CAST('2026-11-27T11:56:26.5Z' AS timestamptz) AS at";
+    const csv = await runCli(['sql', '--format', 'csv', statement, '--db', synced], cleanEnv());
+    expect(csv.stdout).toBe('"at"\r\n"2026-11-27T11:56:26.500Z"\r\n');
+    const table = await runCli(['sql', '--format', 'table', statement, '--db', synced], cleanEnv());
+    expect(table.stdout).toContain('2026-11-27T11:56:26.500Z');
+  });
+
   it.each([
     'select 1; commit; set transaction read write; update gift_cards set remaining_balance_cents = remaining_balance_cents + 100000',
     'select 1; commit; create table intruder (a int)',
@@ -132,7 +140,7 @@ describe('ledger-recon sql', () => {
     const { status, stdout, stderr } = await runCli(['sql', statement, '--db', fixture], cleanEnv());
     expect(status).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^ledger-recon: (ledger-recon sql only reads|the statement (was refused|failed))/);
+    expect(stderr).toMatch(/^ledger-recon: (this statement would change the mirror, and `sql` only reads: it was not run|the statement (was refused|failed))/);
     expect(hash(fixture)).toBe(before);
   });
 

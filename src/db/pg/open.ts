@@ -372,7 +372,7 @@ const READS = /^\s*(\(\s*)*(select|with|values|table|explain)\b/i;
  * Integers come back as BigInt.
  */
 async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: string): Promise<StatementResult> {
-  if (!READS.test(text.replace(/^\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/)*/g, ''))) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
+  if (!READS.test(text.replace(/^\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/)*/g, ''))) throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
   const client = await pool.connect();
   try {
     await client.query('BEGIN READ ONLY');
@@ -385,7 +385,7 @@ async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: stri
   } catch (error) {
     const message = (error as Error).message;
     if (/cannot insert multiple commands into a prepared statement/.test(message)) throw new MirrorError(SEVERAL_STATEMENTS);
-    if (/read-only transaction/.test(message)) throw new MirrorError('ledger-recon sql only reads: this statement would change the mirror, and was not run');
+    if (/read-only transaction/.test(message)) throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
     if (/statement timeout/.test(message)) throw new MirrorError(`the statement ran longer than ${STATEMENT_TIMEOUT_MS / 1000} s and was stopped: narrow it (a WHERE, a LIMIT) or read the mirror with a client of your own (${location.shown})`);
     throw new MirrorError(`the statement failed: ${message} (${location.shown})`);
   } finally {
