@@ -218,7 +218,7 @@ function attachSources(value: unknown, spans: Map<string, Array<[number, number]
   const list = (target: unknown, path: string): void => {
     const found = spans.get(path);
     if (!Array.isArray(target) || found === undefined || found.length !== target.length) return;
-    target.forEach((element, index) => attach(element, found[index]));
+    for (const [index, element] of target.entries()) attach(element, found[index]);
   };
   attach(value, [0, text.length]);
   if (Array.isArray(value)) {

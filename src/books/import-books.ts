@@ -10,7 +10,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { shownValue } from '../config.js';
 import { basename, dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { Readable, Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import { BooksImportError, ConfigError, FileSystemError } from '../errors.js';
 import { openRegularFile } from '../paths.js';

@@ -260,7 +260,7 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
   if (rowNumber > 1 && first !== null && typeof first === 'object' && first !== undefined && 'heading' in first && first.pageBreak) {
     (sheet as unknown as { rowBreaks: Array<{ id: number; max: number; man: number }> }).rowBreaks.push({ id: rowNumber - 1, max: 16383, man: 1 });
   }
-  const row = sheet.addRow(cells.map((cell) => valueOf(cell, rowNumber)));
+  const row = sheet.addRow(cells.map((cell) => cellValueOf(cell, rowNumber)));
   let height = LINE_HEIGHT;
   for (let i = 0; i < cells.length; i += 1) {
     const cell = cells[i] ?? null;
@@ -417,7 +417,7 @@ function baseStyleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   return HEADING_STYLE;
 }
 
-function valueOf(cell: Cell, row: number): ExcelJS.CellValue {
+function cellValueOf(cell: Cell, row: number): ExcelJS.CellValue {
   if (cell === null) return null;
   if (typeof cell === 'string') return truncate(visibleText(cell));
   if (typeof cell === 'number') return cell;

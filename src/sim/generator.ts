@@ -1,5 +1,5 @@
-import { DpWorld, type SimProduct } from './dp-world.js';
-import { DAY, GiftCardWorld, HOUR, iso, type CardTemplate, type CouponWire } from './giftcard-world.js';
+import type { DpWorld, SimProduct } from './dp-world.js';
+import { DAY, type GiftCardWorld, HOUR, iso, type CardTemplate, type CouponWire } from './giftcard-world.js';
 import { sha256, type Random } from './random.js';
 
 /** How much data the simulator generates. */

@@ -77,7 +77,7 @@ describe('the merchant\'s books against the simulator', () => {
     await workbook.xlsx.readFile(join(out, readdirSync(out).find((f) => f.endsWith('.xlsx')) ?? ''));
     const matching = workbook.getWorksheet('Matching');
     const rows = Array.from(matching?.getSheetValues() ?? []).slice(2).map((r) => (r as unknown[]).slice(1));
-    const header = (matching?.getRow(1).values as unknown[]).slice(1);
+    const header = ((matching?.getRow(1).values as unknown[] | undefined) ?? []).slice(1);
     expect(header.slice(0, 5)).toEqual(['status', 'rule', 'books', 'side', 'record']);
     const firstMatched = rows.findIndex((r) => r[0] === 'matched');
     expect(firstMatched).toBeGreaterThan(0);

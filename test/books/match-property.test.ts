@@ -30,7 +30,7 @@ function worldOf(orders: Order[]): { ledger: LedgerTender[]; books: BooksTender[
   orders.forEach((o, i) => {
     const reference = `ORD-${i}`;
     const atMs = T0 + o.atMinutes * 60_000;
-    o.parts.forEach((cents, p) => ledger.push({ transactionId: `e-${i}-${p}`, giftCardId: `card-${i}-${p}`, type: 'DEBIT', amountCents: cents, currency: o.currency, reference, atMs: atMs + p }));
+    for (const [p, cents] of o.parts.entries()) ledger.push({ transactionId: `e-${i}-${p}`, giftCardId: `card-${i}-${p}`, type: 'DEBIT', amountCents: cents, currency: o.currency, reference, atMs: atMs + p });
     // A refund of part of the first card's debit, a day later.
     if (o.refund !== undefined) ledger.push({ transactionId: `e-${i}-r`, giftCardId: `card-${i}-0`, type: 'REFUND', amountCents: Math.max(1, Math.floor((o.parts[0]! * o.refund) / 100)), currency: o.currency, reference, atMs: atMs + DAY });
   });

@@ -28,7 +28,7 @@ const NIGHTS = 31;
 const FULL_NIGHTS = new Set([8, 15, 22, 29]);
 
 /** A balance break: planted during the day before night `from`, repaired during the day before night `until`. */
-export interface Plant {
+interface Plant {
   /** With a 10.00 DEBIT committed on the day it is planted (the break arrives with a new entry), or without. */
   withDebit: boolean;
   offByCents: number;

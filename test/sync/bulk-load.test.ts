@@ -102,7 +102,7 @@ describe('a --full walk over a mirror that held entries before it', () => {
         await writer.batch(async () => {
           for (const i of earlier.keys()) await writer.entry(transactionRow(entry(id(i), 10)), 1, -i);
         });
-        earlier.forEach((e, i) => e.vanishedBefore && mirror.sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE transaction_id = ?').run(id(i)));
+        for (const [i, e] of earlier.entries()) if (e.vanishedBefore) mirror.sqlite.prepare('UPDATE gift_card_transactions SET vanished_sync_run_id = 1 WHERE transaction_id = ?').run(id(i));
 
         // Walk 2, in sync 2: the entries it finds (some changed), then a few it sees for the first time.
         const vanished = await writer.batch(async () => {
