@@ -52,7 +52,12 @@ export default defineConfig({
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
       {
         extends: true,
-        test: { name: 'postgres', include: ON_BOTH, env: { LEDGER_RECON_TEST_DB: 'postgres' }, setupFiles: ['test/support/postgres-schemas.ts'] },
+        test: {
+          name: 'postgres',
+          include: ON_BOTH,
+          env: { LEDGER_RECON_TEST_DB: 'postgres' },
+          setupFiles: ['test/support/postgres-schemas.ts'],
+        },
       },
     ],
   },

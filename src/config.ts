@@ -38,12 +38,48 @@ export interface Setting {
 
 /** Every setting, in the order the README's configuration table lists them. */
 export const SETTINGS: readonly Setting[] = [
-  { variable: 'GIFTCARD_API_URL', flag: '--giftcard-url', key: 'giftcardUrl', kind: 'url', description: 'base address of the gift card service' },
-  { variable: 'GIFTCARD_CLIENT_ID', flag: '--giftcard-client-id', key: 'giftcardClientId', kind: 'id', description: 'API client ID (X-Client-Id)' },
-  { variable: 'GIFTCARD_CLIENT_SECRET', flag: '--giftcard-client-secret', key: 'giftcardClientSecret', kind: 'secret', description: 'API client secret (X-Client-Secret)' },
-  { variable: 'DP_API_URL', flag: '--dp-url', key: 'dpUrl', kind: 'url', description: 'base address of the delivery partner service' },
-  { variable: 'DP_CLIENT_ID', flag: '--dp-client-id', key: 'dpClientId', kind: 'id', description: 'client ID (x-client-id), also the DP ID in paths' },
-  { variable: 'DP_CLIENT_SECRET', flag: '--dp-client-secret', key: 'dpClientSecret', kind: 'secret', description: 'client secret (x-client-secret)' },
+  {
+    variable: 'GIFTCARD_API_URL',
+    flag: '--giftcard-url',
+    key: 'giftcardUrl',
+    kind: 'url',
+    description: 'base address of the gift card service',
+  },
+  {
+    variable: 'GIFTCARD_CLIENT_ID',
+    flag: '--giftcard-client-id',
+    key: 'giftcardClientId',
+    kind: 'id',
+    description: 'API client ID (X-Client-Id)',
+  },
+  {
+    variable: 'GIFTCARD_CLIENT_SECRET',
+    flag: '--giftcard-client-secret',
+    key: 'giftcardClientSecret',
+    kind: 'secret',
+    description: 'API client secret (X-Client-Secret)',
+  },
+  {
+    variable: 'DP_API_URL',
+    flag: '--dp-url',
+    key: 'dpUrl',
+    kind: 'url',
+    description: 'base address of the delivery partner service',
+  },
+  {
+    variable: 'DP_CLIENT_ID',
+    flag: '--dp-client-id',
+    key: 'dpClientId',
+    kind: 'id',
+    description: 'client ID (x-client-id), also the DP ID in paths',
+  },
+  {
+    variable: 'DP_CLIENT_SECRET',
+    flag: '--dp-client-secret',
+    key: 'dpClientSecret',
+    kind: 'secret',
+    description: 'client secret (x-client-secret)',
+  },
 ];
 
 /** The variable a setting's problems are reported under, for the auth error's hint. */
@@ -78,7 +114,11 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   if (typeof bodyCap !== 'number') problems.push(bodyCap);
   const [first] = problems;
   if (first && problems.length === 1) throw first;
-  if (first) throw new ConfigError(first.variable, `${problems.length} settings need attention: ${problems.map((p) => p.message).join('; ')}`);
+  if (first)
+    throw new ConfigError(
+      first.variable,
+      `${problems.length} settings need attention: ${problems.map((p) => p.message).join('; ')}`,
+    );
   const get = (key: keyof ConfigFlags): string => values.get(key) ?? '';
   const requestTimeoutMs = typeof timeout === 'number' ? timeout : DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBodyBytes = typeof bodyCap === 'number' ? bodyCap : DEFAULT_MAX_BODY_MB * MB;
@@ -114,7 +154,15 @@ const MB = 1024 * 1024;
  * problem that stops it otherwise.
  */
 export function requestTimeoutOf(env: NodeJS.ProcessEnv = process.env): number | ConfigError {
-  return wholeNumberSetting(env, 'LEDGER_RECON_TIMEOUT (or --timeout)', 'seconds', 1, 600, DEFAULT_REQUEST_TIMEOUT_MS / 1000, 1000);
+  return wholeNumberSetting(
+    env,
+    'LEDGER_RECON_TIMEOUT (or --timeout)',
+    'seconds',
+    1,
+    600,
+    DEFAULT_REQUEST_TIMEOUT_MS / 1000,
+    1000,
+  );
 }
 
 /** LEDGER_RECON_MAX_BODY_MB: whole megabytes from 1 to 1024, in bytes; the problem that stops it otherwise. */
@@ -123,7 +171,15 @@ export function maxBodyBytesOf(env: NodeJS.ProcessEnv = process.env): number | C
 }
 
 /** A setting of whole units within bounds, times `scale`; its default when unset. */
-function wholeNumberSetting(env: NodeJS.ProcessEnv, where: string, unit: string, min: number, max: number, fallback: number, scale: number): number | ConfigError {
+function wholeNumberSetting(
+  env: NodeJS.ProcessEnv,
+  where: string,
+  unit: string,
+  min: number,
+  max: number,
+  fallback: number,
+  scale: number,
+): number | ConfigError {
   const variable = where.split(' ')[0] ?? where;
   const raw = env[variable]?.trim();
   if (raw === undefined || raw === '') return fallback * scale;
@@ -134,7 +190,10 @@ function wholeNumberSetting(env: NodeJS.ProcessEnv, where: string, unit: string,
 }
 
 /** Each setting with its value, or the problem that stops it (for `doctor`, which lists them all). */
-export function checkSettings(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): { setting: Setting; value: string; problem: ConfigError | null }[] {
+export function checkSettings(
+  flags: ConfigFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): { setting: Setting; value: string; problem: ConfigError | null }[] {
   return SETTINGS.map((setting) => {
     try {
       return { setting, value: validate(setting, flags[setting.key] ?? env[setting.variable]), problem: null };
@@ -162,7 +221,10 @@ function validate(setting: Setting, raw: string | undefined): string {
     case 'secret':
       if (!/^[\x21-\x7e]+$/.test(value)) {
         // Say what is wrong, never what the value is.
-        throw new ConfigError(setting.variable, `${where} is malformed: it must be printable ASCII without spaces (value not shown)`);
+        throw new ConfigError(
+          setting.variable,
+          `${where} is malformed: it must be printable ASCII without spaces (value not shown)`,
+        );
       }
       return value;
   }
@@ -179,12 +241,17 @@ function validateUrl(setting: Setting, where: string, value: string): string {
     throw new ConfigError(setting.variable, `${where} must start with http:// or https://`);
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new ConfigError(setting.variable, `${where} must be a plain base address, without credentials, query or fragment`);
+    throw new ConfigError(
+      setting.variable,
+      `${where} must be a plain base address, without credentials, query or fragment`,
+    );
   }
   return url.toString().replace(/\/+$/, '');
 }
 
 /** A bad value as a message quotes it: its first 40 characters, quoted, so a line stays a line. */
 export function shownValue(raw: string): string {
-  return raw.length <= 40 ? JSON.stringify(raw) : `${JSON.stringify(raw.slice(0, 40))}… (${raw.length.toLocaleString('en-US')} characters)`;
+  return raw.length <= 40
+    ? JSON.stringify(raw)
+    : `${JSON.stringify(raw.slice(0, 40))}… (${raw.length.toLocaleString('en-US')} characters)`;
 }

@@ -44,7 +44,10 @@ export function redact(text: string, secrets: readonly string[]): string {
 
 /** Whether `text` carries any of `secrets` (as written or as in a URL). */
 export function carriesSecret(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => secret.length >= MIN_SECRET_LENGTH && (text.includes(secret) || text.includes(encodeURIComponent(secret))));
+  return secrets.some(
+    (secret) =>
+      secret.length >= MIN_SECRET_LENGTH && (text.includes(secret) || text.includes(encodeURIComponent(secret))),
+  );
 }
 
 export const silentLogger: Logger = { info() {}, warn() {}, debug() {} };
@@ -56,5 +59,7 @@ export const silentLogger: Logger = { info() {}, warn() {}, debug() {} };
  */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
+    c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

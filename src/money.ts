@@ -25,7 +25,8 @@ const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
  * `toCents(10.1)` → 1010; `toCents(0.1 + 0.2)` → not on a cent.
  */
 export function toCents(value: number | NumberLiteral): CentsResult {
-  if (typeof value === 'object' && value !== null && typeof value.literal === 'string') return literalCents(value.literal);
+  if (typeof value === 'object' && value !== null && typeof value.literal === 'string')
+    return literalCents(value.literal);
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     return { ok: false, reason: `not a finite number: ${String(value)}` };
   }

@@ -2,7 +2,21 @@
  * The folders a user names (`--db`'s folder, `--out`): made with a bounded walk, their
  * failures translated once into a sentence that names the path, the cause and the fix.
  */
-import { accessSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync, statfsSync, statSync, type Stats } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statfsSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FileSystemError } from './errors.js';
 
@@ -20,7 +34,12 @@ const CAUSES: Record<string, string> = {
 };
 
 /** What a file that is read fails with, for a person. */
-const READ_CAUSES: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'it is a folder', EACCES: 'permission denied', EPERM: 'permission denied' };
+const READ_CAUSES: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
 
 /**
  * A file-system error as one sentence: `--out /x: the file system is read-only (EROFS): give
@@ -32,7 +51,11 @@ export function fileSystemError(flag: string, path: string, error: unknown, read
   const cause = typeof code === 'string' ? `${causes[code] ?? (error as Error).message} (${code})` : String(error);
   const what = flag === '--db' ? 'file in a folder' : 'folder';
   const full = code === 'ENOSPC' || code === 'EDQUOT';
-  const fix = reading ? `give ${flag} a file you can read` : full ? `free space there, or give ${flag} a ${what} with room` : `give ${flag} a ${what} you can write`;
+  const fix = reading
+    ? `give ${flag} a file you can read`
+    : full
+      ? `free space there, or give ${flag} a ${what} with room`
+      : `give ${flag} a ${what} you can write`;
   return new FileSystemError(`${flag} ${path}: ${cause}: ${fix}`);
 }
 
@@ -59,7 +82,9 @@ export type OutputTarget = { kind: 'stdout' } | { kind: 'file'; path: string };
 export function outputTarget(flag: string, path: string): OutputTarget {
   if (path === '-') return { kind: 'stdout' };
   const refuse = (what: string): never => {
-    throw new FileSystemError(`${flag} ${path}: ${what}, not a file an output may replace: give ${flag} a file's path, or - for standard output`);
+    throw new FileSystemError(
+      `${flag} ${path}: ${what}, not a file an output may replace: give ${flag} a file's path, or - for standard output`,
+    );
   };
   const link = lstatSync(path, { throwIfNoEntry: false });
   if (link === undefined) return { kind: 'file', path };
@@ -112,8 +137,12 @@ export function readRegularFile(path: string, flag: string, maxBytes: number): s
     // Read to one byte past the bound whatever the size says (a file of /proc says 0).
     const buffer = Buffer.alloc(maxBytes + 1);
     let length = 0;
-    for (let n = 1; n > 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > maxBytes) throw new FileSystemError(`${flag} ${path}: larger than ${maxBytes.toLocaleString('en-US')} bytes, which no such file needs: is it the right file?`);
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > maxBytes)
+      throw new FileSystemError(
+        `${flag} ${path}: larger than ${maxBytes.toLocaleString('en-US')} bytes, which no such file needs: is it the right file?`,
+      );
     return buffer.subarray(0, length).toString('utf8');
   } catch (error) {
     if (error instanceof FileSystemError) throw error;
@@ -166,7 +195,10 @@ export function ensureFolder(flag: string, folder: string): void {
  */
 export function ensureMirrorFolder(dbPath: string): void {
   ensureFolder('--db', dirname(dbPath));
-  if (existsSync(dbPath) && statSync(dbPath).isDirectory()) throw new FileSystemError(`--db ${dbPath}: it is a folder: give --db the mirror's file, e.g. ${join(dbPath, 'ledger.db')}`);
+  if (existsSync(dbPath) && statSync(dbPath).isDirectory())
+    throw new FileSystemError(
+      `--db ${dbPath}: it is a folder: give --db the mirror's file, e.g. ${join(dbPath, 'ledger.db')}`,
+    );
 }
 
 /** The mirror could not be written for want of space: where, and what to do. */
@@ -191,16 +223,23 @@ export function nearlyFull(path: string): boolean {
  * permission, as one sentence naming the flag, the path and the fix; undefined for any other
  * error. Walks the error's causes (drizzle wraps SQLite's errors).
  */
-export function storageFailure(error: unknown, where: { db?: string | undefined; out?: string | undefined }): FileSystemError | undefined {
+export function storageFailure(
+  error: unknown,
+  where: { db?: string | undefined; out?: string | undefined },
+): FileSystemError | undefined {
   let e: unknown = error;
   for (let depth = 0; e && typeof e === 'object' && depth < 5; depth += 1, e = (e as { cause?: unknown }).cause) {
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
     if ((code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_WRITE') && where.db) return mirrorFullError(where.db, code);
-    if (code.startsWith('SQLITE_READONLY') && where.db) return new FileSystemError(`--db ${where.db}: the mirror cannot be written (${code}): give --db a file in a folder you can write`);
+    if (code.startsWith('SQLITE_READONLY') && where.db)
+      return new FileSystemError(
+        `--db ${where.db}: the mirror cannot be written (${code}): give --db a file in a folder you can write`,
+      );
     const path = (e as { path?: unknown }).path;
     // A write to a file already open names no path: a full disk while the outputs are written is --out's.
-    if ((code === 'ENOSPC' || code === 'EDQUOT') && typeof path !== 'string' && where.out !== undefined) return fileSystemError('--out', where.out, e);
+    if ((code === 'ENOSPC' || code === 'EDQUOT') && typeof path !== 'string' && where.out !== undefined)
+      return fileSystemError('--out', where.out, e);
     if (!(code in CAUSES) || typeof path !== 'string') continue;
     const inOut = where.out !== undefined && !relative(resolve(where.out), resolve(path)).startsWith('..');
     return fileSystemError(inOut ? '--out' : '--db', inOut ? (where.out ?? path) : path, e);

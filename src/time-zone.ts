@@ -19,7 +19,16 @@ const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
   let formatter = FORMATTERS.get(timeZone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
     FORMATTERS.set(timeZone, formatter);
   }
   return formatter;
@@ -80,8 +89,12 @@ const DAY = 86_400_000;
  */
 export function wallClockInstant(wallMs: number, timeZone: string): number {
   if (timeZone === 'UTC') return wallMs;
-  const offsets = [...new Set([offsetMs(wallMs - DAY, timeZone), offsetMs(wallMs, timeZone), offsetMs(wallMs + DAY, timeZone)])];
-  const shown = offsets.map((offset) => wallMs - offset).filter((instant) => offsetMs(instant, timeZone) === wallMs - instant);
+  const offsets = [
+    ...new Set([offsetMs(wallMs - DAY, timeZone), offsetMs(wallMs, timeZone), offsetMs(wallMs + DAY, timeZone)]),
+  ];
+  const shown = offsets
+    .map((offset) => wallMs - offset)
+    .filter((instant) => offsetMs(instant, timeZone) === wallMs - instant);
   if (shown.length > 0) return Math.min(...shown);
   // In a gap: the change lies between the instant the larger offset gives (still before it)
   // and the one the smaller gives (already after); found to the second.

@@ -55,7 +55,8 @@ function importsOf(file: string): Import[] {
   for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+'(\.[^']+)'/gms)) {
     found.push({ from: file, to: resolve(dirname(file), match[3]!), typeOnly: match[2] !== undefined });
   }
-  for (const match of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)) found.push({ from: file, to: resolve(dirname(file), match[1]!), typeOnly: false });
+  for (const match of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g))
+    found.push({ from: file, to: resolve(dirname(file), match[1]!), typeOnly: false });
   return found;
 }
 
@@ -99,18 +100,28 @@ describe('the stages’ import directions', () => {
   });
 
   it('keeps the sync free of the checks and the findings', () => {
-    expect(imports.filter((i) => stageOf(i.from) === 'sync' && ['checks', 'findings'].includes(stageOf(i.to)))).toEqual([]);
+    expect(imports.filter((i) => stageOf(i.from) === 'sync' && ['checks', 'findings'].includes(stageOf(i.to)))).toEqual(
+      [],
+    );
   });
 
   it('leaves the books tables to the books stage: nothing else writes them', () => {
     const writes = /\b(INTO|UPDATE|DELETE\s+FROM)\s+books_\w+/i;
-    const elsewhere = [...sources(SRC)].filter((file) => stageOf(file) !== 'books' && writes.test(readFileSync(file, 'utf8')));
+    const elsewhere = [...sources(SRC)].filter(
+      (file) => stageOf(file) !== 'books' && writes.test(readFileSync(file, 'utf8')),
+    );
     expect(elsewhere.map((file) => relative(SRC, file))).toEqual([]);
   });
 
   it('leaves the findings tables to the findings stage: no SQL on them anywhere else', () => {
-    const tables = /\b(FROM|JOIN|INTO|UPDATE)\s+(check_runs|findings|held_findings|resolved_findings|finding_acceptances|liability_rollforward)\b/i;
-    const elsewhere = [...sources(SRC)].filter((file) => stageOf(file) !== 'findings' && !file.endsWith(join('db', 'schema.ts')) && tables.test(readFileSync(file, 'utf8')));
+    const tables =
+      /\b(FROM|JOIN|INTO|UPDATE)\s+(check_runs|findings|held_findings|resolved_findings|finding_acceptances|liability_rollforward)\b/i;
+    const elsewhere = [...sources(SRC)].filter(
+      (file) =>
+        stageOf(file) !== 'findings' &&
+        !file.endsWith(join('db', 'schema.ts')) &&
+        tables.test(readFileSync(file, 'utf8')),
+    );
     expect(elsewhere.map((file) => relative(SRC, file))).toEqual([]);
   });
 });
@@ -119,7 +130,8 @@ describe('the seam to the mirror', () => {
   /** A dialect's folder: the only code that holds a driver. */
   const inDialect = (file: string): boolean => /^db[\\/](sqlite|pg)[\\/]/.test(relative(SRC, file));
   /** The driver, its statements, its handle, or the mirror's raw connection read. */
-  const RAW = /from 'better-sqlite3'|from 'pg'|from 'pg-cursor'|\.prepare\(|Database\.Database|\w\.sqlite\b(?!['-])|\.pragma\(|from 'drizzle-orm\/(better-sqlite3|node-postgres)/;
+  const RAW =
+    /from 'better-sqlite3'|from 'pg'|from 'pg-cursor'|\.prepare\(|Database\.Database|\w\.sqlite\b(?!['-])|\.pragma\(|from 'drizzle-orm\/(better-sqlite3|node-postgres)/;
 
   it('keeps the driver in the dialect folder: no store or other module imports it, prepares SQL on it, or reads the raw connection', () => {
     const raw = [...sources(SRC)].filter((file) => !inDialect(file) && RAW.test(readFileSync(file, 'utf8')));
@@ -127,17 +139,31 @@ describe('the seam to the mirror', () => {
   });
 
   it("hands the stores' SQL connection to the stores alone: no other stage module executes SQL", () => {
-    const stores = [join('sync', 'store.ts'), join('books', 'store.ts'), join('checks', 'store.ts'), join('findings', 'store.ts'), join('report', 'store.ts')];
+    const stores = [
+      join('sync', 'store.ts'),
+      join('books', 'store.ts'),
+      join('checks', 'store.ts'),
+      join('findings', 'store.ts'),
+      join('report', 'store.ts'),
+    ];
     const files = [...sources(SRC)].filter((file) => !relative(SRC, file).startsWith(`db${sep}`));
     expect(files.map((file) => relative(SRC, file))).toEqual(expect.arrayContaining(stores));
-    const executing = files.filter((file) => !stores.includes(relative(SRC, file)) && /\.connection\b|\bqueries\.(selectFrom|insertInto|updateTable|deleteFrom)|\.queries\b/.test(readFileSync(file, 'utf8')));
+    const executing = files.filter(
+      (file) =>
+        !stores.includes(relative(SRC, file)) &&
+        /\.connection\b|\bqueries\.(selectFrom|insertInto|updateTable|deleteFrom)|\.queries\b/.test(
+          readFileSync(file, 'utf8'),
+        ),
+    );
     expect(executing.map((file) => relative(SRC, file))).toEqual([]);
   });
 
   it('keeps the findings stage typed end to end: its store speaks only the typed, async query layer', () => {
     const files = [...sources(join(SRC, 'findings'))];
     expect(files.length).toBeGreaterThan(3);
-    const raw = files.filter((file) => /from 'better-sqlite3'|\.prepare\(|Database\.Database|\.connection\b/.test(readFileSync(file, 'utf8')));
+    const raw = files.filter((file) =>
+      /from 'better-sqlite3'|\.prepare\(|Database\.Database|\.connection\b/.test(readFileSync(file, 'utf8')),
+    );
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
   });
 
@@ -147,23 +173,30 @@ describe('the seam to the mirror', () => {
     expect(casting.map((file) => relative(SRC, file))).toEqual([]);
   });
 
-  it('gives every query check two halves: its reads are the checks\' store\'s, its decision pure', () => {
+  it("gives every query check two halves: its reads are the checks' store's, its decision pure", () => {
     const checks = [...sources(join(SRC, 'checks'))].filter((file) => /rowsCheck\(\{/.test(readFileSync(file, 'utf8')));
     expect(checks.length).toBeGreaterThanOrEqual(30);
-    expect([...sources(join(SRC, 'checks'))].filter((file) => /queryCheck\(\{/.test(readFileSync(file, 'utf8')))).toEqual([]);
+    expect(
+      [...sources(join(SRC, 'checks'))].filter((file) => /queryCheck\(\{/.test(readFileSync(file, 'utf8'))),
+    ).toEqual([]);
     const raw = checks.filter((file) => /\bsqlite\b|\.prepare\(|from 'drizzle-orm/.test(readFileSync(file, 'utf8')));
     expect(raw.map((file) => relative(SRC, file))).toEqual([]);
   });
 
   it("writes the stores' SQL so both databases read it: what is SQLite's alone comes from the dialect (mirror.dialect)", () => {
-    const sqliteOnly = /json_each|json_extract|->>\s*'\$|INDEXED BY|GROUP_CONCAT|\btemp\.|OR IGNORE|OR REPLACE|\.pragma\(|SUM\(\w+ = /;
+    const sqliteOnly =
+      /json_each|json_extract|->>\s*'\$|INDEXED BY|GROUP_CONCAT|\btemp\.|OR IGNORE|OR REPLACE|\.pragma\(|SUM\(\w+ = /;
     const stores = [...sources(SRC)].filter((file) => file.endsWith(join('', 'store.ts')));
     expect(stores.length).toBe(5);
-    expect(stores.filter((file) => sqliteOnly.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))).toEqual([]);
+    expect(
+      stores.filter((file) => sqliteOnly.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file)),
+    ).toEqual([]);
   });
 
   it('leaves the dialect to its folder: only a dialect folder makes the typed query layer', () => {
-    const makers = [...sources(SRC)].filter((file) => /new Kysely|SqliteDialect|PostgresDialect/.test(readFileSync(file, 'utf8')));
+    const makers = [...sources(SRC)].filter((file) =>
+      /new Kysely|SqliteDialect|PostgresDialect/.test(readFileSync(file, 'utf8')),
+    );
     expect(makers.filter((file) => !inDialect(file)).map((file) => relative(SRC, file))).toEqual([]);
     expect(makers.map((file) => relative(SRC, file))).toContain(join('db', 'sqlite', 'queries.ts'));
   });

@@ -44,9 +44,15 @@ describe('loadConfig', () => {
   });
 
   it('refuses a URL that is not http(s), or carries credentials', () => {
-    expect(configError(() => loadConfig({}, { ...ENV, DP_API_URL: 'ftp://x' })).message).toBe('DP_API_URL (or --dp-url) must start with http:// or https://');
-    expect(configError(() => loadConfig({}, { ...ENV, GIFTCARD_API_URL: 'https://user:pw@gc.example.com' })).variable).toBe('GIFTCARD_API_URL');
-    expect(configError(() => loadConfig({}, { ...ENV, GIFTCARD_API_URL: 'not a url' })).variable).toBe('GIFTCARD_API_URL');
+    expect(configError(() => loadConfig({}, { ...ENV, DP_API_URL: 'ftp://x' })).message).toBe(
+      'DP_API_URL (or --dp-url) must start with http:// or https://',
+    );
+    expect(
+      configError(() => loadConfig({}, { ...ENV, GIFTCARD_API_URL: 'https://user:pw@gc.example.com' })).variable,
+    ).toBe('GIFTCARD_API_URL');
+    expect(configError(() => loadConfig({}, { ...ENV, GIFTCARD_API_URL: 'not a url' })).variable).toBe(
+      'GIFTCARD_API_URL',
+    );
   });
 
   it('refuses a malformed secret without ever showing it', () => {

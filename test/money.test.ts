@@ -22,13 +22,24 @@ describe('toCents', () => {
 
   it('accepts any number exactly when its decimal form has at most two decimals and fits, and nothing else', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -1e9, max: 1e9 }).map((n) => n / 1000)), (value) => {
-        // The oracle reads the number's shortest decimal form (what JSON carries) in BigInt.
-        const form = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(value));
-        const cents = form ? BigInt(`${form[1]}${form[2]}${(form[3] ?? '').padEnd(2, '0')}`) : undefined;
-        const fits = cents !== undefined && cents <= BigInt(Number.MAX_SAFE_INTEGER) && cents >= -BigInt(Number.MAX_SAFE_INTEGER);
-        expect(toCents(value)).toEqual(fits ? { ok: true, cents: Number(cents) } : expect.objectContaining({ ok: false }));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          fc.integer({ min: -1e9, max: 1e9 }).map((n) => n / 1000),
+        ),
+        (value) => {
+          // The oracle reads the number's shortest decimal form (what JSON carries) in BigInt.
+          const form = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(value));
+          const cents = form ? BigInt(`${form[1]}${form[2]}${(form[3] ?? '').padEnd(2, '0')}`) : undefined;
+          const fits =
+            cents !== undefined &&
+            cents <= BigInt(Number.MAX_SAFE_INTEGER) &&
+            cents >= -BigInt(Number.MAX_SAFE_INTEGER);
+          expect(toCents(value)).toEqual(
+            fits ? { ok: true, cents: Number(cents) } : expect.objectContaining({ ok: false }),
+          );
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -54,12 +65,24 @@ describe('toCents', () => {
   });
 
   it('formats cents with two places and a sign', () => {
-    expect([formatCents(1010), formatCents(-5), formatCents(0), formatCents(-12345)]).toEqual(['10.10', '-0.05', '0.00', '-123.45']);
+    expect([formatCents(1010), formatCents(-5), formatCents(0), formatCents(-12345)]).toEqual([
+      '10.10',
+      '-0.05',
+      '0.00',
+      '-123.45',
+    ]);
   });
 });
 
 describe('groupThousands', () => {
   it('groups the integer part of a decimal string for people, without arithmetic', () => {
-    expect(['23733500.00', '-1234.50', '999.99', '0.05', '1000', 'n/a'].map(groupThousands)).toEqual(['23,733,500.00', '-1,234.50', '999.99', '0.05', '1,000', 'n/a']);
+    expect(['23733500.00', '-1234.50', '999.99', '0.05', '1000', 'n/a'].map(groupThousands)).toEqual([
+      '23,733,500.00',
+      '-1,234.50',
+      '999.99',
+      '0.05',
+      '1,000',
+      'n/a',
+    ]);
   });
 });

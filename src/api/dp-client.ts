@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { idVariable, secretVariable, urlVariable, type ServiceConfig } from '../config.js';
-import {
-  ApiError,
-  AuthError,
-  CursorRejectedError,
-  NotFoundError,
-  PayloadValidationError,
-} from '../errors.js';
+import { ApiError, AuthError, CursorRejectedError, NotFoundError, PayloadValidationError } from '../errors.js';
 import { HttpClient, type JsonResponse } from './http-client.js';
 import type { GiftCardClientOptions, ListOptions } from './giftcard-client.js';
 import { listQuery, paginate, type Page } from './pager.js';
@@ -47,7 +41,10 @@ export class DpClient {
   readonly http: HttpClient;
   readonly dpId: string;
 
-  constructor(readonly config: ServiceConfig, options: DpClientOptions = {}) {
+  constructor(
+    readonly config: ServiceConfig,
+    options: DpClientOptions = {},
+  ) {
     this.dpId = options.dpId ?? config.clientId;
     const { dpId: _dpId, ...httpOptions } = options;
     this.http = new HttpClient({
@@ -82,11 +79,15 @@ export class DpClient {
   }
 
   listProducts(options: ListOptions = {}): AsyncGenerator<Page<Product>> {
-    return this.#list(`/v1/products/delivery-partners/${this.#dp()}`, options, productsPage, 'products', (raw) => parseRecord(productSchema, 'dpProducts', raw));
+    return this.#list(`/v1/products/delivery-partners/${this.#dp()}`, options, productsPage, 'products', (raw) =>
+      parseRecord(productSchema, 'dpProducts', raw),
+    );
   }
 
   listOrders(options: ListOptions = {}): AsyncGenerator<Page<Order>> {
-    return this.#list(`/v1/orders/b2b/delivery-partners/${this.#dp()}`, options, ordersPage, 'orders', (raw) => parseRecord(orderSchema, 'dpOrders', raw));
+    return this.#list(`/v1/orders/b2b/delivery-partners/${this.#dp()}`, options, ordersPage, 'orders', (raw) =>
+      parseRecord(orderSchema, 'dpOrders', raw),
+    );
   }
 
   /** @throws NotFoundError (RECORD_NOT_FOUND) when the order does not exist for our DP. */
@@ -123,7 +124,8 @@ export class DpClient {
         const response = await this.http.getJson(fullPath);
         this.#throwUnlessOk(response, fullPath, cursor !== undefined);
         const page = pageSchema.safeParse(response.body);
-        if (!page.success) throw new PayloadValidationError(`page of ${path}`, response.body, describeIssues(page.error));
+        if (!page.success)
+          throw new PayloadValidationError(`page of ${path}`, response.body, describeIssues(page.error));
         const info = page.data.paginationInfo;
         return { items: page.data[key], nextCursor: info.nextCursor ?? undefined, hasMore: info.hasMore };
       },
@@ -136,18 +138,49 @@ export class DpClient {
     const parsed = errorBody.safeParse(body);
     const errCode = parsed.success ? parsed.data.errCode : 'UNKNOWN';
     if (errCode === 'UNAUTHORIZED' || (status === 401 && !parsed.success)) {
-      const elsewhere = parsed.success || body === null ? '' : `; the answer is not the delivery partner service's error body: ${urlVariable('dp')} may point at another service (the gift card service?)`;
-      throw new AuthError('dp', errCode, status, `the delivery partner service refused the credentials (${errCode}): check ${idVariable('dp')} and ${secretVariable('dp')}; the secret may have been rotated${elsewhere}`);
+      const elsewhere =
+        parsed.success || body === null
+          ? ''
+          : `; the answer is not the delivery partner service's error body: ${urlVariable('dp')} may point at another service (the gift card service?)`;
+      throw new AuthError(
+        'dp',
+        errCode,
+        status,
+        `the delivery partner service refused the credentials (${errCode}): check ${idVariable('dp')} and ${secretVariable('dp')}; the secret may have been rotated${elsewhere}`,
+      );
     }
     if (errCode === 'FORBIDDEN' || (status === 403 && !parsed.success)) {
-      throw new AuthError('dp', errCode, status, `the delivery partner service refused access to this DP ID (${errCode}): check ${idVariable('dp')}, which is also the DP ID`);
+      throw new AuthError(
+        'dp',
+        errCode,
+        status,
+        `the delivery partner service refused access to this DP ID (${errCode}): check ${idVariable('dp')}, which is also the DP ID`,
+      );
     }
     if (errCode === 'RECORD_NOT_FOUND' || status === 404) {
-      throw new NotFoundError('dp', status, errCode, path, `the delivery partner service found no record at ${path} (${errCode})`);
+      throw new NotFoundError(
+        'dp',
+        status,
+        errCode,
+        path,
+        `the delivery partner service found no record at ${path} (${errCode})`,
+      );
     }
     if (status === 400 && sentCursor) {
-      throw new CursorRejectedError('dp', status, errCode, path, `the delivery partner service refused a pagination cursor (${errCode}) at ${path}`);
+      throw new CursorRejectedError(
+        'dp',
+        status,
+        errCode,
+        path,
+        `the delivery partner service refused a pagination cursor (${errCode}) at ${path}`,
+      );
     }
-    throw new ApiError('dp', status, errCode, path, `the delivery partner service answered HTTP ${status} (${errCode}) to GET ${path}`);
+    throw new ApiError(
+      'dp',
+      status,
+      errCode,
+      path,
+      `the delivery partner service answered HTTP ${status} (${errCode}) to GET ${path}`,
+    );
   }
 }

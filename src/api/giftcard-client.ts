@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import { idVariable, secretVariable, urlVariable, type ServiceConfig } from '../config.js';
-import {
-  ApiError,
-  AuthError,
-  CursorRejectedError,
-  NotFoundError,
-  PayloadValidationError,
-} from '../errors.js';
+import { ApiError, AuthError, CursorRejectedError, NotFoundError, PayloadValidationError } from '../errors.js';
 import { HttpClient, type HttpClientOptions, type JsonResponse } from './http-client.js';
 import { listQuery, paginate, type Page } from './pager.js';
 import { keepSource } from './json-text.js';
@@ -28,7 +22,11 @@ const listEnvelope = z.looseObject({
   data: z.array(z.unknown()),
   pagination: z.looseObject({ nextCursor: z.string().nullish(), hasMore: z.boolean() }),
 });
-const failureEnvelope = z.looseObject({ success: z.literal(false), errCode: z.string(), message: z.string().optional() });
+const failureEnvelope = z.looseObject({
+  success: z.literal(false),
+  errCode: z.string(),
+  message: z.string().optional(),
+});
 
 /** A card as the list gives it: the full record when the element carries one. */
 export interface GiftCardListElement {
@@ -44,7 +42,10 @@ export interface ListOptions {
   startCursor?: string;
 }
 
-export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'onEvent' | 'random' | 'signal'>;
+export type GiftCardClientOptions = Pick<
+  HttpClientOptions,
+  'maxConnections' | 'requestTimeoutMs' | 'maxBodyBytes' | 'retry' | 'onEvent' | 'random' | 'signal'
+>;
 
 /**
  * Read-only client of the gift card service: X-Client-Id / X-Client-Secret headers, the
@@ -53,7 +54,10 @@ export type GiftCardClientOptions = Pick<HttpClientOptions, 'maxConnections' | '
 export class GiftCardClient {
   readonly http: HttpClient;
 
-  constructor(readonly config: ServiceConfig, options: GiftCardClientOptions = {}) {
+  constructor(
+    readonly config: ServiceConfig,
+    options: GiftCardClientOptions = {},
+  ) {
     this.http = new HttpClient({
       ...options,
       service: 'giftcard',
@@ -69,7 +73,12 @@ export class GiftCardClient {
       const element = parseRecord(giftCardListElementSchema, 'giftCards', raw);
       const full = giftCardSchema.safeParse(raw);
       const status = typeof element['status'] === 'string' ? element['status'] : undefined;
-      return { giftCardId: element.giftCardId, status, full: full.success ? keepSource(raw, full.data) : undefined, raw };
+      return {
+        giftCardId: element.giftCardId,
+        status,
+        full: full.success ? keepSource(raw, full.data) : undefined,
+        raw,
+      };
     });
   }
 
@@ -80,7 +89,9 @@ export class GiftCardClient {
   }
 
   listTransactions(options: ListOptions = {}): AsyncGenerator<Page<Transaction>> {
-    return this.#list('/v1/giftCards/transactions', options, (raw) => parseRecord(transactionSchema, 'giftCardTransactions', raw));
+    return this.#list('/v1/giftCards/transactions', options, (raw) =>
+      parseRecord(transactionSchema, 'giftCardTransactions', raw),
+    );
   }
 
   /** @throws NotFoundError when no such transaction exists for our merchant. */
@@ -90,7 +101,9 @@ export class GiftCardClient {
   }
 
   listCoupons(options: ListOptions & { templateId?: string } = {}): AsyncGenerator<Page<Coupon>> {
-    return this.#list('/v1/coupons', options, (raw) => parseRecord(couponSchema, 'coupons', raw), { templateId: options.templateId });
+    return this.#list('/v1/coupons', options, (raw) => parseRecord(couponSchema, 'coupons', raw), {
+      templateId: options.templateId,
+    });
   }
 
   /** @throws NotFoundError (INSTRUMENT_NOT_FOUND) when no such coupon exists for our merchant. */
@@ -103,7 +116,12 @@ export class GiftCardClient {
     return this.http.close();
   }
 
-  #list<T>(path: string, options: ListOptions, parse: (raw: unknown) => T, extra: Record<string, string | undefined> = {}): AsyncGenerator<Page<T>> {
+  #list<T>(
+    path: string,
+    options: ListOptions,
+    parse: (raw: unknown) => T,
+    extra: Record<string, string | undefined> = {},
+  ): AsyncGenerator<Page<T>> {
     return paginate({
       service: 'giftcard',
       path,
@@ -115,7 +133,8 @@ export class GiftCardClient {
         const response = await this.http.getJson(fullPath);
         this.#throwUnlessOk(response, fullPath, cursor !== undefined);
         const envelope = listEnvelope.safeParse(response.body);
-        if (!envelope.success) throw new PayloadValidationError(`page of ${path}`, response.body, describeIssues(envelope.error));
+        if (!envelope.success)
+          throw new PayloadValidationError(`page of ${path}`, response.body, describeIssues(envelope.error));
         const { data, pagination } = envelope.data;
         return { items: data, nextCursor: pagination.nextCursor ?? undefined, hasMore: pagination.hasMore };
       },
@@ -137,14 +156,36 @@ export class GiftCardClient {
     const { status } = response;
     if (status === 401 || status === 403) {
       // A JSON answer without the gift card service's error envelope came from another service at that address.
-      const elsewhere = failure.success || response.body === null ? '' : `; the answer is not the gift card service's error envelope: ${urlVariable('giftcard')} may point at another service (the delivery partner's?)`;
+      const elsewhere =
+        failure.success || response.body === null
+          ? ''
+          : `; the answer is not the gift card service's error envelope: ${urlVariable('giftcard')} may point at another service (the delivery partner's?)`;
       throw new AuthError('giftcard', errCode, status, `${authMessage(errCode, status)}${elsewhere}`);
     }
-    if (status === 404) throw new NotFoundError('giftcard', status, errCode, path, `the gift card service found no record at ${path} (${errCode})`);
+    if (status === 404)
+      throw new NotFoundError(
+        'giftcard',
+        status,
+        errCode,
+        path,
+        `the gift card service found no record at ${path} (${errCode})`,
+      );
     if (status === 400 && sentCursor) {
-      throw new CursorRejectedError('giftcard', status, errCode, path, `the gift card service refused a pagination cursor (${errCode}) at ${path}`);
+      throw new CursorRejectedError(
+        'giftcard',
+        status,
+        errCode,
+        path,
+        `the gift card service refused a pagination cursor (${errCode}) at ${path}`,
+      );
     }
-    throw new ApiError('giftcard', status, errCode, path, `the gift card service answered HTTP ${status} (${errCode}) to GET ${path}`);
+    throw new ApiError(
+      'giftcard',
+      status,
+      errCode,
+      path,
+      `the gift card service answered HTTP ${status} (${errCode}) to GET ${path}`,
+    );
   }
 }
 

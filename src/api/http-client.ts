@@ -115,7 +115,14 @@ export class HttpClient {
         this.limiter.pauseFor(delayMs);
       }
       this.stats.retries += 1;
-      this.#options.onEvent?.({ type: 'retry', service: this.service, path, attempt: attempt + 1, delayMs, cause: lastCause });
+      this.#options.onEvent?.({
+        type: 'retry',
+        service: this.service,
+        path,
+        attempt: attempt + 1,
+        delayMs,
+        cause: lastCause,
+      });
       await sleep(delayMs, this.#options.signal);
     }
     const attempts = this.#retry.maxRetries + 1;
@@ -137,7 +144,9 @@ export class HttpClient {
         method: 'GET',
         path: this.#basePath + path,
         headers: { accept: 'application/json', ...this.#options.headers() },
-        signal: this.#options.signal ? AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), this.#options.signal]) : AbortSignal.timeout(this.#timeoutMs),
+        signal: this.#options.signal
+          ? AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), this.#options.signal])
+          : AbortSignal.timeout(this.#timeoutMs),
       });
       status = response.statusCode;
       const header = response.headers['retry-after'];
@@ -149,12 +158,27 @@ export class HttpClient {
       if (error instanceof BodyTooLarge) return { kind: 'retry', cause: error.message };
       if (isRetryableNetworkError(error)) return { kind: 'retry', cause: describeNetworkError(error, this.#timeoutMs) };
       const failure = connectionFailure(error, this.#url);
-      if (failure) throw new ConnectionError(this.service, `${SERVICE_LABEL[this.service]} cannot be reached at ${this.#url.origin}: ${failure}; check ${urlSetting(this.service)}`);
+      if (failure)
+        throw new ConnectionError(
+          this.service,
+          `${SERVICE_LABEL[this.service]} cannot be reached at ${this.#url.origin}: ${failure}; check ${urlSetting(this.service)}`,
+        );
       throw error;
     }
-    this.#options.onEvent?.({ type: 'response', service: this.service, path, status, attempt, ms: Date.now() - started });
+    this.#options.onEvent?.({
+      type: 'response',
+      service: this.service,
+      path,
+      status,
+      attempt,
+      ms: Date.now() - started,
+    });
     if (isRetryableStatus(status)) {
-      return { kind: 'retry', cause: `HTTP ${status}`, retryAfterMs: status === 429 ? parseRetryAfter(retryAfter, Date.now()) : undefined };
+      return {
+        kind: 'retry',
+        cause: `HTTP ${status}`,
+        retryAfterMs: status === 429 ? parseRetryAfter(retryAfter, Date.now()) : undefined,
+      };
     }
     let body: unknown;
     try {
@@ -180,8 +204,10 @@ type AttemptOutcome =
 function describeNetworkError(error: unknown, timeoutMs: number): string {
   const err = error as { code?: string; name?: string; message?: string };
   const code = err.code ?? (err as { cause?: { code?: string } }).cause?.code ?? '';
-  if (err.name === 'TimeoutError' || code.endsWith('_TIMEOUT')) return `no answer within ${timeoutMs / 1000} s (timed out${code ? `, ${code}` : ''})`;
-  if (err.code === 'ECONNREFUSED' || (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
+  if (err.name === 'TimeoutError' || code.endsWith('_TIMEOUT'))
+    return `no answer within ${timeoutMs / 1000} s (timed out${code ? `, ${code}` : ''})`;
+  if (err.code === 'ECONNREFUSED' || (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED')
+    return 'connection refused (ECONNREFUSED)';
   return `network error ${err.code ?? err.name ?? ''}`.trim();
 }
 
@@ -192,26 +218,44 @@ function urlSetting(service: ServiceName): string {
 
 /** What to do about the last cause of a service that stayed unavailable. */
 function advice(cause: string, url: URL, service: ServiceName): string {
-  if (cause.includes('ECONNREFUSED')) return `; nothing listens on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} of ${url.hostname}: is the service running there? check ${urlSetting(service)}`;
-  if (cause.includes('UND_ERR_SOCKET') && url.protocol === 'http:') return `; the peer closed the connection: if it speaks https, ${urlSetting(service)} must start with https://`;
-  if (cause.startsWith('a response body larger than')) return "; if the service's answers are really this large, raise LEDGER_RECON_MAX_BODY_MB";
-  if (cause.includes('timed out')) return '; the service did not answer in time: try again later, check the network between here and the service, or allow longer with LEDGER_RECON_TIMEOUT (or --timeout)';
+  if (cause.includes('ECONNREFUSED'))
+    return `; nothing listens on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} of ${url.hostname}: is the service running there? check ${urlSetting(service)}`;
+  if (cause.includes('UND_ERR_SOCKET') && url.protocol === 'http:')
+    return `; the peer closed the connection: if it speaks https, ${urlSetting(service)} must start with https://`;
+  if (cause.startsWith('a response body larger than'))
+    return "; if the service's answers are really this large, raise LEDGER_RECON_MAX_BODY_MB";
+  if (cause.includes('timed out'))
+    return '; the service did not answer in time: try again later, check the network between here and the service, or allow longer with LEDGER_RECON_TIMEOUT (or --timeout)';
   return '';
 }
 
 /** The errors retrying cannot mend, as a person would say them; undefined for the others. */
 function connectionFailure(error: unknown, url: URL): string | undefined {
   const chain: { code?: string; name?: string; message?: string }[] = [];
-  for (let e = error as { cause?: unknown } | undefined; e && typeof e === 'object' && chain.length < 5; e = e.cause as { cause?: unknown } | undefined) chain.push(e as { code?: string });
+  for (
+    let e = error as { cause?: unknown } | undefined;
+    e && typeof e === 'object' && chain.length < 5;
+    e = e.cause as { cause?: unknown } | undefined
+  )
+    chain.push(e as { code?: string });
   const codes = chain.map((e) => e.code ?? '');
   const messages = chain.map((e) => e.message ?? '').join(' ');
-  if (codes.some((c) => c === 'ENOTFOUND' || c === 'EAI_NONAME' || c === 'EAI_FAIL')) return `the host name ${url.hostname} does not resolve (DNS)`;
-  if (codes.some((c) => c.startsWith('ERR_SSL_') || c === 'EPROTO') || /wrong version number|packet length too long/i.test(messages)) {
-    return url.protocol === 'https:' ? 'the TLS handshake failed: the port speaks plain HTTP, so the URL may need http:// instead of https://' : `the TLS layer failed (${codes.find((c) => c) ?? 'TLS'})`;
+  if (codes.some((c) => c === 'ENOTFOUND' || c === 'EAI_NONAME' || c === 'EAI_FAIL'))
+    return `the host name ${url.hostname} does not resolve (DNS)`;
+  if (
+    codes.some((c) => c.startsWith('ERR_SSL_') || c === 'EPROTO') ||
+    /wrong version number|packet length too long/i.test(messages)
+  ) {
+    return url.protocol === 'https:'
+      ? 'the TLS handshake failed: the port speaks plain HTTP, so the URL may need http:// instead of https://'
+      : `the TLS layer failed (${codes.find((c) => c) ?? 'TLS'})`;
   }
-  if (codes.some((c) => /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT/.test(c))) return `its TLS certificate is not trusted (${codes.find((c) => /CERT|SIGNED|VERIFY/.test(c))})`;
-  if (chain.some((e) => e.name === 'HTTPParserError' || e.code?.startsWith('HPE_'))) return `the peer on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} does not speak HTTP (${codes.find((c) => c.startsWith('HPE_')) ?? 'HTTPParserError'}): check the port`;
-  if (codes.includes('ENETUNREACH') || codes.includes('EHOSTUNREACH')) return `no route to ${url.hostname} (${codes.find((c) => c.endsWith('UNREACH'))})`;
+  if (codes.some((c) => /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT/.test(c)))
+    return `its TLS certificate is not trusted (${codes.find((c) => /CERT|SIGNED|VERIFY/.test(c))})`;
+  if (chain.some((e) => e.name === 'HTTPParserError' || e.code?.startsWith('HPE_')))
+    return `the peer on port ${url.port || (url.protocol === 'https:' ? '443' : '80')} does not speak HTTP (${codes.find((c) => c.startsWith('HPE_')) ?? 'HTTPParserError'}): check the port`;
+  if (codes.includes('ENETUNREACH') || codes.includes('EHOSTUNREACH'))
+    return `no route to ${url.hostname} (${codes.find((c) => c.endsWith('UNREACH'))})`;
   return undefined;
 }
 
@@ -220,7 +264,10 @@ const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 class BodyTooLarge extends Error {}
 
 /** Reads a body as UTF-8 text, giving up (and dropping the connection's rest) past `max` bytes. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, max: number): Promise<string> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  max: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

@@ -60,7 +60,9 @@ export function parseExact(text: string): unknown {
       at = end;
     }
     marked += text.slice(at);
-    value = JSON.parse(marked, (_key, inner: unknown) => (typeof inner === 'string' && inner.startsWith(MARK) ? new InexactNumber(inner.slice(MARK.length)) : inner));
+    value = JSON.parse(marked, (_key, inner: unknown) =>
+      typeof inner === 'string' && inner.startsWith(MARK) ? new InexactNumber(inner.slice(MARK.length)) : inner,
+    );
   }
   attachSources(value, scan.spans, text);
   return value;
@@ -99,7 +101,16 @@ function scanJson(text: string): Scan {
   };
   const valueEnds = (end: number): void => {
     const frame = stack.at(-1);
-    const path = frame === undefined ? '' : frame.path === null ? null : frame.array ? `${frame.path}[]` : frame.path === '' ? frame.key : null;
+    const path =
+      frame === undefined
+        ? ''
+        : frame.path === null
+          ? null
+          : frame.array
+            ? `${frame.path}[]`
+            : frame.path === ''
+              ? frame.key
+              : null;
     if (path === null) return;
     const start = frame === undefined ? 0 : frame.start;
     const list = spans.get(path);
@@ -213,7 +224,8 @@ function decimalKey(literal: string): string {
 /** Records each span's text against the parsed object standing there, by the same path. */
 function attachSources(value: unknown, spans: Map<string, Array<[number, number]>>, text: string): void {
   const attach = (target: unknown, span: [number, number] | undefined): void => {
-    if (span !== undefined && target !== null && typeof target === 'object' && !Array.isArray(target)) SOURCES.set(target, text.slice(span[0], span[1]));
+    if (span !== undefined && target !== null && typeof target === 'object' && !Array.isArray(target))
+      SOURCES.set(target, text.slice(span[0], span[1]));
   };
   const list = (target: unknown, path: string): void => {
     const found = spans.get(path);

@@ -85,25 +85,44 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
   };
   let emptyInARow = 0;
   for (let index = 0; ; index += 1) {
-    if (index >= maxPages) stop(`the service still said hasMore after ${maxPages.toLocaleString('en-US')} pages, far beyond any plausible list`);
+    if (index >= maxPages)
+      stop(
+        `the service still said hasMore after ${maxPages.toLocaleString('en-US')} pages, far beyond any plausible list`,
+      );
     const raw = await options.fetchPage(cursor, limit);
     if (raw.items.length > limit) {
-      throw new PaginationError(options.service, options.path, `${options.path}: the service returned ${raw.items.length} items on page ${index + 1}, more than the ${limit} asked for (the documented maximum is ${MAX_PAGE_SIZE}): a protocol violation`);
+      throw new PaginationError(
+        options.service,
+        options.path,
+        `${options.path}: the service returned ${raw.items.length} items on page ${index + 1}, more than the ${limit} asked for (the documented maximum is ${MAX_PAGE_SIZE}): a protocol violation`,
+      );
     }
     emptyInARow = raw.hasMore && raw.items.length === 0 ? emptyInARow + 1 : 0;
-    if (emptyInARow >= MAX_EMPTY_PAGES) stop(`the service returned ${MAX_EMPTY_PAGES} empty pages in a row that each still said hasMore (pages ${(index + 2 - MAX_EMPTY_PAGES).toLocaleString('en-US')} to ${(index + 1).toLocaleString('en-US')})`);
+    if (emptyInARow >= MAX_EMPTY_PAGES)
+      stop(
+        `the service returned ${MAX_EMPTY_PAGES} empty pages in a row that each still said hasMore (pages ${(index + 2 - MAX_EMPTY_PAGES).toLocaleString('en-US')} to ${(index + 1).toLocaleString('en-US')})`,
+      );
     if (raw.hasMore && raw.items.length > 0) {
       // Its first and last element stand for the page: cheap on the hot path, and a page that
       // repeats both under a fresh cursor is the same page again.
-      const content = createHash('sha256').update(JSON.stringify([raw.items.length, raw.items[0], raw.items.at(-1)])).digest('base64');
-      if (contents.has(content)) stop(`the service returned on page ${index + 1} exactly the records of an earlier page, under a fresh cursor`);
+      const content = createHash('sha256')
+        .update(JSON.stringify([raw.items.length, raw.items[0], raw.items.at(-1)]))
+        .digest('base64');
+      if (contents.has(content))
+        stop(`the service returned on page ${index + 1} exactly the records of an earlier page, under a fresh cursor`);
       contents.add(content);
     }
     const records: T[] = [];
     const rejected: PayloadValidationError[] = [];
     for (const item of raw.items) {
       if (depthOf(item) > MAX_DEPTH) {
-        rejected.push(new PayloadValidationError(options.path, cutAt(item, MAX_DEPTH), `nested deeper than ${MAX_DEPTH} levels: set aside whole, its raw JSON cut at that depth`));
+        rejected.push(
+          new PayloadValidationError(
+            options.path,
+            cutAt(item, MAX_DEPTH),
+            `nested deeper than ${MAX_DEPTH} levels: set aside whole, its raw JSON cut at that depth`,
+          ),
+        );
         continue;
       }
       try {
@@ -116,10 +135,18 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
     const next = raw.hasMore ? raw.nextCursor : undefined;
     if (raw.hasMore) {
       if (next === undefined || next === '') {
-        throw new PaginationError(options.service, options.path, `${options.path}: the service said hasMore with an empty nextCursor on page ${index + 1}`);
+        throw new PaginationError(
+          options.service,
+          options.path,
+          `${options.path}: the service said hasMore with an empty nextCursor on page ${index + 1}`,
+        );
       }
       if (seen.has(next)) {
-        throw new PaginationError(options.service, options.path, `${options.path}: the service returned a cursor it had returned before, on page ${index + 1}; stopping instead of looping`);
+        throw new PaginationError(
+          options.service,
+          options.path,
+          `${options.path}: the service returned a cursor it had returned before, on page ${index + 1}; stopping instead of looping`,
+        );
       }
       seen.add(next);
     }
@@ -130,7 +157,11 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
 }
 
 /** Builds a list query string: limit and, when given, the opaque cursor, plus extra filters. */
-export function listQuery(limit: number, cursor: string | undefined, extra: Record<string, string | undefined> = {}): string {
+export function listQuery(
+  limit: number,
+  cursor: string | undefined,
+  extra: Record<string, string | undefined> = {},
+): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) params.set(key, value);
   params.set('limit', String(limit));

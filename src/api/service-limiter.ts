@@ -9,7 +9,8 @@ export class ServiceLimiter {
   readonly #waiting: Array<() => void> = [];
 
   constructor(readonly maxInFlight: number) {
-    if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError('maxInFlight must be a positive integer');
+    if (!Number.isInteger(maxInFlight) || maxInFlight < 1)
+      throw new RangeError('maxInFlight must be a positive integer');
   }
 
   /** Time (epoch ms) before which no new request to this service starts. */
@@ -49,7 +50,8 @@ export class ServiceLimiter {
 
   #release(): void {
     const next = this.#waiting.shift();
-    if (next) next(); // the slot passes straight to the next waiter
+    if (next)
+      next(); // the slot passes straight to the next waiter
     else this.#inFlight -= 1;
   }
 }

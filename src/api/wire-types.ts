@@ -20,7 +20,9 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:
 export function isRfc3339(text: string): boolean {
   const match = RFC3339.exec(text);
   if (!match) return false;
-  const [year, month, day, hour, minute, second, , offsetHours = '0', offsetMinutes = '0'] = match.slice(1).map((part) => part ?? '');
+  const [year, month, day, hour, minute, second, , offsetHours = '0', offsetMinutes = '0'] = match
+    .slice(1)
+    .map((part) => part ?? '');
   const y = Number(year);
   const m = Number(month);
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
@@ -42,13 +44,19 @@ export function isRfc3339(text: string): boolean {
 const timestamp = z.string().refine(isRfc3339, 'not an RFC 3339 timestamp with a zone naming a real instant');
 const id = z.string().min(1);
 /** The identifiers the gift card spec types as UUID strings. */
-const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'not a UUID, as the spec types it');
+const uuid = z
+  .string()
+  .regex(
+    /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+    'not a UUID, as the spec types it',
+  );
 /**
  * An amount: a JSON number, or the text of one a double cannot carry (a finding downstream,
  * never a rounded value).
  */
 const money = z.union([z.number(), z.instanceof(InexactNumber)], {
-  error: (issue) => `Invalid input: expected number, received ${issue.input === null ? 'null' : Array.isArray(issue.input) ? 'array' : typeof issue.input}`,
+  error: (issue) =>
+    `Invalid input: expected number, received ${issue.input === null ? 'null' : Array.isArray(issue.input) ? 'array' : typeof issue.input}`,
 });
 const count = z.number().int().nonnegative();
 

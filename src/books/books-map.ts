@@ -13,7 +13,17 @@ export const BOOKS_KINDS = ['tenders', 'coupon-uses', 'dp-purchases'] as const;
 export type BooksKind = (typeof BOOKS_KINDS)[number];
 
 /** The fields a books row can carry; each kind requires some (REQUIRED). */
-export const BOOKS_FIELDS = ['reference', 'amount', 'currency', 'time', 'type', 'cardCode', 'giftCardId', 'couponCode', 'externalRef'] as const;
+export const BOOKS_FIELDS = [
+  'reference',
+  'amount',
+  'currency',
+  'time',
+  'type',
+  'cardCode',
+  'giftCardId',
+  'couponCode',
+  'externalRef',
+] as const;
 export type BooksField = (typeof BOOKS_FIELDS)[number];
 
 export const REQUIRED: Record<BooksKind, readonly BooksField[]> = {
@@ -36,7 +46,11 @@ const mapSchema = z
     /** csv (default for .csv) or jsonl (JSON Lines: one object a line, default for .jsonl / .ndjson). */
     format: z.enum(['csv', 'jsonl']).optional(),
     /** The CSV field separator (default ","). */
-    delimiter: z.string().regex(/^[\x01-\x7f]$/, 'one ASCII character, such as "," ";" "|" or a tab').refine((d) => !'"\r\n'.includes(d), 'a quote or a line end cannot separate fields').optional(),
+    delimiter: z
+      .string()
+      .regex(/^[\x01-\x7f]$/, 'one ASCII character, such as "," ";" "|" or a tab')
+      .refine((d) => !'"\r\n'.includes(d), 'a quote or a line end cannot separate fields')
+      .optional(),
     /** The text encoding of the file (default utf-8). */
     encoding: z.enum(BOOKS_ENCODINGS).optional(),
     /** Column (CSV header, or JSON key) per field. */
@@ -50,7 +64,10 @@ const mapSchema = z
     /** The zone of times written without an offset (IANA, e.g. Europe/Berlin; default UTC). */
     timeZone: z.string().max(100).optional(),
     /** The currency of every row, where the file has no currency column. */
-    currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional(),
   })
   .strict();
 
@@ -102,20 +119,36 @@ export function readMap(path: string): BooksMap {
     throw new ConfigError('--map', `--map ${path}: ${issue.path.join('.') || 'the map'}: ${issue.message}`);
   }
   const given = parsed.data;
-  if (given.timeZone !== undefined && !isTimeZone(given.timeZone)) throw new ConfigError('--map', `--map ${path}: timeZone ${given.timeZone} is not a time zone this platform knows (an IANA name such as Europe/Berlin)`);
+  if (given.timeZone !== undefined && !isTimeZone(given.timeZone))
+    throw new ConfigError(
+      '--map',
+      `--map ${path}: timeZone ${given.timeZone} is not a time zone this platform knows (an IANA name such as Europe/Berlin)`,
+    );
   for (const format of given.timeFormats ?? []) {
-    if (format !== 'iso' && !/yyyy/.test(format)) throw new ConfigError('--map', `--map ${path}: time format "${format}" has no yyyy: use "iso" or a pattern such as "dd.MM.yyyy HH:mm"`);
+    if (format !== 'iso' && !/yyyy/.test(format))
+      throw new ConfigError(
+        '--map',
+        `--map ${path}: time format "${format}" has no yyyy: use "iso" or a pattern such as "dd.MM.yyyy HH:mm"`,
+      );
   }
   const base = defaultMap();
   const columns = { ...base.columns, ...given.columns };
   // One column read as two fields would match a row against itself (a code read as a reference).
   for (const [i, field] of BOOKS_FIELDS.entries()) {
     const twin = BOOKS_FIELDS.slice(i + 1).find((other) => columns[other] === columns[field]);
-    if (twin) throw new ConfigError('--map', `--map ${path}: the column "${columns[field]}" is named for both ${field} and ${twin}: each field needs a column of its own`);
+    if (twin)
+      throw new ConfigError(
+        '--map',
+        `--map ${path}: the column "${columns[field]}" is named for both ${field} and ${twin}: each field needs a column of its own`,
+      );
   }
   const types = given.types ?? base.types;
   const both = types.payment.find((p) => types.refund.some((r) => r.toLowerCase() === p.toLowerCase()));
-  if (both !== undefined) throw new ConfigError('--map', `--map ${path}: "${both}" is listed as both a payment and a refund: a row of that type could be either`);
+  if (both !== undefined)
+    throw new ConfigError(
+      '--map',
+      `--map ${path}: "${both}" is listed as both a payment and a refund: a row of that type could be either`,
+    );
   return {
     format: given.format,
     delimiter: given.delimiter ?? base.delimiter,
@@ -138,11 +171,17 @@ export function readMap(path: string): BooksMap {
 export function missingColumns(kind: BooksKind, map: BooksMap, header: readonly string[]): BooksField[] {
   const present = new Set(header);
   const codes = CODE_FIELDS_OF[kind].filter((field) => map.named.includes(field));
-  return [...REQUIRED[kind], ...codes].filter((field) => !(field === 'currency' && map.currency !== undefined) && !present.has(map.columns[field]));
+  return [...REQUIRED[kind], ...codes].filter(
+    (field) => !(field === 'currency' && map.currency !== undefined) && !present.has(map.columns[field]),
+  );
 }
 
 /** The code fields a kind carries: hashed at once, and matched by their hash. */
-export const CODE_FIELDS_OF: Record<BooksKind, readonly BooksField[]> = { tenders: ['cardCode'], 'coupon-uses': ['couponCode'], 'dp-purchases': [] };
+export const CODE_FIELDS_OF: Record<BooksKind, readonly BooksField[]> = {
+  tenders: ['cardCode'],
+  'coupon-uses': ['couponCode'],
+  'dp-purchases': [],
+};
 
 /**
  * A header column the map does not read that looks like a code column (`Gift card code`,

@@ -41,13 +41,21 @@ const CODE_FIELDS: readonly BooksField[] = ['cardCode', 'couponCode'];
  * card's code as the reference) replaced by `sha256:<hash>`.
  */
 export function scrubbed(fields: Readonly<Record<string, unknown>>, map: BooksMap): Record<string, unknown> {
-  const codes = new Set(CODE_FIELDS.map((field) => fields[map.columns[field]]).filter((v) => v !== null && v !== undefined && String(v).trim() !== '').map((v) => String(v).trim()));
+  const codes = new Set(
+    CODE_FIELDS.map((field) => fields[map.columns[field]])
+      .filter((v) => v !== null && v !== undefined && String(v).trim() !== '')
+      .map((v) => String(v).trim()),
+  );
   const shown: Record<string, unknown> = {};
   for (const field of BOOKS_FIELDS) {
     const column = map.columns[field];
     if (!(column in fields)) continue;
     const value = fields[column];
-    const isCode = value !== null && value !== undefined && typeof value !== 'object' && (CODE_FIELDS.includes(field) ? String(value).trim() !== '' : codes.has(String(value).trim()));
+    const isCode =
+      value !== null &&
+      value !== undefined &&
+      typeof value !== 'object' &&
+      (CODE_FIELDS.includes(field) ? String(value).trim() !== '' : codes.has(String(value).trim()));
     shown[column] = isCode ? `sha256:${sha256(String(value).trim())}` : value;
   }
   return shown;
@@ -66,14 +74,25 @@ function quoted(value: string): string {
  * Reads one row.
  * @returns the row, or why it cannot be imported (with its fields, codes hashed).
  */
-export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Record<string, unknown>>, lineNo: number): RowResult {
+export function readBooksRow(
+  kind: BooksKind,
+  map: BooksMap,
+  fields: Readonly<Record<string, unknown>>,
+  lineNo: number,
+): RowResult {
   const shown = scrubbed(fields, map);
   const raw = JSON.stringify(shown);
   // The value a row is rejected for may be a code a shifted row put there: the rejection keeps its hash.
   const fail = (reason: string, field?: BooksField): RowResult => {
     const column = field === undefined ? undefined : map.columns[field];
     const value = column === undefined ? undefined : shown[column];
-    if (column === undefined || typeof value !== 'string' || quoted(value).startsWith(' "') || value.startsWith('sha256:')) return { ok: false, reason, raw };
+    if (
+      column === undefined ||
+      typeof value !== 'string' ||
+      quoted(value).startsWith(' "') ||
+      value.startsWith('sha256:')
+    )
+      return { ok: false, reason, raw };
     return { ok: false, reason, raw: JSON.stringify({ ...shown, [column]: `sha256:${sha256(value.trim())}` }) };
   };
   // References are identifiers, kept exactly as written (a tab or space in one is part of it, as on the ledger); other fields are trimmed.
@@ -86,13 +105,18 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
   };
   for (const field of BOOKS_FIELDS) {
     const value = fields[map.columns[field]];
-    if (value !== null && value !== undefined && typeof value === 'object') return fail(`${map.columns[field]} is not a single value`);
+    if (value !== null && value !== undefined && typeof value === 'object')
+      return fail(`${map.columns[field]} is not a single value`);
   }
 
   const timeText = text('time');
   if (timeText === null) return fail(`${map.columns.time} is empty`);
   const atMs = readTime(timeText, map);
-  if (atMs === null) return fail(`${map.columns.time}${quoted(timeText)} is not a time in ${map.timeFormats.map((f) => (f === 'iso' ? 'RFC 3339' : `"${f}"`)).join(' or ')}`, 'time');
+  if (atMs === null)
+    return fail(
+      `${map.columns.time}${quoted(timeText)} is not a time in ${map.timeFormats.map((f) => (f === 'iso' ? 'RFC 3339' : `"${f}"`)).join(' or ')}`,
+      'time',
+    );
 
   let entryType: BooksRow['entryType'];
   if (kind === 'tenders') {
@@ -101,7 +125,11 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
     const is = (values: string[]): boolean => values.some((v) => v.toLowerCase() === type.toLowerCase());
     if (is(map.types.payment)) entryType = 'payment';
     else if (is(map.types.refund)) entryType = 'refund';
-    else return fail(`${map.columns.type}${quoted(type)} is neither a payment (${map.types.payment.join(', ')}) nor a refund (${map.types.refund.join(', ')})`, 'type');
+    else
+      return fail(
+        `${map.columns.type}${quoted(type)} is neither a payment (${map.types.payment.join(', ')}) nor a refund (${map.types.refund.join(', ')})`,
+        'type',
+      );
   } else entryType = kind === 'coupon-uses' ? 'use' : 'purchase';
 
   let amountCents: number | null = null;
@@ -114,14 +142,17 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
   }
 
   const currency = text('currency') ?? map.currency ?? null;
-  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return fail(`${map.columns.currency}${quoted(currency)} is not an ISO 4217 code`, 'currency');
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency))
+    return fail(`${map.columns.currency}${quoted(currency)} is not an ISO 4217 code`, 'currency');
   if (currency === null && kind !== 'coupon-uses') return fail(`${map.columns.currency} is empty`);
 
   // A till that writes the card's code as the reference: the reference is the code's hash.
   const written = text('reference');
   const cardCode = text('cardCode');
-  const reference = written !== null && cardCode !== null && written.trim() === cardCode ? `sha256:${sha256(cardCode)}` : written;
-  if (reference === null && kind === 'tenders' && cardCode === null && text('giftCardId') === null) return fail(`${map.columns.reference} is empty and the row names no card`);
+  const reference =
+    written !== null && cardCode !== null && written.trim() === cardCode ? `sha256:${sha256(cardCode)}` : written;
+  if (reference === null && kind === 'tenders' && cardCode === null && text('giftCardId') === null)
+    return fail(`${map.columns.reference} is empty and the row names no card`);
   const code = kind === 'coupon-uses' ? text('couponCode') : text('cardCode');
   if (kind === 'coupon-uses' && code === null) return fail(`${map.columns.couponCode} is empty`);
   const externalRef = text('externalRef');
@@ -129,10 +160,36 @@ export function readBooksRow(kind: BooksKind, map: BooksMap, fields: Readonly<Re
   const codeSha256 = code === null ? null : sha256(code);
   const giftCardId = kind === 'tenders' ? text('giftCardId') : null;
 
-  const meaning = sha256(JSON.stringify([kind, reference, entryType, amountCents, currency, atMs, codeSha256, giftCardId, kind === 'dp-purchases' ? externalRef : null]));
+  const meaning = sha256(
+    JSON.stringify([
+      kind,
+      reference,
+      entryType,
+      amountCents,
+      currency,
+      atMs,
+      codeSha256,
+      giftCardId,
+      kind === 'dp-purchases' ? externalRef : null,
+    ]),
+  );
   return {
     ok: true,
-    row: { kind, lineNo, reference, entryType, amountCents, currency, atMs, atText: timeText, codeSha256, giftCardId, externalRef: kind === 'dp-purchases' ? externalRef : null, rawJson: raw, meaning },
+    row: {
+      kind,
+      lineNo,
+      reference,
+      entryType,
+      amountCents,
+      currency,
+      atMs,
+      atText: timeText,
+      codeSha256,
+      giftCardId,
+      externalRef: kind === 'dp-purchases' ? externalRef : null,
+      rawJson: raw,
+      meaning,
+    },
   };
 }
 
@@ -148,10 +205,15 @@ export function readAmount(text: string, decimalSeparator: '.' | ','): AmountRes
   const point = decimalSeparator === '.' ? '\\.' : ',';
   const pattern = new RegExp(`^(\\d{1,3}(?:${thousands}\\d{3})+|\\d+)(?:${point}(\\d+))?$`);
   const match = pattern.exec(text);
-  if (!match) return { ok: false, reason: `is not a decimal amount with "${decimalSeparator}" as its decimal separator` };
+  if (!match)
+    return { ok: false, reason: `is not a decimal amount with "${decimalSeparator}" as its decimal separator` };
   const plain = `${match[1]!.replace(/[^\d]/g, '')}${match[2] ? `.${match[2]}` : ''}`;
   const cents = decimalTextCents(plain);
-  if (!cents.ok) return { ok: false, reason: cents.reason.startsWith(plain) ? cents.reason.slice(plain.length).trim() : cents.reason };
+  if (!cents.ok)
+    return {
+      ok: false,
+      reason: cents.reason.startsWith(plain) ? cents.reason.slice(plain.length).trim() : cents.reason,
+    };
   return { ok: true, cents: cents.cents };
 }
 
@@ -169,7 +231,15 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1
 function isoInstant(text: string, timeZone: string): number | null {
   const m = ISO.exec(text);
   if (!m) return null;
-  const wall = wallMs(+m[1]!, +m[2]!, +m[3]!, +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), Number((m[7] ?? '0').slice(0, 3).padEnd(3, '0')));
+  const wall = wallMs(
+    +m[1]!,
+    +m[2]!,
+    +m[3]!,
+    +(m[4] ?? 0),
+    +(m[5] ?? 0),
+    +(m[6] ?? 0),
+    Number((m[7] ?? '0').slice(0, 3).padEnd(3, '0')),
+  );
   if (wall === null) return null;
   const zone = m[8];
   if (zone === undefined) return wallClockInstant(wall, timeZone);
@@ -178,7 +248,15 @@ function isoInstant(text: string, timeZone: string): number | null {
   return wall - sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
 }
 
-const TOKENS: Record<string, string> = { yyyy: '(\\d{4})', MM: '(\\d{1,2})', dd: '(\\d{1,2})', HH: '(\\d{1,2})', mm: '(\\d{2})', ss: '(\\d{2})', SSS: '(\\d{3})' };
+const TOKENS: Record<string, string> = {
+  yyyy: '(\\d{4})',
+  MM: '(\\d{1,2})',
+  dd: '(\\d{1,2})',
+  HH: '(\\d{1,2})',
+  mm: '(\\d{2})',
+  ss: '(\\d{2})',
+  SSS: '(\\d{3})',
+};
 const compiled = new Map<string, { regex: RegExp; order: string[] }>();
 
 function patternInstant(text: string, format: string, timeZone: string): number | null {
@@ -201,7 +279,15 @@ function patternInstant(text: string, format: string, timeZone: string): number 
     const i = pattern.order.indexOf(token);
     return i < 0 ? fallback : Number(m[i + 1]);
   };
-  const wall = wallMs(get('yyyy', NaN), get('MM', 1), get('dd', 1), get('HH', 0), get('mm', 0), get('ss', 0), get('SSS', 0));
+  const wall = wallMs(
+    get('yyyy', NaN),
+    get('MM', 1),
+    get('dd', 1),
+    get('HH', 0),
+    get('mm', 0),
+    get('ss', 0),
+    get('SSS', 0),
+  );
   return wall === null ? null : wallClockInstant(wall, timeZone);
 }
 
@@ -209,7 +295,15 @@ function patternInstant(text: string, format: string, timeZone: string): number 
  * A wall-clock time as if UTC, or null when it names no real time (no 30 February, no hour
  * 24) or one before 1970 (`0025-06-01` is a typo, never a tender).
  */
-function wallMs(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number | null {
+function wallMs(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number | null {
   if (![year, month, day, hour, minute, second, ms].every(Number.isInteger)) return null;
   if (year < 1970 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   const wall = utcMs(year, month, day, hour, minute, second, ms);

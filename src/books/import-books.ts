@@ -14,7 +14,16 @@ import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
 import { BooksImportError, ConfigError, FileSystemError } from '../errors.js';
 import { openRegularFile } from '../paths.js';
-import { BOOKS_KINDS, defaultMap, missingColumns, readMap, unmappedCodeColumn, type BooksEncoding, type BooksKind, type BooksMap } from './books-map.js';
+import {
+  BOOKS_KINDS,
+  defaultMap,
+  missingColumns,
+  readMap,
+  unmappedCodeColumn,
+  type BooksEncoding,
+  type BooksKind,
+  type BooksMap,
+} from './books-map.js';
 import { readBooksRow, sha256, type BooksRow } from './books-row.js';
 import type { Mirror } from '../db/mirror.js';
 import { ADD_AT_ONCE, BooksStore } from './store.js';
@@ -89,7 +98,11 @@ const MB = 1024 * 1024;
 export function maxBooksBytes(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env['LEDGER_RECON_MAX_BOOKS_MB']?.trim();
   if (raw === undefined || raw === '') return 1024 * MB;
-  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new ConfigError('LEDGER_RECON_MAX_BOOKS_MB', `LEDGER_RECON_MAX_BOOKS_MB is ${shownValue(raw)}: it must be whole megabytes, at least 1`);
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1)
+    throw new ConfigError(
+      'LEDGER_RECON_MAX_BOOKS_MB',
+      `LEDGER_RECON_MAX_BOOKS_MB is ${shownValue(raw)}: it must be whole megabytes, at least 1`,
+    );
   return Number(raw) * MB;
 }
 
@@ -97,7 +110,9 @@ export function maxBooksBytes(env: NodeJS.ProcessEnv = process.env): number {
 const MAX_REASON = 300;
 
 /** A row read from the file, or a problem on a line. */
-type Read = { line: number; fields: Record<string, unknown> } | { line: number; problem: string; raw: string | null; fileLevel?: true; cutShort?: true; refuse?: true };
+type Read =
+  | { line: number; fields: Record<string, unknown> }
+  | { line: number; problem: string; raw: string | null; fileLevel?: true; cutShort?: true; refuse?: true };
 
 /**
  * Imports `path` as books of `options.kind`.
@@ -109,14 +124,27 @@ export async function importBooksFile(mirror: Mirror, path: string, options: Imp
   const kind = options.kind;
   const map = options.map ?? defaultMap();
   const source = options.source ?? basename(path);
-  const result: ImportResult = { file: path, kind, fileId: null, unchanged: false, rowsRead: 0, rowsAdded: 0, rowsWithdrawn: 0, lines: 0, problems: [], incomplete: null };
+  const result: ImportResult = {
+    file: path,
+    kind,
+    fileId: null,
+    unchanged: false,
+    rowsRead: 0,
+    rowsAdded: 0,
+    rowsWithdrawn: 0,
+    lines: 0,
+    problems: [],
+    incomplete: null,
+  };
   // A FIFO or a device (`/dev/zero` behind a symlink) is refused before a byte is read: it would hang the night with the lock held.
   const fd = openRegularFile(path, '', 'books are read from a regular file (an export written to disk)');
   const maxBytes = options.maxBytes ?? maxBooksBytes();
   const size = fstatSync(fd).size;
   if (size > maxBytes) {
     closeSync(fd);
-    throw new BooksImportError(`${path}: ${(size / MB).toFixed(0)} MB, more than the ${(maxBytes / MB).toFixed(0)} MB a books file may be (LEDGER_RECON_MAX_BOOKS_MB): is it the right file? Split the export by period, or raise the limit`);
+    throw new BooksImportError(
+      `${path}: ${(size / MB).toFixed(0)} MB, more than the ${(maxBytes / MB).toFixed(0)} MB a books file may be (LEDGER_RECON_MAX_BOOKS_MB): is it the right file? Split the export by period, or raise the limit`,
+    );
   }
   try {
     return await importOpenFile(new BooksStore(mirror), fd, path, source, map, options, result);
@@ -125,12 +153,21 @@ export async function importBooksFile(mirror: Mirror, path: string, options: Imp
   }
 }
 
-async function importOpenFile(store: BooksStore, fd: number, path: string, source: string, map: BooksMap, options: ImportOptions, result: ImportResult): Promise<ImportResult> {
+async function importOpenFile(
+  store: BooksStore,
+  fd: number,
+  path: string,
+  source: string,
+  map: BooksMap,
+  options: ImportOptions,
+  result: ImportResult,
+): Promise<ImportResult> {
   const kind = options.kind;
   // The bytes parsed are hashed as they are read: a file rewritten between the hash and the
   // parse would otherwise be recorded under the whole file's hash with part of its rows.
   const parsed = createHash('sha256');
-  const open = (): Readable => decoded(hashing(createReadStream('', { fd, start: 0, autoClose: false }), parsed), map.encoding);
+  const open = (): Readable =>
+    decoded(hashing(createReadStream('', { fd, start: 0, autoClose: false }), parsed), map.encoding);
   const digest = await fileSha256(createReadStream('', { fd, start: 0, autoClose: false }), path);
   const known = await store.knownFile(kind, source, digest);
   if (known !== undefined) return { ...result, fileId: known, unchanged: true };
@@ -211,9 +248,13 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
       }
       await addPending();
       if (parsed.digest('hex') !== digest) {
-        throw new BooksImportError(`${path}: the file changed while it was read (its bytes are not those it held when the import began): nothing of it was imported; import it again once its writer has finished`);
+        throw new BooksImportError(
+          `${path}: the file changed while it was read (its bytes are not those it held when the import began): nothing of it was imported; import it again once its writer has finished`,
+        );
       }
-      result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
+      result.problems = rejections
+        .map((r) => ({ file: path, line: r.line, reason: r.reason }))
+        .sort((a, b) => a.line - b.line);
       result.lines = shape.lines;
       const rejected = rejections.length - (cutShort === null ? 0 : 1);
       if (cutShort !== null) result.incomplete = cutShort;
@@ -232,13 +273,20 @@ async function importOpenFile(store: BooksStore, fd: number, path: string, sourc
         );
       }
       for (const r of rejections) await session.reject(fileId, r.line, r.reason, r.raw);
-      await session.counts(fileId, { read: result.rowsRead, added: result.rowsAdded, withdrawn: result.rowsWithdrawn, rejected: rejections.length });
+      await session.counts(fileId, {
+        read: result.rowsRead,
+        added: result.rowsAdded,
+        withdrawn: result.rowsWithdrawn,
+        rejected: rejections.length,
+      });
       result.fileId = fileId;
       return result;
     });
   } catch (error) {
     if (error !== refused) throw error;
-    result.problems = rejections.map((r) => ({ file: path, line: r.line, reason: r.reason })).sort((a, b) => a.line - b.line);
+    result.problems = rejections
+      .map((r) => ({ file: path, line: r.line, reason: r.reason }))
+      .sort((a, b) => a.line - b.line);
     return result;
   }
 }
@@ -262,7 +310,9 @@ async function fileSha256(stream: Readable, path: string): Promise<string> {
   try {
     for await (const chunk of stream) hash.update(chunk as Buffer);
   } catch (error) {
-    throw new FileSystemError(`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new FileSystemError(
+      `${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   return hash.digest('hex');
 }
@@ -272,12 +322,14 @@ async function* csvRows(file: Readable, map: BooksMap, kind: BooksKind, shape: C
   let headerProblem: string | null = null;
   const oversized: Read[] = [];
   const tooLong = (first: number, last: number): void => {
-    oversized.push({ line: first, problem: `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes${last > first ? ` (lines ${first} to ${last})` : ''}`, raw: null });
+    oversized.push({
+      line: first,
+      problem: `a record longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes${last > first ? ` (lines ${first} to ${last})` : ''}`,
+      raw: null,
+    });
   };
   const scanner = capRecords(MAX_LINE_BYTES, map.delimiter, tooLong, shape);
-  const parser = file
-    .pipe(scanner)
-    .pipe(
+  const parser = file.pipe(scanner).pipe(
     parse({
       bom: true,
       delimiter: map.delimiter,
@@ -288,8 +340,10 @@ async function* csvRows(file: Readable, map: BooksMap, kind: BooksKind, shape: C
         const names = header.map((h) => h.trim());
         const missing = missingColumns(kind, map, names);
         const code = unmappedCodeColumn(kind, map, names);
-        if (missing.length > 0) headerProblem = `the file has no column ${missing.map((field) => `"${map.columns[field]}" (${field})`).join(', ')}: is it ${kind} as CSV, and does the map name its columns?`;
-        else if (code !== undefined) headerProblem = `the column "${code}" looks like a code column the map does not read: name it in the map (columns.${kind === 'tenders' ? 'cardCode' : 'couponCode'}) so its codes are hashed and matched`;
+        if (missing.length > 0)
+          headerProblem = `the file has no column ${missing.map((field) => `"${map.columns[field]}" (${field})`).join(', ')}: is it ${kind} as CSV, and does the map name its columns?`;
+        else if (code !== undefined)
+          headerProblem = `the column "${code}" looks like a code column the map does not read: name it in the map (columns.${kind === 'tenders' ? 'cardCode' : 'couponCode'}) so its codes are hashed and matched`;
         return names;
       },
     }),
@@ -314,8 +368,15 @@ async function* csvRows(file: Readable, map: BooksMap, kind: BooksKind, shape: C
       yield { line: item.info.lines, fields: item.record };
     }
   } catch (error) {
-    if (error instanceof EncodingProblem) yield { line: error.line, problem: error.message, raw: null, fileLevel: true, refuse: true };
-    else yield { line: (error as { lines?: number }).lines ?? 1, problem: `the file cannot be read as CSV: ${csvReason(error as Error)}`, raw: null, fileLevel: true };
+    if (error instanceof EncodingProblem)
+      yield { line: error.line, problem: error.message, raw: null, fileLevel: true, refuse: true };
+    else
+      yield {
+        line: (error as { lines?: number }).lines ?? 1,
+        problem: `the file cannot be read as CSV: ${csvReason(error as Error)}`,
+        raw: null,
+        fileLevel: true,
+      };
     return;
   } finally {
     parser.destroy();
@@ -328,7 +389,13 @@ async function* csvRows(file: Readable, map: BooksMap, kind: BooksKind, shape: C
   yield* [...skipped.splice(0), ...oversized];
   if (shape.openQuoteLine !== null) {
     const from = shape.openQuoteLine;
-    yield { line: from, problem: `a quote opens on line ${from} and never closes: ${from === shape.lines ? `line ${from} was` : `lines ${from} to ${shape.lines} (${(shape.lines - from + 1).toLocaleString('en-US')} lines) were`} not read`, raw: null, fileLevel: true, cutShort: true };
+    yield {
+      line: from,
+      problem: `a quote opens on line ${from} and never closes: ${from === shape.lines ? `line ${from} was` : `lines ${from} to ${shape.lines} (${(shape.lines - from + 1).toLocaleString('en-US')} lines) were`} not read`,
+      raw: null,
+      fileLevel: true,
+      cutShort: true,
+    };
   }
 }
 
@@ -341,7 +408,12 @@ async function* csvRows(file: Readable, map: BooksMap, kind: BooksKind, shape: C
  * `12" card` or `"12\" card"`, is the parser's error on that record alone). CR, LF and CRLF end
  * lines, as the parser finds them.
  */
-export function capRecords(maxBytes: number, delimiter: string, oversize: (firstLine: number, lastLine: number) => void, shape: CsvShape): Transform {
+export function capRecords(
+  maxBytes: number,
+  delimiter: string,
+  oversize: (firstLine: number, lastLine: number) => void,
+  shape: CsvShape,
+): Transform {
   const QUOTE = 0x22;
   const LF = 0x0a;
   const CR = 0x0d;
@@ -398,7 +470,8 @@ export function capRecords(maxBytes: number, delimiter: string, oversize: (first
         } else if (byte === DELIMITER) fieldStart = true;
         else if (isBreak || secondOfCRLF) {
           fieldStart = true;
-          if (lineBreak === null && isBreak) lineBreak = byte === CR && chunk[i + 1] === LF ? Buffer.from('\r\n') : Buffer.from([byte]);
+          if (lineBreak === null && isBreak)
+            lineBreak = byte === CR && chunk[i + 1] === LF ? Buffer.from('\r\n') : Buffer.from([byte]);
           if (dropping) {
             // The record's own line end goes on as written (its LF follows a CR by itself).
             out.push(chunk.subarray(i, i + 1));
@@ -472,10 +545,15 @@ function csvReason(error: Error & { code?: string }): string {
   if (fields) return `${fields[2]} fields where the header has ${fields[1]}`;
   if (error.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quote is opened and never closed: the file was not read past it';
   const field = /on field "([^"]+)"/.exec(error.message)?.[1];
-  if (error.code === 'INVALID_OPENING_QUOTE') return `a quote inside the unquoted field${field ? ` "${field}"` : ''}: a field holding quotes must be quoted, its quotes doubled ("12"" card")`;
-  if (error.code === 'CSV_INVALID_CLOSING_QUOTE') return 'a quote inside a quoted field is not doubled (a backslash does not escape it: write "12"" card")';
+  if (error.code === 'INVALID_OPENING_QUOTE')
+    return `a quote inside the unquoted field${field ? ` "${field}"` : ''}: a field holding quotes must be quoted, its quotes doubled ("12"" card")`;
+  if (error.code === 'CSV_INVALID_CLOSING_QUOTE')
+    return 'a quote inside a quoted field is not doubled (a backslash does not escape it: write "12"" card")';
   // csv-parse quotes the field it stopped at ("…, value is \"…\""): it may be a card's code, which goes no further.
-  return error.message.replace(/^Invalid Record Length: /, '').split('\n')[0]!.replace(/, value is .*$/, '');
+  return error.message
+    .replace(/^Invalid Record Length: /, '')
+    .split('\n')[0]!
+    .replace(/, value is .*$/, '');
 }
 
 /** JSON Lines: one object a line; a line longer than MAX_LINE_BYTES is skipped unread. */
@@ -494,11 +572,15 @@ async function* jsonLines(file: Readable, shape: CsvShape): AsyncGenerator<Read>
       return { line, problem: `a line longer than ${MAX_LINE_BYTES.toLocaleString('en-US')} bytes`, raw: null };
     }
     if (!isUtf8(bytes)) return { line, problem: notUtf8(line), raw: null, fileLevel: true, refuse: true };
-    const text = bytes.toString('utf8').replace(/^\uFEFF/, '').trim();
+    const text = bytes
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trim();
     if (text === '') return null;
     try {
       const value: unknown = JSON.parse(text);
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, problem: 'not a JSON object', raw: null };
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        return { line, problem: 'not a JSON object', raw: null };
       return { line, fields: value as Record<string, unknown> };
     } catch {
       return { line, problem: 'not JSON', raw: null };
@@ -621,12 +703,18 @@ export function mapBeside(path: string, kind: BooksKind): BooksMap {
 export function booksFilesIn(folder: string): BooksFolder {
   let names: string[];
   if (existsSync(folder) && !statSync(folder).isDirectory()) {
-    throw new ConfigError('--books', `--books ${folder}: a file, where --books takes the folder of exports; import one file with \`ledger-recon books import ${folder}\``);
+    throw new ConfigError(
+      '--books',
+      `--books ${folder}: a file, where --books takes the folder of exports; import one file with \`ledger-recon books import ${folder}\``,
+    );
   }
   try {
     names = readdirSync(folder).sort();
   } catch (error) {
-    throw new ConfigError('--books', `--books ${folder}: not a folder that can be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(
+      '--books',
+      `--books ${folder}: not a folder that can be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   const files: BooksFile[] = [];
   const failed: BooksFailure[] = [];
@@ -644,6 +732,11 @@ export function booksFilesIn(folder: string): BooksFolder {
   }
   // An export that did not arrive (an empty folder, sub-folders only) is the books' failure, not
   // the night's: the services are still synced and checked, and the night is INCOMPLETE, naming it.
-  if (files.length === 0 && failed.length === 0) failed.push({ file: folder, reason: 'no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl): did the export arrive?' });
+  if (files.length === 0 && failed.length === 0)
+    failed.push({
+      file: folder,
+      reason:
+        'no books file in it (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, or .jsonl): did the export arrive?',
+    });
   return { files, failed };
 }

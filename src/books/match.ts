@@ -40,7 +40,14 @@ export interface LedgerTender {
 }
 
 export type MatchRule = 'exact' | 'tolerance' | 'one-to-many' | 'code-hash';
-export type MatchStatus = 'matched' | 'amount-mismatch' | 'duplicate' | 'ambiguous' | 'unmatched' | 'in-transit' | 'uses-mismatch';
+export type MatchStatus =
+  | 'matched'
+  | 'amount-mismatch'
+  | 'duplicate'
+  | 'ambiguous'
+  | 'unmatched'
+  | 'in-transit'
+  | 'uses-mismatch';
 
 export interface TenderGroup {
   status: MatchStatus;
@@ -58,11 +65,17 @@ export interface MatchOptions {
   cutoffMs: number;
 }
 
-export const DEFAULT_MATCH_OPTIONS: MatchOptions = { toleranceCents: {}, windowMs: 3 * 86_400_000, cutoffMs: 3_600_000 };
+export const DEFAULT_MATCH_OPTIONS: MatchOptions = {
+  toleranceCents: {},
+  windowMs: 3 * 86_400_000,
+  cutoffMs: 3_600_000,
+};
 
-const keyOf = (row: { reference: string | null; type: TenderType; currency: string }): string => `${row.type}\u0000${row.currency}\u0000${row.reference ?? ''}`;
+const keyOf = (row: { reference: string | null; type: TenderType; currency: string }): string =>
+  `${row.type}\u0000${row.currency}\u0000${row.reference ?? ''}`;
 const byTime = <T extends { atMs: number }>(a: T, b: T): number => a.atMs - b.atMs;
-const sum = (rows: ReadonlyArray<{ amountCents: number }>): number => rows.reduce((total, row) => total + row.amountCents, 0);
+const sum = (rows: ReadonlyArray<{ amountCents: number }>): number =>
+  rows.reduce((total, row) => total + row.amountCents, 0);
 
 /** Rows by a key, each group in the rows' order. */
 export function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
@@ -80,7 +93,12 @@ export function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<str
  * Matches books tenders against ledger entries.
  * @param endMs the end of the data: the earlier of the books' newest row and the sync's start.
  */
-export function matchTenders(books: readonly BooksTender[], ledger: readonly LedgerTender[], options: MatchOptions, endMs: number): TenderGroup[] {
+export function matchTenders(
+  books: readonly BooksTender[],
+  ledger: readonly LedgerTender[],
+  options: MatchOptions,
+  endMs: number,
+): TenderGroup[] {
   const groups: TenderGroup[] = [];
   const leftBooks = new Set<BooksTender>();
   const leftLedger = new Set<LedgerTender>();
@@ -115,9 +133,19 @@ export function matchTenders(books: readonly BooksTender[], ledger: readonly Led
       const tolerance = options.toleranceCents[row.currency] ?? 0;
       if (tolerance <= 0) break;
       const partner = entries
-        .filter((e) => leftLedger.has(e) && Math.abs(e.amountCents - row.amountCents) <= tolerance && Math.abs(e.atMs - row.atMs) <= options.windowMs)
-        .sort((a, b) => Math.abs(a.amountCents - row.amountCents) - Math.abs(b.amountCents - row.amountCents) || Math.abs(a.atMs - row.atMs) - Math.abs(b.atMs - row.atMs))[0];
-      if (partner) take(groups, leftBooks, leftLedger, { status: 'matched', rule: 'tolerance', books: [row], ledger: [partner] });
+        .filter(
+          (e) =>
+            leftLedger.has(e) &&
+            Math.abs(e.amountCents - row.amountCents) <= tolerance &&
+            Math.abs(e.atMs - row.atMs) <= options.windowMs,
+        )
+        .sort(
+          (a, b) =>
+            Math.abs(a.amountCents - row.amountCents) - Math.abs(b.amountCents - row.amountCents) ||
+            Math.abs(a.atMs - row.atMs) - Math.abs(b.atMs - row.atMs),
+        )[0];
+      if (partner)
+        take(groups, leftBooks, leftLedger, { status: 'matched', rule: 'tolerance', books: [row], ledger: [partner] });
     }
   }
   left = pending();
@@ -125,7 +153,13 @@ export function matchTenders(books: readonly BooksTender[], ledger: readonly Led
     const restBooks = bookRows.filter((b) => leftBooks.has(b));
     const restEntries = (left.entries.get(key) ?? []).filter((e) => leftLedger.has(e));
     if (restBooks.length === 0 || restEntries.length === 0 || restBooks.length + restEntries.length < 3) continue;
-    if (sum(restBooks) === sum(restEntries)) take(groups, leftBooks, leftLedger, { status: 'matched', rule: 'one-to-many', books: restBooks, ledger: restEntries });
+    if (sum(restBooks) === sum(restEntries))
+      take(groups, leftBooks, leftLedger, {
+        status: 'matched',
+        rule: 'one-to-many',
+        books: restBooks,
+        ledger: restEntries,
+      });
   }
 
   // 4. code hash: the card the books name, whatever the reference
@@ -134,9 +168,16 @@ export function matchTenders(books: readonly BooksTender[], ledger: readonly Led
     if (row.giftCardId === null) continue;
     const tolerance = options.toleranceCents[row.currency] ?? 0;
     const partner = (entriesByCard.get(`${row.giftCardId}\u0000${row.type}`) ?? [])
-      .filter((e) => leftLedger.has(e) && e.currency === row.currency && Math.abs(e.amountCents - row.amountCents) <= tolerance && Math.abs(e.atMs - row.atMs) <= options.windowMs)
+      .filter(
+        (e) =>
+          leftLedger.has(e) &&
+          e.currency === row.currency &&
+          Math.abs(e.amountCents - row.amountCents) <= tolerance &&
+          Math.abs(e.atMs - row.atMs) <= options.windowMs,
+      )
       .sort((a, b) => Math.abs(a.atMs - row.atMs) - Math.abs(b.atMs - row.atMs))[0];
-    if (partner) take(groups, leftBooks, leftLedger, { status: 'matched', rule: 'code-hash', books: [row], ledger: [partner] });
+    if (partner)
+      take(groups, leftBooks, leftLedger, { status: 'matched', rule: 'code-hash', books: [row], ledger: [partner] });
   }
 
   // What is left: a reference on both sides whose amounts differ, or one side alone.
@@ -144,17 +185,30 @@ export function matchTenders(books: readonly BooksTender[], ledger: readonly Led
   for (const [key, bookRows] of left.bookRows) {
     const restBooks = bookRows.filter((b) => leftBooks.has(b));
     const restEntries = (left.entries.get(key) ?? []).filter((e) => leftLedger.has(e));
-    if (restBooks.length > 0 && restEntries.length > 0) take(groups, leftBooks, leftLedger, { status: 'amount-mismatch', rule: null, books: restBooks, ledger: restEntries });
+    if (restBooks.length > 0 && restEntries.length > 0)
+      take(groups, leftBooks, leftLedger, {
+        status: 'amount-mismatch',
+        rule: null,
+        books: restBooks,
+        ledger: restEntries,
+      });
   }
   const transitFrom = endMs - options.cutoffMs;
   const alone = (atMs: number): MatchStatus => (atMs >= transitFrom ? 'in-transit' : 'unmatched');
-  for (const row of [...leftBooks].sort(byTime)) groups.push({ status: alone(row.atMs), rule: null, books: [row], ledger: [] });
-  for (const entry of [...leftLedger].sort(byTime)) groups.push({ status: alone(entry.atMs), rule: null, books: [], ledger: [entry] });
+  for (const row of [...leftBooks].sort(byTime))
+    groups.push({ status: alone(row.atMs), rule: null, books: [row], ledger: [] });
+  for (const entry of [...leftLedger].sort(byTime))
+    groups.push({ status: alone(entry.atMs), rule: null, books: [], ledger: [entry] });
   return groups;
 }
 
 /** Moves a group's rows out of what is left, and keeps the group. */
-function take(groups: TenderGroup[], leftBooks: Set<BooksTender>, leftLedger: Set<LedgerTender>, group: TenderGroup): void {
+function take(
+  groups: TenderGroup[],
+  leftBooks: Set<BooksTender>,
+  leftLedger: Set<LedgerTender>,
+  group: TenderGroup,
+): void {
   for (const row of group.books) leftBooks.delete(row);
   for (const entry of group.ledger) leftLedger.delete(entry);
   groups.push(group);
@@ -165,7 +219,13 @@ function take(groups: TenderGroup[], leftBooks: Set<BooksTender>, leftLedger: Se
  * order. One entry takes the first books row; the books rows beyond it are duplicates. Several
  * on both sides pair by the card each books row names, or the whole key is ambiguous.
  */
-function exact(bookRows: BooksTender[], entries: LedgerTender[], groups: TenderGroup[], leftBooks: Set<BooksTender>, leftLedger: Set<LedgerTender>): void {
+function exact(
+  bookRows: BooksTender[],
+  entries: LedgerTender[],
+  groups: TenderGroup[],
+  leftBooks: Set<BooksTender>,
+  leftLedger: Set<LedgerTender>,
+): void {
   if (entries.length === 0) {
     for (const row of bookRows) leftBooks.add(row);
     return;
@@ -186,8 +246,10 @@ function exact(bookRows: BooksTender[], entries: LedgerTender[], groups: TenderG
     return;
   }
   const pairs = Math.min(bookRows.length, entries.length);
-  for (let i = 0; i < pairs; i += 1) groups.push({ status: 'matched', rule: 'exact', books: [bookRows[i]!], ledger: [entries[i]!] });
+  for (let i = 0; i < pairs; i += 1)
+    groups.push({ status: 'matched', rule: 'exact', books: [bookRows[i]!], ledger: [entries[i]!] });
   // One entry, more books rows: the books recorded it more than once.
-  for (const row of bookRows.slice(pairs)) groups.push({ status: 'duplicate', rule: null, books: [row], ledger: [entries[0]!] });
+  for (const row of bookRows.slice(pairs))
+    groups.push({ status: 'duplicate', rule: null, books: [row], ledger: [entries[0]!] });
   for (const entry of entries.slice(pairs)) leftLedger.add(entry);
 }

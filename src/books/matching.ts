@@ -5,7 +5,15 @@
  * purchases against DP orders. Only kinds the books hold rows of are matched; the ledger is in
  * scope from the books' first row (less the time window) on, as are coupons and DP orders.
  */
-import { DEFAULT_MATCH_OPTIONS, groupBy, matchTenders, type BooksTender, type MatchOptions, type MatchStatus, type TenderGroup } from './match.js';
+import {
+  DEFAULT_MATCH_OPTIONS,
+  groupBy,
+  matchTenders,
+  type BooksTender,
+  type MatchOptions,
+  type MatchStatus,
+  type TenderGroup,
+} from './match.js';
 import type { Mirror } from '../db/mirror.js';
 import { BooksStore, type BooksPurchase, type MatchSession, type PlacedOrder } from './store.js';
 
@@ -52,19 +60,54 @@ const endOf = (span: Span, asOfMs: number): number => Math.min(span.lastMs, asOf
 
 // ---- tenders and refunds against the ledger ---------------------------------------------------
 
-async function matchTenderBooks(session: MatchSession, input: MatchInput, options: MatchOptions, span: Span): Promise<void> {
-  const { books, ledger } = await session.pairExactTenders({ merchant: input.merchantId, from: span.firstMs - options.windowMs });
+async function matchTenderBooks(
+  session: MatchSession,
+  input: MatchInput,
+  options: MatchOptions,
+  span: Span,
+): Promise<void> {
+  const { books, ledger } = await session.pairExactTenders({
+    merchant: input.merchantId,
+    from: span.firstMs - options.windowMs,
+  });
   // The rest goes through every rule.
-  const cards = await session.cardsByCode(input.merchantId, new Set(books.flatMap((b) => (b.giftCardId === null && b.codeSha256 !== null ? [b.codeSha256] : []))));
-  const tenders: BooksTender[] = books.map(({ codeSha256, giftCardId, ...row }) => ({ ...row, giftCardId: giftCardId ?? (codeSha256 !== null ? (cards.get(codeSha256) ?? null) : null) }));
-  for (const group of matchTenders(tenders, ledger, options, endOf(span, input.asOfMs))) writeTenderGroup(session, group);
+  const cards = await session.cardsByCode(
+    input.merchantId,
+    new Set(books.flatMap((b) => (b.giftCardId === null && b.codeSha256 !== null ? [b.codeSha256] : []))),
+  );
+  const tenders: BooksTender[] = books.map(({ codeSha256, giftCardId, ...row }) => ({
+    ...row,
+    giftCardId: giftCardId ?? (codeSha256 !== null ? (cards.get(codeSha256) ?? null) : null),
+  }));
+  for (const group of matchTenders(tenders, ledger, options, endOf(span, input.asOfMs)))
+    writeTenderGroup(session, group);
 }
 
 function writeTenderGroup(writer: MatchSession, group: TenderGroup): void {
   const groupId = writer.group();
   const common = { groupId, kind: 'tenders', status: group.status, rule: group.rule };
-  for (const b of group.books) writer.row({ ...common, side: 'books', recordId: String(b.rowId), reference: b.reference, entryType: b.type, amountCents: b.amountCents, currency: b.currency, atMs: b.atMs });
-  for (const e of group.ledger) writer.row({ ...common, side: 'ledger', recordId: e.transactionId, reference: e.reference, entryType: e.type, amountCents: e.amountCents, currency: e.currency, atMs: e.atMs });
+  for (const b of group.books)
+    writer.row({
+      ...common,
+      side: 'books',
+      recordId: String(b.rowId),
+      reference: b.reference,
+      entryType: b.type,
+      amountCents: b.amountCents,
+      currency: b.currency,
+      atMs: b.atMs,
+    });
+  for (const e of group.ledger)
+    writer.row({
+      ...common,
+      side: 'ledger',
+      recordId: e.transactionId,
+      reference: e.reference,
+      entryType: e.type,
+      amountCents: e.amountCents,
+      currency: e.currency,
+      atMs: e.atMs,
+    });
 }
 
 // ---- coupon uses against redemptionCount ------------------------------------------------------
@@ -74,7 +117,12 @@ function writeTenderGroup(writer: MatchSession, group: TenderGroup): void {
  * says. Uses of a code no coupon of ours has are unmatched; an older coupon's uses are out of
  * scope (its count holds uses from before the books).
  */
-async function matchCouponUses(writer: MatchSession, input: MatchInput, options: MatchOptions, span: Span): Promise<void> {
+async function matchCouponUses(
+  writer: MatchSession,
+  input: MatchInput,
+  options: MatchOptions,
+  span: Span,
+): Promise<void> {
   const byCode = groupBy(await writer.couponUses(), (use) => use.codeSha256 ?? '');
   const coupons = await writer.coupons(input.merchantId);
   const transitFrom = endOf(span, input.asOfMs) - options.cutoffMs;
@@ -87,12 +135,41 @@ async function matchCouponUses(writer: MatchSession, input: MatchInput, options:
     const recent = coupon.updatedAtMs >= transitFrom || own.some((use) => use.atMs >= transitFrom);
     const status: MatchStatus = agrees ? 'matched' : recent ? 'in-transit' : 'uses-mismatch';
     const groupId = writer.group();
-    const common = { groupId, kind: 'coupon-uses', status, rule: agrees ? 'code-hash' : null, entryType: 'use', amountCents: null, currency: null };
-    writer.row({ ...common, side: 'coupon', recordId: coupon.couponId, reference: null, atMs: coupon.updatedAtMs, booksCount: own.length, serviceCount: coupon.redemptionCount });
-    for (const use of own) writer.row({ ...common, side: 'books', recordId: String(use.rowId), reference: use.reference, atMs: use.atMs });
+    const common = {
+      groupId,
+      kind: 'coupon-uses',
+      status,
+      rule: agrees ? 'code-hash' : null,
+      entryType: 'use',
+      amountCents: null,
+      currency: null,
+    };
+    writer.row({
+      ...common,
+      side: 'coupon',
+      recordId: coupon.couponId,
+      reference: null,
+      atMs: coupon.updatedAtMs,
+      booksCount: own.length,
+      serviceCount: coupon.redemptionCount,
+    });
+    for (const use of own)
+      writer.row({ ...common, side: 'books', recordId: String(use.rowId), reference: use.reference, atMs: use.atMs });
   }
   for (const use of [...byCode.values()].flat()) {
-    writer.row({ groupId: writer.group(), kind: 'coupon-uses', status: use.atMs >= transitFrom ? 'in-transit' : 'unmatched', rule: null, side: 'books', recordId: String(use.rowId), reference: use.reference, entryType: 'use', amountCents: null, currency: null, atMs: use.atMs });
+    writer.row({
+      groupId: writer.group(),
+      kind: 'coupon-uses',
+      status: use.atMs >= transitFrom ? 'in-transit' : 'unmatched',
+      rule: null,
+      side: 'books',
+      recordId: String(use.rowId),
+      reference: use.reference,
+      entryType: 'use',
+      amountCents: null,
+      currency: null,
+      atMs: use.atMs,
+    });
   }
 }
 
@@ -103,7 +180,12 @@ async function matchCouponUses(writer: MatchSession, input: MatchInput, options:
  * externalRefID, for its total; a purchase with no order is a break too. Several purchases and
  * orders under one reference pair in time order; purchases beyond the orders are duplicates.
  */
-async function matchPurchases(writer: MatchSession, input: MatchInput, options: MatchOptions, span: Span): Promise<void> {
+async function matchPurchases(
+  writer: MatchSession,
+  input: MatchInput,
+  options: MatchOptions,
+  span: Span,
+): Promise<void> {
   const purchases = await writer.purchases();
   const orders = await writer.orders();
   const transitFrom = endOf(span, input.asOfMs) - options.cutoffMs;
@@ -114,8 +196,26 @@ async function matchPurchases(writer: MatchSession, input: MatchInput, options: 
   const write = (status: MatchStatus, rule: string | null, bought: BooksPurchase[], placed: PlacedOrder[]): void => {
     const groupId = writer.group();
     const common = { groupId, kind: 'dp-purchases', status, rule, entryType: 'purchase' };
-    for (const p of bought) writer.row({ ...common, side: 'books', recordId: String(p.rowId), reference: p.externalRef, amountCents: p.amountCents, currency: p.currency, atMs: p.atMs });
-    for (const o of placed) writer.row({ ...common, side: 'dp-order', recordId: o.orderId, reference: o.externalRef, amountCents: o.totalCents, currency: o.currency, atMs: o.atMs });
+    for (const p of bought)
+      writer.row({
+        ...common,
+        side: 'books',
+        recordId: String(p.rowId),
+        reference: p.externalRef,
+        amountCents: p.amountCents,
+        currency: p.currency,
+        atMs: p.atMs,
+      });
+    for (const o of placed)
+      writer.row({
+        ...common,
+        side: 'dp-order',
+        recordId: o.orderId,
+        reference: o.externalRef,
+        amountCents: o.totalCents,
+        currency: o.currency,
+        atMs: o.atMs,
+      });
   };
   const alone = (atMs: number): MatchStatus => (atMs >= transitFrom ? 'in-transit' : 'unmatched');
   for (const [reference, bought] of purchasesByRef) {

@@ -44,7 +44,6 @@ const GROUP_ROWS = `SELECT m.group_id AS "groupId", m.kind, m.status, m.rule, m.
   LEFT JOIN books_rows b ON b.row_id = CASE WHEN m.side = 'books' THEN CAST(m.record_id AS BIGINT) END
   LEFT JOIN gift_card_transactions t ON m.side = 'ledger' AND t.transaction_id = m.record_id`;
 
-
 /**
  * The books stage's reads through the typed query layer (the matching's groups, for the books
  * checks); the report's reads below still use the connection (#31).
@@ -57,11 +56,29 @@ export class BooksReads {
     const rows = await this.db
       .selectFrom('books_match_rows as m')
       // A books row's ID is a number only where the record is a books row: cast there alone.
-      .leftJoin('books_rows as b', (join) => join.on(sql<boolean>`b.row_id = CASE WHEN m.side = 'books' THEN CAST(m.record_id AS BIGINT) END`))
-      .leftJoin('gift_card_transactions as t', (join) => join.on('m.side', '=', 'ledger').onRef('t.transaction_id', '=', 'm.record_id'))
+      .leftJoin('books_rows as b', (join) =>
+        join.on(sql<boolean>`b.row_id = CASE WHEN m.side = 'books' THEN CAST(m.record_id AS BIGINT) END`),
+      )
+      .leftJoin('gift_card_transactions as t', (join) =>
+        join.on('m.side', '=', 'ledger').onRef('t.transaction_id', '=', 'm.record_id'),
+      )
       .select([
-        'm.group_id as groupId', 'm.kind', 'm.status', 'm.rule', 'm.side', 'm.record_id as recordId', 'm.reference', 'm.entry_type as entryType', 'm.amount_cents as amountCents',
-        'm.currency', 'm.at_ms as atMs', 'm.books_count as booksCount', 'm.service_count as serviceCount', 'b.source as file', 'b.line_no as line', 't.gift_card_id as giftCardId',
+        'm.group_id as groupId',
+        'm.kind',
+        'm.status',
+        'm.rule',
+        'm.side',
+        'm.record_id as recordId',
+        'm.reference',
+        'm.entry_type as entryType',
+        'm.amount_cents as amountCents',
+        'm.currency',
+        'm.at_ms as atMs',
+        'm.books_count as booksCount',
+        'm.service_count as serviceCount',
+        'b.source as file',
+        'b.line_no as line',
+        't.gift_card_id as giftCardId',
       ])
       .where('m.kind', 'in', [...kinds])
       .where('m.status', 'in', [...statuses])
@@ -106,7 +123,10 @@ export interface BooksSpan {
 }
 
 /** A row of the matching's result, as the matching writes it: a record of a group. */
-export type MatchWrite = Pick<MatchRecord, 'recordId' | 'reference' | 'entryType' | 'amountCents' | 'currency' | 'atMs'> & {
+export type MatchWrite = Pick<
+  MatchRecord,
+  'recordId' | 'reference' | 'entryType' | 'amountCents' | 'currency' | 'atMs'
+> & {
   groupId: number;
   kind: string;
   status: MatchStatus;
@@ -152,7 +172,10 @@ export interface PlacedOrder {
 }
 
 /** A books tender not paired by the exact rule, with what names its card. */
-export type UnpairedBooksTender = Omit<BooksTender, 'giftCardId'> & { codeSha256: string | null; giftCardId: string | null };
+export type UnpairedBooksTender = Omit<BooksTender, 'giftCardId'> & {
+  codeSha256: string | null;
+  giftCardId: string | null;
+};
 
 /** The books' tenders still held (payment as DEBIT, refund as REFUND). */
 const BOOKS_TENDERS = `SELECT row_id AS "rowId", reference, CASE entry_type WHEN 'payment' THEN 'DEBIT' ELSE 'REFUND' END AS type, amount_cents AS "amountCents",
@@ -165,7 +188,22 @@ const LEDGER_TENDERS = `SELECT t.transaction_id AS "transactionId", t.gift_card_
   WHERE t.type IN ('DEBIT', 'REFUND') AND t.vanished_sync_run_id IS NULL AND t.amount_cents > 0 AND t.created_at_ms >= @from AND (c.merchant_id = @merchant OR @merchant IS NULL)`;
 
 /** The columns of a matching's row, in the order {@link MatchSession.row} binds them. */
-const MATCH_COLUMNS = ['group_id', 'kind', 'status', 'rule', 'side', 'record_id', 'reference', 'entry_type', 'amount_cents', 'currency', 'at_ms', 'books_count', 'service_count', 'matched_at_ms'] as const;
+const MATCH_COLUMNS = [
+  'group_id',
+  'kind',
+  'status',
+  'rule',
+  'side',
+  'record_id',
+  'reference',
+  'entry_type',
+  'amount_cents',
+  'currency',
+  'at_ms',
+  'books_count',
+  'service_count',
+  'matched_at_ms',
+] as const;
 
 /** Rows a matching holds before it writes them. */
 const MATCH_ROWS_PER_WRITE = 500;
@@ -199,14 +237,30 @@ export class MatchSession {
   }
 
   row(row: MatchWrite): void {
-    this.#held.push([row.groupId, row.kind, row.status, row.rule, row.side, row.recordId, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.booksCount ?? null, row.serviceCount ?? null, this.nowMs]);
+    this.#held.push([
+      row.groupId,
+      row.kind,
+      row.status,
+      row.rule,
+      row.side,
+      row.recordId,
+      row.reference,
+      row.entryType,
+      row.amountCents,
+      row.currency,
+      row.atMs,
+      row.booksCount ?? null,
+      row.serviceCount ?? null,
+      this.nowMs,
+    ]);
     if (this.#held.length >= MATCH_ROWS_PER_WRITE) this.#write();
   }
 
   #write(): void {
     const rows = this.#held;
     this.#held = [];
-    if (rows.length > 0) this.#writing = this.#writing.then(() => this.c.insertMany('books_match_rows', MATCH_COLUMNS, rows));
+    if (rows.length > 0)
+      this.#writing = this.#writing.then(() => this.c.insertMany('books_match_rows', MATCH_COLUMNS, rows));
   }
 
   /** Every row given so far, written (a read must see them, and an error is the matching's). */
@@ -221,7 +275,10 @@ export class MatchSession {
    * (An entry of no amount, or a negative one, moved no money: GC_INVALID_AMOUNT's, not a
    * tender.) @returns the tenders of both sides left for every rule.
    */
-  async pairExactTenders(scope: { merchant: string | null; from: number }): Promise<{ books: UnpairedBooksTender[]; ledger: LedgerTender[] }> {
+  async pairExactTenders(scope: {
+    merchant: string | null;
+    from: number;
+  }): Promise<{ books: UnpairedBooksTender[]; ledger: LedgerTender[] }> {
     await this.written();
     const c = this.c;
     const pairs = c.dialect.temporary('match_pairs');
@@ -240,7 +297,9 @@ export class MatchSession {
       )
       .run(scope);
     // An index goes where its table is: a temporary one with it.
-    await c.exec('CREATE UNIQUE INDEX match_pairs_books ON match_pairs ("rowId"); CREATE UNIQUE INDEX match_pairs_ledger ON match_pairs ("transactionId")');
+    await c.exec(
+      'CREATE UNIQUE INDEX match_pairs_books ON match_pairs ("rowId"); CREATE UNIQUE INDEX match_pairs_ledger ON match_pairs ("transactionId")',
+    );
     const now = this.nowMs;
     await c.exec(`INSERT INTO books_match_rows (group_id, kind, status, rule, side, record_id, reference, entry_type, amount_cents, currency, at_ms, matched_at_ms)
       SELECT "rowId", 'tenders', 'matched', 'exact', 'books', CAST("rowId" AS TEXT), reference, type, "amountCents", currency, "booksAtMs", ${now} FROM match_pairs ORDER BY match_pairs."rowId";
@@ -248,8 +307,16 @@ export class MatchSession {
       SELECT "rowId", 'tenders', 'matched', 'exact', 'ledger', "transactionId", reference, type, "amountCents", currency, "ledgerAtMs", ${now} FROM match_pairs ORDER BY match_pairs."rowId"`);
     this.groups += Number((await c.pluck<number>('SELECT COUNT(*) FROM match_pairs').get()) ?? 0);
     const d = c.dialect;
-    const books = await c.read<UnpairedBooksTender>(`SELECT * FROM (${BOOKS_TENDERS}) b WHERE ${d.notIn('b."rowId"', 'p."rowId"', 'match_pairs p')}`).all(scope);
-    const ledger = await c.read<LedgerTender>(`SELECT * FROM (${LEDGER_TENDERS}) l WHERE ${d.notIn('l."transactionId"', 'p."transactionId"', 'match_pairs p')}`).all(scope);
+    const books = await c
+      .read<UnpairedBooksTender>(
+        `SELECT * FROM (${BOOKS_TENDERS}) b WHERE ${d.notIn('b."rowId"', 'p."rowId"', 'match_pairs p')}`,
+      )
+      .all(scope);
+    const ledger = await c
+      .read<LedgerTender>(
+        `SELECT * FROM (${LEDGER_TENDERS}) l WHERE ${d.notIn('l."transactionId"', 'p."transactionId"', 'match_pairs p')}`,
+      )
+      .all(scope);
     await c.exec(`DROP TABLE ${pairs}`);
     return { books, ledger };
   }
@@ -258,9 +325,12 @@ export class MatchSession {
   async cardsByCode(merchantId: string | null, hashes: ReadonlySet<string>): Promise<Map<string, string>> {
     const cards = new Map<string, string>();
     if (hashes.size === 0) return cards;
-    const rows = this.c.read<{ id: string; hash: string | null }>(`SELECT gift_card_id AS id, ${this.c.dialect.jsonField('raw_json', 'codeHash')} AS hash FROM gift_cards WHERE merchant_id = @merchant OR @merchant IS NULL`);
+    const rows = this.c.read<{ id: string; hash: string | null }>(
+      `SELECT gift_card_id AS id, ${this.c.dialect.jsonField('raw_json', 'codeHash')} AS hash FROM gift_cards WHERE merchant_id = @merchant OR @merchant IS NULL`,
+    );
     for await (const batch of rows.batches([{ merchant: merchantId }])) {
-      for (const row of batch) if (row.hash !== null && hashes.has(row.hash.toLowerCase())) cards.set(row.hash.toLowerCase(), row.id);
+      for (const row of batch)
+        if (row.hash !== null && hashes.has(row.hash.toLowerCase())) cards.set(row.hash.toLowerCase(), row.id);
     }
     return cards;
   }
@@ -268,7 +338,11 @@ export class MatchSession {
   /** The coupon uses the books hold, in time order. */
   async couponUses(): Promise<BooksUse[]> {
     await this.written();
-    return this.c.read<BooksUse>(`SELECT row_id AS "rowId", reference, code_sha256 AS "codeSha256", at_ms AS "atMs" FROM books_rows WHERE kind = 'coupon-uses' AND withdrawn_file_id IS NULL ORDER BY at_ms, row_id`).all();
+    return this.c
+      .read<BooksUse>(
+        `SELECT row_id AS "rowId", reference, code_sha256 AS "codeSha256", at_ms AS "atMs" FROM books_rows WHERE kind = 'coupon-uses' AND withdrawn_file_id IS NULL ORDER BY at_ms, row_id`,
+      )
+      .all();
   }
 
   /** Our coupons with their code's hash and count. */
@@ -294,15 +368,31 @@ export class MatchSession {
   /** The DP orders placed (not FAILED), in time order. */
   async orders(): Promise<PlacedOrder[]> {
     return this.c
-      .read<PlacedOrder>(`SELECT order_id AS "orderId", external_ref_id AS "externalRef", total_amount_cents AS "totalCents", currency, created_at_ms AS "atMs" FROM dp_orders WHERE status <> 'FAILED' ORDER BY created_at_ms, order_id`)
+      .read<PlacedOrder>(
+        `SELECT order_id AS "orderId", external_ref_id AS "externalRef", total_amount_cents AS "totalCents", currency, created_at_ms AS "atMs" FROM dp_orders WHERE status <> 'FAILED' ORDER BY created_at_ms, order_id`,
+      )
       .all();
   }
 }
 
 /** The columns an imported row is written with, in the order {@link ImportSession} binds them. */
 const BOOKS_ROW_COLUMNS = [
-  'kind', 'source', 'identity', 'first_file_id', 'last_file_id', 'line_no', 'reference', 'entry_type', 'amount_cents', 'currency', 'at_ms', 'at_text', 'code_sha256', 'gift_card_id',
-  'external_ref', 'raw_json',
+  'kind',
+  'source',
+  'identity',
+  'first_file_id',
+  'last_file_id',
+  'line_no',
+  'reference',
+  'entry_type',
+  'amount_cents',
+  'currency',
+  'at_ms',
+  'at_text',
+  'code_sha256',
+  'gift_card_id',
+  'external_ref',
+  'raw_json',
 ] as const;
 
 /** Rows a database server is sent in one insert ({@link ImportSession.addAll}): 16 values each. */
@@ -310,7 +400,22 @@ export const ADD_AT_ONCE = 500;
 
 /** An imported row's values, bound by position in the order of BOOKS_ROW_COLUMNS. */
 const paramsOf = (row: BooksRow, identity: string, source: string, fileId: number): unknown[] => [
-  row.kind, source, identity, fileId, fileId, row.lineNo, row.reference, row.entryType, row.amountCents, row.currency, row.atMs, row.atText, row.codeSha256, row.giftCardId, row.externalRef, row.rawJson,
+  row.kind,
+  source,
+  identity,
+  fileId,
+  fileId,
+  row.lineNo,
+  row.reference,
+  row.entryType,
+  row.amountCents,
+  row.currency,
+  row.atMs,
+  row.atText,
+  row.codeSha256,
+  row.giftCardId,
+  row.externalRef,
+  row.rawJson,
 ];
 
 /** A file's import, inside its one transaction (see {@link BooksStore.importing}). */
@@ -322,22 +427,32 @@ export class ImportSession {
     this.#c = c;
     const p = (text: string) => c.write(text);
     this.#s = {
-      file: c.pluck<number>('INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0) RETURNING file_id'),
-      insert: p(
-        c.dialect.insertOrSkip('books_rows', [...BOOKS_ROW_COLUMNS]),
+      file: c.pluck<number>(
+        'INSERT INTO books_files (kind, source, path, sha256, imported_at_ms, rows_read, rows_added, rows_withdrawn, rows_rejected) VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0) RETURNING file_id',
       ),
+      insert: p(c.dialect.insertOrSkip('books_rows', [...BOOKS_ROW_COLUMNS])),
       claimedBy: c.pluck<number>('SELECT last_file_id FROM books_rows WHERE identity = ?'),
-      claims: c.read<{ identity: string; fileId: number }>(`SELECT identity, last_file_id AS "fileId" FROM books_rows WHERE ${c.dialect.inJsonArray('identity', '?')}`),
-      live: c.pluck<number>('SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?'),
+      claims: c.read<{ identity: string; fileId: number }>(
+        `SELECT identity, last_file_id AS "fileId" FROM books_rows WHERE ${c.dialect.inJsonArray('identity', '?')}`,
+      ),
+      live: c.pluck<number>(
+        'SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND withdrawn_file_id IS NULL AND first_file_id <> ?',
+      ),
       keep: p('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE identity = ?'),
-      withdraw: p('UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL'),
+      withdraw: p(
+        'UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL',
+      ),
       reject: p('INSERT INTO books_rejections (file_id, line_no, reason, raw) VALUES (?, ?, ?, ?)'),
-      counts: p('UPDATE books_files SET rows_read = ?, rows_added = ?, rows_withdrawn = ?, rows_rejected = ? WHERE file_id = ?'),
+      counts: p(
+        'UPDATE books_files SET rows_read = ?, rows_added = ?, rows_withdrawn = ?, rows_rejected = ? WHERE file_id = ?',
+      ),
     };
   }
 
   /** Records the file. @returns its ID. */
-  async file(file: Pick<SqlRow<'books_files'>, 'kind' | 'source' | 'path' | 'sha256' | 'imported_at_ms'>): Promise<number> {
+  async file(
+    file: Pick<SqlRow<'books_files'>, 'kind' | 'source' | 'path' | 'sha256' | 'imported_at_ms'>,
+  ): Promise<number> {
     const id = await this.#s.file.get(file.kind, file.source, file.path, file.sha256, file.imported_at_ms);
     if (id === undefined) throw new Error('the books file was recorded without an ID');
     return Number(id);
@@ -361,7 +476,11 @@ export class ImportSession {
    * go as multi-row inserts returning the identities they added (one statement a row is a round
    * trip each: a million-row file took 97 s); on SQLite, one statement a row is the fast way.
    */
-  async addAll(rows: ReadonlyArray<{ row: BooksRow; identity: string }>, source: string, fileId: number): Promise<boolean[]> {
+  async addAll(
+    rows: ReadonlyArray<{ row: BooksRow; identity: string }>,
+    source: string,
+    fileId: number,
+  ): Promise<boolean[]> {
     if (!this.#c.remote) {
       const added: boolean[] = [];
       for (const { row, identity } of rows) added.push(await this.#add(row, identity, source, fileId));
@@ -372,8 +491,13 @@ export class ImportSession {
     const inserted = new Set<string>();
     for (let at = 0; at < rows.length; at += ADD_AT_ONCE) {
       const chunk = rows.slice(at, at + ADD_AT_ONCE);
-      const insert = this.#c.pluck<string>(`INSERT INTO books_rows (${BOOKS_ROW_COLUMNS.join(', ')}) VALUES ${chunk.map(() => marks).join(', ')} ON CONFLICT DO NOTHING RETURNING identity`);
-      for (const identity of await insert.all(...chunk.flatMap(({ row, identity }) => paramsOf(row, identity, source, fileId)))) inserted.add(identity);
+      const insert = this.#c.pluck<string>(
+        `INSERT INTO books_rows (${BOOKS_ROW_COLUMNS.join(', ')}) VALUES ${chunk.map(() => marks).join(', ')} ON CONFLICT DO NOTHING RETURNING identity`,
+      );
+      for (const identity of await insert.all(
+        ...chunk.flatMap(({ row, identity }) => paramsOf(row, identity, source, fileId)),
+      ))
+        inserted.add(identity);
     }
     // Of rows under one identity, the first in order was inserted and the others met it.
     return rows.map(({ identity }) => inserted.delete(identity));
@@ -397,7 +521,8 @@ export class ImportSession {
     // The import reads the rows it adds: a plan made for the table as it was would not do.
     const { before, after } = this.#c.dialect.planForNow;
     await this.#c.exec(before);
-    for (const { identity, fileId } of await this.#s.claims.all(JSON.stringify(identities))) claims.set(identity, Number(fileId));
+    for (const { identity, fileId } of await this.#s.claims.all(JSON.stringify(identities)))
+      claims.set(identity, Number(fileId));
     await this.#c.exec(after);
     return claims;
   }
@@ -427,7 +552,9 @@ export class ImportSession {
       // A VALUES list names its columns column1, column2 in both databases; the first row types them.
       const rows = chunk.map((_, i) => (i === 0 ? '(CAST(? AS TEXT), CAST(? AS BIGINT))' : '(?, ?)')).join(', ');
       await this.#c
-        .write(`UPDATE books_rows SET last_file_id = ?, line_no = kept.column2, withdrawn_file_id = NULL FROM (VALUES ${rows}) AS kept WHERE books_rows.identity = kept.column1`)
+        .write(
+          `UPDATE books_rows SET last_file_id = ?, line_no = kept.column2, withdrawn_file_id = NULL FROM (VALUES ${rows}) AS kept WHERE books_rows.identity = kept.column1`,
+        )
         .run(this.#keptBy, ...chunk.flat());
     }
   }
@@ -449,7 +576,10 @@ export class ImportSession {
     await this.#s.reject.run(fileId, line, reason, raw);
   }
 
-  async counts(fileId: number, counts: { read: number; added: number; withdrawn: number; rejected: number }): Promise<void> {
+  async counts(
+    fileId: number,
+    counts: { read: number; added: number; withdrawn: number; rejected: number },
+  ): Promise<void> {
     await this.#writeKept();
     await this.#s.counts.run(counts.read, counts.added, counts.withdrawn, counts.rejected, fileId);
   }
@@ -471,7 +601,14 @@ export class BooksStore {
    * version's rows come back (a file back to how it was two nights ago is a new version).
    */
   async knownFile(kind: string, source: string, sha256: string): Promise<number | undefined> {
-    const row = await this.#db.selectFrom('books_files').select(['file_id', 'sha256']).where('kind', '=', kind).where('source', '=', source).orderBy('file_id', 'desc').limit(1).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('books_files')
+      .select(['file_id', 'sha256'])
+      .where('kind', '=', kind)
+      .where('source', '=', source)
+      .orderBy('file_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row?.sha256 === sha256 ? row.file_id : undefined;
   }
 
@@ -498,7 +635,10 @@ export class BooksStore {
    * Replaces the stored matching with what `work` writes, in one transaction. @returns how many
    * groups it made and its records per status.
    */
-  async replaceMatching(nowMs: number, work: (session: MatchSession) => Promise<void>): Promise<{ groups: number; byStatus: Partial<Record<MatchStatus, number>> }> {
+  async replaceMatching(
+    nowMs: number,
+    work: (session: MatchSession) => Promise<void>,
+  ): Promise<{ groups: number; byStatus: Partial<Record<MatchStatus, number>> }> {
     const c = this.#c;
     const session = new MatchSession(c, nowMs);
     await c.transaction(async () => {
@@ -507,18 +647,28 @@ export class BooksStore {
       await work(session);
       await session.written();
     });
-    const counts = await c.read<{ status: MatchStatus; n: number }>('SELECT status, COUNT(*) AS n FROM books_match_rows GROUP BY status').all();
+    const counts = await c
+      .read<{ status: MatchStatus; n: number }>('SELECT status, COUNT(*) AS n FROM books_match_rows GROUP BY status')
+      .all();
     return { groups: session.groups, byStatus: Object.fromEntries(counts.map((r) => [r.status, Number(r.n)])) };
   }
 
   /** Every record of the latest matching: those without a partner or matched only in part first, then the pairs, each group together. */
   async *matchRows(): AsyncGenerator<MatchRow> {
-    yield* rowsOf(this.#c.read<MatchRow>(`${GROUP_ROWS} ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`).batches());
+    yield* rowsOf(
+      this.#c
+        .read<MatchRow>(`${GROUP_ROWS} ORDER BY m.status = 'matched', m.kind, m.group_id, m.side <> 'books', m.at_ms`)
+        .batches(),
+    );
   }
 
   /** Records of the latest matching without a partner or matched only in part. */
   async unmatchedCount(): Promise<number> {
-    const row = await this.#db.selectFrom('books_match_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '<>', 'matched').executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('books_match_rows')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '<>', 'matched')
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -535,8 +685,15 @@ export class BooksStore {
 
   /** The books the mirror holds: rows still in their files, and rows that could not be imported. */
   async counts(): Promise<{ held: number; rejected: number }> {
-    const held = await this.#db.selectFrom('books_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('withdrawn_file_id', 'is', null).executeTakeFirst();
-    const rejected = await this.#db.selectFrom('books_rejections').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const held = await this.#db
+      .selectFrom('books_rows')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('withdrawn_file_id', 'is', null)
+      .executeTakeFirst();
+    const rejected = await this.#db
+      .selectFrom('books_rejections')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return { held: Number(held?.n ?? 0), rejected: Number(rejected?.n ?? 0) };
   }
 }

@@ -16,12 +16,20 @@ export const bkBooksNotInLedger = rowsCheck({
     const tenders = draftsOf(groups, 'tenders', ['unmatched'], (group) => {
       const row = group.records.find((r) => r.side === 'books');
       if (!row) return null;
-      return aloneDraft(row, group, `${placeOf(row)}: ${booksType(row)} of ${amountOf(row)} under reference ${row.reference ?? '(none)'} (${whenOf(row)}) has no ${row.entryType} on the gift card ledger — the order system recorded a gift card ${booksType(row)} the service never made`);
+      return aloneDraft(
+        row,
+        group,
+        `${placeOf(row)}: ${booksType(row)} of ${amountOf(row)} under reference ${row.reference ?? '(none)'} (${whenOf(row)}) has no ${row.entryType} on the gift card ledger — the order system recorded a gift card ${booksType(row)} the service never made`,
+      );
     });
     const uses = draftsOf(groups, 'coupon-uses', ['unmatched'], (group) => {
       const row = group.records.find((r) => r.side === 'books');
       if (!row) return null;
-      return aloneDraft(row, group, `${placeOf(row)}: a coupon use${row.reference ? ` on order ${row.reference}` : ''} (${whenOf(row)}) names a code no coupon of ours has — a discount given on a code the coupon service does not know`);
+      return aloneDraft(
+        row,
+        group,
+        `${placeOf(row)}: a coupon use${row.reference ? ` on order ${row.reference}` : ''} (${whenOf(row)}) names a code no coupon of ours has — a discount given on a code the coupon service does not know`,
+      );
     });
     return [...tenders, ...uses];
   },

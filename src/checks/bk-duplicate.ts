@@ -19,7 +19,11 @@ export const bkDuplicate = rowsCheck({
         const row = books[0];
         const partner = service[0];
         if (!row || !partner) return null;
-        return aloneDraft(row, group, `${placeOf(row)} repeats the ${booksType(row)} of ${amountOf(row)} under reference ${row.reference ?? '?'} that another books row already matched with ${what(partner.recordId)} — the books record it twice; remove the copy from the books`);
+        return aloneDraft(
+          row,
+          group,
+          `${placeOf(row)} repeats the ${booksType(row)} of ${amountOf(row)} under reference ${row.reference ?? '?'} that another books row already matched with ${what(partner.recordId)} — the books record it twice; remove the copy from the books`,
+        );
       });
     return [...drafted('tenders', (id) => `entry ${id}`), ...drafted('dp-purchases', (id) => `order ${id}`)];
   },

@@ -19,15 +19,22 @@ export const bkInTransit = rowsCheck({
       draftsOf(groups, kind, ['in-transit'], (group) => {
         const record = group.records.find((r) => r.side !== 'books') ?? group.records[0];
         if (!record) return null;
-        return aloneDraft(record, group, `${describe(record)} has no partner yet, within the cut-off of the end of the data — matched again next run`);
+        return aloneDraft(
+          record,
+          group,
+          `${describe(record)} has no partner yet, within the cut-off of the end of the data — matched again next run`,
+        );
       }),
     );
   },
 });
 
 function describe(r: MatchRecord): string {
-  if (r.side === 'books') return `${placeOf(r)} (${r.entryType === 'use' ? 'a coupon use' : `${booksType(r)} ${r.reference ?? ''} of ${amountOf(r)}`}, ${whenOf(r)})`;
-  if (r.side === 'ledger') return `${r.entryType} ${r.recordId} of ${amountOf(r)} under reference ${r.reference} (${whenOf(r)})`;
-  if (r.side === 'coupon') return `coupon ${r.recordId} (${r.booksCount ?? 0} uses in the books, redemptionCount ${r.serviceCount ?? 0})`;
+  if (r.side === 'books')
+    return `${placeOf(r)} (${r.entryType === 'use' ? 'a coupon use' : `${booksType(r)} ${r.reference ?? ''} of ${amountOf(r)}`}, ${whenOf(r)})`;
+  if (r.side === 'ledger')
+    return `${r.entryType} ${r.recordId} of ${amountOf(r)} under reference ${r.reference} (${whenOf(r)})`;
+  if (r.side === 'coupon')
+    return `coupon ${r.recordId} (${r.booksCount ?? 0} uses in the books, redemptionCount ${r.serviceCount ?? 0})`;
   return `order ${r.recordId} (purchase reference ${r.reference}, ${amountOf(r)}, ${whenOf(r)})`;
 }

@@ -16,7 +16,11 @@ export const bkLedgerNotInBooks = rowsCheck({
     return draftsOf(groups, 'tenders', ['unmatched'], (group) => {
       const entry = group.records.find((r) => r.side === 'ledger');
       if (!entry) return null;
-      return aloneDraft(entry, group, `${entry.entryType} ${entry.recordId} of ${amountOf(entry)} on card ${entry.giftCardId ?? '?'} under reference ${entry.reference ?? '?'} (${whenOf(entry)}) has no ${entry.entryType === 'REFUND' ? 'refund' : 'payment'} in the books — find the order in the order system, or the export that left it out`);
+      return aloneDraft(
+        entry,
+        group,
+        `${entry.entryType} ${entry.recordId} of ${amountOf(entry)} on card ${entry.giftCardId ?? '?'} under reference ${entry.reference ?? '?'} (${whenOf(entry)}) has no ${entry.entryType === 'REFUND' ? 'refund' : 'payment'} in the books — find the order in the order system, or the export that left it out`,
+      );
     });
   },
 });

@@ -16,7 +16,11 @@ export const bkPurchaseNotOrdered = rowsCheck({
     return draftsOf(groups, 'dp-purchases', ['unmatched'], (group) => {
       const row = group.records.find((r) => r.side === 'books');
       if (!row) return null;
-      return aloneDraft(row, group, `${placeOf(row)}: purchase ${row.reference ?? '?'} of ${amountOf(row)} (${whenOf(row)}) has no DP order under that external reference — the books count vouchers that were never ordered`);
+      return aloneDraft(
+        row,
+        group,
+        `${placeOf(row)}: purchase ${row.reference ?? '?'} of ${amountOf(row)} (${whenOf(row)}) has no DP order under that external reference — the books count vouchers that were never ordered`,
+      );
     });
   },
 });

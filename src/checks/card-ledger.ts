@@ -27,19 +27,40 @@ export interface WalkedEntry extends LedgerEntry {
 
 /** What the walk reads of a card and of an entry, in this order: its rows' types come from these columns. */
 const CARD_COLUMNS = [
-  giftCards.giftCardId, giftCards.merchantId, giftCards.status, giftCards.currency, giftCards.programId, giftCards.issuedAtMs,
-  giftCards.initialBalanceCents, giftCards.remainingBalanceCents, giftCards.expiresAtMs, giftCards.readAtMs, giftCards.firstSyncRunId,
+  giftCards.giftCardId,
+  giftCards.merchantId,
+  giftCards.status,
+  giftCards.currency,
+  giftCards.programId,
+  giftCards.issuedAtMs,
+  giftCards.initialBalanceCents,
+  giftCards.remainingBalanceCents,
+  giftCards.expiresAtMs,
+  giftCards.readAtMs,
+  giftCards.firstSyncRunId,
 ] as const;
 const ENTRY_COLUMNS = [
-  giftCardTransactions.giftCardId, giftCardTransactions.transactionId, giftCardTransactions.type, giftCardTransactions.amountCents,
-  giftCardTransactions.balanceBeforeCents, giftCardTransactions.balanceAfterCents, giftCardTransactions.referenceId,
-  giftCardTransactions.idempotencyKey, giftCardTransactions.createdAtMs, giftCardTransactions.listOrder, giftCardTransactions.firstSyncRunId,
+  giftCardTransactions.giftCardId,
+  giftCardTransactions.transactionId,
+  giftCardTransactions.type,
+  giftCardTransactions.amountCents,
+  giftCardTransactions.balanceBeforeCents,
+  giftCardTransactions.balanceAfterCents,
+  giftCardTransactions.referenceId,
+  giftCardTransactions.idempotencyKey,
+  giftCardTransactions.createdAtMs,
+  giftCardTransactions.listOrder,
+  giftCardTransactions.firstSyncRunId,
 ] as const;
 
 /** What the liability needs of an entry, in this order: the figures alone, for the period close's walk. */
 const FIGURE_COLUMNS = [
-  giftCardTransactions.giftCardId, giftCardTransactions.type, giftCardTransactions.amountCents, giftCardTransactions.balanceBeforeCents,
-  giftCardTransactions.balanceAfterCents, giftCardTransactions.createdAtMs,
+  giftCardTransactions.giftCardId,
+  giftCardTransactions.type,
+  giftCardTransactions.amountCents,
+  giftCardTransactions.balanceBeforeCents,
+  giftCardTransactions.balanceAfterCents,
+  giftCardTransactions.createdAtMs,
 ] as const;
 
 /** How a walk reads an entry: its columns (the card's ID first) and the entry a row makes. */
@@ -52,7 +73,18 @@ interface EntryReader<C extends readonly AnyColumn[], E extends LinkedEntry> {
 const FULL: EntryReader<typeof ENTRY_COLUMNS, WalkedEntry> = {
   columns: ENTRY_COLUMNS,
   cardOf: (e) => e[0],
-  entry: (e) => ({ transactionId: e[1], type: e[2], amountCents: e[3], beforeCents: e[4], afterCents: e[5], referenceId: e[6], idempotencyKey: e[7], createdAtMs: e[8], listOrder: e[9], firstSyncRunId: e[10] }),
+  entry: (e) => ({
+    transactionId: e[1],
+    type: e[2],
+    amountCents: e[3],
+    beforeCents: e[4],
+    afterCents: e[5],
+    referenceId: e[6],
+    idempotencyKey: e[7],
+    createdAtMs: e[8],
+    listOrder: e[9],
+    firstSyncRunId: e[10],
+  }),
 };
 
 const FIGURES: EntryReader<typeof FIGURE_COLUMNS, EntryFacts> = {
@@ -79,7 +111,10 @@ export function walkCardLedgers(mirror: Mirror, onOrphan?: OnOrphan, only?: stri
  * The same walk reading only what the liability needs of each entry (its figures, not its
  * identities): the period close's, a third faster over a large ledger.
  */
-export function walkCardFigures(mirror: Mirror, onOrphan?: OnOrphan): AsyncGenerator<Array<{ card: CardSnapshot; entries: EntryFacts[] }>> {
+export function walkCardFigures(
+  mirror: Mirror,
+  onOrphan?: OnOrphan,
+): AsyncGenerator<Array<{ card: CardSnapshot; entries: EntryFacts[] }>> {
   return walk(new ChecksStore(mirror), FIGURES, onOrphan, undefined);
 }
 
@@ -143,7 +178,8 @@ async function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(
       }
     }
     if (out.length > 0) yield out;
-    for (; pending !== undefined; pending = at < batch.length ? batch[at++] : await nextEntry()) onOrphan?.(cardOf(pending), reader.entry(pending).createdAtMs);
+    for (; pending !== undefined; pending = at < batch.length ? batch[at++] : await nextEntry())
+      onOrphan?.(cardOf(pending), reader.entry(pending).createdAtMs);
   } finally {
     await entries.return(undefined);
     await cards.return(undefined);

@@ -20,7 +20,14 @@ export type Severity = (typeof SEVERITIES)[number];
 export const SEVERITY_RANK: Record<Severity, number> = { info: 1, warning: 2, error: 3 };
 
 /** booksRow: a row of the merchant's books, by its row_id in books_rows (its file and line say where it is). */
-export type RecordType = 'giftCard' | 'giftCardTransaction' | 'coupon' | 'dpOrder' | 'dpProduct' | 'dpWallet' | 'booksRow';
+export type RecordType =
+  | 'giftCard'
+  | 'giftCardTransaction'
+  | 'coupon'
+  | 'dpOrder'
+  | 'dpProduct'
+  | 'dpWallet'
+  | 'booksRow';
 
 /** A record a finding is about, as the service names it: enough to look it up there. */
 export interface RecordRef {
@@ -29,7 +36,9 @@ export interface RecordRef {
 }
 
 /** Expected and actual, in cents of `currency` or as a count. */
-export type Measure = { unit: 'cents'; expected: number; actual: number } | { unit: 'count'; expected: number; actual: number };
+export type Measure =
+  | { unit: 'cents'; expected: number; actual: number }
+  | { unit: 'count'; expected: number; actual: number };
 
 /** What a check returns for one break; the runner adds code, severity, fingerprint and state. */
 export interface FindingDraft {
@@ -82,7 +91,15 @@ export interface CheckOptions {
   stuckInFlightRuns: number;
 }
 
-export const DEFAULT_CHECK_OPTIONS: CheckOptions = { expiryGraceMinutes: 120, stuckOrderSlaHours: 24, doubleDebitWindowSeconds: 60, booksToleranceCents: {}, booksWindowHours: 72, booksCutoffMinutes: 60, stuckInFlightRuns: 3 };
+export const DEFAULT_CHECK_OPTIONS: CheckOptions = {
+  expiryGraceMinutes: 120,
+  stuckOrderSlaHours: 24,
+  doubleDebitWindowSeconds: 60,
+  booksToleranceCents: {},
+  booksWindowHours: 72,
+  booksCutoffMinutes: 60,
+  stuckInFlightRuns: 3,
+};
 
 /** What every check may know about the run. */
 export interface CheckContext {
@@ -189,7 +206,6 @@ export function cardCheck<const C extends string>(check: CardCheck<C>): CardChec
 export function rowsCheck<const C extends string, R>(check: RowsCheck<C, R>): RowsCheck<C, R> {
   return check;
 }
-
 
 /** True when the draft's truth depends on when its card was read (see CardCheck.timeSensitive). */
 export function isTimeSensitive(check: Check): boolean {

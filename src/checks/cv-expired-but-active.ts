@@ -8,7 +8,8 @@ export const cvExpiredButActive = rowsCheck({
   severity: 'warning',
   lifecycle: 'state',
   title: 'Expired coupon still active',
-  description: 'A coupon past its expiry date should no longer be ACTIVE. One that stays ACTIVE longer than the grace period (default 2 hours) could still be accepted.',
+  description:
+    'A coupon past its expiry date should no longer be ACTIVE. One that stays ACTIVE longer than the grace period (default 2 hours) could still be accepted.',
   read: (store, { asOfMs, options }) => store.couponsActiveExpiredBefore(asOfMs - options.expiryGraceMinutes * 60_000),
   decide: (rows: readonly CouponCounts[], { asOfMs }) =>
     rows.map((row) => ({

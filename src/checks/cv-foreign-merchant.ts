@@ -8,7 +8,8 @@ export const cvForeignMerchant = rowsCheck({
   severity: 'error',
   lifecycle: 'state',
   title: "Another merchant's coupon",
-  description: "Every request is scoped to the API client's merchant. A coupon owned by another merchant in our lists means the service's merchant scoping leaked.",
+  description:
+    "Every request is scoped to the API client's merchant. A coupon owned by another merchant in our lists means the service's merchant scoping leaked.",
   read: async (store, { merchantId }) => (merchantId === null ? [] : store.couponsOfOtherMerchants(merchantId)),
   decide: (rows: readonly CouponCounts[], { merchantId }) =>
     rows.map((row) => ({

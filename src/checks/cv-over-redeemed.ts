@@ -8,7 +8,8 @@ export const cvOverRedeemed = rowsCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Coupon redeemed beyond its limit',
-  description: 'A coupon with a total usage limit may be redeemed at most that many times. More redemptions mean discounts were given that the campaign did not allow.',
+  description:
+    'A coupon with a total usage limit may be redeemed at most that many times. More redemptions mean discounts were given that the campaign did not allow.',
   read: (store) => store.couponsOverRedeemed(),
   decide: (rows: readonly CouponCounts[]) =>
     rows.map((row) => ({

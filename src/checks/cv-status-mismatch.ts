@@ -8,7 +8,8 @@ export const cvStatusMismatch = rowsCheck({
   severity: 'warning',
   lifecycle: 'state',
   title: 'Coupon status disagrees with its count',
-  description: 'A coupon that reached its usage limit should no longer be ACTIVE, and a coupon marked USED should have been redeemed at least once.',
+  description:
+    'A coupon that reached its usage limit should no longer be ACTIVE, and a coupon marked USED should have been redeemed at least once.',
   read: (store) => store.couponsStatusDisagreeing(),
   decide: (rows: readonly CouponCounts[]) =>
     rows.map((row) => ({

@@ -9,9 +9,9 @@ export const cvUsesMismatch = rowsCheck({
   needsBooks: true,
   severity: 'error',
   lifecycle: 'state',
-  title: "Coupon uses differ from our books",
+  title: 'Coupon uses differ from our books',
   description:
-    "Every redemption the coupon service counts is a discount our order system gave, so a coupon created since our books begin has as many uses in the books (matched by the SHA-256 of its code) as its redemptionCount. More in the books is a discount the service never counted; fewer, a redemption no order of ours used.",
+    'Every redemption the coupon service counts is a discount our order system gave, so a coupon created since our books begin has as many uses in the books (matched by the SHA-256 of its code) as its redemptionCount. More in the books is a discount the service never counted; fewer, a redemption no order of ours used.',
   read: (store) => store.matchGroups(['coupon-uses'], ['uses-mismatch']),
   decide(groups: readonly MatchGroup[]) {
     return draftsOf(groups, 'coupon-uses', ['uses-mismatch'], (group) => {

@@ -25,7 +25,12 @@ export const dpBooksAmountMismatch = rowsCheck({
         entityId: order.recordId,
         ...(order.reference !== null ? { referenceId: order.reference } : {}),
         ...(order.currency !== null ? { currency: order.currency } : {}),
-        ...(comparable ? { measure: cents(order.amountCents!, row.amountCents!), atStakeCents: Math.abs(order.amountCents! - row.amountCents!) } : {}),
+        ...(comparable
+          ? {
+              measure: cents(order.amountCents!, row.amountCents!),
+              atStakeCents: Math.abs(order.amountCents! - row.amountCents!),
+            }
+          : {}),
         message: `order ${order.recordId} (purchase reference ${order.reference}) totals ${amountOf(order)}, its purchase in the books (${placeOf(row)}) ${amountOf(row)}${comparable ? ` — ${money(Math.abs(order.amountCents! - row.amountCents!), order.currency!)} apart` : ' — in another currency'}; correct the books or query the order with the partner`,
         records: groupRefs(group),
       };

@@ -8,7 +8,8 @@ export const dpDuplicateExternalRef = rowsCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'One purchase order placed twice',
-  description: "externalRefID is our own reference for a purchase. Two orders under one reference mean the same purchase was ordered, and paid from the wallet, twice.",
+  description:
+    'externalRefID is our own reference for a purchase. Two orders under one reference mean the same purchase was ordered, and paid from the wallet, twice.',
   read: (store) => store.ordersSharingReference(),
   decide(rows: readonly SharedReference[]) {
     const groups = new Map<string, SharedReference[]>();

@@ -8,7 +8,8 @@ export const dpDuplicateVoucher = rowsCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'One voucher code delivered twice',
-  description: 'Every delivered voucher code must be unique. The same code on two lines or orders means a customer received a voucher that someone else can also spend (codes are compared by their SHA-256 hash).',
+  description:
+    'Every delivered voucher code must be unique. The same code on two lines or orders means a customer received a voucher that someone else can also spend (codes are compared by their SHA-256 hash).',
   read: (store) => store.vouchersDeliveredTwice(),
   decide(rows: readonly SharedVoucher[]) {
     const groups = new Map<string, SharedVoucher[]>();

@@ -31,8 +31,18 @@ export const dpFulfilmentMismatch = rowsCheck({
         finding(`COMPLETED but its fulfilment is ${row.orderFulfilment}`);
       }
       if (row.lineNo === null || row.quantity === null || row.fulfilledQty === null) continue;
-      if (row.vouchers !== row.fulfilledQty) finding(`${row.vouchers} voucher(s) delivered for a fulfilled quantity of ${row.fulfilledQty}`, [row.fulfilledQty, row.vouchers], row.lineNo);
-      else if (completed && row.fulfilledQty !== row.quantity) finding(`COMPLETED with ${row.fulfilledQty} of ${row.quantity} unit(s) fulfilled`, [row.quantity, row.fulfilledQty], row.lineNo);
+      if (row.vouchers !== row.fulfilledQty)
+        finding(
+          `${row.vouchers} voucher(s) delivered for a fulfilled quantity of ${row.fulfilledQty}`,
+          [row.fulfilledQty, row.vouchers],
+          row.lineNo,
+        );
+      else if (completed && row.fulfilledQty !== row.quantity)
+        finding(
+          `COMPLETED with ${row.fulfilledQty} of ${row.quantity} unit(s) fulfilled`,
+          [row.quantity, row.fulfilledQty],
+          row.lineNo,
+        );
     }
     return findings;
   },

@@ -8,7 +8,8 @@ export const dpFxRateMismatch = rowsCheck({
   severity: 'warning',
   lifecycle: 'state',
   title: 'Same currency converted',
-  description: "A line priced in the wallet's own currency needs no conversion: its FX rate must be 1. Another rate means the line was charged more or less than its price.",
+  description:
+    "A line priced in the wallet's own currency needs no conversion: its FX rate must be 1. Another rate means the line was charged more or less than its price.",
   read: (store) => store.linesConvertedInOwnCurrency(),
   decide: (rows: readonly ConvertedLine[]) =>
     rows.map((row) => ({

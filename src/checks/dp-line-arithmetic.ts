@@ -20,7 +20,11 @@ export const dpLineArithmetic = rowsCheck({
     const findings: FindingDraft[] = [];
     for (const row of rows) {
       const at = `order ${row.order_id} line ${row.line_no}`;
-      const finding = (message: string, measure?: { expected: number; actual: number }, currency = row.currency): void => {
+      const finding = (
+        message: string,
+        measure?: { expected: number; actual: number },
+        currency = row.currency,
+      ): void => {
         findings.push({
           entityType: 'dpOrder',
           entityId: row.order_id,
@@ -32,19 +36,33 @@ export const dpLineArithmetic = rowsCheck({
           records: [orderRef(row.order_id)],
         });
       };
-      const { price_cents: price, mrp_cents: mrp, total_price_cents: totalPrice, total_mrp_cents: totalMrp, total_converted_price_cents: converted } = row;
+      const {
+        price_cents: price,
+        mrp_cents: mrp,
+        total_price_cents: totalPrice,
+        total_mrp_cents: totalMrp,
+        total_converted_price_cents: converted,
+      } = row;
       if (price === null || mrp === null || totalPrice === null || totalMrp === null || converted === null) {
         const fields = { mrp, price, totalMRP: totalMrp, totalPrice, totalConvertedPrice: converted };
-        const offCent = Object.entries(fields).filter(([, v]) => v === null).map(([k]) => k);
+        const offCent = Object.entries(fields)
+          .filter(([, v]) => v === null)
+          .map(([k]) => k);
         finding(`${at}: ${offCent.join(', ')} not on a whole cent — see the order's raw_json`);
         continue;
       }
       if (price * row.quantity !== totalPrice) {
-        finding(`${at}: ${row.quantity} × ${money(price, row.currency)} is ${money(price * row.quantity, row.currency)} but the line's total price is ${money(totalPrice, row.currency)} — the line was charged a different unit price`, { expected: price * row.quantity, actual: totalPrice });
+        finding(
+          `${at}: ${row.quantity} × ${money(price, row.currency)} is ${money(price * row.quantity, row.currency)} but the line's total price is ${money(totalPrice, row.currency)} — the line was charged a different unit price`,
+          { expected: price * row.quantity, actual: totalPrice },
+        );
         continue;
       }
       if (mrp * row.quantity !== totalMrp) {
-        finding(`${at}: ${row.quantity} × MRP ${money(mrp, row.currency)} is ${money(mrp * row.quantity, row.currency)} but the line's total MRP is ${money(totalMrp, row.currency)}`, { expected: mrp * row.quantity, actual: totalMrp });
+        finding(
+          `${at}: ${row.quantity} × MRP ${money(mrp, row.currency)} is ${money(mrp * row.quantity, row.currency)} but the line's total MRP is ${money(totalMrp, row.currency)}`,
+          { expected: mrp * row.quantity, actual: totalMrp },
+        );
         continue;
       }
       const expected = convertedCents(totalPrice, row.fx_rate);

@@ -8,13 +8,23 @@ export const dpOrderTotalMismatch = rowsCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Order total differs from its lines',
-  description: "An order's total amount (what the wallet is charged) must equal the sum of its lines' converted totals. A difference means the wallet was charged more or less than the vouchers ordered.",
+  description:
+    "An order's total amount (what the wallet is charged) must equal the sum of its lines' converted totals. A difference means the wallet was charged more or less than the vouchers ordered.",
   read: (store) => store.ordersTotalDisagreeing(),
   decide(rows: readonly OrderTotals[]) {
     return rows.map((row) => {
-      const base = { entityType: 'dpOrder' as const, entityId: row.orderId, currency: row.currency, stakeKey: orderAmountStake(row.orderId), records: [orderRef(row.orderId)] };
+      const base = {
+        entityType: 'dpOrder' as const,
+        entityId: row.orderId,
+        currency: row.currency,
+        stakeKey: orderAmountStake(row.orderId),
+        records: [orderRef(row.orderId)],
+      };
       if (row.totalAmountCents === null || row.offCentLines > 0) {
-        return { ...base, message: `order ${row.orderId}: ${row.totalAmountCents === null ? 'its totalAmount' : `${row.offCentLines} line total(s)`} not on a whole cent — see its raw_json` };
+        return {
+          ...base,
+          message: `order ${row.orderId}: ${row.totalAmountCents === null ? 'its totalAmount' : `${row.offCentLines} line total(s)`} not on a whole cent — see its raw_json`,
+        };
       }
       const expected = row.linesTotal ?? 0;
       return {

@@ -8,7 +8,8 @@ export const dpStuckOrder = rowsCheck({
   severity: 'warning',
   lifecycle: 'state',
   title: 'Order stuck short of completion',
-  description: 'An order should reach COMPLETED or FAILED within the SLA (default 24 hours). One that has not has been paid for from the wallet without vouchers being delivered.',
+  description:
+    'An order should reach COMPLETED or FAILED within the SLA (default 24 hours). One that has not has been paid for from the wallet without vouchers being delivered.',
   read: (store, { asOfMs, options }) => store.ordersOpenSince(asOfMs - options.stuckOrderSlaHours * 3_600_000),
   decide: (rows: readonly OpenOrder[], { asOfMs }) =>
     rows.map((row) => ({

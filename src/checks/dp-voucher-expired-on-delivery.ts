@@ -8,7 +8,8 @@ export const dpVoucherExpiredOnDelivery = rowsCheck({
   severity: 'warning',
   lifecycle: 'state',
   title: 'Voucher delivered already expired',
-  description: 'A voucher must still be valid when it is delivered. One that expired before its order was fulfilled cannot be used by the customer, although the wallet paid for it.',
+  description:
+    'A voucher must still be valid when it is delivered. One that expired before its order was fulfilled cannot be used by the customer, although the wallet paid for it.',
   read: (store) => store.vouchersExpiredByDelivery(),
   decide: (rows: readonly DeliveredVoucher[]) =>
     rows.flatMap((row) =>

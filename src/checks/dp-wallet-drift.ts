@@ -15,12 +15,19 @@ export type { WalletMove, WalletRead } from './store.js';
  * @returns the expected balance (every move after the first answer, up to the second answer,
  * counted) and whether the movement is explained.
  */
-export function judgeWallet(previous: WalletRead, current: WalletRead, moves: readonly WalletMove[]): { expectedCents: number; explained: boolean } {
+export function judgeWallet(
+  previous: WalletRead,
+  current: WalletRead,
+  moves: readonly WalletMove[],
+): { expectedCents: number; explained: boolean } {
   const signed = (move: WalletMove): number => (move.kind === 'placed' ? -move.cents : move.cents);
-  const inside = (read: WalletRead) => moves.filter((m) => m.atMs >= read.requestedAtMs && m.atMs <= read.answeredAtMs).sort((a, b) => a.atMs - b.atMs);
+  const inside = (read: WalletRead) =>
+    moves.filter((m) => m.atMs >= read.requestedAtMs && m.atMs <= read.answeredAtMs).sort((a, b) => a.atMs - b.atMs);
   const first = inside(previous);
   const second = inside(current).filter((m) => !first.includes(m));
-  const certain = moves.filter((m) => m.atMs > previous.answeredAtMs && m.atMs < current.requestedAtMs).reduce((sum, m) => sum + signed(m), 0);
+  const certain = moves
+    .filter((m) => m.atMs > previous.answeredAtMs && m.atMs < current.requestedAtMs)
+    .reduce((sum, m) => sum + signed(m), 0);
   const secondTotal = second.reduce((sum, m) => sum + signed(m), 0);
   const expectedCents = previous.balanceCents + certain + secondTotal;
   if (expectedCents === current.balanceCents) return { expectedCents, explained: true };
@@ -55,8 +62,12 @@ export const dpWalletDrift = rowsCheck({
     return pairs.flatMap(({ previous, current, moves: between }): FindingDraft[] => {
       const { expectedCents, explained } = judgeWallet(previous, current, between);
       if (explained) return [];
-      const ordered = between.filter((m) => m.kind === 'placed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
-      const refunded = between.filter((m) => m.kind === 'failed' && m.atMs > previous.answeredAtMs).reduce((sum, m) => sum + m.cents, 0);
+      const ordered = between
+        .filter((m) => m.kind === 'placed' && m.atMs > previous.answeredAtMs)
+        .reduce((sum, m) => sum + m.cents, 0);
+      const refunded = between
+        .filter((m) => m.kind === 'failed' && m.atMs > previous.answeredAtMs)
+        .reduce((sum, m) => sum + m.cents, 0);
       const unexplained = current.balanceCents - expectedCents;
       return [
         {

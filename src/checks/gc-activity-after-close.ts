@@ -7,7 +7,8 @@ export const gcActivityAfterClose = cardCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Used after it was voided or expired',
-  description: 'Once a card has a VOID or EXPIRE entry it is closed: no DEBIT or REFUND may follow. One that does means a closed card was still accepted.',
+  description:
+    'Once a card has a VOID or EXPIRE entry it is closed: no DEBIT or REFUND may follow. One that does means a closed card was still accepted.',
   timeSensitive: false,
   inspect({ card, entries }) {
     const findings: FindingDraft[] = [];

@@ -7,7 +7,8 @@ export const gcActivityAfterExpiry = cardCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Used after its expiry date',
-  description: 'DEBIT and REFUND need an unexpired card. An entry created after the card expired means an expired card was still accepted.',
+  description:
+    'DEBIT and REFUND need an unexpired card. An entry created after the card expired means an expired card was still accepted.',
   timeSensitive: false,
   inspect({ card, entries }) {
     const findings: FindingDraft[] = [];

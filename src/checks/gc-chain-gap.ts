@@ -16,8 +16,12 @@ export const gcChainGap = cardCheck({
     for (const entry of entries) {
       if (previous.after !== null && entry.beforeCents !== null && entry.beforeCents !== previous.after) {
         const difference = entry.beforeCents - previous.after;
-        const where = previous.id ? `the previous entry ${previous.id} ended at ${money(previous.after, card.currency)}` : `the card was issued with ${money(previous.after, card.currency)}`;
-        const between = previous.id ? `between entry ${previous.id} and entry ${entry.transactionId}` : `before entry ${entry.transactionId}`;
+        const where = previous.id
+          ? `the previous entry ${previous.id} ended at ${money(previous.after, card.currency)}`
+          : `the card was issued with ${money(previous.after, card.currency)}`;
+        const between = previous.id
+          ? `between entry ${previous.id} and entry ${entry.transactionId}`
+          : `before entry ${entry.transactionId}`;
         findings.push({
           entityType: 'giftCardTransaction',
           entityId: entry.transactionId,
@@ -26,7 +30,11 @@ export const gcChainGap = cardCheck({
           measure: cents(previous.after, entry.beforeCents),
           stakeKey: cardBalanceStake(card.giftCardId),
           message: `card ${card.giftCardId}: entry ${entry.transactionId} starts at ${money(entry.beforeCents, card.currency)} but ${where} — a ${money(Math.abs(difference), card.currency)} entry is missing or was rewritten ${between}`,
-          records: [cardRef(card.giftCardId), ...(previous.id ? [entryRef(previous.id)] : []), entryRef(entry.transactionId)],
+          records: [
+            cardRef(card.giftCardId),
+            ...(previous.id ? [entryRef(previous.id)] : []),
+            entryRef(entry.transactionId),
+          ],
         });
       }
       previous = { id: entry.transactionId, after: entry.afterCents };

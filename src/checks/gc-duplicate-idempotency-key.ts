@@ -18,7 +18,10 @@ export const gcDuplicateIdempotencyKey = rowsCheck({
       const ids = entries.map((e) => e.transactionId);
       const cards = [...new Set(entries.map((e) => e.giftCardId))];
       const first = [...cards].sort()[0] ?? '';
-      const currency = entries.map((e) => e.currency).filter((c): c is string => c !== null).sort()[0];
+      const currency = entries
+        .map((e) => e.currency)
+        .filter((c): c is string => c !== null)
+        .sort()[0];
       const amounts = entries.map((e) => e.amountCents).filter((a): a is number => a !== null);
       // The amounts committed beyond the one that was due.
       const repeated = amounts.length === 0 ? 0 : amounts.reduce((sum, a) => sum + a, 0) - Math.max(...amounts);

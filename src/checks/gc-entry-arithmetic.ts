@@ -8,7 +8,7 @@ export const gcEntryArithmetic = cardCheck({
   lifecycle: 'state',
   title: 'Entry does not add up',
   description:
-    "Within one entry, balance after must be balance before minus the amount for a DEBIT, plus the amount for a REFUND, and unchanged for a VOID or EXPIRE. A difference means the service moved the balance by more or less than the entry says.",
+    'Within one entry, balance after must be balance before minus the amount for a DEBIT, plus the amount for a REFUND, and unchanged for a VOID or EXPIRE. A difference means the service moved the balance by more or less than the entry says.',
   timeSensitive: false,
   inspect({ card, entries }) {
     const findings: FindingDraft[] = [];
@@ -17,7 +17,10 @@ export const gcEntryArithmetic = cardCheck({
       if (delta === null || entry.beforeCents === null || entry.afterCents === null) continue;
       const expected = entry.beforeCents + delta;
       if (expected === entry.afterCents) continue;
-      const what = entry.type === 'DEBIT' || entry.type === 'REFUND' ? `a ${entry.type} of ${money(Math.abs(delta), card.currency)}` : `a ${entry.type}, which leaves the balance unchanged,`;
+      const what =
+        entry.type === 'DEBIT' || entry.type === 'REFUND'
+          ? `a ${entry.type} of ${money(Math.abs(delta), card.currency)}`
+          : `a ${entry.type}, which leaves the balance unchanged,`;
       findings.push({
         entityType: 'giftCardTransaction',
         entityId: entry.transactionId,

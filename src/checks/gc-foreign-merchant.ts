@@ -7,7 +7,8 @@ export const gcForeignMerchant = cardCheck({
   severity: 'error',
   lifecycle: 'state',
   title: "Another merchant's card",
-  description: "Every request is scoped to the API client's merchant. A card owned by another merchant in our lists means the service's merchant scoping leaked.",
+  description:
+    "Every request is scoped to the API client's merchant. A card owned by another merchant in our lists means the service's merchant scoping leaked.",
   timeSensitive: false,
   inspect({ card }, { merchantId }) {
     if (merchantId === null || card.merchantId === merchantId) return [];

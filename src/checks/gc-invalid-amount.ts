@@ -37,7 +37,9 @@ export const gcInvalidAmount = cardCheck({
       const notPositive = movesMoney(entry) && entry.amountCents !== null && entry.amountCents <= 0;
       if (notOnCent.length === 0 && !notPositive) continue;
       const problems = [
-        ...(notPositive ? [`a ${entry.type} of ${money(entry.amountCents ?? 0, card.currency)}, which is not above zero`] : []),
+        ...(notPositive
+          ? [`a ${entry.type} of ${money(entry.amountCents ?? 0, card.currency)}, which is not above zero`]
+          : []),
         ...(notOnCent.length > 0 ? [`${notOnCent.join(', ')} not on a whole cent (see its raw_json)`] : []),
       ];
       findings.push({

@@ -7,11 +7,13 @@ export const gcLedgerTailMismatch = cardCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Newest entry disagrees with the card',
-  description: "The balance after the card's newest ledger entry must equal the card's remaining balance. A difference means the card was changed outside its ledger, or its newest entry is missing.",
+  description:
+    "The balance after the card's newest ledger entry must equal the card's remaining balance. A difference means the card was changed outside its ledger, or its newest entry is missing.",
   timeSensitive: true,
   inspect({ card, entries }) {
     const last = entries.at(-1);
-    if (!last || last.afterCents === null || card.remainingCents === null || last.afterCents === card.remainingCents) return [];
+    if (!last || last.afterCents === null || card.remainingCents === null || last.afterCents === card.remainingCents)
+      return [];
     return [
       {
         entityType: 'giftCard',

@@ -7,13 +7,16 @@ export const gcNegativeBalance = cardCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Balance below zero',
-  description: 'A gift card balance can never go below zero: a debit may only take what is on the card. A negative balance anywhere in the ledger or on the card means a debit was allowed beyond the balance.',
+  description:
+    'A gift card balance can never go below zero: a debit may only take what is on the card. A negative balance anywhere in the ledger or on the card means a debit was allowed beyond the balance.',
   timeSensitive: false,
   inspect({ card, entries }) {
     const first = entries.find((e) => (e.beforeCents ?? 0) < 0 || (e.afterCents ?? 0) < 0);
     const lowest = first ? Math.min(first.beforeCents ?? 0, first.afterCents ?? 0) : (card.remainingCents ?? 0);
     if (!first && lowest >= 0) return [];
-    const where = first ? `entry ${first.transactionId} takes it to ${money(lowest, card.currency)}` : `the card reports ${money(lowest, card.currency)}`;
+    const where = first
+      ? `entry ${first.transactionId} takes it to ${money(lowest, card.currency)}`
+      : `the card reports ${money(lowest, card.currency)}`;
     return [
       {
         entityType: 'giftCard',

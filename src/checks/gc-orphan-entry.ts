@@ -8,7 +8,8 @@ export const gcOrphanEntry = rowsCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Entry of a card the service cannot find',
-  description: "Every ledger entry belongs to a card. An entry whose card the service answers 'not found' for moved money on a card that no longer exists for this merchant.",
+  description:
+    "Every ledger entry belongs to a card. An entry whose card the service answers 'not found' for moved money on a card that no longer exists for this merchant.",
   // The card walk has met every orphan already; without it, the store finds them.
   read: (store, { orphanCardIds }) => store.orphanEntries(orphanCardIds),
   decide(rows: readonly OrphanEntry[]) {

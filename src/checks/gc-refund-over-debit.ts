@@ -2,7 +2,9 @@ import { cardCheck, type FindingDraft, type LedgerEntry } from './check.js';
 import { cardRef, cents, entryRef, money } from './refs.js';
 
 /** DEBITs and REFUNDs of one card grouped by referenceId, in ledger order. */
-export function byReference(entries: readonly LedgerEntry[]): Map<string, { debits: LedgerEntry[]; refunds: LedgerEntry[] }> {
+export function byReference(
+  entries: readonly LedgerEntry[],
+): Map<string, { debits: LedgerEntry[]; refunds: LedgerEntry[] }> {
   const groups = new Map<string, { debits: LedgerEntry[]; refunds: LedgerEntry[] }>();
   for (const entry of entries) {
     if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
@@ -31,7 +33,8 @@ export const gcRefundOverDebit = cardCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Refunded more than was debited',
-  description: 'Refunds under one order reference on one card may not add up to more than the debits under that reference. More means the customer got back more than they paid with the card.',
+  description:
+    'Refunds under one order reference on one card may not add up to more than the debits under that reference. More means the customer got back more than they paid with the card.',
   timeSensitive: false,
   inspect({ card, entries }) {
     const findings: FindingDraft[] = [];
@@ -48,7 +51,11 @@ export const gcRefundOverDebit = cardCheck({
         currency: card.currency,
         measure: cents(debited, refunded),
         message: `card ${card.giftCardId}: reference ${referenceId} was refunded ${money(refunded, card.currency)} against ${money(debited, card.currency)} debited, ${money(refunded - debited, card.currency)} too much — review the ${group.refunds.length} refund(s) under it`,
-        records: [cardRef(card.giftCardId), ...group.debits.map((e) => entryRef(e.transactionId)), ...group.refunds.map((e) => entryRef(e.transactionId))],
+        records: [
+          cardRef(card.giftCardId),
+          ...group.debits.map((e) => entryRef(e.transactionId)),
+          ...group.refunds.map((e) => entryRef(e.transactionId)),
+        ],
       });
     }
     return findings;

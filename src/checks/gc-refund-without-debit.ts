@@ -8,7 +8,8 @@ export const gcRefundWithoutDebit = cardCheck({
   severity: 'error',
   lifecycle: 'state',
   title: 'Refund of something never debited',
-  description: 'Every refund names the order reference it refunds; that reference must have a debit on the same card. A refund without one put value on the card that was never taken from it.',
+  description:
+    'Every refund names the order reference it refunds; that reference must have a debit on the same card. A refund without one put value on the card that was never taken from it.',
   timeSensitive: false,
   inspect({ card, entries }) {
     const findings: FindingDraft[] = [];

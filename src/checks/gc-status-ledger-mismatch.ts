@@ -12,14 +12,16 @@ export const gcStatusLedgerMismatch = cardCheck({
   lifecycle: 'state',
   title: 'Status disagrees with the ledger',
   description:
-    "A card is INACTIVE only through a VOID entry and EXPIRED only through an EXPIRE entry, and those entries leave it in that status. A card whose status and ledger disagree was changed outside the ledger: ask who changed it and why.",
+    'A card is INACTIVE only through a VOID entry and EXPIRED only through an EXPIRE entry, and those entries leave it in that status. A card whose status and ledger disagree was changed outside the ledger: ask who changed it and why.',
   timeSensitive: true,
   inspect({ card, entries }) {
     const close = entries.find((e) => e.type === 'VOID' || e.type === 'EXPIRE');
     const needed = CLOSING_ENTRY[card.status];
     let problem: string | null = null;
     if (needed && close?.type !== needed) {
-      problem = close ? `is ${card.status} but its ledger closes it with ${close.type} entry ${close.transactionId}` : `is ${card.status} but its ledger has no ${needed} entry`;
+      problem = close
+        ? `is ${card.status} but its ledger closes it with ${close.type} entry ${close.transactionId}`
+        : `is ${card.status} but its ledger has no ${needed} entry`;
     } else if (close && !needed) {
       problem = `has ${close.type} entry ${close.transactionId} but is still ${card.status}, not ${STATUS_AFTER[close.type as 'VOID' | 'EXPIRE']}`;
     }

@@ -17,7 +17,15 @@ export const gcSuspectedDoubleDebit = cardCheck({
     for (const [referenceId, { debits }] of byReference(entries)) {
       for (let i = 1; i < debits.length; i += 1) {
         const second = debits[i];
-        const first = debits.slice(0, i).find((d) => second && d.amountCents === second.amountCents && d.idempotencyKey !== second.idempotencyKey && second.createdAtMs - d.createdAtMs <= windowMs);
+        const first = debits
+          .slice(0, i)
+          .find(
+            (d) =>
+              second &&
+              d.amountCents === second.amountCents &&
+              d.idempotencyKey !== second.idempotencyKey &&
+              second.createdAtMs - d.createdAtMs <= windowMs,
+          );
         if (!first || !second) continue;
         findings.push({
           entityType: 'giftCard',

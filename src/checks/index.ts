@@ -112,7 +112,11 @@ export interface Drafted {
 export const CHECK_CODES: readonly CheckCode[] = REGISTRY.map((check) => check.code);
 
 /** Each check by its code, typed as its own kind. */
-export const CHECKS = Object.fromEntries(REGISTRY.map((check) => [check.code, check])) as { [C in CheckCode]: Extract<(typeof REGISTRY)[number], { code: C }> };
+export const CHECKS = Object.fromEntries(REGISTRY.map((check) => [check.code, check])) as {
+  [C in CheckCode]: Extract<(typeof REGISTRY)[number], { code: C }>;
+};
 
 /** The checks that read the books' matching: they cannot run when it failed. */
-export const BOOKS_CODES: readonly CheckCode[] = CATALOGUE.filter((check) => check.needsBooks).map((check) => check.code);
+export const BOOKS_CODES: readonly CheckCode[] = CATALOGUE.filter((check) => check.needsBooks).map(
+  (check) => check.code,
+);

@@ -18,18 +18,34 @@ export interface SyncEdge {
 }
 
 /** A sync row as the checks' store reads it. */
-export type SyncRow = { syncRunId: number; status: SyncEdge['status']; error: string | null; startedAtMs: number; summaryJson: string | null };
+export type SyncRow = {
+  syncRunId: number;
+  status: SyncEdge['status'];
+  error: string | null;
+  startedAtMs: number;
+  summaryJson: string | null;
+};
 
 /** A sync row with its data edge and resolved merchant. */
 export function edgeOf(row: SyncRow): SyncEdge {
-  return { syncRunId: row.syncRunId, status: row.status, error: row.error, startedAtMs: row.startedAtMs, cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs), merchantId: resolvedMerchantOf(row.summaryJson) };
+  return {
+    syncRunId: row.syncRunId,
+    status: row.status,
+    error: row.error,
+    startedAtMs: row.startedAtMs,
+    cutOffMs: ledgerEdgeOf(row.summaryJson, row.startedAtMs),
+    merchantId: resolvedMerchantOf(row.summaryJson),
+  };
 }
 
 /** A sync's data edge from its summary (the closing read of the ledger head), or its start when it kept none. */
 export function ledgerEdgeOf(summaryJson: string | null, startedAtMs: number): number {
   if (summaryJson === null) return startedAtMs;
   const summary: unknown = JSON.parse(summaryJson);
-  const until = typeof summary === 'object' && summary !== null && 'ledgerReadUntilMs' in summary ? summary.ledgerReadUntilMs : undefined;
+  const until =
+    typeof summary === 'object' && summary !== null && 'ledgerReadUntilMs' in summary
+      ? summary.ledgerReadUntilMs
+      : undefined;
   return typeof until === 'number' ? until : startedAtMs;
 }
 
@@ -37,6 +53,7 @@ export function ledgerEdgeOf(summaryJson: string | null, startedAtMs: number): n
 function resolvedMerchantOf(summaryJson: string | null): string | null {
   if (summaryJson === null) return null;
   const summary: unknown = JSON.parse(summaryJson);
-  const merchantId = typeof summary === 'object' && summary !== null && 'merchantId' in summary ? summary.merchantId : null;
+  const merchantId =
+    typeof summary === 'object' && summary !== null && 'merchantId' in summary ? summary.merchantId : null;
   return typeof merchantId === 'string' ? merchantId : null;
 }

@@ -85,9 +85,16 @@ export function cardAt(card: CardFacts, entries: readonly EntryFacts[], cutOffMs
  * A card's standing at `fromMs`, at `toMs` (fromMs ≤ toMs) and after its last entry, in one pass
  * over its entries: what {@link cardAt} gives at each, for the walk's hot path.
  */
-export function cardAtEach(card: CardFacts, entries: readonly EntryFacts[], fromMs: number, toMs: number): [CardState, CardState, CardState] {
+export function cardAtEach(
+  card: CardFacts,
+  entries: readonly EntryFacts[],
+  fromMs: number,
+  toMs: number,
+): [CardState, CardState, CardState] {
   const state = (cutOffMs: number, balance: number | null, closed: boolean): CardState =>
-    card.issuedAtMs < cutOffMs ? { issued: true, closed, owedCents: closed ? 0 : balance } : { issued: false, closed: false, owedCents: 0 };
+    card.issuedAtMs < cutOffMs
+      ? { issued: true, closed, owedCents: closed ? 0 : balance }
+      : { issued: false, closed: false, owedCents: 0 };
   let balance = card.initialCents;
   let closed = false;
   let atFrom: CardState | null = null;
@@ -116,7 +123,15 @@ export interface CardFlows {
 /** The flows of one card between two cut-offs. */
 export function flowsBetween(card: CardFacts, entries: readonly EntryFacts[], fromMs: number, toMs: number): CardFlows {
   const issuedIn = card.issuedAtMs >= fromMs && card.issuedAtMs < toMs;
-  const flows: CardFlows = { issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, entries: 0, unknown: false };
+  const flows: CardFlows = {
+    issuedCents: 0,
+    debitedCents: 0,
+    refundedCents: 0,
+    voidedCents: 0,
+    expiredCents: 0,
+    entries: 0,
+    unknown: false,
+  };
   if (issuedIn) {
     if (card.initialCents === null) flows.unknown = true;
     else flows.issuedCents = card.initialCents;
@@ -166,7 +181,12 @@ export interface Between {
 }
 
 /** A card between two cut-offs, its service figure brought to the closing cut-off. */
-export function cardBetween(card: CardFacts, entries: readonly EntryFacts[], between: Between, inFlight: boolean): CardBetween {
+export function cardBetween(
+  card: CardFacts,
+  entries: readonly EntryFacts[],
+  between: Between,
+  inFlight: boolean,
+): CardBetween {
   const [opening, closing, now] = cardAtEach(card, entries, between.fromMs, between.toMs);
   const flows = flowsBetween(card, entries, between.fromMs, between.toMs);
   const unknown = flows.unknown || opening.owedCents === null || closing.owedCents === null || now.owedCents === null;
@@ -191,7 +211,14 @@ export function cardBetween(card: CardFacts, entries: readonly EntryFacts[], bet
   }
   const unknownFigures = unknown || (serviceCents === null && closing.issued);
   // A card that owes nothing by its ledger still counts when the service says it holds something.
-  const relevant = unknownFigures || opening.owedCents !== 0 || closing.owedCents !== 0 || flows.entries > 0 || flows.issuedCents !== 0 || serviceCents !== 0 || (inFlight && closing.issued);
+  const relevant =
+    unknownFigures ||
+    opening.owedCents !== 0 ||
+    closing.owedCents !== 0 ||
+    flows.entries > 0 ||
+    flows.issuedCents !== 0 ||
+    serviceCents !== 0 ||
+    (inFlight && closing.issued);
   return { card, opening, closing, flows, serviceCents, inFlightCents, inFlight, unknown: unknownFigures, relevant };
 }
 
@@ -281,18 +308,43 @@ export class LiabilityTally {
 
   /** The groups, by currency then program. */
   groups(): LiabilityGroup[] {
-    return [...this.#groups.values()].sort((a, b) => a.currency.localeCompare(b.currency) || (a.programId ?? '').localeCompare(b.programId ?? ''));
+    return [...this.#groups.values()].sort(
+      (a, b) => a.currency.localeCompare(b.currency) || (a.programId ?? '').localeCompare(b.programId ?? ''),
+    );
   }
 }
 
 /** A currency and program with nothing in it yet. */
 export function emptyGroup(currency: string, programId: string | null): LiabilityGroup {
-  return { currency, programId, openingCents: 0, issuedCents: 0, debitedCents: 0, refundedCents: 0, voidedCents: 0, expiredCents: 0, ledgerClosingCents: 0, serviceCents: 0, inFlightCents: 0, inFlightCards: 0, cards: 0, unknownCards: 0, entries: 0 };
+  return {
+    currency,
+    programId,
+    openingCents: 0,
+    issuedCents: 0,
+    debitedCents: 0,
+    refundedCents: 0,
+    voidedCents: 0,
+    expiredCents: 0,
+    ledgerClosingCents: 0,
+    serviceCents: 0,
+    inFlightCents: 0,
+    inFlightCards: 0,
+    cards: 0,
+    unknownCards: 0,
+    entries: 0,
+  };
 }
 
 /** opening + issued − debited + refunded − voided − expired. */
 export function closingOf(flows: LiabilityFlows): number {
-  return flows.openingCents + flows.issuedCents - flows.debitedCents + flows.refundedCents - flows.voidedCents - flows.expiredCents;
+  return (
+    flows.openingCents +
+    flows.issuedCents -
+    flows.debitedCents +
+    flows.refundedCents -
+    flows.voidedCents -
+    flows.expiredCents
+  );
 }
 
 /** A card against its whole ledger, as the Card reconciliation sheet and the card_reconciliation view state it. */
@@ -307,7 +359,10 @@ export interface CardReconciliation {
 }
 
 /** A card's initialBalance − debits + refunds over every mirrored entry, against its remainingBalance. */
-export function cardReconciliation(card: Pick<CardFacts, 'initialCents' | 'remainingCents'>, entries: readonly EntryFacts[]): CardReconciliation {
+export function cardReconciliation(
+  card: Pick<CardFacts, 'initialCents' | 'remainingCents'>,
+  entries: readonly EntryFacts[],
+): CardReconciliation {
   let debitedCents = 0;
   let refundedCents = 0;
   let unknown = card.initialCents === null;
@@ -318,6 +373,7 @@ export function cardReconciliation(card: Pick<CardFacts, 'initialCents' | 'remai
     else refundedCents += entry.amountCents;
   }
   const recomputedCents = unknown ? null : (card.initialCents as number) - debitedCents + refundedCents;
-  const differenceCents = recomputedCents === null || card.remainingCents === null ? null : card.remainingCents - recomputedCents;
+  const differenceCents =
+    recomputedCents === null || card.remainingCents === null ? null : card.remainingCents - recomputedCents;
   return { debitedCents, refundedCents, recomputedCents, differenceCents, entries: entries.length };
 }

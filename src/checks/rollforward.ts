@@ -5,7 +5,14 @@
  * hold at this run's cut-off. A re-base (the ledger before the previous cut-off is not what
  * the previous run saw) is a line of its own with its amount and reason. Cents only.
  */
-import { BEGINNING, closingOf, emptyGroup, LiabilityTally, type LiabilityFlows, type LiabilityGroup } from './ledger-state.js';
+import {
+  BEGINNING,
+  closingOf,
+  emptyGroup,
+  LiabilityTally,
+  type LiabilityFlows,
+  type LiabilityGroup,
+} from './ledger-state.js';
 
 export type { LiabilityFlows } from './ledger-state.js';
 
@@ -47,7 +54,11 @@ export function openingCutOff(previous: PreviousClosing | null): number {
 }
 
 /** A tally for the night: per currency, our merchant's cards, from the previous run's cut-off to `cutOffMs`. */
-export function nightlyTally(previous: PreviousClosing | null, cutOffMs: number, merchantId: string | null): LiabilityTally {
+export function nightlyTally(
+  previous: PreviousClosing | null,
+  cutOffMs: number,
+  merchantId: string | null,
+): LiabilityTally {
   return new LiabilityTally({ fromMs: openingCutOff(previous), toMs: cutOffMs }, merchantId, false);
 }
 

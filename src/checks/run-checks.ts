@@ -38,10 +38,16 @@ export interface BooksMatching {
  * pairs): the step before the checks, whose books checks read what it keeps.
  * @returns its time, and why it failed if it did (the books checks then cannot run).
  */
-export async function matchBooksForRun(context: Pick<CheckContext, 'mirror' | 'asOfMs' | 'merchantId' | 'options'>): Promise<BooksMatching & { ms: number }> {
+export async function matchBooksForRun(
+  context: Pick<CheckContext, 'mirror' | 'asOfMs' | 'merchantId' | 'options'>,
+): Promise<BooksMatching & { ms: number }> {
   const started = performance.now();
   try {
-    await matchBooks(context.mirror, { asOfMs: context.asOfMs, merchantId: context.merchantId, options: booksMatchOptions(context.options) });
+    await matchBooks(context.mirror, {
+      asOfMs: context.asOfMs,
+      merchantId: context.merchantId,
+      options: booksMatchOptions(context.options),
+    });
     return { ms: Math.round(performance.now() - started) };
   } catch (error) {
     return { failed: error, ms: Math.round(performance.now() - started) };
@@ -55,7 +61,11 @@ export async function matchBooksForRun(context: Pick<CheckContext, 'mirror' | 'a
  * the others still run.
  * @param tally the night's liability tally: every walked card is added to it.
  */
-export async function runCatalogue(context: CheckContext, tally: LiabilityTally, booksMatching: BooksMatching = {}): Promise<CatalogueRun> {
+export async function runCatalogue(
+  context: CheckContext,
+  tally: LiabilityTally,
+  booksMatching: BooksMatching = {},
+): Promise<CatalogueRun> {
   const drafted: Drafted[] = [];
   const failedChecks: { code: CheckCode; error: string }[] = [];
   const times: Partial<Record<CheckCode, number>> = {};
@@ -78,27 +88,33 @@ export async function runCatalogue(context: CheckContext, tally: LiabilityTally,
     orphanCards.add(id);
     entries += 1;
   };
-  for await (const batch of walkCardLedgers(context.mirror, orphan)) for (const ledger of batch) {
-    cards += 1;
-    entries += ledger.entries.length;
-    const moved = inFlight.has(ledger.card.giftCardId);
-    const figures = tally.add(ledger, moved);
-    const before = drafted.length;
-    // Timing every check on every card costs more than the checks: time one card in 64.
-    const timing = cards % TIMING_SAMPLE === 0;
-    for (const check of cardChecks) {
-      if ((moved && check.timeSensitive) || broken.has(check.code)) continue;
-      const t = timing ? performance.now() : 0;
-      try {
-        for (const draft of check.inspect(ledger, cardContext)) drafted.push({ check, draft });
-      } catch (error) {
-        broken.add(check.code);
-        fail(check.code, error);
+  for await (const batch of walkCardLedgers(context.mirror, orphan))
+    for (const ledger of batch) {
+      cards += 1;
+      entries += ledger.entries.length;
+      const moved = inFlight.has(ledger.card.giftCardId);
+      const figures = tally.add(ledger, moved);
+      const before = drafted.length;
+      // Timing every check on every card costs more than the checks: time one card in 64.
+      const timing = cards % TIMING_SAMPLE === 0;
+      for (const check of cardChecks) {
+        if ((moved && check.timeSensitive) || broken.has(check.code)) continue;
+        const t = timing ? performance.now() : 0;
+        try {
+          for (const draft of check.inspect(ledger, cardContext)) drafted.push({ check, draft });
+        } catch (error) {
+          broken.add(check.code);
+          fail(check.code, error);
+        }
+        if (timing) times[check.code] = (times[check.code] ?? 0) + (performance.now() - t) * TIMING_SAMPLE;
       }
-      if (timing) times[check.code] = (times[check.code] ?? 0) + (performance.now() - t) * TIMING_SAMPLE;
+      if (
+        figures &&
+        drafted.length > before &&
+        drafted.slice(before).some(({ check }) => check.kind === 'card' && check.timeSensitive)
+      )
+        countedCards.set(ledger.card.giftCardId, { ledger, figures });
     }
-    if (figures && drafted.length > before && drafted.slice(before).some(({ check }) => check.kind === 'card' && check.timeSensitive)) countedCards.set(ledger.card.giftCardId, { ledger, figures });
-  }
   const walkMs = performance.now() - walkStarted;
 
   // The books checks read what the matching keeps: when it failed (a step of its own, before the checks), they cannot run.
@@ -145,7 +161,10 @@ export async function inferMerchant(store: ChecksStore): Promise<string | null> 
   if (counts[0]!.n * 2 > total) return counts[0]!.merchantId;
   throw new ConfigError(
     '--merchant-id',
-    `cannot tell which merchant is ours: no lookup by ID could resolve it and the mirror's cards and coupons are split between ${counts.length} merchants (${counts.slice(0, 3).map((c) => `${c.merchantId} ${c.n}`).join(', ')}) with no clear majority; set it with --merchant-id ID or LEDGER_RECON_MERCHANT_ID`,
+    `cannot tell which merchant is ours: no lookup by ID could resolve it and the mirror's cards and coupons are split between ${counts.length} merchants (${counts
+      .slice(0, 3)
+      .map((c) => `${c.merchantId} ${c.n}`)
+      .join(', ')}) with no clear majority; set it with --merchant-id ID or LEDGER_RECON_MERCHANT_ID`,
   );
 }
 
@@ -153,9 +172,12 @@ const TIMING_SAMPLE = 64;
 
 /** The matching's options from the check options (hours and minutes as milliseconds). */
 export function booksMatchOptions(options: CheckOptions): MatchOptions {
-  return { toleranceCents: options.booksToleranceCents, windowMs: options.booksWindowHours * 3_600_000, cutoffMs: options.booksCutoffMinutes * 60_000 };
+  return {
+    toleranceCents: options.booksToleranceCents,
+    windowMs: options.booksWindowHours * 3_600_000,
+    cutoffMs: options.booksCutoffMinutes * 60_000,
+  };
 }
-
 
 /**
  * A break on a coupon or order that the service no longer lists stays open: taking a record
@@ -170,9 +192,12 @@ async function noteUnlisted(store: ChecksStore, drafts: ReadonlyArray<{ draft: F
   for (const { draft } of drafts) {
     const gone = draft.records.flatMap((record) => {
       const since = unlisted.get(`${record.type} ${record.id}`);
-      return since === undefined ? [] : [`${record.type === 'coupon' ? 'coupon' : 'order'} ${record.id} (since sync ${since})`];
+      return since === undefined
+        ? []
+        : [`${record.type === 'coupon' ? 'coupon' : 'order'} ${record.id} (since sync ${since})`];
     });
-    if (gone.length > 0) draft.message += ` The service no longer lists ${gone.join(' or ')}; the mirror keeps ${gone.length === 1 ? 'it' : 'them'} as last read.`;
+    if (gone.length > 0)
+      draft.message += ` The service no longer lists ${gone.join(' or ')}; the mirror keeps ${gone.length === 1 ? 'it' : 'them'} as last read.`;
   }
 }
 

@@ -152,7 +152,16 @@ export interface OrphanEntry {
 /** An order line's figures beside its order's currency. */
 export type OrderLineFigures = SqlRow<
   'dp_order_lines',
-  'order_id' | 'line_no' | 'quantity' | 'currency' | 'mrp_cents' | 'price_cents' | 'total_mrp_cents' | 'total_price_cents' | 'total_converted_price_cents' | 'fx_rate'
+  | 'order_id'
+  | 'line_no'
+  | 'quantity'
+  | 'currency'
+  | 'mrp_cents'
+  | 'price_cents'
+  | 'total_mrp_cents'
+  | 'total_price_cents'
+  | 'total_converted_price_cents'
+  | 'fx_rate'
 > & { order_currency: string };
 
 /** A wallet read: the wallet carries no timestamp, so the read is an interval from the request sent to the answer received. */
@@ -223,13 +232,21 @@ export class ChecksStore {
    * Opens the card walk's cursors (see {@link LedgerCursors}): the caller merges them in one
    * ordered pass and closes the entries' cursor when done.
    */
-  ledgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(cardColumns: C, entryColumns: E, only?: string): LedgerCursors<C, E> {
+  ledgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(
+    cardColumns: C,
+    entryColumns: E,
+    only?: string,
+  ): LedgerCursors<C, E> {
     const d = this.#dialect;
     const cardsOnly = only === undefined ? '' : `WHERE ${d.inJsonArray('gift_card_id', '@only')}`;
     const entriesOnly = only === undefined ? '' : `AND ${d.inJsonArray('gift_card_id', '@only')}`;
     const bound = only === undefined ? [] : [{ only }];
     return {
-      cards: this.#c.readRaw<RowOf<C>>(`SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY ${d.binaryOrder('gift_card_id')}`).batches(bound, WALK_ROWS),
+      cards: this.#c
+        .readRaw<RowOf<C>>(
+          `SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY ${d.binaryOrder('gift_card_id')}`,
+        )
+        .batches(bound, WALK_ROWS),
       entries: this.#c
         .readRaw<RowOf<E>>(
           `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
@@ -254,48 +271,74 @@ export class ChecksStore {
   }
 
   #syncs() {
-    return this.db.selectFrom('sync_runs').select(['sync_run_id as syncRunId', 'status', 'error', 'started_at_ms as startedAtMs', 'summary_json as summaryJson']);
+    return this.db
+      .selectFrom('sync_runs')
+      .select([
+        'sync_run_id as syncRunId',
+        'status',
+        'error',
+        'started_at_ms as startedAtMs',
+        'summary_json as summaryJson',
+      ]);
   }
 
   /** The cards a sync recorded in flight. */
   async cardIdsInFlight(syncRunId: number): Promise<Set<string>> {
-    const rows = await this.db.selectFrom('gift_cards_in_flight').select('gift_card_id').where('sync_run_id', '=', syncRunId).execute();
+    const rows = await this.db
+      .selectFrom('gift_cards_in_flight')
+      .select('gift_card_id')
+      .where('sync_run_id', '=', syncRunId)
+      .execute();
     return new Set(rows.map((row) => row.gift_card_id));
   }
 
   /** Each merchant's cards and coupons, most first. */
   async merchantCounts(): Promise<MerchantCount[]> {
-    return this.#c.read<MerchantCount>(`SELECT merchant_id AS "merchantId", SUM(n) AS n FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id) counts
-       GROUP BY merchant_id ORDER BY SUM(n) DESC, merchant_id`,
-    ).all();
+    return this.#c
+      .read<MerchantCount>(`SELECT merchant_id AS "merchantId", SUM(n) AS n FROM (SELECT merchant_id, COUNT(*) AS n FROM gift_cards GROUP BY merchant_id UNION ALL SELECT merchant_id, COUNT(*) FROM coupons GROUP BY merchant_id) counts
+       GROUP BY merchant_id ORDER BY SUM(n) DESC, merchant_id`)
+      .all();
   }
 
   /** Coupons and orders the service no longer lists. */
   async unlisted(): Promise<UnlistedRecord[]> {
-    const coupons = await this.db.selectFrom('coupons').select(['coupon_id as id', 'vanished_sync_run_id as since']).where('vanished_sync_run_id', 'is not', null).execute();
-    const orders = await this.db.selectFrom('dp_orders').select(['order_id as id', 'vanished_sync_run_id as since']).where('vanished_sync_run_id', 'is not', null).execute();
-    return [...coupons.map((row) => ({ type: 'coupon', id: row.id, since: Number(row.since) })), ...orders.map((row) => ({ type: 'dpOrder', id: row.id, since: Number(row.since) }))];
+    const coupons = await this.db
+      .selectFrom('coupons')
+      .select(['coupon_id as id', 'vanished_sync_run_id as since'])
+      .where('vanished_sync_run_id', 'is not', null)
+      .execute();
+    const orders = await this.db
+      .selectFrom('dp_orders')
+      .select(['order_id as id', 'vanished_sync_run_id as since'])
+      .where('vanished_sync_run_id', 'is not', null)
+      .execute();
+    return [
+      ...coupons.map((row) => ({ type: 'coupon', id: row.id, since: Number(row.since) })),
+      ...orders.map((row) => ({ type: 'dpOrder', id: row.id, since: Number(row.since) })),
+    ];
   }
 
   /** Each coupon history row whose count went down, or whose status came back to ACTIVE, beside the row before it (a window function). */
   async couponRegressions(): Promise<CouponStep[]> {
-    return this.#c.read<CouponStep>(`SELECT * FROM (
+    return this.#c
+      .read<CouponStep>(`SELECT * FROM (
          SELECT coupon_id, sync_run_id, status, redemption_count,
                 LAG(sync_run_id) OVER w AS previous_sync_run_id, LAG(status) OVER w AS previous_status, LAG(redemption_count) OVER w AS previous_count
          FROM coupon_history WINDOW w AS (PARTITION BY coupon_id ORDER BY history_id)) steps
        WHERE previous_sync_run_id IS NOT NULL
          AND (redemption_count < previous_count OR (status = 'ACTIVE' AND previous_status <> 'ACTIVE'))
-       ORDER BY coupon_id, sync_run_id`,
-    ).all();
+       ORDER BY coupon_id, sync_run_id`)
+      .all();
   }
 
   /** Every rewrite and disappearance of a ledger entry, with the top-level fields that changed. */
   async entryRewrites(): Promise<EntryRewrite[]> {
-    return this.#c.read<EntryRewrite>(`SELECT v.transaction_id, ${this.#dialect.jsonField('v.previous_raw_json', 'giftCardId')} AS gift_card_id, v.change, v.sync_run_id,
+    return this.#c
+      .read<EntryRewrite>(`SELECT v.transaction_id, ${this.#dialect.jsonField('v.previous_raw_json', 'giftCardId')} AS gift_card_id, v.change, v.sync_run_id,
               ${this.#dialect.changedJsonKeys('v.previous_raw_json', 'v.new_raw_json')} AS fields
        FROM gift_card_transaction_versions v
-       ORDER BY v.transaction_id, v.version_id`,
-    ).all();
+       ORDER BY v.transaction_id, v.version_id`)
+      .all();
   }
 
   /** The current entries of cards the mirror lacks: of `orphanCardIds` when the card walk found them, else found here. */
@@ -304,13 +347,14 @@ export class ChecksStore {
     const orphans = orphanCardIds
       ? this.#dialect.inJsonArray('t.gift_card_id', '@cards')
       : 't.gift_card_id IN (SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards)';
-    return this.#c.read<OrphanEntry>(`SELECT t.transaction_id, t.gift_card_id, t.type, t.reference_id, m.gift_card_id IS NOT NULL AS confirmed
+    return this.#c
+      .read<OrphanEntry>(`SELECT t.transaction_id, t.gift_card_id, t.type, t.reference_id, m.gift_card_id IS NOT NULL AS confirmed
        FROM gift_card_transactions t
        LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id
        WHERE ${orphans}
          AND t.vanished_sync_run_id IS NULL
-       ORDER BY t.gift_card_id, t.created_at_ms, t.list_order`,
-    ).all(...(orphanCardIds ? [{ cards: JSON.stringify(orphanCardIds) }] : []));
+       ORDER BY t.gift_card_id, t.created_at_ms, t.list_order`)
+      .all(...(orphanCardIds ? [{ cards: JSON.stringify(orphanCardIds) }] : []));
   }
 
   /** Every order line's figures, in order and line order. */
@@ -319,8 +363,17 @@ export class ChecksStore {
       .selectFrom('dp_order_lines as l')
       .innerJoin('dp_orders as o', 'o.order_id', 'l.order_id')
       .select([
-        'l.order_id', 'l.line_no', 'l.quantity', 'l.currency', 'o.currency as order_currency', 'l.mrp_cents', 'l.price_cents', 'l.total_mrp_cents', 'l.total_price_cents',
-        'l.total_converted_price_cents', 'l.fx_rate',
+        'l.order_id',
+        'l.line_no',
+        'l.quantity',
+        'l.currency',
+        'o.currency as order_currency',
+        'l.mrp_cents',
+        'l.price_cents',
+        'l.total_mrp_cents',
+        'l.total_price_cents',
+        'l.total_converted_price_cents',
+        'l.fx_rate',
       ])
       .orderBy('l.order_id')
       .orderBy('l.line_no')
@@ -337,13 +390,25 @@ export class ChecksStore {
     const pairs = await this.db
       .selectFrom('dp_wallet_snapshots as s')
       .innerJoin('dp_wallet_snapshots as p', (join) =>
-        join
-          .onRef('p.wallet_id', '=', 's.wallet_id')
-          .on('p.sync_run_id', '=', (eb) => eb.selectFrom('dp_wallet_snapshots as q').select((q) => q.fn.max('q.sync_run_id').as('run')).whereRef('q.wallet_id', '=', 's.wallet_id').whereRef('q.sync_run_id', '<', 's.sync_run_id')),
+        join.onRef('p.wallet_id', '=', 's.wallet_id').on('p.sync_run_id', '=', (eb) =>
+          eb
+            .selectFrom('dp_wallet_snapshots as q')
+            .select((q) => q.fn.max('q.sync_run_id').as('run'))
+            .whereRef('q.wallet_id', '=', 's.wallet_id')
+            .whereRef('q.sync_run_id', '<', 's.sync_run_id'),
+        ),
       )
       .select([
-        's.wallet_id as walletId', 's.currency', 's.balance_cents as balanceCents', 's.requested_at_ms as requestedAtMs', 's.read_at_ms as readAtMs', 's.sync_run_id as syncRunId',
-        'p.balance_cents as previousBalanceCents', 'p.requested_at_ms as previousRequestedAtMs', 'p.read_at_ms as previousReadAtMs', 'p.sync_run_id as previousSyncRunId',
+        's.wallet_id as walletId',
+        's.currency',
+        's.balance_cents as balanceCents',
+        's.requested_at_ms as requestedAtMs',
+        's.read_at_ms as readAtMs',
+        's.sync_run_id as syncRunId',
+        'p.balance_cents as previousBalanceCents',
+        'p.requested_at_ms as previousRequestedAtMs',
+        'p.read_at_ms as previousReadAtMs',
+        'p.sync_run_id as previousSyncRunId',
       ])
       .where('s.sync_run_id', '<=', syncRunId)
       .orderBy('s.wallet_id')
@@ -352,9 +417,27 @@ export class ChecksStore {
     const result: WalletPair[] = [];
     for (const w of pairs) {
       if (w.balanceCents === null || w.previousBalanceCents === null) continue;
-      const previous: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.previousBalanceCents, requestedAtMs: w.previousRequestedAtMs ?? w.previousReadAtMs, answeredAtMs: w.previousReadAtMs, syncRunId: w.previousSyncRunId };
-      const current: WalletRead = { walletId: w.walletId, currency: w.currency, balanceCents: w.balanceCents, requestedAtMs: w.requestedAtMs ?? w.readAtMs, answeredAtMs: w.readAtMs, syncRunId: w.syncRunId };
-      result.push({ previous, current, moves: await this.#walletMoves(w.currency, previous.requestedAtMs, current.answeredAtMs) });
+      const previous: WalletRead = {
+        walletId: w.walletId,
+        currency: w.currency,
+        balanceCents: w.previousBalanceCents,
+        requestedAtMs: w.previousRequestedAtMs ?? w.previousReadAtMs,
+        answeredAtMs: w.previousReadAtMs,
+        syncRunId: w.previousSyncRunId,
+      };
+      const current: WalletRead = {
+        walletId: w.walletId,
+        currency: w.currency,
+        balanceCents: w.balanceCents,
+        requestedAtMs: w.requestedAtMs ?? w.readAtMs,
+        answeredAtMs: w.readAtMs,
+        syncRunId: w.syncRunId,
+      };
+      result.push({
+        previous,
+        current,
+        moves: await this.#walletMoves(w.currency, previous.requestedAtMs, current.answeredAtMs),
+      });
     }
     return result;
   }
@@ -378,7 +461,10 @@ export class ChecksStore {
       .where('updated_at_ms', '<=', toMs)
       .where('total_amount_cents', 'is not', null)
       .execute();
-    const move = (kind: WalletMove['kind']) => (row: { cents: number | null; atMs: number }): WalletMove[] => (row.cents === null ? [] : [{ cents: row.cents, atMs: row.atMs, kind }]);
+    const move =
+      (kind: WalletMove['kind']) =>
+      (row: { cents: number | null; atMs: number }): WalletMove[] =>
+        row.cents === null ? [] : [{ cents: row.cents, atMs: row.atMs, kind }];
     return [...placed.flatMap(move('placed')), ...failed.flatMap(move('failed'))];
   }
 
@@ -391,13 +477,23 @@ export class ChecksStore {
   #coupons() {
     return this.db
       .selectFrom('coupons')
-      .select(['coupon_id as couponId', 'merchant_id as merchantId', 'status', 'redemption_count as redemptionCount', 'usage_limit_total as usageLimitTotal', 'expires_at_ms as expiresAtMs'])
+      .select([
+        'coupon_id as couponId',
+        'merchant_id as merchantId',
+        'status',
+        'redemption_count as redemptionCount',
+        'usage_limit_total as usageLimitTotal',
+        'expires_at_ms as expiresAtMs',
+      ])
       .orderBy('coupon_id');
   }
 
   /** Coupons with a total limit redeemed more often than it allows. */
   async couponsOverRedeemed(): Promise<CouponCounts[]> {
-    return this.#coupons().where('usage_limit_total', '>', 0).whereRef('redemption_count', '>', 'usage_limit_total').execute();
+    return this.#coupons()
+      .where('usage_limit_total', '>', 0)
+      .whereRef('redemption_count', '>', 'usage_limit_total')
+      .execute();
   }
 
   /** Coupons still ACTIVE that expired before `beforeMs`. */
@@ -410,7 +506,11 @@ export class ChecksStore {
     return this.#coupons()
       .where((eb) =>
         eb.or([
-          eb.and([eb('status', '=', 'ACTIVE'), eb('usage_limit_total', '>', 0), eb('redemption_count', '>=', eb.ref('usage_limit_total'))]),
+          eb.and([
+            eb('status', '=', 'ACTIVE'),
+            eb('usage_limit_total', '>', 0),
+            eb('redemption_count', '>=', eb.ref('usage_limit_total')),
+          ]),
           eb.and([eb('status', '=', 'USED'), eb('redemption_count', '=', 0)]),
         ]),
       )
@@ -451,7 +551,13 @@ export class ChecksStore {
     return this.db
       .selectFrom('dp_vouchers as v')
       .innerJoin('dp_orders as o', 'o.order_id', 'v.order_id')
-      .select(['v.order_id as orderId', 'v.line_no as lineNo', 'v.voucher_no as voucherNo', 'v.expiration_date_ms as expirationDateMs', 'o.updated_at_ms as deliveredAtMs'])
+      .select([
+        'v.order_id as orderId',
+        'v.line_no as lineNo',
+        'v.voucher_no as voucherNo',
+        'v.expiration_date_ms as expirationDateMs',
+        'o.updated_at_ms as deliveredAtMs',
+      ])
       .whereRef('v.expiration_date_ms', '<=', 'o.updated_at_ms')
       .orderBy('v.order_id')
       .orderBy('v.line_no')
@@ -465,7 +571,13 @@ export class ChecksStore {
       .selectFrom('dp_vouchers as v')
       .innerJoin('dp_orders as o', 'o.order_id', 'v.order_id')
       .select(['v.code_sha256 as codeSha256', 'v.order_id as orderId', 'v.line_no as lineNo'])
-      .where('v.code_sha256', 'in', (eb) => eb.selectFrom('dp_vouchers').select('code_sha256').groupBy('code_sha256').having((h) => h.fn.countAll(), '>', 1))
+      .where('v.code_sha256', 'in', (eb) =>
+        eb
+          .selectFrom('dp_vouchers')
+          .select('code_sha256')
+          .groupBy('code_sha256')
+          .having((h) => h.fn.countAll(), '>', 1),
+      )
       .orderBy('v.code_sha256')
       .orderBy('o.created_at_ms')
       .orderBy('v.order_id')
@@ -477,8 +589,19 @@ export class ChecksStore {
   async ordersSharingReference(): Promise<SharedReference[]> {
     return this.db
       .selectFrom('dp_orders')
-      .select(['external_ref_id as externalRefId', 'order_id as orderId', 'currency', 'total_amount_cents as totalAmountCents'])
-      .where('external_ref_id', 'in', (eb) => eb.selectFrom('dp_orders').select('external_ref_id').groupBy('external_ref_id').having((h) => h.fn.countAll(), '>', 1))
+      .select([
+        'external_ref_id as externalRefId',
+        'order_id as orderId',
+        'currency',
+        'total_amount_cents as totalAmountCents',
+      ])
+      .where('external_ref_id', 'in', (eb) =>
+        eb
+          .selectFrom('dp_orders')
+          .select('external_ref_id')
+          .groupBy('external_ref_id')
+          .having((h) => h.fn.countAll(), '>', 1),
+      )
       .orderBy('external_ref_id')
       .orderBy('created_at_ms')
       .orderBy('order_id')
@@ -492,11 +615,27 @@ export class ChecksStore {
   async quarantinedAt(syncRunId: number): Promise<Quarantined[]> {
     return this.db
       .selectFrom('quarantine as q')
-      .select(['q.quarantine_id as quarantineId', 'q.resource', 'q.record_id as recordId', 'q.reason', 'q.raw_sha256 as rawSha256'])
+      .select([
+        'q.quarantine_id as quarantineId',
+        'q.resource',
+        'q.record_id as recordId',
+        'q.reason',
+        'q.raw_sha256 as rawSha256',
+      ])
       .where((eb) =>
         eb.or([
           eb('q.last_sync_run_id', '=', syncRunId),
-          eb.and([eb('q.resource', '=', 'giftCardTransactions'), eb.not(eb.exists(eb.selectFrom('gift_card_transactions as t').select('t.transaction_id').whereRef('t.transaction_id', '=', 'q.record_id')))]),
+          eb.and([
+            eb('q.resource', '=', 'giftCardTransactions'),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('gift_card_transactions as t')
+                  .select('t.transaction_id')
+                  .whereRef('t.transaction_id', '=', 'q.record_id'),
+              ),
+            ),
+          ]),
         ]),
       )
       .orderBy('q.quarantine_id')
@@ -511,7 +650,12 @@ export class ChecksStore {
     const recent = await this.db
       .selectFrom('sync_runs')
       .select('sync_run_id')
-      .where((eb) => eb.or([eb('sync_run_id', '=', syncRunId), eb.and([eb('sync_run_id', '<', syncRunId), eb('status', '=', 'completed')])]))
+      .where((eb) =>
+        eb.or([
+          eb('sync_run_id', '=', syncRunId),
+          eb.and([eb('sync_run_id', '<', syncRunId), eb('status', '=', 'completed')]),
+        ]),
+      )
       .orderBy('sync_run_id', 'desc')
       .limit(runs)
       .execute();
@@ -519,8 +663,16 @@ export class ChecksStore {
     return this.db
       .selectFrom('gift_cards_in_flight as f')
       .leftJoin('gift_cards as c', 'c.gift_card_id', 'f.gift_card_id')
-      .select((eb) => ['f.gift_card_id as giftCardId', 'c.currency', eb.fn.min<number>('f.sync_run_id').as('sinceSyncRunId')])
-      .where('f.sync_run_id', 'in', recent.map((row) => row.sync_run_id))
+      .select((eb) => [
+        'f.gift_card_id as giftCardId',
+        'c.currency',
+        eb.fn.min<number>('f.sync_run_id').as('sinceSyncRunId'),
+      ])
+      .where(
+        'f.sync_run_id',
+        'in',
+        recent.map((row) => row.sync_run_id),
+      )
       .groupBy(['f.gift_card_id', 'c.currency'])
       .having((eb) => eb.fn.countAll(), '=', runs)
       .orderBy('f.gift_card_id')
@@ -542,7 +694,9 @@ export class ChecksStore {
         offCent.as('offCentLines'),
       ])
       .groupBy(['o.order_id', 'o.currency', 'o.total_amount_cents'])
-      .having(sql<boolean>`o.total_amount_cents IS NULL OR ${offCent} > 0 OR COALESCE(SUM(l.total_converted_price_cents), 0) <> o.total_amount_cents`)
+      .having(
+        sql<boolean>`o.total_amount_cents IS NULL OR ${offCent} > 0 OR COALESCE(SUM(l.total_converted_price_cents), 0) <> o.total_amount_cents`,
+      )
       .orderBy('o.order_id')
       .execute();
   }
@@ -582,14 +736,26 @@ export class ChecksStore {
     return this.db
       .selectFrom('gift_card_transactions as t')
       .leftJoin('gift_cards as c', 'c.gift_card_id', 't.gift_card_id')
-      .select(['t.idempotency_key as idempotencyKey', 't.transaction_id as transactionId', 't.gift_card_id as giftCardId', 'c.currency', 't.amount_cents as amountCents'])
+      .select([
+        't.idempotency_key as idempotencyKey',
+        't.transaction_id as transactionId',
+        't.gift_card_id as giftCardId',
+        'c.currency',
+        't.amount_cents as amountCents',
+      ])
       .where('t.vanished_sync_run_id', 'is', null)
       .where('t.idempotency_key', 'in', (eb) =>
         eb
           .selectFrom('gift_card_transactions as k')
           .select('k.idempotency_key')
           .where('k.vanished_sync_run_id', 'is', null)
-          .where('k.idempotency_key', 'in', (inner) => inner.selectFrom('gift_card_transactions').select('idempotency_key').groupBy('idempotency_key').having((h) => h.fn.countAll(), '>', 1))
+          .where('k.idempotency_key', 'in', (inner) =>
+            inner
+              .selectFrom('gift_card_transactions')
+              .select('idempotency_key')
+              .groupBy('idempotency_key')
+              .having((h) => h.fn.countAll(), '>', 1),
+          )
           .groupBy('k.idempotency_key')
           .having((h) => h.fn.countAll(), '>', 1),
       )

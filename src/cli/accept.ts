@@ -27,7 +27,8 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
   let untilMs: number | null = null;
   if (options.until !== undefined) {
     const date = parseISO(options.until);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(options.until) || !isValid(date)) throw new MirrorError(`--until ${options.until} is not a date (YYYY-MM-DD)`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(options.until) || !isValid(date))
+      throw new MirrorError(`--until ${options.until} is not a date (YYYY-MM-DD)`);
     untilMs = Date.parse(`${options.until}T00:00:00Z`) + 86_400_000;
     if (untilMs <= nowMs) throw new MirrorError(`--until ${options.until} has already passed`);
   }
@@ -36,10 +37,23 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
   try {
     const store = findingsStore(mirror);
     const finding = await store.latestFinding(fingerprint);
-    if (!finding) throw new MirrorError(`no finding has the fingerprint ${fingerprint}: copy it from the findings JSON or the report`);
+    if (!finding)
+      throw new MirrorError(
+        `no finding has the fingerprint ${fingerprint}: copy it from the findings JSON or the report`,
+      );
     const by = options.by ?? operatingSystemUser();
-    await store.recordAcceptance({ fingerprint, note: options.note, by, acceptedAtMs: nowMs, until: options.until ?? null, untilMs, finding });
-    write(`accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`);
+    await store.recordAcceptance({
+      fingerprint,
+      note: options.note,
+      by,
+      acceptedAtMs: nowMs,
+      until: options.until ?? null,
+      untilMs,
+      finding,
+    });
+    write(
+      `accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`,
+    );
   } finally {
     await release();
   }

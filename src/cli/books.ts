@@ -1,7 +1,15 @@
 import { oneLine } from '../log.js';
 import { existsSync, statSync } from 'node:fs';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
-import { importBooksFile, kindOfName, mapBeside, type BooksFailure, type BooksFile, type BooksFolder, type ImportResult } from '../books/import-books.js';
+import {
+  importBooksFile,
+  kindOfName,
+  mapBeside,
+  type BooksFailure,
+  type BooksFile,
+  type BooksFolder,
+  type ImportResult,
+} from '../books/import-books.js';
 import { DEFAULT_DB_PATH, openForWriting, type Mirror } from '../db/mirror.js';
 import { BooksImportError, ConfigError, InterruptedError, LedgerReconError } from '../errors.js';
 import { onInterrupt } from './interrupt.js';
@@ -35,14 +43,27 @@ export interface BooksFigures {
  * named with why, and the night goes on: the services are synced, checked and reported, and
  * the night is INCOMPLETE because its matching is.
  */
-export async function importBooksForNight(mirror: Mirror, folder: BooksFolder, problem: (text: string) => void, signal?: AbortSignal): Promise<BooksFigures> {
+export async function importBooksForNight(
+  mirror: Mirror,
+  folder: BooksFolder,
+  problem: (text: string) => void,
+  signal?: AbortSignal,
+): Promise<BooksFigures> {
   const results: ImportResult[] = [];
   const failed: BooksFailure[] = [...folder.failed];
   for (const file of folder.files) {
     try {
-      const result = await importBooksFile(mirror, file.path, { kind: file.kind, map: file.map, ...(signal ? { signal } : {}) });
+      const result = await importBooksFile(mirror, file.path, {
+        kind: file.kind,
+        map: file.map,
+        ...(signal ? { signal } : {}),
+      });
       for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
-      if (result.fileId === null) failed.push({ file: file.path, reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})` });
+      if (result.fileId === null)
+        failed.push({
+          file: file.path,
+          reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})`,
+        });
       else {
         results.push(result);
         // What landed is matched; what the file hid or lost makes the matching incomplete, named.
@@ -65,16 +86,37 @@ export async function importBooksForNight(mirror: Mirror, folder: BooksFolder, p
  */
 export async function booksImport(paths: string[], options: BooksImportOptions): Promise<ImportResult[]> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  if (options.source !== undefined && (options.source.trim() === '' || options.source.length > 200 || oneLine(options.source) !== options.source)) {
-    throw new ConfigError('--source', `--source names what a file is a version of in at most 200 characters, on one line and not blank: ${JSON.stringify(options.source.slice(0, 60))}${options.source.length > 60 ? '…' : ''} is not such a name`);
+  if (
+    options.source !== undefined &&
+    (options.source.trim() === '' || options.source.length > 200 || oneLine(options.source) !== options.source)
+  ) {
+    throw new ConfigError(
+      '--source',
+      `--source names what a file is a version of in at most 200 characters, on one line and not blank: ${JSON.stringify(options.source.slice(0, 60))}${options.source.length > 60 ? '…' : ''} is not such a name`,
+    );
   }
-  if (options.source !== undefined && paths.length > 1) throw new ConfigError('--source', `--source names what one file is a version of; ${paths.length} files were given: import them one at a time`);
+  if (options.source !== undefined && paths.length > 1)
+    throw new ConfigError(
+      '--source',
+      `--source names what one file is a version of; ${paths.length} files were given: import them one at a time`,
+    );
   const files = paths.map((path) => fileToImport(path, options));
   const { mirror, release } = await openForWriting(options.db ?? DEFAULT_DB_PATH, 'books import');
-  const interruption = onInterrupt('the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)');
+  const interruption = onInterrupt(
+    'the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)',
+  );
   try {
-    const versions = { ...(options.source !== undefined ? { source: options.source } : {}), ...(options.replace ? { replace: true } : {}) };
-    const results = await importBooks(mirror, files, options.stderr ?? ((text) => process.stderr.write(text)), interruption.signal, versions);
+    const versions = {
+      ...(options.source !== undefined ? { source: options.source } : {}),
+      ...(options.replace ? { replace: true } : {}),
+    };
+    const results = await importBooks(
+      mirror,
+      files,
+      options.stderr ?? ((text) => process.stderr.write(text)),
+      interruption.signal,
+      versions,
+    );
     write(options.json ? `${JSON.stringify(results)}\n` : results.map((r) => `${describeImport(r)}\n`).join(''));
     return results;
   } finally {
@@ -84,16 +126,29 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
 }
 
 /** Imports files in order, each problem a line of its own. @throws BooksImportError when nothing could be imported. */
-export async function importBooks(mirror: Mirror, files: readonly BooksFile[], problem: (text: string) => void, signal?: AbortSignal, versions: { source?: string; replace?: boolean } = {}): Promise<ImportResult[]> {
+export async function importBooks(
+  mirror: Mirror,
+  files: readonly BooksFile[],
+  problem: (text: string) => void,
+  signal?: AbortSignal,
+  versions: { source?: string; replace?: boolean } = {},
+): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   for (const file of files) {
-    const result = await importBooksFile(mirror, file.path, { kind: file.kind, map: file.map, ...versions, ...(signal ? { signal } : {}) });
+    const result = await importBooksFile(mirror, file.path, {
+      kind: file.kind,
+      map: file.map,
+      ...versions,
+      ...(signal ? { signal } : {}),
+    });
     for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
     results.push(result);
   }
   if (results.every((r) => r.fileId === null)) {
     const problems = results.reduce((n, r) => n + r.problems.length, 0);
-    throw new BooksImportError(`nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${problems === 1 ? 'the problem on the line above' : `${problems} problems, each on a line above`}`);
+    throw new BooksImportError(
+      `nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${problems === 1 ? 'the problem on the line above' : `${problems} problems, each on a line above`}`,
+    );
   }
   return results;
 }
@@ -101,9 +156,17 @@ export async function importBooks(mirror: Mirror, files: readonly BooksFile[], p
 /** The kind (flag, or the file's name) and map (flag, or `<kind>.map.json` beside the file) of a file. */
 function fileToImport(path: string, options: BooksImportOptions): BooksFile {
   if (!existsSync(path)) throw new ConfigError('FILE', `${path}: no such file`);
-  if (statSync(path).isDirectory()) throw new ConfigError('FILE', `${path}: a folder, where books import takes files: name its files (ledger-recon books import ${path}/*.csv), or let the nightly run import the folder (ledger-recon run --books ${path})`);
+  if (statSync(path).isDirectory())
+    throw new ConfigError(
+      'FILE',
+      `${path}: a folder, where books import takes files: name its files (ledger-recon books import ${path}/*.csv), or let the nightly run import the folder (ledger-recon run --books ${path})`,
+    );
   const kind = options.kind ?? kindOfName(path);
-  if (!kind) throw new ConfigError('--kind', `${path}: say what it holds with --kind ${BOOKS_KINDS.join('|')} (or name it after its kind, e.g. tenders-2026-10.csv)`);
+  if (!kind)
+    throw new ConfigError(
+      '--kind',
+      `${path}: say what it holds with --kind ${BOOKS_KINDS.join('|')} (or name it after its kind, e.g. tenders-2026-10.csv)`,
+    );
   return { path, kind, map: options.map !== undefined ? readMap(options.map) : mapBeside(path, kind) };
 }
 
@@ -115,8 +178,10 @@ export function describeImport(r: ImportResult): string {
 function importLine(r: ImportResult): string {
   const n = (value: number): string => value.toLocaleString('en-US');
   if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since imported: nothing added`;
-  if (r.fileId === null) return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
-  if (r.rowsRead === 0) return `${r.file}: ${r.kind}, no rows (a header alone: a quiet day): imported as a version of 0 rows, ${n(r.rowsWithdrawn)} withdrawn`;
+  if (r.fileId === null)
+    return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
+  if (r.rowsRead === 0)
+    return `${r.file}: ${r.kind}, no rows (a header alone: a quiet day): imported as a version of 0 rows, ${n(r.rowsWithdrawn)} withdrawn`;
   // Rows are counted against the file's lines: a file whose rows end early says so.
   const lines = r.lines > r.rowsRead + 1 ? ` from ${n(r.lines)} lines` : '';
   const incomplete = r.incomplete === null ? '' : `; not complete: ${r.incomplete}`;

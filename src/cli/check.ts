@@ -33,11 +33,15 @@ export interface CheckCommandOptions {
  */
 export async function check(options: CheckCommandOptions): Promise<CheckRunSummary> {
   // Refused before anything runs: a device or a FIFO named by mistake is never replaced.
-  const findingsTarget = options.findingsJson === undefined ? undefined : outputTarget('--findings-json', options.findingsJson);
+  const findingsTarget =
+    options.findingsJson === undefined ? undefined : outputTarget('--findings-json', options.findingsJson);
   // The findings on standard output (`--findings-json -`): the summary goes to stderr, apart.
-  const write = options.write ?? ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
+  const write =
+    options.write ??
+    ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  if (!(await mirrorExists(dbPath))) throw new MirrorError(`there is no mirror at ${shownDb(dbPath)}: run \`ledger-recon sync\` first`);
+  if (!(await mirrorExists(dbPath)))
+    throw new MirrorError(`there is no mirror at ${shownDb(dbPath)}: run \`ledger-recon sync\` first`);
   const { mirror, release } = await openForWriting(dbPath, 'check');
   try {
     const { summary, findings } = await reconcile({
@@ -51,7 +55,11 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
       if (findingsTarget.kind === 'stdout') process.stdout.write(text);
       else writeAtomically(findingsTarget.path, text);
     }
-    write(options.json ? `${JSON.stringify(summary)}\n` : wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
+    write(
+      options.json
+        ? `${JSON.stringify(summary)}\n`
+        : wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)),
+    );
     process.exitCode = summary.exitCode;
     return summary;
   } finally {

@@ -23,27 +23,56 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const period = periodOf(options);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const mirror = await openForReading(dbPath, 'sync');
-  const interruption = onInterrupt('the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again', process.stderr, { atOnce: true });
+  const interruption = onInterrupt(
+    'the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again',
+    process.stderr,
+    { atOnce: true },
+  );
   try {
     const findings = findingsStore(mirror);
-    const { close: result, paths } = await writeClose({ mirror, period, merchantId: await findings.pinnedMerchant(), inFlight: await findings.inFlightOf(), outDir: options.out ?? 'reports', ...(options.preparer !== undefined ? { preparer: options.preparer } : {}) });
+    const { close: result, paths } = await writeClose({
+      mirror,
+      period,
+      merchantId: await findings.pinnedMerchant(),
+      inFlight: await findings.inFlightOf(),
+      outDir: options.out ?? 'reports',
+      ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
+    });
     const money = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
     for (const r of result.rollForwards) {
       const service = r.serviceRemainingCents !== null ? `, service ${money(r.serviceRemainingCents)}` : '';
-      const inFlight = r.inFlightCards > 0 ? ` (in flight ${money(r.inFlightCents)} on ${r.inFlightCards} ${r.inFlightCards === 1 ? 'card' : 'cards'}, apart)` : '';
-      const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards off the cent)` : ''}`;
-      write(`${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}\n`);
+      const inFlight =
+        r.inFlightCards > 0
+          ? ` (in flight ${money(r.inFlightCents)} on ${r.inFlightCards} ${r.inFlightCards === 1 ? 'card' : 'cards'}, apart)`
+          : '';
+      const verdict = r.closes
+        ? 'ties out'
+        : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards off the cent)` : ''}`;
+      write(
+        `${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}\n`,
+      );
     }
     // Nothing to tie out is not a tie-out: say what the data covers, so that nobody signs an empty period.
     if (result.rollForwards.length === 0) {
-      const covers = result.dataFromMs === null ? 'the mirror holds no gift card' : `the mirror's data runs from ${new Date(result.dataFromMs).toISOString().slice(0, 10)} to ${new Date(result.asOfMs).toISOString().slice(0, 10)}`;
-      process.stderr.write(`ledger-recon: the period ${period.label} holds no data (no card owed anything or moved in it): ${covers}\n`);
+      const covers =
+        result.dataFromMs === null
+          ? 'the mirror holds no gift card'
+          : `the mirror's data runs from ${new Date(result.dataFromMs).toISOString().slice(0, 10)} to ${new Date(result.asOfMs).toISOString().slice(0, 10)}`;
+      process.stderr.write(
+        `ledger-recon: the period ${period.label} holds no data (no card owed anything or moved in it): ${covers}\n`,
+      );
     }
-    write(`period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json].map((p) => resolve(p)).join('\n')}\n`);
+    write(
+      `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json].map((p) => resolve(p)).join('\n')}\n`,
+    );
     if (!result.closes) {
-      const failing = result.rollForwards.filter((r) => !r.closes).map((r) => `${r.currency} ${r.programId ?? '(no program)'}`);
-      process.stderr.write(`ledger-recon: the period ${period.label} does not tie out${failing.length > 0 ? ` on ${failing.join(', ')}` : ''}${result.unattributedEntries > 0 ? `; ${result.unattributedEntries} ${result.unattributedEntries === 1 ? 'entry' : 'entries'} of cards not in the mirror` : ''}: see ${resolve(paths.workbook)}\n`);
+      const failing = result.rollForwards
+        .filter((r) => !r.closes)
+        .map((r) => `${r.currency} ${r.programId ?? '(no program)'}`);
+      process.stderr.write(
+        `ledger-recon: the period ${period.label} does not tie out${failing.length > 0 ? ` on ${failing.join(', ')}` : ''}${result.unattributedEntries > 0 ? `; ${result.unattributedEntries} ${result.unattributedEntries === 1 ? 'entry' : 'entries'} of cards not in the mirror` : ''}: see ${resolve(paths.workbook)}\n`,
+      );
       process.exitCode = 1;
     }
     return paths;

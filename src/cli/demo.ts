@@ -38,7 +38,9 @@ function clearDemoFile(db: string): void {
   // Earlier versions left no marker beside the default demo mirror: that one is the demo's too.
   const ours = existsSync(marker) || resolve(db) === resolve(DEMO_DB);
   if (existsSync(db) && !ours) {
-    throw new MirrorError(`${db} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)`);
+    throw new MirrorError(
+      `${db} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)`,
+    );
   }
   for (const suffix of ['', '-wal', '-shm', '.lock', '.lock.sqlite']) rmSync(`${db}${suffix}`, { force: true });
   mkdirSync(dirname(db), { recursive: true });
@@ -54,12 +56,18 @@ export async function demo(options: DemoOptions): Promise<void> {
   const folder = isServerUrl(db) ? dirname(DEMO_DB) : dirname(db);
   const sim = await startSimulator({ seed: options.seed, plant: true });
   try {
-    write(`ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} breaks planted in the services and ${sim.manifest.lookAlikes.length} legal look-alikes\n`);
+    write(
+      `ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} breaks planted in the services and ${sim.manifest.lookAlikes.length} legal look-alikes\n`,
+    );
     const books = join(folder, 'books');
     rmSync(books, { recursive: true, force: true });
     sim.writeBooks(books);
-    write(`the merchant's books, written from the same world with ${sim.manifest.books.breaks.length} book breaks: ${books}\n`);
-    write(`running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${options.out ?? join('reports', 'demo')} --books ${books}\n\n`);
+    write(
+      `the merchant's books, written from the same world with ${sim.manifest.books.breaks.length} book breaks: ${books}\n`,
+    );
+    write(
+      `running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${options.out ?? join('reports', 'demo')} --books ${books}\n\n`,
+    );
     const env = {
       ...process.env,
       GIFTCARD_API_URL: sim.giftcardUrl,
@@ -72,7 +80,8 @@ export async function demo(options: DemoOptions): Promise<void> {
     const summary = await run({ db, out: options.out ?? join('reports', 'demo'), env, verbose: true, write, books });
     // By severity on both sides, so that an info break planted and found cannot read as a miss.
     const planted = [...sim.manifest.breaks, ...sim.manifest.books.breaks];
-    const bySeverity = (count: (severity: Severity) => number): string => SEVERITIES.map((severity) => `${count(severity)} ${severity}`).join(', ');
+    const bySeverity = (count: (severity: Severity) => number): string =>
+      SEVERITIES.map((severity) => `${count(severity)} ${severity}`).join(', ');
     write(
       `\n${planted.length} breaks were planted, ${sim.manifest.breaks.length} in the services and ${sim.manifest.books.breaks.length} in the books (${bySeverity((severity) => planted.filter((b) => severityOf(b.code) === severity).length)}); ` +
         `the check found ${bySeverity((severity) => summary.bySeverity[severity])}. Open the workbook above in Excel or LibreOffice.\n` +

@@ -40,12 +40,22 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
 
   const settings = checkSettings(options, options.env);
   for (const { setting, value, problem } of settings) {
-    say(problem ? { ok: false, subject: setting.variable, text: problem.message.replace(`${setting.variable} `, '') } : { ok: true, subject: setting.variable, text: setting.kind === 'secret' ? 'set (value not shown)' : value });
+    say(
+      problem
+        ? { ok: false, subject: setting.variable, text: problem.message.replace(`${setting.variable} `, '') }
+        : { ok: true, subject: setting.variable, text: setting.kind === 'secret' ? 'set (value not shown)' : value },
+    );
   }
   const timeout = requestTimeoutOf(options.env);
-  if (typeof timeout !== 'number') say({ ok: false, subject: 'LEDGER_RECON_TIMEOUT', text: timeout.message.replace('LEDGER_RECON_TIMEOUT ', '') });
+  if (typeof timeout !== 'number')
+    say({ ok: false, subject: 'LEDGER_RECON_TIMEOUT', text: timeout.message.replace('LEDGER_RECON_TIMEOUT ', '') });
   const bodyCap = maxBodyBytesOf(options.env);
-  if (typeof bodyCap !== 'number') say({ ok: false, subject: 'LEDGER_RECON_MAX_BODY_MB', text: bodyCap.message.replace('LEDGER_RECON_MAX_BODY_MB ', '') });
+  if (typeof bodyCap !== 'number')
+    say({
+      ok: false,
+      subject: 'LEDGER_RECON_MAX_BODY_MB',
+      text: bodyCap.message.replace('LEDGER_RECON_MAX_BODY_MB ', ''),
+    });
   const requestTimeoutMs = typeof timeout === 'number' ? timeout : undefined;
   // Each service is tried when its own three settings are sound.
   const get = (variable: string): string | undefined => {
@@ -54,10 +64,27 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   };
   for (const service of ['giftcard', 'dp'] as const) {
     const prefix = service === 'giftcard' ? 'GIFTCARD' : 'DP';
-    const [baseUrl, clientId, secret] = [get(`${prefix}_API_URL`), get(`${prefix}_CLIENT_ID`), get(`${prefix}_CLIENT_SECRET`)];
+    const [baseUrl, clientId, secret] = [
+      get(`${prefix}_API_URL`),
+      get(`${prefix}_CLIENT_ID`),
+      get(`${prefix}_CLIENT_SECRET`),
+    ];
     const subject = service === 'giftcard' ? 'gift card service' : 'delivery partner service';
-    if (baseUrl === undefined || clientId === undefined || secret === undefined) say({ ok: false, subject, text: `not tried: fix its settings above first` });
-    else say(await reach({ service, baseUrl, clientId, clientSecret: new Secret(secret), ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}) }, subject));
+    if (baseUrl === undefined || clientId === undefined || secret === undefined)
+      say({ ok: false, subject, text: `not tried: fix its settings above first` });
+    else
+      say(
+        await reach(
+          {
+            service,
+            baseUrl,
+            clientId,
+            clientSecret: new Secret(secret),
+            ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+          },
+          subject,
+        ),
+      );
   }
 
   const db = options.db ?? DEFAULT_DB_PATH;
@@ -71,14 +98,25 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
 
 /** Reads one record of a service (GET only): it answers and accepts the credentials, or why not. */
 async function reach(config: ServiceConfig, subject: string): Promise<Line> {
-  const client = config.service === 'giftcard' ? new GiftCardClient(config, { retry: { maxRetries: 1 } }) : new DpClient(config, { retry: { maxRetries: 1 } });
+  const client =
+    config.service === 'giftcard'
+      ? new GiftCardClient(config, { retry: { maxRetries: 1 } })
+      : new DpClient(config, { retry: { maxRetries: 1 } });
   try {
     if (client instanceof GiftCardClient) {
       const page = await client.listGiftCards({ limit: 1 }).next();
-      return { ok: true, subject, text: `${config.baseUrl} answers and accepts the credentials (${(page.value?.records.length ?? 0) > 0 ? 'cards readable' : 'no cards yet'})` };
+      return {
+        ok: true,
+        subject,
+        text: `${config.baseUrl} answers and accepts the credentials (${(page.value?.records.length ?? 0) > 0 ? 'cards readable' : 'no cards yet'})`,
+      };
     }
     const { wallets } = await client.getWallets({ selectedOnly: true });
-    return { ok: true, subject, text: `${config.baseUrl} answers and accepts the credentials (DP ${client.dpId}, ${wallets.length} selected wallet${wallets.length === 1 ? '' : 's'})` };
+    return {
+      ok: true,
+      subject,
+      text: `${config.baseUrl} answers and accepts the credentials (DP ${client.dpId}, ${wallets.length} selected wallet${wallets.length === 1 ? '' : 's'})`,
+    };
   } catch (error) {
     return { ok: false, subject, text: (error as Error).message };
   } finally {
@@ -94,22 +132,55 @@ async function mirror(db: string): Promise<Line[]> {
     if (!(await mirrorExists(db))) return [{ ok: true, subject, text: 'not there yet: the first sync makes it' }];
     opened = await openForReading(db);
   } catch (error) {
-    return [{ ok: false, subject, text: `${(error as Error).message}: restore it from a backup, or give --db a new file (a new mirror starts with a full sync)` }];
+    return [
+      {
+        ok: false,
+        subject,
+        text: `${(error as Error).message}: restore it from a backup, or give --db a new file (a new mirror starts with a full sync)`,
+      },
+    ];
   }
   try {
     const lines: Line[] = [];
     const check = await opened.integrity();
-    lines.push(check === 'ok' ? { ok: true, subject, text: server ? 'integrity ok (schema complete)' : 'integrity ok (quick_check)' } : { ok: false, subject, text: `integrity check failed (${check}): restore it from a backup` });
+    lines.push(
+      check === 'ok'
+        ? { ok: true, subject, text: server ? 'integrity ok (schema complete)' : 'integrity ok (quick_check)' }
+        : { ok: false, subject, text: `integrity check failed (${check}): restore it from a backup` },
+    );
     const { applied, known } = await opened.schemaVersion();
-    if (applied > known) lines.push({ ok: false, subject: 'schema', text: `the mirror is at schema ${applied}, newer than this version (${known}): upgrade ledger-recon` });
-    else lines.push({ ok: true, subject: 'schema', text: applied === known ? `schema ${applied}, this version's` : `schema ${applied} of ${known}: the next writing command migrates it` });
+    if (applied > known)
+      lines.push({
+        ok: false,
+        subject: 'schema',
+        text: `the mirror is at schema ${applied}, newer than this version (${known}): upgrade ledger-recon`,
+      });
+    else
+      lines.push({
+        ok: true,
+        subject: 'schema',
+        text:
+          applied === known
+            ? `schema ${applied}, this version's`
+            : `schema ${applied} of ${known}: the next writing command migrates it`,
+      });
     const holder = await mirrorHolder(db);
-    lines.push({ ok: true, subject: 'lock', text: holder ? `held by ledger-recon ${holder.command} (process ${holder.pid}, started ${holder.startedAt})` : 'free' });
+    lines.push({
+      ok: true,
+      subject: 'lock',
+      text: holder
+        ? `held by ledger-recon ${holder.command} (process ${holder.pid}, started ${holder.startedAt})`
+        : 'free',
+    });
     const last = await findingsStore(opened).completedRun();
     if (!last) lines.push({ ok: true, subject: 'last run', text: 'none yet' });
     else {
       const summary = summaryOf(last);
-      lines.push({ ok: true, subject: 'last run', text: `run ${last.checkRunId} at ${last.startedAt}: ${summary.verdict}, ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning)` });
+      lines.push({
+        ok: true,
+        subject: 'last run',
+        text: `run ${last.checkRunId} at ${last.startedAt}: ${summary.verdict}, ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning)`,
+      });
     }
     return lines;
   } finally {
@@ -125,7 +196,11 @@ function freeSpace(db: string): Line {
   const gb = (free / 1024 ** 3).toLocaleString('en-US', { maximumFractionDigits: 1 });
   return free >= MIN_FREE_BYTES
     ? { ok: true, subject: 'disk', text: `${gb} GB free beside the mirror (${folder})` }
-    : { ok: false, subject: 'disk', text: `only ${gb} GB free beside the mirror (${folder}): a sync needs 256 MB for its WAL besides the mirror's growth; free some space` };
+    : {
+        ok: false,
+        subject: 'disk',
+        text: `only ${gb} GB free beside the mirror (${folder}): a sync needs 256 MB for its WAL besides the mirror's growth; free some space`,
+      };
 }
 
 function outFolder(out: string): Line {
@@ -133,14 +208,27 @@ function outFolder(out: string): Line {
   while (!existsSync(folder)) folder = dirname(folder);
   // The nearest existing folder decides whether --out can be made and written.
   try {
-    if (!statSync(folder).isDirectory()) return { ok: false, subject: '--out', text: `${resolve(out)}: ${folder} is a file, where a folder should be: give --out a folder you can write` };
+    if (!statSync(folder).isDirectory())
+      return {
+        ok: false,
+        subject: '--out',
+        text: `${resolve(out)}: ${folder} is a file, where a folder should be: give --out a folder you can write`,
+      };
     accessSync(folder, constants.W_OK);
     // Permission bits are not the whole story (/proc, a read-only mount, a full disk): make a file and remove it.
     const probe = join(folder, `.ledger-recon-doctor-${process.pid}`);
     writeFileSync(probe, '');
     rmSync(probe, { force: true });
-    return { ok: true, subject: '--out', text: `${resolve(out)}${folder === resolve(out) ? '' : ' (made by the first report)'}` };
+    return {
+      ok: true,
+      subject: '--out',
+      text: `${resolve(out)}${folder === resolve(out) ? '' : ' (made by the first report)'}`,
+    };
   } catch (error) {
-    return { ok: false, subject: '--out', text: `${resolve(out)}: ${(error as { code?: string }).code ?? (error as Error).message}: give --out a folder you can write` };
+    return {
+      ok: false,
+      subject: '--out',
+      text: `${resolve(out)}: ${(error as { code?: string }).code ?? (error as Error).message}: give --out a folder you can write`,
+    };
   }
 }

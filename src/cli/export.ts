@@ -32,7 +32,9 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
     try {
       const { cards, entries } = await exportHledger(mirror, createWriteStream(temporary));
       renameSync(temporary, target.path);
-      write(`wrote ${options.out}: ${cards} cards, ${entries} ledger entries; check it with: hledger -f ${options.out} check\n`);
+      write(
+        `wrote ${options.out}: ${cards} cards, ${entries} ledger entries; check it with: hledger -f ${options.out} check\n`,
+      );
     } finally {
       rmSync(temporary, { force: true });
     }

@@ -42,7 +42,13 @@ export function wrapText(text: string, width: number | undefined, indent = '  ')
  * `dropOrder`, the columns that matter least. Widths are each column's widest cell.
  * @returns the indexes of the columns to print, in their order.
  */
-export function columnsThatFit(header: readonly string[], rows: readonly (readonly string[])[], width: number | undefined, dropOrder: readonly string[], gap = 2): number[] {
+export function columnsThatFit(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+  dropOrder: readonly string[],
+  gap = 2,
+): number[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]?.length ?? 0)));
   const kept = header.map((_h, i) => i);
   const total = (): number => kept.reduce((sum, i) => sum + (widths[i] ?? 0), 0) + gap * Math.max(0, kept.length - 1);

@@ -52,8 +52,17 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
         // killed while writing its report (the report still pending, no holder): INTERRUPTED.
         verdict:
           r.reportState === 'pending' && r.status === 'completed'
-            ? i === 0 && running ? 'RUNNING' : 'INTERRUPTED'
-            : (r.verdict ?? (r.status !== 'running' ? (errorOf(r)?.code === 'INTERRUPTED' ? 'INTERRUPTED' : 'FAILED') : i === 0 && running ? 'RUNNING' : 'INTERRUPTED')),
+            ? i === 0 && running
+              ? 'RUNNING'
+              : 'INTERRUPTED'
+            : (r.verdict ??
+              (r.status !== 'running'
+                ? errorOf(r)?.code === 'INTERRUPTED'
+                  ? 'INTERRUPTED'
+                  : 'FAILED'
+                : i === 0 && running
+                  ? 'RUNNING'
+                  : 'INTERRUPTED')),
         findings: s.findings ?? 0,
         errors: s.bySeverity?.['error'] ?? 0,
         warnings: s.bySeverity?.['warning'] ?? 0,
@@ -65,23 +74,72 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
         error:
           errorOf(r) ??
           (r.reportState === 'pending' && r.status === 'completed' && !(i === 0 && running)
-            ? { code: 'INTERRUPTED', message: `stopped while writing its report: ledger-recon report --run ${r.checkRunId} writes it` }
+            ? {
+                code: 'INTERRUPTED',
+                message: `stopped while writing its report: ledger-recon report --run ${r.checkRunId} writes it`,
+              }
             : null),
       };
     });
     if (options.json) write(`${JSON.stringify(rows)}\n`);
     else {
-      const header = ['run', 'sync', 'started (UTC)', 'seconds', 'verdict', 'findings', 'error', 'warning', 'info', 'new', 'resolved', 'cards', 'entries', 'why it failed'];
-      const why = (r: HistoryRow): string => (r.error ? `${r.error.code}: ${r.error.message.length > 80 ? `${r.error.message.slice(0, 79)}…` : r.error.message}` : '');
+      const header = [
+        'run',
+        'sync',
+        'started (UTC)',
+        'seconds',
+        'verdict',
+        'findings',
+        'error',
+        'warning',
+        'info',
+        'new',
+        'resolved',
+        'cards',
+        'entries',
+        'why it failed',
+      ];
+      const why = (r: HistoryRow): string =>
+        r.error
+          ? `${r.error.code}: ${r.error.message.length > 80 ? `${r.error.message.slice(0, 79)}…` : r.error.message}`
+          : '';
       const table = rows.map((r) =>
-        [r.runId, r.syncRunId ?? '', r.startedAt.replace('T', ' ').slice(0, 19), r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1), r.verdict ?? '', r.findings, r.errors, r.warnings, r.info, r.new, r.resolved, r.cards, r.entries, why(r)].map(String),
+        [
+          r.runId,
+          r.syncRunId ?? '',
+          r.startedAt.replace('T', ' ').slice(0, 19),
+          r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1),
+          r.verdict ?? '',
+          r.findings,
+          r.errors,
+          r.warnings,
+          r.info,
+          r.new,
+          r.resolved,
+          r.cards,
+          r.entries,
+          why(r),
+        ].map(String),
       );
       // On a terminal, the columns that matter least go first until a row fits; elsewhere, full rows.
       const width = options.write === undefined ? terminalWidth(process.stdout) : options.width;
-      const shown = columnsThatFit(header, table, width, ['info', 'cards', 'entries', 'sync', 'resolved', 'new', 'warning', 'error', 'seconds']);
+      const shown = columnsThatFit(header, table, width, [
+        'info',
+        'cards',
+        'entries',
+        'sync',
+        'resolved',
+        'new',
+        'warning',
+        'error',
+        'seconds',
+      ]);
       const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]?.length ?? 0)));
       for (const row of [header, ...table]) {
-        const line = shown.map((i) => (row[i] ?? '').padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+        const line = shown
+          .map((i) => (row[i] ?? '').padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd();
         // What still does not fit is the reason a night failed: cut, with the whole of it in --json.
         write(`${width !== undefined && line.length > width ? `${line.slice(0, width - 1)}…` : line}\n`);
       }

@@ -10,10 +10,13 @@ import { shownDb } from '../db/location.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
-const integer = (name: string, min: number) => (value: string): number => {
-  if (!/^-?\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
-  return Number(value);
-};
+const integer =
+  (name: string, min: number) =>
+  (value: string): number => {
+    if (!/^-?\d+$/.test(value) || Number(value) < min)
+      throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+    return Number(value);
+  };
 /** `USD=100.00,EUR=100` → cents per currency, read exactly from the decimal text. */
 const materiality = (value: string): Map<string, number> => amountsByCurrency(value);
 /** The same, as the JSON-friendly record the check options keep. */
@@ -22,7 +25,8 @@ const amountsByCurrency = (value: string): Map<string, number> => {
   const thresholds = new Map<string, number>();
   for (const part of value.split(',')) {
     const match = /^([A-Z]{3})=(\d{1,13})(?:\.(\d{1,2}))?$/.exec(part.trim());
-    if (!match) throw new InvalidArgumentError(`${part.trim()} is not CURRENCY=AMOUNT in cents at most, e.g. USD=100.00`);
+    if (!match)
+      throw new InvalidArgumentError(`${part.trim()} is not CURRENCY=AMOUNT in cents at most, e.g. USD=100.00`);
     thresholds.set(match[1] ?? '', Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0')));
   }
   return thresholds;
@@ -36,15 +40,57 @@ const rate = (value: string): number => {
 /** The checker's thresholds and exit policy, shared by `check` and `run`. */
 function addCheckOptions(command: Command): Command {
   return command
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity is open').choices(FAIL_ON).default('error'))
-    .option('--merchant-id <id>', 'our merchant (or LEDGER_RECON_MERCHANT_ID; default: what the credentials resolve to by a lookup by ID, else the one the last run checked for)', process.env['LEDGER_RECON_MERCHANT_ID'] || undefined)
-    .addOption(new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE').default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes).argParser(integer('--expiry-grace-minutes', 0)))
-    .addOption(new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED').default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours).argParser(integer('--stuck-order-sla-hours', 0)))
-    .addOption(new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled').default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds).argParser(integer('--double-debit-window-seconds', 0)))
-    .addOption(new Option('--books-tolerance <list>', 'matching the books: how far amounts may differ per currency, e.g. USD=0.05,EUR=0.05 (default 0.00)').argParser(amounts))
-    .addOption(new Option('--books-window-hours <n>', 'matching the books: how far apart in time a books row and its entry may be (tolerance and code-hash rules)').default(DEFAULT_CHECK_OPTIONS.booksWindowHours).argParser(integer('--books-window-hours', 0)))
-    .addOption(new Option('--books-cutoff-minutes <n>', 'matching the books: unmatched within this of the end of the data is in transit').default(DEFAULT_CHECK_OPTIONS.booksCutoffMinutes).argParser(integer('--books-cutoff-minutes', 0)))
-    .addHelpText('after', '\nExit codes: 0 no open finding at or above --fail-on, 1 there are,\n2 the run is INCOMPLETE or could not run, 130 / 143 stopped by Ctrl-C / SIGTERM.\n');
+    .addOption(
+      new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity is open')
+        .choices(FAIL_ON)
+        .default('error'),
+    )
+    .option(
+      '--merchant-id <id>',
+      'our merchant (or LEDGER_RECON_MERCHANT_ID; default: what the credentials resolve to by a lookup by ID, else the one the last run checked for)',
+      process.env['LEDGER_RECON_MERCHANT_ID'] || undefined,
+    )
+    .addOption(
+      new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE')
+        .default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes)
+        .argParser(integer('--expiry-grace-minutes', 0)),
+    )
+    .addOption(
+      new Option('--stuck-order-sla-hours <n>', 'how long an order may stay short of COMPLETED or FAILED')
+        .default(DEFAULT_CHECK_OPTIONS.stuckOrderSlaHours)
+        .argParser(integer('--stuck-order-sla-hours', 0)),
+    )
+    .addOption(
+      new Option('--double-debit-window-seconds <n>', 'two equal debits under one reference this close look doubled')
+        .default(DEFAULT_CHECK_OPTIONS.doubleDebitWindowSeconds)
+        .argParser(integer('--double-debit-window-seconds', 0)),
+    )
+    .addOption(
+      new Option(
+        '--books-tolerance <list>',
+        'matching the books: how far amounts may differ per currency, e.g. USD=0.05,EUR=0.05 (default 0.00)',
+      ).argParser(amounts),
+    )
+    .addOption(
+      new Option(
+        '--books-window-hours <n>',
+        'matching the books: how far apart in time a books row and its entry may be (tolerance and code-hash rules)',
+      )
+        .default(DEFAULT_CHECK_OPTIONS.booksWindowHours)
+        .argParser(integer('--books-window-hours', 0)),
+    )
+    .addOption(
+      new Option(
+        '--books-cutoff-minutes <n>',
+        'matching the books: unmatched within this of the end of the data is in transit',
+      )
+        .default(DEFAULT_CHECK_OPTIONS.booksCutoffMinutes)
+        .argParser(integer('--books-cutoff-minutes', 0)),
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 no open finding at or above --fail-on, 1 there are,\n2 the run is INCOMPLETE or could not run, 130 / 143 stopped by Ctrl-C / SIGTERM.\n',
+    );
 }
 
 /**
@@ -56,7 +102,11 @@ export function buildProgram(): Command {
   // Read once the environment (and any --settings file) is in place: main.ts loads that first.
   const mirrorPath = process.env['LEDGER_RECON_DB'] || 'data/ledger.db';
   // The mirror: a file or a PostgreSQL schema; help shows a URL's default without its password.
-  const db = () => new Option('--db <path|url>', 'the mirror: a SQLite file, or postgres://user@host:port/db?schema=name (or LEDGER_RECON_DB)').default(mirrorPath, shownDb(mirrorPath));
+  const db = () =>
+    new Option(
+      '--db <path|url>',
+      'the mirror: a SQLite file, or postgres://user@host:port/db?schema=name (or LEDGER_RECON_DB)',
+    ).default(mirrorPath, shownDb(mirrorPath));
   const outFolder = process.env['LEDGER_RECON_OUT'] || 'reports';
   const program = new Command('ledger-recon')
     // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
@@ -67,8 +117,14 @@ export function buildProgram(): Command {
     )
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
-    .option('--settings <file>', 'read settings from this file (KEY=value lines); the environment and flags take precedence')
-    .option('--timeout <seconds>', 'how long one request may take before it is retried (default 30; env LEDGER_RECON_TIMEOUT)')
+    .option(
+      '--settings <file>',
+      'read settings from this file (KEY=value lines); the environment and flags take precedence',
+    )
+    .option(
+      '--timeout <seconds>',
+      'how long one request may take before it is retried (default 30; env LEDGER_RECON_TIMEOUT)',
+    )
     .option('--umask <mask>', 'file-creation mask for the mirror and the reports (default 077: the owner alone)')
     .option('--verbose', 'the stack of an unexpected error')
     .showHelpAfterError('(add --help for usage)')
@@ -87,25 +143,54 @@ export function buildProgram(): Command {
     .command('simulate')
     .description('serve simulators of both services on 127.0.0.1, for demos, tests and benchmarks')
     .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
-    .addOption(new Option('--port <port>', 'port of the gift card service').default(4010).argParser(integer('--port', 0)))
-    .addOption(new Option('--dp-port <port>', 'port of the delivery partner service').default(4020).argParser(integer('--dp-port', 0)))
+    .addOption(
+      new Option('--port <port>', 'port of the gift card service').default(4010).argParser(integer('--port', 0)),
+    )
+    .addOption(
+      new Option('--dp-port <port>', 'port of the delivery partner service')
+        .default(4020)
+        .argParser(integer('--dp-port', 0)),
+    )
     .addOption(new Option('--size <preset>', 'data size').choices(Object.keys(SIZE_PRESETS)).default('small'))
     .addOption(new Option('--cards <n>', 'gift cards (overrides the preset)').argParser(integer('--cards', 0)))
-    .addOption(new Option('--entries-per-card <n>', 'mean ledger entries per card').argParser(integer('--entries-per-card', 0)))
+    .addOption(
+      new Option('--entries-per-card <n>', 'mean ledger entries per card').argParser(integer('--entries-per-card', 0)),
+    )
     .addOption(new Option('--coupons <n>', 'coupons').argParser(integer('--coupons', 0)))
     .addOption(new Option('--products <n>', 'DP products (at least 2)').argParser(integer('--products', 2)))
     .addOption(new Option('--orders <n>', 'DP orders').argParser(integer('--orders', 0)))
     .option('--plant', 'plant every break one sync can reveal, and the legal look-alikes')
     .option('--manifest <file>', 'write the planted breaks as JSON (code and records of each)')
-    .option('--books <dir>', "also write the merchant's own exports of this world (tenders, coupon uses, DP purchases, with their maps) into this folder")
-    .addOption(new Option('--card-list <shape>', 'element shape of GET /v1/giftCards').choices(['full', 'minimal']).default('full'))
+    .option(
+      '--books <dir>',
+      "also write the merchant's own exports of this world (tenders, coupon uses, DP purchases, with their maps) into this folder",
+    )
+    .addOption(
+      new Option('--card-list <shape>', 'element shape of GET /v1/giftCards')
+        .choices(['full', 'minimal'])
+        .default('full'),
+    )
     .addOption(new Option('--faults <rate>', 'probability of a fault per request, 0 to 1').argParser(rate))
     .option('--fault-kinds <list>', `comma-separated subset of: ${FAULT_KINDS.join(', ')}`)
-    .addOption(new Option('--retry-after <seconds>', 'Retry-After of injected 429s').argParser(integer('--retry-after', 0)))
+    .addOption(
+      new Option('--retry-after <seconds>', 'Retry-After of injected 429s').argParser(integer('--retry-after', 0)),
+    )
     .addOption(new Option('--slow-ms <ms>', 'delay of a slow response').argParser(integer('--slow-ms', 0)))
-    .addOption(new Option('--max-in-flight <n>', 'answer 429 above this many requests in flight').argParser(integer('--max-in-flight', 1)))
-    .addOption(new Option('--live <ms>', 'apply one legal debit, refund, order or fulfilment every <ms>').argParser(integer('--live', 1)))
-    .addOption(new Option('--latency <ms>', 'delay every answer by <ms>, like a network round trip').argParser(integer('--latency', 0)))
+    .addOption(
+      new Option('--max-in-flight <n>', 'answer 429 above this many requests in flight').argParser(
+        integer('--max-in-flight', 1),
+      ),
+    )
+    .addOption(
+      new Option('--live <ms>', 'apply one legal debit, refund, order or fulfilment every <ms>').argParser(
+        integer('--live', 1),
+      ),
+    )
+    .addOption(
+      new Option('--latency <ms>', 'delay every answer by <ms>, like a network round trip').argParser(
+        integer('--latency', 0),
+      ),
+    )
     .option('--control', 'read "activity N" (apply N legal operations) and "latency MS" lines on stdin (benchmarks)')
     .addHelpText('after', '\nExample:\n  ledger-recon simulate --plant --manifest data/manifest.json --faults 0.1\n')
     .action(async (options) => (await import('./simulate.js')).simulate(options));
@@ -119,7 +204,9 @@ export function buildProgram(): Command {
   addServiceOptions(
     program
       .command('doctor')
-      .description('check everything a night needs, one line each with ok or the fix: settings, both services, the mirror, disk, --out')
+      .description(
+        'check everything a night needs, one line each with ok or the fix: settings, both services, the mirror, disk, --out',
+      )
       .addOption(db())
       .option('--out <dir>', 'where the reports go (or LEDGER_RECON_OUT)', outFolder),
   ).action(async (options) => {
@@ -131,12 +218,29 @@ export function buildProgram(): Command {
       .command('sync')
       .description('mirror both services into the mirror (the first run, or --full, reads everything)')
       .addOption(db())
-      .option('--full', 'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)')
+      .option(
+        '--full',
+        'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)',
+      )
       .option('--json', 'print one summary object on stdout instead of progress')
       .option('--quiet', 'no progress and no closing line: errors only')
-      .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
-      .addOption(new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry').default(60).argParser(integer('--overlap-minutes', 0)))
-      .addOption(new Option('--concurrency <n>', 'requests in flight per service: list walks (read at the same time) and by-ID reads together').default(8).argParser(integer('--concurrency', 1))),
+      .option(
+        '--rebind',
+        'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose',
+      )
+      .addOption(
+        new Option('--overlap-minutes <n>', 'incremental ledger reads go this far below the newest mirrored entry')
+          .default(60)
+          .argParser(integer('--overlap-minutes', 0)),
+      )
+      .addOption(
+        new Option(
+          '--concurrency <n>',
+          'requests in flight per service: list walks (read at the same time) and by-ID reads together',
+        )
+          .default(8)
+          .argParser(integer('--concurrency', 1)),
+      ),
   ).action(async (options) => {
     await (await import('./sync.js')).sync(options);
   });
@@ -144,10 +248,10 @@ export function buildProgram(): Command {
   addCheckOptions(
     program
       .command('check')
-      .description('run the check catalogue over the mirror\'s newest sync; findings are kept across runs')
+      .description("run the check catalogue over the mirror's newest sync; findings are kept across runs")
       .addOption(db())
       .option('--json', 'print one summary object on stdout')
-      .option('--findings-json <file>', 'write the run\'s findings as a JSON array'),
+      .option('--findings-json <file>', "write the run's findings as a JSON array"),
   ).action(async (options) => {
     await (await import('./check.js')).check(options);
   });
@@ -156,34 +260,76 @@ export function buildProgram(): Command {
     addServiceOptions(
       program
         .command('run')
-        .description('the nightly job: sync, check, confirm each gift card error against the service, and write the reports, under one lock')
+        .description(
+          'the nightly job: sync, check, confirm each gift card error against the service, and write the reports, under one lock',
+        )
         .addOption(db())
         .option('--out <dir>', 'where the workbook, CSV and JSON go (or LEDGER_RECON_OUT)', outFolder)
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
         .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
-        .option('--rebind', 'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose')
-        .addOption(new Option('--concurrency <n>', 'requests in flight per service: list walks (read at the same time) and by-ID reads together').default(8).argParser(integer('--concurrency', 1)))
-        .option('--books <dir>', "import the merchant's books in this folder (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, each with <kind>.map.json) before checking")
+        .option(
+          '--rebind',
+          'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose',
+        )
+        .addOption(
+          new Option(
+            '--concurrency <n>',
+            'requests in flight per service: list walks (read at the same time) and by-ID reads together',
+          )
+            .default(8)
+            .argParser(integer('--concurrency', 1)),
+        )
+        .option(
+          '--books <dir>',
+          "import the merchant's books in this folder (tenders*.csv, coupon-uses*.csv, dp-purchases*.csv, each with <kind>.map.json) before checking",
+        )
         .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
-        .addOption(new Option('--materiality <list>', 'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00').argParser(materiality)),
+        .addOption(
+          new Option(
+            '--materiality <list>',
+            'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00',
+          ).argParser(materiality),
+        ),
     ),
   ).action(async (options) => {
     await (await import('./run.js')).run(options);
   });
 
-  const books = program.command('books').description("the merchant's own books, matched against the services at every check");
+  const books = program
+    .command('books')
+    .description("the merchant's own books, matched against the services at every check");
   books
     .command('import')
-    .description("read exports of the merchant's books (CSV or JSON Lines) into the mirror: the same file again adds nothing, a changed one withdraws the rows it dropped")
+    .description(
+      "read exports of the merchant's books (CSV or JSON Lines) into the mirror: the same file again adds nothing, a changed one withdraws the rows it dropped",
+    )
     .argument('<file...>', 'tenders, coupon uses or DP purchases')
-    .addOption(new Option('--kind <kind>', 'what the files hold (default: from the name, e.g. tenders-2026-10.csv)').choices(['tenders', 'coupon-uses', 'dp-purchases']))
-    .option('--map <file>', 'the mapping file: columns, payment/refund values, decimal separator, time formats and zone (default: <kind>.map.json beside the file, else columns named after the fields)')
-    .option('--source <name>', 'what the file is a version of (default: its name); a new version replaces the previous one of its source')
-    .option('--replace', 'let a version withdraw most of the rows of the previous one (refused by default: it looks like another period\'s file)')
+    .addOption(
+      new Option('--kind <kind>', 'what the files hold (default: from the name, e.g. tenders-2026-10.csv)').choices([
+        'tenders',
+        'coupon-uses',
+        'dp-purchases',
+      ]),
+    )
+    .option(
+      '--map <file>',
+      'the mapping file: columns, payment/refund values, decimal separator, time formats and zone (default: <kind>.map.json beside the file, else columns named after the fields)',
+    )
+    .option(
+      '--source <name>',
+      'what the file is a version of (default: its name); a new version replaces the previous one of its source',
+    )
+    .option(
+      '--replace',
+      "let a version withdraw most of the rows of the previous one (refused by default: it looks like another period's file)",
+    )
     .addOption(db())
     .option('--json', 'print one object per file')
-    .addHelpText('after', '\nExit codes: 0 imported (rows that failed are listed on stderr as\nfile:line: reason), 2 nothing could be imported. See docs/books.md for the\nmapping file.\n')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 imported (rows that failed are listed on stderr as\nfile:line: reason), 2 nothing could be imported. See docs/books.md for the\nmapping file.\n',
+    )
     .action(async (files: string[], options) => {
       await (await import('./books.js')).booksImport(files, options);
     });
@@ -195,14 +341,21 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
-    .addOption(new Option('--materiality <list>', 'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00').argParser(materiality))
+    .addOption(
+      new Option(
+        '--materiality <list>',
+        'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00',
+      ).argParser(materiality),
+    )
     .action(async (options) => {
       await (await import('./report.js')).report(options);
     });
 
   program
     .command('close')
-    .description("close a period: the gift card liability roll-forward per currency and program from the mirrored ledger, tied out against every card's balance at the cut-off (and the service's, for a period that ends now); writes its workpapers")
+    .description(
+      "close a period: the gift card liability roll-forward per currency and program from the mirrored ledger, tied out against every card's balance at the cut-off (and the service's, for a period that ends now); writes its workpapers",
+    )
     .option('--period <month>', 'the month to close, YYYY-MM')
     .option('--from <date>', 'first day of the period, YYYY-MM-DD (with --to)')
     .option('--to <date>', 'last day of the period, YYYY-MM-DD, included')
@@ -217,18 +370,27 @@ export function buildProgram(): Command {
 
   program
     .command('sql')
-    .description('run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)')
+    .description(
+      'run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)',
+    )
     .argument('[statement]', 'one SELECT statement')
     .option('--file <file>', 'read the statement from a file')
     .addOption(db())
-    .addOption(new Option('--format <format>', 'output: a table (default on a terminal), CSV (default otherwise) or JSON').choices(SQL_FORMATS))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'output: a table (default on a terminal), CSV (default otherwise) or JSON',
+      ).choices(SQL_FORMATS),
+    )
     .action(async (statement: string | undefined, options) => {
       await (await import('./sql.js')).sql(statement, options);
     });
 
   program
     .command('export')
-    .description('export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry)')
+    .description(
+      'export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry)',
+    )
     .argument('<format>', 'hledger')
     .requiredOption('--out <file>', 'the journal to write')
     .addOption(db())
@@ -248,8 +410,10 @@ export function buildProgram(): Command {
 
   program
     .command('accept')
-    .description('accept a known break: it stays in reports but does not fail runs until --until passes or the break changes')
-    .argument('<fingerprint>', 'the finding\'s fingerprint (findings JSON, report)')
+    .description(
+      'accept a known break: it stays in reports but does not fail runs until --until passes or the break changes',
+    )
+    .argument('<fingerprint>', "the finding's fingerprint (findings JSON, report)")
     .requiredOption('--note <text>', 'why it is accepted: the justification auditors read')
     .option('--by <name>', 'who accepts (default: the operating-system user)')
     .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
@@ -260,10 +424,16 @@ export function buildProgram(): Command {
 
   program
     .command('demo')
-    .description('the nightly job against the built-in simulator, with every planted break and look-alike (what npm start runs)')
+    .description(
+      'the nightly job against the built-in simulator, with every planted break and look-alike (what npm start runs)',
+    )
     .addOption(new Option('--seed <n>', 'seed of the generated data').default(1).argParser(integer('--seed', 0)))
-    .option('--db <path|url>', 'the demo\'s mirror, a file or postgres://…?schema=name (made afresh; never one the demo did not make)', 'data/demo/ledger.db')
-    .option('--out <dir>', 'where the demo\'s reports go', 'reports/demo')
+    .option(
+      '--db <path|url>',
+      "the demo's mirror, a file or postgres://…?schema=name (made afresh; never one the demo did not make)",
+      'data/demo/ledger.db',
+    )
+    .option('--out <dir>', "where the demo's reports go", 'reports/demo')
     .action(async (options) => (await import('./demo.js')).demo(options));
 
   return program;

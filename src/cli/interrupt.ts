@@ -19,7 +19,11 @@ export interface Interruption {
  * @param what what stops and what happens next, e.g. "the sync stopped; the next sync resumes from its checkpoints".
  * @param options.atOnce end the process at the first signal, with the one line (work that has nothing to commit).
  */
-export function onInterrupt(what: string, stderr: NodeJS.WritableStream = process.stderr, options: { atOnce?: boolean } = {}): Interruption {
+export function onInterrupt(
+  what: string,
+  stderr: NodeJS.WritableStream = process.stderr,
+  options: { atOnce?: boolean } = {},
+): Interruption {
   const controller = new AbortController();
   const handler = (signal: 'SIGINT' | 'SIGTERM'): void => {
     // Work that writes only files renamed into place when whole (a close) has nothing to commit: it ends now.

@@ -10,7 +10,11 @@ import { terminalWidth, wrapText } from './fit-width.js';
 import { buildProgram } from './index.js';
 
 /** Secrets this process may know of (environment or flags), so no message can print them. */
-const secrets = [process.env['GIFTCARD_CLIENT_SECRET'], process.env['DP_CLIENT_SECRET'], ...flagValues(['--giftcard-client-secret', '--dp-client-secret'])].filter((s): s is string => !!s);
+const secrets = [
+  process.env['GIFTCARD_CLIENT_SECRET'],
+  process.env['DP_CLIENT_SECRET'],
+  ...flagValues(['--giftcard-client-secret', '--dp-client-secret']),
+].filter((s): s is string => !!s);
 
 /** The largest settings file read: a dozen lines; /dev/zero is not one. */
 const MAX_SETTINGS_BYTES = 64 * 1024;
@@ -21,7 +25,11 @@ const SETTING = /^(GIFTCARD|DP|LEDGER_RECON)_[A-Z0-9_]+$/;
 /** The values given to these flags on the command line, as `--flag value` or `--flag=value`. */
 function flagValues(flags: readonly string[]): string[] {
   const args = process.argv;
-  return args.flatMap((arg, i) => flags.flatMap((flag) => (arg === flag ? [args[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [])));
+  return args.flatMap((arg, i) =>
+    flags.flatMap((flag) =>
+      arg === flag ? [args[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [],
+    ),
+  );
 }
 
 // A reader that closed the pipe early (`ledger-recon history | head -1`) has what it wanted: end
@@ -53,7 +61,10 @@ try {
 function storageOf(ran: Command | undefined): { db?: string; out?: string } {
   const command = ran?.commands.find((c) => process.argv.slice(2).includes(c.name()));
   const options = command?.opts() ?? {};
-  return { db: typeof options['db'] === 'string' ? options['db'] : undefined, out: typeof options['out'] === 'string' ? options['out'] : undefined };
+  return {
+    db: typeof options['db'] === 'string' ? options['db'] : undefined,
+    out: typeof options['out'] === 'string' ? options['out'] : undefined,
+  };
 }
 
 /**
@@ -75,7 +86,11 @@ function loadSettings(file: string | undefined): void {
     const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
     if (!match) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: not a KEY=value line`);
     const [, key, value] = match as unknown as [string, string, string];
-    if (!SETTING.test(key)) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: ${key.length <= 40 ? key : shownValue(key)} is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)`);
+    if (!SETTING.test(key))
+      throw new ConfigError(
+        '--settings',
+        `--settings ${file}:${i + 1}: ${key.length <= 40 ? key : shownValue(key)} is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)`,
+      );
     given.set(key, /^(["'])(.*)\1$/.exec(value)?.[2] ?? value);
   }
   for (const [key, value] of given) if (process.env[key] === undefined) process.env[key] = value;
@@ -83,7 +98,9 @@ function loadSettings(file: string | undefined): void {
   const mode = statSync(file).mode;
   const secretKeys = [...given.keys()].filter((key) => key.endsWith('_SECRET'));
   if (secretKeys.length > 0 && (mode & 0o044) !== 0) {
-    process.stderr.write(`ledger-recon: warning: --settings ${oneLine(file)} holds ${secretKeys.join(', ')} and other users can read it (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${oneLine(file)}\n`);
+    process.stderr.write(
+      `ledger-recon: warning: --settings ${oneLine(file)} holds ${secretKeys.join(', ')} and other users can read it (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${oneLine(file)}\n`,
+    );
   }
   // The file's secrets are redacted from every message too.
   for (const key of ['GIFTCARD_CLIENT_SECRET', 'DP_CLIENT_SECRET']) {
@@ -99,7 +116,10 @@ function loadSettings(file: string | undefined): void {
  */
 function refuseNodeEnvFile(): void {
   if (process.argv.some((arg) => arg === '--env-file' || arg.startsWith('--env-file='))) {
-    throw new ConfigError('--env-file', '--env-file is read by Node itself before ledger-recon starts, so its lines reach Node (NODE_OPTIONS) as well: use --settings FILE, which ledger-recon reads as KEY=value text');
+    throw new ConfigError(
+      '--env-file',
+      '--env-file is read by Node itself before ledger-recon starts, so its lines reach Node (NODE_OPTIONS) as well: use --settings FILE, which ledger-recon reads as KEY=value text',
+    );
   }
 }
 
@@ -116,20 +136,26 @@ function exitCodeFor(error: unknown): number {
   }
   if (error instanceof LedgerReconError) {
     // One line for a log; on a terminal, wrapped between words at its width.
-    process.stderr.write(wrapText(`ledger-recon: ${oneLine(redact(error.message, secrets))}\n`, terminalWidth(process.stderr)));
+    process.stderr.write(
+      wrapText(`ledger-recon: ${oneLine(redact(error.message, secrets))}\n`, terminalWidth(process.stderr)),
+    );
     return error.exitCode;
   }
   // Still one line; the stack only for whoever asks for it.
   const message = error instanceof Error ? error.message : String(error);
   const debug = process.env['LEDGER_RECON_DEBUG'] === '1' || process.argv.includes('--verbose');
-  const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : ' (LEDGER_RECON_DEBUG=1 prints the stack)';
-  process.stderr.write(`ledger-recon: unexpected error: ${redact(message.split('\n')[0] ?? '', secrets)}${redact(stack, secrets)}\n`);
+  const stack =
+    debug && error instanceof Error && error.stack ? `\n${error.stack}` : ' (LEDGER_RECON_DEBUG=1 prints the stack)';
+  process.stderr.write(
+    `ledger-recon: unexpected error: ${redact(message.split('\n')[0] ?? '', secrets)}${redact(stack, secrets)}\n`,
+  );
   return 2;
 }
 
 /** The file-creation mask: 077 by default; `--umask 027` lets the group read. */
 function umaskOf(value: string | undefined): number {
   if (value === undefined) return 0o077;
-  if (!/^0?[0-7]{3}$/.test(value)) throw new ConfigError('--umask', `--umask ${shownValue(value)} is not an octal mask such as 077 or 027`);
+  if (!/^0?[0-7]{3}$/.test(value))
+    throw new ConfigError('--umask', `--umask ${shownValue(value)} is not an octal mask such as 077 or 027`);
   return Number.parseInt(value, 8);
 }

@@ -23,7 +23,9 @@ export async function ping(options: PingOptions): Promise<void> {
     write(`gift card service: ok (${config.giftcard.baseUrl}, ${cards > 0 ? 'cards readable' : 'no cards yet'})\n`);
     const { wallets } = await dp.getWallets({ selectedOnly: true });
     const wallet = wallets[0];
-    write(`delivery partner service: ok (${config.dp.baseUrl}, DP ${dp.dpId}${wallet ? `, selected wallet ${wallet.currency}` : ''})\n`);
+    write(
+      `delivery partner service: ok (${config.dp.baseUrl}, DP ${dp.dpId}${wallet ? `, selected wallet ${wallet.currency}` : ''})\n`,
+    );
   } finally {
     await Promise.all([giftcard.close(), dp.close()]);
   }

@@ -53,7 +53,15 @@ export interface ProgressOptions {
 }
 
 /** Which service each resource is read from: a healthy service's lines show no retry of the other's. */
-const SERVICE_OF: Record<SyncResource, ServiceName> = { giftCards: 'giftcard', giftCardTransactions: 'giftcard', settle: 'giftcard', coupons: 'giftcard', dpWallets: 'dp', dpProducts: 'dp', dpOrders: 'dp' };
+const SERVICE_OF: Record<SyncResource, ServiceName> = {
+  giftCards: 'giftcard',
+  giftCardTransactions: 'giftcard',
+  settle: 'giftcard',
+  coupons: 'giftcard',
+  dpWallets: 'dp',
+  dpProducts: 'dp',
+  dpOrders: 'dp',
+};
 
 /** The sync's reporter, plus the steps that follow it and the closing line. */
 export interface Progress extends ProgressReporter {
@@ -97,14 +105,27 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     const ms = finished ? stats.durationMs : Date.now() - start.at;
     const rate = ms > 0 ? Math.round((stats.records * 1000) / ms) : 0;
     // What matters first, so that a narrow terminal cuts only the details at the end.
-    const head = [counted(stats.records, 'record', 'records'), `${number(stats.new)} new`, `${number(stats.changed)} changed`];
+    const head = [
+      counted(stats.records, 'record', 'records'),
+      `${number(stats.new)} new`,
+      `${number(stats.changed)} changed`,
+    ];
     // Where the mirror says how many to expect: how far along, and an estimate of what is left.
-    if (!finished && stats.expected !== undefined && stats.records > 0) head[0] = `${number(stats.records)} of ~${number(stats.expected)} (${estimate(stats.records, stats.expected, ms)})`;
+    if (!finished && stats.expected !== undefined && stats.records > 0)
+      head[0] = `${number(stats.records)} of ~${number(stats.expected)} (${estimate(stats.records, stats.expected, ms)})`;
     const phase = finished ? undefined : PHASES.find((key) => stats.notes[key]);
     if (phase) head.unshift(`${NOTE[phase]} …`);
     if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
-    const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(retries(SERVICE_OF[resource]) - start.retries, 'retry', 'retries')];
-    const details = [counted(stats.pages, 'page', 'pages'), ...Object.entries(stats.notes).filter(([key, value]) => !PHASES.includes(key) && (FLAGS.has(key) || value > 0)).map(([key, value]) => note(key, value))];
+    const tail = [
+      finished ? seconds(ms) : `${number(rate)}/s`,
+      counted(retries(SERVICE_OF[resource]) - start.retries, 'retry', 'retries'),
+    ];
+    const details = [
+      counted(stats.pages, 'page', 'pages'),
+      ...Object.entries(stats.notes)
+        .filter(([key, value]) => !PHASES.includes(key) && (FLAGS.has(key) || value > 0))
+        .map(([key, value]) => note(key, value)),
+    ];
     if (finished) details.unshift(`${number(rate)}/s`);
     return `${LABEL[resource].padEnd(15)} ${head.join(', ')} | ${tail.join(', ')} | ${details.join(', ')}`;
   };
@@ -146,7 +167,8 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     // The last column stays free: a line that fills it exactly is cut by the display.
     const width = (stream.columns || 80) - 1;
     let fitted = text;
-    while (fitted.length > width && fitted.includes(', ', fitted.lastIndexOf(' | '))) fitted = fitted.slice(0, fitted.lastIndexOf(', '));
+    while (fitted.length > width && fitted.includes(', ', fitted.lastIndexOf(' | ')))
+      fitted = fitted.slice(0, fitted.lastIndexOf(', '));
     while (fitted.length > width && fitted.includes(' | ')) fitted = fitted.slice(0, fitted.lastIndexOf(' | '));
     return fitted;
   };
@@ -169,7 +191,10 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
       const at = Date.now();
       const bar = bars.create(1, 0, { line: `${label.padEnd(15)} running …` });
       // Something moves every second while a step works: its elapsed time.
-      const timer = setInterval(() => bar.update(0, { line: `${label.padEnd(15)} running … ${seconds(Date.now() - at)}` }), 1000);
+      const timer = setInterval(
+        () => bar.update(0, { line: `${label.padEnd(15)} running … ${seconds(Date.now() - at)}` }),
+        1000,
+      );
       timer.unref();
       current = { bar, label, at, timer };
     },
@@ -182,7 +207,15 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
 }
 
 /** The closing line of a sync: what it read and how long it took. */
-export function syncClosingLine(summary: { syncRunId: number; mode: string; completed: boolean; durationMs: number; retries: number; quarantined: number; resources: Record<string, ResourceStats> }): string {
+export function syncClosingLine(summary: {
+  syncRunId: number;
+  mode: string;
+  completed: boolean;
+  durationMs: number;
+  retries: number;
+  quarantined: number;
+  resources: Record<string, ResourceStats>;
+}): string {
   const stats = Object.values(summary.resources);
   const sum = (key: 'records' | 'new' | 'changed'): number => stats.reduce((n, s) => n + s[key], 0);
   return (

@@ -21,7 +21,12 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const mirror = await openForReading(dbPath, 'run');
   try {
-    const paths = await writeReport({ mirror, outDir: options.out ?? 'reports', ...(options.run !== undefined ? { checkRunId: options.run } : {}), scope: scopeOf(options) });
+    const paths = await writeReport({
+      mirror,
+      outDir: options.out ?? 'reports',
+      ...(options.run !== undefined ? { checkRunId: options.run } : {}),
+      scope: scopeOf(options),
+    });
     write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n`);
     return paths;
   } finally {
@@ -31,5 +36,8 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
 
 /** The sign-off name and materiality a command was given, for the workbook. */
 export function scopeOf(options: { preparer?: string; materiality?: Map<string, number> }): ReportScope {
-  return { ...(options.preparer !== undefined ? { preparer: options.preparer } : {}), ...(options.materiality !== undefined ? { materiality: options.materiality } : {}) };
+  return {
+    ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
+    ...(options.materiality !== undefined ? { materiality: options.materiality } : {}),
+  };
 }

@@ -51,7 +51,22 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
 }
 
 /** The figures of the check run the nightly JSON repeats, in this order. */
-const RUN_FIGURES = ['verdict', 'exitCode', 'failOn', 'asOf', 'findings', 'bySeverity', 'byCode', 'new', 'open', 'accepted', 'resolved', 'inFlight', 'held', 'moneyAtStake'] as const;
+const RUN_FIGURES = [
+  'verdict',
+  'exitCode',
+  'failOn',
+  'asOf',
+  'findings',
+  'bySeverity',
+  'byCode',
+  'new',
+  'open',
+  'accepted',
+  'resolved',
+  'inFlight',
+  'held',
+  'moneyAtStake',
+] as const;
 
 export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]> {
   runId: number;
@@ -97,7 +112,9 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   const secrets = secretsOf(options);
   let checkRunId: number | null = null;
   let failure: RunError | undefined;
-  const interruption = onInterrupt('the night stopped; what the sync read whole is committed with its checkpoints, and the next run resumes from there');
+  const interruption = onInterrupt(
+    'the night stopped; what the sync read whole is committed with its checkpoints, and the next run resumes from there',
+  );
   try {
     const config = loadConfig(options, options.env);
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
@@ -105,19 +122,34 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
     const dbPath = options.db ?? DEFAULT_DB_PATH;
     const { mirror, release } = await openForWriting(dbPath, 'run');
-    const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
+    const clients = createClients(config, {
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      signal: interruption.signal,
+    });
     try {
-      checkRunId = await findingsStore(mirror).beginRun({ startedAtMs: started, optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }) });
-      const result = await nightly(options, { mirror, clients, checkRunId, started, tty, booksFiles, signal: interruption.signal });
+      checkRunId = await findingsStore(mirror).beginRun({
+        startedAtMs: started,
+        optionsJson: JSON.stringify({ ...pickCheckOptions(options), failOn: options.failOn ?? 'error' }),
+      });
+      const result = await nightly(options, {
+        mirror,
+        clients,
+        checkRunId,
+        started,
+        tty,
+        booksFiles,
+        signal: interruption.signal,
+      });
       const { summary } = result;
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
       else if ((tty && !options.quiet) || options.verbose) {
         const text = `${formatCheckSummary(summary, options.write === undefined && colourFor(process.stdout))}workbook: ${result.json.report.workbook}\nfindings: ${result.json.report.csv}, ${result.json.report.json}\n`;
         write(options.write === undefined ? wrapText(text, terminalWidth(process.stdout)) : text);
-      }
-      else if (summary.exitCode !== 0) {
+      } else if (summary.exitCode !== 0) {
         const incomplete = summary.verdict === 'INCOMPLETE' ? `; ${incompleteReason(summary)}` : '';
-        stderr.write(`ledger-recon: ${oneLine(`${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${result.json.report.workbook}`)}\n`);
+        stderr.write(
+          `ledger-recon: ${oneLine(`${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${result.json.report.workbook}`)}\n`,
+        );
       }
       process.exitCode = summary.exitCode;
       return result.json;
@@ -167,9 +199,17 @@ interface NightlyContext {
 }
 
 /** Sync, check with its confirmation pass, report: the night's work once the mirror is ours, each stage a step on a terminal. */
-async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId, started, tty, booksFiles, signal }: NightlyContext): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
+async function nightly(
+  options: RunCommandOptions,
+  { mirror, clients, checkRunId, started, tty, booksFiles, signal }: NightlyContext,
+): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
   const stderr = options.stderr ?? process.stderr;
-  const progress = createProgress({ stream: stderr, tty, quiet: !tty || options.json === true || options.quiet === true, retries: (service) => clients[service].http.stats.retries });
+  const progress = createProgress({
+    stream: stderr,
+    tty,
+    quiet: !tty || options.json === true || options.quiet === true,
+    retries: (service) => clients[service].http.stats.retries,
+  });
   try {
     let books: BooksFigures | undefined;
     if (booksFiles) {
@@ -180,7 +220,17 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     // Every card the previous night left in flight, held or broken is read again, moved or not.
     const recheckCards = await findingsStore(mirror).cardsToReread();
     const sync = await withHeapPacedForSync(() =>
-      runSync({ mirror, giftcard: clients.giftcard, dp: clients.dp, full: options.full === true, rebind: options.rebind === true, recheckCards, progress, signal, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) }),
+      runSync({
+        mirror,
+        giftcard: clients.giftcard,
+        dp: clients.dp,
+        full: options.full === true,
+        rebind: options.rebind === true,
+        recheckCards,
+        progress,
+        signal,
+        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      }),
     );
     signal.throwIfAborted();
     progress.step('check');
@@ -200,16 +250,40 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
     });
     signal.throwIfAborted();
     progress.step('report');
-    const written = await writeReport({ mirror, outDir: options.out ?? 'reports', checkRunId: summary.checkRunId, scope: scopeOf(options) });
+    const written = await writeReport({
+      mirror,
+      outDir: options.out ?? 'reports',
+      checkRunId: summary.checkRunId,
+      scope: scopeOf(options),
+    });
     await findingsStore(mirror).markReportWritten(summary.checkRunId);
-    const report: ReportPaths = { workbook: resolve(written.workbook), csv: resolve(written.csv), json: resolve(written.json) };
+    const report: ReportPaths = {
+      workbook: resolve(written.workbook),
+      csv: resolve(written.csv),
+      json: resolve(written.json),
+    };
     const json: RunSummary = {
       runId: summary.checkRunId,
-      ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]>),
+      ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<
+        CheckRunSummary,
+        (typeof RUN_FIGURES)[number]
+      >),
       ...(summary.rollForwardBreaks.length > 0 ? { rollforward: summary.rollForwardBreaks } : {}),
-      ...(summary.verdict === 'INCOMPLETE' ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } } : {}),
-      confirmation: { ...reread, moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length },
-      sync: { syncRunId: sync.syncRunId, mode: sync.mode, completed: sync.completed, durationMs: sync.durationMs, retries: sync.retries, quarantined: sync.quarantined },
+      ...(summary.verdict === 'INCOMPLETE'
+        ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } }
+        : {}),
+      confirmation: {
+        ...reread,
+        moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length,
+      },
+      sync: {
+        syncRunId: sync.syncRunId,
+        mode: sync.mode,
+        completed: sync.completed,
+        durationMs: sync.durationMs,
+        retries: sync.retries,
+        quarantined: sync.quarantined,
+      },
       ...(books ? { books } : {}),
       report,
       durationMs: Date.now() - started,
@@ -222,15 +296,22 @@ async function nightly(options: RunCommandOptions, { mirror, clients, checkRunId
 
 function incompleteReason(summary: CheckRunSummary): string {
   const books = summary.booksNotImported ?? [];
-  if (books.length > 0) return `the books could not all be imported, so the matching is not complete: ${books.map((b) => `${b.file} (${b.reason})`).join('; ')}`;
-  if (summary.syncStatus !== 'completed') return `the sync did not complete (${summary.syncStatus}${summary.syncError ? `: ${summary.syncError}` : ''}): zero findings over missing data prove nothing; run again`;
+  if (books.length > 0)
+    return `the books could not all be imported, so the matching is not complete: ${books.map((b) => `${b.file} (${b.reason})`).join('; ')}`;
+  if (summary.syncStatus !== 'completed')
+    return `the sync did not complete (${summary.syncStatus}${summary.syncError ? `: ${summary.syncError}` : ''}): zero findings over missing data prove nothing; run again`;
   return `checks could not run: ${summary.failedChecks.map((f) => `${f.code} (${f.error})`).join('; ')}`;
 }
 
 /** Every secret this run may know, from the environment or flags, so no output can carry one. */
 function secretsOf(options: RunCommandOptions): string[] {
   const env = options.env ?? process.env;
-  return [env['GIFTCARD_CLIENT_SECRET'], env['DP_CLIENT_SECRET'], options.giftcardClientSecret, options.dpClientSecret].filter((s): s is string => !!s);
+  return [
+    env['GIFTCARD_CLIENT_SECRET'],
+    env['DP_CLIENT_SECRET'],
+    options.giftcardClientSecret,
+    options.dpClientSecret,
+  ].filter((s): s is string => !!s);
 }
 
 /** A failure as the night's record names it: a stable code and the message, secrets redacted. */
@@ -247,11 +328,15 @@ export function rollForwardCause(summary: Pick<CheckRunSummary, 'rollForwardBrea
 }
 
 /** The check options of a command's flags (`--books-tolerance` gives the tolerance in cents per currency). */
-export function pickCheckOptions(options: Partial<CheckOptions> & { booksTolerance?: Record<string, number> }): Partial<CheckOptions> {
+export function pickCheckOptions(
+  options: Partial<CheckOptions> & { booksTolerance?: Record<string, number> },
+): Partial<CheckOptions> {
   return {
     ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),
     ...(options.stuckOrderSlaHours !== undefined ? { stuckOrderSlaHours: options.stuckOrderSlaHours } : {}),
-    ...(options.doubleDebitWindowSeconds !== undefined ? { doubleDebitWindowSeconds: options.doubleDebitWindowSeconds } : {}),
+    ...(options.doubleDebitWindowSeconds !== undefined
+      ? { doubleDebitWindowSeconds: options.doubleDebitWindowSeconds }
+      : {}),
     ...(options.booksTolerance !== undefined ? { booksToleranceCents: options.booksTolerance } : {}),
     ...(options.booksWindowHours !== undefined ? { booksWindowHours: options.booksWindowHours } : {}),
     ...(options.booksCutoffMinutes !== undefined ? { booksCutoffMinutes: options.booksCutoffMinutes } : {}),

@@ -5,7 +5,9 @@ import { SETTINGS } from '../config.js';
 export function addServiceOptions(command: Command): Command {
   for (const setting of SETTINGS) {
     const placeholder = setting.kind === 'url' ? 'URL' : setting.kind === 'secret' ? 'SECRET' : 'ID';
-    command.addOption(new Option(`${setting.flag} <${placeholder}>`, `${setting.description} (env ${setting.variable})`));
+    command.addOption(
+      new Option(`${setting.flag} <${placeholder}>`, `${setting.description} (env ${setting.variable})`),
+    );
   }
   return command;
 }

@@ -34,16 +34,22 @@ export interface SimulateOptions {
 
 /** Turns the command's flags into simulator options. @throws ConfigError on a bad value. */
 export function simulatorOptions(options: SimulateOptions): SimulatorOptions {
-  if (!(options.size in SIZE_PRESETS)) throw new ConfigError('--size', `--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')}`);
+  if (!(options.size in SIZE_PRESETS))
+    throw new ConfigError('--size', `--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')}`);
   const size: Partial<WorldSize> = { ...SIZE_PRESETS[options.size as SizePreset] };
   for (const key of ['cards', 'entriesPerCard', 'coupons', 'orders', 'products'] as const) {
     const value = options[key];
     if (value !== undefined) size[key] = value;
   }
-  if (options.cardList !== 'full' && options.cardList !== 'minimal') throw new ConfigError('--card-list', '--card-list must be full or minimal');
+  if (options.cardList !== 'full' && options.cardList !== 'minimal')
+    throw new ConfigError('--card-list', '--card-list must be full or minimal');
   const kinds = options.faultKinds?.split(',').map((k) => k.trim()) ?? [...FAULT_KINDS];
   const unknown = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
-  if (unknown.length > 0) throw new ConfigError('--fault-kinds', `--fault-kinds: unknown ${unknown.join(', ')}; known: ${FAULT_KINDS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new ConfigError(
+      '--fault-kinds',
+      `--fault-kinds: unknown ${unknown.join(', ')}; known: ${FAULT_KINDS.join(', ')}`,
+    );
   return {
     seed: options.seed,
     port: options.port,
@@ -66,10 +72,15 @@ export function simulatorOptions(options: SimulateOptions): SimulatorOptions {
 /** `ledger-recon simulate`: serves both services on loopback until stopped. */
 export async function simulate(options: SimulateOptions): Promise<void> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const sim = await startSimulator(simulatorOptions(options)).catch((error: NodeJS.ErrnoException & { port?: number }) => {
-    if (error.code !== 'EADDRINUSE') throw error;
-    throw new ConfigError('--port', `port ${error.port ?? options.port} on 127.0.0.1 is in use (another simulator, or another program): give --port and --dp-port other ports, or 0 for free ones`);
-  });
+  const sim = await startSimulator(simulatorOptions(options)).catch(
+    (error: NodeJS.ErrnoException & { port?: number }) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      throw new ConfigError(
+        '--port',
+        `port ${error.port ?? options.port} on 127.0.0.1 is in use (another simulator, or another program): give --port and --dp-port other ports, or 0 for free ones`,
+      );
+    },
+  );
   if (options.manifest) await writeFile(options.manifest, `${JSON.stringify(sim.manifest, null, 2)}\n`);
   if (options.books) sim.writeBooks(options.books);
   write(describe(sim, options));
@@ -117,8 +128,14 @@ function describe(sim: Simulator, options: SimulateOptions): string {
   const { giftcard, dp } = sim.credentials;
   const lines = [
     `ledger-recon simulator, seed ${sim.seed}: ${truth.giftCards.length} gift cards, ${truth.transactions.length} ledger entries, ${truth.coupons.length} coupons, ${truth.orders.length} DP orders`,
-    sim.manifest.breaks.length > 0 ? `planted: ${sim.manifest.breaks.length} breaks and ${sim.manifest.lookAlikes.length} legal look-alikes${options.manifest ? ` (manifest: ${options.manifest})` : ''}` : 'planted: nothing (add --plant)',
-    ...(options.books ? [`the merchant's books: ${options.books} (tenders, coupon uses, DP purchases, each with its map; ${sim.manifest.books.breaks.length} book breaks planted with --plant)`] : []),
+    sim.manifest.breaks.length > 0
+      ? `planted: ${sim.manifest.breaks.length} breaks and ${sim.manifest.lookAlikes.length} legal look-alikes${options.manifest ? ` (manifest: ${options.manifest})` : ''}`
+      : 'planted: nothing (add --plant)',
+    ...(options.books
+      ? [
+          `the merchant's books: ${options.books} (tenders, coupon uses, DP purchases, each with its map; ${sim.manifest.books.breaks.length} book breaks planted with --plant)`,
+        ]
+      : []),
     '',
     `gift card service         ${sim.giftcardUrl}`,
     `delivery partner service  ${sim.dpUrl}`,

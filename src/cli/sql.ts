@@ -4,7 +4,6 @@ import { MirrorError } from '../errors.js';
 import { terminalWidth } from './fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
 
-
 /** The largest statement `--file` reads. */
 const MAX_STATEMENT_BYTES = 1024 * 1024;
 
@@ -43,9 +42,20 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
 }
 
 function render(columns: string[], rows: Record<string, unknown>[], format: SqlFormat, screenWidth?: number): string {
-  if (format === 'json') return `${JSON.stringify(rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, jsonValue(value)]))))}\n`;
-  const cell = (value: unknown): string => (value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value));
-  if (format === 'csv') return [columns.map(quoted), ...rows.map((row) => columns.map((c) => rfc4180(row[c])))].map((fields) => `${fields.join(',')}\r\n`).join('');
+  if (format === 'json')
+    return `${JSON.stringify(rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, jsonValue(value)]))))}\n`;
+  const cell = (value: unknown): string =>
+    value === null || value === undefined
+      ? ''
+      : value instanceof Date
+        ? value.toISOString()
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value);
+  if (format === 'csv')
+    return [columns.map(quoted), ...rows.map((row) => columns.map((c) => rfc4180(row[c])))]
+      .map((fields) => `${fields.join(',')}\r\n`)
+      .join('');
   const table = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...table.map((r) => r[i]?.length ?? 0))));
   // On a terminal, the widest columns give way (down to 8 characters, cut with …) until a row fits.
@@ -57,7 +67,11 @@ function render(columns: string[], rows: Record<string, unknown>[], format: SqlF
       widths[widest] = Math.max(8, (widths[widest] ?? 0) - (total() - screenWidth));
     }
   }
-  const line = (cells: string[]): string => cells.map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0))).join(' │ ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0)))
+      .join(' │ ')
+      .trimEnd();
   return `${[line(columns), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...table.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n')}\n`;
 }
 

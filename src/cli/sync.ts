@@ -30,10 +30,20 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const { mirror, release } = await openForWriting(dbPath, 'sync');
-  const interruption = onInterrupt('the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there');
-  const clients = createClients(config, { ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}), signal: interruption.signal });
+  const interruption = onInterrupt(
+    'the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there',
+  );
+  const clients = createClients(config, {
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    signal: interruption.signal,
+  });
   const stderr = process.stderr;
-  const progress = createProgress({ stream: stderr, tty: stderr.isTTY === true, quiet: options.json === true || options.quiet === true, retries: (service) => clients[service].http.stats.retries });
+  const progress = createProgress({
+    stream: stderr,
+    tty: stderr.isTTY === true,
+    quiet: options.json === true || options.quiet === true,
+    retries: (service) => clients[service].http.stats.retries,
+  });
   try {
     // Every card the previous night left in flight, held or broken is read again, moved or not.
     const recheckCards = await findingsStore(mirror).cardsToReread();

@@ -9,14 +9,26 @@ import type { SqlRow } from './tables.js';
 /** A row of an entry loaded more than once. */
 export type LoadedTwice = SqlRow<'gift_card_transactions', 'entry_id' | 'transaction_id' | 'raw_json'>;
 
-const ENTRY_FIELDS = ['gift_card_id', 'type', 'amount_cents', 'balance_before_cents', 'balance_after_cents', 'reference_id', 'idempotency_key', 'created_at', 'created_at_ms', 'raw_json'].join(', ');
+const ENTRY_FIELDS = [
+  'gift_card_id',
+  'type',
+  'amount_cents',
+  'balance_before_cents',
+  'balance_after_cents',
+  'reference_id',
+  'idempotency_key',
+  'created_at',
+  'created_at_ms',
+  'raw_json',
+].join(', ');
 
 /** The statements a collapse runs: its read, then a version, an adoption and a removal. */
 export const COLLAPSE_SQL = {
   rows: `SELECT entry_id, transaction_id, raw_json FROM gift_card_transactions
          WHERE transaction_id IN (SELECT transaction_id FROM gift_card_transactions GROUP BY transaction_id HAVING COUNT(*) > 1)
          ORDER BY transaction_id, entry_id`,
-  version: "INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, 'changed', ?, ?)",
+  version:
+    "INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, 'changed', ?, ?)",
   adopt: `UPDATE gift_card_transactions SET (${ENTRY_FIELDS}) = (SELECT ${ENTRY_FIELDS} FROM gift_card_transactions WHERE entry_id = @later) WHERE entry_id = @kept`,
   remove: 'DELETE FROM gift_card_transactions WHERE entry_id = ?',
 } as const;

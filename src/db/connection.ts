@@ -85,7 +85,8 @@ export interface TransactionStatements {
 export function singleTransactions(statements: TransactionStatements): <T>(work: () => Promise<T>) => Promise<T> {
   let open = false;
   return async <T>(work: () => Promise<T>): Promise<T> => {
-    if (open) throw new Error('a transaction is open on this connection already: transactions on one connection never overlap');
+    if (open)
+      throw new Error('a transaction is open on this connection already: transactions on one connection never overlap');
     open = true;
     try {
       await statements.begin();

@@ -13,7 +13,9 @@ export const MIRROR_TABLES: readonly string[] = (Object.values(schema) as unknow
 export function missingTables(present: Iterable<string>): string {
   const found = new Set(present);
   const missing = MIRROR_TABLES.filter((name) => !found.has(name));
-  return missing.length === 0 ? 'ok' : `the mirror lacks ${missing.length === 1 ? 'the table' : 'the tables'} ${missing.join(', ')} (dropped or renamed by hand?)`;
+  return missing.length === 0
+    ? 'ok'
+    : `the mirror lacks ${missing.length === 1 ? 'the table' : 'the tables'} ${missing.join(', ')} (dropped or renamed by hand?)`;
 }
 
 /**
@@ -22,7 +24,8 @@ export function missingTables(present: Iterable<string>): string {
  */
 export function missingTableMessage(error: unknown): string | undefined {
   const message = error instanceof Error ? error.message : String(error);
-  const table = /relation "([^"]+)" does not exist/.exec(message)?.[1] ?? /no such table: (?:main\.)?(\S+)/.exec(message)?.[1];
+  const table =
+    /relation "([^"]+)" does not exist/.exec(message)?.[1] ?? /no such table: (?:main\.)?(\S+)/.exec(message)?.[1];
   if (table === undefined) return undefined;
   return `the mirror lacks its table ${table} (dropped or renamed by hand?): ledger-recon doctor names what is missing; restore the mirror from a backup, or sync into a new one`;
 }

@@ -20,12 +20,19 @@ export type { SqlDialect } from './dialect.js';
 export { isServerUrl, mirrorFile, shownDb } from './location.js';
 
 /** Opens (creating if needed) the mirror. @see sqlite.openMirror */
-export function openMirror(path: string = sqlite.DEFAULT_DB_PATH, options: sqlite.OpenOptions = {}): sqlite.SqliteMirror {
+export function openMirror(
+  path: string = sqlite.DEFAULT_DB_PATH,
+  options: sqlite.OpenOptions = {},
+): sqlite.SqliteMirror {
   return sqlite.openMirror(mirrorFile(path), options);
 }
 
 /** Takes the mirror's lock, then opens it. @see sqlite.openMirrorLocked */
-export function openMirrorLocked(path: string, command: string, options?: sqlite.OpenOptions): { mirror: sqlite.SqliteMirror; lock: MirrorLock } {
+export function openMirrorLocked(
+  path: string,
+  command: string,
+  options?: sqlite.OpenOptions,
+): { mirror: sqlite.SqliteMirror; lock: MirrorLock } {
   return sqlite.openMirrorLocked(mirrorFile(path), command, options);
 }
 
@@ -69,7 +76,9 @@ export async function openForWriting(db: string, command: string, options?: sqli
  * is no mirror there.
  */
 export async function openForReading(db: string, firstRun = 'sync'): Promise<Mirror> {
-  const missing = new MirrorError(`there is no mirror at ${isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db}: run \`ledger-recon ${firstRun}\` first`);
+  const missing = new MirrorError(
+    `there is no mirror at ${isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db}: run \`ledger-recon ${firstRun}\` first`,
+  );
   if (isServerUrl(db)) return (await postgres()).openPgMirror(db, { command: 'read', readOnly: true, missing });
   if (!existsSync(mirrorFile(db))) throw missing;
   return sqlite.openMirrorReadOnly(mirrorFile(db));

@@ -15,7 +15,11 @@ const PAIRS = new WeakMap<Table, ReadonlyArray<readonly [key: string, name: stri
 
 function pairsOf(table: Table): ReadonlyArray<readonly [string, string]> {
   let pairs = PAIRS.get(table);
-  if (!pairs) PAIRS.set(table, (pairs = Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name] as const)));
+  if (!pairs)
+    PAIRS.set(
+      table,
+      (pairs = Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name] as const)),
+    );
   return pairs;
 }
 

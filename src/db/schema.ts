@@ -68,7 +68,10 @@ export const quarantine = sqliteTable(
     firstSyncRunId: integer('first_sync_run_id').notNull(),
     lastSyncRunId: integer('last_sync_run_id').notNull(),
   },
-  (t) => [uniqueIndex('quarantine_record').on(t.resource, t.rawSha256), index('quarantine_last_run').on(t.lastSyncRunId)],
+  (t) => [
+    uniqueIndex('quarantine_record').on(t.resource, t.rawSha256),
+    index('quarantine_last_run').on(t.lastSyncRunId),
+  ],
 );
 
 // ---- gift card service ------------------------------------------------------------------
@@ -101,7 +104,19 @@ export const giftCards = sqliteTable(
   (t) => [
     index('gift_cards_status').on(t.status),
     // Covers the one walk of every card in ID order (the checks, the roll-forward, the close) without touching the raw JSON.
-    index('gift_cards_ledger_walk').on(t.giftCardId, t.merchantId, t.status, t.currency, t.programId, t.issuedAtMs, t.initialBalanceCents, t.remainingBalanceCents, t.expiresAtMs, t.readAtMs, t.firstSyncRunId),
+    index('gift_cards_ledger_walk').on(
+      t.giftCardId,
+      t.merchantId,
+      t.status,
+      t.currency,
+      t.programId,
+      t.issuedAtMs,
+      t.initialBalanceCents,
+      t.remainingBalanceCents,
+      t.expiresAtMs,
+      t.readAtMs,
+      t.firstSyncRunId,
+    ),
   ],
 );
 
@@ -117,7 +132,10 @@ export const giftCardHistory = sqliteTable(
     remainingBalanceCents: integer('remaining_balance_cents'),
     version: integer('version').notNull(),
   },
-  (t) => [index('gift_card_history_card').on(t.giftCardId, t.syncRunId), index('gift_card_history_sync').on(t.syncRunId)],
+  (t) => [
+    index('gift_card_history_card').on(t.giftCardId, t.syncRunId),
+    index('gift_card_history_sync').on(t.syncRunId),
+  ],
 );
 
 /** Cards the ledger names but the service answered 404 for (orphaned entries). */
@@ -373,7 +391,6 @@ export const dpOrderHistory = sqliteTable(
   (t) => [index('dp_order_history_order').on(t.orderId, t.syncRunId)],
 );
 
-
 // ---- the checker ---------------------------------------------------------------------------
 
 /** One row per `check` (or `run`): over which sync, as of when, with what verdict. */
@@ -462,7 +479,9 @@ export const findings = sqliteTable('findings', findingColumns(), (t) => [
  * Breaks seen before that a run could not judge because their card was in flight: kept with
  * their first-seen date for the run that judges them again. Neither open nor resolved.
  */
-export const heldFindings = sqliteTable('held_findings', findingColumns(), (t) => [primaryKey({ columns: [t.checkRunId, t.fingerprint] })]);
+export const heldFindings = sqliteTable('held_findings', findingColumns(), (t) => [
+  primaryKey({ columns: [t.checkRunId, t.fingerprint] }),
+]);
 
 /** Findings of the previous run that this run no longer sees. */
 export const resolvedFindings = sqliteTable(
@@ -605,7 +624,9 @@ export const booksMatchRows = sqliteTable(
     groupId: integer('group_id').notNull(),
     kind: text('kind').notNull(),
     /** matched, amount-mismatch, duplicate, ambiguous, unmatched, in-transit, uses-mismatch. */
-    status: text('status', { enum: ['matched', 'amount-mismatch', 'duplicate', 'ambiguous', 'unmatched', 'in-transit', 'uses-mismatch'] }).notNull(),
+    status: text('status', {
+      enum: ['matched', 'amount-mismatch', 'duplicate', 'ambiguous', 'unmatched', 'in-transit', 'uses-mismatch'],
+    }).notNull(),
     /** exact, tolerance, one-to-many, code-hash; NULL when unmatched. */
     rule: text('rule'),
     /** books, ledger, coupon or dp-order. */

@@ -19,19 +19,34 @@ export type SqlFlag = number | boolean;
 type Stored<D> = [D] extends [boolean] ? SqlFlag : D;
 
 /** A column's value as stored: its type, or null where the column allows NULL. */
-type ValueOf<C extends AnyColumn> = C['_']['notNull'] extends true ? Stored<C['_']['data']> : Stored<C['_']['data']> | null;
+type ValueOf<C extends AnyColumn> = C['_']['notNull'] extends true
+  ? Stored<C['_']['data']>
+  : Stored<C['_']['data']> | null;
 
 /** A column as kysely types it: generated (optional on insert) where the database fills it. */
-type ColumnOf<C extends AnyColumn> = C['_']['hasDefault'] extends true ? Generated<ValueOf<C>> : C['_']['isAutoincrement'] extends true ? Generated<ValueOf<C>> : ValueOf<C>;
+type ColumnOf<C extends AnyColumn> = C['_']['hasDefault'] extends true
+  ? Generated<ValueOf<C>>
+  : C['_']['isAutoincrement'] extends true
+    ? Generated<ValueOf<C>>
+    : ValueOf<C>;
 
 /** A table's row, keyed by SQL column names. */
-type RowOf<T extends Table> = { [K in keyof T['_']['columns'] as T['_']['columns'][K]['_']['name']]: ColumnOf<T['_']['columns'][K]> };
+type RowOf<T extends Table> = {
+  [K in keyof T['_']['columns'] as T['_']['columns'][K]['_']['name']]: ColumnOf<T['_']['columns'][K]>;
+};
 
 /** The schema's tables (its exports that are tables), by export name. */
 type SchemaTables = { [K in keyof typeof schema as (typeof schema)[K] extends Table ? K : never]: (typeof schema)[K] };
 
 /** Every table of the mirror by its SQL name, for `Kysely<MirrorTables>`. */
-export type MirrorTables = { [K in keyof SchemaTables as SchemaTables[K] extends Table ? SchemaTables[K]['_']['name'] : never]: SchemaTables[K] extends Table ? RowOf<SchemaTables[K]> : never };
+export type MirrorTables = {
+  [K in keyof SchemaTables as SchemaTables[K] extends Table
+    ? SchemaTables[K]['_']['name']
+    : never]: SchemaTables[K] extends Table ? RowOf<SchemaTables[K]> : never;
+};
 
 /** A row of table `T` as SQL names its columns, limited to the columns `K` (all by default): a row kind is never declared by hand. */
-export type SqlRow<T extends keyof MirrorTables, K extends keyof Selectable<MirrorTables[T]> = keyof Selectable<MirrorTables[T]>> = Pick<Selectable<MirrorTables[T]>, K>;
+export type SqlRow<
+  T extends keyof MirrorTables,
+  K extends keyof Selectable<MirrorTables[T]> = keyof Selectable<MirrorTables[T]>,
+> = Pick<Selectable<MirrorTables[T]>, K>;

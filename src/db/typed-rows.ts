@@ -8,7 +8,13 @@
 import type { AnyColumn } from 'drizzle-orm';
 
 /** The tuple a raw SELECT of `columns` yields, typed from the schema: nullable columns may be null. */
-export type RowOf<C extends readonly AnyColumn[]> = { -readonly [K in keyof C]: C[K] extends AnyColumn ? (C[K]['_']['notNull'] extends true ? C[K]['_']['data'] : C[K]['_']['data'] | null) : never };
+export type RowOf<C extends readonly AnyColumn[]> = {
+  -readonly [K in keyof C]: C[K] extends AnyColumn
+    ? C[K]['_']['notNull'] extends true
+      ? C[K]['_']['data']
+      : C[K]['_']['data'] | null
+    : never;
+};
 
 /** The SELECT list of `columns`, by their SQL names, in order. */
 export function selectList(columns: readonly AnyColumn[]): string {

@@ -69,4 +69,5 @@ export interface Mirror {
 }
 
 /** What an investigator is told when the text holds more than one statement: none of them ran. */
-export const SEVERAL_STATEMENTS = 'the text holds several statements: `ledger-recon sql` runs one, and none of them was run; give them one at a time';
+export const SEVERAL_STATEMENTS =
+  'the text holds several statements: `ledger-recon sql` runs one, and none of them was run; give them one at a time';

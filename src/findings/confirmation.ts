@@ -9,7 +9,10 @@ import { type Drafted, CHECKS } from '../checks/index.js';
 import { cardRef, entryRef } from '../checks/refs.js';
 import type { EntryFigures, EntryReread, RereadRequest, Rereads } from '../sync/confirm.js';
 
-export type CardVerdict = { verdict: 'confirmed' } | { verdict: 'moved'; detail: string } | { verdict: 'not re-readable'; detail: string };
+export type CardVerdict =
+  | { verdict: 'confirmed' }
+  | { verdict: 'moved'; detail: string }
+  | { verdict: 'not re-readable'; detail: string };
 
 export interface Confirmation {
   cards: ReadonlyMap<string, CardVerdict>;
@@ -33,9 +36,17 @@ export function confirmationRequest(drafted: readonly Drafted[]): RereadRequest 
 export function judge(rereads: Rereads): Confirmation {
   const cards = new Map<string, CardVerdict>();
   for (const { giftCardId, mirrored, read } of rereads.cards) {
-    if (read.kind === 'unreadable') cards.set(giftCardId, { verdict: 'not re-readable', detail: `the card did not read back by ID: ${read.reason}` });
-    else if (read.kind === 'not found') cards.set(giftCardId, mirrored ? { verdict: 'not re-readable', detail: 'reading the card by ID answers 404' } : { verdict: 'confirmed' });
-    else if (!mirrored) cards.set(giftCardId, { verdict: 'moved', detail: 'the card reads by ID now, though the sync did not find it' });
+    if (read.kind === 'unreadable')
+      cards.set(giftCardId, { verdict: 'not re-readable', detail: `the card did not read back by ID: ${read.reason}` });
+    else if (read.kind === 'not found')
+      cards.set(
+        giftCardId,
+        mirrored
+          ? { verdict: 'not re-readable', detail: 'reading the card by ID answers 404' }
+          : { verdict: 'confirmed' },
+      );
+    else if (!mirrored)
+      cards.set(giftCardId, { verdict: 'moved', detail: 'the card reads by ID now, though the sync did not find it' });
     else {
       const now = read.record;
       // Money or status: a new version alone (a touch that moved nothing) is not a move.
@@ -43,7 +54,10 @@ export function judge(rereads: Rereads): Confirmation {
       cards.set(
         giftCardId,
         moved
-          ? { verdict: 'moved', detail: `the card reads version ${now.version}, ${now.status}, remaining ${cents(now.remainingCents)} (the sync read version ${mirrored.version}, ${mirrored.status}, ${cents(mirrored.remainingCents)})` }
+          ? {
+              verdict: 'moved',
+              detail: `the card reads version ${now.version}, ${now.status}, remaining ${cents(now.remainingCents)} (the sync read version ${mirrored.version}, ${mirrored.status}, ${cents(mirrored.remainingCents)})`,
+            }
           : { verdict: 'confirmed' },
       );
     }
@@ -53,14 +67,26 @@ export function judge(rereads: Rereads): Confirmation {
 
 const cents = (value: number | null): string => (value === null ? 'off the cent' : `${value} cents`);
 
-const FIELDS: readonly (keyof EntryFigures)[] = ['giftCardId', 'type', 'amountCents', 'beforeCents', 'afterCents', 'createdAtMs'];
+const FIELDS: readonly (keyof EntryFigures)[] = [
+  'giftCardId',
+  'type',
+  'amountCents',
+  'beforeCents',
+  'afterCents',
+  'createdAtMs',
+];
 
 /** A listed entry that reads otherwise by ID: the service disagrees with itself. */
 function disagreement({ transactionId, mirrored, read }: EntryReread): Drafted[] {
   // An entry the list no longer returns is GC_LEDGER_REWRITTEN's already; a 404 confirms it.
   if (!mirrored || mirrored.vanishedSyncRunId !== null || read.kind === 'unreadable') return [];
   const card = mirrored.giftCardId;
-  const base = { entityType: 'giftCardTransaction' as const, entityId: transactionId, giftCardId: card, records: [cardRef(card), entryRef(transactionId)] };
+  const base = {
+    entityType: 'giftCardTransaction' as const,
+    entityId: transactionId,
+    giftCardId: card,
+    records: [cardRef(card), entryRef(transactionId)],
+  };
   if (read.kind === 'not found') {
     return [
       {

@@ -88,7 +88,9 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 /** The same break gets the same fingerprint in every run: code plus the identities it is about. */
 export function fingerprintOf(code: CheckCode, draft: FindingDraft): string {
-  return sha256([code, draft.entityType, draft.entityId, draft.referenceId ?? '', ...(draft.identity ?? [])].join('\u001f')).slice(0, 16);
+  return sha256(
+    [code, draft.entityType, draft.entityId, draft.referenceId ?? '', ...(draft.identity ?? [])].join('\u001f'),
+  ).slice(0, 16);
 }
 
 /** The break's particulars: an acceptance lapses when they change. */
@@ -125,7 +127,8 @@ function decimal(unit: Finding['unit'], value: number | null): string | null {
   return unit === 'cents' ? formatCents(value) : String(value);
 }
 
-const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
 export function exportFinding(finding: Finding): ExportedFinding {
   return {

@@ -56,21 +56,32 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...input.options };
   const checks = new ChecksStore(input.mirror);
   const sync = await syncToCheck(checks);
-  if (!sync) throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
+  if (!sync)
+    throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
   // Pinned: the merchant the newest complete run of these services checked for (--merchant-id
   // changes it). Else what the credentials resolve to (the sync's lookup by ID), never a vote:
   // foreign records that outnumber ours must not turn our cards foreign. Else, when nothing
   // could tell, a clear majority, or a refusal naming the setting.
   const store = findingsStore(input.mirror);
-  const merchantId = input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? (await inferMerchant(checks));
-  const checkRunId = input.checkRunId ?? (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) }));
+  const merchantId =
+    input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? (await inferMerchant(checks));
+  const checkRunId =
+    input.checkRunId ??
+    (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) }));
   // One cut-off for every figure of the run: the sync's data edge.
   await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
   const previous = await store.previousCompleteRun(checkRunId);
   const opening = previous ? await store.previousClosing(previous) : null;
 
   const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
-  const checkContext = { mirror: input.mirror, syncRunId: sync.syncRunId, previousSyncRunId: sync.previousSyncRunId, asOfMs: sync.startedAtMs, merchantId, options };
+  const checkContext = {
+    mirror: input.mirror,
+    syncRunId: sync.syncRunId,
+    previousSyncRunId: sync.previousSyncRunId,
+    asOfMs: sync.startedAtMs,
+    merchantId,
+    options,
+  };
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = await matchBooksForRun(checkContext);
   const catalogue = await runCatalogue(checkContext, tally, booksMatching);
@@ -110,6 +121,13 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     entries: catalogue.entries,
     walkMs: catalogue.walkMs,
   });
-  await store.recordRun({ checkRunId, standing: decided, rollForward, summary, finishedAtMs: nowMs + durationMs, reportPending: input.reportPending === true });
+  await store.recordRun({
+    checkRunId,
+    standing: decided,
+    rollForward,
+    summary,
+    finishedAtMs: nowMs + durationMs,
+    reportPending: input.reportPending === true,
+  });
   return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
 }

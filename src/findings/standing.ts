@@ -56,13 +56,23 @@ export function standing(input: StandingInput): Standing {
   for (const { check, draft } of [...input.drafted, ...(input.confirmation?.drafts ?? [])]) {
     let fingerprint = fingerprintOf(check.code, draft);
     // Two findings alike in every identity (should not happen): keep both, apart.
-    for (let n = 2; seen.has(fingerprint); n += 1) fingerprint = fingerprintOf(check.code, { ...draft, identity: [...(draft.identity ?? []), `#${n}`] });
+    for (let n = 2; seen.has(fingerprint); n += 1)
+      fingerprint = fingerprintOf(check.code, { ...draft, identity: [...(draft.identity ?? []), `#${n}`] });
     seen.add(fingerprint);
     const verdict = draft.giftCardId === undefined ? undefined : verdicts.get(draft.giftCardId);
     const unconfirmed = verdict?.verdict === 'not re-readable' ? ` Not confirmed by a re-read: ${verdict.detail}.` : '';
-    const finding = fromDraft(check, { ...draft, message: draft.message + unconfirmed }, fingerprint, prior.get(fingerprint), acceptances.get(fingerprint), checkRunId, nowMs);
+    const finding = fromDraft(
+      check,
+      { ...draft, message: draft.message + unconfirmed },
+      fingerprint,
+      prior.get(fingerprint),
+      acceptances.get(fingerprint),
+      checkRunId,
+      nowMs,
+    );
     if (verdict?.verdict === 'moved' && isTimeSensitive(check) && draft.giftCardId !== undefined) {
-      if (!moved.has(draft.giftCardId)) moved.set(draft.giftCardId, { detail: verdict.detail, currency: draft.currency ?? null });
+      if (!moved.has(draft.giftCardId))
+        moved.set(draft.giftCardId, { detail: verdict.detail, currency: draft.currency ?? null });
       if (prior.has(fingerprint)) held.push(finding);
       continue;
     }
@@ -83,26 +93,53 @@ export function standing(input: StandingInput): Standing {
     };
     const fingerprint = fingerprintOf(CHECKS.GC_IN_FLIGHT.code, draft);
     seen.add(fingerprint);
-    findings.push(fromDraft(CHECKS.GC_IN_FLIGHT, draft, fingerprint, prior.get(fingerprint), acceptances.get(fingerprint), checkRunId, nowMs));
+    findings.push(
+      fromDraft(
+        CHECKS.GC_IN_FLIGHT,
+        draft,
+        fingerprint,
+        prior.get(fingerprint),
+        acceptances.get(fingerprint),
+        checkRunId,
+        nowMs,
+      ),
+    );
   }
 
   const resolved: Finding[] = [];
   for (const before of prior.values()) {
     if (seen.has(before.fingerprint)) continue;
     const check = CHECKS[before.code];
-    if (isTimeSensitive(check) && before.giftCardId !== null && inFlight.has(before.giftCardId)) held.push(carried(before, acceptances.get(before.fingerprint), checkRunId, nowMs));
-    else if (check.lifecycle === 'event' && input.previous.sameFingerprints !== false) findings.push(carried(before, acceptances.get(before.fingerprint), checkRunId, nowMs));
+    if (isTimeSensitive(check) && before.giftCardId !== null && inFlight.has(before.giftCardId))
+      held.push(carried(before, acceptances.get(before.fingerprint), checkRunId, nowMs));
+    else if (check.lifecycle === 'event' && input.previous.sameFingerprints !== false)
+      findings.push(carried(before, acceptances.get(before.fingerprint), checkRunId, nowMs));
     else if (input.complete) resolved.push(before);
   }
   return { findings, held, resolved };
 }
 
 /** A finding's state and acceptance: accepted while an acceptance of these particulars holds. */
-function judged(detailSha256: string, before: Finding | undefined, acceptance: Acceptance | undefined, nowMs: number): { state: FindingState; acceptance: Acceptance | null; acceptanceEnded: string | null } {
+function judged(
+  detailSha256: string,
+  before: Finding | undefined,
+  acceptance: Acceptance | undefined,
+  nowMs: number,
+): { state: FindingState; acceptance: Acceptance | null; acceptanceEnded: string | null } {
   if (acceptance) {
     const accepted = `accepted on ${isoDay(acceptance.acceptedAtMs)}${acceptance.by ? ` by ${acceptance.by}` : ''}`;
-    if (acceptance.detailSha256 !== detailSha256) return { state: before ? 'open' : 'new', acceptance: null, acceptanceEnded: `${accepted}; the break changed since, so it counts again` };
-    if (acceptance.untilMs !== null && acceptance.untilMs <= nowMs) return { state: before ? 'open' : 'new', acceptance: null, acceptanceEnded: `${accepted}; the acceptance expired at ${new Date(acceptance.untilMs).toISOString()}` };
+    if (acceptance.detailSha256 !== detailSha256)
+      return {
+        state: before ? 'open' : 'new',
+        acceptance: null,
+        acceptanceEnded: `${accepted}; the break changed since, so it counts again`,
+      };
+    if (acceptance.untilMs !== null && acceptance.untilMs <= nowMs)
+      return {
+        state: before ? 'open' : 'new',
+        acceptance: null,
+        acceptanceEnded: `${accepted}; the acceptance expired at ${new Date(acceptance.untilMs).toISOString()}`,
+      };
     return { state: 'accepted', acceptance, acceptanceEnded: null };
   }
   return { state: before ? 'open' : 'new', acceptance: null, acceptanceEnded: null };
@@ -110,7 +147,15 @@ function judged(detailSha256: string, before: Finding | undefined, acceptance: A
 
 const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-function fromDraft(check: Drafted['check'], draft: FindingDraft, fingerprint: string, before: Finding | undefined, acceptance: Acceptance | undefined, checkRunId: number, nowMs: number): Finding {
+function fromDraft(
+  check: Drafted['check'],
+  draft: FindingDraft,
+  fingerprint: string,
+  before: Finding | undefined,
+  acceptance: Acceptance | undefined,
+  checkRunId: number,
+  nowMs: number,
+): Finding {
   const detailSha256 = detailOf(draft);
   const firstSeenAtMs = before?.firstSeenAtMs ?? nowMs;
   const measure = draft.measure;
@@ -142,5 +187,10 @@ function fromDraft(check: Drafted['check'], draft: FindingDraft, fingerprint: st
 
 /** A finding of an earlier run, as it stands in this one. */
 function carried(before: Finding, acceptance: Acceptance | undefined, checkRunId: number, nowMs: number): Finding {
-  return { ...before, checkRunId, ageDays: ageDaysOf(before.firstSeenAtMs, nowMs), ...judged(before.detailSha256, before, acceptance, nowMs) };
+  return {
+    ...before,
+    checkRunId,
+    ageDays: ageDaysOf(before.firstSeenAtMs, nowMs),
+    ...judged(before.detailSha256, before, acceptance, nowMs),
+  };
 }

@@ -11,7 +11,14 @@ import { type CheckCode, CHECK_CODES, CHECKS } from '../checks/index.js';
 import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
 import type { Mirror } from '../db/mirror.js';
 import { fromSql, toSql } from '../db/rows.js';
-import { checkRuns, findingAcceptances, findings, heldFindings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
+import {
+  checkRuns,
+  findingAcceptances,
+  findings,
+  heldFindings,
+  liabilityRollforward,
+  resolvedFindings,
+} from '../db/schema.js';
 import type { MirrorQueries } from '../db/mirror.js';
 import type { Acceptance, Finding } from './finding.js';
 import type { Standing } from './standing.js';
@@ -26,7 +33,8 @@ export type ResolvedRow = typeof resolvedFindings.$inferSelect;
 const CODES = new Set<string>(CHECK_CODES);
 
 function codeOf(code: string): CheckCode {
-  if (!CODES.has(code)) throw new Error(`the mirror holds a finding of unknown code ${code}: it was written by a newer ledger-recon`);
+  if (!CODES.has(code))
+    throw new Error(`the mirror holds a finding of unknown code ${code}: it was written by a newer ledger-recon`);
   return code as CheckCode;
 }
 
@@ -34,7 +42,8 @@ function codeOf(code: string): CheckCode {
 function findingOf(row: FindingRow): Finding {
   const stakeKey = row.stakeKey === '' ? row.fingerprint : row.stakeKey;
   // Rows stored before stakes were recorded: a money measure's difference is its stake.
-  const stakeCents = row.stakeKey === '' && row.unit === 'cents' && row.difference !== null ? Math.abs(row.difference) : row.stakeCents;
+  const stakeCents =
+    row.stakeKey === '' && row.unit === 'cents' && row.difference !== null ? Math.abs(row.difference) : row.stakeCents;
   return {
     checkRunId: row.checkRunId,
     fingerprint: row.fingerprint,
@@ -61,7 +70,14 @@ function findingOf(row: FindingRow): Finding {
     acceptance:
       row.acceptedNote === null || row.acceptedAtMs === null
         ? null
-        : { fingerprint: row.fingerprint, note: row.acceptedNote, by: row.acceptedBy, acceptedAtMs: row.acceptedAtMs, untilMs: row.acceptedUntilMs, detailSha256: row.detailSha256 },
+        : {
+            fingerprint: row.fingerprint,
+            note: row.acceptedNote,
+            by: row.acceptedBy,
+            acceptedAtMs: row.acceptedAtMs,
+            untilMs: row.acceptedUntilMs,
+            detailSha256: row.detailSha256,
+          },
     acceptanceEnded: row.acceptanceEnded,
   };
 }
@@ -173,7 +189,13 @@ export class FindingsStore {
   async beginRun(run: NewCheckRun): Promise<number> {
     const row = await this.db
       .insertInto('check_runs')
-      .values({ status: 'running', started_at: new Date(run.startedAtMs).toISOString(), started_at_ms: run.startedAtMs, options_json: run.optionsJson, findings_version: FINDINGS_VERSION })
+      .values({
+        status: 'running',
+        started_at: new Date(run.startedAtMs).toISOString(),
+        started_at_ms: run.startedAtMs,
+        options_json: run.optionsJson,
+        findings_version: FINDINGS_VERSION,
+      })
       .returning('check_run_id')
       .executeTakeFirstOrThrow();
     return row.check_run_id;
@@ -183,14 +205,23 @@ export class FindingsStore {
   async attachSync(checkRunId: number, sync: CheckedSync): Promise<void> {
     await this.db
       .updateTable('check_runs')
-      .set({ sync_run_id: sync.syncRunId, as_of: new Date(sync.asOfMs).toISOString(), as_of_ms: sync.asOfMs, merchant_id: sync.merchantId })
+      .set({
+        sync_run_id: sync.syncRunId,
+        as_of: new Date(sync.asOfMs).toISOString(),
+        as_of_ms: sync.asOfMs,
+        merchant_id: sync.merchantId,
+      })
       .where('check_run_id', '=', checkRunId)
       .execute();
   }
 
   /** Marks a started run failed, with why: the night's record when it could not finish. */
   async recordFailure(checkRunId: number, error: RunError, finishedAtMs: number): Promise<void> {
-    await this.db.updateTable('check_runs').set({ status: 'failed', error_json: JSON.stringify(error), finished_at_ms: finishedAtMs }).where('check_run_id', '=', checkRunId).execute();
+    await this.db
+      .updateTable('check_runs')
+      .set({ status: 'failed', error_json: JSON.stringify(error), finished_at_ms: finishedAtMs })
+      .where('check_run_id', '=', checkRunId)
+      .execute();
   }
 
   /** The newest complete check run (completed, not INCOMPLETE) before `beforeCheckRunId`: what a run compares with. */
@@ -213,14 +244,23 @@ export class FindingsStore {
    * rebind leaves the previous one behind.
    */
   async pinnedMerchant(): Promise<string | null> {
-    const identity = await this.db.selectFrom('mirror_identity').select('bound_at').where('identity_id', '=', 1).executeTakeFirst();
+    const identity = await this.db
+      .selectFrom('mirror_identity')
+      .select('bound_at')
+      .where('identity_id', '=', 1)
+      .executeTakeFirst();
     const boundMs = identity ? Date.parse(identity.bound_at) : 0;
     const row = await this.db
       .selectFrom('check_runs')
       .select('merchant_id')
       .where('status', '=', 'completed')
       .where('merchant_id', 'is not', null)
-      .where('sync_run_id', 'in', (runs) => runs.selectFrom('sync_runs').select('sync_run_id').where('started_at_ms', '>=', Number.isNaN(boundMs) ? 0 : boundMs))
+      .where('sync_run_id', 'in', (runs) =>
+        runs
+          .selectFrom('sync_runs')
+          .select('sync_run_id')
+          .where('started_at_ms', '>=', Number.isNaN(boundMs) ? 0 : boundMs),
+      )
       .orderBy('check_run_id', 'desc')
       .limit(1)
       .executeTakeFirst();
@@ -228,10 +268,20 @@ export class FindingsStore {
   }
 
   /** A run's findings and the findings it held in flight, and whether its fingerprints are made as this version makes them. */
-  async findingsAndHeld(run: CheckRunRow): Promise<{ findings: Finding[]; held: Finding[]; sameFingerprints: boolean }> {
+  async findingsAndHeld(
+    run: CheckRunRow,
+  ): Promise<{ findings: Finding[]; held: Finding[]; sameFingerprints: boolean }> {
     const found = await this.db.selectFrom('findings').selectAll().where('check_run_id', '=', run.checkRunId).execute();
-    const held = await this.db.selectFrom('held_findings').selectAll().where('check_run_id', '=', run.checkRunId).execute();
-    return { findings: found.map((row) => findingOf(fromSql(findings, row))), held: held.map((row) => findingOf(fromSql(heldFindings, row))), sameFingerprints: run.findingsVersion === FINDINGS_VERSION };
+    const held = await this.db
+      .selectFrom('held_findings')
+      .selectAll()
+      .where('check_run_id', '=', run.checkRunId)
+      .execute();
+    return {
+      findings: found.map((row) => findingOf(fromSql(findings, row))),
+      held: held.map((row) => findingOf(fromSql(heldFindings, row))),
+      sameFingerprints: run.findingsVersion === FINDINGS_VERSION,
+    };
   }
 
   /**
@@ -243,7 +293,12 @@ export class FindingsStore {
     const run = await this.previousCompleteRun(Number.MAX_SAFE_INTEGER);
     if (!run) return [];
     const named = (table: 'findings' | 'held_findings') =>
-      this.db.selectFrom(table).select('gift_card_id').where('check_run_id', '=', run.checkRunId).where('gift_card_id', 'is not', null).where('code', 'like', 'GC_%');
+      this.db
+        .selectFrom(table)
+        .select('gift_card_id')
+        .where('check_run_id', '=', run.checkRunId)
+        .where('gift_card_id', 'is not', null)
+        .where('code', 'like', 'GC_%');
     const rows = await named('findings').union(named('held_findings')).execute();
     return rows.map((row) => row.gift_card_id as string).sort();
   }
@@ -256,7 +311,12 @@ export class FindingsStore {
   async inFlightOf(run?: CheckRunRow | null): Promise<{ syncRunId: number; cards: Set<string> } | null> {
     const checked = run === undefined ? await this.completedRun() : run;
     if (!checked || checked.syncRunId === null) return null;
-    const rows = await this.db.selectFrom('findings').select('entity_id').where('check_run_id', '=', checked.checkRunId).where('code', '=', CHECKS.GC_IN_FLIGHT.code).execute();
+    const rows = await this.db
+      .selectFrom('findings')
+      .select('entity_id')
+      .where('check_run_id', '=', checked.checkRunId)
+      .where('code', '=', CHECKS.GC_IN_FLIGHT.code)
+      .execute();
     return { syncRunId: checked.syncRunId, cards: new Set(rows.map((row) => row.entity_id)) };
   }
 
@@ -265,7 +325,14 @@ export class FindingsStore {
     const rows = await this.db.selectFrom('finding_acceptances').selectAll().execute();
     return rows.map((row) => {
       const a = fromSql(findingAcceptances, row);
-      return { fingerprint: a.fingerprint, note: a.note, by: a.acceptedBy, acceptedAtMs: a.acceptedAtMs, untilMs: a.untilMs, detailSha256: a.detailSha256 };
+      return {
+        fingerprint: a.fingerprint,
+        note: a.note,
+        by: a.acceptedBy,
+        acceptedAtMs: a.acceptedAtMs,
+        untilMs: a.untilMs,
+        detailSha256: a.detailSha256,
+      };
     });
   }
 
@@ -275,13 +342,20 @@ export class FindingsStore {
     return {
       cutOffMs: rows.find((r) => r.cutOffMs !== null)?.cutOffMs ?? null,
       asOfMs: run.asOfMs,
-      byCurrency: new Map(rows.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }])),
+      byCurrency: new Map(
+        rows.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }]),
+      ),
     };
   }
 
   /** A run's roll-forward per currency. */
   async rollForwardOf(checkRunId: number): Promise<RollForwardRow[]> {
-    const rows = await this.db.selectFrom('liability_rollforward').selectAll().where('check_run_id', '=', checkRunId).orderBy('currency').execute();
+    const rows = await this.db
+      .selectFrom('liability_rollforward')
+      .selectAll()
+      .where('check_run_id', '=', checkRunId)
+      .orderBy('currency')
+      .execute();
     return rows.map((row) => fromSql(liabilityRollforward, row));
   }
 
@@ -289,11 +363,38 @@ export class FindingsStore {
   async recordRun(record: RunRecord): Promise<void> {
     const { checkRunId, standing, summary } = record;
     await this.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < standing.findings.length; i += INSERT_BATCH) await trx.insertInto('findings').values(standing.findings.slice(i, i + INSERT_BATCH).map((f) => toSql(findings, rowOf(f)))).execute();
-      for (let i = 0; i < standing.held.length; i += INSERT_BATCH) await trx.insertInto('held_findings').values(standing.held.slice(i, i + INSERT_BATCH).map((f) => toSql(heldFindings, rowOf(f)))).execute();
-      const resolved = standing.resolved.map((f): ResolvedRow => ({ checkRunId, fingerprint: f.fingerprint, code: f.code, severity: f.severity, entityType: f.entityType, entityId: f.entityId, message: f.message, firstSeenAt: new Date(f.firstSeenAtMs).toISOString() }));
-      for (let i = 0; i < resolved.length; i += INSERT_BATCH) await trx.insertInto('resolved_findings').values(resolved.slice(i, i + INSERT_BATCH).map((row) => toSql(resolvedFindings, row))).execute();
-      if (record.rollForward.length > 0) await trx.insertInto('liability_rollforward').values(record.rollForward.map((r) => toSql(liabilityRollforward, { checkRunId, ...r }))).execute();
+      for (let i = 0; i < standing.findings.length; i += INSERT_BATCH)
+        await trx
+          .insertInto('findings')
+          .values(standing.findings.slice(i, i + INSERT_BATCH).map((f) => toSql(findings, rowOf(f))))
+          .execute();
+      for (let i = 0; i < standing.held.length; i += INSERT_BATCH)
+        await trx
+          .insertInto('held_findings')
+          .values(standing.held.slice(i, i + INSERT_BATCH).map((f) => toSql(heldFindings, rowOf(f))))
+          .execute();
+      const resolved = standing.resolved.map(
+        (f): ResolvedRow => ({
+          checkRunId,
+          fingerprint: f.fingerprint,
+          code: f.code,
+          severity: f.severity,
+          entityType: f.entityType,
+          entityId: f.entityId,
+          message: f.message,
+          firstSeenAt: new Date(f.firstSeenAtMs).toISOString(),
+        }),
+      );
+      for (let i = 0; i < resolved.length; i += INSERT_BATCH)
+        await trx
+          .insertInto('resolved_findings')
+          .values(resolved.slice(i, i + INSERT_BATCH).map((row) => toSql(resolvedFindings, row)))
+          .execute();
+      if (record.rollForward.length > 0)
+        await trx
+          .insertInto('liability_rollforward')
+          .values(record.rollForward.map((r) => toSql(liabilityRollforward, { checkRunId, ...r })))
+          .execute();
       await trx
         .updateTable('check_runs')
         .set({
@@ -311,20 +412,32 @@ export class FindingsStore {
 
   /** The run's report files are written: the night is whole. */
   async markReportWritten(checkRunId: number): Promise<void> {
-    await this.db.updateTable('check_runs').set({ report_state: 'written' }).where('check_run_id', '=', checkRunId).execute();
+    await this.db
+      .updateTable('check_runs')
+      .set({ report_state: 'written' })
+      .where('check_run_id', '=', checkRunId)
+      .execute();
   }
 
   /** A completed check run: the newest, or the one named. */
   async completedRun(checkRunId?: number): Promise<CheckRunRow | null> {
     let query = this.db.selectFrom('check_runs').selectAll().where('status', '=', 'completed');
-    query = checkRunId === undefined ? query.orderBy('check_run_id', 'desc').limit(1) : query.where('check_run_id', '=', checkRunId);
+    query =
+      checkRunId === undefined
+        ? query.orderBy('check_run_id', 'desc').limit(1)
+        : query.where('check_run_id', '=', checkRunId);
     const row = await query.executeTakeFirst();
     return row ? fromSql(checkRuns, row) : null;
   }
 
   /** Past check runs, newest first. */
   async recentRuns(limit: number): Promise<CheckRunRow[]> {
-    const rows = await this.db.selectFrom('check_runs').selectAll().orderBy('check_run_id', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('check_runs')
+      .selectAll()
+      .orderBy('check_run_id', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map((row) => fromSql(checkRuns, row));
   }
 
@@ -348,13 +461,25 @@ export class FindingsStore {
 
   /** The previous findings a run resolved. */
   async resolvedOf(checkRunId: number): Promise<ResolvedRow[]> {
-    const rows = await this.db.selectFrom('resolved_findings').selectAll().where('check_run_id', '=', checkRunId).orderBy('code').orderBy('entity_id').execute();
+    const rows = await this.db
+      .selectFrom('resolved_findings')
+      .selectAll()
+      .where('check_run_id', '=', checkRunId)
+      .orderBy('code')
+      .orderBy('entity_id')
+      .execute();
     return rows.map((row) => fromSql(resolvedFindings, row));
   }
 
   /** The newest finding with this fingerprint, or null. */
   async latestFinding(fingerprint: string): Promise<Finding | null> {
-    const row = await this.db.selectFrom('findings').selectAll().where('fingerprint', '=', fingerprint).orderBy('check_run_id', 'desc').limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('findings')
+      .selectAll()
+      .where('fingerprint', '=', fingerprint)
+      .orderBy('check_run_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row ? findingOf(fromSql(findings, row)) : null;
   }
 
@@ -371,6 +496,10 @@ export class FindingsStore {
       detailSha256: a.finding.detailSha256,
       checkRunId: a.finding.checkRunId,
     });
-    await this.db.insertInto('finding_acceptances').values(row).onConflict((conflict) => conflict.column('fingerprint').doUpdateSet(row)).execute();
+    await this.db
+      .insertInto('finding_acceptances')
+      .values(row)
+      .onConflict((conflict) => conflict.column('fingerprint').doUpdateSet(row))
+      .execute();
   }
 }

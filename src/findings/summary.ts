@@ -107,7 +107,9 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     merchantId: input.merchantId,
     durationMs: input.durationMs,
     findings: findings.length,
-    bySeverity: Object.fromEntries(SEVERITIES.map((s) => [s, findings.filter((f) => f.severity === s).length])) as Record<Severity, number>,
+    bySeverity: Object.fromEntries(
+      SEVERITIES.map((s) => [s, findings.filter((f) => f.severity === s).length]),
+    ) as Record<Severity, number>,
     byCode: countBy(findings, (f) => f.code),
     moneyAtStake: moneyAtStake(findings),
     new: stateCount('new'),
@@ -117,7 +119,12 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     inFlight: findings.filter((f) => f.code === CHECKS.GC_IN_FLIGHT.code).length,
     held: held.length,
     acceptancesEnded: findings.filter((f) => f.acceptanceEnded !== null).length,
-    ageBuckets: Object.fromEntries(AGE_BUCKETS.map((b) => [b, findings.filter((f) => f.state !== 'accepted' && ageBucketOf(f.ageDays) === b).length])),
+    ageBuckets: Object.fromEntries(
+      AGE_BUCKETS.map((b) => [
+        b,
+        findings.filter((f) => f.state !== 'accepted' && ageBucketOf(f.ageDays) === b).length,
+      ]),
+    ),
     rollForward: input.rollForward.map((r) => ({
       currency: r.currency,
       opening: formatCents(r.openingCents),
@@ -135,7 +142,9 @@ export function summarise(input: SummaryInput): CheckRunSummary {
       inFlightCards: r.inFlightCards,
       closes: r.differenceCents === 0,
     })),
-    rollForwardBreaks: input.rollForward.filter((r) => r.differenceCents !== 0).map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
+    rollForwardBreaks: input.rollForward
+      .filter((r) => r.differenceCents !== 0)
+      .map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
     failedChecks: input.failedChecks,
     booksNotImported: input.booksNotImported ?? [],
     checkTimesMs: input.checkTimesMs,
@@ -156,7 +165,9 @@ function countBy<T, K extends string>(items: readonly T[], key: (item: T) => K):
  * stake key point at the same money (one card's balance difference seen by several codes):
  * the key counts once, at the largest amount any of them names.
  */
-export function moneyAtStakeCents(findings: readonly Pick<Finding, 'severity' | 'state' | 'currency' | 'stakeCents' | 'stakeKey'>[]): Map<string, number> {
+export function moneyAtStakeCents(
+  findings: readonly Pick<Finding, 'severity' | 'state' | 'currency' | 'stakeCents' | 'stakeKey'>[],
+): Map<string, number> {
   const byKey = new Map<string, { currency: string; cents: number }>();
   for (const f of findings) {
     if (f.stakeCents <= 0 || f.currency === null || f.state === 'accepted' || f.severity === 'info') continue;
@@ -170,5 +181,7 @@ export function moneyAtStakeCents(findings: readonly Pick<Finding, 'severity' | 
 }
 
 function moneyAtStake(findings: readonly Finding[]): Record<string, string> {
-  return Object.fromEntries([...moneyAtStakeCents(findings)].map(([currency, cents]) => [currency, formatCents(cents)]));
+  return Object.fromEntries(
+    [...moneyAtStakeCents(findings)].map(([currency, cents]) => [currency, formatCents(cents)]),
+  );
 }

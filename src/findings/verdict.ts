@@ -17,14 +17,23 @@ export function failing(findings: readonly Pick<Finding, 'severity' | 'state'>[]
  * missing data proves nothing); BREAKS when an error or warning is open or a roll-forward does
  * not close; RECONCILED otherwise.
  */
-export function verdictOf(input: { complete: boolean; findings: readonly Pick<Finding, 'severity' | 'state'>[]; rollForward: readonly RollForward[] }): Verdict {
+export function verdictOf(input: {
+  complete: boolean;
+  findings: readonly Pick<Finding, 'severity' | 'state'>[];
+  rollForward: readonly RollForward[];
+}): Verdict {
   if (!input.complete) return 'INCOMPLETE';
   if (failing(input.findings, 'warning') > 0 || input.rollForward.some((r) => r.differenceCents !== 0)) return 'BREAKS';
   return 'RECONCILED';
 }
 
 /** 2: the run could not complete; 1: open findings at or above --fail-on; 0 otherwise. */
-export function exitCodeOf(verdict: Verdict, findings: readonly Pick<Finding, 'severity' | 'state'>[], rollForward: readonly RollForward[], failOn: FailOn): 0 | 1 | 2 {
+export function exitCodeOf(
+  verdict: Verdict,
+  findings: readonly Pick<Finding, 'severity' | 'state'>[],
+  rollForward: readonly RollForward[],
+  failOn: FailOn,
+): 0 | 1 | 2 {
   if (verdict === 'INCOMPLETE') return 2;
   if (failOn === 'never') return 0;
   // A roll-forward that does not close is a money break: it counts as an error.

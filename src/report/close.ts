@@ -110,7 +110,10 @@ export async function closePeriod(
   // An earlier edge (a past check run's): the service's balances read since are not comparable.
   const asOfMs = Math.min(options.asOfMs ?? newest.cutOffMs, newest.cutOffMs);
   const comparableWithService = asOfMs === newest.cutOffMs;
-  if (period.startMs >= asOfMs) throw new MirrorError(`the period ${period.label} starts after the mirror's data (complete up to ${new Date(asOfMs).toISOString()}): sync first, or close an earlier period`);
+  if (period.startMs >= asOfMs)
+    throw new MirrorError(
+      `the period ${period.label} starts after the mirror's data (complete up to ${new Date(asOfMs).toISOString()}): sync first, or close an earlier period`,
+    );
   const endsNow = period.endMs >= asOfMs && comparableWithService;
   const start = period.startMs;
   const end = Math.min(period.endMs, asOfMs);
@@ -127,35 +130,37 @@ export async function closePeriod(
     if (createdAtMs >= start && createdAtMs < end) unattributedEntries += 1;
   };
   let dataFromMs: number | null = null;
-  for await (const batch of walkCardFigures(mirror, orphan)) for (const walked of batch) {
-    if (dataFromMs === null || walked.card.issuedAtMs < dataFromMs) dataFromMs = walked.card.issuedAtMs;
-    const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));
-    if (!figures || !figures.relevant) continue;
-    const { card, opening, closing, flows, unknown } = figures;
-    onCard({
-      giftCardId: card.giftCardId,
-      currency: card.currency,
-      programId: card.programId,
-      issuedAtMs: card.issuedAtMs,
-      openingCents: opening.owedCents,
-      issuedCents: flows.issuedCents,
-      debitedCents: unknown ? null : flows.debitedCents,
-      refundedCents: unknown ? null : flows.refundedCents,
-      voidedCents: unknown ? null : flows.voidedCents,
-      expiredCents: unknown ? null : flows.expiredCents,
-      closingCents: closing.owedCents,
-      remainingCents: closing.closed ? null : endsNow ? figures.serviceCents : card.remainingCents,
-      inFlightCents: figures.inFlight && endsNow ? figures.inFlightCents : null,
-      closed: closing.closed,
-      entriesInPeriod: flows.entries,
-    });
-  }
+  for await (const batch of walkCardFigures(mirror, orphan))
+    for (const walked of batch) {
+      if (dataFromMs === null || walked.card.issuedAtMs < dataFromMs) dataFromMs = walked.card.issuedAtMs;
+      const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));
+      if (!figures || !figures.relevant) continue;
+      const { card, opening, closing, flows, unknown } = figures;
+      onCard({
+        giftCardId: card.giftCardId,
+        currency: card.currency,
+        programId: card.programId,
+        issuedAtMs: card.issuedAtMs,
+        openingCents: opening.owedCents,
+        issuedCents: flows.issuedCents,
+        debitedCents: unknown ? null : flows.debitedCents,
+        refundedCents: unknown ? null : flows.refundedCents,
+        voidedCents: unknown ? null : flows.voidedCents,
+        expiredCents: unknown ? null : flows.expiredCents,
+        closingCents: closing.owedCents,
+        remainingCents: closing.closed ? null : endsNow ? figures.serviceCents : card.remainingCents,
+        inFlightCents: figures.inFlight && endsNow ? figures.inFlightCents : null,
+        closed: closing.closed,
+        entriesInPeriod: flows.entries,
+      });
+    }
 
   const rollForwards = tally.groups().map((group): PeriodRollForward => {
     const closingFromFlowsCents = closingOf(group);
     const differenceCents = group.ledgerClosingCents - closingFromFlowsCents;
     const serviceRemainingCents = endsNow ? group.serviceCents : null;
-    const serviceDifferenceCents = serviceRemainingCents === null ? null : serviceRemainingCents - group.ledgerClosingCents;
+    const serviceDifferenceCents =
+      serviceRemainingCents === null ? null : serviceRemainingCents - group.ledgerClosingCents;
     return {
       currency: group.currency,
       programId: group.programId,
@@ -178,5 +183,15 @@ export async function closePeriod(
       closes: group.unknownCards === 0 && differenceCents === 0 && (serviceDifferenceCents ?? 0) === 0,
     };
   });
-  return { period, asOfMs, endsNow, closingCutOffMs: end, merchantId, rollForwards, unattributedEntries, dataFromMs, closes: rollForwards.every((group) => group.closes) && unattributedEntries === 0 };
+  return {
+    period,
+    asOfMs,
+    endsNow,
+    closingCutOffMs: end,
+    merchantId,
+    rollForwards,
+    unattributedEntries,
+    dataFromMs,
+    closes: rollForwards.every((group) => group.closes) && unattributedEntries === 0,
+  };
 }

@@ -25,7 +25,9 @@ export function journalText(text: string): string {
  * written as `%XX`.
  */
 export function accountPart(text: string): string {
-  return text.replace(/[^A-Za-z0-9._-]/g, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return text.replace(/[^A-Za-z0-9._-]/g, (c) =>
+    [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }
 
 /** An amount as hledger reads it: the exact decimal the service sent when it is off the cent. */
@@ -39,33 +41,46 @@ function amount(cents: number | null, raw: number | null, currency: string): str
  * Writes the journal to `out`: a file's stream (ended and closed here) or standard output (left
  * open). @returns the number of cards and entries written.
  */
-export async function exportHledger(mirror: Mirror, out: NodeJS.WritableStream): Promise<{ cards: number; entries: number }> {
+export async function exportHledger(
+  mirror: Mirror,
+  out: NodeJS.WritableStream,
+): Promise<{ cards: number; entries: number }> {
   // A stream that fails (a full disk, a closed pipe) ends every wait on it.
   const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
   failed.catch(() => undefined);
   const write = async (text: string): Promise<void> => {
     if (!out.write(text)) await Promise.race([once(out as NodeJS.EventEmitter, 'drain'), failed]);
   };
-  await write(`; ledger-recon export of the gift card ledger, ${new Date().toISOString()}\n; one account per card; each posting asserts the service's balanceAfter\n\n`);
+  await write(
+    `; ledger-recon export of the gift card ledger, ${new Date().toISOString()}\n; one account per card; each posting asserts the service's balanceAfter\n\n`,
+  );
   let cards = 0;
   let entries = 0;
   let current = '';
-  for await (const batch of new ReportStore(mirror).journal()) for (const row of batch) {
-    const account = `giftcards:${accountPart(row.currency)}:${accountPart(row.gift_card_id)}`;
-    if (row.gift_card_id !== current) {
-      current = row.gift_card_id;
-      cards += 1;
-      const opening = amount(row.initial_balance_cents, row.initial_raw, row.currency);
-      await write(`${row.issued_at.slice(0, 10)} issued card ${journalText(row.gift_card_id)}\n    ${account}  ${opening} = ${opening}\n    equity:issued\n\n`);
+  for await (const batch of new ReportStore(mirror).journal())
+    for (const row of batch) {
+      const account = `giftcards:${accountPart(row.currency)}:${accountPart(row.gift_card_id)}`;
+      if (row.gift_card_id !== current) {
+        current = row.gift_card_id;
+        cards += 1;
+        const opening = amount(row.initial_balance_cents, row.initial_raw, row.currency);
+        await write(
+          `${row.issued_at.slice(0, 10)} issued card ${journalText(row.gift_card_id)}\n    ${account}  ${opening} = ${opening}\n    equity:issued\n\n`,
+        );
+      }
+      if (row.transaction_id === null || row.type === null || row.created_at === null) continue;
+      entries += 1;
+      const moved = row.type === 'DEBIT' || row.type === 'REFUND';
+      const sign = row.type === 'DEBIT' ? '-' : '';
+      const posting = moved
+        ? `${sign}${amount(row.amount_cents, row.amount_raw, row.currency)}`.replace(/^--/, '')
+        : `0 ${row.currency}`;
+      const counter =
+        row.type === 'DEBIT' ? 'income:redeemed' : row.type === 'REFUND' ? 'income:refunded' : 'equity:closed';
+      await write(
+        `${row.created_at.slice(0, 10)} ${journalText(row.type)} ${journalText(row.transaction_id)}  ; reference: ${journalText(row.reference_id ?? '')}\n    ${account}  ${posting} = ${amount(row.balance_after_cents, row.after_raw, row.currency)}\n    ${counter}\n\n`,
+      );
     }
-    if (row.transaction_id === null || row.type === null || row.created_at === null) continue;
-    entries += 1;
-    const moved = row.type === 'DEBIT' || row.type === 'REFUND';
-    const sign = row.type === 'DEBIT' ? '-' : '';
-    const posting = moved ? `${sign}${amount(row.amount_cents, row.amount_raw, row.currency)}`.replace(/^--/, '') : `0 ${row.currency}`;
-    const counter = row.type === 'DEBIT' ? 'income:redeemed' : row.type === 'REFUND' ? 'income:refunded' : 'equity:closed';
-    await write(`${row.created_at.slice(0, 10)} ${journalText(row.type)} ${journalText(row.transaction_id)}  ; reference: ${journalText(row.reference_id ?? '')}\n    ${account}  ${posting} = ${amount(row.balance_after_cents, row.after_raw, row.currency)}\n    ${counter}\n\n`);
-  }
   if (out instanceof WriteStream) {
     out.end();
     await Promise.race([once(out, 'close'), failed]);

@@ -7,7 +7,9 @@
  * so an identifier that holds one is visibly not the plain one. Tab and line feed stay.
  */
 export function visibleText(text: string): string {
-  return CONTROL.test(text) ? text.replace(CONTROL_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  return CONTROL.test(text)
+    ? text.replace(CONTROL_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : text;
 }
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f\ufffe\uffff]/;

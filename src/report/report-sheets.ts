@@ -20,11 +20,24 @@ import { describeInstant, periodOf } from './period.js';
 import { rollForwardSheet } from './write-close.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
 
-export const SHEET_NAMES = ['Summary', 'Findings', 'Card reconciliation', 'Month to date', 'Matching', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine', 'Checks'] as const;
+export const SHEET_NAMES = [
+  'Summary',
+  'Findings',
+  'Card reconciliation',
+  'Month to date',
+  'Matching',
+  'Refunds by reference',
+  'Coupons',
+  'DP orders',
+  'DP wallets',
+  'Quarantine',
+  'Checks',
+] as const;
 
 const money = (cents: number | null, currency: string | null): Cell => (cents === null ? null : { cents, currency });
 const date = (ms: number | null): Cell => (ms === null ? null : { date: ms });
-const measure = (f: Finding, value: number | null): Cell => (value === null ? null : f.unit === 'cents' ? money(value, f.currency) : value);
+const measure = (f: Finding, value: number | null): Cell =>
+  value === null ? null : f.unit === 'cents' ? money(value, f.currency) : value;
 
 /** Finding codes of this run per record ID, for the sheets' "findings" columns. */
 async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<Map<string, string>> {
@@ -74,7 +87,11 @@ export const PRINTED_EXCEPTIONS = 1_000;
  * full population stays in the workbook, so each figure is traceable; the printed pages carry
  * the exceptions an auditor reads.
  */
-async function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string): Promise<Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'>> {
+async function exceptionsFirst(
+  what: string,
+  rowsOf: KeyedRows,
+  flagged: string,
+): Promise<Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'>> {
   // The first pass asks for keys alone and keeps only the printed ones, never cells: cells made
   // and held in a pass before the full one taught V8 to allocate every later row's cells in the
   // old generation, collected late (a report of 1,000,000 cards peaked at 1.1 GB, not 450 MB).
@@ -89,9 +106,10 @@ async function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string)
     if (keys.length < PRINTED_EXCEPTIONS) keys.push(key);
   }
   const more = exceptions - keys.length;
-  const note = keys.length === 0
-    ? `Printed: no ${what} has a finding in this run; every ${what} is listed on screen`
-    : `Printed: the ${keys.length.toLocaleString('en-US')} ${what}${keys.length === 1 ? '' : 's'} with a finding in this run${more > 0 ? ` (of ${exceptions.toLocaleString('en-US')})` : ''}; every other ${what} follows on screen`;
+  const note =
+    keys.length === 0
+      ? `Printed: no ${what} has a finding in this run; every ${what} is listed on screen`
+      : `Printed: the ${keys.length.toLocaleString('en-US')} ${what}${keys.length === 1 ? '' : 's'} with a finding in this run${more > 0 ? ` (of ${exceptions.toLocaleString('en-US')})` : ''}; every other ${what} follows on screen`;
   return {
     printRows: Math.max(keys.length, 1),
     printNote: note,
@@ -103,7 +121,12 @@ async function exceptionsFirst(what: string, rowsOf: KeyedRows, flagged: string)
   };
 }
 
-export async function reportSheets(mirror: Mirror, store: FindingsStore, run: CheckRunRow, scope: ReportScope = {}): Promise<SheetSpec[]> {
+export async function reportSheets(
+  mirror: Mirror,
+  store: FindingsStore,
+  run: CheckRunRow,
+  scope: ReportScope = {},
+): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
   const monthToDate = await monthToDateOf(mirror, run, await store.inFlightOf(run));
   const reads = new ReportStore(mirror);
@@ -116,46 +139,138 @@ export async function reportSheets(mirror: Mirror, store: FindingsStore, run: Ch
   // Every record a finding of this run is about: the detail sheets list (and print) theirs first.
   const flagged = JSON.stringify([...codes.keys()]);
   return [
-    { name: 'Summary', widths: SUMMARY_WIDTHS, printScale: COMPACT_PRINT, rows: summaryRows(reads, books, store, run, scope, materiality, monthToDate) },
+    {
+      name: 'Summary',
+      widths: SUMMARY_WIDTHS,
+      printScale: COMPACT_PRINT,
+      rows: summaryRows(reads, books, store, run, scope, materiality, monthToDate),
+    },
     // On paper, what a reader reads (severity to age); the records, fingerprints and acceptances are on screen and in the CSV.
     // On paper, severity to age one page wide at over 70 %: the page's width goes to the message.
-    { name: 'Findings', header: FINDINGS_HEADER, severityColumn: 0, printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1, fixedWidths: FINDINGS_PRINTED_WIDTHS, rows: findingRows(store, run.checkRunId, materiality) },
+    {
+      name: 'Findings',
+      header: FINDINGS_HEADER,
+      severityColumn: 0,
+      printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1,
+      fixedWidths: FINDINGS_PRINTED_WIDTHS,
+      rows: findingRows(store, run.checkRunId, materiality),
+    },
     {
       name: 'Card reconciliation',
-      header: ['gift card', 'currency', 'status', 'initial balance', 'debits', 'refunds', 'recomputed balance', 'reported remaining', 'difference', 'entries', 'findings'],
+      header: [
+        'gift card',
+        'currency',
+        'status',
+        'initial balance',
+        'debits',
+        'refunds',
+        'recomputed balance',
+        'reported remaining',
+        'difference',
+        'entries',
+        'findings',
+      ],
       // One page wide at 0.75: a card's ID wraps at its hyphens onto two lines.
       fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
       ...(await exceptionsFirst('card', (only, keysOnly) => cardRows(mirror, findingsOf, only, keysOnly), flagged)),
     },
-    monthToDate ? rollForwardSheet('Month to date', monthToDate) : { name: 'Month to date', rows: [['No month-to-date roll-forward: the check run has no data as of this month.']] },
+    monthToDate
+      ? rollForwardSheet('Month to date', monthToDate)
+      : {
+          name: 'Month to date',
+          rows: [['No month-to-date roll-forward: the check run has no data as of this month.']],
+        },
     await matchingSheet(books, findingsOf),
     {
       name: 'Refunds by reference',
-      header: ['gift card', 'currency', 'reference', 'debits', 'debited', 'refunds', 'refunded', 'refundable left', 'findings'],
+      header: [
+        'gift card',
+        'currency',
+        'reference',
+        'debits',
+        'debited',
+        'refunds',
+        'refunded',
+        'refundable left',
+        'findings',
+      ],
       fixedWidths: { 0: 20, 1: 8, 2: 24, 3: 8, 4: 13, 5: 8, 6: 13, 7: 13, 8: 25 },
-      ...(await exceptionsFirst('reference', (only, keysOnly) => refundRows(reads, findingsOf, only, keysOnly), flagged)),
+      ...(await exceptionsFirst(
+        'reference',
+        (only, keysOnly) => refundRows(reads, findingsOf, only, keysOnly),
+        flagged,
+      )),
     },
     {
       name: 'Coupons',
-      header: ['coupon', 'merchant', 'status', 'redemption count', 'usage limit (0 = none)', 'expires at (UTC)', 'updated at (UTC)', UNLISTED, 'findings'],
+      header: [
+        'coupon',
+        'merchant',
+        'status',
+        'redemption count',
+        'usage limit (0 = none)',
+        'expires at (UTC)',
+        'updated at (UTC)',
+        UNLISTED,
+        'findings',
+      ],
       fixedWidths: { 0: 20, 1: 20, 2: 10, 3: 10, 4: 10, 5: 19, 6: 19, 7: 10, 8: 24 },
       ...(await exceptionsFirst('coupon', (only, keysOnly) => couponRows(reads, findingsOf, only, keysOnly), flagged)),
     },
     {
       name: 'DP orders',
       // What prints first (order to findings, one page wide at over 70 %); where each line came from after it, on screen.
-      header: ['order', 'external reference', 'status', 'fulfilment', 'order total', 'line', 'quantity', 'total price', 'FX rate', 'converted total', 'fulfilled', 'vouchers', 'findings', 'created at (UTC)', 'product', 'variant', 'line currency', 'price', UNLISTED],
+      header: [
+        'order',
+        'external reference',
+        'status',
+        'fulfilment',
+        'order total',
+        'line',
+        'quantity',
+        'total price',
+        'FX rate',
+        'converted total',
+        'fulfilled',
+        'vouchers',
+        'findings',
+        'created at (UTC)',
+        'product',
+        'variant',
+        'line currency',
+        'price',
+        UNLISTED,
+      ],
       printColumns: 13,
       fixedWidths: { 0: 20, 1: 13, 2: 10, 3: 11, 4: 13, 5: 6, 6: 9, 7: 13, 8: 7, 9: 13, 10: 10, 11: 9, 12: 18 },
       ...(await exceptionsFirst('order', (only, keysOnly) => orderRows(reads, findingsOf, only, keysOnly), flagged)),
     },
     {
       name: 'DP wallets',
-      header: ['sync run', 'read at (UTC)', 'wallet', 'currency', 'selected', 'balance', 'change since previous sync', 'findings'],
+      header: [
+        'sync run',
+        'read at (UTC)',
+        'wallet',
+        'currency',
+        'selected',
+        'balance',
+        'change since previous sync',
+        'findings',
+      ],
       rows: (async function* () {
-        for await (const batch of reads.wallets()) for (const w of batch) {
-          yield [w.sync_run_id, date(w.read_at_ms), w.wallet_id, w.currency, w.selected ? 'yes' : 'no', money(w.balance_cents, w.currency), money(w.change_cents, w.currency), w.sync_run_id === run.syncRunId ? findingsOf(w.wallet_id) : ''];
-        }
+        for await (const batch of reads.wallets())
+          for (const w of batch) {
+            yield [
+              w.sync_run_id,
+              date(w.read_at_ms),
+              w.wallet_id,
+              w.currency,
+              w.selected ? 'yes' : 'no',
+              money(w.balance_cents, w.currency),
+              money(w.change_cents, w.currency),
+              w.sync_run_id === run.syncRunId ? findingsOf(w.wallet_id) : '',
+            ];
+          }
       })(),
     },
     {
@@ -163,11 +278,15 @@ export async function reportSheets(mirror: Mirror, store: FindingsStore, run: Ch
       header: ['resource', 'record', 'reason', 'first sync', 'last sync', 'raw JSON as received'],
       fixedWidths: { 0: 12, 1: 20, 2: 36, 3: 8, 4: 8, 5: 48 },
       rows: (async function* () {
-        for await (const batch of reads.quarantine()) for (const q of batch) {
-          // Long raw JSON is cut where a printed cell stays readable, with where the whole of it is.
-          const raw = q.raw_json.length > RAW_SHOWN ? `${q.raw_json.slice(0, RAW_SHOWN)}… (cut at ${RAW_SHOWN} of ${q.raw_json.length.toLocaleString('en-US')} characters: the whole record is quarantine_id ${q.quarantine_id} in the mirror)` : q.raw_json;
-          yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, raw];
-        }
+        for await (const batch of reads.quarantine())
+          for (const q of batch) {
+            // Long raw JSON is cut where a printed cell stays readable, with where the whole of it is.
+            const raw =
+              q.raw_json.length > RAW_SHOWN
+                ? `${q.raw_json.slice(0, RAW_SHOWN)}… (cut at ${RAW_SHOWN} of ${q.raw_json.length.toLocaleString('en-US')} characters: the whole record is quarantine_id ${q.quarantine_id} in the mirror)`
+                : q.raw_json;
+            yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, raw];
+          }
       })(),
     },
     {
@@ -179,7 +298,8 @@ export async function reportSheets(mirror: Mirror, store: FindingsStore, run: Ch
       printScale: 0.72,
       rows: (function* () {
         const counts = summaryOf(run).byCode;
-        for (const check of CATALOGUE) yield [check.code, check.severity, check.lifecycle, check.title, check.description, counts[check.code] ?? 0];
+        for (const check of CATALOGUE)
+          yield [check.code, check.severity, check.lifecycle, check.title, check.description, counts[check.code] ?? 0];
       })(),
     },
   ];
@@ -191,49 +311,147 @@ export async function reportSheets(mirror: Mirror, store: FindingsStore, run: Ch
  * lifecycle. The Summary counts over columns A (severity), B (code), C (state) and `material`.
  */
 export const FINDINGS_HEADER = [
-  'severity', 'code', 'state', 'message', 'currency', 'difference', 'at stake', 'material', 'age (days)', 'expected', 'actual', 'unit', 'entity type', 'entity', 'gift card', 'reference',
-  'first seen (UTC)', 'records', 'fingerprint', 'accepted: note', 'accepted by', 'accepted at (UTC)', 'accepted until (UTC)', 'acceptance ended',
+  'severity',
+  'code',
+  'state',
+  'message',
+  'currency',
+  'difference',
+  'at stake',
+  'material',
+  'age (days)',
+  'expected',
+  'actual',
+  'unit',
+  'entity type',
+  'entity',
+  'gift card',
+  'reference',
+  'first seen (UTC)',
+  'records',
+  'fingerprint',
+  'accepted: note',
+  'accepted by',
+  'accepted at (UTC)',
+  'accepted until (UTC)',
+  'acceptance ended',
 ];
 
 /** Widths of the printed columns of the Findings sheet, severity to age (0.75 of full size one page wide). */
 const FINDINGS_PRINTED_WIDTHS = Object.fromEntries(
-  ([['severity', 10], ['code', 33], ['state', 8], ['message', 51], ['currency', 10], ['difference', 13], ['at stake', 12], ['material', 10], ['age (days)', 7]] as const).map(([name, width]) => [FINDINGS_HEADER.indexOf(name), width]),
+  (
+    [
+      ['severity', 10],
+      ['code', 33],
+      ['state', 8],
+      ['message', 51],
+      ['currency', 10],
+      ['difference', 13],
+      ['at stake', 12],
+      ['material', 10],
+      ['age (days)', 7],
+    ] as const
+  ).map(([name, width]) => [FINDINGS_HEADER.indexOf(name), width]),
 );
 
-async function* findingRows(store: FindingsStore, checkRunId: number, materiality: Materiality): AsyncGenerator<Cell[]> {
+async function* findingRows(
+  store: FindingsStore,
+  checkRunId: number,
+  materiality: Materiality,
+): AsyncGenerator<Cell[]> {
   for await (const f of store.findingsOfRun(checkRunId)) {
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
     yield [
-      f.severity, f.code, f.state, f.message, f.currency, measure(f, f.difference), f.stakeCents > 0 ? money(f.stakeCents, f.currency) : null, isMaterial(f, materiality) ? 'material' : '',
-      f.ageDays, measure(f, f.expected), measure(f, f.actual), unitOf(f), f.entityType, f.entityId, f.giftCardId, f.referenceId,
-      date(f.firstSeenAtMs), records, f.fingerprint, a?.note ?? null, a?.by ?? null, date(a?.acceptedAtMs ?? null), date(a?.untilMs ?? null), f.acceptanceEnded,
+      f.severity,
+      f.code,
+      f.state,
+      f.message,
+      f.currency,
+      measure(f, f.difference),
+      f.stakeCents > 0 ? money(f.stakeCents, f.currency) : null,
+      isMaterial(f, materiality) ? 'material' : '',
+      f.ageDays,
+      measure(f, f.expected),
+      measure(f, f.actual),
+      unitOf(f),
+      f.entityType,
+      f.entityId,
+      f.giftCardId,
+      f.referenceId,
+      date(f.firstSeenAtMs),
+      records,
+      f.fingerprint,
+      a?.note ?? null,
+      a?.by ?? null,
+      date(a?.acceptedAtMs ?? null),
+      date(a?.untilMs ?? null),
+      f.acceptanceEnded,
     ];
   }
 }
 
 /** Per card, from the ledger-state core over the one walk: initial − debits + refunds against the reported balance. */
-async function* cardRows(mirror: Mirror, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
-  for await (const batch of walkCardLedgers(mirror, undefined, only ?? undefined)) for (const { card, entries } of batch) {
-    const id = card.giftCardId;
-    if (keysOnly) {
-      yield [id, NO_CELLS, findingsOf(id) !== ''];
-      continue;
+async function* cardRows(
+  mirror: Mirror,
+  findingsOf: FindingsOf,
+  only: string | null,
+  keysOnly = false,
+): AsyncGenerator<Keyed> {
+  for await (const batch of walkCardLedgers(mirror, undefined, only ?? undefined))
+    for (const { card, entries } of batch) {
+      const id = card.giftCardId;
+      if (keysOnly) {
+        yield [id, NO_CELLS, findingsOf(id) !== ''];
+        continue;
+      }
+      const c = card.currency;
+      const figures = cardReconciliation(card, entries);
+      // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
+      // An amount off the cent leaves the figures unknown: the cells stay empty rather than wrong.
+      const recomputedCell: Cell =
+        figures.recomputedCents === null
+          ? null
+          : { formula: 'D{row}-E{row}+F{row}', cents: figures.recomputedCents, currency: c };
+      const differenceCell: Cell =
+        figures.differenceCents === null
+          ? null
+          : { formula: 'H{row}-G{row}', cents: figures.differenceCents, currency: c };
+      const findings = findingsOf(id);
+      yield [
+        id,
+        [
+          id,
+          c,
+          card.status,
+          money(card.initialCents, c),
+          money(figures.debitedCents, c),
+          money(figures.refundedCents, c),
+          recomputedCell,
+          money(card.remainingCents, c),
+          differenceCell,
+          figures.entries,
+          findings,
+        ],
+        findings !== '',
+      ];
     }
-    const c = card.currency;
-    const figures = cardReconciliation(card, entries);
-    // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
-    // An amount off the cent leaves the figures unknown: the cells stay empty rather than wrong.
-    const recomputedCell: Cell = figures.recomputedCents === null ? null : { formula: 'D{row}-E{row}+F{row}', cents: figures.recomputedCents, currency: c };
-    const differenceCell: Cell = figures.differenceCents === null ? null : { formula: 'H{row}-G{row}', cents: figures.differenceCents, currency: c };
-    const findings = findingsOf(id);
-    yield [id, [id, c, card.status, money(card.initialCents, c), money(figures.debitedCents, c), money(figures.refundedCents, c), recomputedCell, money(card.remainingCents, c), differenceCell, figures.entries, findings], findings !== ''];
-  }
 }
 
 /** Per card and reference with a refund: one pass over the ledger in card order, grouped in memory one card at a time. */
-async function* refundRows(reads: ReportStore, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
-  interface Group { debits: number; debited: number; refunds: number; refunded: number; refundIds: string[] }
+async function* refundRows(
+  reads: ReportStore,
+  findingsOf: FindingsOf,
+  only: string | null,
+  keysOnly = false,
+): AsyncGenerator<Keyed> {
+  interface Group {
+    debits: number;
+    debited: number;
+    refunds: number;
+    refunded: number;
+    refundIds: string[];
+  }
   let card = '';
   let currency = '';
   let groups = new Map<string, Group>();
@@ -242,77 +460,165 @@ async function* refundRows(reads: ReportStore, findingsOf: FindingsOf, only: str
       if (g.refunds === 0) continue;
       const findings = findingsOf(card, ...g.refundIds);
       if (keysOnly) yield [`${card} ${reference}`, NO_CELLS, findings !== ''];
-      else yield [`${card} ${reference}`, [card, currency, reference, g.debits, money(g.debited, currency), g.refunds, money(g.refunded, currency), money(g.debited - g.refunded, currency), findings], findings !== ''];
+      else
+        yield [
+          `${card} ${reference}`,
+          [
+            card,
+            currency,
+            reference,
+            g.debits,
+            money(g.debited, currency),
+            g.refunds,
+            money(g.refunded, currency),
+            money(g.debited - g.refunded, currency),
+            findings,
+          ],
+          findings !== '',
+        ];
     }
   };
-  for await (const batch of reads.refundEntries(only)) for (const [id, c, reference, type, amount, transactionId] of batch) {
-    if (id !== card) {
-      yield* flush();
-      card = id;
-      currency = c;
-      groups = new Map();
+  for await (const batch of reads.refundEntries(only))
+    for (const [id, c, reference, type, amount, transactionId] of batch) {
+      if (id !== card) {
+        yield* flush();
+        card = id;
+        currency = c;
+        groups = new Map();
+      }
+      let g = groups.get(reference);
+      if (!g) {
+        g = { debits: 0, debited: 0, refunds: 0, refunded: 0, refundIds: [] };
+        groups.set(reference, g);
+      }
+      if (type === 'DEBIT') {
+        g.debits += 1;
+        g.debited += amount ?? 0;
+      } else {
+        g.refunds += 1;
+        g.refunded += amount ?? 0;
+        g.refundIds.push(transactionId);
+      }
     }
-    let g = groups.get(reference);
-    if (!g) {
-      g = { debits: 0, debited: 0, refunds: 0, refunded: 0, refundIds: [] };
-      groups.set(reference, g);
-    }
-    if (type === 'DEBIT') {
-      g.debits += 1;
-      g.debited += amount ?? 0;
-    } else {
-      g.refunds += 1;
-      g.refunded += amount ?? 0;
-      g.refundIds.push(transactionId);
-    }
-  }
   yield* flush();
 }
 
-async function* couponRows(reads: ReportStore, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
-  for await (const batch of reads.coupons(only)) for (const c of batch) {
-    const findings = findingsOf(c.coupon_id);
-    if (keysOnly) yield [c.coupon_id, NO_CELLS, findings !== ''];
-    else yield [c.coupon_id, [c.coupon_id, c.merchant_id, c.status, c.redemption_count, c.usage_limit_total, date(c.expires_at_ms), date(c.updated_at_ms), c.vanished_sync_run_id, findings], findings !== ''];
-  }
+async function* couponRows(
+  reads: ReportStore,
+  findingsOf: FindingsOf,
+  only: string | null,
+  keysOnly = false,
+): AsyncGenerator<Keyed> {
+  for await (const batch of reads.coupons(only))
+    for (const c of batch) {
+      const findings = findingsOf(c.coupon_id);
+      if (keysOnly) yield [c.coupon_id, NO_CELLS, findings !== ''];
+      else
+        yield [
+          c.coupon_id,
+          [
+            c.coupon_id,
+            c.merchant_id,
+            c.status,
+            c.redemption_count,
+            c.usage_limit_total,
+            date(c.expires_at_ms),
+            date(c.updated_at_ms),
+            c.vanished_sync_run_id,
+            findings,
+          ],
+          findings !== '',
+        ];
+    }
 }
 
 /** The codes of this run's findings about some records, joined; '' when none. */
 type FindingsOf = (...ids: (string | null)[]) => string;
 
-
-async function* orderRows(reads: ReportStore, findingsOf: FindingsOf, only: string | null, keysOnly = false): AsyncGenerator<Keyed> {
-  for await (const batch of reads.orderLines(only)) for (const r of batch) {
-    const findings = findingsOf(r.order_id);
-    if (keysOnly) {
-      yield [`${r.order_id} ${r.line_no ?? ''}`, NO_CELLS, findings !== ''];
-      continue;
+async function* orderRows(
+  reads: ReportStore,
+  findingsOf: FindingsOf,
+  only: string | null,
+  keysOnly = false,
+): AsyncGenerator<Keyed> {
+  for await (const batch of reads.orderLines(only))
+    for (const r of batch) {
+      const findings = findingsOf(r.order_id);
+      if (keysOnly) {
+        yield [`${r.order_id} ${r.line_no ?? ''}`, NO_CELLS, findings !== ''];
+        continue;
+      }
+      yield [
+        `${r.order_id} ${r.line_no ?? ''}`,
+        [
+          r.order_id,
+          r.external_ref_id,
+          r.status,
+          r.fulfillment_status,
+          money(r.total_amount_cents, r.currency),
+          r.line_no,
+          r.quantity,
+          money(r.total_price_cents, r.line_currency),
+          r.fx_rate,
+          money(r.total_converted_price_cents, r.currency),
+          r.fulfilled_qty,
+          r.vouchers,
+          findings,
+          date(r.created_at_ms),
+          r.product_id,
+          r.variant_id,
+          r.line_currency,
+          money(r.price_cents, r.line_currency),
+          r.vanished_sync_run_id,
+        ],
+        findings !== '',
+      ];
     }
-    yield [`${r.order_id} ${r.line_no ?? ''}`, [
-      r.order_id, r.external_ref_id, r.status, r.fulfillment_status, money(r.total_amount_cents, r.currency), r.line_no, r.quantity, money(r.total_price_cents, r.line_currency),
-      r.fx_rate, money(r.total_converted_price_cents, r.currency), r.fulfilled_qty, r.vouchers, findings,
-      date(r.created_at_ms), r.product_id, r.variant_id, r.line_currency, money(r.price_cents, r.line_currency), r.vanished_sync_run_id,
-    ], findings !== ''];
-  }
 }
 
 /**
  * The period close of the run's month so far (UTC): from the first of the month its data are as
  * of, up to that instant, with the run's own in-flight cards (the roll-forward's). Null when the run has no such data.
  */
-async function monthToDateOf(mirror: Mirror, run: CheckRunRow, inFlight: RunInFlight | null): Promise<PeriodClose | null> {
+async function monthToDateOf(
+  mirror: Mirror,
+  run: CheckRunRow,
+  inFlight: RunInFlight | null,
+): Promise<PeriodClose | null> {
   const asOf = run.asOfMs;
   if (asOf === null) return null;
   const day = new Date(asOf).toISOString().slice(0, 10);
   try {
-    return await closePeriod(mirror, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, { asOfMs: asOf, merchantId: run.merchantId, inFlight });
+    return await closePeriod(mirror, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, {
+      asOfMs: asOf,
+      merchantId: run.merchantId,
+      inFlight,
+    });
   } catch (error) {
     if (error instanceof MirrorError) return null;
     throw error;
   }
 }
 
-const MATCHING_HEADER = ['status', 'rule', 'books', 'side', 'record', 'reference', 'type', 'currency', 'amount', 'time (UTC)', 'books file', 'line', 'gift card', 'uses in books', 'redemption count', 'group', 'findings'];
+const MATCHING_HEADER = [
+  'status',
+  'rule',
+  'books',
+  'side',
+  'record',
+  'reference',
+  'type',
+  'currency',
+  'amount',
+  'time (UTC)',
+  'books file',
+  'line',
+  'gift card',
+  'uses in books',
+  'redemption count',
+  'group',
+  'findings',
+];
 
 /**
  * The latest matching of the merchant's books, a row per record: books rows and the service
@@ -335,16 +641,43 @@ async function matchingSheet(books: BooksStore, findingsOf: (...ids: (string | n
         : `Printed: the ${printed.toLocaleString('en-US')} record${printed === 1 ? '' : 's'} without a partner, or matched only in part${exceptions > printed ? ` (of ${exceptions.toLocaleString('en-US')})` : ''}; the matched pairs follow on screen`,
     rows: (async function* () {
       for await (const r of books.matchRows()) {
-        yield [r.status, r.rule, r.kind, r.side, r.recordId, r.reference, r.entryType, r.currency, money(r.amountCents, r.currency), date(r.atMs), r.file, r.line, r.giftCardId, r.booksCount, r.serviceCount, r.groupId, findingsOf(r.recordId)];
+        yield [
+          r.status,
+          r.rule,
+          r.kind,
+          r.side,
+          r.recordId,
+          r.reference,
+          r.entryType,
+          r.currency,
+          money(r.amountCents, r.currency),
+          date(r.atMs),
+          r.file,
+          r.line,
+          r.giftCardId,
+          r.booksCount,
+          r.serviceCount,
+          r.groupId,
+          findingsOf(r.recordId),
+        ];
       }
     })(),
   };
 }
 
-async function* summaryRows(reads: ReportStore, books: BooksStore, store: FindingsStore, run: CheckRunRow, scope: ReportScope, materiality: Materiality, monthToDate: PeriodClose | null): AsyncGenerator<Cell[]> {
+async function* summaryRows(
+  reads: ReportStore,
+  books: BooksStore,
+  store: FindingsStore,
+  run: CheckRunRow,
+  scope: ReportScope,
+  materiality: Materiality,
+  monthToDate: PeriodClose | null,
+): AsyncGenerator<Cell[]> {
   const summary = summaryOf(run);
   const sync = run.syncRunId === null ? undefined : await reads.sync(run.syncRunId);
-  if (sync === undefined) throw new MirrorError(`check run ${run.checkRunId} names sync ${run.syncRunId}, which the mirror does not hold`);
+  if (sync === undefined)
+    throw new MirrorError(`check run ${run.checkRunId} names sync ${run.syncRunId}, which the mirror does not hold`);
   const previous = await store.previousCompleteRun(run.checkRunId);
   // Rows are numbered as they are yielded, so that formulas can point at the labels above them.
   let row = 0;
@@ -355,9 +688,22 @@ async function* summaryRows(reads: ReportStore, books: BooksStore, store: Findin
   yield line([{ heading: 'ledger-recon reconciliation report' }]);
   yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
   yield line([{ note: VERDICT_MEANING[summary.verdict] ?? '' }]);
-  for (const r of summary.rollForwardBreaks ?? []) yield line(['Roll-forward that does not close', { emphasis: `${r.currency} ${r.difference}`, good: false }, { note: 'cards hold − closing: see the roll-forward below' }]);
+  for (const r of summary.rollForwardBreaks ?? [])
+    yield line([
+      'Roll-forward that does not close',
+      { emphasis: `${r.currency} ${r.difference}`, good: false },
+      { note: 'cards hold − closing: see the roll-forward below' },
+    ]);
   const asOf = run.asOfMs ?? run.startedAtMs;
-  yield line(['Period covered', { note: previous?.asOfMs ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})` : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`, strong: true }]);
+  yield line([
+    'Period covered',
+    {
+      note: previous?.asOfMs
+        ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})`
+        : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`,
+      strong: true,
+    },
+  ]);
   yield line(['Data as of (UTC)', date(run.asOfMs)]);
   yield line(['Checked at (UTC)', date(run.finishedAtMs ?? run.startedAtMs)]);
   yield line(['Check run', run.checkRunId]);
@@ -365,16 +711,29 @@ async function* summaryRows(reads: ReportStore, books: BooksStore, store: Findin
   yield line(['Gift card service', { note: sync.giftcard_base_url }]);
   yield line(['Delivery partner service', { note: sync.dp_base_url }]);
   yield line(['Our merchant', { note: run.merchantId ?? '' }]);
-  yield line(['Materiality (money at stake per finding)', { note: materiality.size === 0 ? 'none set (--materiality USD=100.00,EUR=100.00)' : [...materiality].map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', ') }]);
+  yield line([
+    'Materiality (money at stake per finding)',
+    {
+      note:
+        materiality.size === 0
+          ? 'none set (--materiality USD=100.00,EUR=100.00)'
+          : [...materiality].map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', '),
+    },
+  ]);
   for (const failed of summary.failedChecks) yield line(['Check that could not run', failed.code, failed.error]);
-  for (const books of summary.booksNotImported ?? []) yield line(['Books file not imported', books.file, { note: `${books.reason}: the matching is not complete` }]);
+  for (const books of summary.booksNotImported ?? [])
+    yield line(['Books file not imported', books.file, { note: `${books.reason}: the matching is not complete` }]);
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
   // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.
   yield line(['Prepared by', scope.preparer ?? '', '', scope.preparer ? new Date().toISOString().slice(0, 10) : '']);
   yield line(['Reviewed by', '', '', '']);
   yield line([]);
-  yield line([{ heading: 'What was checked' }, { label: 'records in the mirror' }, { label: 'of which no longer listed by the service' }]);
+  yield line([
+    { heading: 'What was checked' },
+    { label: 'records in the mirror' },
+    { label: 'of which no longer listed by the service' },
+  ]);
   for (const [label, table, listed] of MIRRORED) {
     yield line([label, await reads.count(table), listed ? await reads.count(table, true) : null]);
   }
@@ -383,8 +742,17 @@ async function* summaryRows(reads: ReportStore, books: BooksStore, store: Findin
 
   // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
   const findingsHeader = row + 1;
-  yield line([{ heading: 'Findings by code' }, { label: 'severity' }, { label: 'findings' }, ...FINDING_STATES.map((state) => ({ label: state })), { label: 'material' }]);
-  const byCode = new Map<CheckCode, { severity: string; n: number; material: number; states: Record<string, number> }>();
+  yield line([
+    { heading: 'Findings by code' },
+    { label: 'severity' },
+    { label: 'findings' },
+    ...FINDING_STATES.map((state) => ({ label: state })),
+    { label: 'material' },
+  ]);
+  const byCode = new Map<
+    CheckCode,
+    { severity: string; n: number; material: number; states: Record<string, number> }
+  >();
   const all: Finding[] = [];
   for await (const f of store.findingsOfRun(run.checkRunId)) {
     all.push(f);
@@ -398,20 +766,44 @@ async function* summaryRows(reads: ReportStore, books: BooksStore, store: Findin
   const stateColumns = FINDING_STATES.map((_, i) => String.fromCharCode(68 + i)); // D, E, F
   const materialColumn = String.fromCharCode(68 + FINDING_STATES.length);
   const firstCode = row + 1;
-  for (const [code, g] of [...byCode].sort(([a, x], [b, y]) => SEVERITY_ORDER.indexOf(x.severity) - SEVERITY_ORDER.indexOf(y.severity) || a.localeCompare(b))) {
+  for (const [code, g] of [...byCode].sort(
+    ([a, x], [b, y]) => SEVERITY_ORDER.indexOf(x.severity) - SEVERITY_ORDER.indexOf(y.severity) || a.localeCompare(b),
+  )) {
     yield line([
       code,
       g.severity,
       count(`COUNTIFS('Findings'!$B:$B,$A{row})`, g.n),
-      ...FINDING_STATES.map((state, i) => count(`COUNTIFS('Findings'!$B:$B,$A{row},'Findings'!$C:$C,${stateColumns[i]}$${findingsHeader})`, g.states[state] ?? 0)),
-      count(`COUNTIFS('Findings'!$B:$B,$A{row},'Findings'!$${MATERIAL_COLUMN}:$${MATERIAL_COLUMN},${materialColumn}$${findingsHeader})`, g.material),
+      ...FINDING_STATES.map((state, i) =>
+        count(
+          `COUNTIFS('Findings'!$B:$B,$A{row},'Findings'!$C:$C,${stateColumns[i]}$${findingsHeader})`,
+          g.states[state] ?? 0,
+        ),
+      ),
+      count(
+        `COUNTIFS('Findings'!$B:$B,$A{row},'Findings'!$${MATERIAL_COLUMN}:$${MATERIAL_COLUMN},${materialColumn}$${findingsHeader})`,
+        g.material,
+      ),
     ]);
   }
   const lastCode = row;
-  const total = (column: string, n: number): Cell => (lastCode >= firstCode ? count(`SUM(${column}${firstCode}:${column}${lastCode})`, n) : n);
+  const total = (column: string, n: number): Cell =>
+    lastCode >= firstCode ? count(`SUM(${column}${firstCode}:${column}${lastCode})`, n) : n;
   const materialFindings = all.filter((f) => isMaterial(f, materiality)).length;
-  yield line(['All findings', '', total('C', summary.findings), total('D', summary.new), total('E', summary.open), total('F', summary.accepted), total(materialColumn, materialFindings)]);
-  for (const severity of SEVERITY_ORDER) yield line([`  ${severity}`, severity, count(`COUNTIFS('Findings'!$A:$A,$B{row})`, summary.bySeverity[severity as keyof typeof summary.bySeverity] ?? 0)]);
+  yield line([
+    'All findings',
+    '',
+    total('C', summary.findings),
+    total('D', summary.new),
+    total('E', summary.open),
+    total('F', summary.accepted),
+    total(materialColumn, materialFindings),
+  ]);
+  for (const severity of SEVERITY_ORDER)
+    yield line([
+      `  ${severity}`,
+      severity,
+      count(`COUNTIFS('Findings'!$A:$A,$B{row})`, summary.bySeverity[severity as keyof typeof summary.bySeverity] ?? 0),
+    ]);
   yield line([]);
 
   yield line([{ heading: 'Money at stake' }, { label: 'currency' }, { label: 'at stake' }]);
@@ -420,10 +812,18 @@ async function* summaryRows(reads: ReportStore, books: BooksStore, store: Findin
   if (stake.size === 0) yield line(['none']);
   for (const [currency, cents] of stake) yield line(['All codes', currency, { cents, currency }]);
   // By code, with a bar against the largest in the same currency: what a reader looks at first.
-  const stakeByCode = [...byCode.keys()].flatMap((code) => [...moneyAtStakeCents(all.filter((f) => f.code === code))].map(([currency, cents]) => ({ code, currency, cents })));
+  const stakeByCode = [...byCode.keys()].flatMap((code) =>
+    [...moneyAtStakeCents(all.filter((f) => f.code === code))].map(([currency, cents]) => ({ code, currency, cents })),
+  );
   const largest = new Map<string, number>();
   for (const s of stakeByCode) largest.set(s.currency, Math.max(largest.get(s.currency) ?? 0, s.cents));
-  for (const s of stakeByCode.sort((a, b) => a.currency.localeCompare(b.currency) || b.cents - a.cents)) yield line([s.code, s.currency, { cents: s.cents, currency: s.currency }, bar(s.cents, largest.get(s.currency) ?? 0)]);
+  for (const s of stakeByCode.sort((a, b) => a.currency.localeCompare(b.currency) || b.cents - a.cents))
+    yield line([
+      s.code,
+      s.currency,
+      { cents: s.cents, currency: s.currency },
+      bar(s.cents, largest.get(s.currency) ?? 0),
+    ]);
   yield line([]);
 
   yield* matchingSummary(books, line);
@@ -440,18 +840,24 @@ async function* summaryRows(reads: ReportStore, books: BooksStore, store: Findin
 
   yield line([{ heading: 'Age of open findings (days)' }, { label: 'findings' }]);
   const oldest = Math.max(0, ...AGE_BUCKETS.map((bucket) => summary.ageBuckets[bucket] ?? 0));
-  for (const bucket of AGE_BUCKETS) yield line([bucket, summary.ageBuckets[bucket] ?? 0, bar(summary.ageBuckets[bucket] ?? 0, oldest)]);
+  for (const bucket of AGE_BUCKETS)
+    yield line([bucket, summary.ageBuckets[bucket] ?? 0, bar(summary.ageBuckets[bucket] ?? 0, oldest)]);
   yield line([]);
 
   // Each currency's closing re-performed from its row: opening + issued − debited + refunded − voided − expired.
   // Read down, as a roll-forward is: a column per currency, each closing re-performed from the figures above it.
   const rolls = await store.rollForwardOf(run.checkRunId);
   // The roll-forward and its result (Closes, the month to date) start a printed page: never split.
-  yield line([{ heading: 'Gift card liability roll-forward', pageBreak: true }, ...rolls.map((r) => ({ label: r.currency }))]);
+  yield line([
+    { heading: 'Gift card liability roll-forward', pageBreak: true },
+    ...rolls.map((r) => ({ label: r.currency })),
+  ]);
   const first = row + 1;
   const at = (step: number): string => `{col}${first + step}`;
-  const per = (label: string, cell: (r: (typeof rolls)[number], column: string) => Cell): Cell[] => line([label, ...rolls.map((r, i) => cell(r, String.fromCharCode(66 + i)))]);
-  const figure = (cents: number, column: string, formula?: string): Cell => (formula ? { formula: formula.replaceAll('{col}', column), cents, currency: null } : money(cents, null));
+  const per = (label: string, cell: (r: (typeof rolls)[number], column: string) => Cell): Cell[] =>
+    line([label, ...rolls.map((r, i) => cell(r, String.fromCharCode(66 + i)))]);
+  const figure = (cents: number, column: string, formula?: string): Cell =>
+    formula ? { formula: formula.replaceAll('{col}', column), cents, currency: null } : money(cents, null);
   yield per('Opening outstanding', (r, c) => figure(r.openingCents, c));
   yield per('+ re-based (see the note below)', (r, c) => figure(r.rebaseCents, c));
   yield per('+ issued', (r, c) => figure(r.issuedCents, c));
@@ -459,22 +865,38 @@ async function* summaryRows(reads: ReportStore, books: BooksStore, store: Findin
   yield per('+ refunded', (r, c) => figure(r.refundedCents, c));
   yield per('− voided', (r, c) => figure(r.voidedCents, c));
   yield per('− expired', (r, c) => figure(r.expiredCents, c));
-  yield per('= closing outstanding', (r, c) => figure(r.closingCents, c, `${at(0)}+${at(1)}+${at(2)}-${at(3)}+${at(4)}-${at(5)}-${at(6)}`));
+  yield per('= closing outstanding', (r, c) =>
+    figure(r.closingCents, c, `${at(0)}+${at(1)}+${at(2)}-${at(3)}+${at(4)}-${at(5)}-${at(6)}`),
+  );
   yield per('Cards hold (remainingBalance at cut-off)', (r, c) => figure(r.cardsRemainingCents, c));
   yield per('Difference', (r, c) => figure(r.differenceCents, c, `${at(8)}-${at(7)}`));
   yield per('In flight (apart, not a break)', (r, c) => figure(r.inFlightCents, c));
   yield per('Cards in flight', (r) => r.inFlightCards);
   yield per('Closes', (r) => ({ emphasis: r.differenceCents === 0 ? 'yes' : 'NO', good: r.differenceCents === 0 }));
   const cutOff = rolls.find((r) => r.cutOffMs !== null)?.cutOffMs ?? null;
-  if (cutOff !== null) yield line([{ note: `As of ${describeInstant(cutOff, 'UTC')}, the run's one cut-off; the opening is the previous run's closing${rolls[0]?.fromMs != null ? `, as of ${describeInstant(rolls[0].fromMs, 'UTC')}` : ' (none: the first run counts everything)'}.` }]);
-  for (const r of rolls) if (r.rebaseReason) yield line([{ note: `${r.currency} re-based by ${formatCents(r.rebaseCents)}: ${r.rebaseReason}.` }]);
+  if (cutOff !== null)
+    yield line([
+      {
+        note: `As of ${describeInstant(cutOff, 'UTC')}, the run's one cut-off; the opening is the previous run's closing${rolls[0]?.fromMs != null ? `, as of ${describeInstant(rolls[0].fromMs, 'UTC')}` : ' (none: the first run counts everything)'}.`,
+      },
+    ]);
+  for (const r of rolls)
+    if (r.rebaseReason)
+      yield line([{ note: `${r.currency} re-based by ${formatCents(r.rebaseCents)}: ${r.rebaseReason}.` }]);
   if (monthToDate) {
     yield line([]);
-    yield line(['Month to date (roll-forward per currency and program)', { emphasis: monthToDate.closes ? 'ties out' : 'DOES NOT TIE OUT', good: monthToDate.closes }, { note: `${describeInstant(monthToDate.period.startMs, 'UTC')} up to ${describeInstant(monthToDate.closingCutOffMs, 'UTC')}: see Month to date` }]);
+    yield line([
+      'Month to date (roll-forward per currency and program)',
+      { emphasis: monthToDate.closes ? 'ties out' : 'DOES NOT TIE OUT', good: monthToDate.closes },
+      {
+        note: `${describeInstant(monthToDate.period.startMs, 'UTC')} up to ${describeInstant(monthToDate.closingCutOffMs, 'UTC')}: see Month to date`,
+      },
+    ]);
   }
   yield line([]);
   yield line([{ heading: 'Sheets' }]);
-  for (const name of SHEET_NAMES.slice(1)) yield line([{ sheet: name, text: name }, { note: SHEET_PURPOSE[name] ?? '' }]);
+  for (const name of SHEET_NAMES.slice(1))
+    yield line([{ sheet: name, text: name }, { note: SHEET_PURPOSE[name] ?? '' }]);
 }
 
 const SEVERITY_ORDER = ['error', 'warning', 'info'];
@@ -501,7 +923,8 @@ function bar(value: number, max: number): Cell {
 const VERDICT_MEANING: Record<string, string> = {
   RECONCILED: 'The sync completed and no error or warning is open: both services agree with themselves to the cent.',
   BREAKS: 'The sync completed and errors or warnings are open (or a roll-forward does not close): see Findings.',
-  INCOMPLETE: 'A resource could not be fully synced or a check could not run: zero findings over missing data prove nothing.',
+  INCOMPLETE:
+    'A resource could not be fully synced or a check could not run: zero findings over missing data prove nothing.',
 };
 
 /** Where a record the service no longer lists shows it: the sync that first found it missing. */
@@ -515,9 +938,21 @@ const RULES = ['exact', 'tolerance', 'one-to-many', 'code-hash'];
 async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell[]): AsyncGenerator<Cell[]> {
   const rates = await books.matchRates();
   const { rejected } = await books.counts();
-  yield line([{ heading: "The merchant's books" }, { label: 'currency' }, { label: 'books rows' }, { label: 'matched' }, { label: 'rate (%)' }, { label: 'books alone' }, { label: 'service alone' }]);
+  yield line([
+    { heading: "The merchant's books" },
+    { label: 'currency' },
+    { label: 'books rows' },
+    { label: 'matched' },
+    { label: 'rate (%)' },
+    { label: 'books alone' },
+    { label: 'service alone' },
+  ]);
   if (rates.length === 0) {
-    yield line([{ note: 'No books imported: `ledger-recon books import FILE` or `run --books DIR` matches them against the services at every check' }]);
+    yield line([
+      {
+        note: 'No books imported: `ledger-recon books import FILE` or `run --books DIR` matches them against the services at every check',
+      },
+    ]);
     yield line([]);
     return;
   }
@@ -529,7 +964,9 @@ async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell
     const n = (rows: typeof of): number => rows.reduce((sum, r) => sum + r.records, 0);
     const matched = n(books.filter((r) => r.status === 'matched'));
     const total = n(books);
-    const rules = RULES.filter((rule) => books.some((r) => r.status === 'matched' && r.rule === rule)).map((rule) => `${rule} ${n(books.filter((r) => r.status === 'matched' && r.rule === rule))}`).join(', ');
+    const rules = RULES.filter((rule) => books.some((r) => r.status === 'matched' && r.rule === rule))
+      .map((rule) => `${rule} ${n(books.filter((r) => r.status === 'matched' && r.rule === rule))}`)
+      .join(', ');
     yield line([
       `${kind}${rules ? ` (${rules})` : ''}`,
       currency || '—',
@@ -541,7 +978,11 @@ async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell
       n(of.filter((r) => r.side !== 'books' && r.status !== 'matched')),
     ]);
   }
-  yield line([{ note: `Rules: exact, tolerance, one-to-many, code-hash; every pair and every record left over is on the Matching sheet.${rejected > 0 ? ` ${rejected.toLocaleString('en-US')} books row(s) could not be imported (books_rejections).` : ''}` }]);
+  yield line([
+    {
+      note: `Rules: exact, tolerance, one-to-many, code-hash; every pair and every record left over is on the Matching sheet.${rejected > 0 ? ` ${rejected.toLocaleString('en-US')} books row(s) could not be imported (books_rejections).` : ''}`,
+    },
+  ]);
   yield line([]);
 }
 

@@ -8,9 +8,26 @@ import type { SqlConnection, SqlRow } from '../db/connection.js';
 import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 
 /** A card's DEBIT or REFUND entry with its card's currency, positionally: card, currency, reference, type, amount, entry. */
-export type RefundEntry = [giftCardId: string, currency: string, reference: string, type: string, amountCents: number | null, transactionId: string];
+export type RefundEntry = [
+  giftCardId: string,
+  currency: string,
+  reference: string,
+  type: string,
+  amountCents: number | null,
+  transactionId: string,
+];
 
-export type CouponRow = SqlRow<'coupons', 'coupon_id' | 'merchant_id' | 'status' | 'redemption_count' | 'usage_limit_total' | 'expires_at_ms' | 'updated_at_ms' | 'vanished_sync_run_id'>;
+export type CouponRow = SqlRow<
+  'coupons',
+  | 'coupon_id'
+  | 'merchant_id'
+  | 'status'
+  | 'redemption_count'
+  | 'usage_limit_total'
+  | 'expires_at_ms'
+  | 'updated_at_ms'
+  | 'vanished_sync_run_id'
+>;
 
 /** An order with one of its lines (the line's columns null for an order without lines) and the line's voucher count. */
 export interface OrderLineRow {
@@ -36,12 +53,29 @@ export interface OrderLineRow {
 }
 
 /** A wallet snapshot with its move since the wallet's previous one. */
-export type WalletRow = SqlRow<'dp_wallet_snapshots', 'sync_run_id' | 'read_at_ms' | 'wallet_id' | 'currency' | 'selected' | 'balance_cents'> & { change_cents: number | null };
+export type WalletRow = SqlRow<
+  'dp_wallet_snapshots',
+  'sync_run_id' | 'read_at_ms' | 'wallet_id' | 'currency' | 'selected' | 'balance_cents'
+> & { change_cents: number | null };
 
-export type QuarantineRow = SqlRow<'quarantine', 'quarantine_id' | 'resource' | 'record_id' | 'reason' | 'first_sync_run_id' | 'last_sync_run_id' | 'raw_json'>;
+export type QuarantineRow = SqlRow<
+  'quarantine',
+  'quarantine_id' | 'resource' | 'record_id' | 'reason' | 'first_sync_run_id' | 'last_sync_run_id' | 'raw_json'
+>;
 
 /** A ledger entry of the period, positionally: time, entry, card, currency, program, type, amount, before, after, reference. */
-export type ActivityRow = [createdAtMs: number, transactionId: string, giftCardId: string, currency: string, programId: string | null, type: string, amountCents: number | null, beforeCents: number | null, afterCents: number | null, referenceId: string];
+export type ActivityRow = [
+  createdAtMs: number,
+  transactionId: string,
+  giftCardId: string,
+  currency: string,
+  programId: string | null,
+  type: string,
+  amountCents: number | null,
+  beforeCents: number | null,
+  afterCents: number | null,
+  referenceId: string,
+];
 
 /** Which cards' entries of a period: its bounds, our merchant, and the cards kept or left out. */
 export interface ActivityScope {
@@ -70,11 +104,25 @@ export interface JournalRow {
 }
 
 /** Tables the Summary counts. */
-export type CountedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons' | 'dp_wallet_snapshots' | 'dp_products' | 'dp_orders' | 'dp_order_lines' | 'dp_vouchers' | 'quarantine';
+export type CountedTable =
+  | 'gift_cards'
+  | 'gift_card_transactions'
+  | 'coupons'
+  | 'dp_wallet_snapshots'
+  | 'dp_products'
+  | 'dp_orders'
+  | 'dp_order_lines'
+  | 'dp_vouchers'
+  | 'quarantine';
 
 /** The tables whose records the mirror marks when the service no longer lists them. */
 type ListedTable = 'gift_card_transactions' | 'coupons' | 'dp_products' | 'dp_orders';
-const LISTED: ReadonlySet<CountedTable> = new Set<ListedTable>(['gift_card_transactions', 'coupons', 'dp_products', 'dp_orders']);
+const LISTED: ReadonlySet<CountedTable> = new Set<ListedTable>([
+  'gift_card_transactions',
+  'coupons',
+  'dp_products',
+  'dp_orders',
+]);
 
 const bound = (only: string | null): string[] => (only === null ? [] : [only]);
 
@@ -95,45 +143,59 @@ export class ReportStore {
   }
 
   /** The sync a check run checked. */
-  async sync(syncRunId: number): Promise<SqlRow<'sync_runs', 'sync_run_id' | 'mode' | 'status' | 'giftcard_base_url' | 'dp_base_url'> | undefined> {
-    return this.#db.selectFrom('sync_runs').select(['sync_run_id', 'mode', 'status', 'giftcard_base_url', 'dp_base_url']).where('sync_run_id', '=', syncRunId).executeTakeFirst();
+  async sync(
+    syncRunId: number,
+  ): Promise<SqlRow<'sync_runs', 'sync_run_id' | 'mode' | 'status' | 'giftcard_base_url' | 'dp_base_url'> | undefined> {
+    return this.#db
+      .selectFrom('sync_runs')
+      .select(['sync_run_id', 'mode', 'status', 'giftcard_base_url', 'dp_base_url'])
+      .where('sync_run_id', '=', syncRunId)
+      .executeTakeFirst();
   }
 
   /** The rows of a mirrored table; `unlistedOnly`: those the service no longer lists. */
   async count(table: CountedTable, unlistedOnly = false): Promise<number> {
     if (unlistedOnly) {
       if (!LISTED.has(table)) return 0;
-      const row = await this.#db.selectFrom(table as ListedTable).select((eb) => eb.fn.countAll<number>().as('n')).where('vanished_sync_run_id', 'is not', null).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom(table as ListedTable)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('vanished_sync_run_id', 'is not', null)
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     }
-    const row = await this.#db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
   /** The cards' current DEBIT and REFUND entries, in card order (of the cards in `only`, a JSON array, when given). */
   refundEntries(only: string | null): AsyncGenerator<RefundEntry[]> {
-    const rows = this.#c.readRaw<RefundEntry>(`SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
+    const rows =
+      this.#c.readRaw<RefundEntry>(`SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
        FROM gift_cards c ${this.#dialect.indexedBy('gift_cards_ledger_walk')}
        JOIN gift_card_transactions t ${this.#dialect.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`,
-    );
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`);
     return rows.batches(bound(only));
   }
 
   /** The coupons in ID order (those in `only`, a JSON array, when given). */
   coupons(only: string | null): AsyncGenerator<CouponRow[]> {
-    const rows = this.#c.read<CouponRow>(`SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : `WHERE ${this.#only('coupon_id')}`} ORDER BY coupon_id`,
+    const rows = this.#c.read<CouponRow>(
+      `SELECT coupon_id, merchant_id, status, redemption_count, usage_limit_total, expires_at_ms, updated_at_ms, vanished_sync_run_id FROM coupons ${only === null ? '' : `WHERE ${this.#only('coupon_id')}`} ORDER BY coupon_id`,
     );
     return rows.batches(bound(only));
   }
 
   /** Every order with its lines, in creation order (those in `only`, a JSON array, when given). */
   orderLines(only: string | null): AsyncGenerator<OrderLineRow[]> {
-    const rows = this.#c.read<OrderLineRow>(`SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
+    const rows =
+      this.#c.read<OrderLineRow>(`SELECT o.order_id, o.external_ref_id, o.status, o.fulfillment_status, o.created_at_ms, o.currency, o.total_amount_cents, o.vanished_sync_run_id,
               l.line_no, l.product_id, l.variant_id, l.quantity, l.currency AS line_currency, l.price_cents, l.total_price_cents, l.fx_rate, l.total_converted_price_cents, l.fulfilled_qty,
               (SELECT COUNT(*) FROM dp_vouchers v WHERE v.order_id = l.order_id AND v.line_no = l.line_no) AS vouchers
-       FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : `WHERE ${this.#only('o.order_id')}`} ORDER BY o.created_at_ms, o.order_id, l.line_no`,
-    );
+       FROM dp_orders o LEFT JOIN dp_order_lines l ON l.order_id = o.order_id ${only === null ? '' : `WHERE ${this.#only('o.order_id')}`} ORDER BY o.created_at_ms, o.order_id, l.line_no`);
     return rows.batches(bound(only));
   }
 
@@ -141,14 +203,15 @@ export class ReportStore {
   wallets(): AsyncGenerator<WalletRow[]> {
     const rows = this.#c.read<WalletRow>(`SELECT sync_run_id, read_at_ms, wallet_id, currency, selected, balance_cents,
               balance_cents - LAG(balance_cents) OVER (PARTITION BY wallet_id ORDER BY sync_run_id) AS change_cents
-       FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`,
-    );
+       FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`);
     return rows.batches();
   }
 
   /** Every quarantined record. */
   quarantine(): AsyncGenerator<QuarantineRow[]> {
-    const rows = this.#c.read<QuarantineRow>('SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id');
+    const rows = this.#c.read<QuarantineRow>(
+      'SELECT quarantine_id, resource, record_id, reason, first_sync_run_id, last_sync_run_id, raw_json FROM quarantine ORDER BY quarantine_id',
+    );
     return rows.batches();
   }
 
@@ -161,22 +224,22 @@ export class ReportStore {
   /** The period's entries in the scope, card by card in time order, at most `limit`. */
   activity(scope: ActivityScope, limit: number): AsyncGenerator<ActivityRow[]> {
     const { sql, args } = activityWhere(scope, this.#dialect);
-    const rows = this.#c.readRaw<ActivityRow>(`SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
+    const rows =
+      this.#c.readRaw<ActivityRow>(`SELECT t.created_at_ms, t.transaction_id, t.gift_card_id, c.currency, c.program_id, t.type, t.amount_cents, t.balance_before_cents, t.balance_after_cents, t.reference_id
        ${sql}
-       ORDER BY ${this.#dialect.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order LIMIT ?`,
-    );
+       ORDER BY ${this.#dialect.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order LIMIT ?`);
     return rows.batches([...args, limit]);
   }
 
   /** Every card with its current entries, in card and ledger order: the journal's rows. */
   journal(): AsyncGenerator<JournalRow[]> {
     const d = this.#dialect;
-    const rows = this.#c.read<JournalRow>(`SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN ${d.jsonField('c.raw_json', 'initialBalance')} END AS initial_raw,
+    const rows =
+      this.#c.read<JournalRow>(`SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN ${d.jsonField('c.raw_json', 'initialBalance')} END AS initial_raw,
               t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN ${d.jsonField('t.raw_json', 'amount')} END AS amount_raw,
               t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN ${d.jsonField('t.raw_json', 'balanceAfter')} END AS after_raw, t.reference_id
        FROM gift_cards c LEFT JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
-       ORDER BY ${d.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`,
-    );
+       ORDER BY ${d.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`);
     return rows.batches();
   }
 }
@@ -189,6 +252,12 @@ function activityWhere(scope: ActivityScope, d: SqlDialect): { sql: string; args
   return {
     sql: `FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
           WHERE t.vanished_sync_run_id IS NULL AND t.created_at_ms >= ? AND t.created_at_ms < ? ${merchant} ${only} ${except}`,
-    args: [scope.fromMs, scope.toMs, ...(scope.merchantId !== null ? [scope.merchantId] : []), ...(scope.only ? [JSON.stringify(scope.only)] : []), ...(except ? [JSON.stringify(scope.except)] : [])],
+    args: [
+      scope.fromMs,
+      scope.toMs,
+      ...(scope.merchantId !== null ? [scope.merchantId] : []),
+      ...(scope.only ? [JSON.stringify(scope.only)] : []),
+      ...(except ? [JSON.stringify(scope.except)] : []),
+    ],
   };
 }

@@ -42,25 +42,104 @@ const slug = (period: Period): string => period.label.replace(/[^0-9A-Za-z-]+/g,
 
 export function closePaths(outDir: string, period: Period): ClosePaths {
   const base = join(outDir, `ledger-recon-close-${slug(period)}`);
-  return { workbook: `${base}.xlsx`, rollForwardCsv: `${base}-rollforward.csv`, cardsCsv: `${base}-cards.csv`, json: `${base}.json` };
+  return {
+    workbook: `${base}.xlsx`,
+    rollForwardCsv: `${base}-rollforward.csv`,
+    cardsCsv: `${base}-cards.csv`,
+    json: `${base}.json`,
+  };
 }
 
-const CARD_HEADER = ['gift card', 'currency', 'program', 'issued (UTC)', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off', 'difference', 'remainingBalance (service, at cut-off)', 'in flight (apart)', 'entries in period'];
+const CARD_HEADER = [
+  'gift card',
+  'currency',
+  'program',
+  'issued (UTC)',
+  'opening',
+  'issued',
+  'debited',
+  'refunded',
+  'voided',
+  'expired',
+  'closing from flows',
+  'closing at cut-off',
+  'difference',
+  'remainingBalance (service, at cut-off)',
+  'in flight (apart)',
+  'entries in period',
+];
 /**
  * The Cards at cut-off sheet's columns: the card, its flows and how it ties out first (what
  * prints, one page wide), then what is for the screen (in flight, entries, issue date). The
  * CSV keeps CARD_HEADER's order.
  */
-const CARD_SHEET_HEADER = ['gift card', 'program', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off', 'difference', 'service balance at cut-off', 'currency', 'in flight (apart)', 'entries in period', 'issued (UTC)'];
+const CARD_SHEET_HEADER = [
+  'gift card',
+  'program',
+  'opening',
+  'issued',
+  'debited',
+  'refunded',
+  'voided',
+  'expired',
+  'closing from flows',
+  'closing at cut-off',
+  'difference',
+  'service balance at cut-off',
+  'currency',
+  'in flight (apart)',
+  'entries in period',
+  'issued (UTC)',
+];
 /** Printed: the card, its program and its figures (each money cell names its currency), at 70 % type or more. */
-const CARD_PRINTED = { columns: 12, widths: { 0: 19, 1: 11, 2: 12, 3: 12, 4: 12, 5: 12, 6: 12, 7: 12, 8: 12, 9: 12, 10: 12, 11: 12 } };
-const ACTIVITY_HEADER = ['created (UTC)', 'entry', 'gift card', 'currency', 'program', 'type', 'amount', 'balanceBefore', 'balanceAfter', 'reference'];
+const CARD_PRINTED = {
+  columns: 12,
+  widths: { 0: 19, 1: 11, 2: 12, 3: 12, 4: 12, 5: 12, 6: 12, 7: 12, 8: 12, 9: 12, 10: 12, 11: 12 },
+};
+const ACTIVITY_HEADER = [
+  'created (UTC)',
+  'entry',
+  'gift card',
+  'currency',
+  'program',
+  'type',
+  'amount',
+  'balanceBefore',
+  'balanceAfter',
+  'reference',
+];
 const ACTIVITY_WIDTHS = { 0: 20, 1: 20, 2: 20, 3: 9, 4: 11, 5: 8, 6: 12, 7: 12, 8: 12, 9: 18 };
-const ROLL_HEADER = ['currency', 'program', 'cards', 'opening', 'issued', 'debited', 'refunded', 'voided', 'expired', 'closing from flows', 'closing at cut-off (every card)', 'difference', 'remainingBalance (service, at cut-off)', 'difference to the service', 'in flight (apart, not a break)', 'cards in flight', 'cards with amounts off the cent', 'ties out'];
+const ROLL_HEADER = [
+  'currency',
+  'program',
+  'cards',
+  'opening',
+  'issued',
+  'debited',
+  'refunded',
+  'voided',
+  'expired',
+  'closing from flows',
+  'closing at cut-off (every card)',
+  'difference',
+  'remainingBalance (service, at cut-off)',
+  'difference to the service',
+  'in flight (apart, not a break)',
+  'cards in flight',
+  'cards with amounts off the cent',
+  'ties out',
+];
 
 /** A card's closing from its own flows, or null when an amount is unknown. */
 function expectedClosing(card: CardAtCutOff): number | null {
-  const parts = [card.openingCents, card.issuedCents, card.debitedCents, card.refundedCents, card.voidedCents, card.expiredCents];
+  const parts = [
+    card.openingCents,
+    card.issuedCents,
+    card.debitedCents,
+    card.refundedCents,
+    card.voidedCents,
+    card.expiredCents,
+  ];
   if (parts.some((part) => part === null)) return null;
   const [opening, issued, debited, refunded, voided, expired] = parts as number[];
   return opening! + issued! - debited! + refunded! - voided! - expired!;
@@ -76,7 +155,12 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
   removeStalePartials(options.outDir);
   const final = closePaths(options.outDir, options.period);
   const partial = (path: string): string => `${path}.${process.pid}.partial`;
-  const temporary: ClosePaths = { workbook: partial(final.workbook), rollForwardCsv: partial(final.rollForwardCsv), cardsCsv: partial(final.cardsCsv), json: partial(final.json) };
+  const temporary: ClosePaths = {
+    workbook: partial(final.workbook),
+    rollForwardCsv: partial(final.rollForwardCsv),
+    cardsCsv: partial(final.cardsCsv),
+    json: partial(final.json),
+  };
   try {
     // One pass: every card to the CSV; to the workbook, the cards that do not tie out first, then the others up to the cap.
     const cardsCsv = new BufferedFile(temporary.cardsCsv);
@@ -85,30 +169,71 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
     const differingIds: string[] = [];
     const listed: Cell[][] = [];
     let cards = 0;
-    const close = await closePeriod(options.mirror, options.period, (card) => {
-      cards += 1;
-      const expected = expectedClosing(card);
-      const difference = expected === null || card.closingCents === null ? null : card.closingCents - expected;
-      const figures = [card.openingCents, card.issuedCents, card.debitedCents, card.refundedCents, card.voidedCents, card.expiredCents, expected, card.closingCents, difference, card.remainingCents, card.inFlightCents];
-      cardsCsv.write(`${[csvField(card.giftCardId), csvField(card.currency), csvField(card.programId), csvFigure(new Date(card.issuedAtMs).toISOString()), ...figures.map((f) => csvFigure(f === null ? null : formatCents(f))), csvFigure(String(card.entriesInPeriod))].join(',')}\r\n`);
-      const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: card.currency });
-      const [inFlight, ...tied] = [figures.at(-1)!, ...figures.slice(0, -1)];
-      const row: Cell[] = [card.giftCardId, card.programId, ...tied.map(money), card.currency, money(inFlight), card.entriesInPeriod, { date: card.issuedAtMs }];
-      if (difference !== 0) {
-        differing.push(row);
-        if (differingIds.length < PRINTED_CARDS) differingIds.push(card.giftCardId);
-      }
-      else if (listed.length < SHEET_ROW_CAP) listed.push(row);
-    }, { merchantId: options.merchantId ?? null, inFlight: options.inFlight ?? null });
+    const close = await closePeriod(
+      options.mirror,
+      options.period,
+      (card) => {
+        cards += 1;
+        const expected = expectedClosing(card);
+        const difference = expected === null || card.closingCents === null ? null : card.closingCents - expected;
+        const figures = [
+          card.openingCents,
+          card.issuedCents,
+          card.debitedCents,
+          card.refundedCents,
+          card.voidedCents,
+          card.expiredCents,
+          expected,
+          card.closingCents,
+          difference,
+          card.remainingCents,
+          card.inFlightCents,
+        ];
+        cardsCsv.write(
+          `${[csvField(card.giftCardId), csvField(card.currency), csvField(card.programId), csvFigure(new Date(card.issuedAtMs).toISOString()), ...figures.map((f) => csvFigure(f === null ? null : formatCents(f))), csvFigure(String(card.entriesInPeriod))].join(',')}\r\n`,
+        );
+        const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: card.currency });
+        const [inFlight, ...tied] = [figures.at(-1)!, ...figures.slice(0, -1)];
+        const row: Cell[] = [
+          card.giftCardId,
+          card.programId,
+          ...tied.map(money),
+          card.currency,
+          money(inFlight),
+          card.entriesInPeriod,
+          { date: card.issuedAtMs },
+        ];
+        if (difference !== 0) {
+          differing.push(row);
+          if (differingIds.length < PRINTED_CARDS) differingIds.push(card.giftCardId);
+        } else if (listed.length < SHEET_ROW_CAP) listed.push(row);
+      },
+      { merchantId: options.merchantId ?? null, inFlight: options.inFlight ?? null },
+    );
     cardsCsv.close();
     await writeXlsx(
       temporary.workbook,
-      { title: `Period close ${options.period.label} — ${close.closes ? 'ties out' : 'DOES NOT TIE OUT'}`, subject: 'Gift card liability roll-forward for a period', creator: 'ledger-recon', created: new Date(close.asOfMs) },
-      await closeSheets(options, close, { rows: [...differing, ...listed.slice(0, Math.max(0, SHEET_ROW_CAP - differing.length))], differing: differing.length, differingIds }, cards),
+      {
+        title: `Period close ${options.period.label} — ${close.closes ? 'ties out' : 'DOES NOT TIE OUT'}`,
+        subject: 'Gift card liability roll-forward for a period',
+        creator: 'ledger-recon',
+        created: new Date(close.asOfMs),
+      },
+      await closeSheets(
+        options,
+        close,
+        {
+          rows: [...differing, ...listed.slice(0, Math.max(0, SHEET_ROW_CAP - differing.length))],
+          differing: differing.length,
+          differingIds,
+        },
+        cards,
+      ),
     );
     await writeText(temporary.rollForwardCsv, rollForwardCsv(close.rollForwards));
     await writeText(temporary.json, `${JSON.stringify(closeJson(close), null, 2)}\n`);
-    for (const key of ['workbook', 'rollForwardCsv', 'cardsCsv', 'json'] as const) renameSync(temporary[key], replaceable(final[key]));
+    for (const key of ['workbook', 'rollForwardCsv', 'cardsCsv', 'json'] as const)
+      renameSync(temporary[key], replaceable(final[key]));
     return { close, paths: final };
   } finally {
     for (const path of Object.values(temporary)) rmSync(path, { force: true });
@@ -152,7 +277,28 @@ async function writeText(path: string, text: string): Promise<void> {
 function rollForwardCsv(rows: PeriodRollForward[]): string {
   const figure = (cents: number | null): string => csvFigure(cents === null ? null : formatCents(cents));
   const lines = rows.map((r) =>
-    [csvField(r.currency), csvField(r.programId), csvFigure(String(r.cards)), ...[r.openingCents, r.issuedCents, r.debitedCents, r.refundedCents, r.voidedCents, r.expiredCents, r.closingFromFlowsCents, r.closingFromCardsCents, r.differenceCents, r.serviceRemainingCents, r.serviceDifferenceCents, r.inFlightCents].map(figure), csvFigure(String(r.inFlightCards)), csvFigure(String(r.unknownCards)), csvField(r.closes ? 'yes' : 'NO')].join(','),
+    [
+      csvField(r.currency),
+      csvField(r.programId),
+      csvFigure(String(r.cards)),
+      ...[
+        r.openingCents,
+        r.issuedCents,
+        r.debitedCents,
+        r.refundedCents,
+        r.voidedCents,
+        r.expiredCents,
+        r.closingFromFlowsCents,
+        r.closingFromCardsCents,
+        r.differenceCents,
+        r.serviceRemainingCents,
+        r.serviceDifferenceCents,
+        r.inFlightCents,
+      ].map(figure),
+      csvFigure(String(r.inFlightCards)),
+      csvFigure(String(r.unknownCards)),
+      csvField(r.closes ? 'yes' : 'NO'),
+    ].join(','),
   );
   return `${[ROLL_HEADER.map((c) => csvField(c)).join(','), ...lines].join('\r\n')}\r\n`;
 }
@@ -161,7 +307,12 @@ function rollForwardCsv(rows: PeriodRollForward[]): string {
 function closeJson(close: PeriodClose): unknown {
   const money = (cents: number | null): string | null => (cents === null ? null : formatCents(cents));
   return {
-    period: { label: close.period.label, from: new Date(close.period.startMs).toISOString(), to: new Date(close.period.endMs).toISOString(), timeZone: close.period.timeZone },
+    period: {
+      label: close.period.label,
+      from: new Date(close.period.startMs).toISOString(),
+      to: new Date(close.period.endMs).toISOString(),
+      timeZone: close.period.timeZone,
+    },
     asOf: new Date(close.asOfMs).toISOString(),
     closingCutOff: new Date(close.closingCutOffMs).toISOString(),
     endsNow: close.endsNow,
@@ -202,25 +353,49 @@ interface CardSheetRows {
   differingIds: string[];
 }
 
-async function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardSheet: CardSheetRows, cards: number): Promise<SheetSpec[]> {
+async function closeSheets(
+  options: WriteCloseOptions,
+  close: PeriodClose,
+  cardSheet: CardSheetRows,
+  cards: number,
+): Promise<SheetSpec[]> {
   const cardRows = cardSheet.rows;
   const { period } = options;
   const failing = close.rollForwards.filter((r) => !r.closes);
   const summary: Cell[][] = [
     [{ heading: `Period close ${period.label}` }],
     ['Result', close.closes ? 'TIES OUT' : 'DOES NOT TIE OUT'],
-    ['Period', `${describeInstant(period.startMs, period.timeZone)} up to ${describeInstant(period.endMs, period.timeZone)} (excluded)`],
+    [
+      'Period',
+      `${describeInstant(period.startMs, period.timeZone)} up to ${describeInstant(period.endMs, period.timeZone)} (excluded)`,
+    ],
     ['Cut-offs in', period.timeZone],
     ['Data as of', `${describeInstant(close.asOfMs, 'UTC')}: every ledger entry committed before it is in the mirror`],
-    ['Closing cut-off', close.endsNow ? `${describeInstant(close.closingCutOffMs, period.timeZone)}: the period reaches the data's edge, so it is also tied out against the service's remainingBalance` : describeInstant(close.closingCutOffMs, period.timeZone)],
+    [
+      'Closing cut-off',
+      close.endsNow
+        ? `${describeInstant(close.closingCutOffMs, period.timeZone)}: the period reaches the data's edge, so it is also tied out against the service's remainingBalance`
+        : describeInstant(close.closingCutOffMs, period.timeZone),
+    ],
     ['Merchant', close.merchantId ?? 'every card in the mirror (no check run has pinned the merchant yet)'],
     ['Roll-forwards (currency × program)', close.rollForwards.length],
-    ['Not tying out', failing.length === 0 ? 'none' : failing.map((r) => `${r.currency} ${r.programId ?? '(no program)'}`).join('; ')],
+    [
+      'Not tying out',
+      failing.length === 0 ? 'none' : failing.map((r) => `${r.currency} ${r.programId ?? '(no program)'}`).join('; '),
+    ],
     ['Cards in the period', cards],
     ['Ledger entries of cards not in the mirror', close.unattributedEntries],
     [],
-    ['How to read it', 'opening + issued − debited + refunded − voided − expired = closing from flows; it must equal the closing at cut-off, the sum of every card\'s balance then (its last entry\'s balanceAfter, or its initialBalance; nothing for a card voided or expired).'],
-    ['In flight', close.endsNow ? `${close.rollForwards.reduce((n, r) => n + r.inFlightCards, 0)} cards moved while the sync read them: each counts at its ledger balance, and what its snapshot holds beyond that is shown apart as in flight; never a break, checked again next run` : 'none: the period ends before the data\'s edge'],
+    [
+      'How to read it',
+      "opening + issued − debited + refunded − voided − expired = closing from flows; it must equal the closing at cut-off, the sum of every card's balance then (its last entry's balanceAfter, or its initialBalance; nothing for a card voided or expired).",
+    ],
+    [
+      'In flight',
+      close.endsNow
+        ? `${close.rollForwards.reduce((n, r) => n + r.inFlightCards, 0)} cards moved while the sync read them: each counts at its ledger balance, and what its snapshot holds beyond that is shown apart as in flight; never a break, checked again next run`
+        : "none: the period ends before the data's edge",
+    ],
     [],
     [{ heading: 'Sign-off' }],
     ['Prepared by', options.preparer ?? '', 'Date', options.preparer ? new Date().toISOString().slice(0, 10) : ''],
@@ -230,7 +405,15 @@ async function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardS
     [{ sheet: 'Cards at cut-off', text: 'Cards at cut-off' }],
     [{ sheet: 'Activity in period', text: 'Activity in period' }],
   ];
-  const shownCards = cardRows.length < cards ? [...cardRows, [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`]] : cardRows;
+  const shownCards =
+    cardRows.length < cards
+      ? [
+          ...cardRows,
+          [
+            `… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`,
+          ],
+        ]
+      : cardRows;
   const csv = closePaths(options.outDir, period).cardsCsv;
   const printedCards = Math.min(cardSheet.differing, PRINTED_CARDS);
   const activity = await activitySheet(new ReportStore(options.mirror), close, cardSheet.differingIds);
@@ -255,8 +438,13 @@ async function closeSheets(options: WriteCloseOptions, close: PeriodClose, cardS
 }
 
 /** The Activity in period sheet: the entries of the cards that do not tie out first (what prints), then every other. */
-async function activitySheet(store: ReportStore, close: PeriodClose, differingIds: readonly string[]): Promise<Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'>> {
-  const printed = differingIds.length === 0 ? 0 : await store.activityCount(activityScope(close, { only: differingIds }));
+async function activitySheet(
+  store: ReportStore,
+  close: PeriodClose,
+  differingIds: readonly string[],
+): Promise<Pick<SheetSpec, 'rows' | 'printRows' | 'printNote'>> {
+  const printed =
+    differingIds.length === 0 ? 0 : await store.activityCount(activityScope(close, { only: differingIds }));
   return {
     printRows: Math.max(printed, 1),
     printNote:
@@ -291,11 +479,17 @@ function rollForwardRows(close: PeriodClose): Cell[][] {
       money(r.refundedCents),
       money(r.voidedCents),
       money(r.expiredCents),
-      { formula: `D${row}+E${row}-F${row}+G${row}-H${row}-I${row}`, cents: r.closingFromFlowsCents, currency: r.currency },
+      {
+        formula: `D${row}+E${row}-F${row}+G${row}-H${row}-I${row}`,
+        cents: r.closingFromFlowsCents,
+        currency: r.currency,
+      },
       money(r.closingFromCardsCents),
       { formula: `K${row}-J${row}`, cents: r.differenceCents, currency: r.currency },
       money(r.serviceRemainingCents),
-      r.serviceRemainingCents === null ? null : { formula: `M${row}-K${row}`, cents: r.serviceDifferenceCents ?? 0, currency: r.currency },
+      r.serviceRemainingCents === null
+        ? null
+        : { formula: `M${row}-K${row}`, cents: r.serviceDifferenceCents ?? 0, currency: r.currency },
       money(r.inFlightCents),
       r.inFlightCards,
       r.unknownCards,
@@ -305,22 +499,42 @@ function rollForwardRows(close: PeriodClose): Cell[][] {
 }
 
 /** The period's ledger entries of the merchant's cards, of some cards or all but some. */
-function activityScope(close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): ActivityScope {
+function activityScope(
+  close: PeriodClose,
+  cards: { only?: readonly string[]; except?: readonly string[] },
+): ActivityScope {
   return { fromMs: close.period.startMs, toMs: close.closingCutOffMs, merchantId: close.merchantId, ...cards };
 }
 
 /** The period's ledger entries, card by card in time order, up to the cap; the mirror holds the rest. */
-async function* activityRows(store: ReportStore, close: PeriodClose, cards: { only?: readonly string[]; except?: readonly string[] }): AsyncGenerator<Cell[]> {
+async function* activityRows(
+  store: ReportStore,
+  close: PeriodClose,
+  cards: { only?: readonly string[]; except?: readonly string[] },
+): AsyncGenerator<Cell[]> {
   let count = 0;
   for await (const batch of store.activity(activityScope(close, cards), SHEET_ROW_CAP + 1)) {
     for (const [createdAtMs, id, card, currency, program, type, amount, before, after, reference] of batch) {
       count += 1;
       if (count > SHEET_ROW_CAP) {
-        yield [`… more entries: the mirror holds them all (ledger-recon sql "SELECT * FROM card_ledger WHERE created_at_ms >= ${close.period.startMs} AND created_at_ms < ${close.closingCutOffMs}")`];
+        yield [
+          `… more entries: the mirror holds them all (ledger-recon sql "SELECT * FROM card_ledger WHERE created_at_ms >= ${close.period.startMs} AND created_at_ms < ${close.closingCutOffMs}")`,
+        ];
         return;
       }
       const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency });
-      yield [{ date: createdAtMs }, id, card, currency, program, type, money(amount), money(before), money(after), reference];
+      yield [
+        { date: createdAtMs },
+        id,
+        card,
+        currency,
+        program,
+        type,
+        money(amount),
+        money(before),
+        money(after),
+        reference,
+      ];
     }
   }
 }

@@ -38,7 +38,10 @@ const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 
 
 /** The three files' names: the run's UTC date and id. */
 export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' | 'startedAtMs'>): ReportPaths {
-  const base = join(outDir, `ledger-recon-${new Date(run.startedAtMs).toISOString().slice(0, 10)}-run-${run.checkRunId}`);
+  const base = join(
+    outDir,
+    `ledger-recon-${new Date(run.startedAtMs).toISOString().slice(0, 10)}-run-${run.checkRunId}`,
+  );
   return { workbook: `${base}.xlsx`, csv: `${base}-findings.csv`, json: `${base}-findings.json` };
 }
 
@@ -51,15 +54,22 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   const run = await store.completedRun(options.checkRunId);
   if (!run) {
     const newest = await store.completedRun();
-    if (options.checkRunId === undefined || !newest) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
-    throw new MirrorError(`the mirror holds no completed check run ${options.checkRunId}: the newest is run ${newest.checkRunId} (\`ledger-recon history\` lists them all)`);
+    if (options.checkRunId === undefined || !newest)
+      throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
+    throw new MirrorError(
+      `the mirror holds no completed check run ${options.checkRunId}: the newest is run ${newest.checkRunId} (\`ledger-recon history\` lists them all)`,
+    );
   }
   ensureFolder('--out', options.outDir);
   removeStalePartials(options.outDir);
   const final = reportPaths(options.outDir, run);
   // Unique to this process: two reports of one run written at once never share a temporary file.
   const partial = (path: string): string => `${path}.${process.pid}.partial`;
-  const temporary: ReportPaths = { workbook: partial(final.workbook), csv: partial(final.csv), json: partial(final.json) };
+  const temporary: ReportPaths = {
+    workbook: partial(final.workbook),
+    csv: partial(final.csv),
+    json: partial(final.json),
+  };
   // The report streams through the mirror once: a small page cache serves it as fast, and keeps
   // a writer's 128 MB cache from filling up under it (the report bench's RSS: 556 MB → see docs).
   try {
@@ -67,7 +77,12 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
       const summary = summaryOf(run);
       await writeXlsx(
         temporary.workbook,
-        { title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`, subject: 'Gift card, coupon and delivery partner reconciliation', creator: 'ledger-recon', created: new Date(run.startedAtMs) },
+        {
+          title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`,
+          subject: 'Gift card, coupon and delivery partner reconciliation',
+          creator: 'ledger-recon',
+          created: new Date(run.startedAtMs),
+        },
         await reportSheets(options.mirror, store, run, options.scope),
       );
       await writeFindingFiles(store, run.checkRunId, temporary);
@@ -76,7 +91,8 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     return final;
   } catch (error) {
     // A disk that fills or turns read-only mid-write: one sentence naming --out, not a stack.
-    if (!(error instanceof LedgerReconError) && WRITE_FAILURES.has(String((error as { code?: unknown }).code))) throw fileSystemError('--out', options.outDir, error);
+    if (!(error instanceof LedgerReconError) && WRITE_FAILURES.has(String((error as { code?: unknown }).code)))
+      throw fileSystemError('--out', options.outDir, error);
     throw error;
   } finally {
     for (const path of Object.values(temporary)) rmSync(path, { force: true });
@@ -85,8 +101,30 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
 
 /** The CSV's columns: the exported finding's fields, in its order. */
 const CSV_COLUMNS = [
-  'runId', 'code', 'severity', 'entityType', 'entityId', 'giftCardId', 'referenceId', 'currency', 'unit', 'expected', 'actual', 'difference', 'atStake', 'message', 'state',
-  'firstSeenAt', 'ageDays', 'fingerprint', 'records', 'acceptedNote', 'acceptedBy', 'acceptedAt', 'acceptedUntil', 'acceptanceEnded',
+  'runId',
+  'code',
+  'severity',
+  'entityType',
+  'entityId',
+  'giftCardId',
+  'referenceId',
+  'currency',
+  'unit',
+  'expected',
+  'actual',
+  'difference',
+  'atStake',
+  'message',
+  'state',
+  'firstSeenAt',
+  'ageDays',
+  'fingerprint',
+  'records',
+  'acceptedNote',
+  'acceptedBy',
+  'acceptedAt',
+  'acceptedUntil',
+  'acceptanceEnded',
 ] as const satisfies readonly (keyof ExportedFinding)[];
 
 const FIGURES = new Set<string>(['expected', 'actual', 'difference', 'atStake']);
@@ -96,7 +134,9 @@ async function writeFindingFiles(store: FindingsStore, checkRunId: number, paths
   const csv = createWriteStream(paths.csv);
   const json = createWriteStream(paths.json);
   // A file that fails (a disk full) ends every wait on it: a wait for 'drain' alone would never end.
-  const failed = Promise.race([csv, json].map((stream) => new Promise<never>((_resolve, reject) => stream.once('error', reject))));
+  const failed = Promise.race(
+    [csv, json].map((stream) => new Promise<never>((_resolve, reject) => stream.once('error', reject))),
+  );
   failed.catch(() => undefined);
   const write = async (stream: NodeJS.WritableStream, text: string): Promise<void> => {
     if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed]);
@@ -120,4 +160,3 @@ async function writeFindingFiles(store: FindingsStore, checkRunId: number, paths
   json.end();
   await Promise.race([Promise.all([once(csv, 'close'), once(json, 'close')]), failed]);
 }
-

@@ -89,7 +89,12 @@ export function moneyFormat(currency: string | null): string {
 }
 
 /** Writes `sheets` in order into `path` (xlsx). Rows beyond a sheet's limit continue on numbered sheets. */
-export async function writeXlsx(path: string, properties: WorkbookProperties, sheets: SheetSpec[], maxRows = MAX_ROWS_PER_SHEET): Promise<void> {
+export async function writeXlsx(
+  path: string,
+  properties: WorkbookProperties,
+  sheets: SheetSpec[],
+  maxRows = MAX_ROWS_PER_SHEET,
+): Promise<void> {
   // Our own file stream, so that its failure (a full disk) ends every wait: exceljs's zip stops
   // feeding a failed file, and a wait for 'drain' would never end (Node then exits 13, silently).
   const file = createWriteStream(path);
@@ -113,7 +118,13 @@ export async function writeXlsx(path: string, properties: WorkbookProperties, sh
   if (!file.closed) await Promise.race([once(file, 'close'), failed]);
 }
 
-async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number, title: string, failed: Promise<never>): Promise<void> {
+async function writeSheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  spec: SheetSpec,
+  maxRows: number,
+  title: string,
+  failed: Promise<never>,
+): Promise<void> {
   const iterator = toAsync(spec.rows);
   try {
     await writeRows(workbook, spec, maxRows, title, failed, iterator);
@@ -125,10 +136,20 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: Sh
 
 /** Lets go of rows never read to the end: an async generator's return() runs its finally blocks. */
 async function closeRows(rows: SheetSpec['rows']): Promise<void> {
-  if (Symbol.asyncIterator in rows) await rows[Symbol.asyncIterator]().return?.(undefined).catch(() => undefined);
+  if (Symbol.asyncIterator in rows)
+    await rows[Symbol.asyncIterator]()
+      .return?.(undefined)
+      .catch(() => undefined);
 }
 
-async function writeRows(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, maxRows: number, title: string, failed: Promise<never>, iterator: AsyncGenerator<Cell[]>): Promise<void> {
+async function writeRows(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  spec: SheetSpec,
+  maxRows: number,
+  title: string,
+  failed: Promise<never>,
+  iterator: AsyncGenerator<Cell[]>,
+): Promise<void> {
   // Widths must be set before the first row is committed: fit them to a sample of the rows.
   const sample: Cell[][] = [];
   let next = await iterator.next();
@@ -137,10 +158,16 @@ async function writeRows(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: She
     next = await iterator.next();
   }
   // No header breaks inside a word ("currenc/y"): a column is at least as wide as its header's longest word, set bold.
-  const widths = (spec.widths ?? fitWidths(spec.header, sample)).map((width, i) => Math.max(spec.fixedWidths?.[i] ?? width, headerWordWidth(spec.header?.[i])));
+  const widths = (spec.widths ?? fitWidths(spec.header, sample)).map((width, i) =>
+    Math.max(spec.fixedWidths?.[i] ?? width, headerWordWidth(spec.header?.[i])),
+  );
   // Text longer than its column wraps within it: the widest columns, and any a layout names.
   // Columns beyond a print area do not wrap: their rows would grow tall on paper for text nobody prints.
-  const wrapped = widths.map((width, i) => (spec.printColumns === undefined || i < spec.printColumns) && (width >= MAX_WIDTH || sample.some((row) => displayLength(row[i] ?? null) > width)));
+  const wrapped = widths.map(
+    (width, i) =>
+      (spec.printColumns === undefined || i < spec.printColumns) &&
+      (width >= MAX_WIDTH || sample.some((row) => displayLength(row[i] ?? null) > width)),
+  );
   let part = 1;
   let sheet = openSheet(workbook, spec, part, widths, title);
   let rowsInSheet = spec.header ? 1 : 0;
@@ -181,7 +208,13 @@ async function drained(sheet: ExcelJS.Worksheet): Promise<void> {
 
 type LegacyWritable = Writable & { _writableState?: { needDrain: boolean } };
 
-function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec, part: number, widths: number[], title: string): ExcelJS.Worksheet {
+function openSheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  spec: SheetSpec,
+  part: number,
+  widths: number[],
+  title: string,
+): ExcelJS.Worksheet {
   const name = part === 1 ? spec.name : `${spec.name} (${part})`;
   const lastColumn = columnLetter(Math.max(widths.length, 1));
   const sheet = workbook.addWorksheet(name, {
@@ -189,7 +222,10 @@ function openSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, spec: SheetSpec
     ...(spec.header ? { autoFilter: `A1:${lastColumn}1` } : {}),
     pageSetup: printSetup(spec, widths),
     // Every printed page says which report, which sheet and which page it is.
-    headerFooter: { oddFooter: `&L${title.replace(/&/g, '&&')}&C&A&RPage &P of &N`, ...(spec.printNote ? { oddHeader: `&L${spec.printNote.replace(/&/g, '&&')}` } : {}) },
+    headerFooter: {
+      oddFooter: `&L${title.replace(/&/g, '&&')}&C&A&RPage &P of &N`,
+      ...(spec.printNote ? { oddHeader: `&L${spec.printNote.replace(/&/g, '&&')}` } : {}),
+    },
   });
   sheet.columns = widths.map((width) => ({ width }));
   if (spec.header) {
@@ -226,9 +262,13 @@ function printSetup(spec: SheetSpec, widths: readonly number[]): Partial<ExcelJS
         ? { fitToPage: true, fitToWidth: 1, fitToHeight: 0 }
         : { fitToPage: false, scale: 100 }),
     ...(spec.header ? { printTitlesRow: '1:1' } : {}),
-    ...(spec.printKeyColumns !== undefined && !fits ? { printTitlesColumn: `A:${columnLetter(spec.printKeyColumns)}` } : {}),
+    ...(spec.printKeyColumns !== undefined && !fits
+      ? { printTitlesColumn: `A:${columnLetter(spec.printKeyColumns)}` }
+      : {}),
     ...(spec.printColumns !== undefined || spec.printRows !== undefined
-      ? { printArea: `A$1:${columnLetter(spec.printColumns ?? widths.length)}$${spec.printRows !== undefined ? spec.printRows + 1 : MAX_ROWS_PER_SHEET}` }
+      ? {
+          printArea: `A$1:${columnLetter(spec.printColumns ?? widths.length)}$${spec.printRows !== undefined ? spec.printRows + 1 : MAX_ROWS_PER_SHEET}`,
+        }
       : {}),
   };
 }
@@ -254,11 +294,29 @@ export function fittedScale(widths: readonly number[]): number {
   return Math.min(1, PAGE_UNITS / Math.max(units, 1));
 }
 
-function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: number | undefined, wrapped: readonly boolean[], rowNumber: number, widths: readonly number[]): void {
+function writeRow(
+  sheet: ExcelJS.Worksheet,
+  cells: Cell[],
+  severityColumn: number | undefined,
+  wrapped: readonly boolean[],
+  rowNumber: number,
+  widths: readonly number[],
+): void {
   const first = cells[0];
   // A section that starts a printed page: the break goes after the row above it.
-  if (rowNumber > 1 && first !== null && typeof first === 'object' && first !== undefined && 'heading' in first && first.pageBreak) {
-    (sheet as unknown as { rowBreaks: Array<{ id: number; max: number; man: number }> }).rowBreaks.push({ id: rowNumber - 1, max: 16383, man: 1 });
+  if (
+    rowNumber > 1 &&
+    first !== null &&
+    typeof first === 'object' &&
+    first !== undefined &&
+    'heading' in first &&
+    first.pageBreak
+  ) {
+    (sheet as unknown as { rowBreaks: Array<{ id: number; max: number; man: number }> }).rowBreaks.push({
+      id: rowNumber - 1,
+      max: 16383,
+      man: 1,
+    });
   }
   const row = sheet.addRow(cells.map((cell) => cellValueOf(cell, rowNumber)));
   let height = LINE_HEIGHT;
@@ -269,7 +327,12 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
     const emphasised = cell !== null && typeof cell === 'object' && 'emphasis' in cell;
     const wraps = (wrapped[i] && !isNote(cell)) || emphasised;
     row.getCell(i + 1).style = wraps ? wrappedStyle(style) : style;
-    if (emphasised) height = Math.max(height, Math.ceil((unitsOf(cell.emphasis) * EMPHASIS_UNITS) / Math.max(1, (widths[i] ?? MAX_WIDTH) - 1)) * EMPHASIS_LINE);
+    if (emphasised)
+      height = Math.max(
+        height,
+        Math.ceil((unitsOf(cell.emphasis) * EMPHASIS_UNITS) / Math.max(1, (widths[i] ?? MAX_WIDTH) - 1)) *
+          EMPHASIS_LINE,
+      );
     else if (wraps) height = Math.max(height, Math.min(linesOf(cell, widths[i] ?? MAX_WIDTH), MAX_LINES) * LINE_HEIGHT);
   }
   // Spreadsheets do not grow a row for wrapped text they did not lay out themselves: say how tall.
@@ -278,7 +341,8 @@ function writeRow(sheet: ExcelJS.Worksheet, cells: Cell[], severityColumn: numbe
   // exceljs keeps every formula cell it has written, for shared formulae (which this writer
   // never makes): 2,000,000 card rows' formulas held 600 MB. Forget them once written.
   const written = sheet as unknown as { _formulae?: Record<string, unknown> };
-  if (written._formulae && cells.some((cell) => cell !== null && typeof cell === 'object' && 'formula' in cell)) written._formulae = {};
+  if (written._formulae && cells.some((cell) => cell !== null && typeof cell === 'object' && 'formula' in cell))
+    written._formulae = {};
 }
 
 /** Points per line of 11-point text, and the most lines a row grows to. */
@@ -355,7 +419,10 @@ const WRAPPED = new WeakMap<Partial<ExcelJS.Style>, Partial<ExcelJS.Style>>();
 function wrappedStyle(style: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> {
   let wrapped = WRAPPED.get(style);
   if (!wrapped) {
-    wrapped = Object.freeze({ ...style, alignment: { vertical: 'top', ...style.alignment, wrapText: true } } as Partial<ExcelJS.Style>);
+    wrapped = Object.freeze({
+      ...style,
+      alignment: { vertical: 'top', ...style.alignment, wrapText: true },
+    } as Partial<ExcelJS.Style>);
     WRAPPED.set(style, wrapped);
   }
   return wrapped;
@@ -371,15 +438,39 @@ function wrappedStyle(style: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> {
 const TOP = Object.freeze({ vertical: 'top' }) as Partial<ExcelJS.Alignment>;
 const PLAIN: Partial<ExcelJS.Style> = Object.freeze({ alignment: TOP });
 const DATE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ numFmt: DATE_FORMAT, alignment: TOP });
-const LINK_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { color: { argb: 'FF0563C1' }, underline: true }, alignment: TOP });
+const LINK_STYLE: Partial<ExcelJS.Style> = Object.freeze({
+  font: { color: { argb: 'FF0563C1' }, underline: true },
+  alignment: TOP,
+});
 const HEADING_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true, size: 12 } });
-const LABEL_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true }, alignment: { horizontal: 'right', wrapText: true, vertical: 'bottom' }, border: { bottom: { style: 'thin' } } } as Partial<ExcelJS.Style>);
-const emphasis = (argb: string): Partial<ExcelJS.Style> => Object.freeze({ font: { bold: true, size: 14 }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } } } as Partial<ExcelJS.Style>);
-const NOTE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ alignment: Object.freeze({ vertical: 'top', wrapText: false }) } as Partial<ExcelJS.Style>);
-const STRONG_NOTE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ font: { bold: true, size: 13 }, alignment: Object.freeze({ vertical: 'top', wrapText: false }) } as Partial<ExcelJS.Style>);
+const LABEL_STYLE: Partial<ExcelJS.Style> = Object.freeze({
+  font: { bold: true },
+  alignment: { horizontal: 'right', wrapText: true, vertical: 'bottom' },
+  border: { bottom: { style: 'thin' } },
+} as Partial<ExcelJS.Style>);
+const emphasis = (argb: string): Partial<ExcelJS.Style> =>
+  Object.freeze({
+    font: { bold: true, size: 14 },
+    fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } },
+  } as Partial<ExcelJS.Style>);
+const NOTE_STYLE: Partial<ExcelJS.Style> = Object.freeze({
+  alignment: Object.freeze({ vertical: 'top', wrapText: false }),
+} as Partial<ExcelJS.Style>);
+const STRONG_NOTE_STYLE: Partial<ExcelJS.Style> = Object.freeze({
+  font: { bold: true, size: 13 },
+  alignment: Object.freeze({ vertical: 'top', wrapText: false }),
+} as Partial<ExcelJS.Style>);
 const GOOD_STYLE = emphasis('FFC6EFCE');
 const BAD_STYLE = emphasis('FFFFC7CE');
-const SEVERITY_STYLE = new Map(Object.entries(SEVERITY_FILL).map(([severity, argb]) => [severity, Object.freeze({ fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } }, alignment: TOP } as Partial<ExcelJS.Style>)]));
+const SEVERITY_STYLE = new Map(
+  Object.entries(SEVERITY_FILL).map(([severity, argb]) => [
+    severity,
+    Object.freeze({
+      fill: { type: 'pattern', pattern: 'solid', fgColor: { argb } },
+      alignment: TOP,
+    } as Partial<ExcelJS.Style>),
+  ]),
+);
 const moneyStyles = new Map<string | null, Partial<ExcelJS.Style>>();
 
 /**
@@ -396,7 +487,8 @@ function quoted(style: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> {
 
 function styleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   const style = baseStyleOf(cell, isSeverity);
-  const text = typeof cell === 'string' ? cell : cell !== null && typeof cell === 'object' && 'note' in cell ? cell.note : null;
+  const text =
+    typeof cell === 'string' ? cell : cell !== null && typeof cell === 'object' && 'note' in cell ? cell.note : null;
   return text !== null && looksLikeFormula(text) ? quoted(style) : style;
 }
 
@@ -405,7 +497,8 @@ function baseStyleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   if (typeof cell === 'string') return (isSeverity && SEVERITY_STYLE.get(cell)) || PLAIN;
   if ('cents' in cell) {
     let style = moneyStyles.get(cell.currency);
-    if (!style) moneyStyles.set(cell.currency, (style = Object.freeze({ numFmt: moneyFormat(cell.currency), alignment: TOP })));
+    if (!style)
+      moneyStyles.set(cell.currency, (style = Object.freeze({ numFmt: moneyFormat(cell.currency), alignment: TOP })));
     return style;
   }
   if ('date' in cell) return DATE_STYLE;
@@ -434,7 +527,11 @@ function cellValueOf(cell: Cell, row: number): ExcelJS.CellValue {
   if ('note' in cell) return truncate(visibleText(cell.note));
   if ('date' in cell) return new Date(cell.date);
   // A link to one of our own sheets: a formula built from our constant sheet names, never API text.
-  if ('sheet' in cell) return { formula: `HYPERLINK("#'${cell.sheet.replace(/'/g, "''")}'!A1","${cell.text.replace(/"/g, '""')}")`, result: cell.text };
+  if ('sheet' in cell)
+    return {
+      formula: `HYPERLINK("#'${cell.sheet.replace(/'/g, "''")}'!A1","${cell.text.replace(/"/g, '""')}")`,
+      result: cell.text,
+    };
   return cell.heading;
 }
 
@@ -446,7 +543,8 @@ function cellValueOf(cell: Cell, row: number): ExcelJS.CellValue {
  */
 function referencesOnly(formula: string): string {
   if (CHECKED_FORMULAS.has(formula)) return formula;
-  if (!FORMULA.test(formula.replaceAll('{row}', '1'))) throw new Error(`refusing a formula that is not cell references joined by + and -, COUNTIFS or SUM: ${formula}`);
+  if (!FORMULA.test(formula.replaceAll('{row}', '1')))
+    throw new Error(`refusing a formula that is not cell references joined by + and -, COUNTIFS or SUM: ${formula}`);
   if (CHECKED_FORMULAS.size < 10_000) CHECKED_FORMULAS.add(formula);
   return formula;
 }
@@ -469,7 +567,10 @@ function fitWidths(header: string[] | undefined, sample: Cell[][]): number[] {
   return Array.from({ length: columns }, (_, i) => {
     // A header wraps onto up to three lines (never inside a word) before it widens a column of short figures.
     const label = header?.[i] ?? '';
-    const lengths = [Math.max(Math.ceil(label.length / 3), ...label.split(' ').map((word) => word.length)), ...sample.map((row) => displayLength(row[i] ?? null))];
+    const lengths = [
+      Math.max(Math.ceil(label.length / 3), ...label.split(' ').map((word) => word.length)),
+      ...sample.map((row) => displayLength(row[i] ?? null)),
+    ];
     return Math.min(Math.max(10, Math.max(...lengths) + 2), MAX_WIDTH);
   });
 }

@@ -28,11 +28,43 @@ export function writeBooksExport(dir: string, source: BooksSource, plan: BooksPl
   mkdirSync(dir, { recursive: true });
   const files: Array<[string, string]> = [
     ['tenders.csv', tendersCsv(source, plan)],
-    ['tenders.map.json', json({ columns: { reference: 'Order No', type: 'Tender Type', amount: 'Tender Amount', currency: 'Currency', time: 'Posted At', cardCode: 'Gift Card Code' }, types: { payment: ['SALE'], refund: ['RETURN'] }, decimalSeparator: '.', timeFormats: ['dd.MM.yyyy HH:mm:ss'], timeZone: BOOKS_ZONE })],
+    [
+      'tenders.map.json',
+      json({
+        columns: {
+          reference: 'Order No',
+          type: 'Tender Type',
+          amount: 'Tender Amount',
+          currency: 'Currency',
+          time: 'Posted At',
+          cardCode: 'Gift Card Code',
+        },
+        types: { payment: ['SALE'], refund: ['RETURN'] },
+        decimalSeparator: '.',
+        timeFormats: ['dd.MM.yyyy HH:mm:ss'],
+        timeZone: BOOKS_ZONE,
+      }),
+    ],
     ['coupon-uses.csv', couponUsesCsv(source, plan)],
-    ['coupon-uses.map.json', json({ columns: { reference: 'Order No', couponCode: 'Coupon Code', time: 'Used At' }, timeFormats: ['dd.MM.yyyy HH:mm:ss'], timeZone: BOOKS_ZONE })],
+    [
+      'coupon-uses.map.json',
+      json({
+        columns: { reference: 'Order No', couponCode: 'Coupon Code', time: 'Used At' },
+        timeFormats: ['dd.MM.yyyy HH:mm:ss'],
+        timeZone: BOOKS_ZONE,
+      }),
+    ],
     ['dp-purchases.csv', purchasesCsv(source, plan)],
-    ['dp-purchases.map.json', json({ delimiter: ';', columns: { externalRef: 'PO Number', amount: 'Amount', currency: 'Currency', time: 'Booked At' }, decimalSeparator: ',', timeFormats: ['dd.MM.yyyy HH:mm:ss'], timeZone: BOOKS_ZONE })],
+    [
+      'dp-purchases.map.json',
+      json({
+        delimiter: ';',
+        columns: { externalRef: 'PO Number', amount: 'Amount', currency: 'Currency', time: 'Booked At' },
+        decimalSeparator: ',',
+        timeFormats: ['dd.MM.yyyy HH:mm:ss'],
+        timeZone: BOOKS_ZONE,
+      }),
+    ],
   ];
   return files.map(([name, text]) => {
     const path = join(dir, name);
@@ -62,14 +94,28 @@ function tendersCsv(source: BooksSource, plan: BooksPlan): string {
   for (const entry of source.transactions) {
     const card = cards.get(entry.giftCardId);
     const cents = centsOf(entry.amount);
-    if (!card || card.merchantId !== source.merchantId || (entry.type !== 'DEBIT' && entry.type !== 'REFUND') || cents === null || cents <= 0) continue;
+    if (
+      !card ||
+      card.merchantId !== source.merchantId ||
+      (entry.type !== 'DEBIT' && entry.type !== 'REFUND') ||
+      cents === null ||
+      cents <= 0
+    )
+      continue;
     if (plan.omit.has(entry.transactionId) || written.has(entry.transactionId)) continue;
     const type = entry.type;
     const group = merged.get(entry.transactionId);
     if (group) {
       const parts = group.map((id) => byId.get(id)).filter((e): e is EntryWire => e !== undefined);
       for (const part of parts) written.add(part.transactionId);
-      tenders.push({ reference: entry.referenceId, type, cents: parts.reduce((sum, e) => sum + (centsOf(e.amount) ?? 0), 0), currency: card.currency, atMs: Math.max(...parts.map((e) => Date.parse(e.createdAt))), code: '' });
+      tenders.push({
+        reference: entry.referenceId,
+        type,
+        cents: parts.reduce((sum, e) => sum + (centsOf(e.amount) ?? 0), 0),
+        currency: card.currency,
+        atMs: Math.max(...parts.map((e) => Date.parse(e.createdAt))),
+        code: '',
+      });
       continue;
     }
     const posReference = plan.byCode.get(entry.transactionId);
@@ -86,7 +132,14 @@ function tendersCsv(source: BooksSource, plan: BooksPlan): string {
   }
   for (const extra of plan.extraTenders) tenders.push({ ...extra, code: '' });
   tenders.sort((a, b) => a.atMs - b.atMs);
-  const rows = tenders.map((t) => [t.reference, t.type === 'DEBIT' ? 'SALE' : 'RETURN', decimal(t.cents, '.', ','), t.currency, localTime(t.atMs), t.code]);
+  const rows = tenders.map((t) => [
+    t.reference,
+    t.type === 'DEBIT' ? 'SALE' : 'RETURN',
+    decimal(t.cents, '.', ','),
+    t.currency,
+    localTime(t.atMs),
+    t.code,
+  ]);
   return csv(',', ['Order No', 'Tender Type', 'Tender Amount', 'Currency', 'Posted At', 'Gift Card Code'], rows);
 }
 
@@ -99,10 +152,19 @@ function couponUsesCsv(source: BooksSource, plan: BooksPlan): string {
     const count = coupon.redemptionCount - (plan.fewerUses.get(coupon.couponId) ?? 0);
     const from = Date.parse(coupon.createdAt);
     const span = Math.max(Date.parse(coupon.updatedAt) - from, 60_000);
-    for (let k = 0; k < count; k += 1) uses.push({ reference: `WEB-${coupon.couponId.slice(0, 8)}-${k + 1}`, code, atMs: from + Math.floor(((k + 1) * span) / (count + 1)) });
+    for (let k = 0; k < count; k += 1)
+      uses.push({
+        reference: `WEB-${coupon.couponId.slice(0, 8)}-${k + 1}`,
+        code,
+        atMs: from + Math.floor(((k + 1) * span) / (count + 1)),
+      });
   }
   uses.sort((a, b) => a.atMs - b.atMs);
-  return csv(',', ['Order No', 'Coupon Code', 'Used At'], uses.map((u) => [u.reference, u.code, localTime(u.atMs)]));
+  return csv(
+    ',',
+    ['Order No', 'Coupon Code', 'Used At'],
+    uses.map((u) => [u.reference, u.code, localTime(u.atMs)]),
+  );
 }
 
 function purchasesCsv(source: BooksSource, plan: BooksPlan): string {
@@ -110,11 +172,20 @@ function purchasesCsv(source: BooksSource, plan: BooksPlan): string {
   for (const order of source.orders) {
     const cents = centsOf(order.totalAmount);
     if (order.status === 'FAILED' || cents === null || plan.omitOrders.has(order.orderID)) continue;
-    purchases.push({ externalRef: order.externalRefID, cents: cents + (plan.alterOrders.get(order.orderID) ?? 0), currency: order.currency, atMs: Date.parse(order.createdAt) });
+    purchases.push({
+      externalRef: order.externalRefID,
+      cents: cents + (plan.alterOrders.get(order.orderID) ?? 0),
+      currency: order.currency,
+      atMs: Date.parse(order.createdAt),
+    });
   }
   purchases.push(...plan.extraPurchases);
   purchases.sort((a, b) => a.atMs - b.atMs);
-  return csv(';', ['PO Number', 'Amount', 'Currency', 'Booked At'], purchases.map((p) => [p.externalRef, decimal(p.cents, ',', '.'), p.currency, localTime(p.atMs)]));
+  return csv(
+    ';',
+    ['PO Number', 'Amount', 'Currency', 'Booked At'],
+    purchases.map((p) => [p.externalRef, decimal(p.cents, ',', '.'), p.currency, localTime(p.atMs)]),
+  );
 }
 
 /** A wire amount in cents, or null when it is not a number on the cent. */
@@ -126,11 +197,22 @@ function centsOf(value: unknown): number | null {
 
 /** Cents as the merchant's system writes them: 1,234.50 (or 1.234,50). */
 function decimal(cents: number, separator: string, thousands: string): string {
-  const units = Math.floor(cents / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, thousands);
+  const units = Math.floor(cents / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, thousands);
   return `${units}${separator}${String(cents % 100).padStart(2, '0')}`;
 }
 
-const LOCAL = new Intl.DateTimeFormat('en-GB', { timeZone: BOOKS_ZONE, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const LOCAL = new Intl.DateTimeFormat('en-GB', {
+  timeZone: BOOKS_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
 
 /** dd.MM.yyyy HH:mm:ss on the merchant's wall clock. */
 function localTime(ms: number): string {
@@ -139,6 +221,7 @@ function localTime(ms: number): string {
 }
 
 function csv(delimiter: string, header: string[], rows: string[][]): string {
-  const field = (value: string): string => (value.includes(delimiter) || /["\r\n]|^\s|\s$/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+  const field = (value: string): string =>
+    value.includes(delimiter) || /["\r\n]|^\s|\s$/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
   return `${[header, ...rows].map((row) => row.map(field).join(delimiter)).join('\n')}\n`;
 }

@@ -33,7 +33,20 @@ export interface BooksPlan {
 }
 
 export function emptyBooksPlan(): BooksPlan {
-  return { omit: new Set(), alter: new Map(), duplicate: new Set(), merge: [], byCode: new Map(), extraTenders: [], fewerUses: new Map(), omitOrders: new Set(), alterOrders: new Map(), extraPurchases: [], breaks: [], lookAlikes: [] };
+  return {
+    omit: new Set(),
+    alter: new Map(),
+    duplicate: new Set(),
+    merge: [],
+    byCode: new Map(),
+    extraTenders: [],
+    fewerUses: new Map(),
+    omitOrders: new Set(),
+    alterOrders: new Map(),
+    extraPurchases: [],
+    breaks: [],
+    lookAlikes: [],
+  };
 }
 
 const cardRef = (c: SimCard): RecordRef => ({ type: 'giftCard', id: c.record.giftCardId });
@@ -43,7 +56,15 @@ const orderRef = (o: SimOrder): RecordRef => ({ type: 'dpOrder', id: o.record.or
 export function plantBooks(context: PlantContext): BooksPlan {
   const plan = emptyBooksPlan();
   const { gc, dp, nowMs, merchantId } = context;
-  const flex: CardTemplate = { id: context.random.uuid(), programId: 'PRG-BOOKS', currency: 'USD', denominations: [10_000], minRedemption: 0, allowPartial: true, validityDays: 365 };
+  const flex: CardTemplate = {
+    id: context.random.uuid(),
+    programId: 'PRG-BOOKS',
+    currency: 'USD',
+    denominations: [10_000],
+    minRedemption: 0,
+    allowPartial: true,
+    validityDays: 365,
+  };
   const t0 = nowMs - 15 * DAY;
   const at = (minutes: number): number => t0 + minutes * 60_000;
   const card = (initial: number): SimCard => {
@@ -51,46 +72,90 @@ export function plantBooks(context: PlantContext): BooksPlan {
     c.pinned = true;
     return c;
   };
-  const debit = (c: SimCard, minutes: number, cents: number, referenceId: string): SimEntry => gc.debit(c, at(minutes), cents, { referenceId });
+  const debit = (c: SimCard, minutes: number, cents: number, referenceId: string): SimEntry =>
+    gc.debit(c, at(minutes), cents, { referenceId });
 
   // ---- breaks -------------------------------------------------------------------------------
   {
     const c = card(5_000);
     const e = debit(c, 10, 1_200, 'ORD-NOT-IN-BOOKS-0001');
     plan.omit.add(e.record.transactionId);
-    plan.breaks.push({ scenario: 'a debit the books left out', code: 'BK_LEDGER_NOT_IN_BOOKS', referenceId: 'ORD-NOT-IN-BOOKS-0001', records: [cardRef(c), entryRef(e)] });
+    plan.breaks.push({
+      scenario: 'a debit the books left out',
+      code: 'BK_LEDGER_NOT_IN_BOOKS',
+      referenceId: 'ORD-NOT-IN-BOOKS-0001',
+      records: [cardRef(c), entryRef(e)],
+    });
   }
-  plan.extraTenders.push({ reference: 'ORD-BOOKS-ONLY-0001', type: 'DEBIT', cents: 2_500, currency: 'USD', atMs: at(20) });
-  plan.breaks.push({ scenario: 'a books payment the service never took', code: 'BK_BOOKS_NOT_IN_LEDGER', referenceId: 'ORD-BOOKS-ONLY-0001', records: [] });
+  plan.extraTenders.push({
+    reference: 'ORD-BOOKS-ONLY-0001',
+    type: 'DEBIT',
+    cents: 2_500,
+    currency: 'USD',
+    atMs: at(20),
+  });
+  plan.breaks.push({
+    scenario: 'a books payment the service never took',
+    code: 'BK_BOOKS_NOT_IN_LEDGER',
+    referenceId: 'ORD-BOOKS-ONLY-0001',
+    records: [],
+  });
   {
     const c = card(8_000);
     const e = debit(c, 30, 4_000, 'ORD-AMOUNT-0001');
     plan.alter.set(e.record.transactionId, 100);
-    plan.breaks.push({ scenario: 'a payment booked at 41.00 for a 40.00 debit', code: 'BK_AMOUNT_MISMATCH', referenceId: 'ORD-AMOUNT-0001', records: [cardRef(c), entryRef(e)] });
+    plan.breaks.push({
+      scenario: 'a payment booked at 41.00 for a 40.00 debit',
+      code: 'BK_AMOUNT_MISMATCH',
+      referenceId: 'ORD-AMOUNT-0001',
+      records: [cardRef(c), entryRef(e)],
+    });
   }
   {
     const c = card(5_000);
     const e = debit(c, 40, 1_550, 'ORD-TWICE-0001');
     plan.duplicate.add(e.record.transactionId);
-    plan.breaks.push({ scenario: 'a payment booked twice', code: 'BK_DUPLICATE', referenceId: 'ORD-TWICE-0001', records: [entryRef(e)] });
+    plan.breaks.push({
+      scenario: 'a payment booked twice',
+      code: 'BK_DUPLICATE',
+      referenceId: 'ORD-TWICE-0001',
+      records: [entryRef(e)],
+    });
   }
   {
     const a = card(5_000);
     const b = card(5_000);
     const first = debit(a, 50, 2_000, 'ORD-AMBIGUOUS-0001');
     const second = debit(b, 110, 2_000, 'ORD-AMBIGUOUS-0001');
-    plan.breaks.push({ scenario: 'two equal payments on two cards, the books naming neither card', code: 'BK_AMBIGUOUS', referenceId: 'ORD-AMBIGUOUS-0001', records: [entryRef(first), entryRef(second)] });
+    plan.breaks.push({
+      scenario: 'two equal payments on two cards, the books naming neither card',
+      code: 'BK_AMBIGUOUS',
+      referenceId: 'ORD-AMBIGUOUS-0001',
+      records: [entryRef(first), entryRef(second)],
+    });
   }
   {
-    const record = couponRecord(gc, merchantId, { id: context.random.uuid(), programId: 'PRG-BOOKS', usageLimitTotal: 5 }, { createdAt: t0, expiresAt: nowMs + 30 * DAY, redemptionCount: 3, status: 'ACTIVE', nowMs });
+    const record = couponRecord(
+      gc,
+      merchantId,
+      { id: context.random.uuid(), programId: 'PRG-BOOKS', usageLimitTotal: 5 },
+      { createdAt: t0, expiresAt: nowMs + 30 * DAY, redemptionCount: 3, status: 'ACTIVE', nowMs },
+    );
     gc.addCoupon(merchantId, record, t0, true);
     plan.fewerUses.set(record.couponId, 1);
-    plan.breaks.push({ scenario: 'a coupon redeemed three times, used twice in the books', code: 'CV_USES_MISMATCH', referenceId: '', records: [{ type: 'coupon', id: record.couponId }] });
+    plan.breaks.push({
+      scenario: 'a coupon redeemed three times, used twice in the books',
+      code: 'CV_USES_MISMATCH',
+      referenceId: '',
+      records: [{ type: 'coupon', id: record.couponId }],
+    });
   }
   const usd = context.products.find((p) => p.record.currency === 'USD');
   if (!usd) throw new Error('the catalogue needs a USD product');
   const place = (minutes: number): SimOrder => {
-    const o = dp.placeOrder(at(minutes), [{ product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 }]);
+    const o = dp.placeOrder(at(minutes), [
+      { product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 },
+    ]);
     o.pinned = true;
     dp.fulfil(o, at(minutes + 5));
     return o;
@@ -98,20 +163,40 @@ export function plantBooks(context: PlantContext): BooksPlan {
   {
     const o = place(200);
     plan.omitOrders.add(o.record.orderID);
-    plan.breaks.push({ scenario: 'an order the books left out', code: 'DP_ORDER_NOT_IN_BOOKS', referenceId: o.record.externalRefID, records: [orderRef(o)] });
+    plan.breaks.push({
+      scenario: 'an order the books left out',
+      code: 'DP_ORDER_NOT_IN_BOOKS',
+      referenceId: o.record.externalRefID,
+      records: [orderRef(o)],
+    });
   }
   plan.extraPurchases.push({ externalRef: 'PO-BOOKS-ONLY-0001', cents: 5_000, currency: 'USD', atMs: at(210) });
-  plan.breaks.push({ scenario: 'a books purchase never ordered', code: 'BK_PURCHASE_NOT_ORDERED', referenceId: 'PO-BOOKS-ONLY-0001', records: [] });
+  plan.breaks.push({
+    scenario: 'a books purchase never ordered',
+    code: 'BK_PURCHASE_NOT_ORDERED',
+    referenceId: 'PO-BOOKS-ONLY-0001',
+    records: [],
+  });
   {
     const o = place(220);
     plan.alterOrders.set(o.record.orderID, 200);
-    plan.breaks.push({ scenario: 'an order booked 2.00 above its total', code: 'DP_BOOKS_AMOUNT_MISMATCH', referenceId: o.record.externalRefID, records: [orderRef(o)] });
+    plan.breaks.push({
+      scenario: 'an order booked 2.00 above its total',
+      code: 'DP_BOOKS_AMOUNT_MISMATCH',
+      referenceId: o.record.externalRefID,
+      records: [orderRef(o)],
+    });
   }
   {
     const c = card(5_000);
     const e = gc.debit(c, nowMs - 20 * 60_000, 900, { referenceId: 'ORD-JUST-NOW-0001' });
     plan.omit.add(e.record.transactionId);
-    plan.breaks.push({ scenario: 'a payment taken 20 minutes before the books were written', code: 'BK_IN_TRANSIT', referenceId: 'ORD-JUST-NOW-0001', records: [entryRef(e)] });
+    plan.breaks.push({
+      scenario: 'a payment taken 20 minutes before the books were written',
+      code: 'BK_IN_TRANSIT',
+      referenceId: 'ORD-JUST-NOW-0001',
+      records: [entryRef(e)],
+    });
   }
 
   // ---- legal look-alikes ------------------------------------------------------------------------
@@ -129,7 +214,9 @@ export function plantBooks(context: PlantContext): BooksPlan {
   {
     const c = card(10_000);
     const d = debit(c, 320, 6_000, 'ORD-REFUND-PARTS-0001');
-    const parts = [1_000, 2_000, 500].map((cents, i) => gc.refund(c, at(320 + 24 * 60 + i), cents, 'ORD-REFUND-PARTS-0001'));
+    const parts = [1_000, 2_000, 500].map((cents, i) =>
+      gc.refund(c, at(320 + 24 * 60 + i), cents, 'ORD-REFUND-PARTS-0001'),
+    );
     plan.merge.push(parts.map((p) => p.record.transactionId));
     like('a refund in three parts', ['ORD-REFUND-PARTS-0001'], [entryRef(d), ...parts.map(entryRef)]);
   }

@@ -22,7 +22,12 @@ const fail = (status: number, errCode: string, error: string): SimResponse => ({
  * `paginationInfo`, the DP ID in paths (another DP's ID is FORBIDDEN). The spec does not
  * give HTTP statuses for its errors; these are the conventional ones.
  */
-export function handleDpRequest(state: DpServiceState, method: string, url: URL, headers: IncomingHttpHeaders): SimResponse {
+export function handleDpRequest(
+  state: DpServiceState,
+  method: string,
+  url: URL,
+  headers: IncomingHttpHeaders,
+): SimResponse {
   const clientId = headers['x-client-id'];
   const secret = headers['x-client-secret'];
   const client = state.clients.find((c) => c.clientId === clientId);
@@ -50,7 +55,13 @@ export function handleDpRequest(state: DpServiceState, method: string, url: URL,
     const query = parseListQuery(url.searchParams, `products:${dpId}`, state.cursors, false);
     if (typeof query === 'string') return fail(400, 'INVALID_REQUEST', query);
     const page = listPage(world.products, `products:${dpId}`, query, state.cursors, () => true);
-    return { status: 200, body: { products: page.items.map((p) => p.record), paginationInfo: { nextCursor: page.nextCursor, hasMore: page.hasMore } } };
+    return {
+      status: 200,
+      body: {
+        products: page.items.map((p) => p.record),
+        paginationInfo: { nextCursor: page.nextCursor, hasMore: page.hasMore },
+      },
+    };
   }
   const orderId = match[2];
   if (orderId) {
@@ -61,5 +72,11 @@ export function handleDpRequest(state: DpServiceState, method: string, url: URL,
   const query = parseListQuery(url.searchParams, `orders:${dpId}`, state.cursors, false);
   if (typeof query === 'string') return fail(400, 'INVALID_REQUEST', query);
   const page = listPage(world.orders, `orders:${dpId}`, query, state.cursors, (o) => !o.deleted);
-  return { status: 200, body: { orders: page.items.map((o) => o.record), paginationInfo: { nextCursor: page.nextCursor, hasMore: page.hasMore } } };
+  return {
+    status: 200,
+    body: {
+      orders: page.items.map((o) => o.record),
+      paginationInfo: { nextCursor: page.nextCursor, hasMore: page.hasMore },
+    },
+  };
 }

@@ -157,7 +157,10 @@ export class DpWorld {
   }
 
   addWallet(currency: string, balanceCents: number, selected = false): SimWallet {
-    const wallet: SimWallet = { record: { walletID: `WAL-${currency}-${this.random.code(8)}`, currency, balance: wire(balanceCents) }, balance: balanceCents };
+    const wallet: SimWallet = {
+      record: { walletID: `WAL-${currency}-${this.random.code(8)}`, currency, balance: wire(balanceCents) },
+      balance: balanceCents,
+    };
     this.wallets.push(wallet);
     if (selected) this.selectedWalletId = wallet.record.walletID;
     return wallet;
@@ -168,7 +171,11 @@ export class DpWorld {
     wallet.record.balance = wire(wallet.balance);
   }
 
-  addProduct(name: string, currency: string, variants: Array<{ name: string; mrp: number; price: number; stock: number }>): SimProduct {
+  addProduct(
+    name: string,
+    currency: string,
+    variants: Array<{ name: string; mrp: number; price: number; stock: number }>,
+  ): SimProduct {
     const productID = `PRD-${this.random.code(10)}`;
     const walletCurrency = this.selectedWallet.record.currency;
     const rate = fxRate(currency, walletCurrency);
@@ -208,7 +215,8 @@ export class DpWorld {
     this.#orderCounter += 1;
     const wallet = this.selectedWallet;
     const lineItems = lines.map((line) => this.#line(line, wallet.record.currency));
-    const total = (pick: (line: LineWire) => number): number => lineItems.reduce((sum, line) => sum + Math.round(pick(line) * 100), 0);
+    const total = (pick: (line: LineWire) => number): number =>
+      lineItems.reduce((sum, line) => sum + Math.round(pick(line) * 100), 0);
     const totalAmount = total((line) => line.totalConvertedPrice);
     const date = iso(atMs).slice(0, 10).replace(/-/g, '');
     const record: OrderWire = {

@@ -46,7 +46,11 @@ export class FaultPlan {
   }
 
   next(service: 'giftcard' | 'dp', path: string): FaultKind | undefined {
-    const index = this.queue.findIndex((f) => (f.service === undefined || f.service === service) && (f.pathPrefix === undefined || path.startsWith(f.pathPrefix)));
+    const index = this.queue.findIndex(
+      (f) =>
+        (f.service === undefined || f.service === service) &&
+        (f.pathPrefix === undefined || path.startsWith(f.pathPrefix)),
+    );
     if (index >= 0) return this.queue.splice(index, 1)[0]?.kind;
     const rate = this.options.rate ?? 0;
     if (rate <= 0 || !this.random.chance(rate)) return undefined;

@@ -24,11 +24,51 @@ export type SizePreset = keyof typeof SIZE_PRESETS;
 export function cardTemplates(random: Random): CardTemplate[] {
   const program = (name: string): string => `PRG-${name}`;
   return [
-    { id: random.uuid(), programId: program('CLASSIC'), currency: 'USD', denominations: [2_500, 5_000, 10_000], minRedemption: 100, allowPartial: true, validityDays: 365 },
-    { id: random.uuid(), programId: program('EURO'), currency: 'EUR', denominations: [2_000, 5_000], minRedemption: 0, allowPartial: true, validityDays: 180 },
-    { id: random.uuid(), programId: program('ONE-SHOT'), currency: 'USD', denominations: [1_000, 1_500], minRedemption: 0, allowPartial: false, validityDays: 90 },
-    { id: random.uuid(), programId: program('UK-PROMO'), currency: 'GBP', denominations: [3_000, 7_500], minRedemption: 500, allowPartial: true, validityDays: 30 },
-    { id: random.uuid(), programId: program('INDIA'), currency: 'INR', denominations: [50_000, 100_000], minRedemption: 10_000, allowPartial: true, validityDays: 60 },
+    {
+      id: random.uuid(),
+      programId: program('CLASSIC'),
+      currency: 'USD',
+      denominations: [2_500, 5_000, 10_000],
+      minRedemption: 100,
+      allowPartial: true,
+      validityDays: 365,
+    },
+    {
+      id: random.uuid(),
+      programId: program('EURO'),
+      currency: 'EUR',
+      denominations: [2_000, 5_000],
+      minRedemption: 0,
+      allowPartial: true,
+      validityDays: 180,
+    },
+    {
+      id: random.uuid(),
+      programId: program('ONE-SHOT'),
+      currency: 'USD',
+      denominations: [1_000, 1_500],
+      minRedemption: 0,
+      allowPartial: false,
+      validityDays: 90,
+    },
+    {
+      id: random.uuid(),
+      programId: program('UK-PROMO'),
+      currency: 'GBP',
+      denominations: [3_000, 7_500],
+      minRedemption: 500,
+      allowPartial: true,
+      validityDays: 30,
+    },
+    {
+      id: random.uuid(),
+      programId: program('INDIA'),
+      currency: 'INR',
+      denominations: [50_000, 100_000],
+      minRedemption: 10_000,
+      allowPartial: true,
+      validityDays: 60,
+    },
   ];
 }
 
@@ -111,7 +151,11 @@ function generateCoupons({ gc, random, nowMs, merchantId }: GenerationContext, c
     if (limit > 0 && redemptionCount >= limit) status = 'USED';
     else if (expiresAt < nowMs - HOUR) status = 'EXPIRED';
     else if (random.chance(0.03)) status = 'VOIDED';
-    gc.addCoupon(merchantId, couponRecord(gc, merchantId, template, { createdAt, expiresAt, redemptionCount, status, nowMs }), createdAt);
+    gc.addCoupon(
+      merchantId,
+      couponRecord(gc, merchantId, template, { createdAt, expiresAt, redemptionCount, status, nowMs }),
+      createdAt,
+    );
   }
 }
 
@@ -151,7 +195,10 @@ const CATALOGUE = [
 ] as const;
 
 /** The DP's wallets (USD selected), its catalogue, and its order history. */
-export function generateDp({ dp, random, nowMs }: Pick<GenerationContext, 'dp' | 'random' | 'nowMs'>, size: Pick<WorldSize, 'products' | 'orders'>): SimProduct[] {
+export function generateDp(
+  { dp, random, nowMs }: Pick<GenerationContext, 'dp' | 'random' | 'nowMs'>,
+  size: Pick<WorldSize, 'products' | 'orders'>,
+): SimProduct[] {
   dp.addWallet('USD', 250_000_000, true);
   dp.addWallet('EUR', 4_000_000);
   dp.addWallet('INR', 90_000_000);
@@ -161,9 +208,20 @@ export function generateDp({ dp, random, nowMs }: Pick<GenerationContext, 'dp' |
     const unit = base.currency === 'INR' ? 100_000 : 1_000;
     const variants = [1, 2, 5].slice(0, random.int(1, 3)).map((multiple) => {
       const mrp = unit * multiple;
-      return { name: `${mrp / 100} ${base.currency}`, mrp, price: Math.round(mrp * (1 - random.int(2, 8) / 100)), stock: random.int(0, 5_000) };
+      return {
+        name: `${mrp / 100} ${base.currency}`,
+        mrp,
+        price: Math.round(mrp * (1 - random.int(2, 8) / 100)),
+        stock: random.int(0, 5_000),
+      };
     });
-    products.push(dp.addProduct(`${base.name}${i >= CATALOGUE.length ? ` ${Math.floor(i / CATALOGUE.length) + 1}` : ''}`, base.currency, variants));
+    products.push(
+      dp.addProduct(
+        `${base.name}${i >= CATALOGUE.length ? ` ${Math.floor(i / CATALOGUE.length) + 1}` : ''}`,
+        base.currency,
+        variants,
+      ),
+    );
   }
   for (let i = 0; i < size.orders; i += 1) {
     const at = nowMs - random.int(2 * HOUR, HISTORY_MS);
@@ -174,7 +232,10 @@ export function generateDp({ dp, random, nowMs }: Pick<GenerationContext, 'dp' |
   return products;
 }
 
-export function orderLines(random: Random, products: readonly SimProduct[]): Array<{ product: SimProduct; variantID: string; quantity: number }> {
+export function orderLines(
+  random: Random,
+  products: readonly SimProduct[],
+): Array<{ product: SimProduct; variantID: string; quantity: number }> {
   const lines = random.chance(0.15) ? 2 : 1;
   return Array.from({ length: lines }, () => {
     const product = random.pick(products);

@@ -18,7 +18,10 @@ export interface GiftCardServiceState {
   cardListShape: 'full' | 'minimal';
 }
 
-const fail = (status: number, errCode: string, message: string): SimResponse => ({ status, body: { success: false, errCode, message } });
+const fail = (status: number, errCode: string, message: string): SimResponse => ({
+  status,
+  body: { success: false, errCode, message },
+});
 const ok = (data: unknown, status = 200): SimResponse => ({ status, body: { success: true, data } });
 
 /** Paths of administrator operations: they refuse client credentials with 403 FORBIDDEN. */
@@ -28,7 +31,12 @@ const ADMIN_PATHS = /^\/v1\/(programs|campaigns|giftCardTemplates|couponTemplate
  * The gift card service's documented read endpoints: authentication and its errors, merchant
  * scoping, the envelope, pagination, and the 400/404 codes per resource.
  */
-export function handleGiftCardRequest(state: GiftCardServiceState, method: string, url: URL, headers: IncomingHttpHeaders): SimResponse {
+export function handleGiftCardRequest(
+  state: GiftCardServiceState,
+  method: string,
+  url: URL,
+  headers: IncomingHttpHeaders,
+): SimResponse {
   const auth = authenticate(state, headers);
   if ('status' in auth) return auth;
   const path = url.pathname.replace(/\/+$/, '');
@@ -41,21 +49,34 @@ export function handleGiftCardRequest(state: GiftCardServiceState, method: strin
     const query = parseListQuery(url.searchParams, 'giftCards', cursors, true);
     if (typeof query === 'string') return fail(400, 'BAD_REQUEST', query);
     const page = listPage(world.cards, 'giftCards', query, cursors, (c) => c.owner === merchant && c.findable);
-    const data = page.items.map((c) => (state.cardListShape === 'full' ? c.record : { giftCardId: c.record.giftCardId, status: c.record.status }));
-    return { status: 200, body: { success: true, data, pagination: { nextCursor: page.nextCursor, hasMore: page.hasMore } } };
+    const data = page.items.map((c) =>
+      state.cardListShape === 'full' ? c.record : { giftCardId: c.record.giftCardId, status: c.record.status },
+    );
+    return {
+      status: 200,
+      body: { success: true, data, pagination: { nextCursor: page.nextCursor, hasMore: page.hasMore } },
+    };
   }
   if (path === '/v1/giftCards/transactions') {
     const query = parseListQuery(url.searchParams, 'transactions', cursors, true);
     if (typeof query === 'string') return fail(400, 'BAD_REQUEST', query);
     const page = listPage(world.entries, 'transactions', query, cursors, (e) => e.owner === merchant && !e.deleted);
-    return { status: 200, body: { success: true, data: page.items.map((e) => e.record), pagination: { nextCursor: page.nextCursor, hasMore: page.hasMore } } };
+    return {
+      status: 200,
+      body: {
+        success: true,
+        data: page.items.map((e) => e.record),
+        pagination: { nextCursor: page.nextCursor, hasMore: page.hasMore },
+      },
+    };
   }
   const transaction = /^\/v1\/giftCards\/transactions\/([^/]+)$/.exec(path);
   if (transaction) {
     const id = decodeURIComponent(transaction[1] ?? '');
     if (!UUID.test(id)) return fail(400, 'BAD_REQUEST', 'transactionId is not a valid UUID');
     const entry = world.entries.get(id);
-    if (!entry || entry.owner !== merchant || entry.deleted || entry.hiddenById) return fail(404, 'RECORD_NOT_FOUND', 'transaction not found');
+    if (!entry || entry.owner !== merchant || entry.deleted || entry.hiddenById)
+      return fail(404, 'RECORD_NOT_FOUND', 'transaction not found');
     return ok(entry.record);
   }
   const giftCard = /^\/v1\/giftCards\/([^/]+)$/.exec(path);
@@ -70,16 +91,31 @@ export function handleGiftCardRequest(state: GiftCardServiceState, method: strin
     const query = parseListQuery(url.searchParams, 'coupons', cursors, true);
     if (typeof query === 'string') return fail(400, 'BAD_REQUEST', query);
     const templateId = url.searchParams.get('templateId');
-    if (templateId !== null && !UUID.test(templateId)) return fail(400, 'BAD_REQUEST', 'templateId is not a valid UUID');
-    const page = listPage(world.coupons, 'coupons', query, cursors, (c) => c.owner === merchant && !c.deleted && (templateId === null || c.record.couponTemplateId === templateId));
-    return { status: 200, body: { success: true, data: page.items.map((c) => c.record), pagination: { nextCursor: page.nextCursor, hasMore: page.hasMore } } };
+    if (templateId !== null && !UUID.test(templateId))
+      return fail(400, 'BAD_REQUEST', 'templateId is not a valid UUID');
+    const page = listPage(
+      world.coupons,
+      'coupons',
+      query,
+      cursors,
+      (c) => c.owner === merchant && !c.deleted && (templateId === null || c.record.couponTemplateId === templateId),
+    );
+    return {
+      status: 200,
+      body: {
+        success: true,
+        data: page.items.map((c) => c.record),
+        pagination: { nextCursor: page.nextCursor, hasMore: page.hasMore },
+      },
+    };
   }
   const coupon = /^\/v1\/coupons\/([^/]+)$/.exec(path);
   if (coupon) {
     const id = decodeURIComponent(coupon[1] ?? '');
     if (!UUID.test(id)) return fail(400, 'BAD_REQUEST', 'couponId is not a valid UUID');
     const found = world.coupons.get(id);
-    if (!found || found.owner !== merchant || found.deleted) return fail(404, 'INSTRUMENT_NOT_FOUND', 'coupon not found');
+    if (!found || found.owner !== merchant || found.deleted)
+      return fail(404, 'INSTRUMENT_NOT_FOUND', 'coupon not found');
     return ok(found.record);
   }
   return fail(404, 'RECORD_NOT_FOUND', `no such endpoint: ${path}`);

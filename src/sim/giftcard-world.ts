@@ -227,24 +227,48 @@ export class GiftCardWorld {
     const ref = card.refs.get(referenceId) ?? { debited: 0, refunded: 0 };
     ref.debited += amount;
     card.refs.set(referenceId, ref);
-    return this.writeEntry(card, atMs, { type: 'DEBIT', amount, after: card.balance - amount, referenceId, ...pickKey(options) });
+    return this.writeEntry(card, atMs, {
+      type: 'DEBIT',
+      amount,
+      after: card.balance - amount,
+      referenceId,
+      ...pickKey(options),
+    });
   }
 
   refund(card: SimCard, atMs: number, amount: number, referenceId: string, options: EntryOptions = {}): SimEntry {
     const ref = card.refs.get(referenceId) ?? { debited: 0, refunded: 0 };
     ref.refunded += amount;
     card.refs.set(referenceId, ref);
-    return this.writeEntry(card, atMs, { type: 'REFUND', amount, after: card.balance + amount, referenceId, ...pickKey(options) });
+    return this.writeEntry(card, atMs, {
+      type: 'REFUND',
+      amount,
+      after: card.balance + amount,
+      referenceId,
+      ...pickKey(options),
+    });
   }
 
   /** VOID: status INACTIVE; the amount sent is ignored (and recorded as sent). */
   void(card: SimCard, atMs: number, ignoredAmount = 0): SimEntry {
-    return this.writeEntry(card, atMs, { type: 'VOID', amount: ignoredAmount, after: card.balance, referenceId: `VOID-${card.record.giftCardId.slice(0, 8)}`, status: 'INACTIVE' });
+    return this.writeEntry(card, atMs, {
+      type: 'VOID',
+      amount: ignoredAmount,
+      after: card.balance,
+      referenceId: `VOID-${card.record.giftCardId.slice(0, 8)}`,
+      status: 'INACTIVE',
+    });
   }
 
   /** EXPIRE (by a caller or the hourly job): status EXPIRED, balance unchanged. */
   expire(card: SimCard, atMs: number, referenceId = 'EXPIRY-JOB'): SimEntry {
-    return this.writeEntry(card, atMs, { type: 'EXPIRE', amount: 0, after: card.balance, referenceId, status: 'EXPIRED' });
+    return this.writeEntry(card, atMs, {
+      type: 'EXPIRE',
+      amount: 0,
+      after: card.balance,
+      referenceId,
+      status: 'EXPIRED',
+    });
   }
 
   /**
@@ -254,7 +278,15 @@ export class GiftCardWorld {
   writeEntry(
     card: SimCard,
     atMs: number,
-    fields: { type: string; amount: number; after: number; before?: number; referenceId: string; idempotencyKey?: string; status?: string },
+    fields: {
+      type: string;
+      amount: number;
+      after: number;
+      before?: number;
+      referenceId: string;
+      idempotencyKey?: string;
+      status?: string;
+    },
   ): SimEntry {
     const record: EntryWire = {
       transactionId: this.random.uuid(),
@@ -278,14 +310,16 @@ export class GiftCardWorld {
   /** Adds a ledger entry as given, without touching any card (orphans, planted rows). */
   addEntry(owner: string, record: EntryWire, atMs: number): SimEntry {
     const entry: SimEntry = { owner, record, createdAtMs: atMs, deleted: false, seq: 0 };
-    if (this.#building) this.#pendingEntries.push({ id: record.transactionId, at: atMs, order: this.#order++, item: entry });
+    if (this.#building)
+      this.#pendingEntries.push({ id: record.transactionId, at: atMs, order: this.#order++, item: entry });
     else this.entries.add(record.transactionId, entry);
     return entry;
   }
 
   addCoupon(owner: string, record: CouponWire, atMs: number, pinned = false): SimCoupon {
     const coupon: SimCoupon = { owner, record, createdAtMs: atMs, pinned, seq: 0 };
-    if (this.#building) this.#pendingCoupons.push({ id: record.couponId, at: atMs, order: this.#order++, item: coupon });
+    if (this.#building)
+      this.#pendingCoupons.push({ id: record.couponId, at: atMs, order: this.#order++, item: coupon });
     else this.coupons.add(record.couponId, coupon);
     return coupon;
   }

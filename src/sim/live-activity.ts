@@ -26,7 +26,9 @@ export function applyActivity(context: ActivityContext, nowMs = Date.now()): Act
     const card = openCard(context, nowMs, (c) => c.balance >= Math.max(1, c.template.minRedemption));
     if (!card) return undefined;
     const floor = Math.max(1, card.template.minRedemption);
-    const amount = card.template.allowPartial ? random.int(floor, Math.max(floor, Math.min(card.balance, floor + 5_000))) : card.balance;
+    const amount = card.template.allowPartial
+      ? random.int(floor, Math.max(floor, Math.min(card.balance, floor + 5_000)))
+      : card.balance;
     if (!gc.canDebit(card, nowMs, amount)) return undefined;
     gc.debit(card, nowMs, amount);
     return 'debit';

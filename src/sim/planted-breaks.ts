@@ -65,7 +65,15 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
   const breaks: PlantedBreak[] = [];
   const lookAlikes: LookAlike[] = [];
   const { gc, dp, random, nowMs, merchantId, otherMerchantId } = context;
-  const flex: CardTemplate = { id: random.uuid(), programId: 'PRG-PLANTED', currency: 'USD', denominations: [10_000], minRedemption: 0, allowPartial: true, validityDays: 365 };
+  const flex: CardTemplate = {
+    id: random.uuid(),
+    programId: 'PRG-PLANTED',
+    currency: 'USD',
+    denominations: [10_000],
+    minRedemption: 0,
+    allowPartial: true,
+    validityDays: 365,
+  };
   const t0 = nowMs - 20 * DAY;
   const at = (minutes: number): number => t0 + minutes * 60_000;
   const newCard = (initial: number, template = flex, issuedAt = t0 - DAY): SimCard => {
@@ -73,12 +81,31 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     c.pinned = true;
     return c;
   };
-  const cardBreak = (scenario: string, code: string, c: SimCard, records: RecordRef[] = [], referenceId?: string): void => {
+  const cardBreak = (
+    scenario: string,
+    code: string,
+    c: SimCard,
+    records: RecordRef[] = [],
+    referenceId?: string,
+  ): void => {
     const id = c.record.giftCardId;
-    breaks.push({ scenario, code, entityType: 'giftCard', entityId: id, records: [card(id), ...records], ...(referenceId ? { referenceId } : {}) });
+    breaks.push({
+      scenario,
+      code,
+      entityType: 'giftCard',
+      entityId: id,
+      records: [card(id), ...records],
+      ...(referenceId ? { referenceId } : {}),
+    });
   };
   const entryBreak = (scenario: string, code: string, c: SimCard, e: SimEntry, records: RecordRef[] = []): void => {
-    breaks.push({ scenario, code, entityType: 'giftCardTransaction', entityId: e.record.transactionId, records: [card(c.record.giftCardId), entry(e), ...records] });
+    breaks.push({
+      scenario,
+      code,
+      entityType: 'giftCardTransaction',
+      entityId: e.record.transactionId,
+      records: [card(c.record.giftCardId), entry(e), ...records],
+    });
   };
 
   // ---- gift cards -----------------------------------------------------------------------
@@ -102,7 +129,12 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
   {
     const c = newCard(8_000);
     gc.debit(c, at(60), 1_000);
-    const bad = gc.writeEntry(c, at(70), { type: 'DEBIT', amount: 1_000, after: 5_800, referenceId: gc.newReference() });
+    const bad = gc.writeEntry(c, at(70), {
+      type: 'DEBIT',
+      amount: 1_000,
+      after: 5_800,
+      referenceId: gc.newReference(),
+    });
     gc.debit(c, at(80), 800);
     entryBreak('balance moved by more than the amount', 'GC_ENTRY_ARITHMETIC', c, bad);
     cardBreak('balance moved by more than the amount', 'GC_BALANCE_MISMATCH', c);
@@ -118,8 +150,20 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
   {
     const c = newCard(4_000);
     gc.debit(c, at(120), 1_000);
-    const r = gc.writeEntry(c, at(130), { type: 'REFUND', amount: 500, after: c.balance + 500, referenceId: 'ORD-NEVER-DEBITED' });
-    breaks.push({ scenario: 'refund with no debit', code: 'GC_REFUND_WITHOUT_DEBIT', entityType: 'giftCardTransaction', entityId: r.record.transactionId, referenceId: 'ORD-NEVER-DEBITED', records: [card(c.record.giftCardId), entry(r)] });
+    const r = gc.writeEntry(c, at(130), {
+      type: 'REFUND',
+      amount: 500,
+      after: c.balance + 500,
+      referenceId: 'ORD-NEVER-DEBITED',
+    });
+    breaks.push({
+      scenario: 'refund with no debit',
+      code: 'GC_REFUND_WITHOUT_DEBIT',
+      entityType: 'giftCardTransaction',
+      entityId: r.record.transactionId,
+      referenceId: 'ORD-NEVER-DEBITED',
+      records: [card(c.record.giftCardId), entry(r)],
+    });
   }
   {
     const c = newCard(2_500);
@@ -132,13 +176,24 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const key = random.uuid();
     const first = gc.debit(c, at(160), 1_000, { idempotencyKey: key });
     const second = gc.debit(c, at(170), 1_500, { idempotencyKey: key });
-    breaks.push({ scenario: 'two entries under one idempotency key', code: 'GC_DUPLICATE_IDEMPOTENCY_KEY', entityType: 'giftCard', entityId: c.record.giftCardId, records: [card(c.record.giftCardId), entry(first), entry(second)] });
+    breaks.push({
+      scenario: 'two entries under one idempotency key',
+      code: 'GC_DUPLICATE_IDEMPOTENCY_KEY',
+      entityType: 'giftCard',
+      entityId: c.record.giftCardId,
+      records: [card(c.record.giftCardId), entry(first), entry(second)],
+    });
   }
   {
     const c = newCard(5_000);
     gc.debit(c, at(180), 1_000);
     gc.void(c, at(190));
-    const late = gc.writeEntry(c, at(200), { type: 'DEBIT', amount: 500, after: c.balance - 500, referenceId: gc.newReference() });
+    const late = gc.writeEntry(c, at(200), {
+      type: 'DEBIT',
+      amount: 500,
+      after: c.balance - 500,
+      referenceId: gc.newReference(),
+    });
     entryBreak('debit after the card was voided', 'GC_ACTIVITY_AFTER_CLOSE', c, late);
   }
   {
@@ -146,14 +201,29 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const expiresAtMs = Math.floor(nowMs / HOUR) * HOUR - 5 * HOUR + 10 * 60_000;
     setExpiry(c, expiresAtMs);
     gc.debit(c, at(210), 1_000);
-    const late = gc.writeEntry(c, expiresAtMs + 20 * 60_000, { type: 'DEBIT', amount: 500, after: c.balance - 500, referenceId: gc.newReference() });
+    const late = gc.writeEntry(c, expiresAtMs + 20 * 60_000, {
+      type: 'DEBIT',
+      amount: 500,
+      after: c.balance - 500,
+      referenceId: gc.newReference(),
+    });
     gc.expire(c, Math.ceil(expiresAtMs / HOUR) * HOUR);
     entryBreak('debit after the card expired', 'GC_ACTIVITY_AFTER_EXPIRY', c, late);
   }
   {
     const c = newCard(3_000);
-    const zero = gc.writeEntry(c, at(220), { type: 'DEBIT', amount: 0, after: c.balance, referenceId: gc.newReference() });
-    const negative = gc.writeEntry(c, at(230), { type: 'DEBIT', amount: -500, after: c.balance + 500, referenceId: gc.newReference() });
+    const zero = gc.writeEntry(c, at(220), {
+      type: 'DEBIT',
+      amount: 0,
+      after: c.balance,
+      referenceId: gc.newReference(),
+    });
+    const negative = gc.writeEntry(c, at(230), {
+      type: 'DEBIT',
+      amount: -500,
+      after: c.balance + 500,
+      referenceId: gc.newReference(),
+    });
     entryBreak('debit of zero', 'GC_INVALID_AMOUNT', c, zero);
     entryBreak('debit of a negative amount', 'GC_INVALID_AMOUNT', c, negative);
   }
@@ -161,7 +231,13 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const c = newCard(2_000);
     const orphan = gc.debit(c, at(240), 700);
     c.findable = false; // the service has lost the card its ledger points at
-    breaks.push({ scenario: 'ledger entry of a card the service cannot find', code: 'GC_ORPHAN_ENTRY', entityType: 'giftCardTransaction', entityId: orphan.record.transactionId, records: [entry(orphan)] });
+    breaks.push({
+      scenario: 'ledger entry of a card the service cannot find',
+      code: 'GC_ORPHAN_ENTRY',
+      entityType: 'giftCardTransaction',
+      entityId: orphan.record.transactionId,
+      records: [entry(orphan)],
+    });
   }
   {
     const c = newCard(5_000);
@@ -173,7 +249,13 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const ref = gc.newReference();
     const first = gc.debit(c, at(250), 1_250, { referenceId: ref });
     const second = gc.debit(c, at(250) + 20_000, 1_250, { referenceId: ref });
-    cardBreak('the same debit twice within a minute', 'GC_SUSPECTED_DOUBLE_DEBIT', c, [entry(first), entry(second)], ref);
+    cardBreak(
+      'the same debit twice within a minute',
+      'GC_SUSPECTED_DOUBLE_DEBIT',
+      c,
+      [entry(first), entry(second)],
+      ref,
+    );
   }
   {
     const c = newCard(2_000);
@@ -191,21 +273,49 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
 
   // ---- coupons --------------------------------------------------------------------------
   const couponTemplate = (limit: number) => ({ id: random.uuid(), programId: 'PRG-PLANTED', usageLimitTotal: limit });
-  const coupon = (scenario: string, code: string | undefined, owner: string, limit: number, state: { redemptionCount: number; status: string; expiresAt?: number }) => {
-    const record = couponRecord(gc, owner, couponTemplate(limit), { createdAt: t0, expiresAt: state.expiresAt ?? nowMs + 30 * DAY, redemptionCount: state.redemptionCount, status: state.status, nowMs });
+  const coupon = (
+    scenario: string,
+    code: string | undefined,
+    owner: string,
+    limit: number,
+    state: { redemptionCount: number; status: string; expiresAt?: number },
+  ) => {
+    const record = couponRecord(gc, owner, couponTemplate(limit), {
+      createdAt: t0,
+      expiresAt: state.expiresAt ?? nowMs + 30 * DAY,
+      redemptionCount: state.redemptionCount,
+      status: state.status,
+      nowMs,
+    });
     gc.addCoupon(merchantId, record, t0, true);
     const ref: RecordRef = { type: 'coupon', id: record.couponId };
     if (code) breaks.push({ scenario, code, entityType: 'coupon', entityId: record.couponId, records: [ref] });
     return { record, ref };
   };
   coupon('redeemed beyond its limit', 'CV_OVER_REDEEMED', merchantId, 3, { redemptionCount: 4, status: 'USED' });
-  coupon('coupon of another merchant', 'CV_FOREIGN_MERCHANT', otherMerchantId, 1, { redemptionCount: 0, status: 'ACTIVE' });
+  coupon('coupon of another merchant', 'CV_FOREIGN_MERCHANT', otherMerchantId, 1, {
+    redemptionCount: 0,
+    status: 'ACTIVE',
+  });
   coupon('active at its usage limit', 'CV_STATUS_MISMATCH', merchantId, 2, { redemptionCount: 2, status: 'ACTIVE' });
-  coupon('active six hours after expiry', 'CV_EXPIRED_BUT_ACTIVE', merchantId, 1, { redemptionCount: 0, status: 'ACTIVE', expiresAt: nowMs - 6 * HOUR });
+  coupon('active six hours after expiry', 'CV_EXPIRED_BUT_ACTIVE', merchantId, 1, {
+    redemptionCount: 0,
+    status: 'ACTIVE',
+    expiresAt: nowMs - 6 * HOUR,
+  });
   {
-    const { record, ref } = coupon('coupon with a malformed counter', undefined, merchantId, 5, { redemptionCount: 3, status: 'ACTIVE' });
+    const { record, ref } = coupon('coupon with a malformed counter', undefined, merchantId, 5, {
+      redemptionCount: 3,
+      status: 'ACTIVE',
+    });
     (record as { redemptionCount: unknown }).redemptionCount = '3';
-    breaks.push({ scenario: 'coupon with a malformed counter', code: 'SYNC_REJECTED_RECORD', entityType: 'coupon', entityId: record.couponId, records: [ref] });
+    breaks.push({
+      scenario: 'coupon with a malformed counter',
+      code: 'SYNC_REJECTED_RECORD',
+      entityType: 'coupon',
+      entityId: record.couponId,
+      records: [ref],
+    });
   }
 
   // ---- DP orders ------------------------------------------------------------------------
@@ -213,7 +323,11 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
   const eur = context.products.find((p) => p.record.currency === 'EUR');
   if (!usd || !eur) throw new Error('the catalogue needs a USD and a EUR product');
   const place = (minutes: number, quantity = 1, product = usd, externalRefID?: string): SimOrder => {
-    const o = dp.placeOrder(at(minutes), [{ product, variantID: product.record.variants[0]?.variantID ?? '', quantity }], externalRefID);
+    const o = dp.placeOrder(
+      at(minutes),
+      [{ product, variantID: product.record.variants[0]?.variantID ?? '', quantity }],
+      externalRefID,
+    );
     o.pinned = true;
     return o;
   };
@@ -244,7 +358,14 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const b = place(321, 1, usd, 'PO-DOUBLE-0001');
     dp.fulfil(a, at(325));
     dp.fulfil(b, at(326));
-    breaks.push({ scenario: 'one purchase order placed twice', code: 'DP_DUPLICATE_EXTERNAL_REF', entityType: 'dpOrder', entityId: b.record.orderID, referenceId: 'PO-DOUBLE-0001', records: [order(a), order(b)] });
+    breaks.push({
+      scenario: 'one purchase order placed twice',
+      code: 'DP_DUPLICATE_EXTERNAL_REF',
+      entityType: 'dpOrder',
+      entityId: b.record.orderID,
+      referenceId: 'PO-DOUBLE-0001',
+      records: [order(a), order(b)],
+    });
   }
   {
     const a = place(330);
@@ -254,7 +375,13 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     const first = a.record.lineItems[0]?.vouchers[0];
     const second = b.record.lineItems[0]?.vouchers[0];
     if (first && second) second.voucherCode = first.voucherCode;
-    breaks.push({ scenario: 'one voucher code delivered twice', code: 'DP_DUPLICATE_VOUCHER', entityType: 'dpOrder', entityId: b.record.orderID, records: [order(a), order(b)] });
+    breaks.push({
+      scenario: 'one voucher code delivered twice',
+      code: 'DP_DUPLICATE_VOUCHER',
+      entityType: 'dpOrder',
+      entityId: b.record.orderID,
+      records: [order(a), order(b)],
+    });
   }
   {
     const o = place(340, 2);
@@ -270,7 +397,9 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     orderBreak('voucher delivered already expired', 'DP_VOUCHER_EXPIRED_ON_DELIVERY', o);
   }
   {
-    const o = dp.placeOrder(nowMs - 3 * DAY, [{ product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 }]);
+    const o = dp.placeOrder(nowMs - 3 * DAY, [
+      { product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 },
+    ]);
     o.pinned = true;
     orderBreak('confirmed three days ago, never fulfilled', 'DP_STUCK_ORDER', o);
   }
@@ -373,7 +502,9 @@ export function plantBreaks(context: PlantContext): Pick<Manifest, 'breaks' | 'l
     like('a EUR order converted into the USD wallet, three vouchers', [order(o)]);
   }
   {
-    const o = dp.placeOrder(nowMs - 10 * 60_000, [{ product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 }]);
+    const o = dp.placeOrder(nowMs - 10 * 60_000, [
+      { product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 },
+    ]);
     o.pinned = true;
     like('an order placed ten minutes ago, not yet fulfilled', [order(o)]);
   }

@@ -67,7 +67,9 @@ export class Random {
 
   /** Eight hex digits. */
   #word(): string {
-    return Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
+    return Math.floor(this.next() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   }
 
   /** A code of upper-case letters and digits. */

@@ -20,7 +20,12 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * a cursor not issued for this list is refused.
  * @returns the query, or a reason for a 400.
  */
-export function parseListQuery(params: URLSearchParams, list: string, cursors: CursorCodec, allowAll: boolean): ListQuery | string {
+export function parseListQuery(
+  params: URLSearchParams,
+  list: string,
+  cursors: CursorCodec,
+  allowAll: boolean,
+): ListQuery | string {
   const rawLimit = params.get('limit');
   let limit = 15;
   if (rawLimit !== null) {

@@ -4,7 +4,14 @@ import { CursorCodec } from './cursor.js';
 import { DpWorld, type OrderWire, type ProductWire, type WalletWire } from './dp-world.js';
 import { handleDpRequest, type DpApiClient } from './dp-routes.js';
 import { FaultPlan, type FaultKind, type FaultOptions } from './faults.js';
-import { cardTemplates, generateDp, generateMerchant, SIZE_PRESETS, type SizePreset, type WorldSize } from './generator.js';
+import {
+  cardTemplates,
+  generateDp,
+  generateMerchant,
+  SIZE_PRESETS,
+  type SizePreset,
+  type WorldSize,
+} from './generator.js';
 import { handleGiftCardRequest, type GiftCardApiClient } from './giftcard-routes.js';
 import { GiftCardWorld, HOUR, iso, wire, type CardWire, type CouponWire, type EntryWire } from './giftcard-world.js';
 import { applyActivity, type ActivityContext, type ActivityKind } from './live-activity.js';
@@ -128,7 +135,10 @@ export interface Mutations {
    * late), moving the card's balance as the service would. `beforeCents` other than the card's
    * balance plants a chain gap. Returns the entry's ID.
    */
-  writeEntry(giftCardId: string, entry: { type: 'DEBIT' | 'REFUND'; amountCents: number; atMs: number; referenceId?: string; beforeCents?: number }): string;
+  writeEntry(
+    giftCardId: string,
+    entry: { type: 'DEBIT' | 'REFUND'; amountCents: number; atMs: number; referenceId?: string; beforeCents?: number },
+  ): string;
   /** Takes a coupon out of the service's answers, or puts it back. */
   setCouponListed(couponId: string, listed: boolean): void;
   /** Takes an order out of the service's answers. */
@@ -160,7 +170,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const clock = options.clock ?? Date.now;
   const nowMs = options.nowMs ?? clock();
   const random = new Random(seed);
-  const size: WorldSize = { ...SIZE_PRESETS.small, ...(typeof options.size === 'string' ? SIZE_PRESETS[options.size] : options.size) };
+  const size: WorldSize = {
+    ...SIZE_PRESETS.small,
+    ...(typeof options.size === 'string' ? SIZE_PRESETS[options.size] : options.size),
+  };
 
   const merchantId = random.uuid();
   const otherMerchantId = random.uuid();
@@ -179,16 +192,28 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const otherDp = new DpWorld(otherDpId, random);
   const templates = cardTemplates(random);
   generateMerchant({ gc, dp, random, nowMs, merchantId, templates }, size);
-  generateMerchant({ gc, dp, random, nowMs, merchantId: otherMerchantId, templates: cardTemplates(random) }, { ...size, cards: Math.max(3, Math.ceil(size.cards / 20)), coupons: Math.max(2, Math.ceil(size.coupons / 20)) });
+  generateMerchant(
+    { gc, dp, random, nowMs, merchantId: otherMerchantId, templates: cardTemplates(random) },
+    { ...size, cards: Math.max(3, Math.ceil(size.cards / 20)), coupons: Math.max(2, Math.ceil(size.coupons / 20)) },
+  );
   const products = generateDp({ dp, random, nowMs }, size);
   generateDp({ dp: otherDp, random, nowMs }, { products: 2, orders: 3 });
-  const planted = options.plant ? plantBreaks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products }) : { breaks: [], lookAlikes: [] };
-  const booksPlan = options.plant ? plantBooks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products }) : emptyBooksPlan();
+  const planted = options.plant
+    ? plantBreaks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products })
+    : { breaks: [], lookAlikes: [] };
+  const booksPlan = options.plant
+    ? plantBooks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products })
+    : emptyBooksPlan();
   gc.runExpiryJob(nowMs);
   gc.finalize();
   dp.finalize();
   otherDp.finalize();
-  const manifest: Manifest = { seed, generatedAt: iso(nowMs), ...planted, books: { breaks: booksPlan.breaks, lookAlikes: booksPlan.lookAlikes } };
+  const manifest: Manifest = {
+    seed,
+    generatedAt: iso(nowMs),
+    ...planted,
+    books: { breaks: booksPlan.breaks, lookAlikes: booksPlan.lookAlikes },
+  };
 
   const cursors = new CursorCodec();
   const gcClients: GiftCardApiClient[] = [
@@ -214,7 +239,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     truth: () => structuredClone(groundTruth()),
     writeBooks: (dir) => {
       const truth = groundTruth();
-      return writeBooksExport(dir, { merchantId, giftCards: truth.giftCards, transactions: truth.transactions, coupons: truth.coupons, orders: truth.orders, codes: gc.codes }, booksPlan);
+      return writeBooksExport(
+        dir,
+        {
+          merchantId,
+          giftCards: truth.giftCards,
+          transactions: truth.transactions,
+          coupons: truth.coupons,
+          orders: truth.orders,
+          codes: gc.codes,
+        },
+        booksPlan,
+      );
     },
     applyActivity: (count) => {
       const done: ActivityKind[] = [];
@@ -248,17 +284,36 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return {
       merchantId,
       dpId,
-      giftCards: gc.cards.items.filter((c) => c.owner === merchantId && c.findable).map((c) => c.record).reverse(),
-      transactions: gc.entries.items.filter((e) => e.owner === merchantId && !e.deleted).map((e) => e.record).reverse(),
-      coupons: gc.coupons.items.filter((c) => c.owner === merchantId && !c.deleted).map((c) => c.record).reverse(),
+      giftCards: gc.cards.items
+        .filter((c) => c.owner === merchantId && c.findable)
+        .map((c) => c.record)
+        .reverse(),
+      transactions: gc.entries.items
+        .filter((e) => e.owner === merchantId && !e.deleted)
+        .map((e) => e.record)
+        .reverse(),
+      coupons: gc.coupons.items
+        .filter((c) => c.owner === merchantId && !c.deleted)
+        .map((c) => c.record)
+        .reverse(),
       wallets: dp.wallets.map((w) => w.record),
       products: dp.products.items.map((p) => p.record).reverse(),
-      orders: dp.orders.items.filter((o) => !o.deleted).map((o) => o.record).reverse(),
+      orders: dp.orders.items
+        .filter((o) => !o.deleted)
+        .map((o) => o.record)
+        .reverse(),
     };
   }
 
   const gcState = { world: gc, clients: gcClients, cursors, cardListShape: options.cardListShape ?? 'full' } as const;
-  const dpState = { worlds: new Map([[dpId, dp], [otherDpId, otherDp]]), clients: dpClients, cursors };
+  const dpState = {
+    worlds: new Map([
+      [dpId, dp],
+      [otherDpId, otherDp],
+    ]),
+    clients: dpClients,
+    cursors,
+  };
   const inFlight = { giftcard: 0, dp: 0 };
   const handler = (service: 'giftcard' | 'dp') => (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -271,13 +326,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const cap = faults.options.maxInFlight;
     const fault = cap !== undefined && inFlight[service] > cap ? 'throttle' : faults.next(service, url.pathname);
     const log = (status: number): void => {
-      if (options.recordRequests) sim.requests.push({ service, method, path: url.pathname, query: url.search, startedAt, status, fault });
+      if (options.recordRequests)
+        sim.requests.push({ service, method, path: url.pathname, query: url.search, startedAt, status, fault });
     };
     res.on('close', () => {
       inFlight[service] -= 1;
     });
     req.resume();
-    const route = (): SimResponse => (service === 'giftcard' ? handleGiftCardRequest(gcState, method, url, req.headers) : handleDpRequest(dpState, method, url, req.headers));
+    const route = (): SimResponse =>
+      service === 'giftcard'
+        ? handleGiftCardRequest(gcState, method, url, req.headers)
+        : handleDpRequest(dpState, method, url, req.headers);
     const answer = (): void => {
       const response = route();
       log(response.status);
@@ -292,14 +351,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           return;
         case 'throttle': {
           const seconds = faults.options.retryAfterSeconds ?? 1;
-          const retryAfter = faults.options.retryAfterAsDate ? new Date(Date.now() + seconds * 1000).toUTCString() : String(seconds);
+          const retryAfter = faults.options.retryAfterAsDate
+            ? new Date(Date.now() + seconds * 1000).toUTCString()
+            : String(seconds);
           log(429);
-          const body = service === 'giftcard' ? { success: false, errCode: 'TOO_MANY_REQUESTS', message: 'rate limit exceeded' } : { error: 'rate limit exceeded', errCode: 'TOO_MANY_REQUESTS' };
+          const body =
+            service === 'giftcard'
+              ? { success: false, errCode: 'TOO_MANY_REQUESTS', message: 'rate limit exceeded' }
+              : { error: 'rate limit exceeded', errCode: 'TOO_MANY_REQUESTS' };
           return sendJson(res, 429, body, { 'retry-after': retryAfter });
         }
         case 'error500':
           log(500);
-          return sendJson(res, 500, service === 'giftcard' ? { success: false, errCode: 'INTERNAL_SERVER_ERROR', message: 'platform fault' } : { error: 'internal error', errCode: 'INTERNAL_SERVER_ERROR' });
+          return sendJson(
+            res,
+            500,
+            service === 'giftcard'
+              ? { success: false, errCode: 'INTERNAL_SERVER_ERROR', message: 'platform fault' }
+              : { error: 'internal error', errCode: 'INTERNAL_SERVER_ERROR' },
+          );
         case 'html503':
           log(503);
           res.writeHead(503, { 'content-type': 'text/html' });
@@ -325,7 +395,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const gcServer = createServer(handler('giftcard'));
   const dpServer = createServer(handler('dp'));
-  const listening = await Promise.allSettled([listen(gcServer, options.port ?? 0), listen(dpServer, options.dpPort ?? 0)]);
+  const listening = await Promise.allSettled([
+    listen(gcServer, options.port ?? 0),
+    listen(dpServer, options.dpPort ?? 0),
+  ]);
   const refused = listening.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (refused) {
     // The one that did listen lets go too: a port taken must not leave a half-started simulator serving.
@@ -367,7 +440,13 @@ function mutations(gc: GiftCardWorld, dp: DpWorld, clock: () => number): Mutatio
       const found = card(id);
       const before = beforeCents ?? found.balance;
       const after = type === 'DEBIT' ? before - amountCents : before + amountCents;
-      return gc.writeEntry(found, atMs, { type, amount: amountCents, before, after, referenceId: referenceId ?? `ORDER-LATE-${id.slice(0, 8)}-${atMs}` }).record.transactionId;
+      return gc.writeEntry(found, atMs, {
+        type,
+        amount: amountCents,
+        before,
+        after,
+        referenceId: referenceId ?? `ORDER-LATE-${id.slice(0, 8)}-${atMs}`,
+      }).record.transactionId;
     },
     setCouponListed: (id, listed) => {
       coupon(id).deleted = !listed;
@@ -425,4 +504,3 @@ function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }
-

@@ -64,13 +64,21 @@ export interface ConfirmStats {
  * Re-reads the requested cards and entries by ID, at most `concurrency` at a time.
  * @throws AuthError, ServiceUnavailableError when the service cannot answer (the run is incomplete).
  */
-export async function rereadGiftCards(mirror: Mirror, giftcard: GiftCardClient, request: RereadRequest, concurrency = 8, stats?: ConfirmStats): Promise<Rereads> {
+export async function rereadGiftCards(
+  mirror: Mirror,
+  giftcard: GiftCardClient,
+  request: RereadRequest,
+  concurrency = 8,
+  stats?: ConfirmStats,
+): Promise<Rereads> {
   const store = new SyncStore(mirror);
   const cards: CardReread[] = [];
   const entries: EntryReread[] = [];
   await mapLimit([...request.cards], concurrency, async (giftCardId) => {
     const card = await store.mirroredCard(giftCardId);
-    const mirrored = card ? { version: card.version, remainingCents: card.remaining_balance_cents, status: card.status } : null;
+    const mirrored = card
+      ? { version: card.version, remainingCents: card.remaining_balance_cents, status: card.status }
+      : null;
     const read = await readBack(async () => {
       const row = giftCardRow(await giftcard.getGiftCard(giftCardId));
       return { version: row.version, remainingCents: row.remaining_balance_cents, status: row.status };
@@ -93,7 +101,14 @@ export async function rereadGiftCards(mirror: Mirror, giftcard: GiftCardClient, 
       : null;
     const read = await readBack(async () => {
       const row = transactionRow(await giftcard.getTransaction(transactionId));
-      return { giftCardId: row.gift_card_id, type: row.type, amountCents: row.amount_cents, beforeCents: row.balance_before_cents, afterCents: row.balance_after_cents, createdAtMs: row.created_at_ms };
+      return {
+        giftCardId: row.gift_card_id,
+        type: row.type,
+        amountCents: row.amount_cents,
+        beforeCents: row.balance_before_cents,
+        afterCents: row.balance_after_cents,
+        createdAtMs: row.created_at_ms,
+      };
     });
     if (stats) stats.entries += 1;
     entries.push({ transactionId, mirrored, read });

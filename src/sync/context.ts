@@ -4,7 +4,15 @@ import type { Checkpointer } from '../db/mirror.js';
 import type { SyncStore } from './store.js';
 
 /** The resources the sync walks, in its order; checkpoints and summaries use these names. */
-export const SYNC_RESOURCES = ['giftCards', 'giftCardTransactions', 'settle', 'coupons', 'dpWallets', 'dpProducts', 'dpOrders'] as const;
+export const SYNC_RESOURCES = [
+  'giftCards',
+  'giftCardTransactions',
+  'settle',
+  'coupons',
+  'dpWallets',
+  'dpProducts',
+  'dpOrders',
+] as const;
 export type SyncResource = (typeof SYNC_RESOURCES)[number];
 
 export interface ResourceStats {

@@ -12,7 +12,11 @@ export async function syncCoupons(context: SyncContext): Promise<void> {
     expected: () => store.listedCount('coupons'),
     quarantineAs: 'coupons',
     list: (startCursor) => giftcard.listCoupons(startCursor ? { startCursor } : {}),
-    lookUp: (coupons) => store.lookUp('coupons', coupons.map((coupon) => coupon.couponId)),
+    lookUp: (coupons) =>
+      store.lookUp(
+        'coupons',
+        coupons.map((coupon) => coupon.couponId),
+      ),
     write: (coupon) => store.coupon(couponRow(coupon), syncRunId),
     unlisted: { table: 'coupons', idField: 'couponId' },
     finish: () => store.endLoad('coupons', syncRunId),

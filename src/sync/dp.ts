@@ -16,8 +16,10 @@ export async function syncWallets(context: SyncContext): Promise<void> {
   const selected = await dp.getWallets({ selectedOnly: true });
   const selectedIds = new Set(selected.wallets.map((w) => w.walletID));
   await store.batch(async () => {
-    for (const wallet of all.wallets) await store.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
-    for (const rejected of [...all.rejected, ...selected.rejected]) await store.quarantine('dpWallets', rejected, syncRunId);
+    for (const wallet of all.wallets)
+      await store.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
+    for (const rejected of [...all.rejected, ...selected.rejected])
+      await store.quarantine('dpWallets', rejected, syncRunId);
   });
   stats.records = all.wallets.length;
   stats.new = all.wallets.length;
@@ -47,7 +49,11 @@ export async function syncOrders(context: SyncContext): Promise<void> {
     expected: () => context.store.listedCount('dp_orders'),
     quarantineAs: 'dpOrders',
     list: (startCursor) => dp.listOrders(startCursor ? { startCursor } : {}),
-    lookUp: (orders) => store.lookUp('dp_orders', orders.map((order) => order.orderID)),
+    lookUp: (orders) =>
+      store.lookUp(
+        'dp_orders',
+        orders.map((order) => order.orderID),
+      ),
     write: (order) => store.order(orderRows(order), syncRunId),
     unlisted: { table: 'dp_orders', idField: 'orderID' },
   });

@@ -21,9 +21,15 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
     expected: () => store.listedCount('gift_cards'),
     quarantineAs: 'giftCards',
     list: (startCursor) => giftcard.listGiftCards(startCursor ? { startCursor } : {}),
-    lookUp: (elements) => store.lookUp('gift_cards', elements.map((element) => element.giftCardId)),
+    lookUp: (elements) =>
+      store.lookUp(
+        'gift_cards',
+        elements.map((element) => element.giftCardId),
+      ),
     beforeWrite: async (page) => {
-      const statuses = await store.cardStatuses(page.records.filter((element) => !element.full).map((element) => element.giftCardId));
+      const statuses = await store.cardStatuses(
+        page.records.filter((element) => !element.full).map((element) => element.giftCardId),
+      );
       const wanted = page.records.filter((element) => {
         if (element.full) return false;
         const known = statuses.get(element.giftCardId);
@@ -58,7 +64,10 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
 }
 
 /** Reads one card by ID: the record, its validation failure, or 'missing' on 404. */
-export async function readCard(context: SyncContext, giftCardId: string): Promise<GiftCard | PayloadValidationError | 'missing'> {
+export async function readCard(
+  context: SyncContext,
+  giftCardId: string,
+): Promise<GiftCard | PayloadValidationError | 'missing'> {
   try {
     return await context.giftcard.getGiftCard(giftCardId);
   } catch (error) {

@@ -27,18 +27,34 @@ const LABEL: Record<keyof Identity, string> = {
  * @returns whether the mirror moved to another identity (the caller retires what the previous one listed).
  * @throws MirrorError naming each difference, when the identity differs and `rebind` is not set.
  */
-export async function bindIdentity(store: SyncStore, identity: Identity, rebind: boolean, nowMs: number): Promise<boolean> {
+export async function bindIdentity(
+  store: SyncStore,
+  identity: Identity,
+  rebind: boolean,
+  nowMs: number,
+): Promise<boolean> {
   const row = await store.boundIdentity();
-  let bound: Identity | undefined = row && { giftcardBaseUrl: row.giftcard_base_url, giftcardClientId: row.giftcard_client_id, dpBaseUrl: row.dp_base_url, dpClientId: row.dp_client_id };
+  let bound: Identity | undefined = row && {
+    giftcardBaseUrl: row.giftcard_base_url,
+    giftcardClientId: row.giftcard_client_id,
+    dpBaseUrl: row.dp_base_url,
+    dpClientId: row.dp_client_id,
+  };
   if (!bound) {
     const newest = await store.newestSyncAddresses();
     // Earlier versions recorded the addresses only: those are what a legacy mirror can be held to.
     if (newest) bound = { ...identity, giftcardBaseUrl: newest.giftcard_base_url, dpBaseUrl: newest.dp_base_url };
   }
-  const differences = bound ? (Object.keys(LABEL) as (keyof Identity)[]).filter((key) => bound[key] !== identity[key]) : [];
+  const differences = bound
+    ? (Object.keys(LABEL) as (keyof Identity)[]).filter((key) => bound[key] !== identity[key])
+    : [];
   if (differences.length > 0 && !rebind) {
-    const listed = differences.map((key) => `${LABEL[key]} ${identity[key]} (the mirror's: ${bound?.[key]})`).join('; ');
-    throw new MirrorError(`this mirror holds another service's records: ${listed}. Give --db another mirror, or pass --rebind to move this one to these services on purpose (its history stays)`);
+    const listed = differences
+      .map((key) => `${LABEL[key]} ${identity[key]} (the mirror's: ${bound?.[key]})`)
+      .join('; ');
+    throw new MirrorError(
+      `this mirror holds another service's records: ${listed}. Give --db another mirror, or pass --rebind to move this one to these services on purpose (its history stays)`,
+    );
   }
   await store.bindIdentity({
     giftcard_base_url: identity.giftcardBaseUrl,

@@ -14,7 +14,8 @@ const TOP_UP_OFFSET = RUN_SPAN / 2;
 const TOP_UP_SPAN = 10_000_000;
 export const walkListOrder = (walkId: number, position: number): number => walkId * RUN_SPAN - position;
 /** A run's n-th top-up reads newer entries than its walk and than its earlier top-ups. */
-const topUpListOrder = (syncRunId: number, topUp: number, position: number): number => syncRunId * RUN_SPAN + TOP_UP_OFFSET + topUp * TOP_UP_SPAN - position;
+const topUpListOrder = (syncRunId: number, topUp: number, position: number): number =>
+  syncRunId * RUN_SPAN + TOP_UP_OFFSET + topUp * TOP_UP_SPAN - position;
 
 /**
  * The ledger: the first run and --full walk all of it (and then record entries that vanished);
@@ -32,12 +33,26 @@ export async function syncLedger(context: SyncContext): Promise<void> {
     list: (startCursor) => giftcard.listTransactions(startCursor ? { startCursor } : {}),
     stopBeforeMs: () => stopBeforeMs,
     expected: async () => (context.mode === 'full' && !empty ? store.listedCount('gift_card_transactions') : undefined),
-    stopAfter: (page, checkpoint) => checkpoint.mode !== 'full' && checkpoint.stopBeforeMs !== null && wholePageBefore(page.records, checkpoint.stopBeforeMs),
+    stopAfter: (page, checkpoint) =>
+      checkpoint.mode !== 'full' &&
+      checkpoint.stopBeforeMs !== null &&
+      wholePageBefore(page.records, checkpoint.stopBeforeMs),
     // A bulk load looks nothing up; otherwise a batch's entries are read at once (on a server).
-    ...(empty ? {} : { lookUp: (entries: Transaction[]) => store.lookUp('gift_card_transactions', entries.map((entry) => entry.transactionId)) }),
+    ...(empty
+      ? {}
+      : {
+          lookUp: (entries: Transaction[]) =>
+            store.lookUp(
+              'gift_card_transactions',
+              entries.map((entry) => entry.transactionId),
+            ),
+        }),
     // A full walk notes each entry it finds again, so that it can tell which ones vanished.
     write: (entry, position, { walkId, mode }) =>
-      store.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), { bulkLoad: empty, fullWalkId: mode === 'full' ? walkId : undefined }),
+      store.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), {
+        bulkLoad: empty,
+        fullWalkId: mode === 'full' ? walkId : undefined,
+      }),
     onComplete: async (checkpoint) => {
       if (checkpoint.mode !== 'full') return;
       const vanished = await store.markVanished(checkpoint.walkId, syncRunId);
@@ -74,9 +89,16 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
   for await (const page of giftcard.listTransactions()) {
     await store.batch(async () => {
       // The page's entries read at once (on a server), as the walk's are: most are known.
-      await store.lookUp('gift_card_transactions', page.records.map((entry) => entry.transactionId));
+      await store.lookUp(
+        'gift_card_transactions',
+        page.records.map((entry) => entry.transactionId),
+      );
       for (const entry of page.records) {
-        const outcome = await store.entry(transactionRow(entry), syncRunId, topUpListOrder(syncRunId, context.topUps, position));
+        const outcome = await store.entry(
+          transactionRow(entry),
+          syncRunId,
+          topUpListOrder(syncRunId, context.topUps, position),
+        );
         position += 1;
         if (outcome === 'new') added.push(entry.transactionId);
       }

@@ -22,7 +22,26 @@ export function centsOrNull(value: number | NumberLiteral | undefined): number |
 
 const ms = (timestamp: string): number => Date.parse(timestamp);
 
-export type GiftCardRow = SqlRow<'gift_cards', 'gift_card_id' | 'merchant_id' | 'program_id' | 'template_id' | 'status' | 'currency' | 'initial_balance_cents' | 'remaining_balance_cents' | 'version' | 'issued_at' | 'issued_at_ms' | 'expires_at' | 'expires_at_ms' | 'created_at' | 'updated_at' | 'updated_at_ms' | 'raw_json'>;
+export type GiftCardRow = SqlRow<
+  'gift_cards',
+  | 'gift_card_id'
+  | 'merchant_id'
+  | 'program_id'
+  | 'template_id'
+  | 'status'
+  | 'currency'
+  | 'initial_balance_cents'
+  | 'remaining_balance_cents'
+  | 'version'
+  | 'issued_at'
+  | 'issued_at_ms'
+  | 'expires_at'
+  | 'expires_at_ms'
+  | 'created_at'
+  | 'updated_at'
+  | 'updated_at_ms'
+  | 'raw_json'
+>;
 
 export function giftCardRow(card: GiftCard): GiftCardRow {
   return {
@@ -46,7 +65,20 @@ export function giftCardRow(card: GiftCard): GiftCardRow {
   };
 }
 
-export type TransactionRow = SqlRow<'gift_card_transactions', 'transaction_id' | 'gift_card_id' | 'type' | 'amount_cents' | 'balance_before_cents' | 'balance_after_cents' | 'reference_id' | 'idempotency_key' | 'created_at' | 'created_at_ms' | 'raw_json'>;
+export type TransactionRow = SqlRow<
+  'gift_card_transactions',
+  | 'transaction_id'
+  | 'gift_card_id'
+  | 'type'
+  | 'amount_cents'
+  | 'balance_before_cents'
+  | 'balance_after_cents'
+  | 'reference_id'
+  | 'idempotency_key'
+  | 'created_at'
+  | 'created_at_ms'
+  | 'raw_json'
+>;
 
 export function transactionRow(entry: Transaction): TransactionRow {
   return {
@@ -64,7 +96,23 @@ export function transactionRow(entry: Transaction): TransactionRow {
   };
 }
 
-export type CouponRow = SqlRow<'coupons', 'coupon_id' | 'merchant_id' | 'program_id' | 'template_id' | 'status' | 'redemption_count' | 'usage_limit_total' | 'version' | 'expires_at' | 'expires_at_ms' | 'created_at' | 'updated_at' | 'updated_at_ms' | 'raw_json'>;
+export type CouponRow = SqlRow<
+  'coupons',
+  | 'coupon_id'
+  | 'merchant_id'
+  | 'program_id'
+  | 'template_id'
+  | 'status'
+  | 'redemption_count'
+  | 'usage_limit_total'
+  | 'version'
+  | 'expires_at'
+  | 'expires_at_ms'
+  | 'created_at'
+  | 'updated_at'
+  | 'updated_at_ms'
+  | 'raw_json'
+>;
 
 export function couponRow(coupon: Coupon): CouponRow {
   return {
@@ -88,17 +136,40 @@ export function couponRow(coupon: Coupon): CouponRow {
 export type WalletRow = SqlRow<'dp_wallet_snapshots', 'wallet_id' | 'currency' | 'balance_cents' | 'raw_json'>;
 
 export function walletRow(wallet: Wallet): WalletRow {
-  return { wallet_id: wallet.walletID, currency: wallet.currency, balance_cents: centsOrNull(wallet.balance), raw_json: storedRawJson(wallet) };
+  return {
+    wallet_id: wallet.walletID,
+    currency: wallet.currency,
+    balance_cents: centsOrNull(wallet.balance),
+    raw_json: storedRawJson(wallet),
+  };
 }
 
 export interface ProductRows {
   product: SqlRow<'dp_products', 'product_id' | 'product_name' | 'display_name' | 'currency' | 'raw_json'>;
-  variants: Array<SqlRow<'dp_variants', 'variant_id' | 'product_id' | 'variant_name' | 'mrp_cents' | 'price_cents' | 'converted_selling_price_cents' | 'stock' | 'raw_json'>>;
+  variants: Array<
+    SqlRow<
+      'dp_variants',
+      | 'variant_id'
+      | 'product_id'
+      | 'variant_name'
+      | 'mrp_cents'
+      | 'price_cents'
+      | 'converted_selling_price_cents'
+      | 'stock'
+      | 'raw_json'
+    >
+  >;
 }
 
 export function productRows(product: Product): ProductRows {
   return {
-    product: { product_id: product.productID, product_name: product.productName, display_name: product.productDisplayName ?? null, currency: product.currency, raw_json: storedRawJson(product) },
+    product: {
+      product_id: product.productID,
+      product_name: product.productName,
+      display_name: product.productDisplayName ?? null,
+      currency: product.currency,
+      raw_json: storedRawJson(product),
+    },
     variants: product.variants.map((v) => ({
       variant_id: v.variantID,
       product_id: product.productID,
@@ -113,9 +184,50 @@ export function productRows(product: Product): ProductRows {
 }
 
 export interface OrderRows {
-  order: SqlRow<'dp_orders', 'order_id' | 'external_ref_id' | 'dp_id' | 'type' | 'status' | 'fulfillment_status' | 'currency' | 'total_amount_cents' | 'total_order_mrp_cents' | 'created_at' | 'created_at_ms' | 'updated_at' | 'updated_at_ms' | 'raw_json'>;
-  lines: Array<SqlRow<'dp_order_lines', 'order_id' | 'line_no' | 'variant_id' | 'product_id' | 'quantity' | 'currency' | 'mrp_cents' | 'price_cents' | 'total_mrp_cents' | 'total_price_cents' | 'total_converted_price_cents' | 'fx_rate' | 'mark_up_percentage' | 'fulfillment_status' | 'allocated_qty' | 'fulfilled_qty'>>;
-  vouchers: Array<SqlRow<'dp_vouchers', 'order_id' | 'line_no' | 'voucher_no' | 'code_sha256' | 'expiration_date' | 'expiration_date_ms'>>;
+  order: SqlRow<
+    'dp_orders',
+    | 'order_id'
+    | 'external_ref_id'
+    | 'dp_id'
+    | 'type'
+    | 'status'
+    | 'fulfillment_status'
+    | 'currency'
+    | 'total_amount_cents'
+    | 'total_order_mrp_cents'
+    | 'created_at'
+    | 'created_at_ms'
+    | 'updated_at'
+    | 'updated_at_ms'
+    | 'raw_json'
+  >;
+  lines: Array<
+    SqlRow<
+      'dp_order_lines',
+      | 'order_id'
+      | 'line_no'
+      | 'variant_id'
+      | 'product_id'
+      | 'quantity'
+      | 'currency'
+      | 'mrp_cents'
+      | 'price_cents'
+      | 'total_mrp_cents'
+      | 'total_price_cents'
+      | 'total_converted_price_cents'
+      | 'fx_rate'
+      | 'mark_up_percentage'
+      | 'fulfillment_status'
+      | 'allocated_qty'
+      | 'fulfilled_qty'
+    >
+  >;
+  vouchers: Array<
+    SqlRow<
+      'dp_vouchers',
+      'order_id' | 'line_no' | 'voucher_no' | 'code_sha256' | 'expiration_date' | 'expiration_date_ms'
+    >
+  >;
 }
 
 /** An order as rows; its raw JSON has each voucher code replaced by its hash and no PIN. */
@@ -123,7 +235,14 @@ export function orderRows(order: Order): OrderRows {
   const vouchers: OrderRows['vouchers'] = [];
   const lines = order.lineItems.map((line, lineNo) => {
     line.vouchers.forEach((voucher, voucherNo) => {
-      vouchers.push({ order_id: order.orderID, line_no: lineNo, voucher_no: voucherNo, code_sha256: sha256(voucher.voucherCode), expiration_date: voucher.expirationDate, expiration_date_ms: ms(voucher.expirationDate) });
+      vouchers.push({
+        order_id: order.orderID,
+        line_no: lineNo,
+        voucher_no: voucherNo,
+        code_sha256: sha256(voucher.voucherCode),
+        expiration_date: voucher.expirationDate,
+        expiration_date_ms: ms(voucher.expirationDate),
+      });
     });
     return {
       order_id: order.orderID,
@@ -182,7 +301,8 @@ export function scrubVouchers<T>(value: T): T {
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, inner] of Object.entries(value)) {
     if (PIN_FIELD.test(key)) continue;
-    if (CODE_FIELD.test(key)) out[`${key}Sha256`] = sha256(typeof inner === 'string' ? inner : JSON.stringify(inner) ?? String(inner));
+    if (CODE_FIELD.test(key))
+      out[`${key}Sha256`] = sha256(typeof inner === 'string' ? inner : (JSON.stringify(inner) ?? String(inner)));
     else out[key] = scrubVouchers(inner);
   }
   return out as T;

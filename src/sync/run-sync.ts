@@ -2,7 +2,14 @@ import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
 import type { Mirror } from '../db/mirror.js';
 import { redact } from '../log.js';
-import { emptyStats, SYNC_RESOURCES, type ProgressReporter, type ResourceStats, type SyncContext, type SyncResource } from './context.js';
+import {
+  emptyStats,
+  SYNC_RESOURCES,
+  type ProgressReporter,
+  type ResourceStats,
+  type SyncContext,
+  type SyncResource,
+} from './context.js';
 import { syncCoupons } from './coupons.js';
 import { syncOrders, syncProducts, syncWallets } from './dp.js';
 import { syncGiftCards } from './giftcards.js';
@@ -61,7 +68,9 @@ type Walk = (context: SyncContext) => Promise<void>;
 function listsMirroredEmpty(stats: Record<SyncResource, ResourceStats>): string | null {
   const empty = SYNC_RESOURCES.filter((resource) => stats[resource].records === 0 && stats[resource].quarantined > 0);
   if (empty.length === 0) return null;
-  const lists = empty.map((resource) => `${resource} (${stats[resource].quarantined.toLocaleString('en-US')} records)`).join(', ');
+  const lists = empty
+    .map((resource) => `${resource} (${stats[resource].quarantined.toLocaleString('en-US')} records)`)
+    .join(', ');
   return `every record the services listed of ${lists} failed validation and was quarantined: nothing of it is mirrored, so nothing of it can be checked; the reasons are in the quarantine table (ledger-recon sql "SELECT resource, reason, COUNT(*) FROM quarantine GROUP BY 1, 2")`;
 }
 
@@ -118,12 +127,20 @@ const silent: ProgressReporter = { update() {}, done() {} };
  */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const started = Date.now();
-  const store = new SyncStore(options.mirror, [options.giftcard.config.clientSecret.reveal(), options.dp.config.clientSecret.reveal()]);
+  const store = new SyncStore(options.mirror, [
+    options.giftcard.config.clientSecret.reveal(),
+    options.dp.config.clientSecret.reveal(),
+  ]);
   // We hold the lock: a run still marked running was stopped before it could finish.
   await store.failInterruptedSyncs();
   const rebound = await bindIdentity(
     store,
-    { giftcardBaseUrl: options.giftcard.config.baseUrl, giftcardClientId: options.giftcard.config.clientId, dpBaseUrl: options.dp.config.baseUrl, dpClientId: options.dp.config.clientId },
+    {
+      giftcardBaseUrl: options.giftcard.config.baseUrl,
+      giftcardClientId: options.giftcard.config.clientId,
+      dpBaseUrl: options.dp.config.baseUrl,
+      dpClientId: options.dp.config.clientId,
+    },
     options.rebind === true,
     started,
   );
@@ -170,7 +187,13 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     resources: context.stats,
   });
   const finish = (status: 'completed' | 'failed', summary: SyncSummary): Promise<void> =>
-    store.finishSync(syncRunId, { status, finished_at: new Date().toISOString(), finished_at_ms: Date.now(), error: summary.error ?? null, summary_json: JSON.stringify(summary) });
+    store.finishSync(syncRunId, {
+      status,
+      finished_at: new Date().toISOString(),
+      finished_at_ms: Date.now(),
+      error: summary.error ?? null,
+      summary_json: JSON.stringify(summary),
+    });
   // Stopped by the operator: every walk halts at its next page, keeping what it read whole.
   const halt = (): void => {
     context.halted ??= options.signal?.reason;

@@ -31,11 +31,17 @@ export async function settle(context: SyncContext): Promise<void> {
   let active = context.mode === 'full' ? undefined : await store.activeCards(syncRunId, since);
   const before = await store.cardStates(active === undefined ? 'all' : [...active, ...context.recheck]);
   // A full pass asks which cards are active only if one agrees but was read by an earlier sync.
-  if (active === undefined && before.some((s) => !disagrees(s) && s.read_sync_run_id !== syncRunId)) active = await store.activeCards(syncRunId, since);
+  if (active === undefined && before.some((s) => !disagrees(s) && s.read_sync_run_id !== syncRunId))
+    active = await store.activeCards(syncRunId, since);
   // Re-read by ID: a card that disagrees, an active one whose snapshot is older than this run,
   // and every card the previous night left in flight, held or broken (with entries or not).
   // On a first sync every snapshot is this run's: the active cards are never asked for.
-  const chosen = before.filter((s) => disagrees(s) || context.recheck.has(s.gift_card_id) || (s.read_sync_run_id !== syncRunId && active !== undefined && active.has(s.gift_card_id)));
+  const chosen = before.filter(
+    (s) =>
+      disagrees(s) ||
+      context.recheck.has(s.gift_card_id) ||
+      (s.read_sync_run_id !== syncRunId && active !== undefined && active.has(s.gift_card_id)),
+  );
   const firstRead = new Map(chosen.map((s) => [s.gift_card_id, s]));
   const candidates = [...firstRead.keys(), ...[...context.recheck].filter((id) => !firstRead.has(id)).sort()];
   delete stats.notes['comparing'];
@@ -76,7 +82,11 @@ async function readUnknownCards(context: SyncContext): Promise<number> {
   const { store, syncRunId } = context;
   // A full pass looks at every entry; otherwise this run's new entries and the cards already missing.
   const unknown = await store.unknownCards(syncRunId, context.mode === 'full');
-  const results = await mapLimit(unknown, context.concurrency, async (id) => ({ id, record: await readCard(context, id), readAtMs: Date.now() }));
+  const results = await mapLimit(unknown, context.concurrency, async (id) => ({
+    id,
+    record: await readCard(context, id),
+    readAtMs: Date.now(),
+  }));
   let missing = 0;
   await store.batch(async () => {
     for (const { id, record, readAtMs } of results) {
@@ -102,7 +112,11 @@ async function readUnknownCards(context: SyncContext): Promise<number> {
  * earlier night is never the first read: a card that disagrees with entries committed before
  * the sync began, however its version moved, is a break tonight. @returns how many were recorded.
  */
-async function judgeMovedCards(context: SyncContext, cardIds: readonly string[], firstRead: ReadonlyMap<string, CardState>): Promise<number> {
+async function judgeMovedCards(
+  context: SyncContext,
+  cardIds: readonly string[],
+  firstRead: ReadonlyMap<string, CardState>,
+): Promise<number> {
   const { store, syncRunId } = context;
   let inFlight = 0;
   const states = await store.cardStates(cardIds);
@@ -118,7 +132,9 @@ async function judgeMovedCards(context: SyncContext, cardIds: readonly string[],
       await store.inFlight(
         syncRunId,
         s.gift_card_id,
-        moved ? `it went from ${first?.status} ${cents(first?.remaining)} to ${s.status} ${cents(s.remaining)} (version ${first?.version} to ${s.version}) during the sync` : 'ledger entries arrived after the card was read',
+        moved
+          ? `it went from ${first?.status} ${cents(first?.remaining)} to ${s.status} ${cents(s.remaining)} (version ${first?.version} to ${s.version}) during the sync`
+          : 'ledger entries arrived after the card was read',
       );
       inFlight += 1;
     }
@@ -126,7 +142,8 @@ async function judgeMovedCards(context: SyncContext, cardIds: readonly string[],
   return inFlight;
 }
 
-const cents = (value: number | null | undefined): string => (value === null || value === undefined ? 'off the cent' : `${value} cents`);
+const cents = (value: number | null | undefined): string =>
+  value === null || value === undefined ? 'off the cent' : `${value} cents`;
 
 /**
  * The sync's last step: reads the ledger head once more, so the mirror holds every entry
@@ -138,5 +155,7 @@ export async function closeLedger(context: SyncContext): Promise<void> {
   const stats = context.stats.settle;
   stats.notes['entriesToppedUp'] = (stats.notes['entriesToppedUp'] ?? 0) + added.length;
   stats.new += added.length;
-  stats.notes['inFlight'] = (stats.notes['inFlight'] ?? 0) + (await judgeMovedCards(context, await context.store.cardsOfEntries(added), new Map()));
+  stats.notes['inFlight'] =
+    (stats.notes['inFlight'] ?? 0) +
+    (await judgeMovedCards(context, await context.store.cardsOfEntries(added), new Map()));
 }

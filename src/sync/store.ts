@@ -30,16 +30,44 @@ export type WriteOutcome = 'new' | 'changed' | 'same';
  * named parameters of a freshly built object several times slower, per row.
  */
 const CARD_COLUMNS = [
-  'gift_card_id', 'merchant_id', 'program_id', 'template_id', 'status', 'currency', 'initial_balance_cents', 'remaining_balance_cents', 'version',
-  'issued_at', 'issued_at_ms', 'expires_at', 'expires_at_ms', 'created_at', 'updated_at', 'updated_at_ms', 'raw_json',
+  'gift_card_id',
+  'merchant_id',
+  'program_id',
+  'template_id',
+  'status',
+  'currency',
+  'initial_balance_cents',
+  'remaining_balance_cents',
+  'version',
+  'issued_at',
+  'issued_at_ms',
+  'expires_at',
+  'expires_at_ms',
+  'created_at',
+  'updated_at',
+  'updated_at_ms',
+  'raw_json',
 ] as const satisfies ReadonlyArray<keyof GiftCardRow>;
 const COUPON_COLUMNS = [
-  'coupon_id', 'merchant_id', 'program_id', 'template_id', 'status', 'redemption_count', 'usage_limit_total', 'version',
-  'expires_at', 'expires_at_ms', 'created_at', 'updated_at', 'updated_at_ms', 'raw_json',
+  'coupon_id',
+  'merchant_id',
+  'program_id',
+  'template_id',
+  'status',
+  'redemption_count',
+  'usage_limit_total',
+  'version',
+  'expires_at',
+  'expires_at_ms',
+  'created_at',
+  'updated_at',
+  'updated_at_ms',
+  'raw_json',
 ] as const satisfies ReadonlyArray<keyof CouponRow>;
 const list = (columns: readonly string[]): string => columns.join(', ');
 const marks = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
-const fromExcluded = (columns: readonly string[]): string => columns.map((column) => `${column} = excluded.${column}`).join(', ');
+const fromExcluded = (columns: readonly string[]): string =>
+  columns.map((column) => `${column} = excluded.${column}`).join(', ');
 
 /** The tables whose lists are read whole every run, and their keys. */
 const LISTED_KEYS = { coupons: 'coupon_id', dp_orders: 'order_id', dp_products: 'product_id' } as const;
@@ -68,10 +96,22 @@ type Keyed = { id: string };
 type OrderBefore = SqlRow<'dp_orders', 'status' | 'fulfillment_status' | 'raw_json' | 'vanished_sync_run_id'>;
 
 /** A ledger entry's figures as mirrored. */
-export type MirroredEntry = SqlRow<'gift_card_transactions', 'gift_card_id' | 'type' | 'amount_cents' | 'balance_before_cents' | 'balance_after_cents' | 'created_at_ms' | 'vanished_sync_run_id'>;
+export type MirroredEntry = SqlRow<
+  'gift_card_transactions',
+  | 'gift_card_id'
+  | 'type'
+  | 'amount_cents'
+  | 'balance_before_cents'
+  | 'balance_after_cents'
+  | 'created_at_ms'
+  | 'vanished_sync_run_id'
+>;
 
 /** A card's snapshot beside its newest ledger entry (tail_*), for the settle pass. */
-export type CardState = SqlRow<'gift_cards', 'gift_card_id' | 'version' | 'status' | 'updated_at_ms' | 'read_sync_run_id'> & {
+export type CardState = SqlRow<
+  'gift_cards',
+  'gift_card_id' | 'version' | 'status' | 'updated_at_ms' | 'read_sync_run_id'
+> & {
   remaining: number | null;
   tail_after: number | null;
   tail_created_ms: number;
@@ -143,14 +183,30 @@ export class SyncStore {
       select: c.pluck<string>(`SELECT ${LISTED_KEYS[table]} FROM ${table} WHERE vanished_sync_run_id IS NULL`),
       mark: p(`UPDATE ${table} SET vanished_sync_run_id = ? WHERE ${LISTED_KEYS[table]} = ?`),
     });
-    this.#unlisted = { coupons: unlisted('coupons'), dp_orders: unlisted('dp_orders'), dp_products: unlisted('dp_products') };
+    this.#unlisted = {
+      coupons: unlisted('coupons'),
+      dp_orders: unlisted('dp_orders'),
+      dp_products: unlisted('dp_products'),
+    };
     this.#s = {
-      cardGet: c.read<CardBefore>('SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?'),
-      cardsGet: c.read<CardBefore & Keyed>(`SELECT gift_card_id AS id, status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE ${mirror.dialect.inJsonArray('gift_card_id', '?')}`),
-      cardInsert: p(`INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`),
-      cardUpdate: p(`UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`),
-      cardHistory: p('INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)'),
-      entryGet: c.read<EntryBefore>('SELECT entry_id, vanished_sync_run_id, CASE WHEN raw_json = ? THEN 1 ELSE 0 END AS unchanged FROM gift_card_transactions WHERE transaction_id = ?'),
+      cardGet: c.read<CardBefore>(
+        'SELECT status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE gift_card_id = ?',
+      ),
+      cardsGet: c.read<CardBefore & Keyed>(
+        `SELECT gift_card_id AS id, status, remaining_balance_cents, version, raw_json FROM gift_cards WHERE ${mirror.dialect.inJsonArray('gift_card_id', '?')}`,
+      ),
+      cardInsert: p(
+        `INSERT INTO gift_cards (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id, first_sync_run_id) VALUES (${marks(CARD_COLUMNS.length + 3)})`,
+      ),
+      cardUpdate: p(
+        `UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`,
+      ),
+      cardHistory: p(
+        'INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      entryGet: c.read<EntryBefore>(
+        'SELECT entry_id, vanished_sync_run_id, CASE WHEN raw_json = ? THEN 1 ELSE 0 END AS unchanged FROM gift_card_transactions WHERE transaction_id = ?',
+      ),
       entryRaw: c.pluck<string>('SELECT raw_json FROM gift_card_transactions WHERE entry_id = ?'),
       entriesGet: c.read<EntryLooked & Keyed>(
         `SELECT transaction_id AS id, entry_id, raw_json, vanished_sync_run_id FROM gift_card_transactions WHERE ${mirror.dialect.inJsonArray('transaction_id', '?')}`,
@@ -158,38 +214,73 @@ export class SyncStore {
       // Bound by position: the ledger's hot path (named binding of a fresh object costs several µs a row).
       entryInsert: p(
         mirror.dialect.insertOrSkip('gift_card_transactions', [
-          'transaction_id', 'gift_card_id', 'type', 'amount_cents', 'balance_before_cents', 'balance_after_cents', 'reference_id', 'idempotency_key', 'created_at', 'created_at_ms', 'list_order',
-          'first_sync_run_id', 'raw_json',
+          'transaction_id',
+          'gift_card_id',
+          'type',
+          'amount_cents',
+          'balance_before_cents',
+          'balance_after_cents',
+          'reference_id',
+          'idempotency_key',
+          'created_at',
+          'created_at_ms',
+          'list_order',
+          'first_sync_run_id',
+          'raw_json',
         ]),
       ),
-      entryUpdate: p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
+      entryUpdate:
+        p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
         reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
       entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, entry_id) VALUES (?, ?)'),
-      entryVersion: p('INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)'),
+      entryVersion: p(
+        'INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)',
+      ),
       // Entries first mirrored by this walk were seen by it; earlier ones must be in its seen list.
-      vanishedSelect: c.read<SqlRow<'gift_card_transactions', 'transaction_id' | 'raw_json'>>(`SELECT transaction_id, raw_json FROM gift_card_transactions
+      vanishedSelect: c.read<
+        SqlRow<'gift_card_transactions', 'transaction_id' | 'raw_json'>
+      >(`SELECT transaction_id, raw_json FROM gift_card_transactions
         WHERE first_sync_run_id < @walkId AND vanished_sync_run_id IS NULL AND ${mirror.dialect.notIn('gift_card_transactions.entry_id', 'seen.entry_id', 'ledger_walk_seen seen', 'seen.walk_id = @walkId')}`),
       seenClear: p('DELETE FROM ledger_walk_seen'),
       vanishedMark: p('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE transaction_id = ?'),
-      couponGet: c.read<CouponBefore>('SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?'),
-      couponsGet: c.read<CouponBefore & Keyed>(`SELECT coupon_id AS id, status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE ${mirror.dialect.inJsonArray('coupon_id', '?')}`),
-      couponUpsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
+      couponGet: c.read<CouponBefore>(
+        'SELECT status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE coupon_id = ?',
+      ),
+      couponsGet: c.read<CouponBefore & Keyed>(
+        `SELECT coupon_id AS id, status, redemption_count, version, raw_json, vanished_sync_run_id FROM coupons WHERE ${mirror.dialect.inJsonArray('coupon_id', '?')}`,
+      ),
+      couponUpsert:
+        p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})
         ON CONFLICT (coupon_id) DO UPDATE SET ${fromExcluded(COUPON_COLUMNS.slice(1))}, vanished_sync_run_id = NULL`),
-      couponInsert: p(`INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})`),
-      couponHistory: p('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)'),
-      wallet: p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      couponInsert: p(
+        `INSERT INTO coupons (${list(COUPON_COLUMNS)}, first_sync_run_id) VALUES (${marks(COUPON_COLUMNS.length + 1)})`,
+      ),
+      couponHistory: p(
+        'INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)',
+      ),
+      wallet:
+        p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, requested_at_ms = excluded.requested_at_ms, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
-      product: p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @raw_json)
+      product:
+        p(`INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (@product_id, @product_name, @display_name, @currency, @raw_json)
         ON CONFLICT (product_id) DO UPDATE SET product_name = excluded.product_name, display_name = excluded.display_name, currency = excluded.currency, vanished_sync_run_id = NULL, raw_json = excluded.raw_json`),
-      productGet: c.read<SqlRow<'dp_products', 'raw_json' | 'vanished_sync_run_id'>>('SELECT raw_json, vanished_sync_run_id FROM dp_products WHERE product_id = ?'),
+      productGet: c.read<SqlRow<'dp_products', 'raw_json' | 'vanished_sync_run_id'>>(
+        'SELECT raw_json, vanished_sync_run_id FROM dp_products WHERE product_id = ?',
+      ),
       variantsDelete: p('DELETE FROM dp_variants WHERE product_id = ?'),
-      variant: p(`INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json)
+      variant:
+        p(`INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json)
         VALUES (@variant_id, @product_id, @variant_name, @mrp_cents, @price_cents, @converted_selling_price_cents, @stock, @raw_json)
         ON CONFLICT (variant_id) DO UPDATE SET product_id = excluded.product_id, variant_name = excluded.variant_name, mrp_cents = excluded.mrp_cents, price_cents = excluded.price_cents,
         converted_selling_price_cents = excluded.converted_selling_price_cents, stock = excluded.stock, raw_json = excluded.raw_json`),
-      orderGet: c.read<OrderBefore>('SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?'),
-      ordersGet: c.read<OrderBefore & Keyed>(`SELECT order_id AS id, status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE ${mirror.dialect.inJsonArray('order_id', '?')}`),
-      orderUpsert: p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
+      orderGet: c.read<OrderBefore>(
+        'SELECT status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE order_id = ?',
+      ),
+      ordersGet: c.read<OrderBefore & Keyed>(
+        `SELECT order_id AS id, status, fulfillment_status, raw_json, vanished_sync_run_id FROM dp_orders WHERE ${mirror.dialect.inJsonArray('order_id', '?')}`,
+      ),
+      orderUpsert:
+        p(`INSERT INTO dp_orders (order_id, external_ref_id, dp_id, type, status, fulfillment_status, currency, total_amount_cents, total_order_mrp_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
         VALUES (@order_id, @external_ref_id, @dp_id, @type, @status, @fulfillment_status, @currency, @total_amount_cents, @total_order_mrp_cents, @created_at, @created_at_ms, @updated_at, @updated_at_ms, @sync_run_id, @raw_json)
         ON CONFLICT (order_id) DO UPDATE SET external_ref_id = excluded.external_ref_id, dp_id = excluded.dp_id, type = excluded.type, status = excluded.status, fulfillment_status = excluded.fulfillment_status,
         currency = excluded.currency, total_amount_cents = excluded.total_amount_cents, total_order_mrp_cents = excluded.total_order_mrp_cents, created_at = excluded.created_at, created_at_ms = excluded.created_at_ms,
@@ -198,20 +289,33 @@ export class SyncStore {
       vouchersDelete: p('DELETE FROM dp_vouchers WHERE order_id = ?'),
       line: p(`INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, mark_up_percentage, fulfillment_status, allocated_qty, fulfilled_qty)
         VALUES (@order_id, @line_no, @variant_id, @product_id, @quantity, @currency, @mrp_cents, @price_cents, @total_mrp_cents, @total_price_cents, @total_converted_price_cents, @fx_rate, @mark_up_percentage, @fulfillment_status, @allocated_qty, @fulfilled_qty)`),
-      voucher: p('INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (@order_id, @line_no, @voucher_no, @code_sha256, @expiration_date, @expiration_date_ms)'),
-      orderHistory: p('INSERT INTO dp_order_history (order_id, sync_run_id, status, fulfillment_status, updated_at_ms) VALUES (?, ?, ?, ?, ?)'),
-      quarantine: p(`INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+      voucher: p(
+        'INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (@order_id, @line_no, @voucher_no, @code_sha256, @expiration_date, @expiration_date_ms)',
+      ),
+      orderHistory: p(
+        'INSERT INTO dp_order_history (order_id, sync_run_id, status, fulfillment_status, updated_at_ms) VALUES (?, ?, ?, ?, ?)',
+      ),
+      quarantine:
+        p(`INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (resource, raw_sha256) DO UPDATE SET last_sync_run_id = excluded.last_sync_run_id, reason = excluded.reason`),
-      missing: p('INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms'),
+      missing: p(
+        'INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms',
+      ),
       found: p('DELETE FROM missing_gift_cards WHERE gift_card_id = ?'),
-      inFlight: p('INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?) ON CONFLICT (sync_run_id, gift_card_id) DO UPDATE SET detail = excluded.detail'),
+      inFlight: p(
+        'INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?) ON CONFLICT (sync_run_id, gift_card_id) DO UPDATE SET detail = excluded.detail',
+      ),
       cardStatus: c.pluck<string>('SELECT status FROM gift_cards WHERE gift_card_id = ?'),
-      cardState: c.read<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'>>('SELECT version, remaining_balance_cents, status FROM gift_cards WHERE gift_card_id = ?'),
-      entryState: c.read<MirroredEntry>('SELECT gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, created_at_ms, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?',
+      cardState: c.read<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'>>(
+        'SELECT version, remaining_balance_cents, status FROM gift_cards WHERE gift_card_id = ?',
+      ),
+      entryState: c.read<MirroredEntry>(
+        'SELECT gift_card_id, type, amount_cents, balance_before_cents, balance_after_cents, created_at_ms, vanished_sync_run_id FROM gift_card_transactions WHERE transaction_id = ?',
       ),
       newestEntry: c.pluck<number | null>('SELECT MAX(created_at_ms) FROM gift_card_transactions'),
       checkpointGet: c.read<SqlRow<'sync_checkpoints'>>('SELECT * FROM sync_checkpoints WHERE resource = ?'),
-      checkpointPut: p(`INSERT INTO sync_checkpoints (resource, walk_id, mode, cursor, pages, records, stop_before_ms, done, updated_at_ms) VALUES (@resource, @walkId, @mode, @cursor, @pages, @records, @stopBeforeMs, @done, @updatedAtMs)
+      checkpointPut:
+        p(`INSERT INTO sync_checkpoints (resource, walk_id, mode, cursor, pages, records, stop_before_ms, done, updated_at_ms) VALUES (@resource, @walkId, @mode, @cursor, @pages, @records, @stopBeforeMs, @done, @updatedAtMs)
         ON CONFLICT (resource) DO UPDATE SET walk_id = excluded.walk_id, mode = excluded.mode, cursor = excluded.cursor, pages = excluded.pages, records = excluded.records, stop_before_ms = excluded.stop_before_ms, done = excluded.done, updated_at_ms = excluded.updated_at_ms`),
     };
   }
@@ -237,8 +341,16 @@ export class SyncStore {
    * record, on a server). A bulk load has nothing to read; SQLite's lookups one at a time are
    * faster than one statement over a JSON list, so there it reads nothing ahead.
    */
-  async lookUp(table: 'gift_cards' | 'coupons' | 'gift_card_transactions' | 'dp_orders', ids: readonly string[]): Promise<void> {
-    if (!this.#c.remote || ((table === 'gift_cards' || table === 'coupons') && this.#loading.has(table)) || ids.length === 0) return;
+  async lookUp(
+    table: 'gift_cards' | 'coupons' | 'gift_card_transactions' | 'dp_orders',
+    ids: readonly string[],
+  ): Promise<void> {
+    if (
+      !this.#c.remote ||
+      ((table === 'gift_cards' || table === 'coupons') && this.#loading.has(table)) ||
+      ids.length === 0
+    )
+      return;
     if (table === 'gift_card_transactions') this.#lookedUp.entries = await statesOf(this.#s.entriesGet, ids);
     else if (table === 'gift_cards') this.#lookedUp.cards = await statesOf(this.#s.cardsGet, ids);
     else if (table === 'dp_orders') this.#lookedUp.orders = await statesOf(this.#s.ordersGet, ids);
@@ -305,7 +417,10 @@ export class SyncStore {
   /** The records of a mirrored list the service still listed when last read: the next walk's expectation. */
   async listedCount(table: CountedTable): Promise<number> {
     const count = this.#db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
-    const row = await (table === 'gift_cards' ? count : count.where('vanished_sync_run_id', 'is', null)).executeTakeFirst();
+    const row = await (table === 'gift_cards'
+      ? count
+      : count.where('vanished_sync_run_id', 'is', null)
+    ).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -329,7 +444,14 @@ export class SyncStore {
   async oneRecordPerMerchant(table: 'gift_cards' | 'coupons', limit: number): Promise<string[]> {
     const rows =
       table === 'gift_cards'
-        ? await this.#db.selectFrom('gift_cards').select((eb) => eb.fn.min('gift_card_id').as('id')).groupBy('merchant_id').orderBy((eb) => eb.fn.countAll(), 'desc').orderBy('merchant_id').limit(limit).execute()
+        ? await this.#db
+            .selectFrom('gift_cards')
+            .select((eb) => eb.fn.min('gift_card_id').as('id'))
+            .groupBy('merchant_id')
+            .orderBy((eb) => eb.fn.countAll(), 'desc')
+            .orderBy('merchant_id')
+            .limit(limit)
+            .execute()
         : await this.#db
             .selectFrom('coupons')
             .select((eb) => eb.fn.min('coupon_id').as('id'))
@@ -349,7 +471,12 @@ export class SyncStore {
 
   /** The addresses the newest sync read (a mirror synced before identities were recorded). */
   async newestSyncAddresses(): Promise<SqlRow<'sync_runs', 'giftcard_base_url' | 'dp_base_url'> | undefined> {
-    return this.#db.selectFrom('sync_runs').select(['giftcard_base_url', 'dp_base_url']).orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+    return this.#db
+      .selectFrom('sync_runs')
+      .select(['giftcard_base_url', 'dp_base_url'])
+      .orderBy('sync_run_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   /** Binds the mirror to this identity (unchanged rows are not rewritten). */
@@ -361,44 +488,82 @@ export class SyncStore {
       .onConflict((oc) =>
         oc
           .column('identity_id')
-          .doUpdateSet((eb) => ({ ...Object.fromEntries(fields.map((field) => [field, eb.ref(`excluded.${field}`)])), bound_at: eb.ref('excluded.bound_at') }))
+          .doUpdateSet((eb) => ({
+            ...Object.fromEntries(fields.map((field) => [field, eb.ref(`excluded.${field}`)])),
+            bound_at: eb.ref('excluded.bound_at'),
+          }))
           // Unchanged: the row (and when it was bound) stays as it was.
-          .where((eb) => eb.or(fields.map((field) => eb(`mirror_identity.${field}`, 'is distinct from', eb.ref(`excluded.${field}`))))),
+          .where((eb) =>
+            eb.or(
+              fields.map((field) => eb(`mirror_identity.${field}`, 'is distinct from', eb.ref(`excluded.${field}`))),
+            ),
+          ),
       )
       .execute();
   }
 
   /** Marks failed every sync still marked running: the caller holds the lock, so each was stopped before it could finish. */
   async failInterruptedSyncs(): Promise<void> {
-    await this.#db.updateTable('sync_runs').set({ status: 'failed', error: 'interrupted: the process stopped before the sync finished' }).where('status', '=', 'running').execute();
+    await this.#db
+      .updateTable('sync_runs')
+      .set({ status: 'failed', error: 'interrupted: the process stopped before the sync finished' })
+      .where('status', '=', 'running')
+      .execute();
   }
 
   /** How many syncs completed. */
   async completedSyncs(): Promise<number> {
-    const row = await this.#db.selectFrom('sync_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'completed').executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('sync_runs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'completed')
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
   /** The newest sync before `syncRunId` that completed (0: none). */
   async lastCompletedBefore(syncRunId: number): Promise<number> {
-    const row = await this.#db.selectFrom('sync_runs').select((eb) => eb.fn.max('sync_run_id').as('run')).where('status', '=', 'completed').where('sync_run_id', '<', syncRunId).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('sync_runs')
+      .select((eb) => eb.fn.max('sync_run_id').as('run'))
+      .where('status', '=', 'completed')
+      .where('sync_run_id', '<', syncRunId)
+      .executeTakeFirst();
     return Number(row?.run ?? 0);
   }
 
   /** Records a sync as started. @returns its number. */
-  async startSync(run: Pick<SqlRow<'sync_runs'>, 'mode' | 'started_at' | 'started_at_ms' | 'pid' | 'giftcard_base_url' | 'dp_base_url'>): Promise<number> {
-    const started = await this.#db.insertInto('sync_runs').values({ ...run, status: 'running' }).returning('sync_run_id').executeTakeFirstOrThrow();
+  async startSync(
+    run: Pick<
+      SqlRow<'sync_runs'>,
+      'mode' | 'started_at' | 'started_at_ms' | 'pid' | 'giftcard_base_url' | 'dp_base_url'
+    >,
+  ): Promise<number> {
+    const started = await this.#db
+      .insertInto('sync_runs')
+      .values({ ...run, status: 'running' })
+      .returning('sync_run_id')
+      .executeTakeFirstOrThrow();
     return started.sync_run_id;
   }
 
   /** Records how a sync ended. */
-  async finishSync(syncRunId: number, end: Pick<SqlRow<'sync_runs'>, 'status' | 'finished_at' | 'finished_at_ms' | 'error' | 'summary_json'>): Promise<void> {
+  async finishSync(
+    syncRunId: number,
+    end: Pick<SqlRow<'sync_runs'>, 'status' | 'finished_at' | 'finished_at_ms' | 'error' | 'summary_json'>,
+  ): Promise<void> {
     await this.#db.updateTable('sync_runs').set(end).where('sync_run_id', '=', syncRunId).execute();
   }
 
   /** The summary the newest failed sync recorded. */
   async lastFailedSyncSummary(): Promise<string | null | undefined> {
-    const row = await this.#db.selectFrom('sync_runs').select('summary_json').where('status', '=', 'failed').orderBy('sync_run_id', 'desc').limit(1).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('sync_runs')
+      .select('summary_json')
+      .where('status', '=', 'failed')
+      .orderBy('sync_run_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row?.summary_json;
   }
 
@@ -432,7 +597,9 @@ export class SyncStore {
     const c = this.#c;
     return this.#serially(async () => {
       const settleCards = c.dialect.temporary('settle_cards');
-      await c.exec(`CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id ${c.dialect.idText} PRIMARY KEY); DELETE FROM ${settleCards};`);
+      await c.exec(
+        `CREATE TEMP TABLE IF NOT EXISTS settle_cards (gift_card_id ${c.dialect.idText} PRIMARY KEY); DELETE FROM ${settleCards};`,
+      );
       if (cards === 'all') {
         await c.exec(`INSERT INTO ${settleCards} SELECT gift_card_id FROM gift_cards`);
       } else {
@@ -451,13 +618,17 @@ export class SyncStore {
    * already missing.
    */
   async unknownCards(syncRunId: number, everyEntry: boolean): Promise<string[]> {
-    const scope = everyEntry ? '' : 'AND (t.first_sync_run_id = @run OR t.gift_card_id IN (SELECT gift_card_id FROM missing_gift_cards))';
-    return this.#c.pluck<string>(
-      `SELECT DISTINCT t.gift_card_id FROM gift_card_transactions t
+    const scope = everyEntry
+      ? ''
+      : 'AND (t.first_sync_run_id = @run OR t.gift_card_id IN (SELECT gift_card_id FROM missing_gift_cards))';
+    return this.#c
+      .pluck<string>(
+        `SELECT DISTINCT t.gift_card_id FROM gift_card_transactions t
        LEFT JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
        LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id AND m.sync_run_id = @run
        WHERE c.gift_card_id IS NULL AND m.gift_card_id IS NULL AND t.vanished_sync_run_id IS NULL ${scope}`,
-    ).all({ run: syncRunId });
+      )
+      .all({ run: syncRunId });
   }
 
   /** The cards of the given ledger entries. */
@@ -472,7 +643,9 @@ export class SyncStore {
   }
 
   /** A card as mirrored, for a re-read to compare with. */
-  async mirroredCard(giftCardId: string): Promise<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'> | undefined> {
+  async mirroredCard(
+    giftCardId: string,
+  ): Promise<SqlRow<'gift_cards', 'version' | 'remaining_balance_cents' | 'status'> | undefined> {
     return await this.#s.cardState.get(giftCardId);
   }
 
@@ -501,7 +674,10 @@ export class SyncStore {
    */
   private storable<T extends { raw_json: string }>(row: T): T {
     if (!carriesSecret(row.raw_json, this.#secrets)) return row;
-    const redacted = Object.entries(row).map(([key, value]) => [key, typeof value === 'string' && !ENUMERATED.has(key) ? redact(value, this.#secrets) : value]);
+    const redacted = Object.entries(row).map(([key, value]) => [
+      key,
+      typeof value === 'string' && !ENUMERATED.has(key) ? redact(value, this.#secrets) : value,
+    ]);
     return Object.fromEntries(redacted) as T;
   }
 
@@ -510,19 +686,43 @@ export class SyncStore {
     const row = this.storable(read);
     const before = this.#unseen('gift_cards', row.gift_card_id) ? undefined : await this.#cardBefore(row.gift_card_id);
     // The same card met again in this batch compares with what the batch wrote.
-    this.#lookedUp.cards?.set(row.gift_card_id, { status: row.status, remaining_balance_cents: row.remaining_balance_cents, version: row.version, raw_json: row.raw_json });
+    this.#lookedUp.cards?.set(row.gift_card_id, {
+      status: row.status,
+      remaining_balance_cents: row.remaining_balance_cents,
+      version: row.version,
+      raw_json: row.raw_json,
+    });
     const values = [...CARD_COLUMNS.map((column) => row[column]), readAtMs, syncRunId];
     if (!before) {
       this.#s.cardInsert.later(...values, syncRunId);
-      this.#s.cardHistory.later(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+      this.#s.cardHistory.later(
+        row.gift_card_id,
+        syncRunId,
+        readAtMs,
+        row.status,
+        row.remaining_balance_cents,
+        row.version,
+      );
       return 'new';
     }
     // Unchanged: nothing to write. Its snapshot keeps the sync that last saw it change, and
     // the settle pass re-reads it if its ledger moved since.
     if (before.raw_json === row.raw_json) return 'same';
     this.#s.cardUpdate.later(...values, row.gift_card_id);
-    if (before.status === row.status && before.remaining_balance_cents === row.remaining_balance_cents && before.version === row.version) return 'changed';
-    this.#s.cardHistory.later(row.gift_card_id, syncRunId, readAtMs, row.status, row.remaining_balance_cents, row.version);
+    if (
+      before.status === row.status &&
+      before.remaining_balance_cents === row.remaining_balance_cents &&
+      before.version === row.version
+    )
+      return 'changed';
+    this.#s.cardHistory.later(
+      row.gift_card_id,
+      syncRunId,
+      readAtMs,
+      row.status,
+      row.remaining_balance_cents,
+      row.version,
+    );
     return 'changed';
   }
 
@@ -532,12 +732,28 @@ export class SyncStore {
    * lookup is skipped); otherwise most entries are known and the lookup comes first. A --full
    * walk passes its ID: an entry the mirror held before is then noted as found by that walk.
    */
-  async entry(read: TransactionRow, syncRunId: number, listOrder: number, how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {}): Promise<WriteOutcome> {
+  async entry(
+    read: TransactionRow,
+    syncRunId: number,
+    listOrder: number,
+    how: { bulkLoad?: boolean; fullWalkId?: number | undefined } = {},
+  ): Promise<WriteOutcome> {
     const row = this.storable(read);
     // Built only for an insert: most entries a night reads are known and unchanged.
     const values = () => [
-      row.transaction_id, row.gift_card_id, row.type, row.amount_cents, row.balance_before_cents, row.balance_after_cents,
-      row.reference_id, row.idempotency_key, row.created_at, row.created_at_ms, listOrder, syncRunId, row.raw_json,
+      row.transaction_id,
+      row.gift_card_id,
+      row.type,
+      row.amount_cents,
+      row.balance_before_cents,
+      row.balance_after_cents,
+      row.reference_id,
+      row.idempotency_key,
+      row.created_at,
+      row.created_at_ms,
+      listOrder,
+      syncRunId,
+      row.raw_json,
     ];
     // A bulk load has no unique index to meet: every insert is a new row (endLoad collapses repeats).
     if (how.bulkLoad) {
@@ -558,7 +774,14 @@ export class SyncStore {
     if (how.fullWalkId !== undefined) this.#s.entrySeen.later(how.fullWalkId, before.entry_id);
     // Unchanged: nothing to write.
     if (before.unchanged === 1 && before.vanished_sync_run_id === null) return 'same';
-    if (before.unchanged !== 1) this.#s.entryVersion.later(id, syncRunId, 'changed', before.raw_json ?? (await this.#s.entryRaw.get(before.entry_id)), row.raw_json);
+    if (before.unchanged !== 1)
+      this.#s.entryVersion.later(
+        id,
+        syncRunId,
+        'changed',
+        before.raw_json ?? (await this.#s.entryRaw.get(before.entry_id)),
+        row.raw_json,
+      );
     this.#s.entryUpdate.later(row);
     return 'changed';
   }
@@ -574,8 +797,19 @@ export class SyncStore {
   async retireBinding(syncRunId: number): Promise<void> {
     const c = this.#c;
     await this.#serially(async () => {
-      await c.write('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL').run(syncRunId);
-      for (const table of ['missing_gift_cards', 'gift_cards', 'coupons', 'dp_products', 'dp_orders', 'sync_checkpoints', 'ledger_walk_seen']) await c.write(`DELETE FROM ${table}`).run();
+      await c
+        .write('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL')
+        .run(syncRunId);
+      for (const table of [
+        'missing_gift_cards',
+        'gift_cards',
+        'coupons',
+        'dp_products',
+        'dp_orders',
+        'sync_checkpoints',
+        'ledger_walk_seen',
+      ])
+        await c.write(`DELETE FROM ${table}`).run();
     });
   }
 
@@ -608,25 +842,57 @@ export class SyncStore {
     const row = this.storable(read);
     const unseen = this.#unseen('coupons', row.coupon_id);
     const before = unseen ? undefined : await this.#couponBefore(row.coupon_id);
-    this.#lookedUp.coupons?.set(row.coupon_id, { status: row.status, redemption_count: row.redemption_count, version: row.version, raw_json: row.raw_json, vanished_sync_run_id: null });
+    this.#lookedUp.coupons?.set(row.coupon_id, {
+      status: row.status,
+      redemption_count: row.redemption_count,
+      version: row.version,
+      raw_json: row.raw_json,
+      vanished_sync_run_id: null,
+    });
     // Unchanged: nothing to write, so a night with no change leaves the table as it was.
     if (before && before.raw_json === row.raw_json && before.vanished_sync_run_id === null) return 'same';
     // A coupon a bulk load has not met is inserted (an upsert is one statement a row on a server).
-    (unseen ? this.#s.couponInsert : this.#s.couponUpsert).later(...COUPON_COLUMNS.map((column) => row[column]), syncRunId);
-    if (!before || before.status !== row.status || before.redemption_count !== row.redemption_count || before.version !== row.version) {
+    (unseen ? this.#s.couponInsert : this.#s.couponUpsert).later(
+      ...COUPON_COLUMNS.map((column) => row[column]),
+      syncRunId,
+    );
+    if (
+      !before ||
+      before.status !== row.status ||
+      before.redemption_count !== row.redemption_count ||
+      before.version !== row.version
+    ) {
       this.#s.couponHistory.later(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
     }
     return before ? 'changed' : 'new';
   }
 
   /** A wallet as read between `requestedAtMs` (the request sent) and `readAtMs` (the answer received). */
-  async wallet(read: WalletRow, syncRunId: number, selected: boolean, requestedAtMs: number, readAtMs: number): Promise<void> {
+  async wallet(
+    read: WalletRow,
+    syncRunId: number,
+    selected: boolean,
+    requestedAtMs: number,
+    readAtMs: number,
+  ): Promise<void> {
     const row = this.storable(read);
-    this.#s.wallet.later(syncRunId, row.wallet_id, row.currency, row.balance_cents, selected ? 1 : 0, requestedAtMs, readAtMs, row.raw_json);
+    this.#s.wallet.later(
+      syncRunId,
+      row.wallet_id,
+      row.currency,
+      row.balance_cents,
+      selected ? 1 : 0,
+      requestedAtMs,
+      readAtMs,
+      row.raw_json,
+    );
   }
 
   async product(read: ProductRows): Promise<WriteOutcome> {
-    const rows = { product: this.storable(read.product), variants: read.variants.map((variant) => this.storable(variant)) };
+    const rows = {
+      product: this.storable(read.product),
+      variants: read.variants.map((variant) => this.storable(variant)),
+    };
     const before = await this.#s.productGet.get(rows.product.product_id);
     if (before && before.raw_json === rows.product.raw_json && before.vanished_sync_run_id === null) return 'same';
     this.#s.product.later(rows.product);
@@ -650,7 +916,13 @@ export class SyncStore {
     for (const line of rows.lines) this.#s.line.later(line);
     for (const voucher of rows.vouchers) this.#s.voucher.later(voucher);
     if (!before || before.status !== order.status || before.fulfillment_status !== order.fulfillment_status) {
-      this.#s.orderHistory.later(order.order_id, syncRunId, order.status, order.fulfillment_status, order.updated_at_ms);
+      this.#s.orderHistory.later(
+        order.order_id,
+        syncRunId,
+        order.status,
+        order.fulfillment_status,
+        order.updated_at_ms,
+      );
     }
     return before ? 'changed' : 'new';
   }
@@ -676,7 +948,16 @@ export class SyncStore {
   async checkpoint(resource: string): Promise<Checkpoint | undefined> {
     const row = await this.#s.checkpointGet.get(resource);
     if (!row) return undefined;
-    return { resource: row.resource, walkId: row.walk_id, mode: row.mode, cursor: row.cursor, pages: row.pages, records: row.records, stopBeforeMs: row.stop_before_ms, done: Boolean(row.done) };
+    return {
+      resource: row.resource,
+      walkId: row.walk_id,
+      mode: row.mode,
+      cursor: row.cursor,
+      pages: row.pages,
+      records: row.records,
+      stopBeforeMs: row.stop_before_ms,
+      done: Boolean(row.done),
+    };
   }
 
   /**
@@ -685,13 +966,17 @@ export class SyncStore {
    * list again from its head.
    */
   async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    const cursor = checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#secrets) ? null : checkpoint.cursor;
+    const cursor =
+      checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#secrets) ? null : checkpoint.cursor;
     this.#s.checkpointPut.later({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
   }
 }
 
 /** The mirrored state of each of these IDs (undefined: not mirrored), read in one statement. */
-async function statesOf<Row extends Keyed>(read: Read<Row>, ids: readonly string[]): Promise<Map<string, Row | undefined>> {
+async function statesOf<Row extends Keyed>(
+  read: Read<Row>,
+  ids: readonly string[],
+): Promise<Map<string, Row | undefined>> {
   const found = new Map<string, Row | undefined>(ids.map((id) => [id, undefined]));
   for (const row of await read.all(JSON.stringify(ids))) found.set(row.id, row);
   return found;

@@ -61,7 +61,16 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
   let checkpoint: Checkpoint =
     saved && !saved.done
       ? saved
-      : { resource: spec.resource, walkId: syncRunId, mode: context.mode, cursor: null, pages: 0, records: 0, stopBeforeMs: spec.stopBeforeMs?.() ?? null, done: false };
+      : {
+          resource: spec.resource,
+          walkId: syncRunId,
+          mode: context.mode,
+          cursor: null,
+          pages: 0,
+          records: 0,
+          stopBeforeMs: spec.stopBeforeMs?.() ?? null,
+          done: false,
+        };
   const resumed = saved !== undefined && saved !== null && !saved.done;
   if (resumed) stats.notes['resumed'] = 1;
   await store.batch(() => store.saveCheckpoint(checkpoint));
@@ -100,7 +109,8 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
           for (const rejected of page.rejected) await store.quarantine(spec.quarantineAs, rejected, syncRunId);
         }
         if (checkpoint.done) await spec.onComplete?.(checkpoint);
-        if (checkpoint.done && listEnded && listed && spec.unlisted) stats.notes['vanished'] = await store.markUnlisted(spec.unlisted.table, listed, syncRunId);
+        if (checkpoint.done && listEnded && listed && spec.unlisted)
+          stats.notes['vanished'] = await store.markUnlisted(spec.unlisted.table, listed, syncRunId);
         await store.saveCheckpoint(checkpoint);
       });
       context.checkpointer.afterCommit();

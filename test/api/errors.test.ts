@@ -4,7 +4,14 @@ import { DpClient } from '../../src/api/dp-client.js';
 import { GiftCardClient } from '../../src/api/giftcard-client.js';
 import type { HttpEvent } from '../../src/api/http-client.js';
 import { ApiError, AuthError, CursorRejectedError, NotFoundError, ServiceUnavailableError } from '../../src/errors.js';
-import { collect, dpConfig, FAST_RETRY, giftcardConfig, startServices, type TestServices } from '../support/simulator.js';
+import {
+  collect,
+  dpConfig,
+  FAST_RETRY,
+  giftcardConfig,
+  startServices,
+  type TestServices,
+} from '../support/simulator.js';
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
@@ -32,7 +39,10 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('authentication errors, never retried', () => {
   it('maps 401 API_KEY_INVALID to an auth error naming the secret variable', async () => {
-    const client = new GiftCardClient(giftcardConfig(services.sim, { ...services.sim.credentials.giftcard, clientSecret: 'rotated-away' }), { retry: FAST_RETRY });
+    const client = new GiftCardClient(
+      giftcardConfig(services.sim, { ...services.sim.credentials.giftcard, clientSecret: 'rotated-away' }),
+      { retry: FAST_RETRY },
+    );
     const before = received('/v1/giftCards/');
     const error = await rejection(client.getGiftCard(MISSING));
     await client.close();
@@ -45,7 +55,9 @@ describe('authentication errors, never retried', () => {
   });
 
   it('maps 401 UNAUTHORIZED (no credentials) to an auth error', async () => {
-    const client = new GiftCardClient(giftcardConfig(services.sim, { clientId: '', clientSecret: '' }), { retry: FAST_RETRY });
+    const client = new GiftCardClient(giftcardConfig(services.sim, { clientId: '', clientSecret: '' }), {
+      retry: FAST_RETRY,
+    });
     const error = await rejection(client.getGiftCard(MISSING));
     await client.close();
     expect(error).toBeInstanceOf(AuthError);
@@ -53,7 +65,9 @@ describe('authentication errors, never retried', () => {
   });
 
   it('maps 403 USER_INACTIVE to an auth error about the deactivated client', async () => {
-    const client = new GiftCardClient(giftcardConfig(services.sim, services.sim.credentials.inactive), { retry: FAST_RETRY });
+    const client = new GiftCardClient(giftcardConfig(services.sim, services.sim.credentials.inactive), {
+      retry: FAST_RETRY,
+    });
     const error = await rejection(collect(client.listTransactions()));
     await client.close();
     expect(error).toBeInstanceOf(AuthError);
@@ -63,15 +77,22 @@ describe('authentication errors, never retried', () => {
 
   it('answers 403 FORBIDDEN to an administrator endpoint', async () => {
     const { clientId, clientSecret } = services.sim.credentials.giftcard;
-    const response = await request(`${services.sim.giftcardUrl}/v1/programs`, { headers: { 'X-Client-Id': clientId, 'X-Client-Secret': clientSecret } });
+    const response = await request(`${services.sim.giftcardUrl}/v1/programs`, {
+      headers: { 'X-Client-Id': clientId, 'X-Client-Secret': clientSecret },
+    });
     expect(response.statusCode).toBe(403);
     expect(await response.body.json()).toMatchObject({ success: false, errCode: 'FORBIDDEN' });
   });
 
   it('maps the DP service’s UNAUTHORIZED and FORBIDDEN to auth errors', async () => {
-    const wrong = new DpClient(dpConfig(services.sim, { ...services.sim.credentials.dp, clientSecret: 'nope' }), { retry: FAST_RETRY });
+    const wrong = new DpClient(dpConfig(services.sim, { ...services.sim.credentials.dp, clientSecret: 'nope' }), {
+      retry: FAST_RETRY,
+    });
     const unauthorized = await rejection(wrong.getWallets());
-    const otherDp = new DpClient(dpConfig(services.sim, services.sim.credentials.otherDp), { retry: FAST_RETRY, dpId: services.sim.credentials.dp.clientId });
+    const otherDp = new DpClient(dpConfig(services.sim, services.sim.credentials.otherDp), {
+      retry: FAST_RETRY,
+      dpId: services.sim.credentials.dp.clientId,
+    });
     const forbidden = await rejection(collect(otherDp.listOrders()));
     await Promise.all([wrong.close(), otherDp.close()]);
     expect(unauthorized).toBeInstanceOf(AuthError);
@@ -82,7 +103,9 @@ describe('authentication errors, never retried', () => {
   });
 
   it('shows another merchant only its own records, and ours as not found', async () => {
-    const other = new GiftCardClient(giftcardConfig(services.sim, services.sim.credentials.otherMerchant), { retry: FAST_RETRY });
+    const other = new GiftCardClient(giftcardConfig(services.sim, services.sim.credentials.otherMerchant), {
+      retry: FAST_RETRY,
+    });
     const theirs = await collect(other.listGiftCards());
     const ours = services.sim.truth().giftCards;
     const error = await rejection(other.getGiftCard(ours[0]?.giftCardId ?? MISSING));
@@ -99,12 +122,14 @@ describe('not found and bad requests', () => {
     const entry = await rejection(services.giftcard.getTransaction(MISSING));
     const coupon = await rejection(services.giftcard.getCoupon(MISSING));
     const order = await rejection(services.dp.getOrder('ORDIN20260101NOSUCH'));
-    expect([card, entry, coupon, order].map((e) => [e instanceof NotFoundError, (e as NotFoundError).errCode])).toEqual([
-      [true, 'RECORD_NOT_FOUND'],
-      [true, 'RECORD_NOT_FOUND'],
-      [true, 'INSTRUMENT_NOT_FOUND'],
-      [true, 'RECORD_NOT_FOUND'],
-    ]);
+    expect([card, entry, coupon, order].map((e) => [e instanceof NotFoundError, (e as NotFoundError).errCode])).toEqual(
+      [
+        [true, 'RECORD_NOT_FOUND'],
+        [true, 'RECORD_NOT_FOUND'],
+        [true, 'INSTRUMENT_NOT_FOUND'],
+        [true, 'RECORD_NOT_FOUND'],
+      ],
+    );
   });
 
   it('refuses an identifier that is not a UUID with 400 BAD_REQUEST, not retried', async () => {
@@ -146,25 +171,33 @@ describe('not found and bad requests', () => {
     const body = (await all.body.json()) as { data: unknown[]; pagination: { hasMore: boolean } };
     expect(body.data).toHaveLength(services.sim.truth().transactions.length);
     expect(body.pagination.hasMore).toBe(false);
-    const standard = (await (await request(`${services.sim.giftcardUrl}/v1/giftCards/transactions`, { headers })).body.json()) as { data: unknown[] };
+    const standard = (await (
+      await request(`${services.sim.giftcardUrl}/v1/giftCards/transactions`, { headers })
+    ).body.json()) as { data: unknown[] };
     expect(standard.data).toHaveLength(15);
   });
 });
 
 describe('transient failures are retried', () => {
-  it.each(['error500', 'html503', 'reset', 'truncate'] as const)('recovers from one %s on the next attempt', async (kind) => {
-    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY });
-    services.sim.faults.inject(kind, 1, { service: 'giftcard' });
-    const truth = services.sim.truth().giftCards[0];
-    const card = await client.getGiftCard(truth?.giftCardId ?? MISSING);
-    await client.close();
-    expect(card.giftCardId).toBe(truth?.giftCardId);
-    expect(client.http.stats).toEqual({ requests: 2, retries: 1 });
-  });
+  it.each(['error500', 'html503', 'reset', 'truncate'] as const)(
+    'recovers from one %s on the next attempt',
+    async (kind) => {
+      const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY });
+      services.sim.faults.inject(kind, 1, { service: 'giftcard' });
+      const truth = services.sim.truth().giftCards[0];
+      const card = await client.getGiftCard(truth?.giftCardId ?? MISSING);
+      await client.close();
+      expect(card.giftCardId).toBe(truth?.giftCardId);
+      expect(client.http.stats).toEqual({ requests: 2, retries: 1 });
+    },
+  );
 
   it('waits the seconds a 429 names in Retry-After', async () => {
     const events: HttpEvent[] = [];
-    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY, onEvent: (e) => events.push(e) });
+    const client = new GiftCardClient(giftcardConfig(services.sim), {
+      retry: FAST_RETRY,
+      onEvent: (e) => events.push(e),
+    });
     services.sim.faults.options = { retryAfterSeconds: 1 };
     services.sim.faults.inject('throttle', 1, { service: 'giftcard' });
     await client.getGiftCard(services.sim.truth().giftCards[0]?.giftCardId ?? MISSING);
@@ -175,7 +208,10 @@ describe('transient failures are retried', () => {
 
   it('reads a Retry-After given as an HTTP date', async () => {
     const events: HttpEvent[] = [];
-    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY, onEvent: (e) => events.push(e) });
+    const client = new GiftCardClient(giftcardConfig(services.sim), {
+      retry: FAST_RETRY,
+      onEvent: (e) => events.push(e),
+    });
     services.sim.faults.options = { retryAfterSeconds: 2, retryAfterAsDate: true };
     services.sim.faults.inject('throttle', 1, { service: 'giftcard' });
     await client.getGiftCard(services.sim.truth().giftCards[0]?.giftCardId ?? MISSING);
@@ -194,15 +230,22 @@ describe('transient failures are retried', () => {
     await client.close();
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as Error).message).toMatch(/^the gift card service asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/giftCards\/[^)]+\), longer than the 300 s a run waits: run again later$/);
+    expect((error as Error).message).toMatch(
+      /^the gift card service asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/giftCards\/[^)]+\), longer than the 300 s a run waits: run again later$/,
+    );
   });
 
   it('refuses a response body larger than its cap as a fault, then fails the read with one sentence; memory stays bounded', async () => {
-    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: { ...FAST_RETRY, maxRetries: 1 }, maxBodyBytes: 1_000 });
+    const client = new GiftCardClient(giftcardConfig(services.sim), {
+      retry: { ...FAST_RETRY, maxRetries: 1 },
+      maxBodyBytes: 1_000,
+    });
     const error = await rejection(collect(client.listGiftCards()));
     await client.close();
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as Error).message).toMatch(/^the gift card service is unavailable at [^:]+:\d+: a response body larger than 1,000 bytes \(GET \/v1\/giftCards\?limit=100, 2 attempts\); if the service.s answers are really this large, raise LEDGER_RECON_MAX_BODY_MB$/);
+    expect((error as Error).message).toMatch(
+      /^the gift card service is unavailable at [^:]+:\d+: a response body larger than 1,000 bytes \(GET \/v1\/giftCards\?limit=100, 2 attempts\); if the service.s answers are really this large, raise LEDGER_RECON_MAX_BODY_MB$/,
+    );
   });
 
   it('retries a response slower than the request time-out', async () => {
@@ -217,9 +260,15 @@ describe('transient failures are retried', () => {
   });
 
   it('rides out a service that answers 429 above a number of requests in flight', async () => {
-    const client = new GiftCardClient(giftcardConfig(services.sim), { retry: { baseDelayMs: 10, maxDelayMs: 100, maxRetries: 10 }, maxConnections: 6 });
+    const client = new GiftCardClient(giftcardConfig(services.sim), {
+      retry: { baseDelayMs: 10, maxDelayMs: 100, maxRetries: 10 },
+      maxConnections: 6,
+    });
     services.sim.faults.options = { maxInFlight: 2, retryAfterSeconds: 0, slowMs: 20, rate: 0.5, kinds: ['slow'] };
-    const ids = services.sim.truth().giftCards.slice(0, 12).map((c) => c.giftCardId);
+    const ids = services.sim
+      .truth()
+      .giftCards.slice(0, 12)
+      .map((c) => c.giftCardId);
     const start = services.sim.requests.length;
     const cards = await Promise.all(ids.map((id) => client.getGiftCard(id)));
     await client.close();
@@ -233,12 +282,17 @@ describe('transient failures are retried', () => {
     const error = await rejection(client.getGiftCard(MISSING));
     await client.close();
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as ServiceUnavailableError).message).toBe(`the gift card service is unavailable at ${new URL(services.sim.giftcardUrl).host}: HTTP 500 (GET /v1/giftCards/${MISSING}, 3 attempts)`);
+    expect((error as ServiceUnavailableError).message).toBe(
+      `the gift card service is unavailable at ${new URL(services.sim.giftcardUrl).host}: HTTP 500 (GET /v1/giftCards/${MISSING}, 3 attempts)`,
+    );
   });
 
   it('holds every request to a service back while a 429 is in force', async () => {
     const client = new GiftCardClient(giftcardConfig(services.sim), { retry: FAST_RETRY, maxConnections: 2 });
-    const ids = services.sim.truth().giftCards.slice(0, 6).map((c) => c.giftCardId);
+    const ids = services.sim
+      .truth()
+      .giftCards.slice(0, 6)
+      .map((c) => c.giftCardId);
     services.sim.faults.options = { retryAfterSeconds: 1 };
     services.sim.faults.inject('throttle', 1, { service: 'giftcard', pathPrefix: '/v1/giftCards/' });
     const start = services.sim.requests.length;

@@ -29,25 +29,30 @@ describe.each([
     expect(plain(cards.map((c) => c.full))).toEqual(plain(truth.giftCards));
   });
 
-  it.each(PAGE_SIZES)('returns every coupon at page size %i, the malformed one rejected with its raw JSON', async (limit) => {
-    const truth = services.sim.truth();
-    const accepted: unknown[] = [];
-    const rejected: unknown[] = [];
-    for await (const page of services.giftcard.listCoupons({ limit })) {
-      accepted.push(...page.records);
-      rejected.push(...page.rejected.map((r) => r.raw));
-    }
-    const malformed = truth.coupons.filter((c) => typeof c.redemptionCount !== 'number');
-    expect(malformed).toHaveLength(1);
-    expect(plain(rejected)).toEqual(plain(malformed));
-    expect(plain(accepted)).toEqual(plain(truth.coupons.filter((c) => typeof c.redemptionCount === 'number')));
-  });
+  it.each(PAGE_SIZES)(
+    'returns every coupon at page size %i, the malformed one rejected with its raw JSON',
+    async (limit) => {
+      const truth = services.sim.truth();
+      const accepted: unknown[] = [];
+      const rejected: unknown[] = [];
+      for await (const page of services.giftcard.listCoupons({ limit })) {
+        accepted.push(...page.records);
+        rejected.push(...page.rejected.map((r) => r.raw));
+      }
+      const malformed = truth.coupons.filter((c) => typeof c.redemptionCount !== 'number');
+      expect(malformed).toHaveLength(1);
+      expect(plain(rejected)).toEqual(plain(malformed));
+      expect(plain(accepted)).toEqual(plain(truth.coupons.filter((c) => typeof c.redemptionCount === 'number')));
+    },
+  );
 
   it.each(PAGE_SIZES)('returns every DP order and product at page size %i', async (limit) => {
     const truth = services.sim.truth();
     const orders: unknown[] = [];
-    for await (const page of services.dp.listOrders({ limit })) orders.push(...page.records, ...page.rejected.map((r) => r.raw));
-    const byId = (list: unknown[]) => [...(plain(list) as Array<{ orderID: string }>)].sort((a, b) => a.orderID.localeCompare(b.orderID));
+    for await (const page of services.dp.listOrders({ limit }))
+      orders.push(...page.records, ...page.rejected.map((r) => r.raw));
+    const byId = (list: unknown[]) =>
+      [...(plain(list) as Array<{ orderID: string }>)].sort((a, b) => a.orderID.localeCompare(b.orderID));
     expect(byId(orders)).toEqual(byId(truth.orders));
     expect(plain(await collect(services.dp.listProducts({ limit })))).toEqual(plain(truth.products));
   });

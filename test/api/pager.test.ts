@@ -55,58 +55,97 @@ describe('paginate', () => {
       { items: [1], nextCursor: 'c1', hasMore: true },
       { items: [2], nextCursor: 'c1', hasMore: true },
     ]);
-    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse }))).rejects.toBeInstanceOf(PaginationError);
+    await expect(
+      drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse })),
+    ).rejects.toBeInstanceOf(PaginationError);
   });
 
   it('stops on hasMore with an empty cursor', async () => {
     const source = pages([{ items: [1], nextCursor: '', hasMore: true }]);
-    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse }))).rejects.toThrow('hasMore with an empty nextCursor');
+    await expect(
+      drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse })),
+    ).rejects.toThrow('hasMore with an empty nextCursor');
   });
 
   it('refuses a page size above 100', async () => {
     const source = pages([]);
-    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse, limit: 101 }))).rejects.toBeInstanceOf(RangeError);
+    await expect(
+      drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse, limit: 101 })),
+    ).rejects.toBeInstanceOf(RangeError);
     expect(source.asked).toEqual([]);
   });
 
   it('stops with a clear error when a fresh cursor serves the same records again', async () => {
     let n = 0;
-    const fetchPage = async (): Promise<RawPage> => ({ items: [1, 2, 3], nextCursor: `fresh-${(n += 1)}`, hasMore: true });
-    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow('/x: the service returned on page 2 exactly the records of an earlier page, under a fresh cursor; stopping instead of looping');
+    const fetchPage = async (): Promise<RawPage> => ({
+      items: [1, 2, 3],
+      nextCursor: `fresh-${(n += 1)}`,
+      hasMore: true,
+    });
+    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow(
+      '/x: the service returned on page 2 exactly the records of an earlier page, under a fresh cursor; stopping instead of looping',
+    );
     expect(n).toBe(2);
   });
 
   it('stops after a bounded number of pages of ever-new records', async () => {
     let n = 0;
     const fetchPage = async (): Promise<RawPage> => ({ items: [(n += 1)], nextCursor: `c${n}`, hasMore: true });
-    await expect(drain(paginate({ service: 'dp', path: '/orders', fetchPage, parse, maxPages: 50 }))).rejects.toThrow('/orders: the service still said hasMore after 50 pages, far beyond any plausible list; stopping instead of looping');
+    await expect(drain(paginate({ service: 'dp', path: '/orders', fetchPage, parse, maxPages: 50 }))).rejects.toThrow(
+      '/orders: the service still said hasMore after 50 pages, far beyond any plausible list; stopping instead of looping',
+    );
     expect(n).toBe(50);
   });
 
   it('follows a few empty pages that say hasMore, and stops at the hundredth in a row', async () => {
-    const gaps: RawPage[] = [{ items: [], nextCursor: 'c1', hasMore: true }, { items: [1], nextCursor: 'c2', hasMore: true }, { items: [2], nextCursor: '', hasMore: false }];
-    expect((await drain(paginate({ service: 'giftcard', path: '/x', fetchPage: pages(gaps).fetchPage, parse }))).flatMap((p) => p.records)).toEqual([1, 2]);
-    const empty = Array.from({ length: 150 }, (_, i): RawPage => ({ items: [], nextCursor: `c${i + 1}`, hasMore: true }));
+    const gaps: RawPage[] = [
+      { items: [], nextCursor: 'c1', hasMore: true },
+      { items: [1], nextCursor: 'c2', hasMore: true },
+      { items: [2], nextCursor: '', hasMore: false },
+    ];
+    expect(
+      (await drain(paginate({ service: 'giftcard', path: '/x', fetchPage: pages(gaps).fetchPage, parse }))).flatMap(
+        (p) => p.records,
+      ),
+    ).toEqual([1, 2]);
+    const empty = Array.from(
+      { length: 150 },
+      (_, i): RawPage => ({ items: [], nextCursor: `c${i + 1}`, hasMore: true }),
+    );
     const source = pages(empty);
-    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse }))).rejects.toThrow('100 empty pages in a row');
+    await expect(
+      drain(paginate({ service: 'giftcard', path: '/x', fetchPage: source.fetchPage, parse })),
+    ).rejects.toThrow('100 empty pages in a row');
     expect(source.asked).toHaveLength(100);
   });
 
   it('refuses a page larger than asked for as a protocol violation', async () => {
-    const fetchPage = async (): Promise<RawPage> => ({ items: Array.from({ length: 101 }, (_, i) => i), nextCursor: undefined, hasMore: false });
-    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow(PaginationError);
-    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow('/x: the service returned 101 items on page 1, more than the 100 asked for (the documented maximum is 100): a protocol violation');
+    const fetchPage = async (): Promise<RawPage> => ({
+      items: Array.from({ length: 101 }, (_, i) => i),
+      nextCursor: undefined,
+      hasMore: false,
+    });
+    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow(
+      PaginationError,
+    );
+    await expect(drain(paginate({ service: 'giftcard', path: '/x', fetchPage, parse }))).rejects.toThrow(
+      '/x: the service returned 101 items on page 1, more than the 100 asked for (the documented maximum is 100): a protocol violation',
+    );
   });
 
   it('sets aside a record nested 5,000 levels deep for quarantine, its raw JSON cut at the bound, and keeps the rest of its page', async () => {
     const deep = JSON.parse(`${'{"d":'.repeat(5000)}1${'}'.repeat(5000)}`) as unknown;
     expect(depthOf(deep)).toBeGreaterThan(MAX_DEPTH);
     const source = pages([{ items: [1, { id: 'x', extra: deep }, 3], nextCursor: undefined, hasMore: false }]);
-    const [page] = await drain(paginate({ service: 'giftcard', path: '/v1/giftCards/transactions', fetchPage: source.fetchPage, parse }));
+    const [page] = await drain(
+      paginate({ service: 'giftcard', path: '/v1/giftCards/transactions', fetchPage: source.fetchPage, parse }),
+    );
     expect(page?.records).toEqual([1, 3]);
     expect(page?.rejected).toHaveLength(1);
     const rejected = page!.rejected[0]!;
-    expect(rejected.reason).toBe(`nested deeper than ${MAX_DEPTH} levels: set aside whole, its raw JSON cut at that depth`);
+    expect(rejected.reason).toBe(
+      `nested deeper than ${MAX_DEPTH} levels: set aside whole, its raw JSON cut at that depth`,
+    );
     // What the quarantine stores is small and safe to serialise.
     const stored = JSON.stringify(rejected.raw);
     expect(stored.length).toBeLessThan(2_000);

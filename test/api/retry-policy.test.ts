@@ -19,12 +19,16 @@ describe('retry policy', () => {
 
   it('draws backoff with full jitter below a doubling ceiling, capped', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, r) => {
-        const delay = backoffDelay(attempt, DEFAULT_RETRY, () => r);
-        const ceiling = Math.min(DEFAULT_RETRY.maxDelayMs, DEFAULT_RETRY.baseDelayMs * 2 ** attempt);
-        expect(delay).toBeGreaterThanOrEqual(0);
-        expect(delay).toBeLessThan(Math.max(1, ceiling));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 30 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, r) => {
+          const delay = backoffDelay(attempt, DEFAULT_RETRY, () => r);
+          const ceiling = Math.min(DEFAULT_RETRY.maxDelayMs, DEFAULT_RETRY.baseDelayMs * 2 ** attempt);
+          expect(delay).toBeGreaterThanOrEqual(0);
+          expect(delay).toBeLessThan(Math.max(1, ceiling));
+        },
+      ),
     );
   });
 });

@@ -17,11 +17,33 @@ describe('client secrets', () => {
     const lines: string[] = [];
     const logger = createLogger({ write: (line) => lines.push(line), verbose: true });
     const onEvent = (event: unknown) => logger.debug(JSON.stringify(event));
-    const gc = new GiftCardClient({ service: 'giftcard', baseUrl: services.sim.giftcardUrl, clientId: giftcard.clientId, clientSecret: new Secret(giftcard.clientSecret) }, { retry: FAST_RETRY, onEvent });
-    const dpClient = new DpClient({ service: 'dp', baseUrl: services.sim.dpUrl, clientId: dp.clientId, clientSecret: new Secret(dp.clientSecret) }, { retry: FAST_RETRY, onEvent });
+    const gc = new GiftCardClient(
+      {
+        service: 'giftcard',
+        baseUrl: services.sim.giftcardUrl,
+        clientId: giftcard.clientId,
+        clientSecret: new Secret(giftcard.clientSecret),
+      },
+      { retry: FAST_RETRY, onEvent },
+    );
+    const dpClient = new DpClient(
+      { service: 'dp', baseUrl: services.sim.dpUrl, clientId: dp.clientId, clientSecret: new Secret(dp.clientSecret) },
+      { retry: FAST_RETRY, onEvent },
+    );
     const wrongSecret = `${giftcard.clientSecret}-rotated`;
-    const rotated = new GiftCardClient({ service: 'giftcard', baseUrl: services.sim.giftcardUrl, clientId: giftcard.clientId, clientSecret: new Secret(wrongSecret) }, { retry: FAST_RETRY, onEvent });
-    const exhausted = new DpClient({ service: 'dp', baseUrl: services.sim.dpUrl, clientId: dp.clientId, clientSecret: new Secret(dp.clientSecret) }, { retry: { ...FAST_RETRY, maxRetries: 1 }, onEvent });
+    const rotated = new GiftCardClient(
+      {
+        service: 'giftcard',
+        baseUrl: services.sim.giftcardUrl,
+        clientId: giftcard.clientId,
+        clientSecret: new Secret(wrongSecret),
+      },
+      { retry: FAST_RETRY, onEvent },
+    );
+    const exhausted = new DpClient(
+      { service: 'dp', baseUrl: services.sim.dpUrl, clientId: dp.clientId, clientSecret: new Secret(dp.clientSecret) },
+      { retry: { ...FAST_RETRY, maxRetries: 1 }, onEvent },
+    );
     const messages: string[] = [];
     const record = async (work: Promise<unknown>) => {
       try {
@@ -41,7 +63,8 @@ describe('client secrets', () => {
     expect(lines.length).toBeGreaterThan(5);
     expect(messages.length).toBeGreaterThanOrEqual(6);
     const everything = [...lines, ...messages].join('\n');
-    for (const secret of [giftcard.clientSecret, dp.clientSecret, wrongSecret]) expect(everything).not.toContain(secret);
+    for (const secret of [giftcard.clientSecret, dp.clientSecret, wrongSecret])
+      expect(everything).not.toContain(secret);
   });
 
   it('are redacted from a log line even if a message carried one', () => {

@@ -53,18 +53,28 @@ export async function postgresCopyOf(sqlitePath: string, name: string): Promise<
   const source = new Database(sqlitePath, { readonly: true, fileMustExist: true });
   // What the copy holds: the built ledger (the findings a bench plants are copied with it, and a
   // later bench run's own are its own to reset).
-  const built = source.prepare("SELECT (SELECT COUNT(*) FROM gift_card_transactions) || ' entries, ' || (SELECT COUNT(*) FROM gift_cards) || ' cards, ' || (SELECT COUNT(*) FROM findings) || ' findings, built ' || (SELECT MIN(started_at) FROM sync_runs)").pluck().get() as string;
+  const built = source
+    .prepare(
+      "SELECT (SELECT COUNT(*) FROM gift_card_transactions) || ' entries, ' || (SELECT COUNT(*) FROM gift_cards) || ' cards, ' || (SELECT COUNT(*) FROM findings) || ' findings, built ' || (SELECT MIN(started_at) FROM sync_runs)",
+    )
+    .pluck()
+    .get() as string;
   const stamp = `copy of ${sqlitePath}: ${built}`;
   const admin = new pg.Client({ connectionString: PG_SERVER });
   await admin.connect();
   try {
-    const found = await admin.query<{ mark: string | null }>("SELECT obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname = $1", [new URL(url).searchParams.get('schema')]);
+    const found = await admin.query<{ mark: string | null }>(
+      "SELECT obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname = $1",
+      [new URL(url).searchParams.get('schema')],
+    );
     if (found.rows[0]?.mark === stamp) return url;
     await dropBenchMirror(url);
     const started = performance.now();
     const mirror = await openPgMirror(url, { command: 'bench' });
     const c = mirror.connection;
-    await c.exec('DROP INDEX IF EXISTS gift_card_transactions_id, gift_card_transactions_card, gift_card_transactions_reference, gift_card_transactions_idempotency, gift_card_transactions_created, gift_card_transactions_first_sync, gift_cards_ledger_walk, gift_cards_status');
+    await c.exec(
+      'DROP INDEX IF EXISTS gift_card_transactions_id, gift_card_transactions_card, gift_card_transactions_reference, gift_card_transactions_idempotency, gift_card_transactions_created, gift_card_transactions_first_sync, gift_cards_ledger_walk, gift_cards_status',
+    );
     let rows = 0;
     for (const table of PG_TABLES) {
       const name = getTableName(table);
@@ -83,8 +93,12 @@ export async function postgresCopyOf(sqlitePath: string, name: string): Promise<
       if (chunk.length > 0) await c.insertMany(name, columns, chunk);
       rows += chunk.length;
       // The identity goes on from the copied rows' highest key.
-      for (const column of Object.values(getTableColumns(table)).filter((column) => column.primary && column.columnType === 'PgBigInt53')) {
-        await c.exec(`SELECT setval(pg_get_serial_sequence('${name}', '${column.name}'), COALESCE((SELECT MAX(${column.name}) FROM ${name}), 0) + 1, false)`);
+      for (const column of Object.values(getTableColumns(table)).filter(
+        (column) => column.primary && column.columnType === 'PgBigInt53',
+      )) {
+        await c.exec(
+          `SELECT setval(pg_get_serial_sequence('${name}', '${column.name}'), COALESCE((SELECT MAX(${column.name}) FROM ${name}), 0) + 1, false)`,
+        );
       }
     }
     await mirror.close();
@@ -98,8 +112,12 @@ export async function postgresCopyOf(sqlitePath: string, name: string): Promise<
     // after inserts too): its statistics, and the visibility map that lets a scan read an index alone.
     await reopened.connection.exec('VACUUM (ANALYZE)');
     await reopened.close();
-    await admin.query(`COMMENT ON SCHEMA "${new URL(url).searchParams.get('schema')}" IS '${stamp.replaceAll("'", "''")}'`);
-    process.stdout.write(`copied ${sqlitePath} into PostgreSQL (${rows.toLocaleString('en')} rows) in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+    await admin.query(
+      `COMMENT ON SCHEMA "${new URL(url).searchParams.get('schema')}" IS '${stamp.replaceAll("'", "''")}'`,
+    );
+    process.stdout.write(
+      `copied ${sqlitePath} into PostgreSQL (${rows.toLocaleString('en')} rows) in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+    );
     return url;
   } finally {
     source.close();
@@ -127,5 +145,8 @@ export function startBenchServer(): { url: string; stop: () => void } {
   const port = 55_000 + Math.floor(Math.random() * 5_000);
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off -c shared_buffers=256MB -c max_wal_size=4GB -c maintenance_work_mem=256MB`;
   as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: () => as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']) };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+  };
 }

@@ -28,7 +28,11 @@ export function build(path: string, entries: number, cards: number): void {
   const merchantId = randomUUID();
   const nowMs = Date.now();
   const t0 = nowMs - 400 * DAY;
-  sqlite.prepare(`INSERT INTO sync_runs (mode, status, started_at, started_at_ms, finished_at_ms, pid, giftcard_base_url, dp_base_url) VALUES ('full', 'completed', ?, ?, ?, 1, 'bench', 'bench')`).run(iso(nowMs), nowMs, nowMs);
+  sqlite
+    .prepare(
+      `INSERT INTO sync_runs (mode, status, started_at, started_at_ms, finished_at_ms, pid, giftcard_base_url, dp_base_url) VALUES ('full', 'completed', ?, ?, ?, 1, 'bench', 'bench')`,
+    )
+    .run(iso(nowMs), nowMs, nowMs);
 
   const ids: string[] = Array.from({ length: cards }, () => randomUUID());
   const initial = new Int32Array(cards);
@@ -94,17 +98,36 @@ export function build(path: string, entries: number, cards: number): void {
       const status = closed[c] ? 'INACTIVE' : 'ACTIVE';
       const currency = CURRENCIES[c % CURRENCIES.length] ?? 'USD';
       const expires = nowMs + 365 * DAY;
-      insertCard.run(id, merchantId, status, currency, initial[c], balance[c], iso(t0), t0, iso(expires), expires, iso(t0), iso(nowMs), nowMs, nowMs,
-        `{"giftCardId":"${id}","merchantId":"${merchantId}","status":"${status}","currency":"${currency}","initialBalance":${(initial[c] ?? 0) / 100},"remainingBalance":${(balance[c] ?? 0) / 100}}`);
+      insertCard.run(
+        id,
+        merchantId,
+        status,
+        currency,
+        initial[c],
+        balance[c],
+        iso(t0),
+        t0,
+        iso(expires),
+        expires,
+        iso(t0),
+        iso(nowMs),
+        nowMs,
+        nowMs,
+        `{"giftCardId":"${id}","merchantId":"${merchantId}","status":"${status}","currency":"${currency}","initialBalance":${(initial[c] ?? 0) / 100},"remainingBalance":${(balance[c] ?? 0) / 100}}`,
+      );
     }
   })();
   // Cards closed by VOID are INACTIVE; by EXPIRE, EXPIRED.
-  sqlite.exec(`UPDATE gift_cards SET status = 'EXPIRED' WHERE gift_card_id IN (SELECT gift_card_id FROM gift_card_transactions WHERE type = 'EXPIRE')`);
+  sqlite.exec(
+    `UPDATE gift_cards SET status = 'EXPIRED' WHERE gift_card_id IN (SELECT gift_card_id FROM gift_card_transactions WHERE type = 'EXPIRE')`,
+  );
   const insertCoupon = sqlite.prepare(
     `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, first_sync_run_id, raw_json)
      VALUES (?, ?, 'ACTIVE', ?, 0, 1, ?, ?, ?, ?, ?, 1, '{}')`,
   );
-  const insertHistory = sqlite.prepare('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, 1, ?, ?, 1)');
+  const insertHistory = sqlite.prepare(
+    'INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, 1, ?, ?, 1)',
+  );
   sqlite.transaction(() => {
     for (let i = 0; i < cards / 10; i += 1) {
       const id = randomUUID();
@@ -121,7 +144,9 @@ export function build(path: string, entries: number, cards: number): void {
     `INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, fulfillment_status, fulfilled_qty)
      VALUES (?, 1, 'v', 'p', 2, 'USD', 1000, 1000, 2000, 2000, 2000, 1, 'FULFILLED', 2)`,
   );
-  const insertVoucher = sqlite.prepare('INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (?, 1, ?, ?, ?, ?)');
+  const insertVoucher = sqlite.prepare(
+    'INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (?, 1, ?, ?, ?, ?)',
+  );
   sqlite.transaction(() => {
     for (let i = 0; i < cards / 100; i += 1) {
       const id = randomUUID();
@@ -136,9 +161,10 @@ export function build(path: string, entries: number, cards: number): void {
   mirror.close();
   renameSync(temporary, path);
   for (const suffix of ['-wal', '-shm']) rmSync(`${temporary}${suffix}`, { force: true });
-  process.stdout.write(`built ${path}: ${entries.toLocaleString('en')} entries, ${cards.toLocaleString('en')} cards in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(
+    `built ${path}: ${entries.toLocaleString('en')} entries, ${cards.toLocaleString('en')} cards in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  );
 }
-
 
 /** The path of a bench mirror of this size, built first if missing. */
 export function benchMirror(name: string, entries: number, cards: number): string {

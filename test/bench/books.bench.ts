@@ -38,7 +38,13 @@ async function writeBooks(mirrorPath: string, csvPath: string): Promise<number> 
     `SELECT t.reference_id AS reference, t.type, t.amount_cents AS cents, c.currency, t.created_at AS at FROM gift_card_transactions t JOIN gift_cards c ON c.gift_card_id = t.gift_card_id
      WHERE t.type IN ('DEBIT', 'REFUND') AND t.amount_cents > 0 ORDER BY t.created_at_ms`,
   );
-  for (const row of rows.iterate() as Iterable<{ reference: string; type: string; cents: number; currency: string; at: string }>) {
+  for (const row of rows.iterate() as Iterable<{
+    reference: string;
+    type: string;
+    cents: number;
+    currency: string;
+    at: string;
+  }>) {
     n += 1;
     if (n % 1_000 === 17) continue;
     const cents = n % 1_000 === 503 ? row.cents + 1 : row.cents;
@@ -55,7 +61,8 @@ async function writeBooks(mirrorPath: string, csvPath: string): Promise<number> 
 async function writeRepeated(csvPath: string): Promise<void> {
   const out = createWriteStream(csvPath);
   out.write('couponCode,time\n');
-  for (let n = 0; n < REPEATED; n += 1) if (!out.write(`PROMO-${n % 100},2026-10-${String((n % 10) + 1).padStart(2, '0')}\n`)) await once(out, 'drain');
+  for (let n = 0; n < REPEATED; n += 1)
+    if (!out.write(`PROMO-${n % 100},2026-10-${String((n % 10) + 1).padStart(2, '0')}\n`)) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
 }
@@ -65,15 +72,29 @@ const REPEATED = 1_000_000;
 async function child(step: string, location: string, csvPath: string): Promise<void> {
   const mirror = await openBenchMirror(location);
   if (step === 'repeated') {
-    const result = await timed('  import of equal rows (1,000,000 rows, 1,000 meanings)', () => importBooksFile(mirror, csvPath, { kind: 'coupon-uses' }));
-    process.stdout.write(`  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`);
+    const result = await timed('  import of equal rows (1,000,000 rows, 1,000 meanings)', () =>
+      importBooksFile(mirror, csvPath, { kind: 'coupon-uses' }),
+    );
+    process.stdout.write(
+      `  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`,
+    );
   } else if (step === 'import') {
-    const result = await timed('  import (CSV → books_rows, one transaction)', () => importBooksFile(mirror, csvPath, { kind: 'tenders' }));
-    process.stdout.write(`  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`);
+    const result = await timed('  import (CSV → books_rows, one transaction)', () =>
+      importBooksFile(mirror, csvPath, { kind: 'tenders' }),
+    );
+    process.stdout.write(
+      `  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`,
+    );
   } else {
     const asOfMs = (await mirror.connection.pluck<number>('SELECT MAX(started_at_ms) FROM sync_runs').get()) ?? 0;
-    const outcome = await timed('  matching (all rules, books_match_rows)', () => matchBooks(mirror, { asOfMs, merchantId: null }));
-    process.stdout.write(`  ${outcome.groups.toLocaleString('en')} groups; records by status: ${Object.entries(outcome.byStatus).map(([s, c]) => `${s} ${c.toLocaleString('en')}`).join(', ')}\n`);
+    const outcome = await timed('  matching (all rules, books_match_rows)', () =>
+      matchBooks(mirror, { asOfMs, merchantId: null }),
+    );
+    process.stdout.write(
+      `  ${outcome.groups.toLocaleString('en')} groups; records by status: ${Object.entries(outcome.byStatus)
+        .map(([s, c]) => `${s} ${c.toLocaleString('en')}`)
+        .join(', ')}\n`,
+    );
   }
   await mirror.close();
 }
@@ -93,12 +114,22 @@ if (args[0] === '--child') {
     const csvPath = join(dir, 'tenders.csv');
     const entries = await writeBooks(mirrorPath, csvPath);
     process.stdout.write(`books into ${BACKEND}\n`);
-    process.stdout.write(`books of ${entries.toLocaleString('en')} ledger debits and refunds: ${csvPath} (${(statSync(csvPath).size / 1e6).toFixed(0)} MB)\n`);
+    process.stdout.write(
+      `books of ${entries.toLocaleString('en')} ledger debits and refunds: ${csvPath} (${(statSync(csvPath).size / 1e6).toFixed(0)} MB)\n`,
+    );
     const repeatedPath = join(dir, 'coupon-uses.csv');
     await writeRepeated(repeatedPath);
     try {
-      for (const [step, mirror, csv] of [['import', location, csvPath], ['match', location, csvPath], ['repeated', repeated, repeatedPath]] as const) {
-        const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', step, mirror, csv], { stdio: 'inherit' });
+      for (const [step, mirror, csv] of [
+        ['import', location, csvPath],
+        ['match', location, csvPath],
+        ['repeated', repeated, repeatedPath],
+      ] as const) {
+        const result = spawnSync(
+          process.execPath,
+          ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', step, mirror, csv],
+          { stdio: 'inherit' },
+        );
         if (result.status !== 0) process.exitCode = 1;
       }
     } finally {

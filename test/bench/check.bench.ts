@@ -28,8 +28,11 @@ async function check(path: string): Promise<void> {
   const { summary } = await reconcile({ mirror });
   const seconds = (performance.now() - started) / 1000;
   await mirror.close();
-  process.stdout.write(`  card walk (${summary.cards.toLocaleString('en')} cards, ${summary.entries.toLocaleString('en')} entries) ${(summary.walkMs / 1000).toFixed(2)} s, including the card checks:\n`);
-  for (const [code, ms] of Object.entries(summary.checkTimesMs)) process.stdout.write(`    ${code.padEnd(34)} ${(ms / 1000).toFixed(2).padStart(7)} s\n`);
+  process.stdout.write(
+    `  card walk (${summary.cards.toLocaleString('en')} cards, ${summary.entries.toLocaleString('en')} entries) ${(summary.walkMs / 1000).toFixed(2)} s, including the card checks:\n`,
+  );
+  for (const [code, ms] of Object.entries(summary.checkTimesMs))
+    process.stdout.write(`    ${code.padEnd(34)} ${(ms / 1000).toFixed(2).padStart(7)} s\n`);
   process.stdout.write(`  verdict ${summary.verdict}, ${summary.findings} findings\n`);
   process.stdout.write(`  TOTAL ${seconds.toFixed(2)} s   peak RSS ${peakRssMb()} MB\n`);
 }
@@ -42,12 +45,18 @@ if (args[0] === '--check') {
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
     const file = benchMirror(`check-${size.millions}m-v2`, size.entries, size.cards);
     const path = PG_SERVER === '' ? file : await postgresCopyOf(file, `bench_check_${size.millions}m`);
-    process.stdout.write(`check in ${BACKEND} over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`);
+    process.stdout.write(
+      `check in ${BACKEND} over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`,
+    );
     // Each run starts from the built mirror's own findings history: drop earlier bench runs.
     const reset = PG_SERVER === '' ? openMirror(path) : await openBenchMirror(path);
-    await reset.connection.exec('DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
+    await reset.connection.exec(
+      'DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;',
+    );
     await reset.close();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--check', path], { stdio: 'inherit' });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--check', path], {
+      stdio: 'inherit',
+    });
     if (result.status !== 0 && result.status !== 1) process.exitCode = 1;
   }
 }

@@ -26,5 +26,7 @@ const bare = median(['-e', '0']);
 process.stdout.write(`node -e 0                          ${bare.toFixed(3)} s\n`);
 for (const args of [['--help'], ['--version'], ['run', '--help']]) {
   const seconds = median([CLI, ...args]);
-  process.stdout.write(`ledger-recon ${args.join(' ').padEnd(22)} ${seconds.toFixed(3)} s   (${(seconds / bare).toFixed(1)}x bare node; target < 0.3 s: ${seconds < 0.3 ? 'met' : 'NOT met'})\n`);
+  process.stdout.write(
+    `ledger-recon ${args.join(' ').padEnd(22)} ${seconds.toFixed(3)} s   (${(seconds / bare).toFixed(1)}x bare node; target < 0.3 s: ${seconds < 0.3 ? 'met' : 'NOT met'})\n`,
+  );
 }

@@ -42,8 +42,12 @@ async function close(path: string): Promise<void> {
   await mirror.close();
   const cards = result.rollForwards.reduce((n, r) => n + r.cards, 0);
   const entries = result.rollForwards.reduce((n, r) => n + r.entriesInPeriod, 0);
-  process.stdout.write(`  period ${period.label}: ${result.rollForwards.length} roll-forwards, ${cards.toLocaleString('en')} cards, ${entries.toLocaleString('en')} entries in the period, ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n`);
-  process.stdout.write(`  workbook ${(statSync(paths.workbook).size / 1e6).toFixed(1)} MB, cards CSV ${(statSync(paths.cardsCsv).size / 1e6).toFixed(1)} MB\n`);
+  process.stdout.write(
+    `  period ${period.label}: ${result.rollForwards.length} roll-forwards, ${cards.toLocaleString('en')} cards, ${entries.toLocaleString('en')} entries in the period, ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n`,
+  );
+  process.stdout.write(
+    `  workbook ${(statSync(paths.workbook).size / 1e6).toFixed(1)} MB, cards CSV ${(statSync(paths.cardsCsv).size / 1e6).toFixed(1)} MB\n`,
+  );
   process.stdout.write(`  TOTAL ${seconds.toFixed(2)} s   peak RSS ${peakRssMb()} MB\n`);
   rmSync(out, { recursive: true, force: true });
 }
@@ -55,14 +59,20 @@ if (args[0] === '--close') {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
     const path = benchMirror(`check-${size.millions}m-v2`, size.entries, size.cards);
-    process.stdout.write(`close over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`);
+    process.stdout.write(
+      `close over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`,
+    );
     // A mirror built by an earlier version gets this version's card indexes (the close's covering one among them).
     const writable = new Database(path);
     createCardIndexes(writable);
     writable.close();
     const location = PG_SERVER === '' ? path : await postgresCopyOf(path, `bench_check_${size.millions}m`);
     process.stdout.write(`  in ${BACKEND}\n`);
-    const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--close', location], { stdio: 'inherit' });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--close', location],
+      { stdio: 'inherit' },
+    );
     if (result.status !== 0) process.exitCode = 1;
   }
 }

@@ -19,7 +19,10 @@ const ON_BOTH: ReadonlySet<string> = new Set(['sync', 'check', 'close', 'report'
 const args = process.argv.slice(2);
 const wanted = args.filter((arg) => !arg.startsWith('--'));
 const selected = wanted.length > 0 ? BENCHES.filter((name) => wanted.includes(name)) : BENCHES;
-const postgres = !args.includes('--sqlite') && selected.some((name) => ON_BOTH.has(name)) && postgresMissing() === undefined ? startBenchServer() : undefined;
+const postgres =
+  !args.includes('--sqlite') && selected.some((name) => ON_BOTH.has(name)) && postgresMissing() === undefined
+    ? startBenchServer()
+    : undefined;
 if (postgresMissing() !== undefined) process.stdout.write(`${postgresMissing()}\n`);
 let failed = 0;
 try {
@@ -29,7 +32,10 @@ try {
     if (spawnSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit' }).status !== 0) failed += 1;
     if (postgres && ON_BOTH.has(name)) {
       process.stdout.write(`\n== ${name} (PostgreSQL)\n`);
-      const result = spawnSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: { ...process.env, LEDGER_RECON_BENCH_PG: postgres.url } });
+      const result = spawnSync(process.execPath, ['--import', 'tsx', file], {
+        stdio: 'inherit',
+        env: { ...process.env, LEDGER_RECON_BENCH_PG: postgres.url },
+      });
       if (result.status !== 0) failed += 1;
     }
   }

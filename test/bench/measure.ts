@@ -46,7 +46,9 @@ export async function timed<T>(label: string, work: () => Promise<T> | T): Promi
   const cpuSeconds = (spent.user + spent.system) / 1e6;
   const step = stepped ? stepPeakMb() : undefined;
   const ownPeak = step === undefined ? '' : `   (this step ${String(step).padStart(5)} MB)`;
-  process.stdout.write(`${label.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s   CPU ${cpuSeconds.toFixed(2).padStart(6)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB${ownPeak}\n`);
+  process.stdout.write(
+    `${label.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s   CPU ${cpuSeconds.toFixed(2).padStart(6)} s   peak RSS ${String(peakRssMb()).padStart(5)} MB${ownPeak}\n`,
+  );
   return result;
 }
 

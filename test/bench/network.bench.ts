@@ -25,7 +25,25 @@ import { withHeapPacedForSync } from '../../src/cli/heap.js';
 
 const LATENCY_MS = 20;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const simulator = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--dp-port', '0', '--seed', '1', '--size', 'medium', '--latency', String(LATENCY_MS), '--control'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const simulator = spawn(
+  process.execPath,
+  [
+    CLI,
+    'simulate',
+    '--port',
+    '0',
+    '--dp-port',
+    '0',
+    '--seed',
+    '1',
+    '--size',
+    'medium',
+    '--latency',
+    String(LATENCY_MS),
+    '--control',
+  ],
+  { stdio: ['pipe', 'pipe', 'inherit'] },
+);
 const env: Record<string, string> = {};
 let waiting: { prefix: string; resolve: (line: string) => void } | undefined;
 createInterface({ input: simulator.stdout }).on('line', (line) => {
@@ -81,24 +99,39 @@ async function timedSync(dbPath: string, full = false): Promise<SyncSummary> {
 async function measure(label: string, targets: boolean): Promise<void> {
   process.stdout.write(`\n${label}\n`);
   const walks = await bareWalks();
-  for (const [name, ms] of walks.each) process.stdout.write(`  bare walk ${name.padEnd(15)} ${seconds(ms).padStart(8)}\n`);
-  process.stdout.write(`  their sum ${seconds(walks.sum)}; their maximum ${seconds(walks.max)} (the floor for walks at the same time)\n`);
+  for (const [name, ms] of walks.each)
+    process.stdout.write(`  bare walk ${name.padEnd(15)} ${seconds(ms).padStart(8)}\n`);
+  process.stdout.write(
+    `  their sum ${seconds(walks.sum)}; their maximum ${seconds(walks.max)} (the floor for walks at the same time)\n`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-network-'));
   const db = join(dir, 'ledger.db');
-  const ratio = (ms: number, target: number): string => `${(ms / walks.max).toFixed(2)}x the floor${targets ? ` (target ≤ ${target}x)` : ''}`;
+  const ratio = (ms: number, target: number): string =>
+    `${(ms / walks.max).toFixed(2)}x the floor${targets ? ` (target ≤ ${target}x)` : ''}`;
   const full = await timedSync(db);
-  process.stdout.write(`  full sync                     ${seconds(full.durationMs).padStart(8)}  ${ratio(full.durationMs, 1.1)}; ${(full.durationMs / walks.sum).toFixed(2)}x the sum\n`);
+  process.stdout.write(
+    `  full sync                     ${seconds(full.durationMs).padStart(8)}  ${ratio(full.durationMs, 1.1)}; ${(full.durationMs / walks.sum).toFixed(2)}x the sum\n`,
+  );
   const applied = lineStartingWith('applied');
   simulator.stdin.write(`activity ${Math.round(full.resources.giftCardTransactions.records / 100)}\n`);
   await applied;
   const active = await timedSync(db);
-  process.stdout.write(`  incremental after 1 % activity ${seconds(active.durationMs).padStart(8)}  ${ratio(active.durationMs, 1.2)}\n`);
+  process.stdout.write(
+    `  incremental after 1 % activity ${seconds(active.durationMs).padStart(8)}  ${ratio(active.durationMs, 1.2)}\n`,
+  );
   const idle = await timedSync(db);
   // A quiet night still reads every list whole except the ledger: its own floor is the longest of those.
   const quietFloor = Math.max(...walks.each.filter(([name]) => name !== 'ledger entries').map(([, ms]) => ms));
-  process.stdout.write(`  incremental with no activity  ${seconds(idle.durationMs).padStart(8)}  ${ratio(idle.durationMs, 1.2)}; ${(idle.durationMs / quietFloor).toFixed(2)}x the longest list it reads whole (${seconds(quietFloor)})\n`);
-  const walksOf = (summary: SyncSummary): string => Object.entries(summary.resources).map(([name, stats]) => `${name} ${seconds(stats.durationMs)}`).join(', ');
-  process.stdout.write(`  each walk of the full sync: ${walksOf(full)}\n  each walk of the idle night: ${walksOf(idle)}\n`);
+  process.stdout.write(
+    `  incremental with no activity  ${seconds(idle.durationMs).padStart(8)}  ${ratio(idle.durationMs, 1.2)}; ${(idle.durationMs / quietFloor).toFixed(2)}x the longest list it reads whole (${seconds(quietFloor)})\n`,
+  );
+  const walksOf = (summary: SyncSummary): string =>
+    Object.entries(summary.resources)
+      .map(([name, stats]) => `${name} ${seconds(stats.durationMs)}`)
+      .join(', ');
+  process.stdout.write(
+    `  each walk of the full sync: ${walksOf(full)}\n  each walk of the idle night: ${walksOf(idle)}\n`,
+  );
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -21,22 +21,47 @@ const FINDINGS = 100_000;
 /** A check run, then 100,000 findings planted into it (error, warning and info, money and counts). */
 async function prepare(path: string): Promise<void> {
   const mirror = openMirror(path);
-  mirror.sqlite.exec('DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;');
+  mirror.sqlite.exec(
+    'DELETE FROM findings; DELETE FROM held_findings; DELETE FROM resolved_findings; DELETE FROM liability_rollforward; DELETE FROM check_runs;',
+  );
   const { summary } = await reconcile({ mirror });
-  const cards = mirror.sqlite.prepare('SELECT gift_card_id, currency FROM gift_cards LIMIT ?').all(FINDINGS) as { gift_card_id: string; currency: string }[];
+  const cards = mirror.sqlite.prepare('SELECT gift_card_id, currency FROM gift_cards LIMIT ?').all(FINDINGS) as {
+    gift_card_id: string;
+    currency: string;
+  }[];
   const insert = mirror.sqlite.prepare(
     `INSERT INTO findings (check_run_id, fingerprint, code, severity, entity_type, entity_id, gift_card_id, reference_id, currency, unit, expected, actual, difference, message, state, first_seen_check_run_id, first_seen_at, first_seen_at_ms, age_days, records_json, detail_sha256)
      VALUES (?, ?, ?, ?, 'giftCard', ?, ?, NULL, ?, 'cents', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'x')`,
   );
-  const codes = [['GC_BALANCE_MISMATCH', 'error'], ['GC_SUSPECTED_DOUBLE_DEBIT', 'warning'], ['GC_IN_FLIGHT', 'info']] as const;
+  const codes = [
+    ['GC_BALANCE_MISMATCH', 'error'],
+    ['GC_SUSPECTED_DOUBLE_DEBIT', 'warning'],
+    ['GC_IN_FLIGHT', 'info'],
+  ] as const;
   mirror.sqlite.transaction(() => {
     cards.forEach((card, i) => {
       const [code, severity] = codes[i % codes.length]!;
       const expected = 5_000 + i;
       const actual = expected + 500;
-      insert.run(summary.checkRunId, `bench${String(i).padStart(11, '0')}`, code, severity, card.gift_card_id, card.gift_card_id, card.currency, expected, actual, actual - expected,
-        `card ${card.gift_card_id}: the ledger gives ${card.currency} ${(expected / 100).toFixed(2)} but the card reports ${(actual / 100).toFixed(2)}`, i % 5 === 0 ? 'new' : 'open',
-        summary.checkRunId, new Date().toISOString(), Date.now(), i % 40, JSON.stringify([{ type: 'giftCard', id: card.gift_card_id }]));
+      insert.run(
+        summary.checkRunId,
+        `bench${String(i).padStart(11, '0')}`,
+        code,
+        severity,
+        card.gift_card_id,
+        card.gift_card_id,
+        card.currency,
+        expected,
+        actual,
+        actual - expected,
+        `card ${card.gift_card_id}: the ledger gives ${card.currency} ${(expected / 100).toFixed(2)} but the card reports ${(actual / 100).toFixed(2)}`,
+        i % 5 === 0 ? 'new' : 'open',
+        summary.checkRunId,
+        new Date().toISOString(),
+        Date.now(),
+        i % 40,
+        JSON.stringify([{ type: 'giftCard', id: card.gift_card_id }]),
+      );
     });
   })();
   mirror.close();
@@ -49,7 +74,9 @@ async function report(path: string): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   await mirror.close();
   const size = (p: string) => `${(statSync(p).size / 1e6).toFixed(1)} MB`;
-  process.stdout.write(`  workbook ${paths.workbook} (${size(paths.workbook)}), CSV ${size(paths.csv)}, JSON ${size(paths.json)}\n`);
+  process.stdout.write(
+    `  workbook ${paths.workbook} (${size(paths.workbook)}), CSV ${size(paths.csv)}, JSON ${size(paths.json)}\n`,
+  );
   process.stdout.write(`  TOTAL ${seconds.toFixed(2)} s   peak RSS ${peakRssMb()} MB\n`);
 }
 
@@ -60,7 +87,13 @@ if (args[0] === '--report') {
   const path = benchMirror('report-1m-cards-v2', 3_000_000, 1_000_000);
   await prepare(path);
   const location = PG_SERVER === '' ? path : await postgresCopyOf(path, 'bench_report_1m_cards');
-  process.stdout.write(`report in ${BACKEND} of ${FINDINGS.toLocaleString('en')} findings and 1,000,000 card rows (${location})\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--report', location], { stdio: 'inherit' });
+  process.stdout.write(
+    `report in ${BACKEND} of ${FINDINGS.toLocaleString('en')} findings and 1,000,000 card rows (${location})\n`,
+  );
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--report', location],
+    { stdio: 'inherit' },
+  );
   if (result.status !== 0) process.exitCode = 1;
 }

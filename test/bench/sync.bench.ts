@@ -23,10 +23,31 @@ import { withHeapPacedForSync } from '../../src/cli/heap.js';
 
 const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const args = ['simulate', '--port', '0', '--dp-port', '0', '--seed', '1', '--cards', '100000', '--entries-per-card', '16', '--coupons', '100000', '--orders', '10000', '--products', '40', '--control'];
+const args = [
+  'simulate',
+  '--port',
+  '0',
+  '--dp-port',
+  '0',
+  '--seed',
+  '1',
+  '--cards',
+  '100000',
+  '--entries-per-card',
+  '16',
+  '--coupons',
+  '100000',
+  '--orders',
+  '10000',
+  '--products',
+  '40',
+  '--control',
+];
 // The simulated world is a few GB of objects: room to grow, so that its collector does not
 // thrash after new activity and slow the sync being measured.
-const simulator = spawn(process.execPath, ['--max-old-space-size=8192', CLI, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+const simulator = spawn(process.execPath, ['--max-old-space-size=8192', CLI, ...args], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 const lines = createInterface({ input: simulator.stdout });
 // Breaking out of `for await` over readline closes it: listen instead, for the whole run.
 let waiting: { accept: (line: string) => boolean; resolve: (line: string) => void } | undefined;
@@ -40,7 +61,8 @@ lines.on('line', (line) => {
     waiting = undefined;
   }
 });
-const lineStartingWith = (prefix: string): Promise<string> => new Promise((resolve) => (waiting = { accept: (line) => line.startsWith(prefix), resolve }));
+const lineStartingWith = (prefix: string): Promise<string> =>
+  new Promise((resolve) => (waiting = { accept: (line) => line.startsWith(prefix), resolve }));
 const started = performance.now();
 await lineStartingWith('Serving');
 process.stdout.write(`simulator ready in ${((performance.now() - started) / 1000).toFixed(1)} s (its own process)\n\n`);
@@ -104,18 +126,27 @@ const sync = async (mirror: Mirror, label: string, full = false): Promise<SyncSu
       mark = now;
     },
   };
-  const summary = await timed(label, () => withHeapPacedForSync(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress })));
+  const summary = await timed(label, () =>
+    withHeapPacedForSync(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress })),
+  );
   const written = (bytesWritten() ?? NaN) - (writtenBefore ?? NaN);
   await Promise.all([c.giftcard.close(), c.dp.close()]);
-  const phases = Object.entries(summary.resources).map(([name, stats]) => `${name} ${(stats.durationMs / 1000).toFixed(2)}`);
+  const phases = Object.entries(summary.resources).map(
+    ([name, stats]) => `${name} ${(stats.durationMs / 1000).toFixed(2)}`,
+  );
   process.stdout.write(`  phases (s): ${phases.join(', ')}\n`);
   if (!Number.isNaN(written)) {
-    process.stdout.write(`  written (the WAL and its checkpoints, nearly all): ${Math.round(written / 1e6).toLocaleString('en-US')} MB; by phase (MB): ${writtenBy.join(', ')}\n`);
+    process.stdout.write(
+      `  written (the WAL and its checkpoints, nearly all): ${Math.round(written / 1e6).toLocaleString('en-US')} MB; by phase (MB): ${writtenBy.join(', ')}\n`,
+    );
   }
   return summary;
 };
 
-const rate = (records: number, ms: number) => `${Math.round(records / (ms / 1000)).toLocaleString('en-US').padStart(9)} records/s`;
+const rate = (records: number, ms: number) =>
+  `${Math.round(records / (ms / 1000))
+    .toLocaleString('en-US')
+    .padStart(9)} records/s`;
 
 /** A full sync into a new mirror, printed next to the bare walk. */
 async function fullSync(mirror: Mirror, walk: BareWalk): Promise<SyncSummary> {
@@ -128,20 +159,30 @@ async function fullSync(mirror: Mirror, walk: BareWalk): Promise<SyncSummary> {
   // perfectly over every core, bounds the sync from below whatever runs on which thread.
   if (!Number.isNaN(simCpu)) {
     const bound = (ownCpu + simCpu) / availableParallelism();
-    process.stdout.write(`  the simulator's CPU meanwhile: ${simCpu.toFixed(2)} s; (sync + simulator CPU) / ${availableParallelism()} cores = ${bound.toFixed(2)} s, the least any sync doing this work could take here\n`);
+    process.stdout.write(
+      `  the simulator's CPU meanwhile: ${simCpu.toFixed(2)} s; (sync + simulator CPU) / ${availableParallelism()} cores = ${bound.toFixed(2)} s, the least any sync doing this work could take here\n`,
+    );
   }
   for (const [name, key] of RESOURCES) {
     const stats = full.resources[key];
-    process.stdout.write(`  ${name.padEnd(16)} ${stats.records.toLocaleString('en-US').padStart(10)} in ${(stats.durationMs / 1000).toFixed(2).padStart(6)} s ${rate(stats.records, stats.durationMs)}   (bare walk ${walk.seconds[name].toFixed(2)} s, ${rate(walk.counts[name], walk.seconds[name] * 1000)})\n`);
+    process.stdout.write(
+      `  ${name.padEnd(16)} ${stats.records.toLocaleString('en-US').padStart(10)} in ${(stats.durationMs / 1000).toFixed(2).padStart(6)} s ${rate(stats.records, stats.durationMs)}   (bare walk ${walk.seconds[name].toFixed(2)} s, ${rate(walk.counts[name], walk.seconds[name] * 1000)})\n`,
+    );
   }
-  process.stdout.write(`  the ledger's time includes its index builds after the bulk load: ${((full.resources.giftCardTransactions.notes['indexBuildMs'] ?? 0) / 1000).toFixed(2)} s\n`);
+  process.stdout.write(
+    `  the ledger's time includes its index builds after the bulk load: ${((full.resources.giftCardTransactions.notes['indexBuildMs'] ?? 0) / 1000).toFixed(2)} s\n`,
+  );
   const walkSeconds = Object.values(walk.seconds).reduce((a, b) => a + b, 0);
-  process.stdout.write(`  settle pass ${(full.resources.settle.durationMs / 1000).toFixed(2)} s; whole sync ${(full.durationMs / 1000).toFixed(2)} s = ${(full.durationMs / 1000 / walkSeconds).toFixed(2)}x the bare walk one list after another (no target: the network bench holds the targets)\n\n`);
+  process.stdout.write(
+    `  settle pass ${(full.resources.settle.durationMs / 1000).toFixed(2)} s; whole sync ${(full.durationMs / 1000).toFixed(2)} s = ${(full.durationMs / 1000 / walkSeconds).toFixed(2)}x the bare walk one list after another (no target: the network bench holds the targets)\n\n`,
+  );
   return full;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-bench-'));
-process.stdout.write(`Into ${BACKEND}. On loopback with no delay: both processes share the machine, so the sync is bound by CPU.\n`);
+process.stdout.write(
+  `Into ${BACKEND}. On loopback with no delay: both processes share the machine, so the sync is bound by CPU.\n`,
+);
 const walk = await bareWalk('bare walk (no writes)');
 const location = benchLocation(`bench_sync_${process.pid}`, dir);
 const mirror = await openBenchMirror(location);
@@ -152,14 +193,22 @@ simulator.stdin.write(`activity ${Math.round(walk.counts['ledger entries'] / 100
 const applied = await appliedLine;
 process.stdout.write(`simulator: ${applied} operations (1 % of the ledger)\n`);
 const incremental = await sync(mirror, 'incremental sync after 1 % new activity');
-process.stdout.write(`  ledger: ${incremental.resources.giftCardTransactions.pages} pages, ${incremental.resources.giftCardTransactions.new} new; settle re-read ${incremental.resources.settle.notes['cardsReread']} cards\n`);
-process.stdout.write(`  incremental ${(incremental.durationMs / 1000).toFixed(2)} s next to full ${(full.durationMs / 1000).toFixed(2)} s\n`);
+process.stdout.write(
+  `  ledger: ${incremental.resources.giftCardTransactions.pages} pages, ${incremental.resources.giftCardTransactions.new} new; settle re-read ${incremental.resources.settle.notes['cardsReread']} cards\n`,
+);
+process.stdout.write(
+  `  incremental ${(incremental.durationMs / 1000).toFixed(2)} s next to full ${(full.durationMs / 1000).toFixed(2)} s\n`,
+);
 // With nothing new, what a night writes is bookkeeping alone: unchanged records are not written.
 const idle = await sync(mirror, 'incremental sync with no new activity');
-process.stdout.write(`  ledger: ${idle.resources.giftCardTransactions.pages} pages, ${idle.resources.giftCardTransactions.new} new\n`);
+process.stdout.write(
+  `  ledger: ${idle.resources.giftCardTransactions.pages} pages, ${idle.resources.giftCardTransactions.new} new\n`,
+);
 // The weekly --full: the whole ledger again, every entry compared and marked seen.
 const weekly = await sync(mirror, '--full pass over the same mirror (weekly)', true);
-process.stdout.write(`  ledger: ${weekly.resources.giftCardTransactions.records.toLocaleString('en-US')} entries compared, ${weekly.resources.giftCardTransactions.changed} changed, ${weekly.resources.giftCardTransactions.notes['vanished'] ?? 0} vanished; settle re-read ${weekly.resources.settle.notes['cardsReread']} cards\n`);
+process.stdout.write(
+  `  ledger: ${weekly.resources.giftCardTransactions.records.toLocaleString('en-US')} entries compared, ${weekly.resources.giftCardTransactions.changed} changed, ${weekly.resources.giftCardTransactions.notes['vanished'] ?? 0} vanished; settle re-read ${weekly.resources.settle.notes['cardsReread']} cards\n`,
+);
 process.stdout.write(`peak RSS of the syncing process: ${peakRssMb()} MB (target < 500 MB)\n`);
 
 await mirror.close();

@@ -60,9 +60,14 @@ describe('a stray quote costs its record alone', () => {
 
   it('a quote that never closes names the lines it hid, and the file is not complete', async () => {
     const file = join(dir, 'tenders.csv');
-    writeFileSync(file, [HEADER, tender(1), tender(2), 'ORD-X,payment,25.00,USD,"2026-10-01', tender(3), tender(4)].join('\n'));
+    writeFileSync(
+      file,
+      [HEADER, tender(1), tender(2), 'ORD-X,payment,25.00,USD,"2026-10-01', tender(3), tender(4)].join('\n'),
+    );
     const result = await importBooks(file);
-    expect(result.stderr).toContain(`${file}:4: a quote opens on line 4 and never closes: lines 4 to 6 (3 lines) were not read`);
+    expect(result.stderr).toContain(
+      `${file}:4: a quote opens on line 4 and never closes: lines 4 to 6 (3 lines) were not read`,
+    );
     expect(result.stdout).toMatch(/2 rows read from 6 lines: 2 new, .*; not complete: a quote opens on line 4/);
   });
 
@@ -86,8 +91,14 @@ describe('a stray quote costs its record alone', () => {
       fields[at(/order no|ref/i)] = 'TILL-12" card';
       lines.splice(2, 0, fields.join(','));
       writeFileSync(path, lines.join('\n'));
-      const night = await runCli(['run', '--db', db, '--out', join(dir, 'out'), '--books', books, '--json'], simulatorEnv(sim));
-      const json = JSON.parse(night.stdout) as { verdict: string; books: { rowsRejected: number; failed: { file: string; reason: string }[] } };
+      const night = await runCli(
+        ['run', '--db', db, '--out', join(dir, 'out'), '--books', books, '--json'],
+        simulatorEnv(sim),
+      );
+      const json = JSON.parse(night.stdout) as {
+        verdict: string;
+        books: { rowsRejected: number; failed: { file: string; reason: string }[] };
+      };
       expect(json.verdict).toBe('INCOMPLETE');
       expect(json.books.rowsRejected).toBe(1);
       expect(json.books.failed).toEqual([{ file: path, reason: expect.stringMatching(/^1 of its \d+ rows rejected/) }]);
@@ -147,16 +158,31 @@ describe('codes from the books never leave in clear', () => {
       const out = join(dir, 'out');
       const night = await runCli(['run', '--db', db, '--out', out, '--books', books, '--json'], simulatorEnv(sim));
       expect(night.stderr).toMatch(/Tender Amount \(its value not shown: it may be a code\) is not a decimal amount/);
-      const single = await runCli(['books', 'import', '--db', mirrorAt(dir, 'single'), join(books, 'tenders.csv')], cleanEnv());
+      const single = await runCli(
+        ['books', 'import', '--db', mirrorAt(dir, 'single'), join(books, 'tenders.csv')],
+        cleanEnv(),
+      );
       const sql = await runCli(['sql', '--db', db, 'SELECT reference, raw_json FROM books_rows'], cleanEnv());
-      const written = [await everyByteWritten([dir]), await everyTextInMirror(db), await everyTextInMirror(mirrorAt(dir, 'single'))].join('\n');
+      const written = [
+        await everyByteWritten([dir]),
+        await everyTextInMirror(db),
+        await everyTextInMirror(mirrorAt(dir, 'single')),
+      ].join('\n');
       for (const code of codes) {
-        for (const [where, text] of [['the files written', written], ['stdout', night.stdout + single.stdout + sql.stdout], ['stderr', night.stderr + single.stderr + sql.stderr]] as const) {
+        for (const [where, text] of [
+          ['the files written', written],
+          ['stdout', night.stdout + single.stdout + sql.stdout],
+          ['stderr', night.stderr + single.stderr + sql.stderr],
+        ] as const) {
           expect(text.includes(code), `${code} in ${where}`).toBe(false);
         }
       }
       // The code-as-reference row is matched by its hash, as a reference.
-      expect(await count(`SELECT COUNT(*) FROM books_rows WHERE reference LIKE 'sha256:%' AND reference = 'sha256:' || code_sha256`)).toBe(1);
+      expect(
+        await count(
+          `SELECT COUNT(*) FROM books_rows WHERE reference LIKE 'sha256:%' AND reference = 'sha256:' || code_sha256`,
+        ),
+      ).toBe(1);
     } finally {
       rmSync(books, { recursive: true, force: true });
     }
@@ -164,10 +190,15 @@ describe('codes from the books never leave in clear', () => {
 
   it('refuses a header that spells the code column otherwise, a map naming one column twice, a type that is both payment and refund', async () => {
     const file = join(dir, 'tenders.csv');
-    writeFileSync(file, ['reference,type,amount,currency,time,Gift card code', `${tender(1)},GCX-77-Q7R2-K9W4`].join('\n'));
+    writeFileSync(
+      file,
+      ['reference,type,amount,currency,time,Gift card code', `${tender(1)},GCX-77-Q7R2-K9W4`].join('\n'),
+    );
     const unmapped = await importBooks(file);
     expect(unmapped.status).toBe(2);
-    expect(unmapped.stderr).toContain(`${file}:1: the column "Gift card code" looks like a code column the map does not read`);
+    expect(unmapped.stderr).toContain(
+      `${file}:1: the column "Gift card code" looks like a code column the map does not read`,
+    );
     const map = join(dir, 'map.json');
     writeFileSync(map, JSON.stringify({ columns: { cardCode: 'Gift Card Code' } }));
     const misspelt = await importBooks('--map', map, file);
@@ -175,12 +206,17 @@ describe('codes from the books never leave in clear', () => {
     expect(misspelt.stderr).toContain('the file has no column "Gift Card Code" (cardCode)');
     writeFileSync(map, JSON.stringify({ columns: { reference: 'Gift card code', cardCode: 'Gift card code' } }));
     const twice = await importBooks('--map', map, file);
-    expect(twice.stderr).toBe(`ledger-recon: --map ${map}: the column "Gift card code" is named for both reference and cardCode: each field needs a column of its own\n`);
+    expect(twice.stderr).toBe(
+      `ledger-recon: --map ${map}: the column "Gift card code" is named for both reference and cardCode: each field needs a column of its own\n`,
+    );
     writeFileSync(map, JSON.stringify({ types: { payment: ['SALE', 'adj'], refund: ['RETURN', 'ADJ'] } }));
     const both = await importBooks('--map', map, file);
-    expect(both.stderr).toBe(`ledger-recon: --map ${map}: "adj" is listed as both a payment and a refund: a row of that type could be either\n`);
+    expect(both.stderr).toBe(
+      `ledger-recon: --map ${map}: "adj" is listed as both a payment and a refund: a row of that type could be either\n`,
+    );
     expect(await count('SELECT COUNT(*) FROM books_files')).toBe(0);
-    for (const result of [unmapped, misspelt, twice, both]) expect(result.stderr + result.stdout).not.toContain('GCX-77');
+    for (const result of [unmapped, misspelt, twice, both])
+      expect(result.stderr + result.stdout).not.toContain('GCX-77');
   });
 });
 
@@ -193,7 +229,11 @@ describe('what is not a books file', () => {
     for (const file of [fifo, zero]) {
       const result = await importBooks(file);
       expect(result.status).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`^ledger-recon: ${file}: (a FIFO|a device), not a regular file: books are read from a regular file \\(an export written to disk\\)\\n$`));
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^ledger-recon: ${file}: (a FIFO|a device), not a regular file: books are read from a regular file \\(an export written to disk\\)\\n$`,
+        ),
+      );
     }
     const real = join(dir, 'tenders-real.csv');
     writeFileSync(real, [HEADER, tender(1)].join('\n'));
@@ -216,10 +256,22 @@ describe('what is not a books file', () => {
       const tenders = join(books, 'tenders.csv');
       rmSync(tenders);
       execFileSync('mkfifo', [tenders]);
-      const night = await runCli(['run', '--db', db, '--out', join(dir, 'out'), '--books', books, '--json'], simulatorEnv(sim));
-      const json = JSON.parse(night.stdout) as { verdict: string; sync: { completed: boolean }; books: { files: number; failed: { file: string; reason: string }[] } };
+      const night = await runCli(
+        ['run', '--db', db, '--out', join(dir, 'out'), '--books', books, '--json'],
+        simulatorEnv(sim),
+      );
+      const json = JSON.parse(night.stdout) as {
+        verdict: string;
+        sync: { completed: boolean };
+        books: { files: number; failed: { file: string; reason: string }[] };
+      };
       expect(json).toMatchObject({ verdict: 'INCOMPLETE', sync: { completed: true }, books: { files: 2 } });
-      expect(json.books.failed).toEqual([{ file: tenders, reason: `${tenders}: a FIFO, not a regular file: books are read from a regular file (an export written to disk)` }]);
+      expect(json.books.failed).toEqual([
+        {
+          file: tenders,
+          reason: `${tenders}: a FIFO, not a regular file: books are read from a regular file (an export written to disk)`,
+        },
+      ]);
     } finally {
       await sim.close();
     }
@@ -229,16 +281,26 @@ describe('what is not a books file', () => {
 describe('files written in another encoding, and maps that ask too much', () => {
   it('names the line of a Windows-1252 byte and the map setting, imports nothing of it, and reads it with "encoding"', async () => {
     const file = join(dir, 'tenders.csv');
-    writeFileSync(file, Buffer.concat([Buffer.from(`${HEADER}\n${tender(1)}\n`), Buffer.from('Caf\xe9-7,payment,10.00,USD,2026-10-01T12:00:00Z\n', 'latin1')]));
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from(`${HEADER}\n${tender(1)}\n`),
+        Buffer.from('Caf\xe9-7,payment,10.00,USD,2026-10-01T12:00:00Z\n', 'latin1'),
+      ]),
+    );
     const refused = await importBooks(file);
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toContain(`${file}:3: line 3 is not UTF-8 text: if the file is written in another encoding, name it in the map ("encoding": "windows-1252"`);
+    expect(refused.stderr).toContain(
+      `${file}:3: line 3 is not UTF-8 text: if the file is written in another encoding, name it in the map ("encoding": "windows-1252"`,
+    );
     expect(await count('SELECT COUNT(*) FROM books_rows')).toBe(0);
     const map = join(dir, 'map.json');
     writeFileSync(map, JSON.stringify({ encoding: 'windows-1252' }));
     const read = await importBooks('--map', map, file);
     expect(read.status, read.stderr).toBe(0);
-    expect((await query<{ reference: string }>('SELECT reference FROM books_rows ORDER BY line_no')).map((r) => r.reference)).toEqual(['ORD-1', 'Café-7']);
+    expect(
+      (await query<{ reference: string }>('SELECT reference FROM books_rows ORDER BY line_no')).map((r) => r.reference),
+    ).toEqual(['ORD-1', 'Café-7']);
   });
 
   it('bounds a map’s lists and a problem line', async () => {
@@ -248,7 +310,10 @@ describe('files written in another encoding, and maps that ask too much', () => 
     writeFileSync(map, JSON.stringify({ timeFormats: Array.from({ length: 200 }, (_, i) => `yyyy-MM-dd '${i}'`) }));
     const many = await importBooks('--map', map, file);
     expect(many.stderr).toMatch(/^ledger-recon: --map .*: timeFormats: Too big/);
-    writeFileSync(map, JSON.stringify({ timeFormats: Array.from({ length: 20 }, (_, i) => `yyyy-MM-dd HH:mm '${'x'.repeat(90)}${i}'`) }));
+    writeFileSync(
+      map,
+      JSON.stringify({ timeFormats: Array.from({ length: 20 }, (_, i) => `yyyy-MM-dd HH:mm '${'x'.repeat(90)}${i}'`) }),
+    );
     const long = await importBooks('--map', map, file);
     for (const line of long.stderr.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(400);
   });
@@ -274,11 +339,16 @@ describe('versions of a source', () => {
     mkdirSync(june);
     mkdirSync(november);
     writeFileSync(join(june, 'tenders.csv'), [HEADER, ...Array.from({ length: 81 }, (_, i) => tender(i))].join('\n'));
-    writeFileSync(join(november, 'tenders.csv'), [HEADER, ...Array.from({ length: 40 }, (_, i) => tender(i + 1000))].join('\n'));
+    writeFileSync(
+      join(november, 'tenders.csv'),
+      [HEADER, ...Array.from({ length: 40 }, (_, i) => tender(i + 1000))].join('\n'),
+    );
     expect((await importBooks(join(june, 'tenders.csv'))).status).toBe(0);
     const refused = await importBooks(join(november, 'tenders.csv'));
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toContain('would withdraw 81 of the 81 rows its previous version holds: is it another period');
+    expect(refused.stderr).toContain(
+      'would withdraw 81 of the 81 rows its previous version holds: is it another period',
+    );
     expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(81);
     const own = await importBooks('--source', '2026-11/tenders.csv', join(november, 'tenders.csv'));
     expect(own.status, own.stderr).toBe(0);
@@ -301,7 +371,9 @@ describe('a version is known by its newest bytes, and by the bytes it was parsed
     const night3 = await importBooks(file);
     expect(night3.status, night3.stderr).toBe(0);
     expect(night3.stdout).not.toMatch(/unchanged/);
-    expect(await count("SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL AND reference = 'ORD-BOOKS-ONLY'")).toBe(1);
+    expect(
+      await count("SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL AND reference = 'ORD-BOOKS-ONLY'"),
+    ).toBe(1);
     expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(11);
     // The same bytes again are the newest version's: unchanged.
     expect((await importBooks(file)).stdout).toMatch(/unchanged/);
@@ -320,7 +392,9 @@ describe('a version is known by its newest bytes, and by the bytes it was parsed
     const digests = await query<{ sha256: string }>('SELECT sha256 FROM books_files');
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
     if (result.status === 2) {
-      expect(result.stderr).toMatch(/the file changed while it was read .* nothing of it was imported; import it again once its writer has finished\n$/);
+      expect(result.stderr).toMatch(
+        /the file changed while it was read .* nothing of it was imported; import it again once its writer has finished\n$/,
+      );
       expect(held).toBe(0);
       expect(digests).toEqual([]);
     } else {
@@ -337,7 +411,7 @@ describe('a version is known by its newest bytes, and by the bytes it was parsed
 });
 
 describe('names that would forge lines', () => {
-  it('shows a line break in a books file\'s name escaped: one line per problem, none forged', async () => {
+  it("shows a line break in a books file's name escaped: one line per problem, none forged", async () => {
     const file = join(dir, 'tenders\nledger-recon: RECONCILED.csv');
     writeFileSync(file, [HEADER, tender(1), 'ORD-BAD,payment,not-money,USD,2026-10-01T12:00:00Z'].join('\n'));
     const result = await importBooks(file);
@@ -358,7 +432,9 @@ describe('names that would forge lines', () => {
     expect(result.status).toBe(2);
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stderr.length).toBeLessThan(400);
-    expect(result.stderr).toMatch(/^ledger-recon: --source names what a file is a version of in at most 200 characters, on one line and not blank/);
+    expect(result.stderr).toMatch(
+      /^ledger-recon: --source names what a file is a version of in at most 200 characters, on one line and not blank/,
+    );
   });
 });
 
@@ -368,9 +444,13 @@ describe('a books file of a size no export has', () => {
     writeFileSync(file, [HEADER, ...Array.from({ length: 40_000 }, (_, i) => tender(i))].join('\n'));
     const result = await runCli(['books', 'import', '--db', db, file], cleanEnv({ LEDGER_RECON_MAX_BOOKS_MB: '1' }));
     expect(result.status).toBe(2);
-    expect(result.stderr).toBe(`ledger-recon: ${file}: 2 MB, more than the 1 MB a books file may be (LEDGER_RECON_MAX_BOOKS_MB): is it the right file? Split the export by period, or raise the limit\n`);
+    expect(result.stderr).toBe(
+      `ledger-recon: ${file}: 2 MB, more than the 1 MB a books file may be (LEDGER_RECON_MAX_BOOKS_MB): is it the right file? Split the export by period, or raise the limit\n`,
+    );
     const bad = await runCli(['books', 'import', '--db', db, file], cleanEnv({ LEDGER_RECON_MAX_BOOKS_MB: 'lots' }));
-    expect(bad.stderr).toBe('ledger-recon: LEDGER_RECON_MAX_BOOKS_MB is "lots": it must be whole megabytes, at least 1\n');
+    expect(bad.stderr).toBe(
+      'ledger-recon: LEDGER_RECON_MAX_BOOKS_MB is "lots": it must be whole megabytes, at least 1\n',
+    );
     const allowed = await importBooks(file);
     expect(allowed.status, allowed.stderr).toBe(0);
   });

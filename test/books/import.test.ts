@@ -28,10 +28,23 @@ const count = (sql: string): Promise<number> => numberOfMirror(db, sql);
 describe('books import', () => {
   it('imports the good rows and names each bad one by file and line: a bad date, an amount off the cent, a row with a field missing', async () => {
     const file = join(dir, 'tenders.csv');
-    writeFileSync(file, [HEADER, good(1), 'ORD-2,payment,10.00,USD,31.09.2026', good(3), 'ORD-4,payment,10.005,USD,2026-10-01T12:00:00Z', 'ORD-5,payment,10.00,USD', good(6)].join('\n'));
+    writeFileSync(
+      file,
+      [
+        HEADER,
+        good(1),
+        'ORD-2,payment,10.00,USD,31.09.2026',
+        good(3),
+        'ORD-4,payment,10.005,USD,2026-10-01T12:00:00Z',
+        'ORD-5,payment,10.00,USD',
+        good(6),
+      ].join('\n'),
+    );
     const result = await importBooks(file);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toBe(`${file}: tenders, 6 rows read: 3 new, 0 withdrawn, 3 rejected; not complete: 3 of its 6 rows rejected (more than 1 %)\n`);
+    expect(result.stdout).toBe(
+      `${file}: tenders, 6 rows read: 3 new, 0 withdrawn, 3 rejected; not complete: 3 of its 6 rows rejected (more than 1 %)\n`,
+    );
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(new RegExp(`^${file}:3: time "31.09.2026" is not a time in RFC 3339`));
@@ -47,7 +60,9 @@ describe('books import', () => {
     const result = await importBooks(file);
     expect(result.status).toBe(2);
     const lines = result.stderr.trimEnd().split('\n');
-    expect(lines[0]).toBe(`${file}:1: the file has no column "currency" (currency): is it tenders as CSV, and does the map name its columns?`);
+    expect(lines[0]).toBe(
+      `${file}:1: the file has no column "currency" (currency): is it tenders as CSV, and does the map name its columns?`,
+    );
     expect(lines.at(-1)).toMatch(/^ledger-recon: nothing could be imported from /);
     expect(await count('SELECT COUNT(*) FROM books_files')).toBe(0);
   });
@@ -56,13 +71,21 @@ describe('books import', () => {
     for (const args of [[dir], ['--kind', 'tenders', dir]]) {
       const result = await importBooks(...args);
       expect(result.status).toBe(2);
-      expect(result.stderr).toBe(`ledger-recon: ${dir}: a folder, where books import takes files: name its files (ledger-recon books import ${dir}/*.csv), or let the nightly run import the folder (ledger-recon run --books ${dir})\n`);
+      expect(result.stderr).toBe(
+        `ledger-recon: ${dir}: a folder, where books import takes files: name its files (ledger-recon books import ${dir}/*.csv), or let the nightly run import the folder (ledger-recon run --books ${dir})\n`,
+      );
     }
   });
 
   it('exits 2 on a file that is not CSV at all', async () => {
     const file = join(dir, 'tenders.csv');
-    writeFileSync(file, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0x22, 0xff, 0xfe, 0x0a, 0x01, 0x02]));
+    writeFileSync(
+      file,
+      Buffer.from([
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0x22, 0xff, 0xfe, 0x0a,
+        0x01, 0x02,
+      ]),
+    );
     const result = await importBooks(file);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^${file}:1: `));

@@ -25,7 +25,10 @@ const use = fc.tuple(fc.constantFrom(...CODES), fc.constantFrom(...DAYS));
  * A version: mostly a few meanings repeated, long enough that the import's batches
  * (ADD_AT_ONCE rows) cut the equal rows of one meaning apart.
  */
-const version = fc.oneof(fc.array(use, { maxLength: 20 }), fc.array(use, { minLength: ADD_AT_ONCE - 50, maxLength: ADD_AT_ONCE * 2 + 200, size: 'max' }));
+const version = fc.oneof(
+  fc.array(use, { maxLength: 20 }),
+  fc.array(use, { minLength: ADD_AT_ONCE - 50, maxLength: ADD_AT_ONCE * 2 + 200, size: 'max' }),
+);
 
 const hashOf = (code: string): string => createHash('sha256').update(code).digest('hex');
 /** A meaning as the mirror holds it: the code's hash and the day as written. */
@@ -58,8 +61,15 @@ describe('versions of a books file of equal rows', () => {
           const ever = new Map<string, number>();
           for (const [n, uses] of versions.entries()) {
             // A version of no row is a quiet day's header alone; a trailing number keeps equal versions apart.
-            writeFileSync(file, ['couponCode,time', ...uses.map(([code, day]) => `${code},${day}`)].join('\n') + `\n`.repeat(n + 1));
-            const result = await importBooksFile(mirror, file, { kind: 'coupon-uses', replace: true, nowMs: 1_800_000_000_000 + n });
+            writeFileSync(
+              file,
+              ['couponCode,time', ...uses.map(([code, day]) => `${code},${day}`)].join('\n') + `\n`.repeat(n + 1),
+            );
+            const result = await importBooksFile(mirror, file, {
+              kind: 'coupon-uses',
+              replace: true,
+              nowMs: 1_800_000_000_000 + n,
+            });
             const now = counted(uses);
             expect(result.problems).toEqual([]);
             expect(result.rowsRead).toBe(uses.length);
@@ -69,7 +79,9 @@ describe('versions of a books file of equal rows', () => {
               mirrorAt(dir),
               'SELECT code_sha256 AS code, at_text AS day, line_no AS line FROM books_rows WHERE withdrawn_file_id IS NULL ORDER BY line_no',
             );
-            expect(held.map(({ code, day, line }) => `${line} ${code} ${day}`)).toEqual(uses.map(([code, day], i) => `${i + 2} ${meaningOf(code, day)}`));
+            expect(held.map(({ code, day, line }) => `${line} ${code} ${day}`)).toEqual(
+              uses.map(([code, day], i) => `${i + 2} ${meaningOf(code, day)}`),
+            );
             before = now;
             for (const [meaning, count] of now) ever.set(meaning, Math.max(count, ever.get(meaning) ?? 0));
           }

@@ -64,28 +64,35 @@ describe('the check catalogue', () => {
     expect(CATALOGUE.map((c) => [c.code, c.severity]).sort()).toEqual([...DESIGN_CATALOGUE].sort());
   });
 
-  it.each(CHECK_CODES)('%s has a file named after it, tests with a failing fixture and a passing one, and a row in docs/catalogue.md', (code) => {
-    const check = CHECKS[code];
-    const file = `${code.toLowerCase().replace(/_/g, '-')}.ts`;
-    expect(readdirSync(new URL('../../src/checks/', import.meta.url))).toContain(file);
-    expect(check.title.length).toBeGreaterThan(5);
-    expect(check.description.length).toBeGreaterThan(60);
-    const block = testSources.split(`describe('${code}'`)[1]?.split(/\ndescribe\(/)[0] ?? '';
-    expect(block, `tests of ${code}`).toMatch(/it\('flags /);
-    expect(block, `look-alike of ${code}`).toMatch(/it\('(passes|forgets) /);
-    expect(readme).toContain(`| \`${code}\` | ${check.severity} | ${check.lifecycle} |`);
-  });
+  it.each(CHECK_CODES)(
+    '%s has a file named after it, tests with a failing fixture and a passing one, and a row in docs/catalogue.md',
+    (code) => {
+      const check = CHECKS[code];
+      const file = `${code.toLowerCase().replace(/_/g, '-')}.ts`;
+      expect(readdirSync(new URL('../../src/checks/', import.meta.url))).toContain(file);
+      expect(check.title.length).toBeGreaterThan(5);
+      expect(check.description.length).toBeGreaterThan(60);
+      const block = testSources.split(`describe('${code}'`)[1]?.split(/\ndescribe\(/)[0] ?? '';
+      expect(block, `tests of ${code}`).toMatch(/it\('flags /);
+      expect(block, `look-alike of ${code}`).toMatch(/it\('(passes|forgets) /);
+      expect(readme).toContain(`| \`${code}\` | ${check.severity} | ${check.lifecycle} |`);
+    },
+  );
 
-  it('says which checks need the books: exactly those that read the matching\'s tables', () => {
+  it("says which checks need the books: exactly those that read the matching's tables", () => {
     for (const check of CATALOGUE) {
       const source = read(`../../src/checks/${check.code.toLowerCase().replace(/_/g, '-')}.ts`);
-      expect(check.needsBooks === true, check.code).toBe(/\bbooks_(match_rows|rows)\b|booksBreaks|books-breaks/.test(source));
+      expect(check.needsBooks === true, check.code).toBe(
+        /\bbooks_(match_rows|rows)\b|booksBreaks|books-breaks/.test(source),
+      );
     }
     expect(BOOKS_CODES.length).toBe(10);
   });
 
-  it('writes each code once in the product: in its check\'s file (the simulator names what it plants, as an oracle apart)', () => {
-    const sources = readdirSync(new URL('../../src/', import.meta.url), { recursive: true, withFileTypes: false }).map(String).filter((f) => f.endsWith('.ts') && !f.startsWith('sim/'));
+  it("writes each code once in the product: in its check's file (the simulator names what it plants, as an oracle apart)", () => {
+    const sources = readdirSync(new URL('../../src/', import.meta.url), { recursive: true, withFileTypes: false })
+      .map(String)
+      .filter((f) => f.endsWith('.ts') && !f.startsWith('sim/'));
     for (const code of CHECK_CODES) {
       const files = sources.filter((f) => read(`../../src/${f}`).includes(`'${code}'`));
       expect(files, code).toEqual([`checks/${code.toLowerCase().replace(/_/g, '-')}.ts`]);

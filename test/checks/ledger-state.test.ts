@@ -1,8 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WalkedCard } from '../../src/checks/card-ledger.js';
-import { BEGINNING, cardAt, cardAtEach, closingOf, LiabilityTally, type CardFacts, type EntryFacts } from '../../src/checks/ledger-state.js';
-import { nightlyRollForward, nightlyTally, type PreviousClosing, type RollForward } from '../../src/checks/rollforward.js';
+import {
+  BEGINNING,
+  cardAt,
+  cardAtEach,
+  closingOf,
+  LiabilityTally,
+  type CardFacts,
+  type EntryFacts,
+} from '../../src/checks/ledger-state.js';
+import {
+  nightlyRollForward,
+  nightlyTally,
+  type PreviousClosing,
+  type RollForward,
+} from '../../src/checks/rollforward.js';
 
 const OURS = 'merchant-ours';
 const T0 = Date.UTC(2026, 9, 1);
@@ -11,7 +24,10 @@ const HOUR = 3_600_000;
 type Op = { kind: 'DEBIT' | 'REFUND'; cents: number; gapHours: number } | { kind: 'VOID' | 'EXPIRE'; gapHours: number };
 
 /** A legal card: every entry links to the one before it; its snapshot holds its ledger's balance. */
-function legalCard(index: number, spec: { initial: number; issuedHours: number; currency: string; foreign: boolean; ops: Op[] }): WalkedCard {
+function legalCard(
+  index: number,
+  spec: { initial: number; issuedHours: number; currency: string; foreign: boolean; ops: Op[] },
+): WalkedCard {
   let balance = spec.initial;
   let at = T0 + spec.issuedHours * HOUR;
   const entries: WalkedCard['entries'] = [];
@@ -25,27 +41,74 @@ function legalCard(index: number, spec: { initial: number; issuedHours: number; 
     else closed = true;
     const amount = op.kind === 'DEBIT' || op.kind === 'REFUND' ? Math.abs(balance - before) : 0;
     if ((op.kind === 'DEBIT' || op.kind === 'REFUND') && amount === 0) continue;
-    entries.push({ transactionId: `t${index}-${i}`, type: op.kind, amountCents: amount, beforeCents: before, afterCents: balance, referenceId: `r${index}`, idempotencyKey: `k${index}-${i}`, createdAtMs: at, listOrder: i, firstSyncRunId: 1 });
+    entries.push({
+      transactionId: `t${index}-${i}`,
+      type: op.kind,
+      amountCents: amount,
+      beforeCents: before,
+      afterCents: balance,
+      referenceId: `r${index}`,
+      idempotencyKey: `k${index}-${i}`,
+      createdAtMs: at,
+      listOrder: i,
+      firstSyncRunId: 1,
+    });
   }
   return {
-    card: { giftCardId: `card-${String(index).padStart(4, '0')}`, merchantId: spec.foreign ? 'merchant-other' : OURS, status: closed ? 'INACTIVE' : 'ACTIVE', currency: spec.currency, programId: index % 2 === 0 ? 'p1' : null, issuedAtMs: T0 + spec.issuedHours * HOUR, initialCents: spec.initial, remainingCents: balance, expiresAtMs: T0 + 9_000 * HOUR, readAtMs: T0 + 9_000 * HOUR },
+    card: {
+      giftCardId: `card-${String(index).padStart(4, '0')}`,
+      merchantId: spec.foreign ? 'merchant-other' : OURS,
+      status: closed ? 'INACTIVE' : 'ACTIVE',
+      currency: spec.currency,
+      programId: index % 2 === 0 ? 'p1' : null,
+      issuedAtMs: T0 + spec.issuedHours * HOUR,
+      initialCents: spec.initial,
+      remainingCents: balance,
+      expiresAtMs: T0 + 9_000 * HOUR,
+      readAtMs: T0 + 9_000 * HOUR,
+    },
     entries,
     firstSyncRunId: 1,
   };
 }
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constantFrom('DEBIT' as const, 'REFUND' as const), cents: fc.integer({ min: 1, max: 5_000 }), gapHours: fc.integer({ min: 1, max: 200 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('VOID' as const, 'EXPIRE' as const), gapHours: fc.integer({ min: 1, max: 200 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('DEBIT' as const, 'REFUND' as const),
+      cents: fc.integer({ min: 1, max: 5_000 }),
+      gapHours: fc.integer({ min: 1, max: 200 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('VOID' as const, 'EXPIRE' as const),
+      gapHours: fc.integer({ min: 1, max: 200 }),
+    }),
+  },
 );
 const world = fc.array(
-  fc.record({ initial: fc.integer({ min: 0, max: 20_000 }), issuedHours: fc.integer({ min: 0, max: 2_000 }), currency: fc.constantFrom('USD', 'EUR'), foreign: fc.integer({ min: 0, max: 6 }).map((n) => n === 0), ops: fc.array(op, { maxLength: 8 }) }),
+  fc.record({
+    initial: fc.integer({ min: 0, max: 20_000 }),
+    issuedHours: fc.integer({ min: 0, max: 2_000 }),
+    currency: fc.constantFrom('USD', 'EUR'),
+    foreign: fc.integer({ min: 0, max: 6 }).map((n) => n === 0),
+    ops: fc.array(op, { maxLength: 8 }),
+  }),
   { minLength: 1, maxLength: 25 },
 );
-const cutOffs = fc.uniqueArray(fc.integer({ min: 1, max: 4_000 }), { minLength: 3, maxLength: 5 }).map((hours) => hours.sort((a, b) => a - b).map((h) => T0 + h * HOUR));
+const cutOffs = fc
+  .uniqueArray(fc.integer({ min: 1, max: 4_000 }), { minLength: 3, maxLength: 5 })
+  .map((hours) => hours.sort((a, b) => a - b).map((h) => T0 + h * HOUR));
 
 /** The nights of a world at the given cut-offs, each opening at the previous one's closing. */
-function nights(cards: readonly WalkedCard[], cuts: readonly number[], inFlight: ReadonlySet<string> = new Set()): RollForward[][] {
+function nights(
+  cards: readonly WalkedCard[],
+  cuts: readonly number[],
+  inFlight: ReadonlySet<string> = new Set(),
+): RollForward[][] {
   const result: RollForward[][] = [];
   let previous: PreviousClosing | null = null;
   for (const cut of cuts) {
@@ -53,7 +116,13 @@ function nights(cards: readonly WalkedCard[], cuts: readonly number[], inFlight:
     for (const card of cards) tally.add(card, inFlight.has(card.card.giftCardId));
     const rolls = nightlyRollForward(tally, previous);
     result.push(rolls);
-    previous = { cutOffMs: cut, asOfMs: cut, byCurrency: new Map(rolls.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }])) };
+    previous = {
+      cutOffMs: cut,
+      asOfMs: cut,
+      byCurrency: new Map(
+        rolls.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }]),
+      ),
+    };
   }
   return result;
 }
@@ -63,16 +132,26 @@ function owedAt(cards: readonly WalkedCard[], cut: number): Map<string, number> 
   const sums = new Map<string, number>();
   for (const { card, entries } of cards) {
     if (card.merchantId !== OURS) continue;
-    sums.set(card.currency, (sums.get(card.currency) ?? 0) + (cardAt(card as CardFacts, entries as EntryFacts[], cut).owedCents ?? 0));
+    sums.set(
+      card.currency,
+      (sums.get(card.currency) ?? 0) + (cardAt(card as CardFacts, entries as EntryFacts[], cut).owedCents ?? 0),
+    );
   }
   return sums;
 }
 
 /** The close of [from, to) per currency (programs summed), from the same core. */
-function close(cards: readonly WalkedCard[], from: number, to: number): Map<string, { opening: number; closingFromFlows: number; closingFromCards: number; service: number }> {
+function close(
+  cards: readonly WalkedCard[],
+  from: number,
+  to: number,
+): Map<string, { opening: number; closingFromFlows: number; closingFromCards: number; service: number }> {
   const tally = new LiabilityTally({ fromMs: from, toMs: to }, OURS, true);
   for (const card of cards) tally.add(card, false);
-  const sums = new Map<string, { opening: number; closingFromFlows: number; closingFromCards: number; service: number }>();
+  const sums = new Map<
+    string,
+    { opening: number; closingFromFlows: number; closingFromCards: number; service: number }
+  >();
   for (const g of tally.groups()) {
     const s = sums.get(g.currency) ?? { opening: 0, closingFromFlows: 0, closingFromCards: 0, service: 0 };
     s.opening += g.openingCents;
@@ -114,7 +193,8 @@ describe('the ledger-state core', () => {
         // Two periods chain: the first's closing is the second's opening.
         const [a, b, c] = cuts as [number, number, number];
         const first = close(cards, a, b);
-        for (const [currency, second] of close(cards, b, c)) expect(second.opening).toBe(first.get(currency)?.closingFromCards ?? owedAt(cards, b).get(currency) ?? 0);
+        for (const [currency, second] of close(cards, b, c))
+          expect(second.opening).toBe(first.get(currency)?.closingFromCards ?? owedAt(cards, b).get(currency) ?? 0);
       }),
       { numRuns: 200 },
     );
@@ -126,7 +206,11 @@ describe('the ledger-state core', () => {
         for (const [i, spec] of specs.entries()) {
           const { card, entries } = legalCard(i, spec);
           const [from, to] = [cuts[0]!, cuts[1]!];
-          expect(cardAtEach(card, entries, from, to)).toEqual([cardAt(card, entries, from), cardAt(card, entries, to), cardAt(card, entries, Number.POSITIVE_INFINITY)]);
+          expect(cardAtEach(card, entries, from, to)).toEqual([
+            cardAt(card, entries, from),
+            cardAt(card, entries, to),
+            cardAt(card, entries, Number.POSITIVE_INFINITY),
+          ]);
         }
       }),
       { numRuns: 200 },
@@ -135,68 +219,128 @@ describe('the ledger-state core', () => {
 
   it('shows a planted balance break the same amount on every surface, night after night, until repaired', () => {
     fc.assert(
-      fc.property(world, cutOffs, fc.integer({ min: -5_000, max: 5_000 }).filter((d) => d !== 0), (specs, cuts, delta) => {
-        const cards = specs.map((spec, i) => legalCard(i, { ...spec, foreign: i === 0 ? false : spec.foreign, issuedHours: i === 0 ? 0 : spec.issuedHours, ops: i === 0 ? spec.ops.filter((o) => o.kind !== 'VOID' && o.kind !== 'EXPIRE') : spec.ops }));
-        const broken = cards[0]!;
-        broken.card.remainingCents = (broken.card.remainingCents ?? 0) + delta;
-        const all = nights(cards, cuts);
-        for (const [n, rolls] of all.entries()) {
-          const r = rolls.find((x) => x.currency === broken.card.currency)!;
-          // The snapshot is read after every cut-off: its difference is there every night.
-          expect(r.differenceCents).toBe(delta);
-          expect(r.closingCents).toBe(owedAt(cards, cuts[n]!).get(broken.card.currency));
-          const c = close(cards, n === 0 ? T0 - HOUR : cuts[n - 1]!, cuts[n]!).get(broken.card.currency)!;
-          expect(c.service - c.closingFromCards).toBe(delta);
-        }
-      }),
+      fc.property(
+        world,
+        cutOffs,
+        fc.integer({ min: -5_000, max: 5_000 }).filter((d) => d !== 0),
+        (specs, cuts, delta) => {
+          const cards = specs.map((spec, i) =>
+            legalCard(i, {
+              ...spec,
+              foreign: i === 0 ? false : spec.foreign,
+              issuedHours: i === 0 ? 0 : spec.issuedHours,
+              ops: i === 0 ? spec.ops.filter((o) => o.kind !== 'VOID' && o.kind !== 'EXPIRE') : spec.ops,
+            }),
+          );
+          const broken = cards[0]!;
+          broken.card.remainingCents = (broken.card.remainingCents ?? 0) + delta;
+          const all = nights(cards, cuts);
+          for (const [n, rolls] of all.entries()) {
+            const r = rolls.find((x) => x.currency === broken.card.currency)!;
+            // The snapshot is read after every cut-off: its difference is there every night.
+            expect(r.differenceCents).toBe(delta);
+            expect(r.closingCents).toBe(owedAt(cards, cuts[n]!).get(broken.card.currency));
+            const c = close(cards, n === 0 ? T0 - HOUR : cuts[n - 1]!, cuts[n]!).get(broken.card.currency)!;
+            expect(c.service - c.closingFromCards).toBe(delta);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it('shows a planted chain gap the same amount on every surface from the entry that reveals it, night after night', () => {
     fc.assert(
-      fc.property(world, cutOffs, fc.integer({ min: 1, max: 3_000 }), fc.integer({ min: 1, max: 3_000 }), (specs, cuts, a, b) => {
-        // Card 0: issued at T0 with 10,000.00, two debits 100 h apart; the first is missing from the ledger.
-        const spec = { initial: 1_000_000, issuedHours: 0, currency: 'USD', foreign: false, ops: [{ kind: 'DEBIT' as const, cents: a, gapHours: 1_000 }, { kind: 'DEBIT' as const, cents: b, gapHours: 100 }] };
-        const broken = legalCard(0, spec);
-        const [, revealing] = broken.entries;
-        broken.entries = broken.entries.slice(1);
-        const cards = [broken, ...specs.slice(1).map((s, i) => legalCard(i + 1, s))];
-        const revealedAt = revealing!.createdAtMs;
-        const all = nights(cards, cuts);
-        for (const [n, rolls] of all.entries()) {
-          const usd = rolls.find((r) => r.currency === 'USD')!;
-          // Before the entry that reveals the gap, nothing is missing; from it on, the same amount, every night.
-          expect(usd.differenceCents).toBe(cuts[n]! > revealedAt ? -a : 0);
-          const from = n === 0 ? T0 - HOUR : cuts[n - 1]!;
-          const period = close(cards, from, cuts[n]!).get('USD')!;
-          // A period that holds the revealing entry shows the gap between its flows and its cards.
-          const holds = revealedAt >= from && revealedAt < cuts[n]!;
-          expect(period.closingFromCards - period.closingFromFlows).toBe(holds ? -a : 0);
-          expect(period.service - period.closingFromCards).toBe(0);
-        }
-      }),
+      fc.property(
+        world,
+        cutOffs,
+        fc.integer({ min: 1, max: 3_000 }),
+        fc.integer({ min: 1, max: 3_000 }),
+        (specs, cuts, a, b) => {
+          // Card 0: issued at T0 with 10,000.00, two debits 100 h apart; the first is missing from the ledger.
+          const spec = {
+            initial: 1_000_000,
+            issuedHours: 0,
+            currency: 'USD',
+            foreign: false,
+            ops: [
+              { kind: 'DEBIT' as const, cents: a, gapHours: 1_000 },
+              { kind: 'DEBIT' as const, cents: b, gapHours: 100 },
+            ],
+          };
+          const broken = legalCard(0, spec);
+          const [, revealing] = broken.entries;
+          broken.entries = broken.entries.slice(1);
+          const cards = [broken, ...specs.slice(1).map((s, i) => legalCard(i + 1, s))];
+          const revealedAt = revealing!.createdAtMs;
+          const all = nights(cards, cuts);
+          for (const [n, rolls] of all.entries()) {
+            const usd = rolls.find((r) => r.currency === 'USD')!;
+            // Before the entry that reveals the gap, nothing is missing; from it on, the same amount, every night.
+            expect(usd.differenceCents).toBe(cuts[n]! > revealedAt ? -a : 0);
+            const from = n === 0 ? T0 - HOUR : cuts[n - 1]!;
+            const period = close(cards, from, cuts[n]!).get('USD')!;
+            // A period that holds the revealing entry shows the gap between its flows and its cards.
+            const holds = revealedAt >= from && revealedAt < cuts[n]!;
+            expect(period.closingFromCards - period.closingFromFlows).toBe(holds ? -a : 0);
+            expect(period.service - period.closingFromCards).toBe(0);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it('counts a card in flight at its ledger balance and shows what its snapshot holds beyond it apart', () => {
-    const card = legalCard(1, { initial: 10_000, issuedHours: 0, currency: 'USD', foreign: false, ops: [{ kind: 'DEBIT', cents: 2_500, gapHours: 5 }] });
+    const card = legalCard(1, {
+      initial: 10_000,
+      issuedHours: 0,
+      currency: 'USD',
+      foreign: false,
+      ops: [{ kind: 'DEBIT', cents: 2_500, gapHours: 5 }],
+    });
     // The snapshot was read before the debit: it still says 100.00.
     card.card.remainingCents = 10_000;
     const [[still]] = nights([card], [T0 + 100 * HOUR], new Set()) as [[RollForward]];
-    expect(still).toMatchObject({ closingCents: 7_500, cardsRemainingCents: 10_000, differenceCents: 2_500, inFlightCents: 0 });
+    expect(still).toMatchObject({
+      closingCents: 7_500,
+      cardsRemainingCents: 10_000,
+      differenceCents: 2_500,
+      inFlightCents: 0,
+    });
     const [[moving]] = nights([card], [T0 + 100 * HOUR], new Set([card.card.giftCardId])) as [[RollForward]];
-    expect(moving).toMatchObject({ closingCents: 7_500, cardsRemainingCents: 7_500, differenceCents: 0, inFlightCents: 2_500, inFlightCards: 1 });
+    expect(moving).toMatchObject({
+      closingCents: 7_500,
+      cardsRemainingCents: 7_500,
+      differenceCents: 0,
+      inFlightCents: 2_500,
+      inFlightCards: 1,
+    });
   });
 
   it('leaves another merchant’s card out of every figure, and re-bases an opening with its reason instead of resetting it', () => {
     const ours = legalCard(1, { initial: 5_000, issuedHours: 0, currency: 'EUR', foreign: false, ops: [] });
-    const theirs = legalCard(2, { initial: 9_900, issuedHours: 0, currency: 'EUR', foreign: true, ops: [{ kind: 'DEBIT', cents: 100, gapHours: 1 }] });
+    const theirs = legalCard(2, {
+      initial: 9_900,
+      issuedHours: 0,
+      currency: 'EUR',
+      foreign: true,
+      ops: [{ kind: 'DEBIT', cents: 100, gapHours: 1 }],
+    });
     const [[night]] = nights([ours, theirs], [T0 + 10 * HOUR]) as [[RollForward]];
-    expect(night).toMatchObject({ issuedCents: 5_000, debitedCents: 0, closingCents: 5_000, cardsRemainingCents: 5_000, differenceCents: 0 });
+    expect(night).toMatchObject({
+      issuedCents: 5_000,
+      debitedCents: 0,
+      closingCents: 5_000,
+      cardsRemainingCents: 5_000,
+      differenceCents: 0,
+    });
     // A previous run that counted the foreign card (an earlier version) is re-based, on a line of its own.
-    const previous: PreviousClosing = { cutOffMs: T0 + 10 * HOUR, asOfMs: T0 + 10 * HOUR, byCurrency: new Map([['EUR', { closingCents: 14_800, ledgerClosingCents: 14_800 }]]) };
+    const previous: PreviousClosing = {
+      cutOffMs: T0 + 10 * HOUR,
+      asOfMs: T0 + 10 * HOUR,
+      byCurrency: new Map([['EUR', { closingCents: 14_800, ledgerClosingCents: 14_800 }]]),
+    };
     const tally = nightlyTally(previous, T0 + 20 * HOUR, OURS);
     for (const card of [ours, theirs]) tally.add(card, false);
     const [next] = nightlyRollForward(tally, previous);

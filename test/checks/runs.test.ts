@@ -52,7 +52,11 @@ describe('a check over a synced mirror', () => {
     const plantedKeys = new Set(planted.map(key));
     expect(findings.filter((f) => f.severity !== 'info' && !plantedKeys.has(key(f))).map((f) => f.message)).toEqual([]);
     expect(summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1, syncStatus: 'completed', failedChecks: [] });
-    const balance = findings.find((f) => f.code === 'GC_BALANCE_MISMATCH' && f.entityId === planted.find((b) => b.scenario === 'remaining balance altered')?.entityId);
+    const balance = findings.find(
+      (f) =>
+        f.code === 'GC_BALANCE_MISMATCH' &&
+        f.entityId === planted.find((b) => b.scenario === 'remaining balance altered')?.entityId,
+    );
     expect(balance).toMatchObject({ unit: 'cents', expected: 5_000, actual: 5_500, difference: 500, currency: 'USD' });
   });
 
@@ -66,12 +70,16 @@ describe('a check over a synced mirror', () => {
     for (const b of services.sim.manifest.breaks) expect(findings.map(key)).toContain(key(b));
   });
 
-  it('leaves a card of another merchant out of the liability, whose issued amounts are our cards\' alone', async () => {
+  it("leaves a card of another merchant out of the liability, whose issued amounts are our cards' alone", async () => {
     const { services, mirror, sync } = await setup({ seed: 41, plant: true });
     await sync();
     const { summary, rollForward } = await reconcile({ mirror });
     const foreign = services.sim.manifest.breaks.find((b) => b.code === 'GC_FOREIGN_MERCHANT')!;
-    const card = mirror.sqlite.prepare('SELECT currency, initial_balance_cents AS initial, merchant_id AS merchant FROM gift_cards WHERE gift_card_id = ?').get(foreign.entityId) as { currency: string; initial: number; merchant: string };
+    const card = mirror.sqlite
+      .prepare(
+        'SELECT currency, initial_balance_cents AS initial, merchant_id AS merchant FROM gift_cards WHERE gift_card_id = ?',
+      )
+      .get(foreign.entityId) as { currency: string; initial: number; merchant: string };
     expect(card.merchant).not.toBe(summary.merchantId);
     // Our cards' initial balances, leaving out the cards an amount off the cent leaves unknown (counted apart).
     const ours = mirror.sqlite
@@ -121,7 +129,9 @@ describe('findings across runs', () => {
       const after = second.findings.find((f) => f.fingerprint === before.fingerprint);
       expect(after, before.code).toMatchObject({ state: 'open', detailSha256: before.detailSha256 });
       const noun = before.code === 'CV_OVER_REDEEMED' ? 'coupon' : 'order';
-      expect(after?.message).toBe(`${before.message} The service no longer lists ${noun} ${before.entityId} (since sync ${syncRunId}); the mirror keeps it as last read.`);
+      expect(after?.message).toBe(
+        `${before.message} The service no longer lists ${noun} ${before.entityId} (since sync ${syncRunId}); the mirror keeps it as last read.`,
+      );
     }
     expect(second.findings.filter((f) => f.message.includes('no longer lists'))).toHaveLength(2);
   });
@@ -135,20 +145,37 @@ describe('findings across runs', () => {
 
     const altered = services.sim.manifest.breaks.find((b) => b.scenario === 'remaining balance altered');
     services.sim.mutate.setCard(altered!.entityId, { remainingBalance: 50 });
-    const coupon = services.sim.truth().coupons.find((c) => c.status === 'ACTIVE' && typeof c.redemptionCount === 'number' && c.redemptionCount > 0 && c.usageLimitTotal === 0);
+    const coupon = services.sim
+      .truth()
+      .coupons.find(
+        (c) =>
+          c.status === 'ACTIVE' &&
+          typeof c.redemptionCount === 'number' &&
+          c.redemptionCount > 0 &&
+          c.usageLimitTotal === 0,
+      );
     services.sim.mutate.setCoupon(coupon!.couponId, { redemptionCount: (coupon!.redemptionCount as number) - 1 });
     await sync();
     const day4 = day1 + 3 * DAY;
     const second = await reconcile({ mirror, nowMs: day4 });
 
-    const resolved = mirror.sqlite.prepare('SELECT code, entity_id FROM resolved_findings WHERE check_run_id = ? ORDER BY code').all(second.summary.checkRunId);
+    const resolved = mirror.sqlite
+      .prepare('SELECT code, entity_id FROM resolved_findings WHERE check_run_id = ? ORDER BY code')
+      .all(second.summary.checkRunId);
     expect(resolved).toEqual([
       { code: 'GC_BALANCE_MISMATCH', entity_id: altered!.entityId },
       { code: 'GC_LEDGER_TAIL_MISMATCH', entity_id: altered!.entityId },
     ]);
-    expect(second.findings.filter((f) => f.state === 'new').map((f) => [f.code, f.entityId])).toEqual([['CV_COUNTER_REGRESSED', coupon!.couponId]]);
+    expect(second.findings.filter((f) => f.state === 'new').map((f) => [f.code, f.entityId])).toEqual([
+      ['CV_COUNTER_REGRESSED', coupon!.couponId],
+    ]);
     const gap = second.findings.find((f) => f.code === 'GC_CHAIN_GAP');
-    expect(gap).toMatchObject({ state: 'open', firstSeenCheckRunId: first.summary.checkRunId, firstSeenAtMs: day1, ageDays: 3 });
+    expect(gap).toMatchObject({
+      state: 'open',
+      firstSeenCheckRunId: first.summary.checkRunId,
+      firstSeenAtMs: day1,
+      ageDays: 3,
+    });
     expect(second.summary).toMatchObject({ new: 1, resolved: 2, open: second.findings.length - 1 });
   });
 
@@ -162,11 +189,25 @@ describe('findings across runs', () => {
     const drifted = await reconcile({ mirror, nowMs: now, failOn: 'warning' });
     expect(drifted.summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1 });
     const [drift] = drifted.findings;
-    expect(drift).toMatchObject({ code: 'DP_WALLET_DRIFT', entityId: wallet.walletID, expected: expect.any(Number), difference: -1_234 });
+    expect(drift).toMatchObject({
+      code: 'DP_WALLET_DRIFT',
+      entityId: wallet.walletID,
+      expected: expect.any(Number),
+      difference: -1_234,
+    });
 
     mirror.sqlite
-      .prepare(`INSERT INTO finding_acceptances (fingerprint, note, accepted_at, accepted_at_ms, until, until_ms, detail_sha256, check_run_id) VALUES (?, 'fee agreed with the partner', ?, ?, '2026-12-31', ?, ?, ?)`)
-      .run(drift!.fingerprint, new Date(now).toISOString(), now, now + 5 * DAY, drift!.detailSha256, drifted.summary.checkRunId);
+      .prepare(
+        `INSERT INTO finding_acceptances (fingerprint, note, accepted_at, accepted_at_ms, until, until_ms, detail_sha256, check_run_id) VALUES (?, 'fee agreed with the partner', ?, ?, '2026-12-31', ?, ?, ?)`,
+      )
+      .run(
+        drift!.fingerprint,
+        new Date(now).toISOString(),
+        now,
+        now + 5 * DAY,
+        drift!.detailSha256,
+        drifted.summary.checkRunId,
+      );
     const accepted = await reconcile({ mirror, nowMs: now + DAY, failOn: 'warning' });
     expect(accepted.findings).toMatchObject([{ fingerprint: drift!.fingerprint, state: 'accepted' }]);
     expect(accepted.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, accepted: 1 });
@@ -198,7 +239,9 @@ describe('our merchant when nothing resolves it', () => {
       fx.sync();
       for (let i = 0; i < 3; i += 1) fx.coupon({ id: `ours-${i}`, merchantId: 'MERCHANT-A' });
       for (let i = 0; i < 3; i += 1) fx.coupon({ id: `theirs-${i}`, merchantId: 'MERCHANT-B' });
-      await expect(reconcile({ mirror: fx.mirror })).rejects.toThrow(/cannot tell which merchant is ours: .* no clear majority; set it with --merchant-id ID or LEDGER_RECON_MERCHANT_ID/);
+      await expect(reconcile({ mirror: fx.mirror })).rejects.toThrow(
+        /cannot tell which merchant is ours: .* no clear majority; set it with --merchant-id ID or LEDGER_RECON_MERCHANT_ID/,
+      );
       fx.coupon({ id: 'ours-3', merchantId: 'MERCHANT-A' });
       expect((await reconcile({ mirror: fx.mirror })).summary.merchantId).toBe('MERCHANT-A');
     } finally {

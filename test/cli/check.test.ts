@@ -38,16 +38,53 @@ describe('ledger-recon check', () => {
     const file = join(dir, 'findings.json');
     const { status, stdout } = await runCli(['check', '--db', db, '--json', '--findings-json', file], cleanEnv());
     expect(status).toBe(1);
-    const summary = JSON.parse(stdout) as { verdict: string; findings: number; bySeverity: Record<string, number>; exitCode: number };
+    const summary = JSON.parse(stdout) as {
+      verdict: string;
+      findings: number;
+      bySeverity: Record<string, number>;
+      exitCode: number;
+    };
     expect(summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1 });
     const findings = JSON.parse(readFileSync(file, 'utf8')) as ExportedFinding[];
     expect(findings).toHaveLength(summary.findings);
     const gap = findings.find((f) => f.code === 'GC_CHAIN_GAP');
     expect(Object.keys(gap ?? {})).toEqual([
-      'runId', 'code', 'severity', 'entityType', 'entityId', 'giftCardId', 'referenceId', 'currency', 'unit', 'expected', 'actual', 'difference', 'atStake', 'message', 'state',
-      'firstSeenAt', 'ageDays', 'fingerprint', 'records', 'acceptedNote', 'acceptedBy', 'acceptedAt', 'acceptedUntil', 'acceptanceEnded',
+      'runId',
+      'code',
+      'severity',
+      'entityType',
+      'entityId',
+      'giftCardId',
+      'referenceId',
+      'currency',
+      'unit',
+      'expected',
+      'actual',
+      'difference',
+      'atStake',
+      'message',
+      'state',
+      'firstSeenAt',
+      'ageDays',
+      'fingerprint',
+      'records',
+      'acceptedNote',
+      'acceptedBy',
+      'acceptedAt',
+      'acceptedUntil',
+      'acceptanceEnded',
     ]);
-    expect(gap).toMatchObject({ severity: 'error', currency: 'USD', unit: 'USD', expected: '90.00', actual: '70.00', difference: '-20.00', atStake: '20.00', state: 'open', acceptedNote: null });
+    expect(gap).toMatchObject({
+      severity: 'error',
+      currency: 'USD',
+      unit: 'USD',
+      expected: '90.00',
+      actual: '70.00',
+      difference: '-20.00',
+      atStake: '20.00',
+      state: 'open',
+      acceptedNote: null,
+    });
     // Counts are not money: their unit says so.
     expect(findings.find((f) => f.code === 'CV_OVER_REDEEMED')).toMatchObject({ unit: 'count', atStake: null });
   });
@@ -57,33 +94,58 @@ describe('ledger-recon check', () => {
     const nowhere = mirrorAt(dir, 'empty');
     const empty = await runCli(['check', '--db', nowhere], cleanEnv());
     expect(empty.status).toBe(2);
-    expect(empty.stderr).toBe(`ledger-recon: there is no mirror at ${shownDb(nowhere)}: run \`ledger-recon sync\` first\n`);
+    expect(empty.stderr).toBe(
+      `ledger-recon: there is no mirror at ${shownDb(nowhere)}: run \`ledger-recon sync\` first\n`,
+    );
   });
 
   // A file's own failure: a schema is never a file of the wrong kind.
-  it.skipIf(ON_POSTGRES)('exits 2 with one line naming the mirror and the cause when the file is no database', async () => {
-    const garbage = join(dir, 'garbage.db');
-    writeFileSync(garbage, 'this is not a database');
-    for (const args of [['check'], ['sync'], ['report'], ['sql', 'SELECT 1']]) {
-      const { status, stderr } = await runCli([...args, '--db', garbage], simulatorEnv(sim));
-      expect(status, args[0]).toBe(2);
-      expect(stderr, args[0]).toBe(`ledger-recon: the mirror ${garbage} cannot be opened: file is not a database\n`);
-    }
-  });
+  it.skipIf(ON_POSTGRES)(
+    'exits 2 with one line naming the mirror and the cause when the file is no database',
+    async () => {
+      const garbage = join(dir, 'garbage.db');
+      writeFileSync(garbage, 'this is not a database');
+      for (const args of [['check'], ['sync'], ['report'], ['sql', 'SELECT 1']]) {
+        const { status, stderr } = await runCli([...args, '--db', garbage], simulatorEnv(sim));
+        expect(status, args[0]).toBe(2);
+        expect(stderr, args[0]).toBe(`ledger-recon: the mirror ${garbage} cannot be opened: file is not a database\n`);
+      }
+    },
+  );
 });
 
 describe('ledger-recon accept', () => {
   it('accepts a finding by fingerprint: the next check shows it accepted', async () => {
     const file = join(dir, 'before.json');
     await runCli(['check', '--db', db, '--findings-json', file, '--json'], cleanEnv());
-    const target = (JSON.parse(readFileSync(file, 'utf8')) as ExportedFinding[]).find((f) => f.code === 'DP_STUCK_ORDER');
-    const accepted = await runCli(['accept', target!.fingerprint, '--db', db, '--note', 'partner confirmed the refund', '--by', 'A. Auditor', '--until', '2099-01-31'], cleanEnv());
+    const target = (JSON.parse(readFileSync(file, 'utf8')) as ExportedFinding[]).find(
+      (f) => f.code === 'DP_STUCK_ORDER',
+    );
+    const accepted = await runCli(
+      [
+        'accept',
+        target!.fingerprint,
+        '--db',
+        db,
+        '--note',
+        'partner confirmed the refund',
+        '--by',
+        'A. Auditor',
+        '--until',
+        '2099-01-31',
+      ],
+      cleanEnv(),
+    );
     expect(accepted.stderr).toBe('');
     expect(accepted.status).toBe(0);
-    expect(accepted.stdout).toMatch(/^accepted DP_STUCK_ORDER [0-9a-f]{16} by A\. Auditor until the end of 2099-01-31 \(UTC\)/);
+    expect(accepted.stdout).toMatch(
+      /^accepted DP_STUCK_ORDER [0-9a-f]{16} by A\. Auditor until the end of 2099-01-31 \(UTC\)/,
+    );
     const after = join(dir, 'after.json');
     await runCli(['check', '--db', db, '--findings-json', after, '--json'], cleanEnv());
-    expect((JSON.parse(readFileSync(after, 'utf8')) as ExportedFinding[]).find((f) => f.fingerprint === target!.fingerprint)).toMatchObject({
+    expect(
+      (JSON.parse(readFileSync(after, 'utf8')) as ExportedFinding[]).find((f) => f.fingerprint === target!.fingerprint),
+    ).toMatchObject({
       state: 'accepted',
       acceptedNote: 'partner confirmed the refund',
       acceptedBy: 'A. Auditor',
@@ -97,7 +159,10 @@ describe('ledger-recon accept', () => {
     const unknown = await runCli(['accept', '0123456789abcdef', '--db', db, '--note', 'x'], cleanEnv());
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/no finding has the fingerprint 0123456789abcdef/);
-    const past = await runCli(['accept', '0123456789abcdef', '--db', db, '--note', 'x', '--until', '2001-01-01'], cleanEnv());
+    const past = await runCli(
+      ['accept', '0123456789abcdef', '--db', db, '--note', 'x', '--until', '2001-01-01'],
+      cleanEnv(),
+    );
     expect(past.status).toBe(2);
     expect(past.stderr).toMatch(/has already passed/);
   });

@@ -7,7 +7,9 @@ import { CLI, cleanEnv } from '../support/cli.js';
 import { changeMirror, mirrorAt, numberOfMirror, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
 import { shownDb } from '../../src/db/location.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
   const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 20_000 });
@@ -23,18 +25,48 @@ describe('ledger-recon --help and --version', () => {
     expect(stdout).toContain('Exit codes: 0 reconciled');
   });
 
-  it('fits every command\'s help in 80 columns', () => {
-    const commands = ['', 'sync', 'check', 'run', 'report', 'history', 'close', 'sql', 'accept', 'books import', 'doctor', 'ping', 'simulate', 'demo', 'export hledger'];
+  it("fits every command's help in 80 columns", () => {
+    const commands = [
+      '',
+      'sync',
+      'check',
+      'run',
+      'report',
+      'history',
+      'close',
+      'sql',
+      'accept',
+      'books import',
+      'doctor',
+      'ping',
+      'simulate',
+      'demo',
+      'export hledger',
+    ];
     for (const command of commands) {
       const { stdout } = run([...command.split(' ').filter(Boolean), '--help']);
-      expect(stdout.split('\n').filter((line) => line.length > 80), command || 'ledger-recon').toEqual([]);
+      expect(
+        stdout.split('\n').filter((line) => line.length > 80),
+        command || 'ledger-recon',
+      ).toEqual([]);
     }
   });
 
   it('documents every simulator option', () => {
     const { code, stdout } = run(['simulate', '--help']);
     expect(code).toBe(0);
-    for (const flag of ['--seed', '--port', '--dp-port', '--size', '--plant', '--manifest', '--card-list', '--faults', '--max-in-flight', '--live']) {
+    for (const flag of [
+      '--seed',
+      '--port',
+      '--dp-port',
+      '--size',
+      '--plant',
+      '--manifest',
+      '--card-list',
+      '--faults',
+      '--max-in-flight',
+      '--live',
+    ]) {
       expect(stdout).toContain(flag);
     }
   });
@@ -56,7 +88,9 @@ describe('ledger-recon demo (npm start)', () => {
       expect(stderr).toBe('');
       expect(code).toBe(0);
       const lines = stdout.split('\n');
-      expect(lines[0]).toMatch(/^ledger-recon demo: simulators of both services on 127\.0\.0\.1 \(seed 1\) with \d+ breaks planted in the services and \d+ legal look-alikes$/);
+      expect(lines[0]).toMatch(
+        /^ledger-recon demo: simulators of both services on 127\.0\.0\.1 \(seed 1\) with \d+ breaks planted in the services and \d+ legal look-alikes$/,
+      );
       expect(lines[1]).toMatch(/^the merchant's books, written from the same world with \d+ book breaks: /);
       expect(lines[4]).toMatch(/^BREAKS {2}check run 1 over sync 1 \(completed\)/);
       // Counts read as numbers do, grouped by thousands (the demo checks over a thousand entries).
@@ -65,11 +99,16 @@ describe('ledger-recon demo (npm start)', () => {
       expect(workbook && readFileSync(workbook).subarray(0, 2).toString()).toBe('PK');
       // What was planted and what was found, by severity on both sides: an info break found is no miss.
       const [last, exit] = lines.filter(Boolean).slice(-2);
-      const [, total, services, inBooks, planted, found] = /^(\d+) breaks were planted, (\d+) in the services and (\d+) in the books \((\d+ error, \d+ warning, \d+ info)\); the check found (\d+ error, \d+ warning, \d+ info)\. Open the workbook/.exec(last ?? '') ?? [];
+      const [, total, services, inBooks, planted, found] =
+        /^(\d+) breaks were planted, (\d+) in the services and (\d+) in the books \((\d+ error, \d+ warning, \d+ info)\); the check found (\d+ error, \d+ warning, \d+ info)\. Open the workbook/.exec(
+          last ?? '',
+        ) ?? [];
       expect(found, last).toBe(planted);
       expect(Number(total)).toBe(Number(services) + Number(inBooks));
       expect(lines[0]).toContain(`with ${services} breaks planted in the services`);
-      expect(exit).toBe('A night like this one exits 1 from `ledger-recon run`; the demo itself exits 0, as it showed what it was run to show.');
+      expect(exit).toBe(
+        'A night like this one exits 1 from `ledger-recon run`; the demo itself exits 0, as it showed what it was run to show.',
+      );
       // Run again, it makes its own mirror afresh: the same first run.
       const again = run(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')]);
       expect(again.code).toBe(0);
@@ -80,47 +119,72 @@ describe('ledger-recon demo (npm start)', () => {
   });
 
   // A file's case; a schema the demo did not make is the PostgreSQL suite's (test/cli/postgres.test.ts).
-  it.skipIf(ON_POSTGRES)('never deletes a mirror it did not make: the production --db given by habit stays byte-identical', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-foreign-'));
-    try {
-      const production = join(dir, 'ledger.db');
-      writeFileSync(production, 'a mirror with months of history and acceptances');
-      const before = readFileSync(production);
-      const { code, stdout, stderr } = run(['demo', '--db', production, '--out', join(dir, 'reports')]);
-      expect(code).toBe(2);
-      expect(stdout).toBe('');
-      expect(stderr).toBe(`ledger-recon: ${production} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)\n`);
-      expect(readFileSync(production).equals(before)).toBe(true);
-      expect(readdirSync(dir)).toEqual(['ledger.db']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-  it.runIf(ON_POSTGRES)('never drops a schema it did not make: a mirror of real books given by habit keeps every row', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-foreign-'));
-    try {
-      const production = mirrorAt(dir, 'production');
-      const mirror = await openMirrorAt(production);
-      await mirror.close();
-      const tables = await numberOfMirror(production, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()");
-      const { code, stdout, stderr } = run(['demo', '--db', production, '--out', join(dir, 'reports')]);
-      expect(code).toBe(2);
-      expect(stdout).toBe('');
-      expect(stderr).toBe(`ledger-recon: ${shownDb(production)} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)\n`);
-      expect(await numberOfMirror(production, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()")).toBe(tables);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(ON_POSTGRES)(
+    'never deletes a mirror it did not make: the production --db given by habit stays byte-identical',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-foreign-'));
+      try {
+        const production = join(dir, 'ledger.db');
+        writeFileSync(production, 'a mirror with months of history and acceptances');
+        const before = readFileSync(production);
+        const { code, stdout, stderr } = run(['demo', '--db', production, '--out', join(dir, 'reports')]);
+        expect(code).toBe(2);
+        expect(stdout).toBe('');
+        expect(stderr).toBe(
+          `ledger-recon: ${production} holds a mirror the demo did not make, and the demo never deletes one: give --db a new path (the demo makes its own mirror there)\n`,
+        );
+        expect(readFileSync(production).equals(before)).toBe(true);
+        expect(readdirSync(dir)).toEqual(['ledger.db']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+  it.runIf(ON_POSTGRES)(
+    'never drops a schema it did not make: a mirror of real books given by habit keeps every row',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-foreign-'));
+      try {
+        const production = mirrorAt(dir, 'production');
+        const mirror = await openMirrorAt(production);
+        await mirror.close();
+        const tables = await numberOfMirror(
+          production,
+          'SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()',
+        );
+        const { code, stdout, stderr } = run(['demo', '--db', production, '--out', join(dir, 'reports')]);
+        expect(code).toBe(2);
+        expect(stdout).toBe('');
+        expect(stderr).toBe(
+          `ledger-recon: ${shownDb(production)} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)\n`,
+        );
+        expect(
+          await numberOfMirror(
+            production,
+            'SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()',
+          ),
+        ).toBe(tables);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
   it.runIf(ON_POSTGRES)('never drops a schema that holds functions, enums or domains but no table', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-objects-'));
     try {
       const other = mirrorAt(dir, 'other');
       await changeMirror(other, 'CREATE SCHEMA IF NOT EXISTS ' + new URL(other).searchParams.get('schema'));
-      for (const statement of ["CREATE TYPE mood AS ENUM ('calm')", 'CREATE DOMAIN positive AS integer CHECK (VALUE > 0)', "CREATE FUNCTION answer() RETURNS integer LANGUAGE sql AS 'SELECT 42'"]) await changeMirror(other, statement);
+      for (const statement of [
+        "CREATE TYPE mood AS ENUM ('calm')",
+        'CREATE DOMAIN positive AS integer CHECK (VALUE > 0)',
+        "CREATE FUNCTION answer() RETURNS integer LANGUAGE sql AS 'SELECT 42'",
+      ])
+        await changeMirror(other, statement);
       const { code, stderr } = run(['demo', '--db', other, '--out', join(dir, 'reports')]);
       expect(code).toBe(2);
-      expect(stderr).toBe(`ledger-recon: ${shownDb(other)} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)\n`);
+      expect(stderr).toBe(
+        `ledger-recon: ${shownDb(other)} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)\n`,
+      );
       expect(await numberOfMirror(other, 'SELECT answer()')).toBe(42);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -135,12 +199,29 @@ describe('configuration errors', () => {
     expect(stdout).toBe('');
     // Every missing setting is named in the one line, so a newcomer fixes them in one go.
     expect(stderr.split('\n')).toHaveLength(2);
-    expect(stderr).toMatch(/^ledger-recon: 6 settings need attention: GIFTCARD_API_URL \(or --giftcard-url\) is not set: it is the base address of the gift card service; /);
-    for (const variable of ['GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET', 'DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET']) expect(stderr).toContain(`${variable} (or --`);
+    expect(stderr).toMatch(
+      /^ledger-recon: 6 settings need attention: GIFTCARD_API_URL \(or --giftcard-url\) is not set: it is the base address of the gift card service; /,
+    );
+    for (const variable of [
+      'GIFTCARD_API_URL',
+      'GIFTCARD_CLIENT_ID',
+      'GIFTCARD_CLIENT_SECRET',
+      'DP_API_URL',
+      'DP_CLIENT_ID',
+      'DP_CLIENT_SECRET',
+    ])
+      expect(stderr).toContain(`${variable} (or --`);
   });
 
   it('exit 2 naming a malformed URL', () => {
-    const env = cleanEnv({ GIFTCARD_API_URL: 'http://127.0.0.1:1', GIFTCARD_CLIENT_ID: 'a', GIFTCARD_CLIENT_SECRET: 'b', DP_API_URL: 'mailto:x', DP_CLIENT_ID: 'c', DP_CLIENT_SECRET: 'd' });
+    const env = cleanEnv({
+      GIFTCARD_API_URL: 'http://127.0.0.1:1',
+      GIFTCARD_CLIENT_ID: 'a',
+      GIFTCARD_CLIENT_SECRET: 'b',
+      DP_API_URL: 'mailto:x',
+      DP_CLIENT_ID: 'c',
+      DP_CLIENT_SECRET: 'd',
+    });
     const { code, stderr } = run(['ping'], env);
     expect(code).toBe(2);
     expect(stderr).toBe('ledger-recon: DP_API_URL (or --dp-url) must start with http:// or https://\n');
@@ -155,7 +236,26 @@ describe('ledger-recon simulate, then ping against it', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-cli-'));
-    child = spawn(process.execPath, [CLI, 'simulate', '--port', '0', '--dp-port', '0', '--seed', '3', '--size', 'tiny', '--plant', '--manifest', join(dir, 'manifest.json'), '--control'], { env: cleanEnv() });
+    child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'simulate',
+        '--port',
+        '0',
+        '--dp-port',
+        '0',
+        '--seed',
+        '3',
+        '--size',
+        'tiny',
+        '--plant',
+        '--manifest',
+        join(dir, 'manifest.json'),
+        '--control',
+      ],
+      { env: cleanEnv() },
+    );
     exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     let out = '';
     await new Promise<void>((resolve, reject) => {
@@ -175,25 +275,42 @@ describe('ledger-recon simulate, then ping against it', () => {
   });
 
   it('prints both base URLs and the six variables, and writes the manifest', () => {
-    expect(Object.keys(exports).sort()).toEqual(['DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET', 'GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET']);
+    expect(Object.keys(exports).sort()).toEqual([
+      'DP_API_URL',
+      'DP_CLIENT_ID',
+      'DP_CLIENT_SECRET',
+      'GIFTCARD_API_URL',
+      'GIFTCARD_CLIENT_ID',
+      'GIFTCARD_CLIENT_SECRET',
+    ]);
     expect(exports['GIFTCARD_API_URL']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { seed: number; breaks: unknown[] };
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      seed: number;
+      breaks: unknown[];
+    };
     expect(manifest.seed).toBe(3);
     expect(manifest.breaks.length).toBeGreaterThan(28);
   });
 
-  it('says in one line which port is taken when a second simulator asks for the first one\'s', () => {
+  it("says in one line which port is taken when a second simulator asks for the first one's", () => {
     const port = new URL(exports['GIFTCARD_API_URL'] ?? '').port;
     const { code, stderr } = run(['simulate', '--port', port, '--dp-port', '0']);
     expect(code).toBe(2);
-    expect(stderr).toBe(`ledger-recon: port ${port} on 127.0.0.1 is in use (another simulator, or another program): give --port and --dp-port other ports, or 0 for free ones\n`);
+    expect(stderr).toBe(
+      `ledger-recon: port ${port} on 127.0.0.1 is in use (another simulator, or another program): give --port and --dp-port other ports, or 0 for free ones\n`,
+    );
   });
 
   it('answers ping with both services ok', () => {
     const { code, stdout, stderr } = run(['ping'], cleanEnv(exports));
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(stdout.split('\n').filter(Boolean).map((l) => l.split(':')[0])).toEqual(['gift card service', 'delivery partner service']);
+    expect(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(':')[0]),
+    ).toEqual(['gift card service', 'delivery partner service']);
   });
 
   it('refuses a rotated secret with exit 2, one line naming the variable, and no secret', () => {
@@ -207,7 +324,7 @@ describe('ledger-recon simulate, then ping against it', () => {
     expect(stderr).not.toContain('may point at another service');
   });
 
-  it('says the gift card URL may point at another service when its answer is not the gift card service\'s', () => {
+  it("says the gift card URL may point at another service when its answer is not the gift card service's", () => {
     const { code, stderr } = run(['ping', '--giftcard-url', exports['DP_API_URL'] ?? ''], cleanEnv(exports));
     expect(code).toBe(2);
     expect(stderr.trim().split('\n')).toHaveLength(1);

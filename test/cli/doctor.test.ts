@@ -24,7 +24,20 @@ afterAll(async () => {
 function envFile(): string {
   const file = join(dir, 'ledger-recon.env');
   const env = simulatorEnv(sim);
-  writeFileSync(file, ['GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET', 'DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET'].map((key) => `${key}=${env[key]}`).join('\n'), { mode: 0o600 });
+  writeFileSync(
+    file,
+    [
+      'GIFTCARD_API_URL',
+      'GIFTCARD_CLIENT_ID',
+      'GIFTCARD_CLIENT_SECRET',
+      'DP_API_URL',
+      'DP_CLIENT_ID',
+      'DP_CLIENT_SECRET',
+    ]
+      .map((key) => `${key}=${env[key]}`)
+      .join('\n'),
+    { mode: 0o600 },
+  );
   chmodSync(file, 0o600);
   return file;
 }
@@ -33,16 +46,25 @@ describe('settings like other tools', () => {
   it('reads --settings, and LEDGER_RECON_DB and LEDGER_RECON_OUT as the default --db and --out', async () => {
     const db = mirrorAt(join(dir, 'from-env'));
     const out = join(dir, 'from-env', 'reports');
-    const { status, stdout, stderr } = await runCli(['run', '--settings', envFile(), '--json'], cleanEnv({ LEDGER_RECON_DB: db, LEDGER_RECON_OUT: out }));
+    const { status, stdout, stderr } = await runCli(
+      ['run', '--settings', envFile(), '--json'],
+      cleanEnv({ LEDGER_RECON_DB: db, LEDGER_RECON_OUT: out }),
+    );
     expect(stderr).toBe('');
     expect(status).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ verdict: 'RECONCILED', report: { workbook: expect.stringMatching(new RegExp(`^${out}/ledger-recon-.*-run-1\\.xlsx$`)) } });
+    expect(JSON.parse(stdout)).toMatchObject({
+      verdict: 'RECONCILED',
+      report: { workbook: expect.stringMatching(new RegExp(`^${out}/ledger-recon-.*-run-1\\.xlsx$`)) },
+    });
     expect(await mirrorExists(db)).toBe(true);
     expect(readdirSync(out)).toHaveLength(3);
   });
 
   it('lets the environment win over the file, and flags over both', async () => {
-    const { status, stderr } = await runCli(['ping', '--settings', envFile(), '--dp-url', 'ftp://flag'], cleanEnv({ GIFTCARD_API_URL: 'mailto:environment' }));
+    const { status, stderr } = await runCli(
+      ['ping', '--settings', envFile(), '--dp-url', 'ftp://flag'],
+      cleanEnv({ GIFTCARD_API_URL: 'mailto:environment' }),
+    );
     expect(status).toBe(2);
     expect(stderr).toContain('GIFTCARD_API_URL (or --giftcard-url) must start with http:// or https://');
     expect(stderr).toContain('DP_API_URL (or --dp-url) must start with http:// or https://');
@@ -59,10 +81,16 @@ describe('a settings file is read as text, by ledger-recon alone', () => {
     const fifo = join(dir, 'settings.fifo');
     execFileSync('mkfifo', [fifo]);
     const cases: Array<[string, string]> = [
-      [settings, `ledger-recon: --settings ${settings}:3: NODE_OPTIONS is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)\n`],
+      [
+        settings,
+        `ledger-recon: --settings ${settings}:3: NODE_OPTIONS is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)\n`,
+      ],
       ['/dev/zero', 'ledger-recon: --settings /dev/zero: a device, not a regular file: give --settings a file\n'],
       [fifo, `ledger-recon: --settings ${fifo}: a FIFO, not a regular file: give --settings a file\n`],
-      [join(dir, 'missing.env'), `ledger-recon: --settings ${join(dir, 'missing.env')}: no such file (ENOENT): give --settings a file you can read\n`],
+      [
+        join(dir, 'missing.env'),
+        `ledger-recon: --settings ${join(dir, 'missing.env')}: no such file (ENOENT): give --settings a file you can read\n`,
+      ],
     ];
     for (const [file, line] of cases) {
       const result = await runCli(['history', '--db', mirrorAt(dir, 'settings'), '--settings', file], cleanEnv());
@@ -108,14 +136,27 @@ describe('ledger-recon doctor', () => {
   it('says ok, one line each, for the settings, both services, the mirror, the disk and --out', async () => {
     const db = mirrorAt(dir, 'healthy');
     await runCli(['run', '--db', db, '--out', join(dir, 'healthy')], simulatorEnv(sim));
-    const { status, stdout, stderr } = await runCli(['doctor', '--db', db, '--out', join(dir, 'healthy')], simulatorEnv(sim));
+    const { status, stdout, stderr } = await runCli(
+      ['doctor', '--db', db, '--out', join(dir, 'healthy')],
+      simulatorEnv(sim),
+    );
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split('\n');
     expect(lines.every((line) => line.startsWith('ok    '))).toBe(true);
     expect(lines.map((line) => line.slice(6).split(': ')[0])).toEqual([
-      'GIFTCARD_API_URL', 'GIFTCARD_CLIENT_ID', 'GIFTCARD_CLIENT_SECRET', 'DP_API_URL', 'DP_CLIENT_ID', 'DP_CLIENT_SECRET',
-      'gift card service', 'delivery partner service', `mirror ${shownDb(db)}`, 'schema', 'lock', 'last run',
+      'GIFTCARD_API_URL',
+      'GIFTCARD_CLIENT_ID',
+      'GIFTCARD_CLIENT_SECRET',
+      'DP_API_URL',
+      'DP_CLIENT_ID',
+      'DP_CLIENT_SECRET',
+      'gift card service',
+      'delivery partner service',
+      `mirror ${shownDb(db)}`,
+      'schema',
+      'lock',
+      'last run',
       // A file's free space; a server's disk is its operator's.
       ...(ON_POSTGRES ? [] : ['disk']),
       '--out',
@@ -133,7 +174,13 @@ describe('ledger-recon doctor', () => {
     const { status, stdout } = await runCli(['doctor', '--db', garbage, '--out', garbage], env);
     expect(status).toBe(2);
     const failing = stdout.split('\n').filter((line) => line.startsWith('FAIL'));
-    expect(failing.map((line) => line.slice(6).split(':')[0])).toEqual(['DP_API_URL', 'gift card service', 'delivery partner service', `mirror ${garbage}`, '--out']);
+    expect(failing.map((line) => line.slice(6).split(':')[0])).toEqual([
+      'DP_API_URL',
+      'gift card service',
+      'delivery partner service',
+      `mirror ${garbage}`,
+      '--out',
+    ]);
     expect(failing[1]).toMatch(/GIFTCARD_CLIENT_SECRET/);
     expect(failing[2]).toBe('FAIL  delivery partner service: not tried: fix its settings above first');
     expect(failing[3]).toMatch(/file is not a database: restore it from a backup, or give --db a new file/);
@@ -141,9 +188,14 @@ describe('ledger-recon doctor', () => {
   });
 
   it('fails an --out it cannot make a file in, though its permission bits say it may (/proc)', async () => {
-    const { status, stdout } = await runCli(['doctor', '--db', mirrorAt(dir, 'proc-out'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim));
+    const { status, stdout } = await runCli(
+      ['doctor', '--db', mirrorAt(dir, 'proc-out'), '--out', '/proc/ledger-recon-reports'],
+      simulatorEnv(sim),
+    );
     expect(status).toBe(2);
-    expect(stdout.split('\n').find((line) => line.includes('--out'))).toMatch(/^FAIL {2}--out: \/proc\/ledger-recon-reports: E[A-Z]+: give --out a folder you can write$/);
+    expect(stdout.split('\n').find((line) => line.includes('--out'))).toMatch(
+      /^FAIL {2}--out: \/proc\/ledger-recon-reports: E[A-Z]+: give --out a folder you can write$/,
+    );
   });
 });
 
@@ -155,10 +207,14 @@ describe('a mirror changed by hand', () => {
     await changeMirror(db, 'DROP TABLE sync_checkpoints');
     const doctor = await runCli(['doctor', '--db', db], env);
     expect(doctor.status).toBe(2);
-    expect(doctor.stdout).toMatch(/integrity check failed \(the mirror lacks the table sync_checkpoints \(dropped or renamed by hand\?\)\)/);
+    expect(doctor.stdout).toMatch(
+      /integrity check failed \(the mirror lacks the table sync_checkpoints \(dropped or renamed by hand\?\)\)/,
+    );
     const sync = await runCli(['sync', '--db', db], env);
     expect(sync.status).toBe(2);
     // The lists read before the missing table was needed say so above it; the last line names it.
-    expect(sync.stderr.trimEnd().split('\n').at(-1)).toBe('ledger-recon: the mirror lacks its table sync_checkpoints (dropped or renamed by hand?): ledger-recon doctor names what is missing; restore the mirror from a backup, or sync into a new one');
+    expect(sync.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'ledger-recon: the mirror lacks its table sync_checkpoints (dropped or renamed by hand?): ledger-recon doctor names what is missing; restore the mirror from a backup, or sync into a new one',
+    );
   }, 60_000);
 });

@@ -42,18 +42,28 @@ function oneLine(result: CliResult): string {
 
 describe('a service that cannot be reached as configured', () => {
   it('names a host that does not resolve', async () => {
-    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: 'http://no-such-host.invalid:4010' }));
+    const line = oneLine(
+      await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: 'http://no-such-host.invalid:4010' }),
+    );
     expect(line).toMatch(/^ledger-recon: the gift card service .*no-such-host\.invalid.*GIFTCARD_API_URL/);
   });
 
   it('names https:// against a port that speaks plain HTTP', async () => {
-    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), DP_API_URL: sim.dpUrl.replace('http://', 'https://') }));
-    expect(line).toBe(`ledger-recon: the delivery partner service cannot be reached at ${sim.dpUrl.replace('http://', 'https://')}: the TLS handshake failed: the port speaks plain HTTP, so the URL may need http:// instead of https://; check DP_API_URL (or --dp-url)`);
+    const line = oneLine(
+      await runCli(['ping'], { ...simulatorEnv(sim), DP_API_URL: sim.dpUrl.replace('http://', 'https://') }),
+    );
+    expect(line).toBe(
+      `ledger-recon: the delivery partner service cannot be reached at ${sim.dpUrl.replace('http://', 'https://')}: the TLS handshake failed: the port speaks plain HTTP, so the URL may need http:// instead of https://; check DP_API_URL (or --dp-url)`,
+    );
   });
 
   it('names a port whose peer does not speak HTTP', async () => {
-    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${garbagePort}` }));
-    expect(line).toMatch(new RegExp(`the peer on port ${garbagePort} does not speak HTTP .*: check the port; check GIFTCARD_API_URL`));
+    const line = oneLine(
+      await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${garbagePort}` }),
+    );
+    expect(line).toMatch(
+      new RegExp(`the peer on port ${garbagePort} does not speak HTTP .*: check the port; check GIFTCARD_API_URL`),
+    );
   });
 
   it('names a port where nothing listens, after its retries', async () => {
@@ -61,21 +71,34 @@ describe('a service that cannot be reached as configured', () => {
     await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
     const port = (closed.address() as { port: number }).port;
     await new Promise((done) => closed.close(done));
-    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }));
-    expect(line).toMatch(new RegExp(`connection refused \\(ECONNREFUSED\\).*nothing listens on port ${port} of 127\\.0\\.0\\.1: is the service running there\\? check GIFTCARD_API_URL`));
+    const line = oneLine(
+      await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }),
+    );
+    expect(line).toMatch(
+      new RegExp(
+        `connection refused \\(ECONNREFUSED\\).*nothing listens on port ${port} of 127\\.0\\.0\\.1: is the service running there\\? check GIFTCARD_API_URL`,
+      ),
+    );
   }, 60_000);
 });
 
 describe('a refusal with a body that is not JSON', () => {
-  it('is an authentication error at once, never retried, whatever the body (a proxy\'s HTML page)', async () => {
+  it("is an authentication error at once, never retried, whatever the body (a proxy's HTML page)", async () => {
     let requests = 0;
     const proxy = createHttpServer((_request, response) => {
       requests += 1;
-      response.writeHead(401, { 'content-type': 'text/html' }).end('<html><body>401 Authorization Required</body></html>');
+      response
+        .writeHead(401, { 'content-type': 'text/html' })
+        .end('<html><body>401 Authorization Required</body></html>');
     });
     await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
     try {
-      const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` }));
+      const line = oneLine(
+        await runCli(['ping'], {
+          ...simulatorEnv(sim),
+          GIFTCARD_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+        }),
+      );
       expect(line).toMatch(/^ledger-recon: the gift card service .*GIFTCARD_CLIENT_SECRET/);
       expect(requests).toBe(1);
     } finally {
@@ -89,7 +112,9 @@ describe('a service that speaks TLS', () => {
   let url: string;
   beforeAll(async () => {
     const read = (name: string) => readFileSync(fileURLToPath(new URL(`../support/tls/${name}`, import.meta.url)));
-    tls = createHttpsServer({ key: read('key.pem'), cert: read('cert.pem') }, (_request, response) => response.end('{}'));
+    tls = createHttpsServer({ key: read('key.pem'), cert: read('cert.pem') }, (_request, response) =>
+      response.end('{}'),
+    );
     await new Promise<void>((listening) => tls.listen(0, '127.0.0.1', listening));
     url = `127.0.0.1:${(tls.address() as { port: number }).port}`;
   });
@@ -100,21 +125,31 @@ describe('a service that speaks TLS', () => {
 
   it('names a certificate nobody trusts', async () => {
     const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `https://${url}` }));
-    expect(line).toMatch(new RegExp(`^ledger-recon: the gift card service cannot be reached at https://${url}: its TLS certificate is not trusted \\(DEPTH_ZERO_SELF_SIGNED_CERT\\); check GIFTCARD_API_URL`));
+    expect(line).toMatch(
+      new RegExp(
+        `^ledger-recon: the gift card service cannot be reached at https://${url}: its TLS certificate is not trusted \\(DEPTH_ZERO_SELF_SIGNED_CERT\\); check GIFTCARD_API_URL`,
+      ),
+    );
   });
 
   it('names http:// against a port that speaks TLS', async () => {
     const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://${url}` }));
-    expect(line).toMatch(/the peer closed the connection: if it speaks https, GIFTCARD_API_URL \(or --giftcard-url\) must start with https:\/\/$/);
+    expect(line).toMatch(
+      /the peer closed the connection: if it speaks https, GIFTCARD_API_URL \(or --giftcard-url\) must start with https:\/\/$/,
+    );
   }, 60_000);
 });
 
 describe('--db and --out that cannot be used', () => {
   it('ends within seconds on an --out under /proc, before any sync', async () => {
     const started = Date.now();
-    const line = oneLine(await runCli(['run', '--db', mirrorAt(dir, 'proc'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim)));
+    const line = oneLine(
+      await runCli(['run', '--db', mirrorAt(dir, 'proc'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim)),
+    );
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(line).toBe('ledger-recon: --out /proc/ledger-recon-reports: it cannot be created there (ENOENT): give --out a folder you can write');
+    expect(line).toBe(
+      'ledger-recon: --out /proc/ledger-recon-reports: it cannot be created there (ENOENT): give --out a folder you can write',
+    );
   });
 
   it('names a file standing where the --out folder should be', async () => {
@@ -131,8 +166,12 @@ describe('--db and --out that cannot be used', () => {
   it.skipIf(ON_POSTGRES)('names a --db that is a folder, and one whose folder cannot be made', async () => {
     const folder = join(dir, 'a-folder');
     mkdirSync(folder);
-    expect(oneLine(await runCli(['sync', '--db', folder], simulatorEnv(sim)))).toBe(`ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`);
-    expect(oneLine(await runCli(['check', '--db', '/proc/ledger-recon/ledger.db'], simulatorEnv(sim)))).toMatch(/^ledger-recon: (--db \/proc\/ledger-recon: it cannot be created there \(ENOENT\)|there is no mirror at)/);
+    expect(oneLine(await runCli(['sync', '--db', folder], simulatorEnv(sim)))).toBe(
+      `ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`,
+    );
+    expect(oneLine(await runCli(['check', '--db', '/proc/ledger-recon/ledger.db'], simulatorEnv(sim)))).toMatch(
+      /^ledger-recon: (--db \/proc\/ledger-recon: it cannot be created there \(ENOENT\)|there is no mirror at)/,
+    );
   });
 });
 
@@ -141,13 +180,25 @@ describe('a --db that names a database server', () => {
     const url = 'postgres://analyst:s3cret-pw@127.0.0.1:1/ledger?schema=merchant_a';
     const expected =
       'ledger-recon: the mirror postgres://127.0.0.1:1/ledger?schema=merchant_a cannot be reached: connect ECONNREFUSED 127.0.0.1:1; check that the server is running and that --db (or LEDGER_RECON_DB) names it';
-    for (const args of [['sync'], ['check'], ['sql', 'SELECT 1'], ['history'], ['report'], ['close', '--period', '2026-10'], ['export', 'hledger', '--out', join(dir, 'j.journal')], ['accept', 'abc', '--note', 'n']]) {
+    for (const args of [
+      ['sync'],
+      ['check'],
+      ['sql', 'SELECT 1'],
+      ['history'],
+      ['report'],
+      ['close', '--period', '2026-10'],
+      ['export', 'hledger', '--out', join(dir, 'j.journal')],
+      ['accept', 'abc', '--note', 'n'],
+    ]) {
       const result = await runCli([...args, '--db', url], simulatorEnv(sim));
       expect(oneLine(result), args.join(' ')).toBe(expected);
       expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
     }
     // Read from the environment too; the nightly run still prints its one JSON object.
-    const night = await runCli(['run', '--json', '--out', join(dir, 'pg-out')], { ...simulatorEnv(sim), LEDGER_RECON_DB: url });
+    const night = await runCli(['run', '--json', '--out', join(dir, 'pg-out')], {
+      ...simulatorEnv(sim),
+      LEDGER_RECON_DB: url,
+    });
     expect(night.status).toBe(2);
     expect(JSON.parse(night.stdout)).toMatchObject({ verdict: 'FAILED', exitCode: 2, error: { code: 'MIRROR' } });
     expect(night.stdout + night.stderr).not.toContain('s3cret-pw');
@@ -171,17 +222,30 @@ describe('a service that does not answer', () => {
     const port = (silent.address() as { port: number }).port;
     try {
       const started = Date.now();
-      const line = oneLine(await runCli(['ping', '--timeout', '1'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }));
+      const line = oneLine(
+        await runCli(['ping', '--timeout', '1'], {
+          ...simulatorEnv(sim),
+          GIFTCARD_API_URL: `http://127.0.0.1:${port}`,
+        }),
+      );
       expect(Date.now() - started).toBeLessThan(15_000);
-      expect(line).toMatch(new RegExp(`^ledger-recon: the gift card service is unavailable at 127\\.0\\.0\\.1:${port}: no answer within 1 s \\(timed out.*\\).*attempts\\); the service did not answer in time: .*LEDGER_RECON_TIMEOUT \\(or --timeout\\)$`));
+      expect(line).toMatch(
+        new RegExp(
+          `^ledger-recon: the gift card service is unavailable at 127\\.0\\.0\\.1:${port}: no answer within 1 s \\(timed out.*\\).*attempts\\); the service did not answer in time: .*LEDGER_RECON_TIMEOUT \\(or --timeout\\)$`,
+        ),
+      );
     } finally {
       silent.close();
     }
   }, 30_000);
 
   it('names a malformed LEDGER_RECON_TIMEOUT together with every other setting that needs attention', async () => {
-    const line = oneLine(await runCli(['sync', '--db', mirrorAt(dir, 'never')], cleanEnv({ LEDGER_RECON_TIMEOUT: 'soon' })));
-    expect(line).toMatch(/^ledger-recon: 7 settings need attention: GIFTCARD_API_URL .*; LEDGER_RECON_TIMEOUT \(or --timeout\) is "soon": it must be whole seconds from 1 to 600$/);
+    const line = oneLine(
+      await runCli(['sync', '--db', mirrorAt(dir, 'never')], cleanEnv({ LEDGER_RECON_TIMEOUT: 'soon' })),
+    );
+    expect(line).toMatch(
+      /^ledger-recon: 7 settings need attention: GIFTCARD_API_URL .*; LEDGER_RECON_TIMEOUT \(or --timeout\) is "soon": it must be whole seconds from 1 to 600$/,
+    );
   });
 });
 
@@ -193,7 +257,14 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
       expect(oneLine(await runCli(['sync', '--db', join(readOnly.path, 'ledger.db')], simulatorEnv(sim)))).toBe(
         `ledger-recon: --db ${readOnly.path}: the file system is read-only (EROFS): give --db a file in a folder you can write`,
       );
-      expect(oneLine(await runCli(['run', '--db', mirrorAt(dir, 'ro-out'), '--out', join(readOnly.path, 'reports')], simulatorEnv(sim)))).toBe(
+      expect(
+        oneLine(
+          await runCli(
+            ['run', '--db', mirrorAt(dir, 'ro-out'), '--out', join(readOnly.path, 'reports')],
+            simulatorEnv(sim),
+          ),
+        ),
+      ).toBe(
         `ledger-recon: --out ${join(readOnly.path, 'reports')}: the file system is read-only (EROFS): give --out a folder you can write`,
       );
     } finally {
@@ -201,21 +272,31 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
     }
   });
 
-  it.skipIf(ON_POSTGRES)('names a --db whose disk fills up, when the mirror is made and in the middle of a sync; run --json still prints the night', async () => {
-    for (const size of ['200k', '1500k']) {
-      const full = mountTmpfs(size);
-      if (!full) return;
-      try {
-        const db = join(full.path, 'ledger.db');
-        const result = await runCli(['run', '--db', db, '--out', join(dir, `full-${size}`), '--json'], simulatorEnv(sim));
-        const message = `--db ${db}: no space left on the device (SQLITE_FULL): free space in ${full.path} (a sync needs about 256 MB beside the mirror), or give --db a folder with room; what was committed before is kept`;
-        expect(oneLine(result), size).toBe(`ledger-recon: ${message}`);
-        expect(JSON.parse(result.stdout)).toMatchObject({ verdict: 'FAILED', exitCode: 2, error: { code: 'FILE_SYSTEM', message } });
-      } finally {
-        full.unmount();
+  it.skipIf(ON_POSTGRES)(
+    'names a --db whose disk fills up, when the mirror is made and in the middle of a sync; run --json still prints the night',
+    async () => {
+      for (const size of ['200k', '1500k']) {
+        const full = mountTmpfs(size);
+        if (!full) return;
+        try {
+          const db = join(full.path, 'ledger.db');
+          const result = await runCli(
+            ['run', '--db', db, '--out', join(dir, `full-${size}`), '--json'],
+            simulatorEnv(sim),
+          );
+          const message = `--db ${db}: no space left on the device (SQLITE_FULL): free space in ${full.path} (a sync needs about 256 MB beside the mirror), or give --db a folder with room; what was committed before is kept`;
+          expect(oneLine(result), size).toBe(`ledger-recon: ${message}`);
+          expect(JSON.parse(result.stdout)).toMatchObject({
+            verdict: 'FAILED',
+            exitCode: 2,
+            error: { code: 'FILE_SYSTEM', message },
+          });
+        } finally {
+          full.unmount();
+        }
       }
-    }
-  });
+    },
+  );
 
   it('names an --out whose disk fills up while the report is written, and leaves no report behind', async () => {
     const full = mountTmpfs('16k');
@@ -223,7 +304,9 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
     try {
       const out = join(full.path, 'reports');
       const result = await runCli(['run', '--db', mirrorAt(dir, 'full-out'), '--out', out], simulatorEnv(sim));
-      expect(oneLine(result)).toBe(`ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`);
+      expect(oneLine(result)).toBe(
+        `ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`,
+      );
       expect(readdirSync(out).filter((name) => name.endsWith('.xlsx'))).toEqual([]);
     } finally {
       full.unmount();
@@ -232,16 +315,20 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
 });
 
 describe('a period close that cannot be written', () => {
-  it('names an --out whose disk fills up while the close is written, leaving no file behind; a killed close\'s temporary files go at the next', async () => {
+  it("names an --out whose disk fills up while the close is written, leaving no file behind; a killed close's temporary files go at the next", async () => {
     const db = mirrorAt(dir, 'close-full');
-    expect((await runCli(['run', '--db', db, '--out', join(dir, 'close-full-reports')], simulatorEnv(sim))).status).not.toBe(2);
+    expect(
+      (await runCli(['run', '--db', db, '--out', join(dir, 'close-full-reports')], simulatorEnv(sim))).status,
+    ).not.toBe(2);
     const month = new Date().toISOString().slice(0, 7);
     const full = mountTmpfs('16k');
     if (full) {
       try {
         const out = join(full.path, 'close');
         const result = await runCli(['close', '--period', month, '--db', db, '--out', out], simulatorEnv(sim));
-        expect(oneLine(result)).toBe(`ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`);
+        expect(oneLine(result)).toBe(
+          `ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`,
+        );
         expect(readdirSync(out)).toEqual([]);
       } finally {
         full.unmount();
@@ -263,32 +350,51 @@ describe('a mirror this version cannot use', () => {
     expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
     const mirror = new Database(db);
     const applied = mirror.prepare('SELECT COUNT(*) FROM __drizzle_migrations').pluck().get() as number;
-    mirror.prepare("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', 9999999999999)").run();
+    mirror
+      .prepare("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', 9999999999999)")
+      .run();
     mirror.close();
     const line = oneLine(await runCli(['check', '--db', db], simulatorEnv(sim)));
-    expect(line).toBe(`ledger-recon: the mirror ${db} was written by a newer ledger-recon (schema ${applied + 1}; this version knows ${applied}): upgrade ledger-recon, or give --db another mirror`);
+    expect(line).toBe(
+      `ledger-recon: the mirror ${db} was written by a newer ledger-recon (schema ${applied + 1}; this version knows ${applied}): upgrade ledger-recon, or give --db another mirror`,
+    );
   });
 });
 
 describe('files for one reader', () => {
-  it.skipIf(ON_POSTGRES)('makes the mirror, its side files, the reports and their folders the owner\'s alone, unless --umask says otherwise', async () => {
-    const folder = join(dir, 'private', 'mirror');
-    const out = join(dir, 'private', 'reports');
-    expect((await runCli(['run', '--db', join(folder, 'ledger.db'), '--out', out], simulatorEnv(sim))).status).toBe(0);
-    const mode = (path: string) => statSync(path).mode & 0o777;
-    expect(mode(folder)).toBe(0o700);
-    expect(mode(out)).toBe(0o700);
-    for (const name of readdirSync(folder)) expect(mode(join(folder, name)), name).toBe(0o600);
-    for (const name of readdirSync(out)) expect(mode(join(out, name)), name).toBe(0o600);
-    const shared = join(dir, 'shared');
-    expect((await runCli(['run', '--umask', '027', '--db', join(shared, 'ledger.db'), '--out', shared], simulatorEnv(sim))).status).toBe(0);
-    expect(mode(join(shared, 'ledger.db'))).toBe(0o640);
-    // The folders it makes follow the mask too: the group can reach the files it may read.
-    const sharedOut = join(dir, 'shared-reports', 'nightly');
-    expect((await runCli(['run', '--umask', '027', '--db', join(shared, 'ledger.db'), '--out', sharedOut], simulatorEnv(sim))).status).toBe(0);
-    expect(mode(sharedOut)).toBe(0o750);
-    for (const name of readdirSync(sharedOut)) expect(mode(join(sharedOut, name)), name).toBe(0o640);
-  });
+  it.skipIf(ON_POSTGRES)(
+    "makes the mirror, its side files, the reports and their folders the owner's alone, unless --umask says otherwise",
+    async () => {
+      const folder = join(dir, 'private', 'mirror');
+      const out = join(dir, 'private', 'reports');
+      expect((await runCli(['run', '--db', join(folder, 'ledger.db'), '--out', out], simulatorEnv(sim))).status).toBe(
+        0,
+      );
+      const mode = (path: string) => statSync(path).mode & 0o777;
+      expect(mode(folder)).toBe(0o700);
+      expect(mode(out)).toBe(0o700);
+      for (const name of readdirSync(folder)) expect(mode(join(folder, name)), name).toBe(0o600);
+      for (const name of readdirSync(out)) expect(mode(join(out, name)), name).toBe(0o600);
+      const shared = join(dir, 'shared');
+      expect(
+        (await runCli(['run', '--umask', '027', '--db', join(shared, 'ledger.db'), '--out', shared], simulatorEnv(sim)))
+          .status,
+      ).toBe(0);
+      expect(mode(join(shared, 'ledger.db'))).toBe(0o640);
+      // The folders it makes follow the mask too: the group can reach the files it may read.
+      const sharedOut = join(dir, 'shared-reports', 'nightly');
+      expect(
+        (
+          await runCli(
+            ['run', '--umask', '027', '--db', join(shared, 'ledger.db'), '--out', sharedOut],
+            simulatorEnv(sim),
+          )
+        ).status,
+      ).toBe(0);
+      expect(mode(sharedOut)).toBe(0o750);
+      for (const name of readdirSync(sharedOut)) expect(mode(join(sharedOut, name)), name).toBe(0o640);
+    },
+  );
 
   it('removes the temporary files a killed report left, and leaves those of a report still being written', async () => {
     const out = join(dir, 'partials');
@@ -312,7 +418,9 @@ describe('a mirror has one identity', () => {
       const refused = await runCli(['sync', '--db', db], simulatorEnv(other));
       const line = oneLine(refused);
       expect(line).toContain(`GIFTCARD_API_URL ${other.giftcardUrl} (the mirror's: ${sim.giftcardUrl})`);
-      expect(line).toContain(`GIFTCARD_CLIENT_ID ${other.credentials.giftcard.clientId} (the mirror's: ${sim.credentials.giftcard.clientId})`);
+      expect(line).toContain(
+        `GIFTCARD_CLIENT_ID ${other.credentials.giftcard.clientId} (the mirror's: ${sim.credentials.giftcard.clientId})`,
+      );
       expect(line).toMatch(/pass --rebind to move this one to these services on purpose \(its history stays\)$/);
       expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM sync_runs')).toBe(1);
       expect((await runCli(['sync', '--db', db, '--rebind'], simulatorEnv(other))).status).toBe(0);
@@ -322,7 +430,7 @@ describe('a mirror has one identity', () => {
     }
   });
 
-  it('a rebind reads the new services whole and leaves the previous ones\' records out of the current state: no merge, no false finding', async () => {
+  it("a rebind reads the new services whole and leaves the previous ones' records out of the current state: no merge, no false finding", async () => {
     const size = (cards: number) => ({ cards, entriesPerCard: 3, coupons: 4, products: 2, orders: 4 });
     const first = await startSimulator({ seed: 301, size: size(20) });
     const second = await startSimulator({ seed: 302, size: size(40) });
@@ -338,15 +446,28 @@ describe('a mirror has one identity', () => {
       const alone = mirrorAt(dir, 'rebind-alone');
       expect((await runCli(['sync', '--db', alone, '--quiet'], simulatorEnv(second))).status).toBe(0);
       const count = (path: string, sql: string): Promise<number> => numberOfMirror(path, sql);
-      for (const sql of ['SELECT COUNT(*) FROM gift_cards', 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL', 'SELECT COUNT(*) FROM coupons WHERE vanished_sync_run_id IS NULL', 'SELECT COUNT(*) FROM dp_orders WHERE vanished_sync_run_id IS NULL']) {
+      for (const sql of [
+        'SELECT COUNT(*) FROM gift_cards',
+        'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NULL',
+        'SELECT COUNT(*) FROM coupons WHERE vanished_sync_run_id IS NULL',
+        'SELECT COUNT(*) FROM dp_orders WHERE vanished_sync_run_id IS NULL',
+      ]) {
         expect(await count(db, sql), sql).toBe(await count(alone, sql));
       }
       // The first services' records are kept: their entries marked, their cards' history.
-      expect(await count(db, 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL')).toBe(first.truth().transactions.length);
-      expect(await count(db, 'SELECT COUNT(DISTINCT gift_card_id) FROM gift_card_history')).toBeGreaterThan(await count(db, 'SELECT COUNT(*) FROM gift_cards'));
+      expect(
+        await count(db, 'SELECT COUNT(*) FROM gift_card_transactions WHERE vanished_sync_run_id IS NOT NULL'),
+      ).toBe(first.truth().transactions.length);
+      expect(await count(db, 'SELECT COUNT(DISTINCT gift_card_id) FROM gift_card_history')).toBeGreaterThan(
+        await count(db, 'SELECT COUNT(*) FROM gift_cards'),
+      );
       // And the night after is an ordinary incremental night.
       const after = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(second));
-      expect(JSON.parse(after.stdout)).toMatchObject({ verdict: 'RECONCILED', findings: 0, sync: { mode: 'incremental' } });
+      expect(JSON.parse(after.stdout)).toMatchObject({
+        verdict: 'RECONCILED',
+        findings: 0,
+        sync: { mode: 'incremental' },
+      });
     } finally {
       await first.close();
       await second.close();

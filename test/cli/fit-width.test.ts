@@ -6,13 +6,25 @@ describe('text for a narrow terminal', () => {
   it('wraps between words only: every line fits unless one word is wider, and the words stay whole and in order', () => {
     const word = fc.stringMatching(/^[A-Za-z0-9.,:()−-]{1,30}$/);
     fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 40 }), fc.integer({ min: 20, max: 120 }), (words, width) => {
-        const lines = wrapLine(words.join(' '), width);
-        for (const line of lines) if (line.trim().includes(' ')) expect(line.length).toBeLessThanOrEqual(width);
-        expect(lines.map((line) => line.trim()).join(' ').split(' ')).toEqual(words);
-      }),
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 20, max: 120 }),
+        (words, width) => {
+          const lines = wrapLine(words.join(' '), width);
+          for (const line of lines) if (line.trim().includes(' ')) expect(line.length).toBeLessThanOrEqual(width);
+          expect(
+            lines
+              .map((line) => line.trim())
+              .join(' ')
+              .split(' '),
+          ).toEqual(words);
+        },
+      ),
     );
-    expect(wrapLine('liability USD: opening 2,533.06 = 1,234.56; cards hold 2,533.06 (closes)', 40)).toEqual(['liability USD: opening 2,533.06 =', '  1,234.56; cards hold 2,533.06 (closes)']);
+    expect(wrapLine('liability USD: opening 2,533.06 = 1,234.56; cards hold 2,533.06 (closes)', 40)).toEqual([
+      'liability USD: opening 2,533.06 =',
+      '  1,234.56; cards hold 2,533.06 (closes)',
+    ]);
   });
 
   it('drops the columns that matter least until a table fits, and none without a width', () => {

@@ -28,7 +28,12 @@ afterAll(async () => {
 });
 
 /** Runs the CLI and sends `signal` after `afterMs` (and again after `againMs`, if given); the time from the first signal to the exit. */
-function signalled(args: string[], signal: NodeJS.Signals, afterMs: number, againMs?: number): Promise<CliResult & { stoppedInMs: number }> {
+function signalled(
+  args: string[],
+  signal: NodeJS.Signals,
+  afterMs: number,
+  againMs?: number,
+): Promise<CliResult & { stoppedInMs: number }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { env });
     let stdout = '';
@@ -41,7 +46,9 @@ function signalled(args: string[], signal: NodeJS.Signals, afterMs: number, agai
       child.kill(signal);
       if (againMs !== undefined) setTimeout(() => child.kill(signal), againMs);
     }, afterMs);
-    child.on('close', (status, killedBy) => resolve({ status, signal: killedBy, stdout, stderr, stoppedInMs: Date.now() - sentAt }));
+    child.on('close', (status, killedBy) =>
+      resolve({ status, signal: killedBy, stdout, stderr, stoppedInMs: Date.now() - sentAt }),
+    );
   });
 }
 
@@ -69,7 +76,9 @@ describe('a command stopped by the operator', () => {
     const stopped = await signalled(['sync', '--db', db, '--quiet'], 'SIGINT', at);
     expect(stopped.status, `SIGINT at ${at} ms`).toBe(130);
     expect(stopped.stoppedInMs).toBeLessThan(2_000);
-    expect(stopped.stderr.trimEnd().split('\n')).toEqual(['ledger-recon: interrupted (SIGINT): the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there']);
+    expect(stopped.stderr.trimEnd().split('\n')).toEqual([
+      'ledger-recon: interrupted (SIGINT): the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there',
+    ]);
     await expectLockFree(db);
     const resumed = await runCli(['sync', '--db', db, '--json'], env);
     expect(resumed.status, resumed.stderr).toBe(0);
@@ -87,13 +96,20 @@ describe('a command stopped by the operator', () => {
     const stopped = await signalled(['run', '--json', '--db', db, '--out', join(dir, 'reports')], 'SIGTERM', at);
     expect(stopped.status, `SIGTERM at ${at} ms: ${stopped.stdout}${stopped.stderr}`).toBe(143);
     expect(stopped.stoppedInMs).toBeLessThan(2_000);
-    expect(JSON.parse(stopped.stdout)).toMatchObject({ verdict: 'INTERRUPTED', exitCode: 143, error: { code: 'INTERRUPTED' } });
+    expect(JSON.parse(stopped.stdout)).toMatchObject({
+      verdict: 'INTERRUPTED',
+      exitCode: 143,
+      error: { code: 'INTERRUPTED' },
+    });
     expect(stopped.stderr.trimEnd().split('\n')).toHaveLength(1);
     // The next night resumes the sync; history lists the stopped one as INTERRUPTED.
     const next = await runCli(['run', '--json', '--db', db, '--out', join(dir, 'reports')], env);
     expect(JSON.parse(next.stdout)).toMatchObject({ runId: 2, verdict: 'RECONCILED' });
     const history = await runCli(['history', '--db', db, '--json'], env);
-    expect(JSON.parse(history.stdout)).toMatchObject([{ runId: 2, verdict: 'RECONCILED' }, { runId: 1, verdict: 'INTERRUPTED' }]);
+    expect(JSON.parse(history.stdout)).toMatchObject([
+      { runId: 2, verdict: 'RECONCILED' },
+      { runId: 1, verdict: 'INTERRUPTED' },
+    ]);
   }, 60_000);
 
   it('lists a night killed while writing its report as INTERRUPTED, saying how to write it', async () => {
@@ -104,18 +120,30 @@ describe('a command stopped by the operator', () => {
     // What a SIGKILL between the check's commit and the report's files leaves.
     await changeMirror(db, "UPDATE check_runs SET report_state = 'pending'");
     const history = await runCli(['history', '--db', db, '--json'], env);
-    expect(JSON.parse(history.stdout)).toMatchObject([{ runId: 1, verdict: 'INTERRUPTED', error: { code: 'INTERRUPTED', message: 'stopped while writing its report: ledger-recon report --run 1 writes it' } }]);
+    expect(JSON.parse(history.stdout)).toMatchObject([
+      {
+        runId: 1,
+        verdict: 'INTERRUPTED',
+        error: {
+          code: 'INTERRUPTED',
+          message: 'stopped while writing its report: ledger-recon report --run 1 writes it',
+        },
+      },
+    ]);
   }, 60_000);
 
   it('stops a books import on Ctrl-C: exit 130, one line, the file not half in, the lock free', async () => {
     const db = mirrorAt(dir, 'books');
     const file = join(dir, 'tenders-big.csv');
     const lines = ['reference,type,amount,currency,time'];
-    for (let i = 0; i < 400_000; i += 1) lines.push(`ORD-${i},payment,${(i % 90) + 10}.25,USD,2026-10-0${(i % 9) + 1}T12:00:00Z`);
+    for (let i = 0; i < 400_000; i += 1)
+      lines.push(`ORD-${i},payment,${(i % 90) + 10}.25,USD,2026-10-0${(i % 9) + 1}T12:00:00Z`);
     writeFileSync(file, `${lines.join('\n')}\n`);
     const stopped = await signalled(['books', 'import', file, '--db', db], 'SIGINT', 1_500);
     expect(stopped.status, stopped.stderr).toBe(130);
-    expect(stopped.stderr.trimEnd().split('\n')).toEqual(['ledger-recon: interrupted (SIGINT): the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)']);
+    expect(stopped.stderr.trimEnd().split('\n')).toEqual([
+      'ledger-recon: interrupted (SIGINT): the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)',
+    ]);
     await expectLockFree(db);
     expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM books_rows')).toBe(0);
     await expectIntact(db);
@@ -128,7 +156,11 @@ describe('a command stopped by the operator', () => {
     // Last month: the demo's world ties out there (its planted breaks are recent).
     const now = new Date();
     const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-    for (const [signal, afterMs] of [['SIGINT', 250 + Math.floor(Math.random() * 200)], ['SIGTERM', 250 + Math.floor(Math.random() * 200)], ['SIGINT', 320]] as const) {
+    for (const [signal, afterMs] of [
+      ['SIGINT', 250 + Math.floor(Math.random() * 200)],
+      ['SIGTERM', 250 + Math.floor(Math.random() * 200)],
+      ['SIGINT', 320],
+    ] as const) {
       const stopped = await signalled(['close', '--db', db, '--out', out, '--period', month], signal, afterMs);
       const lines = stopped.stderr.trimEnd().split('\n').filter(Boolean);
       if (stopped.status === 0) expect(lines, `finished before the ${signal} at ${afterMs} ms`).toEqual([]);

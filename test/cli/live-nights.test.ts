@@ -30,38 +30,65 @@ interface NightJson {
 }
 
 describe.each(BACKENDS)('a healthy world with live activity, as the cron sees it ($name)', (backend) => {
-  it.skipIf(!backend.available)('reconciles two nights and ties out the month, showing what was in flight apart', async () => {
-    sim = await startSimulator({ size: 'small', seed: 77, live: { intervalMs: 2 } });
-    const env = simulatorEnv(sim);
-    const mirror = backend.location();
-    cleanup = mirror.cleanup;
-    const db = mirror.db;
-    const out = join(dir, 'reports');
-    const nights: NightJson[] = [];
-    for (let night = 1; night <= 2; night += 1) {
-      const result = await runCli(['run', '--json', '--db', db, '--out', out], env);
-      const json = JSON.parse(result.stdout) as NightJson;
-      expect(result.stderr, `night ${night}`).toBe('');
-      expect(json, `night ${night}`).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, bySeverity: { error: 0, warning: 0 } });
-      expect(json.rollforward).toBeUndefined();
-      expect(result.status).toBe(0);
-      nights.push(json);
-    }
-    const month = nights[1]!.asOf.slice(0, 7);
-    const close = await runCli(['close', '--period', month, '--db', db, '--out', out], env);
-    expect(close.stderr).toBe('');
-    expect(close.status, close.stdout).toBe(0);
-    expect(close.stdout).toMatch(new RegExp(`period ${month}: ties out`));
-    const json = JSON.parse(readFileSync(close.stdout.split('\n').find((l) => l.endsWith('.json'))!, 'utf8')) as { rollForwards: { inFlight: string; inFlightCards: number; closes: boolean }[] };
-    for (const r of json.rollForwards) expect(r).toMatchObject({ closes: true });
-    // Each night's roll-forward opens at the previous night's closing, in the mirror too.
-    const rolls = await runCli(['sql', '--db', db, '--format', 'json', 'SELECT check_run_id, currency, opening_cents, rebase_cents, closing_cents, difference_cents FROM liability_rollforward ORDER BY currency, check_run_id'], env);
-    const rows = JSON.parse(rolls.stdout) as { check_run_id: number; currency: string; opening_cents: number; rebase_cents: number; closing_cents: number; difference_cents: number }[];
-    expect(rows.length).toBeGreaterThan(1);
-    for (const row of rows) expect(row).toMatchObject({ rebase_cents: 0, difference_cents: 0 });
-    for (const currency of new Set(rows.map((r) => r.currency))) {
-      const [first, second] = rows.filter((r) => r.currency === currency);
-      if (first && second) expect(second.opening_cents).toBe(first.closing_cents);
-    }
-  }, 120_000);
+  it.skipIf(!backend.available)(
+    'reconciles two nights and ties out the month, showing what was in flight apart',
+    async () => {
+      sim = await startSimulator({ size: 'small', seed: 77, live: { intervalMs: 2 } });
+      const env = simulatorEnv(sim);
+      const mirror = backend.location();
+      cleanup = mirror.cleanup;
+      const db = mirror.db;
+      const out = join(dir, 'reports');
+      const nights: NightJson[] = [];
+      for (let night = 1; night <= 2; night += 1) {
+        const result = await runCli(['run', '--json', '--db', db, '--out', out], env);
+        const json = JSON.parse(result.stdout) as NightJson;
+        expect(result.stderr, `night ${night}`).toBe('');
+        expect(json, `night ${night}`).toMatchObject({
+          verdict: 'RECONCILED',
+          exitCode: 0,
+          bySeverity: { error: 0, warning: 0 },
+        });
+        expect(json.rollforward).toBeUndefined();
+        expect(result.status).toBe(0);
+        nights.push(json);
+      }
+      const month = nights[1]!.asOf.slice(0, 7);
+      const close = await runCli(['close', '--period', month, '--db', db, '--out', out], env);
+      expect(close.stderr).toBe('');
+      expect(close.status, close.stdout).toBe(0);
+      expect(close.stdout).toMatch(new RegExp(`period ${month}: ties out`));
+      const json = JSON.parse(readFileSync(close.stdout.split('\n').find((l) => l.endsWith('.json'))!, 'utf8')) as {
+        rollForwards: { inFlight: string; inFlightCards: number; closes: boolean }[];
+      };
+      for (const r of json.rollForwards) expect(r).toMatchObject({ closes: true });
+      // Each night's roll-forward opens at the previous night's closing, in the mirror too.
+      const rolls = await runCli(
+        [
+          'sql',
+          '--db',
+          db,
+          '--format',
+          'json',
+          'SELECT check_run_id, currency, opening_cents, rebase_cents, closing_cents, difference_cents FROM liability_rollforward ORDER BY currency, check_run_id',
+        ],
+        env,
+      );
+      const rows = JSON.parse(rolls.stdout) as {
+        check_run_id: number;
+        currency: string;
+        opening_cents: number;
+        rebase_cents: number;
+        closing_cents: number;
+        difference_cents: number;
+      }[];
+      expect(rows.length).toBeGreaterThan(1);
+      for (const row of rows) expect(row).toMatchObject({ rebase_cents: 0, difference_cents: 0 });
+      for (const currency of new Set(rows.map((r) => r.currency))) {
+        const [first, second] = rows.filter((r) => r.currency === currency);
+        if (first && second) expect(second.opening_cents).toBe(first.closing_cents);
+      }
+    },
+    120_000,
+  );
 });

@@ -100,7 +100,10 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
   let now = FIRST_NIGHT_MS - 2 * HOUR;
   const sim: Simulator = await startSimulator({ size: 'small', seed, cardListShape, clock: () => now });
   // The first night a break can be seen: its own, unless only a by-ID read of its card shows it.
-  const seenFrom = (plant: Plant): number => (plant.withDebit || cardListShape === 'full' ? plant.from : ([...FULL_NIGHTS].find((n) => n >= plant.from) ?? Infinity));
+  const seenFrom = (plant: Plant): number =>
+    plant.withDebit || cardListShape === 'full'
+      ? plant.from
+      : ([...FULL_NIGHTS].find((n) => n >= plant.from) ?? Infinity);
   try {
     const env = simulatorEnv(sim);
     const db = mirrorAt(dir);
@@ -129,11 +132,18 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
             for (const plant of plants.filter((p) => p.from === night)) {
               const truth = sim.truth();
               const card = truth.giftCards.find(
-                (c) => c.status === 'ACTIVE' && !chosen.has(c.giftCardId) && cents(c.remainingBalance) >= 3_000 && Date.parse(c.expiresAt) > lastNightMs + DAY,
+                (c) =>
+                  c.status === 'ACTIVE' &&
+                  !chosen.has(c.giftCardId) &&
+                  cents(c.remainingBalance) >= 3_000 &&
+                  Date.parse(c.expiresAt) > lastNightMs + DAY,
               );
               if (!card) throw new Error('no card left to plant a break on');
               chosen.add(card.giftCardId);
-              sim.mutate.breakBalance(card.giftCardId, { offByCents: plant.offByCents, ...(plant.withDebit ? { debitCents: 1_000 } : {}) });
+              sim.mutate.breakBalance(card.giftCardId, {
+                offByCents: plant.offByCents,
+                ...(plant.withDebit ? { debitCents: 1_000 } : {}),
+              });
               planted.set(plant, card.giftCardId);
             }
           }
@@ -165,25 +175,36 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
       // Nothing moved during the sync: nothing is in flight or held, on any surface.
       expect(json.inFlight, label).toBe(0);
       expect(json.held, label).toBe(0);
-      expect(findings.filter((f) => f.code === 'GC_IN_FLIGHT' || f.code === 'GC_STUCK_IN_FLIGHT'), label).toEqual([]);
+      expect(
+        findings.filter((f) => f.code === 'GC_IN_FLIGHT' || f.code === 'GC_STUCK_IN_FLIGHT'),
+        label,
+      ).toEqual([]);
       // Every open break is an error from its first night, and nothing else fails the night.
       const breaks = findings.filter((f) => f.severity !== 'info');
       const brokenCards = new Set(open.map((p) => planted.get(p)!));
-      for (const f of breaks) expect(brokenCards.has(f.giftCardId ?? ''), `${label}: ${f.code} ${f.message}`).toBe(true);
+      for (const f of breaks)
+        expect(brokenCards.has(f.giftCardId ?? ''), `${label}: ${f.code} ${f.message}`).toBe(true);
       for (const f of breaks) expect(['GC_BALANCE_MISMATCH', 'GC_LEDGER_TAIL_MISMATCH'], label).toContain(f.code);
       for (const plant of open) {
         const card = planted.get(plant)!;
         const mismatch = findings.find((f) => f.code === 'GC_BALANCE_MISMATCH' && f.giftCardId === card);
         expect(mismatch, `${label}: the break planted before night ${plant.from} on ${card}`).toBeDefined();
-        expect(mismatch).toMatchObject({ severity: 'error', state: seenFrom(plant) === night ? 'new' : 'open', ageDays: night - seenFrom(plant) });
+        expect(mismatch).toMatchObject({
+          severity: 'error',
+          state: seenFrom(plant) === night ? 'new' : 'open',
+          ageDays: night - seenFrom(plant),
+        });
       }
       expect(json.verdict, label).toBe(open.length > 0 ? 'BREAKS' : 'RECONCILED');
       expect(result.status, label).toBe(open.length > 0 ? 1 : 0);
-      for (const plant of plants.filter((p) => p.until === night && seenFrom(p) < night)) resolvedOn.set(planted.get(plant)!, json.runId);
+      for (const plant of plants.filter((p) => p.until === night && seenFrom(p) < night))
+        resolvedOn.set(planted.get(plant)!, json.runId);
 
       // ---- the month boundary: October is closed on the morning of 1 November -------------------------
       if (new Date(nightMs(night)).toISOString().slice(0, 10) === '2026-11-01') {
-        const close = await runCli(['close', '--period', '2026-10', '--db', db, '--out', out], env, { nowMs: nightMs(night) + HOUR });
+        const close = await runCli(['close', '--period', '2026-10', '--db', db, '--out', out], env, {
+          nowMs: nightMs(night) + HOUR,
+        });
         expect(close.status, close.stdout + close.stderr).toBe(0);
         expect(close.stdout).toMatch(/ties out/);
         expect(close.stdout).not.toMatch(/DOES NOT TIE OUT/);
@@ -199,23 +220,49 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
     expect(new Set(rolls.map((r) => r.check_run_id))).toEqual(new Set(runs));
     for (const row of rolls) {
       const truth = expected.get(row.check_run_id)!.get(row.currency) ?? { ledger: 0, service: 0 };
-      expect(row, `run ${row.check_run_id} ${row.currency}`).toMatchObject({ closing_cents: truth.ledger, cards_remaining_cents: truth.service, difference_cents: truth.service - truth.ledger, rebase_cents: 0, in_flight_cents: 0 });
+      expect(row, `run ${row.check_run_id} ${row.currency}`).toMatchObject({
+        closing_cents: truth.ledger,
+        cards_remaining_cents: truth.service,
+        difference_cents: truth.service - truth.ledger,
+        rebase_cents: 0,
+        in_flight_cents: 0,
+      });
     }
     for (const currency of new Set(rolls.map((r) => r.currency))) {
       const ofCurrency = rolls.filter((r) => r.currency === currency);
-      for (let i = 1; i < ofCurrency.length; i += 1) expect(ofCurrency[i]!.opening_cents, `${currency} run ${ofCurrency[i]!.check_run_id}`).toBe(ofCurrency[i - 1]!.closing_cents);
+      for (let i = 1; i < ofCurrency.length; i += 1)
+        expect(ofCurrency[i]!.opening_cents, `${currency} run ${ofCurrency[i]!.check_run_id}`).toBe(
+          ofCurrency[i - 1]!.closing_cents,
+        );
     }
     // ---- each repaired break was resolved on the night after its repair, once -------------------------------
-    const resolved = await rowsOfMirror<{ check_run_id: number; code: string; entity_id: string }>(db, 'SELECT check_run_id, code, entity_id FROM resolved_findings ORDER BY check_run_id');
+    const resolved = await rowsOfMirror<{ check_run_id: number; code: string; entity_id: string }>(
+      db,
+      'SELECT check_run_id, code, entity_id FROM resolved_findings ORDER BY check_run_id',
+    );
     for (const [card, runId] of resolvedOn) {
       const mismatches = resolved.filter((r) => r.entity_id === card && r.code === 'GC_BALANCE_MISMATCH');
-      expect(mismatches.map((r) => r.check_run_id), `the break on ${card}`).toEqual([runId]);
+      expect(
+        mismatches.map((r) => r.check_run_id),
+        `the break on ${card}`,
+      ).toEqual([runId]);
     }
     // ---- November so far ends now and ties out against the service; the months chain -------------------------
-    const november = await runCli(['close', '--period', '2026-11', '--db', db, '--out', out], env, { nowMs: lastNightMs + HOUR });
+    const november = await runCli(['close', '--period', '2026-11', '--db', db, '--out', out], env, {
+      nowMs: lastNightMs + HOUR,
+    });
     expect(november.status, november.stdout + november.stderr).toBe(0);
     const closeJson = (period: string) =>
-      JSON.parse(readFileSync(join(out, `ledger-recon-close-${period}.json`), 'utf8')) as { endsNow: boolean; rollForwards: { currency: string; programId: string | null; opening: string; closingFromFlows: string; closes: boolean }[] };
+      JSON.parse(readFileSync(join(out, `ledger-recon-close-${period}.json`), 'utf8')) as {
+        endsNow: boolean;
+        rollForwards: {
+          currency: string;
+          programId: string | null;
+          opening: string;
+          closingFromFlows: string;
+          closes: boolean;
+        }[];
+      };
     const [october, sinceNovember] = [closeJson('2026-10'), closeJson('2026-11')];
     expect(sinceNovember.endsNow).toBe(true);
     for (const r of sinceNovember.rollForwards) {
@@ -239,7 +286,12 @@ const MONTH: readonly Plant[] = [
 ];
 
 const plantArb: fc.Arbitrary<Plant> = fc
-  .record({ withDebit: fc.boolean(), offByCents: fc.integer({ min: -1_500, max: 1_500 }).filter((n) => n !== 0), from: fc.integer({ min: 2, max: NIGHTS - 1 }), nights: fc.integer({ min: 1, max: 6 }) })
+  .record({
+    withDebit: fc.boolean(),
+    offByCents: fc.integer({ min: -1_500, max: 1_500 }).filter((n) => n !== 0),
+    from: fc.integer({ min: 2, max: NIGHTS - 1 }),
+    nights: fc.integer({ min: 1, max: 6 }),
+  })
   .map(({ nights, ...plant }) => ({ ...plant, until: Math.min(plant.from + nights, NIGHTS) }));
 
 let started: number;
@@ -258,8 +310,11 @@ describe(`a month of nights as the cron runs them (${BACKEND_NAME})`, () => {
 
   it('holds for random breaks and repairs on random nights (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(plantArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 10_000 }), fc.constantFrom('full' as const, 'minimal' as const), async (plants, seed, shape) =>
-        monthOfNights(plants, seed, shape),
+      fc.asyncProperty(
+        fc.array(plantArb, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.constantFrom('full' as const, 'minimal' as const),
+        async (plants, seed, shape) => monthOfNights(plants, seed, shape),
       ),
       { numRuns: Number(process.env['MONTH_OF_NIGHTS_RUNS'] ?? 1) },
     );

@@ -6,7 +6,17 @@
  * own (a symlink to /dev/null, a FIFO made here), never the machine's /dev/stdout.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +51,11 @@ function notFiles(): Array<[string, string, () => void]> {
     ['a symlink to /dev/null', devNull, () => expect(readlinkSync(devNull)).toBe('/dev/null')],
     ['a FIFO', fifo, () => expect(lstatSync(fifo).isFIFO()).toBe(true)],
     ['a folder', folder, () => expect(lstatSync(folder).isDirectory()).toBe(true)],
-    ['a symlink to a folder', toFolder, () => expect(lstatSync(toFolder).isSymbolicLink() && statSync(toFolder).isDirectory()).toBe(true)],
+    [
+      'a symlink to a folder',
+      toFolder,
+      () => expect(lstatSync(toFolder).isSymbolicLink() && statSync(toFolder).isDirectory()).toBe(true),
+    ],
     ['a dangling symlink', dangling, () => expect(lstatSync(dangling).isSymbolicLink()).toBe(true)],
   ];
 }
@@ -50,7 +64,11 @@ describe('an output path that is not a file', () => {
   it('is refused by export, in one line naming it, and left as it was', async () => {
     for (const [what, path, unchanged] of notFiles()) {
       const result = await runCli(['export', 'hledger', '--db', db, '--out', path], cleanEnv());
-      expect(oneFailureLine(result, []), what).toMatch(new RegExp(`^ledger-recon: --out ${path}: .*not a file an output may replace: give --out a file's path, or - for standard output$`));
+      expect(oneFailureLine(result, []), what).toMatch(
+        new RegExp(
+          `^ledger-recon: --out ${path}: .*not a file an output may replace: give --out a file's path, or - for standard output$`,
+        ),
+      );
       unchanged();
     }
   });

@@ -40,7 +40,7 @@ describe('a closed pipe', () => {
     ['history', ['history']],
     ['history as JSON', ['history', '--json']],
     ['the help', ['--help']],
-    ['a command\'s help', ['close', '--help']],
+    ["a command's help", ['close', '--help']],
   ])('ends %s quietly with exit 0', async (_name, args) => {
     const result = await headOne([...args, ...(args[0] === '--help' || args[1] === '--help' ? [] : ['--db', db])]);
     expect(result.stderr).toBe('');
@@ -57,7 +57,15 @@ describe('a closed pipe', () => {
   ] as const)('ends %s quietly, keeping its exit code', async (_name, args, status) => {
     const now = new Date();
     const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-    const given = args.map((arg) => (arg === 'REPORTS' ? join(dir, 'piped-reports') : arg === 'CLOSE' ? join(dir, 'piped-close') : arg === 'LAST' ? last : arg));
+    const given = args.map((arg) =>
+      arg === 'REPORTS'
+        ? join(dir, 'piped-reports')
+        : arg === 'CLOSE'
+          ? join(dir, 'piped-close')
+          : arg === 'LAST'
+            ? last
+            : arg,
+    );
     const result = await headOne([...given, '--db', db]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(status);

@@ -49,11 +49,26 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
       expect(imported.status, imported.stderr).toBe(0);
     }
     const result = await runCli(['run', '--json', '--db', db, '--out', out], env);
-    const summary = JSON.parse(result.stdout) as { verdict: string; exitCode: number; findings: number; rollforward?: unknown; report: { csv: string } };
+    const summary = JSON.parse(result.stdout) as {
+      verdict: string;
+      exitCode: number;
+      findings: number;
+      rollforward?: unknown;
+      report: { csv: string };
+    };
     const csv = readFileSync(summary.report.csv, 'utf8').trim().split('\n').slice(1);
     // Code, severity, entity, card, reference, currency, unit, expected, actual, difference, at stake; and the fingerprint.
-    const findings = csv.map((line) => line.split('","')).map((cells) => [...cells.slice(1, 13), cells[17]].join('|')).sort();
-    return { status: result.status, stderr: result.stderr, verdict: summary.verdict, findings, rollforward: summary.rollforward };
+    const findings = csv
+      .map((line) => line.split('","'))
+      .map((cells) => [...cells.slice(1, 13), cells[17]].join('|'))
+      .sort();
+    return {
+      status: result.status,
+      stderr: result.stderr,
+      verdict: summary.verdict,
+      findings,
+      rollforward: summary.rollforward,
+    };
   };
 
   it('finds on PostgreSQL every finding it finds on SQLite, with the same figures and fingerprints, also when a tenth of the answers fail', async () => {
@@ -73,7 +88,10 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
 
   it('runs two workers on two schemas at once; a second on one schema is refused in one line naming the holder', async () => {
     const [a, b] = [schema(), schema()];
-    const [first, second] = await Promise.all([runCli(['sync', '--db', a.url, '--json'], env), runCli(['sync', '--db', b.url, '--json'], env)]);
+    const [first, second] = await Promise.all([
+      runCli(['sync', '--db', a.url, '--json'], env),
+      runCli(['sync', '--db', b.url, '--json'], env),
+    ]);
     for (const result of [first, second]) {
       expect(result.status, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ completed: true });
@@ -82,7 +100,11 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     try {
       const refused = await runCli(['check', '--db', a.url], env);
       expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(new RegExp(`^ledger-recon: another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20[\\d-]+T[\\d:.]+Z\\); wait for it to finish\\n$`));
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^ledger-recon: another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20[\\d-]+T[\\d:.]+Z\\); wait for it to finish\\n$`,
+        ),
+      );
     } finally {
       await holder.release();
     }
@@ -98,7 +120,9 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const ended = new Promise<CliResult>((resolve) => child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr })));
+      const ended = new Promise<CliResult>((resolve) =>
+        child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr })),
+      );
       await new Promise((resolve) => setTimeout(resolve, 900));
       await interrupt();
       return await ended;
@@ -115,7 +139,9 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     const mirror = await openForReading(db);
     try {
       expect(await pictureOf(mirror)).toEqual(truthPicture(sim.truth()));
-      expect(await mirror.connection.pluck<number>("SELECT COUNT(*) FROM sync_runs WHERE status = 'running'").get()).toBe(0);
+      expect(
+        await mirror.connection.pluck<number>("SELECT COUNT(*) FROM sync_runs WHERE status = 'running'").get(),
+      ).toBe(0);
     } finally {
       await mirror.close();
     }
@@ -126,12 +152,16 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     const killed = await interrupted(a.url, async () => {
       const admin = new pg.Client({ connectionString: serverUrl });
       await admin.connect();
-      const ended = await admin.query("SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name LIKE 'ledger-recon sync %'");
+      const ended = await admin.query(
+        "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name LIKE 'ledger-recon sync %'",
+      );
       await admin.end();
       expect(ended.rows.length).toBeGreaterThan(0);
     });
     expect(killed.status).toBe(2);
-    expect(killed.stderr.trim().split('\n').at(-1)).toMatch(/^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ went away mid-run \(.*\): what was committed stays, and the next run resumes from it once the server is back$/);
+    expect(killed.stderr.trim().split('\n').at(-1)).toMatch(
+      /^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ went away mid-run \(.*\): what was committed stays, and the next run resumes from it once the server is back$/,
+    );
     await resumes(a.url);
   }, 60_000);
 
@@ -141,10 +171,14 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
       const a = newSchema(server.url);
       const gone = await interrupted(a.url, async () => server.halt());
       expect(gone.status, gone.stderr).toBe(2);
-      expect(gone.stderr.trim().split('\n').at(-1)).toMatch(/^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ (went away mid-run|cannot be reached)/);
+      expect(gone.stderr.trim().split('\n').at(-1)).toMatch(
+        /^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ (went away mid-run|cannot be reached)/,
+      );
       const refused = await runCli(['sync', '--db', a.url], env);
       expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(/^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ cannot be reached: .*; check that the server is running and that --db \(or LEDGER_RECON_DB\) names it\n$/);
+      expect(refused.stderr).toMatch(
+        /^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ cannot be reached: .*; check that the server is running and that --db \(or LEDGER_RECON_DB\) names it\n$/,
+      );
       server.resume();
       await resumes(a.url);
     } finally {
@@ -157,15 +191,22 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
     try {
-      const publicTables = async () => Number((await client.query("SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n);
+      const publicTables = async () =>
+        Number((await client.query("SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n);
       const before = await publicTables();
       for (const options of ['-c%20search_path%3Dpublic', '-c%20statement_timeout%3D0']) {
         const refused = await runCli(['sync', '--db', `${url}&options=${options}`], env);
         expect(refused.status).toBe(2);
-        expect(refused.stderr).toMatch(new RegExp(`^ledger-recon: the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${name}: the URL's options= parameter would change the settings of the mirror's sessions .*ALTER ROLE … SET …\\)\n$`));
+        expect(refused.stderr).toMatch(
+          new RegExp(
+            `^ledger-recon: the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${name}: the URL's options= parameter would change the settings of the mirror's sessions .*ALTER ROLE … SET …\\)\n$`,
+          ),
+        );
       }
       expect(await publicTables()).toBe(before);
-      expect((await client.query('SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = $1', [name])).rows[0].n).toBe('0');
+      expect((await client.query('SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = $1', [name])).rows[0].n).toBe(
+        '0',
+      );
     } finally {
       await client.end();
     }

@@ -23,13 +23,20 @@ describe('sync progress', () => {
     stats.notes['vanished'] = 0;
     progress.done('giftCardTransactions', stats);
     // What matters first (a narrow terminal cuts the end); a note of 0 says nothing.
-    expect(out.text()).toBe('ledger entries  12,345 records, 12,000 new, 1 changed, 2 quarantined | 2.0 s, 1 retry | 6,173/s, 124 pages, index build 1.5 s\n');
+    expect(out.text()).toBe(
+      'ledger entries  12,345 records, 12,000 new, 1 changed, 2 quarantined | 2.0 s, 1 retry | 6,173/s, 124 pages, index build 1.5 s\n',
+    );
   });
 
   it('counts against a resource the retries of its own service only: a healthy service shows none', () => {
     const out = capture();
     const retries = { giftcard: 0, dp: 0 };
-    const progress = createProgress({ stream: out.stream, tty: false, quiet: false, retries: (service) => retries[service] });
+    const progress = createProgress({
+      stream: out.stream,
+      tty: false,
+      quiet: false,
+      retries: (service) => retries[service],
+    });
     progress.update('dpOrders', emptyStats());
     progress.update('giftCards', emptyStats());
     retries.giftcard += 6; // the gift card URL is wrong: its requests are retried
@@ -42,9 +49,17 @@ describe('sync progress', () => {
   it('says one page, and the settle pass’s notes', () => {
     const out = capture();
     const progress = createProgress({ stream: out.stream, tty: false, quiet: false, retries: () => 0 });
-    const stats = { ...emptyStats(), records: 1, pages: 1, durationMs: 500, notes: { cardsReread: 1, entriesToppedUp: 0, inFlight: 0, missingCards: 0 } };
+    const stats = {
+      ...emptyStats(),
+      records: 1,
+      pages: 1,
+      durationMs: 500,
+      notes: { cardsReread: 1, entriesToppedUp: 0, inFlight: 0, missingCards: 0 },
+    };
     progress.done('settle', stats);
-    expect(out.text()).toBe('settle pass     1 record, 0 new, 0 changed | 0.5 s, 0 retries | 2/s, 1 page, cards re-read 1\n');
+    expect(out.text()).toBe(
+      'settle pass     1 record, 0 new, 0 changed | 0.5 s, 0 retries | 2/s, 1 page, cards re-read 1\n',
+    );
   });
 
   it('estimates what is left where the mirror says how many records to expect', () => {
@@ -57,7 +72,11 @@ describe('sync progress', () => {
   it('wraps a closing line at words, no line wider than the terminal', () => {
     const closing = 'sync 1 (full) completed in 0.4 s: 80 records read, 80 new, 0 changed, 0 quarantined, 0 retries';
     const lines = wrap(closing, 40).split('\n');
-    expect(lines).toEqual(['sync 1 (full) completed in 0.4 s: 80', '  records read, 80 new, 0 changed, 0', '  quarantined, 0 retries']);
+    expect(lines).toEqual([
+      'sync 1 (full) completed in 0.4 s: 80',
+      '  records read, 80 new, 0 changed, 0',
+      '  quarantined, 0 retries',
+    ]);
     expect(wrap('short', 40)).toBe('short');
   });
 

@@ -32,7 +32,13 @@ afterAll(async () => {
 
 describe('ledger-recon run', () => {
   it('syncs, checks, confirms and reports under one lock, printing one JSON summary; exit 1 over planted breaks', async () => {
-    expect(first).toMatchObject({ runId: 1, verdict: 'BREAKS', exitCode: 1, failOn: 'error', sync: { syncRunId: 1, mode: 'full', completed: true } });
+    expect(first).toMatchObject({
+      runId: 1,
+      verdict: 'BREAKS',
+      exitCode: 1,
+      failOn: 'error',
+      sync: { syncRunId: 1, mode: 'full', completed: true },
+    });
     expect(first.bySeverity.error).toBeGreaterThan(0);
     expect(first.new).toBe(first.findings);
     // Every gift card error's records were re-read from the service; none moved.
@@ -49,19 +55,29 @@ describe('ledger-recon run', () => {
     expect(status).toBe(1);
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n')).toHaveLength(1);
-    expect(stderr).toMatch(/^ledger-recon: BREAKS: \d+ findings \(\d+ error, \d+ warning; 0 new\)(; the liability roll-forward does not close: [A-Z]{3} by -?[\d.]+(, [A-Z]{3} by -?[\d.]+)*)?, see .*run-2\.xlsx\n$/);
+    expect(stderr).toMatch(
+      /^ledger-recon: BREAKS: \d+ findings \(\d+ error, \d+ warning; 0 new\)(; the liability roll-forward does not close: [A-Z]{3} by -?[\d.]+(, [A-Z]{3} by -?[\d.]+)*)?, see .*run-2\.xlsx\n$/,
+    );
   });
 
   it('exits 2 when credentials are refused, writing nothing and keeping the previous run’s outputs', async () => {
     const before = readdirSync(out).sort();
-    const { status, stdout, stderr } = await runCli(['run', '--db', db, '--out', out, '--json'], { ...simulatorEnv(sim), GIFTCARD_CLIENT_SECRET: 'rotated-secret-value' });
+    const { status, stdout, stderr } = await runCli(['run', '--db', db, '--out', out, '--json'], {
+      ...simulatorEnv(sim),
+      GIFTCARD_CLIENT_SECRET: 'rotated-secret-value',
+    });
     expect(status).toBe(2);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/GIFTCARD_CLIENT_SECRET/);
     expect(stderr).not.toContain('rotated-secret-value');
     // Still the night's record: one object on stdout, as on every exit.
     expect(stdout.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(stdout)).toMatchObject({ runId: 3, verdict: 'FAILED', exitCode: 2, error: { code: 'AUTH', message: expect.stringMatching(/GIFTCARD_CLIENT_SECRET/) } });
+    expect(JSON.parse(stdout)).toMatchObject({
+      runId: 3,
+      verdict: 'FAILED',
+      exitCode: 2,
+      error: { code: 'AUTH', message: expect.stringMatching(/GIFTCARD_CLIENT_SECRET/) },
+    });
     expect(stdout).not.toContain('rotated-secret-value');
     expect(readdirSync(out).sort()).toEqual(before);
   });
@@ -69,11 +85,22 @@ describe('ledger-recon run', () => {
   it('lists past runs with `history`, newest first', async () => {
     const { status, stdout } = await runCli(['history', '--db', db, '--json'], cleanEnv());
     expect(status).toBe(0);
-    const rows = JSON.parse(stdout) as { runId: number; verdict: string; findings: number; error: { code: string } | null }[];
-    expect(rows.map((r) => [r.runId, r.verdict, r.error?.code ?? null])).toEqual([[3, 'FAILED', 'AUTH'], [2, 'BREAKS', null], [1, 'BREAKS', null]]);
+    const rows = JSON.parse(stdout) as {
+      runId: number;
+      verdict: string;
+      findings: number;
+      error: { code: string } | null;
+    }[];
+    expect(rows.map((r) => [r.runId, r.verdict, r.error?.code ?? null])).toEqual([
+      [3, 'FAILED', 'AUTH'],
+      [2, 'BREAKS', null],
+      [1, 'BREAKS', null],
+    ]);
     expect(rows[2]?.findings).toBe(first.findings);
     const table = await runCli(['history', '--db', db], cleanEnv());
-    expect(table.stdout.split('\n')[0]).toMatch(/^run +sync +started \(UTC\) +seconds +verdict +findings.* why it failed$/);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^run +sync +started \(UTC\) +seconds +verdict +findings.* why it failed$/,
+    );
     expect(table.stdout.split('\n')[1]).toMatch(/^3 .* FAILED .* AUTH: /);
   });
 
@@ -81,13 +108,27 @@ describe('ledger-recon run', () => {
     const again = join(dir, 'again');
     const { status, stdout } = await runCli(['report', '--db', db, '--out', again, '--run', '1'], cleanEnv());
     expect(status).toBe(0);
-    expect(stdout.trim().split('\n').map((p) => p.slice(again.length + 1))).toEqual(readdirSync(out).filter((f) => f.includes('-run-1')).sort((a, b) => (a.endsWith('.xlsx') ? -1 : b.endsWith('.xlsx') ? 1 : a.localeCompare(b))));
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((p) => p.slice(again.length + 1)),
+    ).toEqual(
+      readdirSync(out)
+        .filter((f) => f.includes('-run-1'))
+        .sort((a, b) => (a.endsWith('.xlsx') ? -1 : b.endsWith('.xlsx') ? 1 : a.localeCompare(b))),
+    );
   });
 
   it('names a run `report --run` cannot find, and the newest there is', async () => {
-    const { status, stderr } = await runCli(['report', '--db', db, '--out', join(dir, 'missing'), '--run', '97'], cleanEnv());
+    const { status, stderr } = await runCli(
+      ['report', '--db', db, '--out', join(dir, 'missing'), '--run', '97'],
+      cleanEnv(),
+    );
     expect(status).toBe(2);
-    expect(stderr).toMatch(/^ledger-recon: the mirror holds no completed check run 97: the newest is run \d+ \(`ledger-recon history` lists them all\)\n$/);
+    expect(stderr).toMatch(
+      /^ledger-recon: the mirror holds no completed check run 97: the newest is run \d+ \(`ledger-recon history` lists them all\)\n$/,
+    );
   });
 });
 
@@ -102,14 +143,22 @@ describe('a night that cannot finish', () => {
     expect(status).toBe(2);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     const night = JSON.parse(stdout) as { runId: number; verdict: string; error: { code: string; message: string } };
-    expect(night).toMatchObject({ runId: 1, verdict: 'FAILED', exitCode: 2, error: { code: expect.stringMatching(/^[A-Z_]+$/) } });
+    expect(night).toMatchObject({
+      runId: 1,
+      verdict: 'FAILED',
+      exitCode: 2,
+      error: { code: expect.stringMatching(/^[A-Z_]+$/) },
+    });
     expect(stderr).toContain(night.error.message);
 
     const slow = await startSimulator({ seed: 82, size: 'small', latencyMs: 40 });
     try {
       // Killed once its night is on record, mid-sync.
       // The service came back at another address: the mirror is moved to it on purpose.
-      const child = spawn(process.execPath, [CLI, 'run', '--rebind', '--db', nightDb, '--out', join(dir, 'dying')], { env: simulatorEnv(slow), stdio: 'ignore' });
+      const child = spawn(process.execPath, [CLI, 'run', '--rebind', '--db', nightDb, '--out', join(dir, 'dying')], {
+        env: simulatorEnv(slow),
+        stdio: 'ignore',
+      });
       const exited = new Promise<NodeJS.Signals | null>((done) => child.on('close', (_code, signal) => done(signal)));
       for (let started = false; !started; await new Promise((done) => setTimeout(done, 50))) {
         started = (await numberOfMirror(nightDb, "SELECT COUNT(*) FROM check_runs WHERE status = 'running'")) === 1;
@@ -120,7 +169,12 @@ describe('a night that cannot finish', () => {
       await slow.close();
     }
     const history = await runCli(['history', '--db', nightDb, '--json'], cleanEnv());
-    expect((JSON.parse(history.stdout) as { runId: number; verdict: string }[]).map((r) => [r.runId, r.verdict])).toEqual([[2, 'INTERRUPTED'], [1, 'FAILED']]);
+    expect(
+      (JSON.parse(history.stdout) as { runId: number; verdict: string }[]).map((r) => [r.runId, r.verdict]),
+    ).toEqual([
+      [2, 'INTERRUPTED'],
+      [1, 'FAILED'],
+    ]);
   }, 60_000);
 });
 
@@ -128,12 +182,35 @@ describe.runIf(hasProgram('soffice', 'libreoffice-calc-nogui'))('the workbook in
   it('opens headless, converts, and shows the same findings', () => {
     const converted = join(dir, 'lo');
     // Filter options: comma, quote, UTF-8, from row 1, …, sheet -1 = every sheet to its own file.
-    const result = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo-profile')}`, '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1', '--outdir', converted, first.report.workbook], { encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync(
+      'soffice',
+      [
+        '--headless',
+        '--norestore',
+        `-env:UserInstallation=file://${join(dir, 'lo-profile')}`,
+        '--convert-to',
+        'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1',
+        '--outdir',
+        converted,
+        first.report.workbook,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     expect(result.status, result.stderr).toBe(0);
-    const base = first.report.workbook.split('/').pop()!.replace(/\.xlsx$/, '');
+    const base = first.report.workbook
+      .split('/')
+      .pop()!
+      .replace(/\.xlsx$/, '');
     const findingsCsv = readFileSync(join(converted, `${base}-Findings.csv`), 'utf8');
-    const codes = findingsCsv.trim().split('\n').slice(1).map((line) => line.split(',')[1]).sort();
-    const expected = (JSON.parse(readFileSync(first.report.json, 'utf8')) as { code: string }[]).map((f) => f.code).sort();
+    const codes = findingsCsv
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',')[1])
+      .sort();
+    const expected = (JSON.parse(readFileSync(first.report.json, 'utf8')) as { code: string }[])
+      .map((f) => f.code)
+      .sort();
     expect(codes).toEqual(expected);
     expect(readFileSync(join(converted, `${base}-Summary.csv`), 'utf8')).toMatch(/^ledger-recon reconciliation report/);
   });

@@ -34,10 +34,23 @@ describe('ledger-recon sync', () => {
     const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
     expect(stderr).toBe('');
     expect(status).toBe(0);
-    const summary = JSON.parse(stdout) as { completed: boolean; mode: string; quarantined: number; resources: Record<string, { records: number; new: number }> };
+    const summary = JSON.parse(stdout) as {
+      completed: boolean;
+      mode: string;
+      quarantined: number;
+      resources: Record<string, { records: number; new: number }>;
+    };
     expect(summary).toMatchObject({ completed: true, mode: 'full', quarantined: 2 });
     expect(summary.resources['giftCardTransactions']?.records).toBe(sim.truth().transactions.length);
-    expect(Object.keys(summary.resources)).toEqual(['giftCards', 'giftCardTransactions', 'settle', 'coupons', 'dpWallets', 'dpProducts', 'dpOrders']);
+    expect(Object.keys(summary.resources)).toEqual([
+      'giftCards',
+      'giftCardTransactions',
+      'settle',
+      'coupons',
+      'dpWallets',
+      'dpProducts',
+      'dpOrders',
+    ]);
   });
 
   it('prints one summary line per resource without a terminal, then a closing line; nothing with --quiet', async () => {
@@ -45,8 +58,15 @@ describe('ledger-recon sync', () => {
     expect(status).toBe(0);
     const lines = stderr.trim().split('\n');
     // In the order the walks finish: they run at the same time.
-    expect(lines.slice(0, -1).map((line) => line.slice(0, 15).trim()).sort()).toEqual(['DP orders', 'DP products', 'DP wallets', 'coupons', 'gift cards', 'ledger entries', 'settle pass']);
-    expect(lines.at(-1)).toMatch(/^sync 1 \(full\) completed in \d+\.\d s: [\d,]+ records read, [\d,]+ new, 0 changed, \d+ quarantined, \d+ retr(y|ies)$/);
+    expect(
+      lines
+        .slice(0, -1)
+        .map((line) => line.slice(0, 15).trim())
+        .sort(),
+    ).toEqual(['DP orders', 'DP products', 'DP wallets', 'coupons', 'gift cards', 'ledger entries', 'settle pass']);
+    expect(lines.at(-1)).toMatch(
+      /^sync 1 \(full\) completed in \d+\.\d s: [\d,]+ records read, [\d,]+ new, 0 changed, \d+ quarantined, \d+ retr(y|ies)$/,
+    );
     const quiet = await runCli(['sync', '--db', mirrorAt(dir, 'lines'), '--quiet'], simulatorEnv(sim));
     expect([quiet.status, quiet.stdout, quiet.stderr]).toEqual([0, '', '']);
   });
@@ -56,7 +76,9 @@ describe('ledger-recon sync', () => {
     const env = { ...simulatorEnv(sim), DP_CLIENT_SECRET: 'rotated-secret-value' };
     const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
     expect(status).toBe(2);
-    expect(stderr).toBe('ledger-recon: the delivery partner service refused the credentials (UNAUTHORIZED): check DP_CLIENT_ID and DP_CLIENT_SECRET; the secret may have been rotated\n');
+    expect(stderr).toBe(
+      'ledger-recon: the delivery partner service refused the credentials (UNAUTHORIZED): check DP_CLIENT_ID and DP_CLIENT_SECRET; the secret may have been rotated\n',
+    );
     expect(JSON.parse(stdout)).toMatchObject({ completed: false });
     expect(stdout + stderr).not.toContain('rotated-secret-value');
     // The gift card side was mirrored before the DP service refused us, and stays.
@@ -77,8 +99,13 @@ describe('ledger-recon sync', () => {
           `nothing listens on port ${port} of 127\\.0\\.0\\.1: is the service running there\\? check DP_API_URL \\(or --dp-url\\)\n$`,
       ),
     );
-    expect(JSON.parse(stdout)).toMatchObject({ completed: false, resources: { giftCardTransactions: { records: sim.truth().transactions.length } } });
-    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM gift_card_transactions')).toBe(sim.truth().transactions.length);
+    expect(JSON.parse(stdout)).toMatchObject({
+      completed: false,
+      resources: { giftCardTransactions: { records: sim.truth().transactions.length } },
+    });
+    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM gift_card_transactions')).toBe(
+      sim.truth().transactions.length,
+    );
     expect(await rowsOfMirror(db, 'SELECT status FROM sync_runs')).toEqual([{ status: 'failed' }]);
   });
 
@@ -92,7 +119,9 @@ describe('ledger-recon sync', () => {
       const holder = JSON.parse(readFileSync(`${db}.lock`, 'utf8')) as { pid: number; startedAt: string };
       const second = await runCli(['sync', '--db', db], simulatorEnv(slow));
       expect(second.status).toBe(2);
-      expect(second.stderr).toBe(`ledger-recon: another ledger-recon sync holds the mirror ${db} (process ${holder.pid}, started ${holder.startedAt}); wait for it to finish\n`);
+      expect(second.stderr).toBe(
+        `ledger-recon: another ledger-recon sync holds the mirror ${db} (process ${holder.pid}, started ${holder.startedAt}); wait for it to finish\n`,
+      );
       expect((await first).status).toBe(0);
       expect(existsSync(`${db}.lock`)).toBe(false);
     } finally {
@@ -100,21 +129,26 @@ describe('ledger-recon sync', () => {
     }
   });
 
-  it.skipIf(ON_POSTGRES)('leaves a held mirror untouched: the second process takes the lock before it opens the mirror', async () => {
-    // Opening first would migrate the mirror, or build a bulk load's indexes under the holder.
-    // A file that is no database makes any such touch fail loudly instead of naming the holder.
-    const db = join(dir, 'held.db');
-    writeFileSync(db, 'not a database: whoever opens it fails');
-    const lock = acquireLock(db, 'sync');
-    try {
-      for (const command of ['sync', 'check', 'run']) {
-        const { status, stderr } = await runCli([command, '--db', db], simulatorEnv(sim));
-        expect(status).toBe(2);
-        expect(stderr).toBe(`ledger-recon: another ledger-recon sync holds the mirror ${db} (process ${process.pid}, started ${lock.holder.startedAt}); wait for it to finish\n`);
+  it.skipIf(ON_POSTGRES)(
+    'leaves a held mirror untouched: the second process takes the lock before it opens the mirror',
+    async () => {
+      // Opening first would migrate the mirror, or build a bulk load's indexes under the holder.
+      // A file that is no database makes any such touch fail loudly instead of naming the holder.
+      const db = join(dir, 'held.db');
+      writeFileSync(db, 'not a database: whoever opens it fails');
+      const lock = acquireLock(db, 'sync');
+      try {
+        for (const command of ['sync', 'check', 'run']) {
+          const { status, stderr } = await runCli([command, '--db', db], simulatorEnv(sim));
+          expect(status).toBe(2);
+          expect(stderr).toBe(
+            `ledger-recon: another ledger-recon sync holds the mirror ${db} (process ${process.pid}, started ${lock.holder.startedAt}); wait for it to finish\n`,
+          );
+        }
+      } finally {
+        lock.release();
       }
-    } finally {
-      lock.release();
-    }
-    expect(readFileSync(db, 'utf8')).toBe('not a database: whoever opens it fails');
-  });
+      expect(readFileSync(db, 'utf8')).toBe('not a database: whoever opens it fails');
+    },
+  );
 });

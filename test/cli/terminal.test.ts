@@ -52,32 +52,49 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
     }
   }
 
-  it.each([60, 80, 120])('shows one line per resource and a closing line after a sync, none wider than %i columns', async (width) => {
-    const lines = await screen(width, ['sync', '--db', join(dir, `sync-${width}.db`)]);
-    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(width);
-    // Redrawn in place: each resource stands on exactly one line, nothing stale left above it.
-    for (const resource of RESOURCES) expect(lines.filter((line) => line.startsWith(`${resource} `)), resource).toHaveLength(1);
-    const closing = lines.findIndex((line) => line.startsWith('sync 1 (full) completed in '));
-    expect(closing).toBeGreaterThan(RESOURCES.length - 1);
-    expect(lines.at(-1)).toBe('exit 0');
-  }, 90_000);
+  it.each([60, 80, 120])(
+    'shows one line per resource and a closing line after a sync, none wider than %i columns',
+    async (width) => {
+      const lines = await screen(width, ['sync', '--db', join(dir, `sync-${width}.db`)]);
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(width);
+      // Redrawn in place: each resource stands on exactly one line, nothing stale left above it.
+      for (const resource of RESOURCES)
+        expect(
+          lines.filter((line) => line.startsWith(`${resource} `)),
+          resource,
+        ).toHaveLength(1);
+      const closing = lines.findIndex((line) => line.startsWith('sync 1 (full) completed in '));
+      expect(closing).toBeGreaterThan(RESOURCES.length - 1);
+      expect(lines.at(-1)).toBe('exit 0');
+    },
+    90_000,
+  );
 
   it('leaves no "^C" over a line after Ctrl-C: one line says what stopped, exit 130', async () => {
     const slow = await startSimulator({ seed: 86, size: 'small', latencyMs: 150 });
     try {
       panes += 1;
       const session = `pane${panes}`;
-      const env = Object.entries(simulatorEnv(slow)).filter(([key]) => /^(GIFTCARD|DP)_/.test(key)).map(([key, value]) => `${key}='${value}'`);
+      const env = Object.entries(simulatorEnv(slow))
+        .filter(([key]) => /^(GIFTCARD|DP)_/.test(key))
+        .map(([key, value]) => `${key}='${value}'`);
       const command = `env ${env.join(' ')} TERM=xterm-256color '${process.execPath}' '${CLI}' sync --db '${mirrorAt(dir, 'ctrl-c')}'; echo "exit $?"; sleep 60`;
       expect(tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '50', command).status).toBe(0);
       const capture = (): string => tmux('capture-pane', '-p', '-J', '-t', session).stdout;
       const deadline = Date.now() + 30_000;
-      while (!/^DP orders /m.test(capture()) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+      while (!/^DP orders /m.test(capture()) && Date.now() < deadline)
+        await new Promise((done) => setTimeout(done, 100));
       await new Promise((done) => setTimeout(done, 700));
       tmux('send-keys', '-t', session, 'C-c');
-      while (!/^exit \d+$/m.test(capture()) && Date.now() < deadline + 10_000) await new Promise((done) => setTimeout(done, 100));
-      const lines = capture().split('\n').filter((line) => line.trim() !== '');
-      expect(lines.filter((line) => line.includes('^C')), lines.join('\n')).toEqual([]);
+      while (!/^exit \d+$/m.test(capture()) && Date.now() < deadline + 10_000)
+        await new Promise((done) => setTimeout(done, 100));
+      const lines = capture()
+        .split('\n')
+        .filter((line) => line.trim() !== '');
+      expect(
+        lines.filter((line) => line.includes('^C')),
+        lines.join('\n'),
+      ).toEqual([]);
       expect(lines.filter((line) => line.startsWith('ledger-recon: interrupted (SIGINT)'))).toHaveLength(1);
       expect(lines.at(-1)).toBe('exit 130');
     } finally {
@@ -87,9 +104,16 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
 
   it('shows the check, confirmation and report as steps of the nightly run', async () => {
     const lines = await screen(80, ['run', '--db', mirrorAt(dir, 'run'), '--out', join(dir, 'reports')]);
-    const live = lines.slice(0, lines.findIndex((line) => line.startsWith('RECONCILED')));
+    const live = lines.slice(
+      0,
+      lines.findIndex((line) => line.startsWith('RECONCILED')),
+    );
     for (const line of live) expect(line.length, line).toBeLessThanOrEqual(80);
-    for (const step of ['check', 'report']) expect(lines.filter((line) => line.startsWith(`${step} `) && line.includes('done in ')), step).toHaveLength(1);
+    for (const step of ['check', 'report'])
+      expect(
+        lines.filter((line) => line.startsWith(`${step} `) && line.includes('done in ')),
+        step,
+      ).toHaveLength(1);
     expect(lines.some((line) => /^confirmation \(\d+ cards\) +done in /.test(line))).toBe(true);
     expect(lines.some((line) => line.startsWith('RECONCILED  check run 1'))).toBe(true);
   }, 90_000);
@@ -101,12 +125,18 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
       await screen(80, ['run', '--db', db, '--out', out]),
       await screen(80, ['check', '--db', db]),
       await screen(80, ['history', '--db', db]),
-      await screen(80, ['sql', '--db', db, `"SELECT gift_card_id, merchant_id, status, currency, program_id, initial_balance_cents, remaining_balance_cents FROM gift_cards LIMIT 3"`]),
+      await screen(80, [
+        'sql',
+        '--db',
+        db,
+        `"SELECT gift_card_id, merchant_id, status, currency, program_id, initial_balance_cents, remaining_balance_cents FROM gift_cards LIMIT 3"`,
+      ]),
       // Every setting missing: the longest message the tool says.
       await screen(80, ['sync', '--db', mirrorAt(dir, 'no-settings')], false),
     ];
     // A file's path is one word that cannot break: it may run on; every other line fits.
-    for (const lines of screens) for (const line of lines.filter((l) => l.trim().includes(' '))) expect(line.length, line).toBeLessThanOrEqual(80);
+    for (const lines of screens)
+      for (const line of lines.filter((l) => l.trim().includes(' '))) expect(line.length, line).toBeLessThanOrEqual(80);
     // A wrapped figure stays whole: the liability lines break between words, never inside 1,234.56.
     const check = screens[1]!.join('\n');
     expect(check).toMatch(/^liability [A-Z]{3}: opening/m);

@@ -10,7 +10,10 @@ const SECRET = 'Tail-Secret-77q';
 
 describe('a mirror URL as output shows it', () => {
   it.each([
-    [`postgres://recon:pa@ss@${SECRET}@db.example:5432/ledger?schema=merchant_a`, 'postgres://db.example:5432/ledger?schema=merchant_a'],
+    [
+      `postgres://recon:pa@ss@${SECRET}@db.example:5432/ledger?schema=merchant_a`,
+      'postgres://db.example:5432/ledger?schema=merchant_a',
+    ],
     [`postgres://recon:${SECRET}@db.example/ledger`, 'postgres://db.example/ledger'],
     [`postgresql://recon:a:b/@${SECRET}@db.example/ledger?schema=s`, 'postgresql://db.example/ledger?schema=s'],
     [`postgres://db.example/ledger?schema=s&password=${SECRET}`, 'postgres://db.example/ledger?schema=s&password=…'],
@@ -19,7 +22,7 @@ describe('a mirror URL as output shows it', () => {
     expect(shownDb(url)).toBe(shown);
   });
 
-  it('never prints a password holding @ in --help, in check\'s line or in doctor', async () => {
+  it("never prints a password holding @ in --help, in check's line or in doctor", async () => {
     const url = `postgres://recon:x@${SECRET}@127.0.0.1:9/ledger?schema=merchant_a`;
     const env = cleanEnv({ LEDGER_RECON_DB: url });
     for (const args of [['--help'], ['check', '--help'], ['check'], ['doctor'], ['sql', 'SELECT 1']]) {

@@ -24,7 +24,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** A process that takes the lock as `sync`, says so, and waits to be killed. */
 async function holderProcess() {
   const script = `const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)}); acquireLock(${JSON.stringify(db)}, 'sync'); console.log('held'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout });
   await new Promise<void>((resolve) => lines.once('line', () => resolve()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -36,7 +38,9 @@ describe("the mirror's lock", () => {
     const first = acquireLock(db, 'run');
     expect(JSON.parse(readFileSync(`${db}.lock`, 'utf8'))).toEqual(first.holder);
     expect(() => acquireLock(db, 'check')).toThrow(
-      new LockHeldError(`another ledger-recon run holds the mirror ${db} (process ${process.pid}, started ${first.holder.startedAt}); wait for it to finish`),
+      new LockHeldError(
+        `another ledger-recon run holds the mirror ${db} (process ${process.pid}, started ${first.holder.startedAt}); wait for it to finish`,
+      ),
     );
     first.release();
     expect(existsSync(`${db}.lock`)).toBe(false);
@@ -46,7 +50,9 @@ describe("the mirror's lock", () => {
   it('is free the moment a holder is killed with SIGKILL, though its name is left behind', async () => {
     const holder = await holderProcess();
     try {
-      expect(() => acquireLock(db, 'sync')).toThrow(/another ledger-recon sync holds the mirror .* \(process \d+, started /);
+      expect(() => acquireLock(db, 'sync')).toThrow(
+        /another ledger-recon sync holds the mirror .* \(process \d+, started /,
+      );
       expect(() => acquireLock(db, 'sync')).toThrow(`(process ${holder.pid},`);
     } finally {
       await holder.kill();
@@ -61,7 +67,9 @@ describe("the mirror's lock", () => {
     const holder = new Database(`${db}.lock.sqlite`);
     holder.exec('BEGIN EXCLUSIVE');
     try {
-      expect(() => acquireLock(db, 'sync')).toThrow(new LockHeldError(`another ledger-recon process holds the mirror ${db}; wait for it to finish`));
+      expect(() => acquireLock(db, 'sync')).toThrow(
+        new LockHeldError(`another ledger-recon process holds the mirror ${db}; wait for it to finish`),
+      );
     } finally {
       holder.close();
     }
@@ -69,7 +77,9 @@ describe("the mirror's lock", () => {
 
   it('is taken before the mirror is opened, and given back when the mirror cannot be opened', () => {
     writeFileSync(db, 'not a database');
-    expect(() => openMirrorLocked(db, 'check')).toThrow(new MirrorError(`the mirror ${db} cannot be opened: file is not a database`));
+    expect(() => openMirrorLocked(db, 'check')).toThrow(
+      new MirrorError(`the mirror ${db} cannot be opened: file is not a database`),
+    );
     acquireLock(db, 'check').release();
     rmSync(db);
     const { mirror, lock } = openMirrorLocked(db, 'check');
@@ -79,7 +89,10 @@ describe("the mirror's lock", () => {
   });
 
   it('is not held by a left-behind name whose process id now belongs to another live process (a reboot)', () => {
-    writeFileSync(`${db}.lock`, JSON.stringify({ pid: process.ppid, command: 'run', startedAt: '2026-11-21T02:30:00.000Z' }));
+    writeFileSync(
+      `${db}.lock`,
+      JSON.stringify({ pid: process.ppid, command: 'run', startedAt: '2026-11-21T02:30:00.000Z' }),
+    );
     const lock = acquireLock(db, 'run');
     expect(lock.holder.pid).toBe(process.pid);
     lock.release();

@@ -11,9 +11,15 @@ import { BACKENDS } from '../support/backends.js';
 
 describe('placeholders', () => {
   it('become $n by position or by name, never inside quoted text or names', () => {
-    expect(convertPlaceholders('SELECT a FROM t WHERE b = ? AND c = ?')).toEqual({ text: 'SELECT a FROM t WHERE b = $1 AND c = $2', names: null, count: 2 });
-    expect(convertPlaceholders("SELECT '?' AS q, \"@x\" FROM t WHERE m = @merchant OR @merchant IS NULL AND f >= @from")).toEqual({
-      text: "SELECT '?' AS q, \"@x\" FROM t WHERE m = $1 OR $1 IS NULL AND f >= $2",
+    expect(convertPlaceholders('SELECT a FROM t WHERE b = ? AND c = ?')).toEqual({
+      text: 'SELECT a FROM t WHERE b = $1 AND c = $2',
+      names: null,
+      count: 2,
+    });
+    expect(
+      convertPlaceholders('SELECT \'?\' AS q, "@x" FROM t WHERE m = @merchant OR @merchant IS NULL AND f >= @from'),
+    ).toEqual({
+      text: 'SELECT \'?\' AS q, "@x" FROM t WHERE m = $1 OR $1 IS NULL AND f >= $2',
       names: ['merchant', 'from'],
       count: 2,
     });
@@ -22,12 +28,21 @@ describe('placeholders', () => {
 
   it('keep the text outside the placeholders as written, whatever it holds', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constantFrom('a', ' ', '=', ',', '(', ')', 'x1'), fc.string({ unit: 'grapheme-ascii' }).map((s) => `'${s.replaceAll("'", '')}'`)), { maxLength: 12 }), (parts) => {
-        const sql = parts.join('');
-        const converted = convertPlaceholders(sql);
-        const strings = (text: string) => text.match(/'[^']*'/g) ?? [];
-        expect(strings(converted.text)).toEqual(strings(sql));
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constantFrom('a', ' ', '=', ',', '(', ')', 'x1'),
+            fc.string({ unit: 'grapheme-ascii' }).map((s) => `'${s.replaceAll("'", '')}'`),
+          ),
+          { maxLength: 12 },
+        ),
+        (parts) => {
+          const sql = parts.join('');
+          const converted = convertPlaceholders(sql);
+          const strings = (text: string) => text.match(/'[^']*'/g) ?? [];
+          expect(strings(converted.text)).toEqual(strings(sql));
+        },
+      ),
     );
   });
 });
@@ -45,8 +60,12 @@ describe.skipIf(inject('postgresUrl') === '')('deferred writes on PostgreSQL', (
   it('go in order, many inserts as one statement, and commit with their transaction', async () => {
     ({ mirror, cleanup } = await postgres.open());
     const c = mirror.connection;
-    const product = c.write("INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (?, 'p', 'p', 'USD', '{}')");
-    const variant = c.write('INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json) VALUES (?, ?, ?, 1, 1, 1, 1, ?)');
+    const product = c.write(
+      "INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (?, 'p', 'p', 'USD', '{}')",
+    );
+    const variant = c.write(
+      'INSERT INTO dp_variants (variant_id, product_id, variant_name, mrp_cents, price_cents, converted_selling_price_cents, stock, raw_json) VALUES (?, ?, ?, 1, 1, 1, 1, ?)',
+    );
     const rename = c.write('UPDATE dp_variants SET variant_name = ? WHERE variant_id = ?');
     await c.transaction(async () => {
       for (let i = 0; i < 3_000; i += 1) {
@@ -64,7 +83,9 @@ describe.skipIf(inject('postgresUrl') === '')('deferred writes on PostgreSQL', (
   it('are dropped with a transaction that fails, and the failure is the write’s', async () => {
     ({ mirror, cleanup } = await postgres.open());
     const c = mirror.connection;
-    const product = c.write("INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (?, 'p', 'p', 'USD', '{}')");
+    const product = c.write(
+      "INSERT INTO dp_products (product_id, product_name, display_name, currency, raw_json) VALUES (?, 'p', 'p', 'USD', '{}')",
+    );
     const failed = c.transaction(async () => {
       product.later('p1');
       product.later('p1');
@@ -86,7 +107,9 @@ describe.skipIf(inject('postgresUrl') === '')('integers on PostgreSQL', () => {
       expect(await read('SELECT -42::bigint')).toBe(-42);
       expect(await read('SELECT SUM(x) FROM (VALUES (1::bigint), (2::bigint)) v(x)')).toBe(3);
       expect(await read('SELECT 2.5::numeric')).toBe(2.5);
-      await expect(read('SELECT 9007199254740993::bigint')).rejects.toThrow('the integer 9007199254740993 is past 2^53: it cannot be read as a number without losing digits');
+      await expect(read('SELECT 9007199254740993::bigint')).rejects.toThrow(
+        'the integer 9007199254740993 is past 2^53: it cannot be read as a number without losing digits',
+      );
       await expect(read('SELECT -9007199254740993::numeric')).rejects.toThrow(/past 2\^53/);
     } finally {
       await cleanup();

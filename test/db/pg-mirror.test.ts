@@ -35,11 +35,15 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     await writing(b.url, 'sync');
     const refused = openForWriting(a.url, 'check');
     await expect(refused).rejects.toBeInstanceOf(LockHeldError);
-    await expect(refused).rejects.toThrow(new RegExp(`another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20\\d\\d-`));
+    await expect(refused).rejects.toThrow(
+      new RegExp(
+        `another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20\\d\\d-`,
+      ),
+    );
     expect(await mirrorHolder(a.url)).toMatchObject({ command: 'sync', pid: process.pid });
   });
 
-  it('never lets two merchants\' schemas block each other, even where a 32-bit hash of their names is one (merchant_8537, merchant_92549)', async () => {
+  it("never lets two merchants' schemas block each other, even where a 32-bit hash of their names is one (merchant_8537, merchant_92549)", async () => {
     const names = ['merchant_8537', 'merchant_92549'];
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
@@ -59,12 +63,16 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     await writing(`${serverUrl}?schema=${names[0]}`, 'sync');
     await writing(`${serverUrl}?schema=${names[1]}`, 'sync');
     expect(await mirrorHolder(`${serverUrl}?schema=${names[0]}`)).toMatchObject({ command: 'sync', pid: process.pid });
-    await expect(openForWriting(`${serverUrl}?schema=${names[1]}`, 'check')).rejects.toThrow(new RegExp(`holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${names[1]} `));
+    await expect(openForWriting(`${serverUrl}?schema=${names[1]}`, 'check')).rejects.toThrow(
+      new RegExp(`holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${names[1]} `),
+    );
   });
 
-  it('never makes a mirror in public, information_schema or a schema that holds another application\'s tables, and leaves them as they were', async () => {
+  it("never makes a mirror in public, information_schema or a schema that holds another application's tables, and leaves them as they were", async () => {
     for (const name of ['public', 'information_schema', 'pg_catalog']) {
-      await expect(openForWriting(`${serverUrl}?schema=${name}`, 'sync')).rejects.toThrow(`${name} is the server's or every application's schema, not a mirror's`);
+      await expect(openForWriting(`${serverUrl}?schema=${name}`, 'sync')).rejects.toThrow(
+        `${name} is the server's or every application's schema, not a mirror's`,
+      );
     }
     const other = schema();
     const client = new pg.Client({ connectionString: serverUrl });
@@ -72,10 +80,16 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     try {
       await client.query(`CREATE SCHEMA ${other.schema}`);
       await client.query(`CREATE TABLE ${other.schema}.gift_cards (id int)`);
-      await expect(openForWriting(other.url, 'sync')).rejects.toThrow(new RegExp(`the schema ${other.schema} holds 1 tables, views or sequences of something else, and no mirror`));
-      const left = await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [other.schema]);
+      await expect(openForWriting(other.url, 'sync')).rejects.toThrow(
+        new RegExp(`the schema ${other.schema} holds 1 tables, views or sequences of something else, and no mirror`),
+      );
+      const left = await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [
+        other.schema,
+      ]);
       expect(left.rows).toEqual([{ table_name: 'gift_cards' }]);
-      const publicMigrations = await client.query("SELECT COUNT(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = '__drizzle_migrations'");
+      const publicMigrations = await client.query(
+        "SELECT COUNT(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = '__drizzle_migrations'",
+      );
       expect(publicMigrations.rows[0].n).toBe(0);
     } finally {
       await client.end();
@@ -85,14 +99,22 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
   it('frees the lock when the holder’s connection dies (pg_terminate_backend), so another process takes it and finds what was committed', async () => {
     const a = schema();
     const holder = (await openPgMirror(a.url, { command: 'sync', locked: true })) as PgMirror;
-    await holder.connection.write("INSERT INTO sync_checkpoints (resource, walk_id, mode, pages, records, done, updated_at_ms) VALUES ('giftCards', 1, 'full', 3, 300, false, 1)").run();
+    await holder.connection
+      .write(
+        "INSERT INTO sync_checkpoints (resource, walk_id, mode, pages, records, done, updated_at_ms) VALUES ('giftCards', 1, 'full', 3, 300, false, 1)",
+      )
+      .run();
     const killer = new pg.Client({ connectionString: serverUrl });
     await killer.connect();
     await killer.query('SELECT pg_terminate_backend($1)', [holder.backendPid]);
     await killer.end();
     await holder.close().catch(() => undefined);
     const next = await writing(a.url, 'sync');
-    expect(await next.mirror.connection.read<{ pages: number; done: boolean }>("SELECT pages, done FROM sync_checkpoints WHERE resource = 'giftCards'").get()).toEqual({ pages: 3, done: false });
+    expect(
+      await next.mirror.connection
+        .read<{ pages: number; done: boolean }>("SELECT pages, done FROM sync_checkpoints WHERE resource = 'giftCards'")
+        .get(),
+    ).toEqual({ pages: 3, done: false });
   });
 
   it('runs an investigator’s statement read-only, refusing every way to write', async () => {
@@ -100,7 +122,10 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     await (await writing(a.url, 'sync')).release();
     const mirror = await openForReading(a.url);
     cleanups.push(() => mirror.close());
-    expect(await mirror.readOnlyStatement('SELECT COUNT(*) AS n FROM gift_cards')).toEqual({ columns: ['n'], rows: [{ n: 0n }] });
+    expect(await mirror.readOnlyStatement('SELECT COUNT(*) AS n FROM gift_cards')).toEqual({
+      columns: ['n'],
+      rows: [{ n: 0n }],
+    });
     for (const text of [
       "INSERT INTO mirror_identity VALUES (1, 'a', 'b', 'c', 'd', 'e')",
       'DELETE FROM gift_cards',
@@ -109,14 +134,18 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
       "COPY gift_cards TO PROGRAM 'touch /tmp/ledger-recon-pwned'",
       'SET ROLE postgres',
       'SELECT 1; DELETE FROM gift_cards',
-      "WITH gone AS (DELETE FROM gift_cards RETURNING 1) SELECT * FROM gone",
-      "DO $$ BEGIN DELETE FROM gift_cards; END $$",
+      'WITH gone AS (DELETE FROM gift_cards RETURNING 1) SELECT * FROM gone',
+      'DO $$ BEGIN DELETE FROM gift_cards; END $$',
       'CALL nothing()',
     ]) {
       await expect(mirror.readOnlyStatement(text), text).rejects.toBeInstanceOf(MirrorError);
     }
     // Its transaction carries the statement timeout.
-    expect(await mirror.readOnlyStatement('SELECT current_setting(\'statement_timeout\') AS timeout, current_setting(\'transaction_read_only\') AS read_only')).toEqual({ columns: ['timeout', 'read_only'], rows: [{ timeout: '1min', read_only: 'on' }] });
+    expect(
+      await mirror.readOnlyStatement(
+        "SELECT current_setting('statement_timeout') AS timeout, current_setting('transaction_read_only') AS read_only",
+      ),
+    ).toEqual({ columns: ['timeout', 'read_only'], rows: [{ timeout: '1min', read_only: 'on' }] });
   });
 
   it('fails the statement, and only it, when the server drops a connection the mirror has handed out', async () => {
@@ -135,7 +164,12 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     try {
       let pid: number | undefined;
       for (const started = Date.now(); pid === undefined && Date.now() - started < 10_000; ) {
-        pid = (await killer.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE '%' || $1 AND state = 'active' AND pid <> pg_backend_pid()", [marker])).rows[0]?.pid;
+        pid = (
+          await killer.query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE query LIKE '%' || $1 AND state = 'active' AND pid <> pg_backend_pid()",
+            [marker],
+          )
+        ).rows[0]?.pid;
       }
       await killer.query('SELECT pg_terminate_backend($1)', [pid]);
     } finally {
@@ -144,14 +178,21 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     // Its own failure, as a line; the process carries on (an unheard error event would have ended it).
     expect(await sleeping).toBeInstanceOf(MirrorError);
     expect(String(await sleeping)).toMatch(/terminating connection/);
-    expect(await mirror.readOnlyStatement('SELECT COUNT(*) AS n FROM gift_cards')).toEqual({ columns: ['n'], rows: [{ n: 0n }] });
+    expect(await mirror.readOnlyStatement('SELECT COUNT(*) AS n FROM gift_cards')).toEqual({
+      columns: ['n'],
+      rows: [{ n: 0n }],
+    });
   });
 
   it('tells the planner the sizes a sync changed, and analyzes nothing after a quiet night', async () => {
     const a = schema();
     const mirror = (await writing(a.url, 'sync')).mirror;
     const analyzed = async (): Promise<Record<string, string | null>> => {
-      const rows = await mirror.connection.read<{ name: string; at: string | null }>('SELECT relname AS name, CAST(last_analyze AS text) AS at FROM pg_stat_user_tables WHERE schemaname = ?').all(a.schema);
+      const rows = await mirror.connection
+        .read<{ name: string; at: string | null }>(
+          'SELECT relname AS name, CAST(last_analyze AS text) AS at FROM pg_stat_user_tables WHERE schemaname = ?',
+        )
+        .all(a.schema);
       return Object.fromEntries(rows.map(({ name, at }) => [name, at]));
     };
     // A bulk load into an empty table: analyzed as it ends.
@@ -161,13 +202,27 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     // The first night's end: every table the checks read that was never analyzed, is.
     await mirror.compact();
     const first = await analyzed();
-    for (const table of ['gift_cards', 'gift_card_transactions', 'coupons', 'dp_orders', 'dp_order_lines', 'gift_card_history', 'coupon_history']) expect(first[table], table).not.toBeNull();
+    for (const table of [
+      'gift_cards',
+      'gift_card_transactions',
+      'coupons',
+      'dp_orders',
+      'dp_order_lines',
+      'gift_card_history',
+      'coupon_history',
+    ])
+      expect(first[table], table).not.toBeNull();
     // A quiet night: nothing.
     await mirror.compact();
     expect(await analyzed()).toEqual(first);
     // A night that changed more than a tenth of a table (and 50 rows): that table alone.
     await mirror.connection.transaction(async () => {
-      for (let i = 0; i < 60; i += 1) await mirror.connection.write('INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, 1, ?, 0, 1)').run(`c${i}`, 'ACTIVE');
+      for (let i = 0; i < 60; i += 1)
+        await mirror.connection
+          .write(
+            'INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, 1, ?, 0, 1)',
+          )
+          .run(`c${i}`, 'ACTIVE');
     });
     await mirror.compact();
     const after = await analyzed();
@@ -177,9 +232,15 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
 
   it('says there is no mirror in a schema no sync made, and names a server it cannot reach', async () => {
     const a = schema();
-    await expect(openForReading(a.url)).rejects.toThrow(/there is no mirror at postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+: run `ledger-recon sync` first/);
-    await expect(openForReading('postgres://nobody:secret@127.0.0.1:1/db?schema=x')).rejects.toThrow(/the mirror postgres:\/\/127\.0\.0\.1:1\/db\?schema=x cannot be reached/);
+    await expect(openForReading(a.url)).rejects.toThrow(
+      /there is no mirror at postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+: run `ledger-recon sync` first/,
+    );
+    await expect(openForReading('postgres://nobody:secret@127.0.0.1:1/db?schema=x')).rejects.toThrow(
+      /the mirror postgres:\/\/127\.0\.0\.1:1\/db\?schema=x cannot be reached/,
+    );
     await expect(openForReading('postgres://nobody:secret@127.0.0.1:1/db?schema=x')).rejects.not.toThrow(/secret/);
-    await expect(openForWriting(`${serverUrl}?schema=Bad-Name`, 'sync')).rejects.toThrow(/a schema name is lower-case letters/);
+    await expect(openForWriting(`${serverUrl}?schema=Bad-Name`, 'sync')).rejects.toThrow(
+      /a schema name is lower-case letters/,
+    );
   });
 });

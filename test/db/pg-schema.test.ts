@@ -22,29 +22,75 @@ interface Shape {
 const flags = new Set(
   (Object.values(schema) as unknown[])
     .filter((value): value is Table => is(value, Table))
-    .flatMap((table) => Object.values(getTableColumns(table)).filter((column) => column.columnType === 'SQLiteBoolean').map((column) => `${getTableName(table)}.${column.name}`)),
+    .flatMap((table) =>
+      Object.values(getTableColumns(table))
+        .filter((column) => column.columnType === 'SQLiteBoolean')
+        .map((column) => `${getTableName(table)}.${column.name}`),
+    ),
 );
 
 const SQLITE_MEANING: Record<string, string> = { integer: 'integer', text: 'text', real: 'real' };
-const PG_MEANING: Record<string, string> = { bigint: 'integer', text: 'text', 'double precision': 'real', boolean: 'flag' };
+const PG_MEANING: Record<string, string> = {
+  bigint: 'integer',
+  text: 'text',
+  'double precision': 'real',
+  boolean: 'flag',
+};
 
 function sqliteShape(mirror: SqliteMirror): Shape {
   const db = mirror.sqlite;
-  const names = (type: string) => db.prepare("SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name").pluck().all(type) as string[];
+  const names = (type: string) =>
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name",
+      )
+      .pluck()
+      .all(type) as string[];
   const shape: Shape = { tables: {}, primaryKeys: {}, indexes: [], foreignKeys: [], views: {} };
   for (const table of names('table')) {
-    const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string; type: string; notnull: number; pk: number }>;
-    shape.tables[table] = columns.map((c) => ({ name: c.name, meaning: flags.has(`${table}.${c.name}`) ? 'flag' : (SQLITE_MEANING[c.type.toLowerCase()] ?? c.type), notNull: c.notnull === 1 || c.pk > 0 }));
-    shape.primaryKeys[table] = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
-    for (const index of db.prepare(`PRAGMA index_list(${table})`).all() as Array<{ name: string; unique: number; origin: string }>) {
+    const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{
+      name: string;
+      type: string;
+      notnull: number;
+      pk: number;
+    }>;
+    shape.tables[table] = columns.map((c) => ({
+      name: c.name,
+      meaning: flags.has(`${table}.${c.name}`) ? 'flag' : (SQLITE_MEANING[c.type.toLowerCase()] ?? c.type),
+      notNull: c.notnull === 1 || c.pk > 0,
+    }));
+    shape.primaryKeys[table] = columns
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name);
+    for (const index of db.prepare(`PRAGMA index_list(${table})`).all() as Array<{
+      name: string;
+      unique: number;
+      origin: string;
+    }>) {
       if (index.origin === 'pk') continue;
-      const columns = (db.prepare(`PRAGMA index_info(${index.name})`).all() as Array<{ seqno: number; name: string }>).sort((a, b) => a.seqno - b.seqno).map((c) => c.name);
+      const columns = (db.prepare(`PRAGMA index_info(${index.name})`).all() as Array<{ seqno: number; name: string }>)
+        .sort((a, b) => a.seqno - b.seqno)
+        .map((c) => c.name);
       shape.indexes.push({ table, name: index.name, unique: index.unique === 1, columns });
     }
-    const keys = db.prepare(`PRAGMA foreign_key_list(${table})`).all() as Array<{ table: string; from: string; to: string; on_delete: string }>;
-    for (const key of keys) shape.foreignKeys.push({ table, columns: [key.from], references: key.table, to: [key.to], onDelete: key.on_delete.toLowerCase() });
+    const keys = db.prepare(`PRAGMA foreign_key_list(${table})`).all() as Array<{
+      table: string;
+      from: string;
+      to: string;
+      on_delete: string;
+    }>;
+    for (const key of keys)
+      shape.foreignKeys.push({
+        table,
+        columns: [key.from],
+        references: key.table,
+        to: [key.to],
+        onDelete: key.on_delete.toLowerCase(),
+      });
   }
-  for (const view of names('view')) shape.views[view] = (db.prepare(`PRAGMA table_info(${view})`).all() as Array<{ name: string }>).map((c) => c.name);
+  for (const view of names('view'))
+    shape.views[view] = (db.prepare(`PRAGMA table_info(${view})`).all() as Array<{ name: string }>).map((c) => c.name);
   return shape;
 }
 
@@ -59,9 +105,16 @@ async function pgShape(client: pg.Client, schemaName: string): Promise<Shape> {
   );
   for (const c of columns.rows) {
     if (c.kind === 'v') (shape.views[c.table] ??= []).push(c.name);
-    else (shape.tables[c.table] ??= []).push({ name: c.name, meaning: PG_MEANING[c.type] ?? c.type, notNull: c.not_null });
+    else
+      (shape.tables[c.table] ??= []).push({ name: c.name, meaning: PG_MEANING[c.type] ?? c.type, notNull: c.not_null });
   }
-  const indexes = await client.query<{ table: string; name: string; unique: boolean; primary: boolean; columns: string[] }>(
+  const indexes = await client.query<{
+    table: string;
+    name: string;
+    unique: boolean;
+    primary: boolean;
+    columns: string[];
+  }>(
     `SELECT t.relname AS table, i.relname AS name, ix.indisunique AS unique, ix.indisprimary AS primary, array_agg(a.attname::text ORDER BY k.ord) AS columns
      FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
      CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord) JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
@@ -73,7 +126,14 @@ async function pgShape(client: pg.Client, schemaName: string): Promise<Shape> {
     else shape.indexes.push({ table: index.table, name: index.name, unique: index.unique, columns: index.columns });
   }
   for (const table of Object.keys(shape.tables)) shape.primaryKeys[table] ??= [];
-  const keys = await client.query<{ table: string; columns: string[]; references: string; to: string[]; on_delete: string; foreign_schema: string }>(
+  const keys = await client.query<{
+    table: string;
+    columns: string[];
+    references: string;
+    to: string[];
+    on_delete: string;
+    foreign_schema: string;
+  }>(
     `SELECT t.relname AS table, r.relname AS references, rn.nspname AS foreign_schema,
             (SELECT array_agg(a.attname::text ORDER BY k.ord) FROM unnest(c.conkey) WITH ORDINALITY k(n, ord) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n) AS columns,
             (SELECT array_agg(a.attname::text ORDER BY k.ord) FROM unnest(c.confkey) WITH ORDINALITY k(n, ord) JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n) AS to,
@@ -85,12 +145,21 @@ async function pgShape(client: pg.Client, schemaName: string): Promise<Shape> {
   );
   for (const key of keys.rows) {
     expect(key.foreign_schema).toBe(schemaName);
-    shape.foreignKeys.push({ table: key.table, columns: key.columns, references: key.references, to: key.to, onDelete: key.on_delete });
+    shape.foreignKeys.push({
+      table: key.table,
+      columns: key.columns,
+      references: key.references,
+      to: key.to,
+      onDelete: key.on_delete,
+    });
   }
   return shape;
 }
 
-const byName = <T extends { table: string; name?: string; columns: string[] }>(rows: T[]): T[] => [...rows].sort((a, b) => `${a.table}.${a.name ?? a.columns.join()}`.localeCompare(`${b.table}.${b.name ?? b.columns.join()}`));
+const byName = <T extends { table: string; name?: string; columns: string[] }>(rows: T[]): T[] =>
+  [...rows].sort((a, b) =>
+    `${a.table}.${a.name ?? a.columns.join()}`.localeCompare(`${b.table}.${b.name ?? b.columns.join()}`),
+  );
 
 const [sqliteBackend, postgresBackend] = BACKENDS;
 
@@ -116,8 +185,10 @@ describe.skipIf(!postgresBackend?.available)('the PostgreSQL schema beside the S
     const right = await pgShape(client, schemaName);
     expect(Object.keys(right.tables).sort()).toEqual(Object.keys(left.tables).sort());
     // Column order is each migration history's own (SQLite adds columns at the end): compared by name.
-    const sorted = (columns: Shape['tables'][string] | undefined) => [...(columns ?? [])].sort((a, b) => a.name.localeCompare(b.name));
-    for (const table of Object.keys(left.tables)) expect({ table, columns: sorted(right.tables[table]) }).toEqual({ table, columns: sorted(left.tables[table]) });
+    const sorted = (columns: Shape['tables'][string] | undefined) =>
+      [...(columns ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+    for (const table of Object.keys(left.tables))
+      expect({ table, columns: sorted(right.tables[table]) }).toEqual({ table, columns: sorted(left.tables[table]) });
     expect(right.primaryKeys).toEqual(left.primaryKeys);
     expect(byName(right.indexes)).toEqual(byName(left.indexes));
     expect(byName(right.foreignKeys)).toEqual(byName(left.foreignKeys));

@@ -42,14 +42,32 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
 
   it("prepares and runs the checks' reads, the card walk's cursors included", async () => {
     const store = new ChecksStore(mirror);
-    for (const read of [store.couponRegressions(), store.entryRewrites(), store.orphanEntries(undefined), store.orderLineFigures(), store.walletPairs(1), store.unlisted(), store.merchantCounts()]) expect(await read).toEqual([]);
+    for (const read of [
+      store.couponRegressions(),
+      store.entryRewrites(),
+      store.orphanEntries(undefined),
+      store.orderLineFigures(),
+      store.walletPairs(1),
+      store.unlisted(),
+      store.merchantCounts(),
+    ])
+      expect(await read).toEqual([]);
     const cursors = store.ledgerCursors([giftCards.giftCardId] as const, [giftCardTransactions.giftCardId] as const);
     expect([...(await all(cursors.cards)), ...(await all(cursors.entries))]).toEqual([]);
   });
 
   it("prepares and runs the report's and the books' reads", async () => {
     const reads = new ReportStore(mirror);
-    for (const rows of [reads.refundEntries(null), reads.coupons(null), reads.orderLines(null), reads.wallets(), reads.quarantine(), reads.journal(), reads.activity({ fromMs: 0, toMs: 1, merchantId: null }, 10)] as AsyncIterable<unknown[]>[]) expect(await all(rows)).toEqual([]);
+    for (const rows of [
+      reads.refundEntries(null),
+      reads.coupons(null),
+      reads.orderLines(null),
+      reads.wallets(),
+      reads.quarantine(),
+      reads.journal(),
+      reads.activity({ fromMs: 0, toMs: 1, merchantId: null }, 10),
+    ] as AsyncIterable<unknown[]>[])
+      expect(await all(rows)).toEqual([]);
     expect(await reads.count('gift_card_transactions', true)).toBe(0);
     const books = new BooksStore(mirror);
     expect(await books.matchRates()).toEqual([]);
@@ -63,7 +81,8 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
     const matching = await books.replaceMatching(1, async (session) => {
       expect(await session.pairExactTenders({ merchant: null, from: 0 })).toEqual({ books: [], ledger: [] });
       expect(await session.cardsByCode(null, new Set(['ab']))).toEqual(new Map());
-      for (const read of [session.couponUses(), session.coupons(null), session.purchases(), session.orders()]) expect(await read).toEqual([]);
+      for (const read of [session.couponUses(), session.coupons(null), session.purchases(), session.orders()])
+        expect(await read).toEqual([]);
     });
     expect(matching).toEqual({ groups: 0, byStatus: {} });
   });

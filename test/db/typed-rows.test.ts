@@ -6,7 +6,12 @@ import { openMirror } from '../../src/db/mirror.js';
 import { giftCards } from '../../src/db/schema.js';
 import { selectList, type RowOf } from '../../src/db/typed-rows.js';
 
-const COLUMNS = [giftCards.giftCardId, giftCards.programId, giftCards.issuedAtMs, giftCards.initialBalanceCents] as const;
+const COLUMNS = [
+  giftCards.giftCardId,
+  giftCards.programId,
+  giftCards.issuedAtMs,
+  giftCards.initialBalanceCents,
+] as const;
 type Row = RowOf<typeof COLUMNS>;
 
 describe('raw rows typed by the schema', () => {

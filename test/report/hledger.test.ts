@@ -36,10 +36,14 @@ async function exportAndCheck(prepare: (sim: Awaited<ReturnType<typeof startServ
 describe.runIf(hasProgram('hledger', 'hledger'))('the hledger export', () => {
   it('passes hledger check on a ledger without breaks: every balance assertion holds', async () => {
     const { exported, check, journal } = await exportAndCheck(() => undefined);
-    expect(exported.stdout).toMatch(/^wrote .*ledger\.journal: \d+ cards, \d+ ledger entries; check it with: hledger -f .* check\n$/);
+    expect(exported.stdout).toMatch(
+      /^wrote .*ledger\.journal: \d+ cards, \d+ ledger entries; check it with: hledger -f .* check\n$/,
+    );
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
-    expect(readFileSync(journal, 'utf8')).toMatch(/\n {4}giftcards:[A-Z]{3}:[0-9a-f-]{36} {2}-\d+\.\d{2} [A-Z]{3} = \d+\.\d{2} [A-Z]{3}\n/);
+    expect(readFileSync(journal, 'utf8')).toMatch(
+      /\n {4}giftcards:[A-Z]{3}:[0-9a-f-]{36} {2}-\d+\.\d{2} [A-Z]{3} = \d+\.\d{2} [A-Z]{3}\n/,
+    );
   });
 
   it('fails hledger check on a planted chain gap, naming that card’s account', async () => {
@@ -49,7 +53,9 @@ describe.runIf(hasProgram('hledger', 'hledger'))('the hledger export', () => {
       const counts = new Map<string, number>();
       for (const t of truth.transactions) counts.set(t.giftCardId, (counts.get(t.giftCardId) ?? 0) + 1);
       const card = [...counts].find(([, n]) => n >= 3)?.[0];
-      const entries = truth.transactions.filter((t) => t.giftCardId === card && t.type === 'DEBIT').sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      const entries = truth.transactions
+        .filter((t) => t.giftCardId === card && t.type === 'DEBIT')
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
       const victim = entries[0];
       if (!victim || !card) throw new Error('no card with three entries');
       sim.mutate.removeEntry(victim.transactionId);
@@ -71,9 +77,20 @@ describe.runIf(hasProgram('hledger', 'hledger'))('the hledger export', () => {
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
     const text = readFileSync(journal, 'utf8');
-    expect(text).toContain('; reference: ORDER-1\\x0a2026-01-01 forged\\x0a    assets:cash  5000 EUR\\x0a    equity:forged\\x0ainclude /etc/hostname\\x0a\n');
+    expect(text).toContain(
+      '; reference: ORDER-1\\x0a2026-01-01 forged\\x0a    assets:cash  5000 EUR\\x0a    equity:forged\\x0ainclude /etc/hostname\\x0a\n',
+    );
     const accounts = spawnSync('hledger', ['-f', journal, 'accounts'], { encoding: 'utf8' });
     expect(accounts.status).toBe(0);
-    expect(accounts.stdout.split('\n').filter((a) => a && !a.startsWith('giftcards:') && !['equity:issued', 'equity:closed', 'income:redeemed', 'income:refunded'].includes(a))).toEqual([]);
+    expect(
+      accounts.stdout
+        .split('\n')
+        .filter(
+          (a) =>
+            a &&
+            !a.startsWith('giftcards:') &&
+            !['equity:issued', 'equity:closed', 'income:redeemed', 'income:refunded'].includes(a),
+        ),
+    ).toEqual([]);
   });
 });

@@ -68,8 +68,13 @@ describe(`one in-flight figure on every surface (${BACKEND_NAME})`, () => {
     await book.xlsx.readFile(paths.workbook);
     const ws = book.getWorksheet('Month to date')!;
     const header = ws.getRow(1).values as unknown[];
-    const rows = (ws.getRows(2, ws.rowCount - 1) ?? []).filter((r) => r.getCell(header.indexOf('currency')).value === card.currency);
-    const inFlight = rows.reduce((sum, r) => sum + cents(r.getCell(header.indexOf('in flight (apart, not a break)')).value), 0);
+    const rows = (ws.getRows(2, ws.rowCount - 1) ?? []).filter(
+      (r) => r.getCell(header.indexOf('currency')).value === card.currency,
+    );
+    const inFlight = rows.reduce(
+      (sum, r) => sum + cents(r.getCell(header.indexOf('in flight (apart, not a break)')).value),
+      0,
+    );
     const inFlightCards = rows.reduce((sum, r) => sum + Number(r.getCell(header.indexOf('cards in flight')).value), 0);
     expect({ inFlight, inFlightCards }).toEqual({ inFlight: 500, inFlightCards: 1 });
     for (const r of rows) expect(r.getCell(header.indexOf('ties out')).value).toBe('yes');
@@ -79,21 +84,44 @@ describe(`one in-flight figure on every surface (${BACKEND_NAME})`, () => {
     const asOf = new Date(run.summary.asOf);
     const month = asOf.toISOString().slice(0, 7);
     const findings = findingsStore(mirror);
-    const { close, paths: written } = await writeClose({ mirror, period: periodOf({ period: month }), outDir: join(dir, 'close'), merchantId: await findings.pinnedMerchant(), inFlight: await findings.inFlightOf() });
+    const { close, paths: written } = await writeClose({
+      mirror,
+      period: periodOf({ period: month }),
+      outDir: join(dir, 'close'),
+      merchantId: await findings.pinnedMerchant(),
+      inFlight: await findings.inFlightOf(),
+    });
     expect(close.endsNow).toBe(true);
     const groups = close.rollForwards.filter((r) => r.currency === card.currency);
     expect(groups.reduce((sum, r) => sum + r.inFlightCents, 0)).toBe(500);
     expect(groups.reduce((sum, r) => sum + r.inFlightCards, 0)).toBe(1);
     expect(close.closes).toBe(true);
-    const json = JSON.parse(readFileSync(written.json, 'utf8')) as { rollForwards: { currency: string; inFlight: string }[] };
-    expect(json.rollForwards.filter((r) => r.currency === card.currency).reduce((sum, r) => sum + cents(r.inFlight), 0)).toBe(500);
+    const json = JSON.parse(readFileSync(written.json, 'utf8')) as {
+      rollForwards: { currency: string; inFlight: string }[];
+    };
+    expect(
+      json.rollForwards.filter((r) => r.currency === card.currency).reduce((sum, r) => sum + cents(r.inFlight), 0),
+    ).toBe(500);
   });
 
   it('reads the card again by ID the next night, moved or not, and nothing is in flight any more', async () => {
-    const next = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp, recheckCards: await findingsStore(mirror).cardsToReread() });
-    const night = await reconcile({ mirror, confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4) });
+    const next = await runSync({
+      mirror,
+      giftcard: services.giftcard,
+      dp: services.dp,
+      recheckCards: await findingsStore(mirror).cardsToReread(),
+    });
+    const night = await reconcile({
+      mirror,
+      confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4),
+    });
     expect(night.summary).toMatchObject({ inFlight: 0, held: 0, verdict: 'RECONCILED' });
-    const reads = await rowsOfMirror<{ n: number }>(mirrorAt(dir), 'SELECT COUNT(*) AS n FROM gift_card_history WHERE gift_card_id = ? AND sync_run_id = ?', card.giftCardId, next.syncRunId);
+    const reads = await rowsOfMirror<{ n: number }>(
+      mirrorAt(dir),
+      'SELECT COUNT(*) AS n FROM gift_card_history WHERE gift_card_id = ? AND sync_run_id = ?',
+      card.giftCardId,
+      next.syncRunId,
+    );
     expect(Number(reads[0]?.n)).toBe(1);
   });
 });

@@ -34,15 +34,18 @@ interface HistoryLine {
   error?: { code: string; message: string };
 }
 
-const findingsOf = (summary: RunSummary): ExportedFinding[] => JSON.parse(readFileSync(summary.report.json, 'utf8')) as ExportedFinding[];
+const findingsOf = (summary: RunSummary): ExportedFinding[] =>
+  JSON.parse(readFileSync(summary.report.json, 'utf8')) as ExportedFinding[];
 const keys = (findings: readonly ExportedFinding[]): string[] => findings.map((f) => `${f.code} ${f.entityId}`).sort();
 
 /** The files a reader opens under `out`: none half-written, every workbook readable. */
 async function expectWholeFiles(out: string): Promise<void> {
   const names = readdirSync(out);
   expect(names.filter((name) => name.includes('.partial'))).toEqual([]);
-  for (const name of names.filter((n) => n.endsWith('.xlsx'))) await new ExcelJS.Workbook().xlsx.readFile(join(out, name));
-  for (const name of names.filter((n) => n.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(out, name), 'utf8')), name).not.toThrow();
+  for (const name of names.filter((n) => n.endsWith('.xlsx')))
+    await new ExcelJS.Workbook().xlsx.readFile(join(out, name));
+  for (const name of names.filter((n) => n.endsWith('.json')))
+    expect(() => JSON.parse(readFileSync(join(out, name), 'utf8')), name).not.toThrow();
 }
 
 describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () => {
@@ -50,7 +53,10 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
     const env = simulatorEnv(sim);
     // What a night never killed finds, in a mirror of its own.
     const started = Date.now();
-    const reference = await runCli(['run', '--json', '--db', mirrorAt(dir, 'reference'), '--out', join(dir, 'reference')], env);
+    const reference = await runCli(
+      ['run', '--json', '--db', mirrorAt(dir, 'reference'), '--out', join(dir, 'reference')],
+      env,
+    );
     // How long a night takes here: kills land anywhere in it (the CLI needs ~150 ms to start).
     let nightMs = Date.now() - started;
     expect(reference.status, reference.stderr).toBe(1);
@@ -62,12 +68,14 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
     const random = new Random(20261125);
     let kills = 0;
     let reportsKilled = 0;
-    const history = async (): Promise<HistoryLine[]> => JSON.parse((await runCli(['history', '--json', '--db', db], cleanEnv())).stdout) as HistoryLine[];
+    const history = async (): Promise<HistoryLine[]> =>
+      JSON.parse((await runCli(['history', '--json', '--db', db], cleanEnv())).stdout) as HistoryLine[];
     const killedInReport = (line: HistoryLine): boolean => line.error?.message.includes('report --run') === true;
     for (let round = 0; round < 30 && (kills < 5 || reportsKilled === 0); round += 1) {
       // Every other kill near the night's end, where its report is being written.
       const at = Date.now();
-      const killAfterMs = round % 2 === 0 ? random.int(150, Math.max(300, nightMs)) : Math.max(150, nightMs - random.int(0, 300));
+      const killAfterMs =
+        round % 2 === 0 ? random.int(150, Math.max(300, nightMs)) : Math.max(150, nightMs - random.int(0, 300));
       const killed = await runCli(['run', '--json', '--db', db, '--out', out], env, { killAfterMs });
       if (killed.signal === 'SIGKILL') {
         kills += 1;
@@ -83,7 +91,10 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
 
     // Each killed night that got past its checks says how to write its report; doing so writes it whole.
     const nights = await history();
-    expect(nights.map((night) => night.verdict).every((verdict) => ['BREAKS', 'INTERRUPTED'].includes(verdict)), JSON.stringify(nights)).toBe(true);
+    expect(
+      nights.map((night) => night.verdict).every((verdict) => ['BREAKS', 'INTERRUPTED'].includes(verdict)),
+      JSON.stringify(nights),
+    ).toBe(true);
     for (const night of nights.filter(killedInReport)) {
       const written = await runCli(['report', '--run', String(night.runId), '--db', db, '--out', out], cleanEnv());
       expect(written.status, written.stderr).toBe(0);
@@ -96,7 +107,9 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
     const summary = JSON.parse(night.stdout) as RunSummary;
     let writesKilled = 0;
     for (let round = 0; round < 4; round += 1) {
-      const killed = await runCli(['report', '--run', String(summary.runId), '--db', db, '--out', out], cleanEnv(), { killAfterMs: random.int(150, 900) });
+      const killed = await runCli(['report', '--run', String(summary.runId), '--db', db, '--out', out], cleanEnv(), {
+        killAfterMs: random.int(150, 900),
+      });
       if (killed.signal === 'SIGKILL') writesKilled += 1;
       const again = await runCli(['report', '--run', String(summary.runId), '--db', db, '--out', out], cleanEnv());
       expect(again.status, again.stderr).toBe(0);
@@ -108,7 +121,9 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
     const findings = findingsOf(summary);
     expect(keys(findings)).toEqual(expected);
     expect(new Set(findings.map((f) => f.fingerprint)).size).toBe(findings.length);
-    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM findings WHERE check_run_id = ?', summary.runId)).toBe(findings.length);
+    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM findings WHERE check_run_id = ?', summary.runId)).toBe(
+      findings.length,
+    );
     expect(await numberOfMirror(db, "SELECT COUNT(*) FROM sync_runs WHERE status = 'running'")).toBe(0);
   }, 180_000);
 });

@@ -29,7 +29,20 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     const files = readdirSync(join(dir, 'reports'));
     const workbook = join(dir, 'reports', files.find((name) => name.endsWith('.xlsx'))!);
     findingsJson = join(dir, 'reports', files.find((name) => name.endsWith('-findings.json'))!);
-    const converted = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo')}`, '--convert-to', 'pdf', '--outdir', dir, workbook], { encoding: 'utf8', timeout: 180_000 });
+    const converted = spawnSync(
+      'soffice',
+      [
+        '--headless',
+        '--norestore',
+        `-env:UserInstallation=file://${join(dir, 'lo')}`,
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        dir,
+        workbook,
+      ],
+      { encoding: 'utf8', timeout: 180_000 },
+    );
     expect(converted.status, converted.stderr).toBe(0);
     pdf = join(dir, readdirSync(dir).find((name) => name.endsWith('.pdf'))!);
     // Laid out as printed (footers: sheet and page), and in content order (-raw: each cell's lines together, hyphens kept).
@@ -41,7 +54,8 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
   /** Pages per sheet, from each page's footer (report · sheet · page). */
   const pagesPerSheet = (): Map<string, number> => {
     const pages = new Map<string, number>();
-    for (const match of text.matchAll(/Reconciliation \w+ — check run \d+ +(.+?) +Page \d+ of \d+/g)) pages.set(match[1]!, (pages.get(match[1]!) ?? 0) + 1);
+    for (const match of text.matchAll(/Reconciliation \w+ — check run \d+ +(.+?) +Page \d+ of \d+/g))
+      pages.set(match[1]!, (pages.get(match[1]!) ?? 0) + 1);
     return pages;
   };
 
@@ -54,7 +68,9 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     const first = [...pages.keys()].indexOf('Findings');
     const before = [...pages.values()].slice(0, first).reduce((a, b) => a + b, 0);
     const png = join(dir, 'page');
-    const rendered = spawnSync('pdftoppm', ['-png', '-r', '50', '-f', '1', '-l', String(before + 2), pdf, png], { encoding: 'utf8' });
+    const rendered = spawnSync('pdftoppm', ['-png', '-r', '50', '-f', '1', '-l', String(before + 2), pdf, png], {
+      encoding: 'utf8',
+    });
     expect(rendered.status, rendered.stderr).toBe(0);
     const images = readdirSync(dir).filter((name) => name.startsWith('page') && name.endsWith('.png'));
     expect(images.length).toBe(before + 2);
@@ -67,10 +83,19 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     const total = [...pages.values()].reduce((a, b) => a + b, 0);
     expect(total).toBeLessThanOrEqual(21);
     expect(pages.get('Checks')).toBeLessThanOrEqual(3);
-    for (const sheet of ['Card reconciliation', 'Matching', 'Refunds by reference', 'Coupons', 'DP orders', 'DP wallets', 'Quarantine']) expect(pages.get(sheet), sheet).toBe(1);
+    for (const sheet of [
+      'Card reconciliation',
+      'Matching',
+      'Refunds by reference',
+      'Coupons',
+      'DP orders',
+      'DP wallets',
+      'Quarantine',
+    ])
+      expect(pages.get(sheet), sheet).toBe(1);
   });
 
-  it('prints no page\'s type below about 70 % of its size at 100 %', () => {
+  it("prints no page's type below about 70 % of its size at 100 %", () => {
     // The height of most words on a page: the body type as printed. The month to date is wider
     // than a page at 70 % and prints at 100 %: its height is the reference.
     const heights = new Map<number, number>();
@@ -87,25 +112,35 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
       counts.set(page, perPage);
     }
     for (const [n, perPage] of counts) heights.set(n, Number([...perPage].sort((a, b) => b[1] - a[1])[0]![0]));
-    const sheets = [...text.matchAll(/Reconciliation \w+ — check run \d+ +(.+?) +Page (\d+) of \d+/g)].map((m) => [Number(m[2]), m[1]!] as const);
+    const sheets = [...text.matchAll(/Reconciliation \w+ — check run \d+ +(.+?) +Page (\d+) of \d+/g)].map(
+      (m) => [Number(m[2]), m[1]!] as const,
+    );
     const full = sheets.filter(([, sheet]) => sheet === 'Month to date').map(([n]) => heights.get(n)!);
     expect(full.length).toBeGreaterThan(0);
     const reference = Math.max(...full);
-    for (const [n, sheet] of sheets) expect(heights.get(n)! / reference, `page ${n} (${sheet})`).toBeGreaterThanOrEqual(0.68);
+    for (const [n, sheet] of sheets)
+      expect(heights.get(n)! / reference, `page ${n} (${sheet})`).toBeGreaterThanOrEqual(0.68);
   });
 
   it('breaks no header inside a word ("currenc/y"): each word of a printed header is on its sheet\'s pages whole', async () => {
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.readFile(join(dir, 'reports', readdirSync(join(dir, 'reports')).find((name) => name.endsWith('.xlsx'))!));
+    await workbook.xlsx.readFile(
+      join(dir, 'reports', readdirSync(join(dir, 'reports')).find((name) => name.endsWith('.xlsx'))!),
+    );
     const pages = text.split('\f');
     for (const sheet of workbook.worksheets) {
       if (sheet.name === 'Summary') continue;
-      const own = pages.filter((page) => new RegExp(`check run \\d+ +${sheet.name.replace(/[()]/g, '\\$&')} +Page \\d+ of`).test(page));
+      const own = pages.filter((page) =>
+        new RegExp(`check run \\d+ +${sheet.name.replace(/[()]/g, '\\$&')} +Page \\d+ of`).test(page),
+      );
       if (own.length === 0) continue;
       const printed = new Set(own.join(' ').split(/\s+/));
       const header = (sheet.getRow(1).values as unknown[]).filter((v): v is string => typeof v === 'string');
-      const area = sheet.pageSetup.printArea ? header.slice(0, columnIndex(sheet.pageSetup.printArea.split(':')[1]!)) : header;
-      for (const word of area.flatMap((h) => h.split(/\s+/)).filter((w) => w.length >= 4 && !w.includes('-'))) expect(printed.has(word), `${sheet.name}: "${word}"`).toBe(true);
+      const area = sheet.pageSetup.printArea
+        ? header.slice(0, columnIndex(sheet.pageSetup.printArea.split(':')[1]!))
+        : header;
+      for (const word of area.flatMap((h) => h.split(/\s+/)).filter((w) => w.length >= 4 && !w.includes('-')))
+        expect(printed.has(word), `${sheet.name}: "${word}"`).toBe(true);
     }
   });
 
@@ -116,7 +151,7 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     expect(page!.replace(/\s+/g, ' ')).toMatch(/DOES NOT TIE .{0,80}OUT|ties out/);
   });
 
-  it('cuts no finding\'s message: each is on paper in full, wrapped in its cell', () => {
+  it("cuts no finding's message: each is on paper in full, wrapped in its cell", () => {
     const squeeze = (value: string): string => value.replace(/\s+/g, '');
     const paper = squeeze(reading);
     const findings = JSON.parse(readFileSync(findingsJson, 'utf8')) as Array<{ message: string }>;
@@ -126,7 +161,11 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     // cut-off tail would be missing.
     const onPaper = (message: string): boolean => {
       const wanted = squeeze(message);
-      for (let start = paper.indexOf(wanted.slice(0, 24)); start >= 0; start = paper.indexOf(wanted.slice(0, 24), start + 1)) {
+      for (
+        let start = paper.indexOf(wanted.slice(0, 24));
+        start >= 0;
+        start = paper.indexOf(wanted.slice(0, 24), start + 1)
+      ) {
         let at = start;
         let found = 0;
         while (found < wanted.length && at < start + 2 * wanted.length && at < paper.length) {
@@ -159,28 +198,64 @@ describe.runIf(canPrint)('the close workbook, printed', () => {
   /** Each printed page's text, with its sheet (from its footer). */
   function printedClose(period: string): Array<{ sheet: string; text: string }> {
     const out = join(dir, `close-${period}`);
-    const closed = spawnSync(process.execPath, [CLI, 'close', '--db', mirrorAt(dir, 'demo'), '--out', out, '--period', period], { encoding: 'utf8' });
+    const closed = spawnSync(
+      process.execPath,
+      [CLI, 'close', '--db', mirrorAt(dir, 'demo'), '--out', out, '--period', period],
+      { encoding: 'utf8' },
+    );
     expect([0, 1]).toContain(closed.status);
     const workbook = join(out, readdirSync(out).find((name) => name.endsWith('.xlsx'))!);
-    const converted = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo')}`, '--convert-to', 'pdf', '--outdir', out, workbook], { encoding: 'utf8', timeout: 180_000 });
+    const converted = spawnSync(
+      'soffice',
+      [
+        '--headless',
+        '--norestore',
+        `-env:UserInstallation=file://${join(dir, 'lo')}`,
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        out,
+        workbook,
+      ],
+      { encoding: 'utf8', timeout: 180_000 },
+    );
     expect(converted.status, converted.stderr).toBe(0);
     const pdf = join(out, readdirSync(out).find((name) => name.endsWith('.pdf'))!);
-    const text = spawnSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout;
-    return text.split('\f').filter((page) => page.trim() !== '').map((page) => ({ sheet: /Period close \S+ — .+? {2,}(.+?) {2,}Page \d+ of \d+/.exec(page)?.[1] ?? '?', text: page }));
+    const text = spawnSync('pdftotext', ['-layout', pdf, '-'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    }).stdout;
+    return text
+      .split('\f')
+      .filter((page) => page.trim() !== '')
+      .map((page) => ({
+        sheet: /Period close \S+ — .+? {2,}(.+?) {2,}Page \d+ of \d+/.exec(page)?.[1] ?? '?',
+        text: page,
+      }));
   }
 
-  for (const [name, period] of [['a month that ties out', 'last'], ['a month with cards that do not', 'this']] as const) {
+  for (const [name, period] of [
+    ['a month that ties out', 'last'],
+    ['a month with cards that do not', 'this'],
+  ] as const) {
     it(`prints ${name} on a few pages, every page that carries figures also carrying their key`, () => {
       const now = new Date();
-      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (period === 'last' ? 1 : 0), 1)).toISOString().slice(0, 7);
+      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (period === 'last' ? 1 : 0), 1))
+        .toISOString()
+        .slice(0, 7);
       const pages = printedClose(month);
       // Before: 49 pages in column bands, the card ID on some and the figures without it on others.
       expect(pages.length).toBeLessThanOrEqual(8);
       for (const page of pages.filter((p) => /[A-Z]{3} -?[\d,]+\.\d{2}/.test(p.text) && p.sheet !== 'Summary')) {
-        const key = page.sheet === 'Period roll-forward' ? /\b[A-Z]{3}\s+(PRG-|\(no program\))/ : /[0-9a-f]{8}-[0-9a-f]{4}-/;
+        const key =
+          page.sheet === 'Period roll-forward' ? /\b[A-Z]{3}\s+(PRG-|\(no program\))/ : /[0-9a-f]{8}-[0-9a-f]{4}-/;
         expect(page.text, `${page.sheet}: a page of figures without their key`).toMatch(key);
       }
-      for (const sheet of ['Cards at cut-off', 'Activity in period']) expect(pages.filter((p) => p.sheet === sheet), sheet).toHaveLength(1);
+      for (const sheet of ['Cards at cut-off', 'Activity in period'])
+        expect(
+          pages.filter((p) => p.sheet === sheet),
+          sheet,
+        ).toHaveLength(1);
     }, 240_000);
   }
 });

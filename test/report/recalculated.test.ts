@@ -24,7 +24,8 @@ async function formulaValues(path: string): Promise<Map<string, unknown>> {
     sheet.eachRow((row) =>
       row.eachCell((cell) => {
         const value = cell.value as { formula?: string; result?: unknown } | null;
-        if (value && typeof value === 'object' && 'formula' in value && !value.formula?.startsWith('HYPERLINK')) values.set(`${sheet.name}!${cell.address}`, value.result ?? null);
+        if (value && typeof value === 'object' && 'formula' in value && !value.formula?.startsWith('HYPERLINK'))
+          values.set(`${sheet.name}!${cell.address}`, value.result ?? null);
       }),
     );
   }
@@ -48,13 +49,27 @@ describe.runIf(canRecalculate)('the demo workbook, recalculated by LibreOffice',
       sheet.eachRow((row) =>
         row.eachCell((cell) => {
           const value = cell.value as { formula?: string } | null;
-          if (value && typeof value === 'object' && typeof value.formula === 'string') cell.value = { formula: value.formula } as ExcelJS.CellFormulaValue;
+          if (value && typeof value === 'object' && typeof value.formula === 'string')
+            cell.value = { formula: value.formula } as ExcelJS.CellFormulaValue;
         }),
       );
     }
     const stripped = join(dir, 'stripped.xlsx');
     await workbook.xlsx.writeFile(stripped);
-    const converted = spawnSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${join(dir, 'lo')}`, '--convert-to', 'xlsx', '--outdir', join(dir, 'recalculated'), stripped], { encoding: 'utf8', timeout: 180_000 });
+    const converted = spawnSync(
+      'soffice',
+      [
+        '--headless',
+        '--norestore',
+        `-env:UserInstallation=file://${join(dir, 'lo')}`,
+        '--convert-to',
+        'xlsx',
+        '--outdir',
+        join(dir, 'recalculated'),
+        stripped,
+      ],
+      { encoding: 'utf8', timeout: 180_000 },
+    );
     expect(converted.status, converted.stderr).toBe(0);
     recalculated = join(dir, 'recalculated', 'stripped.xlsx');
   }, 240_000);
@@ -64,7 +79,9 @@ describe.runIf(canRecalculate)('the demo workbook, recalculated by LibreOffice',
     const expected = await formulaValues(original);
     const actual = await formulaValues(recalculated);
     expect(expected.size).toBeGreaterThan(100);
-    const differing = [...expected].filter(([address, value]) => actual.get(address) !== value).map(([address, value]) => `${address}: wrote ${String(value)}, recalculated ${String(actual.get(address))}`);
+    const differing = [...expected]
+      .filter(([address, value]) => actual.get(address) !== value)
+      .map(([address, value]) => `${address}: wrote ${String(value)}, recalculated ${String(actual.get(address))}`);
     expect(differing).toEqual([]);
   });
 });

@@ -33,7 +33,11 @@ beforeAll(async () => {
   const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
   unlisted = { coupon, order, syncRunId };
   await reconcile({ mirror });
-  paths = await writeReport({ mirror, outDir: join(dir, 'reports'), scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) } });
+  paths = await writeReport({
+    mirror,
+    outDir: join(dir, 'reports'),
+    scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) },
+  });
   workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(paths.workbook);
 });
@@ -53,7 +57,11 @@ const column = (ws: ExcelJS.Worksheet, header: string): number => (ws.getRow(1).
 describe('the workbook', () => {
   it('is named with the run’s UTC date and id, beside its CSV and JSON, and nothing half-written', () => {
     const date = new Date().toISOString().slice(0, 10);
-    expect(readdirSync(join(dir, 'reports')).sort()).toEqual([`ledger-recon-${date}-run-1-findings.csv`, `ledger-recon-${date}-run-1-findings.json`, `ledger-recon-${date}-run-1.xlsx`]);
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual([
+      `ledger-recon-${date}-run-1-findings.csv`,
+      `ledger-recon-${date}-run-1-findings.json`,
+      `ledger-recon-${date}-run-1.xlsx`,
+    ]);
   });
 
   it('has the sheets in auditors’ order, each table with a frozen header row and an autofilter', () => {
@@ -73,7 +81,8 @@ describe('the workbook', () => {
       const printed = area ? ws.columns.slice(0, area.charCodeAt(0) - 64) : ws.columns;
       // One page wide shrinks the type to fittedScale (calibrated on LibreOffice's pages: see printed.test.ts): no smaller than 70 %.
       const fitted = fittedScale(printed.map((c) => c.width ?? 9));
-      if (fitted >= MIN_PRINT_SCALE && ws.pageSetup.fitToPage) expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToWidth: 1, fitToHeight: 0 });
+      if (fitted >= MIN_PRINT_SCALE && ws.pageSetup.fitToPage)
+        expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToWidth: 1, fitToHeight: 0 });
       else if (fitted >= MIN_PRINT_SCALE) {
         // A sheet read as a whole prints smaller than fitted, more to a page, never below the floor and still one page wide.
         expect(ws.pageSetup.scale! / 100, ws.name).toBeGreaterThanOrEqual(MIN_PRINT_SCALE);
@@ -87,7 +96,13 @@ describe('the workbook', () => {
   it('shows a planted break on the Findings sheet with its expected, actual and difference as money in its currency', () => {
     const ws = sheet('Findings');
     const gap = services.sim.manifest.breaks.find((b) => b.code === 'GC_CHAIN_GAP')!;
-    const row = ws.getRows(2, ws.rowCount - 1)!.find((r) => r.getCell(column(ws, 'code')).value === 'GC_CHAIN_GAP' && r.getCell(column(ws, 'entity')).value === gap.entityId)!;
+    const row = ws
+      .getRows(2, ws.rowCount - 1)!
+      .find(
+        (r) =>
+          r.getCell(column(ws, 'code')).value === 'GC_CHAIN_GAP' &&
+          r.getCell(column(ws, 'entity')).value === gap.entityId,
+      )!;
     expect(row).toBeDefined();
     const expected = row.getCell(column(ws, 'expected'));
     expect(expected.value).toBe(90);
@@ -116,47 +131,79 @@ describe('the workbook', () => {
     expect(ws.getRow(2).getCell(column(ws, 'age (days)')).numFmt).toBeUndefined();
     const summary = sheet('Summary');
     expect(summary.getCell('A1').font).toMatchObject({ bold: true, size: 12 });
-    const link = summary.getRows(1, summary.rowCount)!.map((r) => r.getCell(1)).find((c) => c.formula)!;
+    const link = summary
+      .getRows(1, summary.rowCount)!
+      .map((r) => r.getCell(1))
+      .find((c) => c.formula)!;
     expect(link.font).toMatchObject({ underline: true, color: { argb: 'FF0563C1' } });
   });
 
   it('stores a formula-like reference as inert text, exactly as the service sent it', () => {
     const ws = sheet('Refunds by reference');
-    const cells = ws.getColumn(column(ws, 'reference')).values.filter((v) => typeof v === 'string' && v.includes('HYPERLINK'));
+    const cells = ws
+      .getColumn(column(ws, 'reference'))
+      .values.filter((v) => typeof v === 'string' && v.includes('HYPERLINK'));
     // A text cell of .xlsx is never a formula: no apostrophe, so it matches the mirror.
     expect(cells).toEqual([`=HYPERLINK("http://x","y")`]);
     for (const ws of workbook.worksheets) {
-      ws.eachRow((row) => row.eachCell((cell) => {
-        // Our links, and figures re-performed from cell references alone: never text from the services.
-        if (cell.formula) expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(/^(HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)|((COUNTIFS|SUM)\([$A-Z0-9:!',A-Za-z ]+\)|\$?[A-Z]+\$?\d+)([+-]\$?[A-Z]+\$?\d+)*|ROUND\(\$?[A-Z]+\$?\d+([+-]\$?[A-Z]+\$?\d+)*,2\))$/);
-      }));
+      ws.eachRow((row) =>
+        row.eachCell((cell) => {
+          // Our links, and figures re-performed from cell references alone: never text from the services.
+          if (cell.formula)
+            expect(cell.formula, `${ws.name} ${cell.address}`).toMatch(
+              /^(HYPERLINK\("#'[A-Za-z ]+'!A1","[A-Za-z ]+"\)|((COUNTIFS|SUM)\([$A-Z0-9:!',A-Za-z ]+\)|\$?[A-Z]+\$?\d+)([+-]\$?[A-Z]+\$?\d+)*|ROUND\(\$?[A-Z]+\$?\d+([+-]\$?[A-Z]+\$?\d+)*,2\))$/,
+            );
+        }),
+      );
     }
   });
 
   it('states on the Summary the counts the mirror holds', async () => {
     const ws = sheet('Summary');
-    const value = (label: string, column = 2): unknown => ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === label)?.getCell(column).value;
+    const value = (label: string, column = 2): unknown =>
+      ws
+        .getRows(1, ws.rowCount)!
+        .find((r) => r.getCell(1).value === label)
+        ?.getCell(column).value;
     expect(value('Verdict')).toBe('BREAKS');
-    expect(value('Gift card ledger entries')).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM gift_card_transactions'));
+    expect(value('Gift card ledger entries')).toBe(
+      await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM gift_card_transactions'),
+    );
     expect(value('Coupons')).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM coupons'));
     expect(value('DP orders')).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM dp_orders'));
-    const noLongerListed = ['Coupons', 'DP orders', 'Gift card ledger entries', 'Gift cards'].map((label) => value(label, 3));
+    const noLongerListed = ['Coupons', 'DP orders', 'Gift card ledger entries', 'Gift cards'].map((label) =>
+      value(label, 3),
+    );
     expect(noLongerListed).toEqual([1, 1, 0, null]);
     // The entries the check counts (the terminal's and the JSON's figure) are the entries the workbook counts, orphans included.
-    const [{ summary_json: run } = { summary_json: '' }] = await rowsOfMirror<{ summary_json: string }>(mirrorAt(dir), 'SELECT summary_json FROM check_runs WHERE check_run_id = 1');
-    expect((JSON.parse(run) as { entries: number; cards: number }).entries).toBe((value('Gift card ledger entries') as number) - (value('Gift card ledger entries', 3) as number));
+    const [{ summary_json: run } = { summary_json: '' }] = await rowsOfMirror<{ summary_json: string }>(
+      mirrorAt(dir),
+      'SELECT summary_json FROM check_runs WHERE check_run_id = 1',
+    );
+    expect((JSON.parse(run) as { entries: number; cards: number }).entries).toBe(
+      (value('Gift card ledger entries') as number) - (value('Gift card ledger entries', 3) as number),
+    );
     expect((JSON.parse(run) as { entries: number; cards: number }).cards).toBe(value('Gift cards'));
     const all = ws.getRows(1, ws.rowCount)!.find((r) => r.getCell(1).value === 'All findings');
     const allFindings = all?.getCell(3).value as { formula: string; result: number };
-    expect(allFindings.result).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM findings WHERE check_run_id = 1'));
+    expect(allFindings.result).toBe(
+      await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM findings WHERE check_run_id = 1'),
+    );
     expect(value('New')).toBe(allFindings.result);
   });
 
   it('shows a coupon and an order the service no longer lists, with the sync that found them missing', () => {
-    for (const [name, id] of [['Coupons', unlisted.coupon], ['DP orders', unlisted.order]] as const) {
+    for (const [name, id] of [
+      ['Coupons', unlisted.coupon],
+      ['DP orders', unlisted.order],
+    ] as const) {
       const ws = sheet(name);
-      const rows = ws.getRows(2, ws.rowCount - 1)!.filter((r) => r.getCell(column(ws, 'no longer listed since sync')).value !== null);
-      expect(rows.map((r) => [r.getCell(1).value, r.getCell(column(ws, 'no longer listed since sync')).value])).toEqual([[id, unlisted.syncRunId]]);
+      const rows = ws
+        .getRows(2, ws.rowCount - 1)!
+        .filter((r) => r.getCell(column(ws, 'no longer listed since sync')).value !== null);
+      expect(rows.map((r) => [r.getCell(1).value, r.getCell(column(ws, 'no longer listed since sync')).value])).toEqual(
+        [[id, unlisted.syncRunId]],
+      );
     }
   });
 });
@@ -165,7 +212,10 @@ describe('workpapers an auditor signs', () => {
   const rowsOf = (ws: ExcelJS.Worksheet) => ws.getRows(1, ws.rowCount) ?? [];
   const labelled = (ws: ExcelJS.Worksheet, label: string) => rowsOf(ws).find((r) => r.getCell(1).value === label);
   // exceljs reads a cached <v>0</v> back as no result at all (the file carries it: see the XML).
-  const result = (value: ExcelJS.CellValue): unknown => (value !== null && typeof value === 'object' && 'formula' in value ? ((value as { result?: unknown }).result ?? 0) : value);
+  const result = (value: ExcelJS.CellValue): unknown =>
+    value !== null && typeof value === 'object' && 'formula' in value
+      ? ((value as { result?: unknown }).result ?? 0)
+      : value;
 
   it('prints the Findings a reader reads, severity to age, one page wide', () => {
     const ws = sheet('Findings');
@@ -174,7 +224,7 @@ describe('workpapers an auditor signs', () => {
     expect(ws.pageSetup).toMatchObject({ fitToPage: true, fitToWidth: 1 });
   });
 
-  it('lists and prints the detail sheets\' exceptions first: the rows a finding is about, then every other row on screen', async () => {
+  it("lists and prints the detail sheets' exceptions first: the rows a finding is about, then every other row on screen", async () => {
     for (const name of ['Card reconciliation', 'Refunds by reference', 'Coupons', 'DP orders']) {
       const ws = sheet(name);
       const findings = column(ws, 'findings');
@@ -182,13 +232,23 @@ describe('workpapers an auditor signs', () => {
       const flagged = rows.filter((r) => String(r.getCell(findings).value ?? '') !== '').length;
       expect(flagged, name).toBeGreaterThan(0);
       // The flagged rows come first, and the print area ends with the last of them.
-      expect(rows.slice(0, flagged).every((r) => String(r.getCell(findings).value ?? '') !== ''), name).toBe(true);
-      expect(rows.slice(flagged).every((r) => String(r.getCell(findings).value ?? '') === ''), name).toBe(true);
+      expect(
+        rows.slice(0, flagged).every((r) => String(r.getCell(findings).value ?? '') !== ''),
+        name,
+      ).toBe(true);
+      expect(
+        rows.slice(flagged).every((r) => String(r.getCell(findings).value ?? '') === ''),
+        name,
+      ).toBe(true);
       expect(ws.pageSetup.printArea, name).toMatch(new RegExp(`^A1:[A-Z]+${flagged + 1}$`));
-      expect(ws.headerFooter.oddHeader, name).toMatch(/^&LPrinted: the [\d,]+ \w+s? with a finding in this run; every other \w+ follows on screen$/);
+      expect(ws.headerFooter.oddHeader, name).toMatch(
+        /^&LPrinted: the [\d,]+ \w+s? with a finding in this run; every other \w+ follows on screen$/,
+      );
     }
     // The full population stays in the workbook: every card is on the sheet.
-    expect(sheet('Card reconciliation').rowCount - 1).toBe(await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM gift_cards'));
+    expect(sheet('Card reconciliation').rowCount - 1).toBe(
+      await numberOfMirror(mirrorAt(dir), 'SELECT COUNT(*) FROM gift_cards'),
+    );
   });
 
   it('wraps long text within its column instead of cutting it', () => {
@@ -204,20 +264,35 @@ describe('workpapers an auditor signs', () => {
   it('counts findings by code and state with formulas over the Findings sheet, whose cached values re-perform', () => {
     const summary = sheet('Summary');
     const findings = sheet('Findings');
-    const data = (findings.getRows(2, findings.rowCount - 1) ?? []).map((r) => ({ code: r.getCell(2).value, state: r.getCell(3).value, material: r.getCell(column(findings, 'material')).value }));
+    const data = (findings.getRows(2, findings.rowCount - 1) ?? []).map((r) => ({
+      code: r.getCell(2).value,
+      state: r.getCell(3).value,
+      material: r.getCell(column(findings, 'material')).value,
+    }));
     const header = rowsOf(summary).find((r) => r.getCell(1).value === 'Findings by code')!;
-    expect([2, 3, 4, 5, 6, 7].map((c) => header.getCell(c).value)).toEqual(['severity', 'findings', 'new', 'open', 'accepted', 'material']);
+    expect([2, 3, 4, 5, 6, 7].map((c) => header.getCell(c).value)).toEqual([
+      'severity',
+      'findings',
+      'new',
+      'open',
+      'accepted',
+      'material',
+    ]);
     // Headers over their figures: right-aligned like the counts beneath them.
     expect(header.getCell(3).alignment).toMatchObject({ horizontal: 'right' });
     let checked = 0;
     const all = rowsOf(summary).find((r) => r.getCell(1).value === 'All findings')!;
-    for (const row of rowsOf(summary).filter((r) => /^[A-Z]{2}_[A-Z_]+$/.test(String(r.getCell(1).value)) && r.number > header.number && r.number < all.number)) {
+    for (const row of rowsOf(summary).filter(
+      (r) => /^[A-Z]{2}_[A-Z_]+$/.test(String(r.getCell(1).value)) && r.number > header.number && r.number < all.number,
+    )) {
       const code = row.getCell(1).value;
       const cell = row.getCell(3).value as { formula: string };
       expect(cell.formula).toBe(`COUNTIFS('Findings'!$B:$B,$A${row.number})`);
       expect(result(cell)).toBe(data.filter((d) => d.code === code).length);
       expect(result(row.getCell(4).value)).toBe(data.filter((d) => d.code === code && d.state === 'new').length);
-      expect(result(row.getCell(7).value)).toBe(data.filter((d) => d.code === code && d.material === 'material').length);
+      expect(result(row.getCell(7).value)).toBe(
+        data.filter((d) => d.code === code && d.material === 'material').length,
+      );
       checked += 1;
     }
     expect(checked).toBeGreaterThan(5);
@@ -231,12 +306,15 @@ describe('workpapers an auditor signs', () => {
     for (const r of rows) {
       const stake = r.getCell(column(findings, 'at stake')).value as number | null;
       const material = r.getCell(column(findings, 'currency')).value === 'USD' && stake !== null && stake >= 10;
-      expect(r.getCell(column(findings, 'material')).value === 'material', String(r.getCell(column(findings, 'fingerprint')).value)).toBe(material);
+      expect(
+        r.getCell(column(findings, 'material')).value === 'material',
+        String(r.getCell(column(findings, 'fingerprint')).value),
+      ).toBe(material);
     }
     expect(labelled(sheet('Summary'), 'Materiality (money at stake per finding)')?.getCell(2).value).toBe('USD 10.00');
   });
 
-  it('re-performs each card\'s recomputed balance and difference from its own row', () => {
+  it("re-performs each card's recomputed balance and difference from its own row", () => {
     const ws = sheet('Card reconciliation');
     const row = ws.getRow(2);
     const recomputed = row.getCell(column(ws, 'recomputed balance')).value as { formula: string; result: number };
@@ -246,17 +324,21 @@ describe('workpapers an auditor signs', () => {
     expect((row.getCell(column(ws, 'difference')).value as { formula: string }).formula).toBe('ROUND(H2-G2,2)');
   });
 
-  it('has a sign-off block, the period covered and the data\'s as-of time, the verdict standing out, and pictures of ages and money at stake', () => {
+  it("has a sign-off block, the period covered and the data's as-of time, the verdict standing out, and pictures of ages and money at stake", () => {
     const summary = sheet('Summary');
     expect(labelled(summary, 'Prepared by')?.getCell(2).value).toBe('P. Reparer');
     expect(String(labelled(summary, 'Prepared by')?.getCell(4).value)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(labelled(summary, 'Reviewed by')?.getCell(2).value ?? '').toBe('');
-    expect(String(labelled(summary, 'Period covered')?.getCell(2).value)).toMatch(/^everything up to \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(String(labelled(summary, 'Period covered')?.getCell(2).value)).toMatch(
+      /^everything up to \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
+    );
     expect(labelled(summary, 'Data as of (UTC)')?.getCell(2).value).toBeInstanceOf(Date);
     const verdict = labelled(summary, 'Verdict')!.getCell(2);
     expect(verdict.font).toMatchObject({ bold: true, size: 14 });
     expect(verdict.fill).toMatchObject({ fgColor: { argb: 'FFFFC7CE' } });
-    const bars = rowsOf(summary).map((r) => r.getCell(4).value).filter((v) => typeof v === 'string' && /^█+$/.test(v));
+    const bars = rowsOf(summary)
+      .map((r) => r.getCell(4).value)
+      .filter((v) => typeof v === 'string' && /^█+$/.test(v));
     expect(bars.length).toBeGreaterThan(2);
     // The roll-forward reads down, a column per currency: its closing a formula of the figures above it.
     const opening = labelled(summary, 'Opening outstanding')!.number;
@@ -264,9 +346,15 @@ describe('workpapers an auditor signs', () => {
     const usd = (summary.getRow(opening - 1).values as unknown[]).indexOf('USD');
     const letter = String.fromCharCode(64 + usd);
     const closingCell = closing.getCell(usd).value as { formula: string; result: number };
-    expect(closingCell.formula).toBe(`ROUND(${letter}${opening}+${letter}${opening + 1}+${letter}${opening + 2}-${letter}${opening + 3}+${letter}${opening + 4}-${letter}${opening + 5}-${letter}${opening + 6},2)`);
+    expect(closingCell.formula).toBe(
+      `ROUND(${letter}${opening}+${letter}${opening + 1}+${letter}${opening + 2}-${letter}${opening + 3}+${letter}${opening + 4}-${letter}${opening + 5}-${letter}${opening + 6},2)`,
+    );
     const figures = [0, 1, 2, 3, 4, 5, 6].map((i) => summary.getRow(opening + i).getCell(usd).value as number);
-    expect(Math.round(closingCell.result * 100)).toBe(Math.round((figures[0]! + figures[1]! + figures[2]! - figures[3]! + figures[4]! - figures[5]! - figures[6]!) * 100));
+    expect(Math.round(closingCell.result * 100)).toBe(
+      Math.round(
+        (figures[0]! + figures[1]! + figures[2]! - figures[3]! + figures[4]! - figures[5]! - figures[6]!) * 100,
+      ),
+    );
     const difference = labelled(summary, 'Difference')!.getCell(usd).value as { formula: string };
     expect(difference.formula).toBe(`ROUND(${letter}${opening + 8}-${letter}${opening + 7},2)`);
     expect(labelled(summary, 'Closes')!.getCell(usd).value).toBe('NO');
@@ -281,10 +369,14 @@ describe('the month to date', () => {
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       const closing = row.getCell(10).value as { formula: string; result?: number };
-      expect(closing.formula).toBe(`ROUND(D${row.number}+E${row.number}-F${row.number}+G${row.number}-H${row.number}-I${row.number},2)`);
+      expect(closing.formula).toBe(
+        `ROUND(D${row.number}+E${row.number}-F${row.number}+G${row.number}-H${row.number}-I${row.number},2)`,
+      );
     }
     const summary = sheet('Summary');
-    const line = (summary.getRows(1, summary.rowCount) ?? []).find((r) => r.getCell(1).value === 'Month to date (roll-forward per currency and program)');
+    const line = (summary.getRows(1, summary.rowCount) ?? []).find(
+      (r) => r.getCell(1).value === 'Month to date (roll-forward per currency and program)',
+    );
     expect(['ties out', 'DOES NOT TIE OUT']).toContain(line?.getCell(2).value);
   });
 });
@@ -311,11 +403,27 @@ describe('workbook text', () => {
   it('gives text that starts like a formula the Text format (@), so an edit keeps it text; a CR is shown, never turned into a line feed', async () => {
     const file = join(dir, 'text.xlsx');
     const texts = ['=1+1', '+SUM(A1:A2)', '-2+3', '@cmd', ' =x', 'ORD-1 = fine', 'ORD-7\r', 'a\r\nb'];
-    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [{ name: 'Text', header: ['text'], rows: texts.map((t) => [t]) }]);
+    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [
+      { name: 'Text', header: ['text'], rows: texts.map((t) => [t]) },
+    ]);
     const book = new ExcelJS.Workbook();
     await book.xlsx.readFile(file);
-    const cells = texts.map((_, i) => book.getWorksheet('Text')!.getRow(i + 2).getCell(1));
-    expect(cells.map((c) => c.value)).toEqual(['=1+1', '+SUM(A1:A2)', '-2+3', '@cmd', ' =x', 'ORD-1 = fine', 'ORD-7\\u000d', 'a\\u000d\nb']);
+    const cells = texts.map((_, i) =>
+      book
+        .getWorksheet('Text')!
+        .getRow(i + 2)
+        .getCell(1),
+    );
+    expect(cells.map((c) => c.value)).toEqual([
+      '=1+1',
+      '+SUM(A1:A2)',
+      '-2+3',
+      '@cmd',
+      ' =x',
+      'ORD-1 = fine',
+      'ORD-7\\u000d',
+      'a\\u000d\nb',
+    ]);
     expect(cells.map((c) => c.numFmt === '@')).toEqual([true, true, true, true, true, false, false, false]);
   });
 });
@@ -333,10 +441,19 @@ describe('a table longer than a sheet', () => {
   it('continues on a numbered next sheet with the header repeated', async () => {
     const file = join(dir, 'long.xlsx');
     const rows = Array.from({ length: 9 }, (_, i) => [`row ${i + 1}`, { cents: i * 100, currency: 'EUR' }]);
-    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [{ name: 'Long', header: ['name', 'amount'], rows }], 4);
+    await writeXlsx(
+      file,
+      { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() },
+      [{ name: 'Long', header: ['name', 'amount'], rows }],
+      4,
+    );
     const book = new ExcelJS.Workbook();
     await book.xlsx.readFile(file);
-    expect(book.worksheets.map((ws) => [ws.name, ws.rowCount])).toEqual([['Long', 4], ['Long (2)', 4], ['Long (3)', 4]]);
+    expect(book.worksheets.map((ws) => [ws.name, ws.rowCount])).toEqual([
+      ['Long', 4],
+      ['Long (2)', 4],
+      ['Long (3)', 4],
+    ]);
     expect(book.getWorksheet('Long (3)')?.getRow(1).values).toEqual([undefined, 'name', 'amount']);
     expect(book.getWorksheet('Long (3)')?.getRow(4).getCell(2).value).toBe(8);
   });

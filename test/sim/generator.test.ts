@@ -22,7 +22,8 @@ function violations(truth: GroundTruth): string[] {
       const amount = cents(entry.amount);
       const where = `card ${card.giftCardId} entry ${entry.transactionId}`;
       if (cents(entry.balanceBefore) !== balance) problems.push(`${where}: chain gap`);
-      if (Date.parse(entry.createdAt) >= Date.parse(card.expiresAt) && entry.type !== 'EXPIRE') problems.push(`${where}: after expiry`);
+      if (Date.parse(entry.createdAt) >= Date.parse(card.expiresAt) && entry.type !== 'EXPIRE')
+        problems.push(`${where}: after expiry`);
       if (closed) problems.push(`${where}: after close`);
       const ref = refs.get(entry.referenceId) ?? { debited: 0, refunded: 0 };
       if (entry.type === 'DEBIT') {
@@ -43,16 +44,21 @@ function violations(truth: GroundTruth): string[] {
     if (card.merchantId !== truth.merchantId) problems.push(`card ${card.giftCardId}: merchant`);
   }
   for (const coupon of truth.coupons) {
-    if (coupon.usageLimitTotal > 0 && coupon.redemptionCount > coupon.usageLimitTotal) problems.push(`coupon ${coupon.couponId}: over its limit`);
-    if (coupon.status === 'ACTIVE' && coupon.usageLimitTotal > 0 && coupon.redemptionCount >= coupon.usageLimitTotal) problems.push(`coupon ${coupon.couponId}: active at its limit`);
+    if (coupon.usageLimitTotal > 0 && coupon.redemptionCount > coupon.usageLimitTotal)
+      problems.push(`coupon ${coupon.couponId}: over its limit`);
+    if (coupon.status === 'ACTIVE' && coupon.usageLimitTotal > 0 && coupon.redemptionCount >= coupon.usageLimitTotal)
+      problems.push(`coupon ${coupon.couponId}: active at its limit`);
   }
   for (const order of truth.orders) {
     const lines = order.lineItems.reduce((sum, line) => sum + cents(line.totalConvertedPrice), 0);
     if (lines !== cents(order.totalAmount)) problems.push(`order ${order.orderID}: total`);
     for (const line of order.lineItems) {
-      if (cents(line.totalPrice) !== cents(line.price) * line.quantity) problems.push(`order ${order.orderID}: line total`);
-      if (Math.abs(cents(line.totalConvertedPrice) - cents(line.totalPrice) * line.fxRate) > 1) problems.push(`order ${order.orderID}: FX`);
-      if (order.status === 'COMPLETED' && line.vouchers.length !== line.quantity) problems.push(`order ${order.orderID}: vouchers`);
+      if (cents(line.totalPrice) !== cents(line.price) * line.quantity)
+        problems.push(`order ${order.orderID}: line total`);
+      if (Math.abs(cents(line.totalConvertedPrice) - cents(line.totalPrice) * line.fxRate) > 1)
+        problems.push(`order ${order.orderID}: FX`);
+      if (order.status === 'COMPLETED' && line.vouchers.length !== line.quantity)
+        problems.push(`order ${order.orderID}: vouchers`);
     }
   }
   return problems;

@@ -3,13 +3,34 @@ import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 
 /** Every code of DESIGN.md's catalogue that one sync can reveal. */
 const SINGLE_SYNC_CODES = [
-  'GC_BALANCE_MISMATCH', 'GC_LEDGER_TAIL_MISMATCH', 'GC_CHAIN_GAP', 'GC_ENTRY_ARITHMETIC', 'GC_REFUND_OVER_DEBIT',
-  'GC_REFUND_WITHOUT_DEBIT', 'GC_NEGATIVE_BALANCE', 'GC_DUPLICATE_IDEMPOTENCY_KEY', 'GC_ACTIVITY_AFTER_CLOSE',
-  'GC_ACTIVITY_AFTER_EXPIRY', 'GC_INVALID_AMOUNT', 'GC_ORPHAN_ENTRY', 'GC_FOREIGN_MERCHANT', 'GC_SUSPECTED_DOUBLE_DEBIT',
-  'GC_STATUS_LEDGER_MISMATCH', 'GC_EXPIRY_OVERDUE',
-  'CV_OVER_REDEEMED', 'CV_FOREIGN_MERCHANT', 'CV_STATUS_MISMATCH', 'CV_EXPIRED_BUT_ACTIVE',
-  'DP_ORDER_TOTAL_MISMATCH', 'DP_LINE_ARITHMETIC', 'DP_DUPLICATE_EXTERNAL_REF', 'DP_DUPLICATE_VOUCHER',
-  'DP_FULFILMENT_MISMATCH', 'DP_VOUCHER_EXPIRED_ON_DELIVERY', 'DP_STUCK_ORDER', 'DP_FX_RATE_MISMATCH',
+  'GC_BALANCE_MISMATCH',
+  'GC_LEDGER_TAIL_MISMATCH',
+  'GC_CHAIN_GAP',
+  'GC_ENTRY_ARITHMETIC',
+  'GC_REFUND_OVER_DEBIT',
+  'GC_REFUND_WITHOUT_DEBIT',
+  'GC_NEGATIVE_BALANCE',
+  'GC_DUPLICATE_IDEMPOTENCY_KEY',
+  'GC_ACTIVITY_AFTER_CLOSE',
+  'GC_ACTIVITY_AFTER_EXPIRY',
+  'GC_INVALID_AMOUNT',
+  'GC_ORPHAN_ENTRY',
+  'GC_FOREIGN_MERCHANT',
+  'GC_SUSPECTED_DOUBLE_DEBIT',
+  'GC_STATUS_LEDGER_MISMATCH',
+  'GC_EXPIRY_OVERDUE',
+  'CV_OVER_REDEEMED',
+  'CV_FOREIGN_MERCHANT',
+  'CV_STATUS_MISMATCH',
+  'CV_EXPIRED_BUT_ACTIVE',
+  'DP_ORDER_TOTAL_MISMATCH',
+  'DP_LINE_ARITHMETIC',
+  'DP_DUPLICATE_EXTERNAL_REF',
+  'DP_DUPLICATE_VOUCHER',
+  'DP_FULFILMENT_MISMATCH',
+  'DP_VOUCHER_EXPIRED_ON_DELIVERY',
+  'DP_STUCK_ORDER',
+  'DP_FX_RATE_MISMATCH',
   'SYNC_REJECTED_RECORD',
 ];
 
@@ -50,7 +71,9 @@ describe('planted breaks', () => {
       ...truth.coupons.map((c) => c.couponId),
       ...truth.orders.map((o) => o.orderID),
     ]);
-    const missing = sim.manifest.breaks.flatMap((b) => b.records.filter((r) => !ids.has(r.id)).map((r) => `${b.code} ${r.type} ${r.id}`));
+    const missing = sim.manifest.breaks.flatMap((b) =>
+      b.records.filter((r) => !ids.has(r.id)).map((r) => `${b.code} ${r.type} ${r.id}`),
+    );
     // The chain gap names the entries on either side; the deleted entry itself is not named.
     expect(missing).toEqual([]);
   });

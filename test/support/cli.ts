@@ -40,7 +40,11 @@ const CLOCK = fileURLToPath(new URL('./clock.mjs', import.meta.url));
  * `killAfterMs` sends SIGKILL after that long; `nowMs` starts the process's clock at that
  * instant (it runs on in real time), as a night of a simulated month.
  */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, options: { killAfterMs?: number; nowMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { killAfterMs?: number; nowMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const clock = options.nowMs === undefined ? [] : ['--import', CLOCK];
     const childEnv = options.nowMs === undefined ? env : { ...env, LEDGER_RECON_TEST_NOW: String(options.nowMs) };
@@ -49,7 +53,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, options: { killAf
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = options.killAfterMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), options.killAfterMs) : undefined;
+    const timer =
+      options.killAfterMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), options.killAfterMs) : undefined;
     child.on('close', (status, signal) => {
       if (timer) clearTimeout(timer);
       resolve({ status, signal, stdout, stderr });

@@ -84,7 +84,15 @@ type Json = Record<string, unknown>;
 /** Starts the hostile server in front of `sim`, both services on ports of their own. */
 export async function startHostile(sim: Simulator, switches: Switches = {}): Promise<Hostile> {
   // The object the test holds: its switches are read at every request.
-  const hostile: Hostile = { giftcardUrl: '', dpUrl: '', switches, requests: { giftcard: 0, dp: 0 }, urls: [], received: [], close: async () => undefined };
+  const hostile: Hostile = {
+    giftcardUrl: '',
+    dpUrl: '',
+    switches,
+    requests: { giftcard: 0, dp: 0 },
+    urls: [],
+    received: [],
+    close: async () => undefined,
+  };
   const requests = hostile.requests;
   const servers = await Promise.all(
     (['giftcard', 'dp'] as const).map(async (service) => {
@@ -93,8 +101,14 @@ export async function startHostile(sim: Simulator, switches: Switches = {}): Pro
       const server = createServer((request, response) => {
         requests[service] += 1;
         hostile.urls.push(request.url ?? '');
-        hostile.received.push({ service, path: new URL(request.url ?? '/', 'http://hostile').pathname, at: Date.now() });
-        void answer(service, upstream, secret, hostile.switches, request, response).catch((error: unknown) => response.destroy(error as Error));
+        hostile.received.push({
+          service,
+          path: new URL(request.url ?? '/', 'http://hostile').pathname,
+          at: Date.now(),
+        });
+        void answer(service, upstream, secret, hostile.switches, request, response).catch((error: unknown) =>
+          response.destroy(error as Error),
+        );
       });
       await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
       return server;
@@ -117,44 +131,73 @@ const foreignServed = new WeakSet<Switches>();
 /** Switch sets whose one 429 (rateLimitOnce) has been answered. */
 const limited = new WeakSet<Switches>();
 
-async function answer(service: 'giftcard' | 'dp', upstream: string, secret: string, switches: Switches, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function answer(
+  service: 'giftcard' | 'dp',
+  upstream: string,
+  secret: string,
+  switches: Switches,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://hostile');
   const path = url.pathname;
   const cursor = url.searchParams.get('nextCursor');
   if (service === 'dp' && switches.refuseDp) {
-    response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized', errCode: 'UNAUTHORIZED' }));
+    response
+      .writeHead(401, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'unauthorized', errCode: 'UNAUTHORIZED' }));
     return;
   }
   if (switches.rateLimitOnce?.path === path && !limited.has(switches)) {
     limited.add(switches);
-    response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(switches.rateLimitOnce.seconds) }).end(JSON.stringify({ success: false, errCode: 'RATE_LIMITED', message: 'slow down' }));
+    response
+      .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(switches.rateLimitOnce.seconds) })
+      .end(JSON.stringify({ success: false, errCode: 'RATE_LIMITED', message: 'slow down' }));
     return;
   }
-  if (service === 'giftcard' && switches.giftcardDelayMs) await new Promise((waited) => setTimeout(waited, switches.giftcardDelayMs));
+  if (service === 'giftcard' && switches.giftcardDelayMs)
+    await new Promise((waited) => setTimeout(waited, switches.giftcardDelayMs));
   if (switches.htmlRefusal) {
-    response.writeHead(401, { 'content-type': 'text/html' }).end('<html><body><h1>401 Authorization Required</h1></body></html>');
+    response
+      .writeHead(401, { 'content-type': 'text/html' })
+      .end('<html><body><h1>401 Authorization Required</h1></body></html>');
     return;
   }
   if (service === 'giftcard' && switches.secretInCursor === path && cursor !== null) {
     if (cursor.includes(secret) || cursor.includes('[redacted]')) {
-      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, errCode: 'BAD_REQUEST', message: `bad cursor ${cursor}` }));
+      response
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: false, errCode: 'BAD_REQUEST', message: `bad cursor ${cursor}` }));
       return;
     }
   }
-  if (service === 'giftcard' && switches.cardNotFoundById !== undefined && path === `/v1/giftCards/${switches.cardNotFoundById}`) {
-    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, errCode: 'RECORD_NOT_FOUND', message: 'gift card not found' }));
+  if (
+    service === 'giftcard' &&
+    switches.cardNotFoundById !== undefined &&
+    path === `/v1/giftCards/${switches.cardNotFoundById}`
+  ) {
+    response
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ success: false, errCode: 'RECORD_NOT_FOUND', message: 'gift card not found' }));
     return;
   }
   const isCouponList = service === 'giftcard' && path === '/v1/coupons';
   if (isCouponList && switches.retryAfterSeconds !== undefined) {
-    response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(switches.retryAfterSeconds) }).end(JSON.stringify({ success: false, errCode: 'RATE_LIMITED', message: 'slow down' }));
+    response
+      .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(switches.retryAfterSeconds) })
+      .end(JSON.stringify({ success: false, errCode: 'RATE_LIMITED', message: 'slow down' }));
     return;
   }
   // Forward what the tool asked for (a fresh cursor of ours stands for the newest page).
   const forwarded = new URL(request.url ?? '/', upstream);
   if ((switches.endlessPages || switches.emptyEndless) && isCouponList) forwarded.searchParams.delete('nextCursor');
   const headers = { ...(request.headers as Record<string, string>) };
-  if (service === 'giftcard' && switches.giftcardSecretAs !== undefined && headers['x-client-secret'] === switches.giftcardSecretAs) headers['x-client-secret'] = secret;
+  if (
+    service === 'giftcard' &&
+    switches.giftcardSecretAs !== undefined &&
+    headers['x-client-secret'] === switches.giftcardSecretAs
+  )
+    headers['x-client-secret'] = secret;
   const upstreamAnswer = await fetch(forwarded, { headers });
   let text = await upstreamAnswer.text();
   const status = upstreamAnswer.status;
@@ -162,11 +205,20 @@ async function answer(service: 'giftcard' | 'dp', upstream: string, secret: stri
     const body = JSON.parse(text) as Json;
     mutate(service, path, body, secret, switches);
     text = JSON.stringify(body);
-    const lastLedgerPage = service === 'giftcard' && path === '/v1/giftCards/transactions' && (body['pagination'] as Json | undefined)?.['hasMore'] === false && (body['data'] as unknown[]).length < 100;
+    const lastLedgerPage =
+      service === 'giftcard' &&
+      path === '/v1/giftCards/transactions' &&
+      (body['pagination'] as Json | undefined)?.['hasMore'] === false &&
+      (body['data'] as unknown[]).length < 100;
     // On the last page, which has room for one more record.
-    if (lastLedgerPage && switches.deepRecord !== undefined) text = text.replace('"data":[', `"data":[{"transactionId":"deep-1","extra":${'{"d":'.repeat(switches.deepRecord)}1${'}'.repeat(switches.deepRecord)}},`);
+    if (lastLedgerPage && switches.deepRecord !== undefined)
+      text = text.replace(
+        '"data":[',
+        `"data":[{"transactionId":"deep-1","extra":${'{"d":'.repeat(switches.deepRecord)}1${'}'.repeat(switches.deepRecord)}},`,
+      );
     if (service === 'giftcard' && path === '/v1/giftCards/transactions' && cursor === null) {
-      if (switches.amountLiteral !== undefined) text = text.replace(/"amount":[-0-9.eE+]+/, `"amount":${switches.amountLiteral}`);
+      if (switches.amountLiteral !== undefined)
+        text = text.replace(/"amount":[-0-9.eE+]+/, `"amount":${switches.amountLiteral}`);
       if (switches.protoField) text = text.replace('"data":[{', '"data":[{"__proto__":{"polluted":true},');
     }
   }
@@ -186,7 +238,17 @@ async function answer(service: 'giftcard' | 'dp', upstream: string, secret: stri
 
 /** Applies the switches that change parsed bodies. */
 function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: string, switches: Switches): void {
-  const records = (service === 'giftcard' ? (Array.isArray(body['data']) ? body['data'] : [body['data']]) : Array.isArray(body['orders']) ? body['orders'] : Array.isArray(body['products']) ? body['products'] : [body]) as Json[];
+  const records = (
+    service === 'giftcard'
+      ? Array.isArray(body['data'])
+        ? body['data']
+        : [body['data']]
+      : Array.isArray(body['orders'])
+        ? body['orders']
+        : Array.isArray(body['products'])
+          ? body['products']
+          : [body]
+  ) as Json[];
   if (switches.echoSecrets) {
     for (const record of records) {
       if (!record || typeof record !== 'object') continue;
@@ -197,7 +259,8 @@ function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: st
   }
   if (service === 'giftcard') {
     const pagination = body['pagination'] as Json | undefined;
-    if (switches.secretInCursor === path && pagination?.['nextCursor']) pagination['nextCursor'] = `${String(pagination['nextCursor'])}.${secret}`;
+    if (switches.secretInCursor === path && pagination?.['nextCursor'])
+      pagination['nextCursor'] = `${String(pagination['nextCursor'])}.${secret}`;
     if (switches.emptyEndless && path === '/v1/coupons' && pagination) {
       body['data'] = [];
       pagination['hasMore'] = true;
@@ -207,25 +270,54 @@ function mutate(service: 'giftcard' | 'dp', path: string, body: Json, secret: st
       pagination['hasMore'] = true;
       pagination['nextCursor'] = `fresh-${Math.random().toString(36).slice(2)}`;
     }
-    if (switches.voucherFieldOnCards && (path === '/v1/giftCards' || path.startsWith('/v1/giftCards/')) && !path.includes('transactions')) {
-      for (const card of records) if (card && 'giftCardId' in card) Object.assign(card, { voucher_code: switches.voucherFieldOnCards.code, pin: switches.voucherFieldOnCards.pin });
+    if (
+      switches.voucherFieldOnCards &&
+      (path === '/v1/giftCards' || path.startsWith('/v1/giftCards/')) &&
+      !path.includes('transactions')
+    ) {
+      for (const card of records)
+        if (card && 'giftCardId' in card)
+          Object.assign(card, {
+            voucher_code: switches.voucherFieldOnCards.code,
+            pin: switches.voucherFieldOnCards.pin,
+          });
     }
-    if (switches.couponExpiresAt && path === '/v1/coupons' && records[0]) records[0]['expiresAt'] = switches.couponExpiresAt;
-    if (switches.foreignCards && path === '/v1/giftCards' && !pagination?.['previousCursor'] && records[0] && !foreignServed.has(switches)) {
+    if (switches.couponExpiresAt && path === '/v1/coupons' && records[0])
+      records[0]['expiresAt'] = switches.couponExpiresAt;
+    if (
+      switches.foreignCards &&
+      path === '/v1/giftCards' &&
+      !pagination?.['previousCursor'] &&
+      records[0] &&
+      !foreignServed.has(switches)
+    ) {
       foreignServed.add(switches);
       const foreignMerchant = '00000000-0000-4000-8000-00000000f0e1';
-      for (let i = 0; i < switches.foreignCards; i += 1) records.push({ ...records[0], giftCardId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, merchantId: foreignMerchant });
+      for (let i = 0; i < switches.foreignCards; i += 1)
+        records.push({
+          ...records[0],
+          giftCardId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          merchantId: foreignMerchant,
+        });
     }
-    if (switches.cardsInvalid && path === '/v1/giftCards') for (const [i, card] of records.entries()) card['giftCardId'] = `not-a-uuid-${i}`;
+    if (switches.cardsInvalid && path === '/v1/giftCards')
+      for (const [i, card] of records.entries()) card['giftCardId'] = `not-a-uuid-${i}`;
     if (switches.cardId && path === '/v1/giftCards' && records[0]) records[0]['giftCardId'] = switches.cardId;
-    if (switches.cardId && path === `/v1/giftCards/${encodeURIComponent(switches.cardId)}`) body['data'] = { ...(body['data'] as Json), giftCardId: switches.cardId };
-    if (switches.referenceId !== undefined && path === '/v1/giftCards/transactions' && records[0]) records[0]['referenceId'] = switches.referenceId;
-    if (switches.oversizedPage && path === '/v1/giftCards/transactions' && records.length === 100) records.push({ ...records[0] });
+    if (switches.cardId && path === `/v1/giftCards/${encodeURIComponent(switches.cardId)}`)
+      body['data'] = { ...(body['data'] as Json), giftCardId: switches.cardId };
+    if (switches.referenceId !== undefined && path === '/v1/giftCards/transactions' && records[0])
+      records[0]['referenceId'] = switches.referenceId;
+    if (switches.oversizedPage && path === '/v1/giftCards/transactions' && records.length === 100)
+      records.push({ ...records[0] });
     return;
   }
   if (path.includes('/orders/') && Array.isArray(body['orders'])) {
     const orders = body['orders'] as Json[];
-    const vouchers = orders.flatMap((order) => ((order['lineItems'] as Json[] | undefined) ?? []).flatMap((line) => (line['vouchers'] as Json[] | undefined) ?? []));
+    const vouchers = orders.flatMap((order) =>
+      ((order['lineItems'] as Json[] | undefined) ?? []).flatMap(
+        (line) => (line['vouchers'] as Json[] | undefined) ?? [],
+      ),
+    );
     if (switches.voucherCodeNotString && vouchers.length >= 2) {
       vouchers[0]!['voucherCode'] = switches.voucherCodeNotString.number;
       vouchers[1]!['voucherCode'] = { code: switches.voucherCodeNotString.object };

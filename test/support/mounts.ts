@@ -17,10 +17,16 @@ export interface Mount {
  */
 export function mountTmpfs(size: string, readOnly = false): Mount | null {
   const path = mkdtempSync(join(tmpdir(), 'ledger-recon-tmpfs-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `${readOnly ? 'ro,' : ''}size=${size},mode=0700`, 'tmpfs', path], { encoding: 'utf8' });
+  const mounted = spawnSync(
+    'mount',
+    ['-t', 'tmpfs', '-o', `${readOnly ? 'ro,' : ''}size=${size},mode=0700`, 'tmpfs', path],
+    { encoding: 'utf8' },
+  );
   if (mounted.status !== 0) {
     rmSync(path, { recursive: true, force: true });
-    process.stderr.write(`skipped: the tests of a full or read-only disk, which need to mount a tmpfs (run as root): ${(mounted.stderr || String(mounted.error)).trim()}\n`);
+    process.stderr.write(
+      `skipped: the tests of a full or read-only disk, which need to mount a tmpfs (run as root): ${(mounted.stderr || String(mounted.error)).trim()}\n`,
+    );
     return null;
   }
   return {

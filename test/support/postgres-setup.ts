@@ -16,7 +16,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   const missing = postgresMissing();
   if (missing !== undefined) {
-    if (process.env['CI'] === 'true') throw new Error(`${missing}; under CI=true it must run: install postgresql (.ci/run does)`);
+    if (process.env['CI'] === 'true')
+      throw new Error(`${missing}; under CI=true it must run: install postgresql (.ci/run does)`);
     process.stderr.write(`ledger-recon tests: ${missing}\n`);
     project.provide('postgresUrl', '');
     return undefined;

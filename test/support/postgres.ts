@@ -18,13 +18,17 @@ export function postgresBin(): string | undefined {
   if (onPath) return join(onPath, '..');
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
 }
 
 /** Why the PostgreSQL half is skipped here, in one line; undefined when a server can be started. */
 export function postgresMissing(): string | undefined {
-  return postgresBin() === undefined ? 'PostgreSQL is not installed (Debian package postgresql): the PostgreSQL half of the tests is skipped' : undefined;
+  return postgresBin() === undefined
+    ? 'PostgreSQL is not installed (Debian package postgresql): the PostgreSQL half of the tests is skipped'
+    : undefined;
 }
 
 /** Runs one of PostgreSQL's programs in `bin`, as the `postgres` user when this process is root (initdb refuses root). */

@@ -21,7 +21,8 @@ function onPath(command: string): boolean {
 export function hasProgram(command: string, debianPackage: string): boolean {
   if (onPath(command)) return true;
   const install = `Debian package ${debianPackage}: apt-get install ${debianPackage}`;
-  if (process.env['CI'] === 'true') throw new Error(`${command} is not on PATH (${install}): CI installs it, so the tests that need it must run`);
+  if (process.env['CI'] === 'true')
+    throw new Error(`${command} is not on PATH (${install}): CI installs it, so the tests that need it must run`);
   process.stderr.write(`skipped: the tests that need ${command}, which is not on PATH (${install})\n`);
   return false;
 }

@@ -15,15 +15,28 @@ export interface TestServices {
 }
 
 export function giftcardConfig(sim: Simulator, credentials: Credentials = sim.credentials.giftcard): ServiceConfig {
-  return { service: 'giftcard', baseUrl: sim.giftcardUrl, clientId: credentials.clientId, clientSecret: new Secret(credentials.clientSecret) };
+  return {
+    service: 'giftcard',
+    baseUrl: sim.giftcardUrl,
+    clientId: credentials.clientId,
+    clientSecret: new Secret(credentials.clientSecret),
+  };
 }
 
 export function dpConfig(sim: Simulator, credentials: Credentials = sim.credentials.dp): ServiceConfig {
-  return { service: 'dp', baseUrl: sim.dpUrl, clientId: credentials.clientId, clientSecret: new Secret(credentials.clientSecret) };
+  return {
+    service: 'dp',
+    baseUrl: sim.dpUrl,
+    clientId: credentials.clientId,
+    clientSecret: new Secret(credentials.clientSecret),
+  };
 }
 
 /** Starts a simulator on loopback with clients of both services; close() stops all of it. */
-export async function startServices(options: SimulatorOptions = {}, clientOptions: GiftCardClientOptions & DpClientOptions = {}): Promise<TestServices> {
+export async function startServices(
+  options: SimulatorOptions = {},
+  clientOptions: GiftCardClientOptions & DpClientOptions = {},
+): Promise<TestServices> {
   const sim = await startSimulator({ size: 'tiny', recordRequests: true, ...options });
   const merged = { retry: FAST_RETRY, ...clientOptions };
   const giftcard = new GiftCardClient(giftcardConfig(sim), merged);

@@ -50,7 +50,11 @@ export async function dropTestSchemas(): Promise<void> {
  * (the product's readers refuse a half-built one): read with the driver, integers as numbers.
  * Plain SQL both databases speak, `?` for each value.
  */
-export async function rowsOfMirror<Row = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): Promise<Row[]> {
+export async function rowsOfMirror<Row = Record<string, unknown>>(
+  db: string,
+  sql: string,
+  ...params: unknown[]
+): Promise<Row[]> {
   return statementOnMirror<Row>(db, sql, params, true);
 }
 
@@ -104,7 +108,10 @@ export async function numberOfMirror(db: string, sql: string, ...params: unknown
 export async function everyTextInMirror(db: string): Promise<string> {
   if (!ON_POSTGRES) return '';
   return inSchema(db, async (client, schema) => {
-    const tables = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'", [schema]);
+    const tables = await client.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
+      [schema],
+    );
     const texts: string[] = [];
     for (const { name } of tables.rows) {
       const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${name}" t`);

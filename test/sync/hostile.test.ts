@@ -27,10 +27,17 @@ let forbidden: string[];
 
 beforeAll(async () => {
   // Enough records for lists of several pages (cursors), few enough for a night of a second.
-  sim = await startSimulator({ seed: 191, size: { cards: 230, entriesPerCard: 2, coupons: 8, products: 4, orders: 10 } });
+  sim = await startSimulator({
+    seed: 191,
+    size: { cards: 230, entriesPerCard: 2, coupons: 8, products: 4, orders: 10 },
+  });
   const truth = sim.truth();
   const vouchers = truth.orders.flatMap((order) => order.lineItems.flatMap((line) => line.vouchers));
-  forbidden = [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret, ...vouchers.flatMap((v) => [v.voucherCode, v.voucherPin])];
+  forbidden = [
+    sim.credentials.giftcard.clientSecret,
+    sim.credentials.dp.clientSecret,
+    ...vouchers.flatMap((v) => [v.voucherCode, v.voucherPin]),
+  ];
   expect(vouchers.length).toBeGreaterThan(2);
 });
 afterAll(async () => {
@@ -90,7 +97,8 @@ async function expectNothingStored(extra: readonly string[] = []): Promise<void>
     for (const text of [...forbidden, ...extra]) expect(bytes.includes(text), `${text} in ${file}`).toBe(false);
   }
   const stored = await everyTextInMirror(lastDb);
-  for (const text of [...forbidden, ...extra]) expect(stored.includes(text), `${text} in the mirror's schema`).toBe(false);
+  for (const text of [...forbidden, ...extra])
+    expect(stored.includes(text), `${text} in the mirror's schema`).toBe(false);
 }
 
 function oneLine(result: CliResult): string {
@@ -103,11 +111,17 @@ describe('secrets and codes are never stored', () => {
   it('hashes voucher codes that arrive as a number, as an object, or in an unknown field of a card, and drops PINs', async () => {
     const codes = { number: 987_650_123_456_789, object: 'HOSTILE-OBJECT-CODE-7f3a' };
     const cards = { code: 'HOSTILE-CARD-CODE-91bd', pin: 'HOSTILE-PIN-5521' };
-    const { result, ms, db } = await night(['sync', '--json'], { voucherCodeNotString: codes, voucherFieldOnCards: cards });
+    const { result, ms, db } = await night(['sync', '--json'], {
+      voucherCodeNotString: codes,
+      voucherFieldOnCards: cards,
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(ms).toBeLessThan(30_000);
     expect(JSON.parse(result.stdout)).toMatchObject({ completed: true });
-    const quarantined = (await query<{ resource: string; raw_json: string }>(db, 'SELECT resource, raw_json FROM quarantine'));
+    const quarantined = await query<{ resource: string; raw_json: string }>(
+      db,
+      'SELECT resource, raw_json FROM quarantine',
+    );
     expect(quarantined.map((q) => q.resource)).toContain('dpOrders');
     expect(quarantined.find((q) => q.resource === 'dpOrders')?.raw_json).toContain('voucherCodeSha256');
     const card = (await query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1'))[0];
@@ -118,9 +132,18 @@ describe('secrets and codes are never stored', () => {
   it('never stores a secret the services echo back in their records', async () => {
     const { result, db } = await night(['run'], { echoSecrets: true });
     expect(result.status, result.stderr).not.toBe(2);
-    expect((await query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1'))[0]?.raw_json).toContain('echo [redacted] echo');
+    expect((await query<{ raw_json: string }>(db, 'SELECT raw_json FROM gift_cards LIMIT 1'))[0]?.raw_json).toContain(
+      'echo [redacted] echo',
+    );
     // A secret echoed as a reference is redacted in its own column too, and so in every export.
-    expect((await query<{ reference_id: string }>(db, "SELECT reference_id FROM gift_card_transactions WHERE reference_id LIKE '%[redacted]'")).length).toBeGreaterThan(0);
+    expect(
+      (
+        await query<{ reference_id: string }>(
+          db,
+          "SELECT reference_id FROM gift_card_transactions WHERE reference_id LIKE '%[redacted]'",
+        )
+      ).length,
+    ).toBeGreaterThan(0);
     const exported = await runCli(['export', 'hledger', '--db', db, '--out', join(dir, 'ledger.journal')], cleanEnv());
     expect(exported.status, exported.stderr).toBe(0);
     await expectNothingStored();
@@ -128,30 +151,50 @@ describe('secrets and codes are never stored', () => {
 
   it('never stores a cursor that carries the secret: the walk restarts, then stops with one line; sync --json and sync_runs hold no secret', async () => {
     const { result, ms, db } = await night(['sync', '--json'], { secretInCursor: '/v1/giftCards' });
-    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service refused a pagination cursor \(BAD_REQUEST\) at \/v1\/giftCards\?.*\[redacted\]/);
+    expect(oneLine(result)).toMatch(
+      /^ledger-recon: the gift card service refused a pagination cursor \(BAD_REQUEST\) at \/v1\/giftCards\?.*\[redacted\]/,
+    );
     expect(ms).toBeLessThan(30_000);
     expect(JSON.parse(result.stdout)).toMatchObject({ completed: false, error: expect.stringContaining('[redacted]') });
-    expect((await query<{ error: string }>(db, "SELECT error FROM sync_runs WHERE status = 'failed'"))[0]?.error).toContain('[redacted]');
+    expect(
+      (await query<{ error: string }>(db, "SELECT error FROM sync_runs WHERE status = 'failed'"))[0]?.error,
+    ).toContain('[redacted]');
     await expectNothingStored();
   });
 
   it('parses the data as sent when the secret occurs in it (a secret of ACTIVE): every card mirrored, only what is stored redacted, the night reconciles', async () => {
-    const { result, db } = await night(['run', '--json'], { giftcardSecretAs: 'ACTIVE' }, { GIFTCARD_CLIENT_SECRET: 'ACTIVE' });
+    const { result, db } = await night(
+      ['run', '--json'],
+      { giftcardSecretAs: 'ACTIVE' },
+      { GIFTCARD_CLIENT_SECRET: 'ACTIVE' },
+    );
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ verdict: 'RECONCILED' });
     expect((await query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_cards'))[0]?.n).toBeGreaterThanOrEqual(230);
     expect((await query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM quarantine'))[0]?.n).toBe(0);
-    expect((await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE status = 'ACTIVE'"))[0]?.n).toBeGreaterThan(0);
-    expect((await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE raw_json LIKE '%ACTIVE%'"))[0]?.n).toBe(0);
+    expect(
+      (await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE status = 'ACTIVE'"))[0]?.n,
+    ).toBeGreaterThan(0);
+    expect(
+      (await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM gift_cards WHERE raw_json LIKE '%ACTIVE%'"))[0]?.n,
+    ).toBe(0);
   });
 
   it('calls a night INCOMPLETE, never BREAKS, when not one record of a list could be mirrored', async () => {
     const { result } = await night(['run', '--json'], { cardsInvalid: true });
     expect(result.status).toBe(2);
-    expect(JSON.parse(result.stdout)).toMatchObject({ verdict: 'INCOMPLETE', sync: { completed: false }, error: { code: 'INCOMPLETE', message: expect.stringContaining('giftCards (230 records)') } });
-    expect(oneLine((await night(['run'], { cardsInvalid: true })).result)).toMatch(/^ledger-recon: INCOMPLETE: .*every record the services listed of giftCards \(230 records\) failed validation and was quarantined/);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      verdict: 'INCOMPLETE',
+      sync: { completed: false },
+      error: { code: 'INCOMPLETE', message: expect.stringContaining('giftCards (230 records)') },
+    });
+    expect(oneLine((await night(['run'], { cardsInvalid: true })).result)).toMatch(
+      /^ledger-recon: INCOMPLETE: .*every record the services listed of giftCards \(230 records\) failed validation and was quarantined/,
+    );
     const sync = await night(['sync'], { cardsInvalid: true });
-    expect(oneLine(sync.result)).toMatch(/^ledger-recon: every record the services listed of giftCards \(230 records\)/);
+    expect(oneLine(sync.result)).toMatch(
+      /^ledger-recon: every record the services listed of giftCards \(230 records\)/,
+    );
   });
 });
 
@@ -159,21 +202,40 @@ describe('a card the service lists but cannot find', () => {
   it('is named on the first night: its entries are GC_ORPHAN_ENTRY breaks saying the card answers 404, and the sync counts it', async () => {
     const small = await startSimulator({ seed: 193, size: 'tiny', cardListShape: 'minimal' });
     const truth = small.truth();
-    const lost = truth.giftCards.find((card) => truth.transactions.some((entry) => entry.giftCardId === card.giftCardId))!.giftCardId;
+    const lost = truth.giftCards.find((card) =>
+      truth.transactions.some((entry) => entry.giftCardId === card.giftCardId),
+    )!.giftCardId;
     const front = await startHostile(small, { cardNotFoundById: lost });
     const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-lost-card-'));
     try {
       const env = simulatorEnv(small);
-      const result = await runCli(['run', '--json', '--db', mirrorAt(folder), '--out', join(folder, 'reports')], { ...env, GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl });
+      const result = await runCli(['run', '--json', '--db', mirrorAt(folder), '--out', join(folder, 'reports')], {
+        ...env,
+        GIFTCARD_API_URL: front.giftcardUrl,
+        DP_API_URL: front.dpUrl,
+      });
       expect(result.status, result.stderr).toBe(1);
       const json = JSON.parse(result.stdout) as { byCode: Record<string, number>; report: { json: string } };
       expect(json.byCode['GC_ORPHAN_ENTRY']).toBeGreaterThan(0);
-      const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as { code: string; giftCardId: string; message: string }[];
+      const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as {
+        code: string;
+        giftCardId: string;
+        message: string;
+      }[];
       const orphans = findings.filter((f) => f.code === 'GC_ORPHAN_ENTRY');
-      expect(orphans.every((f) => f.giftCardId === lost && f.message.includes('which the service answers "not found" for'))).toBe(true);
+      expect(
+        orphans.every((f) => f.giftCardId === lost && f.message.includes('which the service answers "not found" for')),
+      ).toBe(true);
       expect(findings.filter((f) => f.code === 'GC_IN_FLIGHT')).toEqual([]);
-      const sync = await runCli(['sync', '--json', '--db', mirrorAt(folder, 'second')], { ...env, GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl });
-      expect((JSON.parse(sync.stdout) as { resources: { giftCards: { notes: Record<string, number> } } }).resources.giftCards.notes).toMatchObject({ listedNotFound: 1 });
+      const sync = await runCli(['sync', '--json', '--db', mirrorAt(folder, 'second')], {
+        ...env,
+        GIFTCARD_API_URL: front.giftcardUrl,
+        DP_API_URL: front.dpUrl,
+      });
+      expect(
+        (JSON.parse(sync.stdout) as { resources: { giftCards: { notes: Record<string, number> } } }).resources.giftCards
+          .notes,
+      ).toMatchObject({ listedNotFound: 1 });
     } finally {
       await front.close();
       await small.close();
@@ -184,7 +246,10 @@ describe('a card the service lists but cannot find', () => {
 
 describe('our merchant', () => {
   it('is what the credentials resolve to, not a vote: 50 foreign cards against our 20 on a first run', async () => {
-    const small = await startSimulator({ seed: 192, size: { cards: 20, entriesPerCard: 2, coupons: 2, products: 2, orders: 2 } });
+    const small = await startSimulator({
+      seed: 192,
+      size: { cards: 20, entriesPerCard: 2, coupons: 2, products: 2, orders: 2 },
+    });
     const front = await startHostile(small, { foreignCards: 50 });
     const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-merchant-'));
     try {
@@ -192,9 +257,18 @@ describe('our merchant', () => {
       const env = { ...simulatorEnv(small), GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl };
       const result = await runCli(['run', '--json', '--db', db, '--out', join(folder, 'out')], env);
       const json = JSON.parse(result.stdout) as { byCode: Record<string, number> };
-      expect((await query<{ merchant_id: string }>(db, 'SELECT merchant_id FROM check_runs'))[0]?.merchant_id).toBe(small.truth().merchantId);
+      expect((await query<{ merchant_id: string }>(db, 'SELECT merchant_id FROM check_runs'))[0]?.merchant_id).toBe(
+        small.truth().merchantId,
+      );
       expect(json.byCode['GC_FOREIGN_MERCHANT']).toBe(50);
-      expect((await query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM findings WHERE code = 'GC_FOREIGN_MERCHANT' AND entity_id NOT LIKE '00000000-0000-4000-8000-%'"))[0]?.n).toBe(0);
+      expect(
+        (
+          await query<{ n: number }>(
+            db,
+            "SELECT COUNT(*) AS n FROM findings WHERE code = 'GC_FOREIGN_MERCHANT' AND entity_id NOT LIKE '00000000-0000-4000-8000-%'",
+          )
+        )[0]?.n,
+      ).toBe(0);
     } finally {
       await front.close();
       await small.close();
@@ -208,43 +282,63 @@ describe('a bounded edge', () => {
     const { result, db } = await night(['sync', '--json'], { deepRecord: 5000 });
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ completed: true, quarantined: 1 });
-    expect((await query<{ reason: string }>(db, 'SELECT reason FROM quarantine'))[0]?.reason).toMatch(/nested deeper than 64 levels/);
-    expect((await query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(sim.truth().transactions.length);
+    expect((await query<{ reason: string }>(db, 'SELECT reason FROM quarantine'))[0]?.reason).toMatch(
+      /nested deeper than 64 levels/,
+    );
+    expect((await query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(
+      sim.truth().transactions.length,
+    );
     await expectNothingStored();
   });
 
   it('refuses a body over LEDGER_RECON_MAX_BODY_MB as a fault, then stops with one line, memory bounded', async () => {
-    const { result, ms } = await night(['sync'], { hugeBodyBytes: 24 * 1024 * 1024 }, { LEDGER_RECON_MAX_BODY_MB: '2' });
-    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service is unavailable at .*: a response body larger than 2,097,152 bytes \(GET \/v1\/coupons\?limit=100, 7 attempts\); if the service's answers are really this large, raise LEDGER_RECON_MAX_BODY_MB$/);
+    const { result, ms } = await night(
+      ['sync'],
+      { hugeBodyBytes: 24 * 1024 * 1024 },
+      { LEDGER_RECON_MAX_BODY_MB: '2' },
+    );
+    expect(oneLine(result)).toMatch(
+      /^ledger-recon: the gift card service is unavailable at .*: a response body larger than 2,097,152 bytes \(GET \/v1\/coupons\?limit=100, 7 attempts\); if the service's answers are really this large, raise LEDGER_RECON_MAX_BODY_MB$/,
+    );
     expect(ms).toBeLessThan(60_000);
   }, 90_000);
 
   it('stops a list that repeats its records under fresh cursors, at once', async () => {
     const { result, ms } = await night(['sync'], { endlessPages: true });
-    expect(oneLine(result)).toMatch(/\/v1\/coupons: the service returned on page 2 exactly the records of an earlier page, under a fresh cursor; stopping instead of looping/);
+    expect(oneLine(result)).toMatch(
+      /\/v1\/coupons: the service returned on page 2 exactly the records of an earlier page, under a fresh cursor; stopping instead of looping/,
+    );
     expect(ms).toBeLessThan(30_000);
   });
 
   it('stops a list of empty pages that still say hasMore after 100 in a row, with one line', async () => {
     const { result, ms } = await night(['sync'], { emptyEndless: true });
-    expect(oneLine(result)).toMatch(/\/v1\/coupons: the service returned 100 empty pages in a row that each still said hasMore \(pages 1 to 100\); stopping instead of looping/);
+    expect(oneLine(result)).toMatch(
+      /\/v1\/coupons: the service returned 100 empty pages in a row that each still said hasMore \(pages 1 to 100\); stopping instead of looping/,
+    );
     expect(ms).toBeLessThan(30_000);
   });
 
   it('fails at once with one line on a Retry-After of an hour, instead of waiting with the lock held', async () => {
     const { result, ms } = await night(['sync'], { retryAfterSeconds: 3600 });
-    expect(oneLine(result)).toMatch(/asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/coupons.*\), longer than the 300 s a run waits: run again later$/);
+    expect(oneLine(result)).toMatch(
+      /asks to be called again in 3600 s \(Retry-After on HTTP 429, GET \/v1\/coupons.*\), longer than the 300 s a run waits: run again later$/,
+    );
     expect(ms).toBeLessThan(30_000);
   });
 
   it('calls a page larger than asked for a protocol violation', async () => {
     const { result } = await night(['sync'], { oversizedPage: true });
-    expect(oneLine(result)).toMatch(/more than the 100 asked for \(the documented maximum is 100\): a protocol violation$/);
+    expect(oneLine(result)).toMatch(
+      /more than the 100 asked for \(the documented maximum is 100\): a protocol violation$/,
+    );
   });
 
   it('is an authentication error at once on a 401 with an HTML body, never retried', async () => {
     const { result } = await night(['sync'], { htmlRefusal: true });
-    expect(oneLine(result)).toMatch(/^ledger-recon: the gift card service refused the request with HTTP 401 \(UNKNOWN\): check GIFTCARD_CLIENT_ID and GIFTCARD_CLIENT_SECRET$/);
+    expect(oneLine(result)).toMatch(
+      /^ledger-recon: the gift card service refused the request with HTTP 401 \(UNKNOWN\): check GIFTCARD_CLIENT_ID and GIFTCARD_CLIENT_SECRET$/,
+    );
     // Each walk that ran asked once: nothing was asked twice.
     const urls = hostile?.urls ?? [];
     expect(urls.length).toBeGreaterThan(0);
@@ -256,27 +350,44 @@ describe('exact or rejected', () => {
   it('makes an amount a double cannot carry a finding on its entry, its literal kept in the raw JSON', async () => {
     const { result, db, out } = await night(['run', '--json'], { amountLiteral: '10.000000000000000001' });
     expect(result.status, result.stderr).toBe(1);
-    const [entry] = (await query<{ transaction_id: string; raw_json: string }>(db, 'SELECT transaction_id, raw_json FROM gift_card_transactions WHERE amount_cents IS NULL'));
+    const [entry] = await query<{ transaction_id: string; raw_json: string }>(
+      db,
+      'SELECT transaction_id, raw_json FROM gift_card_transactions WHERE amount_cents IS NULL',
+    );
     expect(entry?.raw_json).toContain('"amount":10.000000000000000001');
-    const findings = JSON.parse(readFileSync(JSON.parse(result.stdout).report.json, 'utf8')) as Array<{ code: string; entityId: string }>;
-    expect(findings).toContainEqual(expect.objectContaining({ code: 'GC_INVALID_AMOUNT', entityId: entry?.transaction_id }));
+    const findings = JSON.parse(readFileSync(JSON.parse(result.stdout).report.json, 'utf8')) as Array<{
+      code: string;
+      entityId: string;
+    }>;
+    expect(findings).toContainEqual(
+      expect.objectContaining({ code: 'GC_INVALID_AMOUNT', entityId: entry?.transaction_id }),
+    );
     expect(out).toBeTruthy();
   });
 
   it('quarantines a date that names no instant and an identifier that is not the UUID the spec types', async () => {
-    const { result, db } = await night(['sync', '--json'], { couponExpiresAt: '2025-02-30T00:00:00Z', cardId: 'not-a-uuid' });
+    const { result, db } = await night(['sync', '--json'], {
+      couponExpiresAt: '2025-02-30T00:00:00Z',
+      cardId: 'not-a-uuid',
+    });
     expect(result.status, result.stderr).toBe(0);
-    const reasons = (await query<{ resource: string; reason: string }>(db, 'SELECT DISTINCT resource, reason FROM quarantine ORDER BY resource'));
+    const reasons = await query<{ resource: string; reason: string }>(
+      db,
+      'SELECT DISTINCT resource, reason FROM quarantine ORDER BY resource',
+    );
     expect(reasons).toEqual([
       { resource: 'coupons', reason: 'expiresAt: not an RFC 3339 timestamp with a zone naming a real instant' },
       { resource: 'giftCards', reason: 'giftCardId: not a UUID, as the spec types it' },
     ]);
   });
 
-  it('keeps a record\'s raw JSON byte for byte, a __proto__ field included', async () => {
+  it("keeps a record's raw JSON byte for byte, a __proto__ field included", async () => {
     const { result, db } = await night(['sync'], { protoField: true });
     expect(result.status, result.stderr).toBe(0);
-    const rows = (await query<{ raw_json: string }>(db, `SELECT raw_json FROM gift_card_transactions WHERE raw_json LIKE '%__proto__%'`));
+    const rows = await query<{ raw_json: string }>(
+      db,
+      `SELECT raw_json FROM gift_card_transactions WHERE raw_json LIKE '%__proto__%'`,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]?.raw_json.startsWith('{"__proto__":{"polluted":true},"transactionId":')).toBe(true);
   });
@@ -289,8 +400,12 @@ describe('readers never see a half-built mirror', () => {
     const env = simulatorEnv(sim);
     const count = ['sql', 'SELECT COUNT(*) AS n FROM gift_card_transactions', '--format', 'json', '--db', stopped.db];
     const refused = await runCli(count, env);
-    expect(oneLine(refused)).toBe(`ledger-recon: the mirror ${shownDb(stopped.db)} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${shownDb(stopped.db)} to finish it, then read it again`);
-    expect(oneLine(await runCli(['export', 'hledger', '--db', stopped.db, '--out', join(dir, 'half.journal')], env))).toMatch(/is half-built/);
+    expect(oneLine(refused)).toBe(
+      `ledger-recon: the mirror ${shownDb(stopped.db)} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${shownDb(stopped.db)} to finish it, then read it again`,
+    );
+    expect(
+      oneLine(await runCli(['export', 'hledger', '--db', stopped.db, '--out', join(dir, 'half.journal')], env)),
+    ).toMatch(/is half-built/);
     const finished = await night(['sync'], {});
     expect(finished.result.status, finished.result.stderr).toBe(0);
     expect(JSON.parse((await runCli(count, env)).stdout)).toEqual([{ n: sim.truth().transactions.length }]);
@@ -316,27 +431,49 @@ describe.runIf(hasProgram('hledger', 'hledger'))('journal text is inert', () => 
 
 describe('walks at the same time', () => {
   it('slows every walk of a service when one of them is answered 429, and completes', async () => {
-    const { result } = await night(['sync'], { rateLimitOnce: { path: '/v1/coupons', seconds: 2 }, giftcardDelayMs: 30 });
+    const { result } = await night(['sync'], {
+      rateLimitOnce: { path: '/v1/coupons', seconds: 2 },
+      giftcardDelayMs: 30,
+    });
     expect(result.status, result.stderr).toBe(0);
     const received = hostile?.received ?? [];
     const limitedAt = received.find((r) => r.path === '/v1/coupons')?.at ?? NaN;
     // The gift card list and the ledger, walking beside the coupons, wait out the Retry-After too.
-    const during = received.filter((r) => r.service === 'giftcard' && r.at > limitedAt + 100 && r.at < limitedAt + 1_900);
+    const during = received.filter(
+      (r) => r.service === 'giftcard' && r.at > limitedAt + 100 && r.at < limitedAt + 1_900,
+    );
     expect(during).toEqual([]);
-    expect(received.filter((r) => r.service === 'giftcard' && r.at >= limitedAt + 1_900).map((r) => r.path)).toEqual(expect.arrayContaining(['/v1/giftCards', '/v1/giftCards/transactions', '/v1/coupons']));
+    expect(received.filter((r) => r.service === 'giftcard' && r.at >= limitedAt + 1_900).map((r) => r.path)).toEqual(
+      expect.arrayContaining(['/v1/giftCards', '/v1/giftCards/transactions', '/v1/coupons']),
+    );
   });
 
   it('halts the other walks when one fails: each keeps the pages it committed, with its checkpoint, and the next sync resumes them', async () => {
     const stopped = await night(['sync'], { refuseDp: true, giftcardDelayMs: 150 });
-    expect(oneLine(stopped.result)).toMatch(/^ledger-recon: the delivery partner service refused the credentials \(UNAUTHORIZED\)/);
-    const [ledger] = (await query<{ done: number; records: number }>(stopped.db, "SELECT CASE WHEN done THEN 1 ELSE 0 END AS done, records FROM sync_checkpoints WHERE resource = 'giftCardTransactions'"));
+    expect(oneLine(stopped.result)).toMatch(
+      /^ledger-recon: the delivery partner service refused the credentials \(UNAUTHORIZED\)/,
+    );
+    const [ledger] = await query<{ done: number; records: number }>(
+      stopped.db,
+      "SELECT CASE WHEN done THEN 1 ELSE 0 END AS done, records FROM sync_checkpoints WHERE resource = 'giftCardTransactions'",
+    );
     expect(ledger?.done).toBe(0);
     expect(ledger?.records).toBeLessThan(sim.truth().transactions.length);
-    expect((await query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(ledger?.records);
+    expect((await query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(
+      ledger?.records,
+    );
     const resumed = await night(['sync', '--json'], {});
     expect(resumed.result.status, resumed.result.stderr).toBe(0);
-    expect(JSON.parse(resumed.result.stdout)).toMatchObject({ completed: true, resources: { giftCardTransactions: { notes: { resumed: 1 } } } });
-    expect((await query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(sim.truth().transactions.length);
-    if (!ON_POSTGRES) expect((await query<{ integrity_check: string }>(stopped.db, 'PRAGMA integrity_check'))).toEqual([{ integrity_check: 'ok' }]);
+    expect(JSON.parse(resumed.result.stdout)).toMatchObject({
+      completed: true,
+      resources: { giftCardTransactions: { notes: { resumed: 1 } } },
+    });
+    expect((await query<{ n: number }>(stopped.db, 'SELECT COUNT(*) AS n FROM gift_card_transactions'))[0]?.n).toBe(
+      sim.truth().transactions.length,
+    );
+    if (!ON_POSTGRES)
+      expect(await query<{ integrity_check: string }>(stopped.db, 'PRAGMA integrity_check')).toEqual([
+        { integrity_check: 'ok' },
+      ]);
   });
 });

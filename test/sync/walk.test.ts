@@ -25,7 +25,8 @@ describe('prefetch', () => {
         seen.push({ index: page.index, hasMore: page.hasMore, sentBefore: sent });
       }
       expect(seen.length).toBeGreaterThan(3);
-      for (const page of seen.filter((p) => p.hasMore)) expect(page.sentBefore, `page ${page.index}`).toBeGreaterThanOrEqual(page.index + 2);
+      for (const page of seen.filter((p) => p.hasMore))
+        expect(page.sentBefore, `page ${page.index}`).toBeGreaterThanOrEqual(page.index + 2);
     } finally {
       unsubscribe('undici:client:sendHeaders', onSend);
     }

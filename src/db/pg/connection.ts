@@ -24,7 +24,12 @@ function exactNumber(text: string): number {
 export function integerTypes(parse: (text: string) => unknown) {
   const INT8 = 20;
   const NUMERIC = 1700;
-  return { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 || oid === NUMERIC ? parse : pg.types.getTypeParser(oid, format ?? 'text'))) as typeof pg.types.getTypeParser };
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8 || oid === NUMERIC
+        ? parse
+        : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+  };
 }
 
 /** The type parsers of the mirror's connections: PostgreSQL's, but integers as numbers. */
@@ -74,7 +79,10 @@ export function convertPlaceholders(sql: string): Converted {
  */
 function valuesOf(converted: Converted, params: readonly unknown[]): unknown[] {
   if (converted.count === 0) return [];
-  const values = converted.names === null ? [...params] : converted.names.map((name) => (params[0] as Record<string, unknown>)[name]);
+  const values =
+    converted.names === null
+      ? [...params]
+      : converted.names.map((name) => (params[0] as Record<string, unknown>)[name]);
   return values.map((value) => (value === undefined ? null : value));
 }
 
@@ -96,7 +104,8 @@ class Prepared {
 
 /** SQLSTATE classes and driver messages that mean the server or the connection is gone. */
 const GONE = /^(57P0[1-3]|08\w{3})$/;
-const GONE_MESSAGE = /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE|Client has encountered a connection error|not queryable/i;
+const GONE_MESSAGE =
+  /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE|Client has encountered a connection error|not queryable/i;
 
 /**
  * A statement that failed because the server went away (shut down, restarted, the connection
@@ -106,7 +115,9 @@ const GONE_MESSAGE = /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE|Client
 export function serverGone(shown: string, error: unknown): unknown {
   const { code, message } = error as { code?: string; message?: string };
   if (!(typeof code === 'string' && GONE.test(code)) && !GONE_MESSAGE.test(message ?? '')) return error;
-  return new MirrorError(`the mirror ${shown} went away mid-run (${message}): what was committed stays, and the next run resumes from it once the server is back`);
+  return new MirrorError(
+    `the mirror ${shown} went away mid-run (${message}): what was committed stays, and the next run resumes from it once the server is back`,
+  );
 }
 
 /**
@@ -137,9 +148,11 @@ class Session {
    * another of the pool's connections (a cursor, the typed query layer) then sees them.
    */
   settled(): Promise<void> {
-    const next = this.#last.then(() => this.#flush()).catch((error: unknown) => {
-      throw serverGone(this.shown, error);
-    });
+    const next = this.#last
+      .then(() => this.#flush())
+      .catch((error: unknown) => {
+        throw serverGone(this.shown, error);
+      });
     this.#last = next.catch(() => undefined);
     return next;
   }
@@ -189,7 +202,6 @@ class Session {
       }
     }
   }
-
 }
 
 /**
@@ -201,7 +213,10 @@ const multiRowShapes = new WeakMap<Converted, { head: string; tail: string } | n
 function multiRow(converted: Converted): { head: string; tail: string } | undefined {
   let shape = multiRowShapes.get(converted);
   if (shape === undefined) {
-    const match = /^\s*(INSERT INTO [\w.]+\s*\([^)]*\))\s*VALUES\s*\((?:\$\d+\s*,\s*)*\$\d+\)\s*((?:ON CONFLICT DO NOTHING)?)\s*$/is.exec(converted.text);
+    const match =
+      /^\s*(INSERT INTO [\w.]+\s*\([^)]*\))\s*VALUES\s*\((?:\$\d+\s*,\s*)*\$\d+\)\s*((?:ON CONFLICT DO NOTHING)?)\s*$/is.exec(
+        converted.text,
+      );
     shape = match ? { head: match[1] ?? '', tail: match[2] ? ` ${match[2]}` : '' } : null;
     multiRowShapes.set(converted, shape);
   }
@@ -223,7 +238,12 @@ class PgRead<Row> implements Read<Row> {
   }
 
   async #query(params: readonly unknown[]): Promise<Row[]> {
-    const result = await this.session.query({ name: this.#name, text: this.#converted.text, values: valuesOf(this.#converted, params), ...(this.mode === 'object' ? {} : { rowMode: 'array' as const }) });
+    const result = await this.session.query({
+      name: this.#name,
+      text: this.#converted.text,
+      values: valuesOf(this.#converted, params),
+      ...(this.mode === 'object' ? {} : { rowMode: 'array' as const }),
+    });
     return this.#shape(result.rows);
   }
 
@@ -244,7 +264,13 @@ class PgRead<Row> implements Read<Row> {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw serverGone(this.session.shown, error);
     });
-    const cursor = client.query(new Cursor(this.#converted.text, valuesOf(this.#converted, params), this.mode === 'object' ? {} : { rowMode: 'array' }));
+    const cursor = client.query(
+      new Cursor(
+        this.#converted.text,
+        valuesOf(this.#converted, params),
+        this.mode === 'object' ? {} : { rowMode: 'array' },
+      ),
+    );
     let failed = false;
     try {
       for (;;) {
@@ -272,7 +298,10 @@ function* multiRowStatements(head: string, tail: string, rows: readonly unknown[
     const chunk = rows.slice(start, start + perStatement);
     let n = 0;
     const tuples = chunk.map((row) => `(${row.map(() => `$${(n += 1)}`).join(', ')})`).join(', ');
-    yield { text: `${head} VALUES ${tuples}${tail}`, values: chunk.flat().map((value) => (value === undefined ? null : value)) };
+    yield {
+      text: `${head} VALUES ${tuples}${tail}`,
+      values: chunk.flat().map((value) => (value === undefined ? null : value)),
+    };
   }
 }
 
@@ -293,12 +322,14 @@ export function pgConnection(client: pg.ClientBase, pool: pg.Pool, shown: string
     write: (sql: string): Write => {
       const { converted, name } = prepared.of(sql);
       return {
-        run: async (...params) => (await session.query({ name, text: converted.text, values: valuesOf(converted, params) })).rowCount ?? 0,
+        run: async (...params) =>
+          (await session.query({ name, text: converted.text, values: valuesOf(converted, params) })).rowCount ?? 0,
         later: (...params) => session.defer(converted, name, valuesOf(converted, params)),
       };
     },
     insertMany: async (table, columns, rows) => {
-      for (const statement of multiRowStatements(`INSERT INTO ${table} (${columns.join(', ')})`, '', rows)) await session.query(statement);
+      for (const statement of multiRowStatements(`INSERT INTO ${table} (${columns.join(', ')})`, '', rows))
+        await session.query(statement);
     },
     exec: async (sql) => {
       await session.query(sql);

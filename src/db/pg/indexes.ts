@@ -8,13 +8,19 @@ import type { SqlConnection } from '../connection.js';
 import { COLLAPSE_SQL, collapsePlan, type LoadedTwice } from '../collapse.js';
 
 /** Exactly as drizzle/pg/0000_tables.sql defines them. */
-const ENTRY_ID_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS gift_card_transactions_id ON gift_card_transactions USING btree (transaction_id)';
+const ENTRY_ID_INDEX =
+  'CREATE UNIQUE INDEX IF NOT EXISTS gift_card_transactions_id ON gift_card_transactions USING btree (transaction_id)';
 const LEDGER_INDEXES = [
   'CREATE INDEX IF NOT EXISTS gift_card_transactions_card ON gift_card_transactions USING btree (gift_card_id, created_at_ms, list_order, vanished_sync_run_id, transaction_id, type, amount_cents, balance_before_cents, balance_after_cents, reference_id, idempotency_key, first_sync_run_id)',
   'CREATE INDEX IF NOT EXISTS gift_card_transactions_reference ON gift_card_transactions USING btree (reference_id)',
   'CREATE INDEX IF NOT EXISTS gift_card_transactions_idempotency ON gift_card_transactions USING btree (idempotency_key)',
 ];
-const NAMES = ['gift_card_transactions_id', 'gift_card_transactions_card', 'gift_card_transactions_reference', 'gift_card_transactions_idempotency'];
+const NAMES = [
+  'gift_card_transactions_id',
+  'gift_card_transactions_card',
+  'gift_card_transactions_reference',
+  'gift_card_transactions_idempotency',
+];
 
 /** Drops the ledger's indexes for a bulk load into an empty ledger. */
 export async function dropLedgerIndexes(connection: SqlConnection): Promise<void> {

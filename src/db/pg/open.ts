@@ -45,14 +45,21 @@ export function pgLocation(url: string): PgLocation {
   const schema = parsed.searchParams.get('schema') ?? DEFAULT_SCHEMA;
   parsed.searchParams.delete('schema');
   const shown = `${parsed.protocol}//${parsed.host}${parsed.pathname}?schema=${schema}`;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new MirrorError(`the mirror ${shown}: a schema name is lower-case letters, digits and _ (at most 63), starting with a letter or _`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new MirrorError(
+      `the mirror ${shown}: a schema name is lower-case letters, digits and _ (at most 63), starting with a letter or _`,
+    );
   if (schema === 'public' || schema === 'information_schema' || schema.startsWith('pg_')) {
-    throw new MirrorError(`the mirror ${shown}: ${schema} is the server's or every application's schema, not a mirror's: name a schema of its own (?schema=merchant_a), one per mirror`);
+    throw new MirrorError(
+      `the mirror ${shown}: ${schema} is the server's or every application's schema, not a mirror's: name a schema of its own (?schema=merchant_a), one per mirror`,
+    );
   }
   // The session's settings are the tool's: its search_path is the mirror's schema. A URL's
   // options= (-c search_path=…, statement_timeout=0) would put the tables elsewhere.
   if (parsed.searchParams.has('options')) {
-    throw new MirrorError(`the mirror ${shown}: the URL's options= parameter would change the settings of the mirror's sessions (its search_path names the mirror's schema); remove it, and set what you need on the role instead (ALTER ROLE … SET …)`);
+    throw new MirrorError(
+      `the mirror ${shown}: the URL's options= parameter would change the settings of the mirror's sessions (its search_path names the mirror's schema); remove it, and set what you need on the role instead (ALTER ROLE … SET …)`,
+    );
   }
   return { connectionString: parsed.toString(), schema, shown };
 }
@@ -119,18 +126,32 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
       await inNamedSchema(session, location);
       const { applied, known } = await schemaVersion(clientAsks(session), location.schema);
       if (applied === 0) await refuseForeignSchema(session, location);
-      if (applied > known) throw new MirrorError(`the mirror ${location.shown} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
-      await migrate(drizzle(session), { migrationsFolder: MIGRATIONS, migrationsSchema: location.schema, migrationsTable: '__drizzle_migrations' });
+      if (applied > known)
+        throw new MirrorError(
+          `the mirror ${location.shown} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`,
+        );
+      await migrate(drizzle(session), {
+        migrationsFolder: MIGRATIONS,
+        migrationsSchema: location.schema,
+        migrationsTable: '__drizzle_migrations',
+      });
     } else {
       const { applied } = await schemaVersion(clientAsks(session), location.schema);
-      if (applied === 0) throw options.missing ?? new MirrorError(`there is no mirror at ${location.shown}: run \`ledger-recon sync\` first`);
+      if (applied === 0)
+        throw (
+          options.missing ?? new MirrorError(`there is no mirror at ${location.shown}: run \`ledger-recon sync\` first`)
+        );
       await inNamedSchema(session, location);
     }
     const backendPid = Number((await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
     const mirror = mirrorOver(location, pool, session, backendPid);
     if (options.readOnly) await refuseHalfBuilt(mirror);
     // A first sync stopped mid-load left the ledger without its indexes: the writer builds them first.
-    else await createLedgerIndexes(mirror.connection, Number((await mirror.connection.pluck<number | null>('SELECT MAX(sync_run_id) FROM sync_runs').get()) ?? 0));
+    else
+      await createLedgerIndexes(
+        mirror.connection,
+        Number((await mirror.connection.pluck<number | null>('SELECT MAX(sync_run_id) FROM sync_runs').get()) ?? 0),
+      );
     return mirror;
   } catch (error) {
     session.release(true);
@@ -142,21 +163,32 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
 
 /** A schema that is no mirror but holds tables, views or sequences (another application's) is never filled: migrating into it would clash, or mix two applications. */
 async function refuseForeignSchema(session: pg.ClientBase, location: PgLocation): Promise<void> {
-  const found = await session.query<{ n: string }>("SELECT COUNT(*) AS n FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'S', 'p', 'f') AND c.relname NOT LIKE '__drizzle_migrations%'", [location.schema]);
+  const found = await session.query<{ n: string }>(
+    "SELECT COUNT(*) AS n FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'S', 'p', 'f') AND c.relname NOT LIKE '__drizzle_migrations%'",
+    [location.schema],
+  );
   if (Number(found.rows[0]?.n ?? 0) === 0) return;
-  throw new MirrorError(`the mirror ${location.shown}: the schema ${location.schema} holds ${found.rows[0]?.n} tables, views or sequences of something else, and no mirror: name a schema of its own (?schema=…), which ledger-recon makes`);
+  throw new MirrorError(
+    `the mirror ${location.shown}: the schema ${location.schema} holds ${found.rows[0]?.n} tables, views or sequences of something else, and no mirror: name a schema of its own (?schema=…), which ledger-recon makes`,
+  );
 }
 
 /** Whatever the server's, the database's or the role's settings say, the session's tables are the named schema's. */
 async function inNamedSchema(session: pg.ClientBase, location: PgLocation): Promise<void> {
-  const current = (await session.query<{ schema: string | null }>('SELECT pg_catalog.current_schema() AS schema')).rows[0]?.schema ?? null;
+  const current =
+    (await session.query<{ schema: string | null }>('SELECT pg_catalog.current_schema() AS schema')).rows[0]?.schema ??
+    null;
   if (current === location.schema) return;
-  throw new MirrorError(`the mirror ${location.shown}: its session resolves tables in ${current ?? 'no schema'}, not in ${location.schema}: a setting of the server, the database or the role overrides the search_path ledger-recon sets; remove it`);
+  throw new MirrorError(
+    `the mirror ${location.shown}: its session resolves tables in ${current ?? 'no schema'}, not in ${location.schema}: a setting of the server, the database or the role overrides the search_path ledger-recon sets; remove it`,
+  );
 }
 
 /** The server did not take the connection: one line, naming the mirror without its password, and the fix. */
 function unreachable(location: PgLocation, error: unknown): MirrorError {
-  return new MirrorError(`the mirror ${location.shown} cannot be reached: ${(error as Error).message}; check that the server is running and that --db (or LEDGER_RECON_DB) names it`);
+  return new MirrorError(
+    `the mirror ${location.shown} cannot be reached: ${(error as Error).message}; check that the server is running and that --db (or LEDGER_RECON_DB) names it`,
+  );
 }
 
 /**
@@ -165,14 +197,20 @@ function unreachable(location: PgLocation, error: unknown): MirrorError {
  */
 async function refuseHalfBuilt(mirror: PgMirror): Promise<void> {
   const c = mirror.connection;
-  if ((await c.pluck<boolean>("SELECT pg_catalog.to_regclass('gift_card_transactions_id') IS NOT NULL").get()) === true) return;
+  if ((await c.pluck<boolean>("SELECT pg_catalog.to_regclass('gift_card_transactions_id') IS NOT NULL").get()) === true)
+    return;
   if ((await c.pluck<number>('SELECT 1 FROM gift_card_transactions LIMIT 1').get()) === undefined) return;
-  throw new MirrorError(`the mirror ${mirror.path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${mirror.path} to finish it, then read it again`);
+  throw new MirrorError(
+    `the mirror ${mirror.path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${mirror.path} to finish it, then read it again`,
+  );
 }
 
 /** Takes the schema's advisory lock on the session, or names who holds it. */
 async function takeLock(session: pg.ClientBase, location: PgLocation): Promise<void> {
-  const taken = await session.query<{ taken: boolean }>(`SELECT pg_catalog.pg_try_advisory_lock(k.key) AS taken FROM (${lockKey}) k`, [LOCK_SEED, location.schema]);
+  const taken = await session.query<{ taken: boolean }>(
+    `SELECT pg_catalog.pg_try_advisory_lock(k.key) AS taken FROM (${lockKey}) k`,
+    [LOCK_SEED, location.schema],
+  );
   if (taken.rows[0]?.taken) return;
   const holder = await holderOf(session, location);
   throw new LockHeldError(
@@ -192,14 +230,20 @@ async function holderOf(session: pg.ClientBase, location: PgLocation): Promise<L
   );
   if (held.rows.length === 0) return undefined;
   const name = /^ledger-recon (\S+) (\d+) (\S+)$/.exec(held.rows[0]?.application_name ?? '');
-  return name ? { command: name[1] ?? 'command', pid: Number(name[2]), startedAt: name[3] ?? 'unknown' } : { command: 'command', pid: 0, startedAt: 'unknown' };
+  return name
+    ? { command: name[1] ?? 'command', pid: Number(name[2]), startedAt: name[3] ?? 'unknown' }
+    : { command: 'command', pid: 0, startedAt: 'unknown' };
 }
 
 /** One short-lived connection to the server of `url`, for a question asked before any mirror is opened. */
 async function asking<T>(url: string, question: (client: pg.Client, location: PgLocation) => Promise<T>): Promise<T> {
   const location = pgLocation(url);
   // The mirror's search_path here too: a question asked before the mirror opens reads what the mirror would.
-  const client = new pg.Client({ connectionString: location.connectionString, options: `-c search_path=${location.schema}`, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: location.connectionString,
+    options: `-c search_path=${location.schema}`,
+    connectionTimeoutMillis: 10_000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -240,7 +284,9 @@ export async function pgDemoSchema(url: string): Promise<void> {
     );
     const found = schema.rows[0];
     if (found !== undefined && found.mark !== DEMO_MARK && Number(found.objects) > 0) {
-      throw new MirrorError(`${location.shown} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)`);
+      throw new MirrorError(
+        `${location.shown} holds a schema the demo did not make, and the demo never deletes one: give --db another schema (the demo makes its own mirror there)`,
+      );
     }
     await client.query(`DROP SCHEMA IF EXISTS "${location.schema}" CASCADE`);
     await client.query(`CREATE SCHEMA "${location.schema}"`);
@@ -250,24 +296,32 @@ export async function pgDemoSchema(url: string): Promise<void> {
 
 /** Whether the schema holds a migrated mirror. */
 export async function pgMirrorExists(url: string): Promise<boolean> {
-  return asking(url, async (client, location) => (await schemaVersion(clientAsks(client), location.schema)).applied > 0);
+  return asking(
+    url,
+    async (client, location) => (await schemaVersion(clientAsks(client), location.schema)).applied > 0,
+  );
 }
 
 /** Asks for one value: a client's query before the mirror is open, the mirror's connection after. */
 type AskOne = (sql: string, value: string) => Promise<unknown>;
 
-const clientAsks = (client: pg.ClientBase): AskOne => async (sql, value) => Object.values((await client.query(sql.replace('?', '$1'), sql.includes('?') ? [value] : [])).rows[0] ?? {})[0];
+const clientAsks =
+  (client: pg.ClientBase): AskOne =>
+  async (sql, value) =>
+    Object.values((await client.query(sql.replace('?', '$1'), sql.includes('?') ? [value] : [])).rows[0] ?? {})[0];
 
 /** The migrations the schema has applied, and the number this version knows. */
 async function schemaVersion(ask: AskOne, schema: string): Promise<{ applied: number; known: number }> {
   const found = await ask('SELECT pg_catalog.to_regclass(?) IS NOT NULL AS found', `"${schema}".__drizzle_migrations`);
-  const applied = found === true ? Number((await ask(`SELECT COUNT(*) AS n FROM "${schema}".__drizzle_migrations`, '')) ?? 0) : 0;
+  const applied =
+    found === true ? Number((await ask(`SELECT COUNT(*) AS n FROM "${schema}".__drizzle_migrations`, '')) ?? 0) : 0;
   return { applied, known: knownMigrations() };
 }
 
 let known: number | undefined;
 function knownMigrations(): number {
-  known ??= (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+  known ??= (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] })
+    .entries.length;
   return known;
 }
 
@@ -284,7 +338,9 @@ const STALE_STATISTICS = `SELECT quote_ident(relname) FROM pg_stat_user_tables
 
 function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient, backendPid: number): PgMirror {
   const connection = pgConnection(session, pool, location.shown);
-  const queries: MirrorQueries = new Kysely<MirrorTables>({ dialect: new PostgresDialect({ pool: goneAsOneLine(pool, location.shown, connection.settled), cursor: Cursor }) });
+  const queries: MirrorQueries = new Kysely<MirrorTables>({
+    dialect: new PostgresDialect({ pool: goneAsOneLine(pool, location.shown, connection.settled), cursor: Cursor }),
+  });
   const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
   const ask: AskOne = (sql, value) => connection.pluck<unknown>(sql).get(...(sql.includes('?') ? [value] : []));
   // The tables this process found empty and is loading in bulk.
@@ -298,7 +354,8 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     connection,
     dialect: connection.dialect,
     beginLoad: async (table) => {
-      const empty = (await connection.pluck<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`).get()) === true;
+      const empty =
+        (await connection.pluck<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`).get()) === true;
       if (empty && table === 'gift_card_transactions') await dropLedgerIndexes(connection);
       if (empty) loaded.add(table);
       return empty;
@@ -321,7 +378,13 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     integrity: async () => {
       const { applied, known: knownCount } = await schemaVersion(ask, location.schema);
       if (applied === 0 || applied > knownCount) return `schema ${applied} of ${knownCount}`;
-      return missingTables(await connection.pluck<string>("SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'").all(location.schema));
+      return missingTables(
+        await connection
+          .pluck<string>(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'",
+          )
+          .all(location.schema),
+      );
     },
     schemaVersion: () => schemaVersion(ask, location.schema),
     close: async () => {
@@ -372,21 +435,31 @@ const READS = /^\s*(\(\s*)*(select|with|values|table|explain)\b/i;
  * Integers come back as BigInt.
  */
 async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: string): Promise<StatementResult> {
-  if (!READS.test(text.replace(/^\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/)*/g, ''))) throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
+  if (!READS.test(text.replace(/^\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/)*/g, '')))
+    throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
   const client = await pool.connect();
   try {
     await client.query('BEGIN READ ONLY');
     await client.query(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
     // The extended protocol: the server parses the text as one statement and refuses a second
     // (the simple protocol would run `select 1; commit; update …` one after the other).
-    const oneStatement: pg.QueryConfig & { queryMode: 'extended' } = { text, queryMode: 'extended', types: integerTypes(exactValue) };
+    const oneStatement: pg.QueryConfig & { queryMode: 'extended' } = {
+      text,
+      queryMode: 'extended',
+      types: integerTypes(exactValue),
+    };
     const result = await client.query(oneStatement as pg.QueryConfig);
     return { columns: result.fields.map((field) => field.name), rows: result.rows as Record<string, unknown>[] };
   } catch (error) {
     const message = (error as Error).message;
-    if (/cannot insert multiple commands into a prepared statement/.test(message)) throw new MirrorError(SEVERAL_STATEMENTS);
-    if (/read-only transaction/.test(message)) throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
-    if (/statement timeout/.test(message)) throw new MirrorError(`the statement ran longer than ${STATEMENT_TIMEOUT_MS / 1000} s and was stopped: narrow it (a WHERE, a LIMIT) or read the mirror with a client of your own (${location.shown})`);
+    if (/cannot insert multiple commands into a prepared statement/.test(message))
+      throw new MirrorError(SEVERAL_STATEMENTS);
+    if (/read-only transaction/.test(message))
+      throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
+    if (/statement timeout/.test(message))
+      throw new MirrorError(
+        `the statement ran longer than ${STATEMENT_TIMEOUT_MS / 1000} s and was stopped: narrow it (a WHERE, a LIMIT) or read the mirror with a client of your own (${location.shown})`,
+      );
     throw new MirrorError(`the statement failed: ${message} (${location.shown})`);
   } finally {
     await client.query('ROLLBACK').catch(() => undefined);

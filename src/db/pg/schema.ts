@@ -7,7 +7,19 @@
  * migrated schemas.
  */
 import { getTableColumns, type AnyColumn, type Table } from 'drizzle-orm';
-import { bigint, boolean, customType, doublePrecision, foreignKey, index, pgTable, primaryKey, uniqueIndex, type PgColumnBuilderBase, type PgTable } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  foreignKey,
+  index,
+  pgTable,
+  primaryKey,
+  uniqueIndex,
+  type PgColumnBuilderBase,
+  type PgTable,
+} from 'drizzle-orm/pg-core';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as sqlite from '../schema.js';
 
@@ -54,7 +66,9 @@ function pgTableOf<T extends SQLiteTable>(table: T) {
   const config = getTableConfig(table);
   const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
   const soleKey = (column: SQLiteColumn) => column.primary && column.columnType === 'SQLiteInteger';
-  const builders = Object.fromEntries(Object.entries(columns).map(([key, column]) => [key, columnOf(column, soleKey(column))]));
+  const builders = Object.fromEntries(
+    Object.entries(columns).map(([key, column]) => [key, columnOf(column, soleKey(column))]),
+  );
   const keyOf = new Map(Object.entries(columns).map(([key, column]) => [column.name, key]));
   const pg = pgTable(config.name, builders, (t) => {
     const col = (column: AnyColumn | SQLiteColumn) => (t as Record<string, never>)[keyOf.get(column.name) ?? ''];
@@ -65,7 +79,10 @@ function pgTableOf<T extends SQLiteTable>(table: T) {
         if (target === undefined) throw new Error(`${config.name} refers to a table not made before it`);
         const targetColumns = Object.values(getTableColumns(target) as Record<string, AnyColumn>);
         const to = foreignColumns.map((column) => targetColumns.find((c) => c.name === column.name));
-        const built = foreignKey({ columns: from.map(col) as [never, ...never[]], foreignColumns: to as [never, ...never[]] });
+        const built = foreignKey({
+          columns: from.map(col) as [never, ...never[]],
+          foreignColumns: to as [never, ...never[]],
+        });
         return key.onDelete === 'cascade' ? built.onDelete('cascade') : built;
       }),
       ...config.primaryKeys.map((key) => primaryKey({ columns: key.columns.map(col) as [never, ...never[]] })),
@@ -113,7 +130,34 @@ export const booksMatchRows = pgTableOf(sqlite.booksMatchRows);
 
 /** Every table of the schema, for a test that no table of it is left out here. */
 export const PG_TABLES: readonly Table[] = [
-  syncRuns, mirrorIdentity, syncCheckpoints, quarantine, giftCards, giftCardHistory, missingGiftCards, giftCardsInFlight, giftCardTransactions, ledgerWalkSeen,
-  giftCardTransactionVersions, coupons, couponHistory, dpWalletSnapshots, dpProducts, dpVariants, dpOrders, dpOrderLines, dpVouchers, dpOrderHistory, checkRuns,
-  findings, heldFindings, resolvedFindings, findingAcceptances, liabilityRollforward, booksFiles, booksRows, booksRejections, booksMatchRows,
+  syncRuns,
+  mirrorIdentity,
+  syncCheckpoints,
+  quarantine,
+  giftCards,
+  giftCardHistory,
+  missingGiftCards,
+  giftCardsInFlight,
+  giftCardTransactions,
+  ledgerWalkSeen,
+  giftCardTransactionVersions,
+  coupons,
+  couponHistory,
+  dpWalletSnapshots,
+  dpProducts,
+  dpVariants,
+  dpOrders,
+  dpOrderLines,
+  dpVouchers,
+  dpOrderHistory,
+  checkRuns,
+  findings,
+  heldFindings,
+  resolvedFindings,
+  findingAcceptances,
+  liabilityRollforward,
+  booksFiles,
+  booksRows,
+  booksRejections,
+  booksMatchRows,
 ];

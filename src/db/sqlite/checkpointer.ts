@@ -37,7 +37,10 @@ tick();
  * first sync writes about 1 GB twice). On a second thread it overlaps the sync's own work.
  * Committed data stays safe either way: the WAL keeps every frame until it is copied.
  */
-export function startCheckpointer(mirror: { path: string; sqlite: Database.Database }, walRestartBytes = WAL_RESTART_BYTES): Checkpointer {
+export function startCheckpointer(
+  mirror: { path: string; sqlite: Database.Database },
+  walRestartBytes = WAL_RESTART_BYTES,
+): Checkpointer {
   const { sqlite } = mirror;
   const inWal = mirror.path !== ':memory:' && sqlite.pragma('journal_mode', { simple: true }) === 'wal';
   const none: Checkpointer = { afterCommit: () => undefined, stop: async () => undefined };
@@ -51,7 +54,10 @@ export function startCheckpointer(mirror: { path: string; sqlite: Database.Datab
   let worker: Worker;
   try {
     const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(THREAD, { eval: true, workerData: { path: mirror.path, intervalMs: INTERVAL_MS, betterSqlite3 } });
+    worker = new Worker(THREAD, {
+      eval: true,
+      workerData: { path: mirror.path, intervalMs: INTERVAL_MS, betterSqlite3 },
+    });
   } catch {
     return none;
   }
@@ -64,7 +70,8 @@ export function startCheckpointer(mirror: { path: string; sqlite: Database.Datab
   return {
     afterCommit() {
       // A checkpoint already running in the thread makes this one a no-op: next commit, then.
-      if ((statSync(walPath, { throwIfNoEntry: false })?.size ?? 0) > walRestartBytes) sqlite.pragma('wal_checkpoint(PASSIVE)');
+      if ((statSync(walPath, { throwIfNoEntry: false })?.size ?? 0) > walRestartBytes)
+        sqlite.pragma('wal_checkpoint(PASSIVE)');
     },
     async stop() {
       worker.postMessage('stop');

@@ -12,7 +12,8 @@ import { pluck, read } from './statement.js';
  * large index) and builds them in one sorted pass afterwards; opening the mirror rebuilds any
  * that a sync killed mid-load left missing.
  */
-export const ENTRY_ID_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS `gift_card_transactions_id` ON `gift_card_transactions` (`transaction_id`)';
+export const ENTRY_ID_INDEX =
+  'CREATE UNIQUE INDEX IF NOT EXISTS `gift_card_transactions_id` ON `gift_card_transactions` (`transaction_id`)';
 export const LEDGER_INDEXES = [
   'CREATE INDEX IF NOT EXISTS `gift_card_transactions_card` ON `gift_card_transactions` (`gift_card_id`,`created_at_ms`,`list_order`,`vanished_sync_run_id`,`transaction_id`,`type`,`amount_cents`,`balance_before_cents`,`balance_after_cents`,`reference_id`,`idempotency_key`,`first_sync_run_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_transactions_reference` ON `gift_card_transactions` (`reference_id`)',
@@ -31,7 +32,7 @@ export function createLedgerIndexes(sqlite: Database.Database, syncRunId?: numbe
     buildIndexes(sqlite, [ENTRY_ID_INDEX]);
   } catch (error) {
     if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
-    const run = syncRunId ?? (pluck<number>(sqlite, 'SELECT COALESCE(MAX(sync_run_id), 0) FROM sync_runs').get() ?? 0);
+    const run = syncRunId ?? pluck<number>(sqlite, 'SELECT COALESCE(MAX(sync_run_id), 0) FROM sync_runs').get() ?? 0;
     collapsed = sqlite.transaction(() => collapseDuplicateEntries(sqlite, run))();
     buildIndexes(sqlite, [ENTRY_ID_INDEX]);
   }
@@ -96,7 +97,9 @@ const CARD_INDEXES = [
   'CREATE INDEX IF NOT EXISTS `gift_card_history_card` ON `gift_card_history` (`gift_card_id`,`sync_run_id`)',
   'CREATE INDEX IF NOT EXISTS `gift_card_history_sync` ON `gift_card_history` (`sync_run_id`)',
 ];
-const COUPON_INDEXES = ['CREATE INDEX IF NOT EXISTS `coupon_history_coupon` ON `coupon_history` (`coupon_id`,`sync_run_id`)'];
+const COUPON_INDEXES = [
+  'CREATE INDEX IF NOT EXISTS `coupon_history_coupon` ON `coupon_history` (`coupon_id`,`sync_run_id`)',
+];
 
 export function createCardIndexes(sqlite: Database.Database): void {
   buildIndexes(sqlite, CARD_INDEXES);
@@ -117,7 +120,10 @@ export function dropCouponIndexes(sqlite: Database.Database): void {
 }
 
 /** Whether `table` holds no rows: a sync that finds it so loads it in bulk. */
-export function isEmpty(sqlite: Database.Database, table: 'gift_cards' | 'gift_card_transactions' | 'coupons'): boolean {
+export function isEmpty(
+  sqlite: Database.Database,
+  table: 'gift_cards' | 'gift_card_transactions' | 'coupons',
+): boolean {
   return sqlite.prepare(`SELECT NOT EXISTS (SELECT 1 FROM ${table})`).pluck().get() === 1;
 }
 
@@ -135,7 +141,10 @@ function indexName(statement: string): string {
 /** The tables a first sync loads in bulk, their indexes dropped and built after. */
 export type LoadedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons';
 
-const LOADS: Record<LoadedTable, { drop: (sqlite: Database.Database) => void; create: (sqlite: Database.Database, syncRunId: number) => number }> = {
+const LOADS: Record<
+  LoadedTable,
+  { drop: (sqlite: Database.Database) => void; create: (sqlite: Database.Database, syncRunId: number) => number }
+> = {
   gift_cards: { drop: dropCardIndexes, create: (sqlite) => (createCardIndexes(sqlite), 0) },
   gift_card_transactions: { drop: dropLedgerIndexes, create: createLedgerIndexes },
   coupons: { drop: dropCouponIndexes, create: (sqlite) => (createCouponIndexes(sqlite), 0) },

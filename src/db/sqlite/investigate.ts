@@ -19,7 +19,8 @@ export async function runReadOnlyStatement(sqlite: Database.Database, text: stri
     if (/more than one statement/.test((error as Error).message)) throw new MirrorError(SEVERAL_STATEMENTS);
     throw new MirrorError(`the statement was refused: ${(error as Error).message}`);
   }
-  if (!prepared.reader || !prepared.readonly) throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
+  if (!prepared.reader || !prepared.readonly)
+    throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
   let rows: Record<string, unknown>[];
   try {
     rows = untypedRows(prepared.safeIntegers(true));

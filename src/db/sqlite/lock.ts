@@ -31,7 +31,9 @@ export function acquireLock(dbPath: string, command: string): MirrorLock {
   try {
     handle = new Database(`${dbPath}.lock.sqlite`, { timeout: 0 });
   } catch (error) {
-    throw new FileSystemError(`--db ${dbPath}: no file can be made beside it (${(error as Error).message}): give --db a file in a folder you can write`);
+    throw new FileSystemError(
+      `--db ${dbPath}: no file can be made beside it (${(error as Error).message}): give --db a file in a folder you can write`,
+    );
   }
   try {
     handle.exec('BEGIN EXCLUSIVE');
@@ -73,7 +75,8 @@ function heldMessage(dbPath: string, holder: LockHolder | undefined): string {
 function readHolder(file: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockHolder>;
-    if (typeof parsed.pid === 'number') return { pid: parsed.pid, command: parsed.command ?? 'command', startedAt: parsed.startedAt ?? 'unknown' };
+    if (typeof parsed.pid === 'number')
+      return { pid: parsed.pid, command: parsed.command ?? 'command', startedAt: parsed.startedAt ?? 'unknown' };
   } catch {
     // not there (yet), or not ours
   }

@@ -9,7 +9,16 @@ import { MirrorError } from '../../errors.js';
 import { ensureMirrorFolder, mirrorFullError, nearlyFull } from '../../paths.js';
 import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from '../schema.js';
-import { beginLoad, createCardIndexes, createCouponIndexes, createLedgerIndexes, endLoad, ENTRY_ID_INDEX, LEDGER_INDEXES, missingIndexes } from './indexes.js';
+import {
+  beginLoad,
+  createCardIndexes,
+  createCouponIndexes,
+  createLedgerIndexes,
+  endLoad,
+  ENTRY_ID_INDEX,
+  LEDGER_INDEXES,
+  missingIndexes,
+} from './indexes.js';
 import { sqliteQueries } from './queries.js';
 import { sqliteDialect } from './dialect.js';
 import { sqliteConnection } from './connection.js';
@@ -38,7 +47,11 @@ export function openMirror(path: string = DEFAULT_DB_PATH, options: OpenOptions 
   if (path !== ':memory:') {
     ensureMirrorFolder(path);
   }
-  return unreadableAsMirrorError(path, () => new Database(path), (sqlite) => prepareMirror(path, sqlite, options));
+  return unreadableAsMirrorError(
+    path,
+    () => new Database(path),
+    (sqlite) => prepareMirror(path, sqlite, options),
+  );
 }
 
 export interface OpenOptions {
@@ -73,7 +86,11 @@ export function openMirrorLocked(
  * no database, a corrupt or unreadable one) becomes a {@link MirrorError} naming the mirror
  * and the cause, which the CLI prints as one line with exit code 2.
  */
-function unreadableAsMirrorError(path: string, open: () => Database.Database, prepare: (sqlite: Database.Database) => SqliteMirror): SqliteMirror {
+function unreadableAsMirrorError(
+  path: string,
+  open: () => Database.Database,
+  prepare: (sqlite: Database.Database) => SqliteMirror,
+): SqliteMirror {
   let sqlite: Database.Database | undefined;
   try {
     sqlite = open();
@@ -82,8 +99,10 @@ function unreadableAsMirrorError(path: string, open: () => Database.Database, pr
     sqlite?.close();
     // SQLite rolls a full disk's transaction back itself; drizzle's own ROLLBACK then fails and
     // hides SQLITE_FULL: the free space says what happened.
-    if ((error as { code?: unknown }).code === 'SQLITE_FULL' || nearlyFull(path)) throw mirrorFullError(path, 'SQLITE_FULL');
-    if (error instanceof Database.SqliteError) throw new MirrorError(`the mirror ${path} cannot be opened: ${error.message}`);
+    if ((error as { code?: unknown }).code === 'SQLITE_FULL' || nearlyFull(path))
+      throw mirrorFullError(path, 'SQLITE_FULL');
+    if (error instanceof Database.SqliteError)
+      throw new MirrorError(`the mirror ${path} cannot be opened: ${error.message}`);
     throw error;
   }
 }
@@ -103,11 +122,17 @@ function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOp
   const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
   sqlite.pragma(`wal_autocheckpoint = ${Math.round((64 * 1024 * 1024) / pageSize)}`);
   const { applied, known } = schemaVersion(sqlite);
-  if (applied > known) throw new MirrorError(`the mirror ${path} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`);
+  if (applied > known)
+    throw new MirrorError(
+      `the mirror ${path} was written by a newer ledger-recon (schema ${applied}; this version knows ${known}): upgrade ledger-recon, or give --db another mirror`,
+    );
   migrate(drizzle(sqlite, { schema }), { migrationsFolder: MIGRATIONS });
   if (warn && missingIndexes(sqlite, [ENTRY_ID_INDEX, ...LEDGER_INDEXES]).length > 0) {
     const entries = pluck<number>(sqlite, 'SELECT COUNT(*) FROM gift_card_transactions').get() ?? 0;
-    if (entries > 0) warn(`a first sync stopped while loading the ledger: building its indexes over ${entries.toLocaleString('en-US')} entries first (about 2.5 s a million)`);
+    if (entries > 0)
+      warn(
+        `a first sync stopped while loading the ledger: building its indexes over ${entries.toLocaleString('en-US')} entries first (about 2.5 s a million)`,
+      );
   }
   createLedgerIndexes(sqlite);
   createCardIndexes(sqlite);
@@ -117,14 +142,17 @@ function prepareMirror(path: string, sqlite: Database.Database, { warn }: OpenOp
 
 /** The migrations a mirror has applied, and the number this version of the tool knows. */
 export function schemaVersion(sqlite: Database.Database): { applied: number; known: number } {
-  const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  const table = sqlite
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .get();
   const applied = table ? (pluck<number>(sqlite, 'SELECT COUNT(*) FROM __drizzle_migrations').get() ?? 0) : 0;
   return { applied, known: knownMigrations() };
 }
 
 let known: number | undefined;
 function knownMigrations(): number {
-  known ??= (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+  known ??= (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] })
+    .entries.length;
   return known;
 }
 
@@ -135,10 +163,14 @@ function knownMigrations(): number {
  * @throws MirrorError naming the mirror and the command that completes it.
  */
 function refuseHalfBuilt(path: string, sqlite: Database.Database): void {
-  const hasLedger = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gift_card_transactions'").get() !== undefined;
+  const hasLedger =
+    sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gift_card_transactions'").get() !==
+    undefined;
   if (!hasLedger || missingIndexes(sqlite, [ENTRY_ID_INDEX]).length === 0) return;
   if (sqlite.prepare('SELECT 1 FROM gift_card_transactions LIMIT 1').get() === undefined) return;
-  throw new MirrorError(`the mirror ${path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${path} to finish it, then read it again`);
+  throw new MirrorError(
+    `the mirror ${path} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${path} to finish it, then read it again`,
+  );
 }
 
 /**
@@ -188,7 +220,9 @@ function mirrorOver(path: string, sqlite: Database.Database): SqliteMirror {
     integrity: async () => {
       const quick = String(sqlite.pragma('quick_check', { simple: true }));
       if (quick !== 'ok') return quick;
-      return missingTables(sqlite.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all());
+      return missingTables(
+        sqlite.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all(),
+      );
     },
     schemaVersion: async () => schemaVersion(sqlite),
     close: async () => {
