@@ -6,7 +6,7 @@
  * dates as real dates (UTC), severity colours, and API text as sent (a text cell of .xlsx is never a formula), control characters shown escaped.
  */
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { closeSync, createWriteStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { looksLikeFormula, visibleText } from './neutralise.js';
@@ -116,6 +116,46 @@ export async function writeXlsx(
   }
   await Promise.race([workbook.commit(), failed]);
   if (!file.closed) await Promise.race([once(file, 'close'), failed]);
+  stampZipEntries(path, properties.created);
+}
+
+/**
+ * Gives every entry of the zip at `path` the time `at` (the run's instant, to the two seconds a
+ * zip time holds), in its local header and in the central directory, so that the same run written
+ * twice is the same bytes: exceljs stamps each entry with the moment it was written. Only the
+ * time fields change; the entries' data and CRCs stand.
+ */
+export function stampZipEntries(path: string, at: Date): void {
+  const time = (at.getUTCHours() << 11) | (at.getUTCMinutes() << 5) | Math.floor(at.getUTCSeconds() / 2);
+  const date = ((at.getUTCFullYear() - 1980) << 9) | ((at.getUTCMonth() + 1) << 5) | at.getUTCDate();
+  const stamp = Buffer.alloc(4);
+  stamp.writeUInt16LE(time, 0);
+  stamp.writeUInt16LE(date, 2);
+  // Patched in place: the workbook may be large, its central directory is small.
+  const fd = openSync(path, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(Math.min(size, 65_557));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    const end = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    if (end < 0) throw new Error(`${path}: not a zip file (no end of central directory)`);
+    const directory = Buffer.alloc(tail.readUInt32LE(end + 12));
+    const directoryAt = tail.readUInt32LE(end + 16);
+    readSync(fd, directory, 0, directory.length, directoryAt);
+    for (let entry = 0, i = 0; i < tail.readUInt16LE(end + 10); i += 1) {
+      if (directory.readUInt32LE(entry) !== 0x02014b50) throw new Error(`${path}: a damaged central directory`);
+      stamp.copy(directory, entry + 12);
+      writeSync(fd, stamp, 0, 4, directory.readUInt32LE(entry + 42) + 10);
+      entry +=
+        46 +
+        directory.readUInt16LE(entry + 28) +
+        directory.readUInt16LE(entry + 30) +
+        directory.readUInt16LE(entry + 32);
+    }
+    writeSync(fd, directory, 0, directory.length, directoryAt);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function writeSheet(

@@ -361,6 +361,20 @@ describe('workpapers an auditor signs', () => {
   });
 });
 
+describe('a run written again', () => {
+  it("gives the same bytes in every file, the workbook included (its zip entries carry the run's instant)", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // a zip entry's time counts two seconds
+    const again = await writeReport({
+      mirror,
+      outDir: join(dir, 'again'),
+      scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) },
+    });
+    for (const key of ['workbook', 'csv', 'json'] as const) {
+      expect(readFileSync(again[key]).equals(readFileSync(paths[key])), key).toBe(true);
+    }
+  });
+});
+
 describe('the month to date', () => {
   it('rolls the month so far forward per currency and program, tied out, on its own sheet and on the Summary', () => {
     const ws = sheet('Month to date');
