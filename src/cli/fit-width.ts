@@ -60,3 +60,24 @@ export function columnsThatFit(
   }
   return kept;
 }
+
+/**
+ * A table as lines of text: the columns that fit `width` (see columnsThatFit), each padded to its
+ * widest cell, two spaces apart; a line still wider than `width` is cut with …, its whole in --json.
+ */
+export function tableLines(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  width: number | undefined,
+  dropOrder: readonly string[],
+): string[] {
+  const shown = columnsThatFit(header, rows, width, dropOrder);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  return [header, ...rows].map((row) => {
+    const line = shown
+      .map((i) => (row[i] ?? '').padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+    return width !== undefined && line.length > width ? `${line.slice(0, width - 1)}…` : line;
+  });
+}

@@ -1,6 +1,6 @@
 import { DEFAULT_DB_PATH, mirrorHolder, openForReading } from '../db/mirror.js';
 import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
-import { columnsThatFit, terminalWidth } from './fit-width.js';
+import { tableLines, terminalWidth } from './fit-width.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 
 export interface HistoryOptions {
@@ -123,26 +123,9 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
       );
       // On a terminal, the columns that matter least go first until a row fits; elsewhere, full rows.
       const width = options.write === undefined ? terminalWidth(process.stdout) : options.width;
-      const shown = columnsThatFit(header, table, width, [
-        'info',
-        'cards',
-        'entries',
-        'sync',
-        'resolved',
-        'new',
-        'warning',
-        'error',
-        'seconds',
-      ]);
-      const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]?.length ?? 0)));
-      for (const row of [header, ...table]) {
-        const line = shown
-          .map((i) => (row[i] ?? '').padEnd(widths[i] ?? 0))
-          .join('  ')
-          .trimEnd();
-        // What still does not fit is the reason a night failed: cut, with the whole of it in --json.
-        write(`${width !== undefined && line.length > width ? `${line.slice(0, width - 1)}…` : line}\n`);
-      }
+      // What still does not fit is the reason a night failed: cut, with the whole of it in --json.
+      const dropOrder = ['info', 'cards', 'entries', 'sync', 'resolved', 'new', 'warning', 'error', 'seconds'];
+      for (const line of tableLines(header, table, width, dropOrder)) write(`${line}\n`);
     }
     return rows;
   } finally {

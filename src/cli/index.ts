@@ -399,6 +399,28 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('findings')
+    .description('the findings of the newest complete run')
+    .command('list')
+    .description(
+      "list the newest complete run's findings (new, open, accepted), worst and oldest first, with the fingerprint accept takes; records no run",
+    )
+    .addOption(db())
+    .option('--code <code>', "only this check's findings (e.g. GC_BALANCE_MISMATCH)")
+    .option('--severity <severity>', 'only findings of this severity: error, warning or info')
+    .addOption(
+      new Option('--min-age <days>', 'only findings at least this many days old').argParser(integer('--min-age', 0)),
+    )
+    .option('--json', 'print a JSON array, the fields of the findings file')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ledger-recon findings list --severity error\n  ledger-recon findings list --code GC_BALANCE_MISMATCH --min-age 8 --json',
+    )
+    .action(async (options) => {
+      await (await import('./findings.js')).findingsList(options);
+    });
+
+  program
     .command('history')
     .description('past check runs with times, verdicts and finding totals, newest first')
     .addOption(db())

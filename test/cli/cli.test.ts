@@ -42,6 +42,7 @@ describe('ledger-recon --help and --version', () => {
       'simulate',
       'demo',
       'export hledger',
+      'findings list',
     ];
     for (const command of commands) {
       const { stdout } = run([...command.split(' ').filter(Boolean), '--help']);
