@@ -10,6 +10,8 @@ import { Secret } from '../secret.js';
 export interface DoctorOptions extends ConfigFlags {
   db?: string;
   out?: string;
+  /** One JSON object instead of lines: {ok, checks: [{ok, subject, text}]}. */
+  json?: boolean;
   env?: NodeJS.ProcessEnv;
   write?: (text: string) => void;
 }
@@ -35,7 +37,7 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   const lines: Line[] = [];
   const say = (line: Line): void => {
     lines.push(line);
-    write(`${line.ok ? 'ok  ' : 'FAIL'}  ${line.subject}: ${line.text}\n`);
+    if (!options.json) write(`${line.ok ? 'ok  ' : 'FAIL'}  ${line.subject}: ${line.text}\n`);
   };
 
   const settings = checkSettings(options, options.env);
@@ -93,6 +95,7 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   if (!isServerUrl(db)) say(freeSpace(db));
   say(outFolder(options.out ?? 'reports'));
   process.exitCode = lines.every((l) => l.ok) ? 0 : 2;
+  if (options.json) write(`${JSON.stringify({ ok: lines.every((l) => l.ok), checks: lines })}\n`);
   return lines;
 }
 

@@ -208,7 +208,8 @@ export function buildProgram(): Command {
         'check everything a night needs, one line each with ok or the fix: settings, both services, the mirror, disk, --out',
       )
       .addOption(db())
-      .option('--out <dir>', 'where the reports go (or LEDGER_RECON_OUT)', outFolder),
+      .option('--out <dir>', 'where the reports go (or LEDGER_RECON_OUT)', outFolder)
+      .option('--json', 'print one JSON object: {ok, checks: [{ok, subject, text}]}'),
   ).action(async (options) => {
     await (await import('./doctor.js')).doctor(options);
   });

@@ -164,6 +164,14 @@ describe('ledger-recon doctor', () => {
     expect(stdout).toContain('integrity ok');
     expect(stdout).toMatch(/last run: run 1 at .*: RECONCILED/);
     expect(stdout).not.toContain(sim.credentials.giftcard.clientSecret);
+    // The same checks as one JSON object, for a monitor.
+    const json = await runCli(['doctor', '--json', '--db', db, '--out', join(dir, 'healthy')], simulatorEnv(sim));
+    const report = JSON.parse(json.stdout) as { ok: boolean; checks: { ok: boolean; subject: string; text: string }[] };
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c) => `${c.ok ? 'ok    ' : 'FAIL  '}${c.subject}`)).toEqual(
+      lines.map((line) => line.split(': ')[0]),
+    );
+    expect(json.stdout).not.toContain(sim.credentials.giftcard.clientSecret);
   });
 
   // A file that is no database; on PostgreSQL a server that cannot be reached is test/cli/postgres.test.ts's.
