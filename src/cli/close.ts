@@ -46,9 +46,15 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
         r.inFlightCards > 0
           ? ` (in flight ${money(r.inFlightCents)} on ${r.inFlightCards} ${r.inFlightCards === 1 ? 'card' : 'cards'}, apart)`
           : '';
-      const verdict = r.closes
-        ? 'ties out'
-        : `DOES NOT TIE OUT${r.unknownCards > 0 ? ` (${r.unknownCards} cards off the cent)` : ''}`;
+      // A tie-out that fails says by how much, and where: cards against flows, the service against the cards.
+      const differences = [
+        ...(r.differenceCents !== 0 ? [`at cut-off − closing ${money(r.differenceCents)}`] : []),
+        ...(r.serviceDifferenceCents !== null && r.serviceDifferenceCents !== 0
+          ? [`service − at cut-off ${money(r.serviceDifferenceCents)}`]
+          : []),
+        ...(r.unknownCards > 0 ? [`${r.unknownCards} cards off the cent`] : []),
+      ];
+      const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT (${differences.join('; ')})`;
       write(
         `${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}\n`,
       );

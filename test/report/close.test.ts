@@ -273,6 +273,10 @@ describe('closing a period', () => {
     expect(result.stderr).toBe(
       `ledger-recon: the period 2026-11 does not tie out on USD P1: see ${join(out, 'ledger-recon-close-2026-11.xlsx')}\n`,
     );
+    // The line of the roll-forward that fails says by how much, and where.
+    expect(result.stdout.split('\n').find((line) => line.startsWith('USD P1:'))).toMatch(
+      /: DOES NOT TIE OUT \((at cut-off − closing -?[\d,.]+|service − at cut-off -?[\d,.]+)(; [^)]+)?\)$/,
+    );
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(join(out, 'ledger-recon-close-2026-11.xlsx'));
     expect(workbook.worksheets.map((w) => w.name)).toEqual([
