@@ -98,6 +98,31 @@ describe.skipIf(inject('postgresUrl') === '')('deferred writes on PostgreSQL', (
   });
 });
 
+describe.skipIf(inject('postgresUrl') === '')('a transaction two walks share on PostgreSQL', () => {
+  it('tells the walk that meets "current transaction is aborted" what aborted it', async () => {
+    const { mirror, cleanup } = await postgres.open();
+    try {
+      const c = mirror.connection;
+      await c.exec('BEGIN');
+      // Two walks' statements at once, one after the other on the session: the first fails, the
+      // second then meets an aborted transaction and would hear only 25P02.
+      const first = c.exec('SELECT * FROM no_such_table');
+      const second = c.pluck<number>('SELECT 1').get();
+      await expect(first).rejects.toThrow(/relation "no_such_table" does not exist/);
+      await expect(second).rejects.toThrow(/relation "no_such_table" does not exist/);
+      await c.exec('ROLLBACK');
+      // A new transaction starts clean: its own failure is its own.
+      await c.exec('BEGIN');
+      await expect(c.exec('SELECT * FROM another_missing')).rejects.toThrow(/another_missing/);
+      await expect(c.pluck<number>('SELECT 1').get()).rejects.toThrow(/another_missing/);
+      await c.exec('ROLLBACK');
+      expect(await c.pluck<number>('SELECT 1').get()).toBe(1);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 describe.skipIf(inject('postgresUrl') === '')('integers on PostgreSQL', () => {
   it('reads a bigint and a SUM of them as numbers, a fraction as one, and refuses one past 2^53 rather than lose its digits', async () => {
     const { mirror, cleanup } = await postgres.open();

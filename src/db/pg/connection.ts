@@ -151,7 +151,7 @@ class Session {
     const next = this.#last
       .then(() => this.#flush())
       .catch((error: unknown) => {
-        throw serverGone(this.shown, error);
+        throw serverGone(this.shown, this.#causeOf(error));
       });
     this.#last = next.catch(() => undefined);
     return next;
@@ -161,11 +161,31 @@ class Session {
     const next = this.#last
       .then(() => this.#flush())
       .then(() => this.client.query<R>(config as pg.QueryConfig))
+      .then((result) => {
+        // A transaction's end (or a new one) clears what aborted the one before.
+        if (typeof config === 'string' && /^(BEGIN|COMMIT|ROLLBACK)$/.test(config)) this.#aborted = undefined;
+        return result;
+      })
       .catch((error: unknown) => {
-        throw serverGone(this.shown, error);
+        throw serverGone(this.shown, this.#causeOf(error));
       });
     this.#last = next.catch(() => undefined);
     return next;
+  }
+
+  /** The error that aborted the session's transaction: walks share it, and the next statement of any of them only hears 25P02. */
+  #aborted: unknown;
+
+  /**
+   * What a failed statement tells: its own error, or, for "current transaction is aborted"
+   * (25P02), the error that aborted the transaction, which another walk met first.
+   */
+  #causeOf(error: unknown): unknown {
+    if ((error as { code?: unknown }).code !== '25P02') {
+      this.#aborted ??= error;
+      return error;
+    }
+    return this.#aborted ?? error;
   }
 
   /**
