@@ -57,6 +57,8 @@ export interface ImportResult {
   fileId: number | null;
   /** The same bytes were imported before: nothing to do. */
   unchanged: boolean;
+  /** The source whose newest version holds these very bytes under another name: not imported twice. Null otherwise. */
+  duplicateOf: string | null;
   rowsRead: number;
   rowsAdded: number;
   rowsWithdrawn: number;
@@ -129,6 +131,7 @@ export async function importBooksFile(mirror: Mirror, path: string, options: Imp
     kind,
     fileId: null,
     unchanged: false,
+    duplicateOf: null,
     rowsRead: 0,
     rowsAdded: 0,
     rowsWithdrawn: 0,
@@ -171,6 +174,10 @@ async function importOpenFile(
   const digest = await fileSha256(createReadStream('', { fd, start: 0, autoClose: false }), path);
   const known = await store.knownFile(kind, source, digest);
   if (known !== undefined) return { ...result, fileId: known, unchanged: true };
+  // The same export under another name (a renamed file) is not imported twice, unless --source or --replace says what it is.
+  const elsewhere =
+    options.source === undefined && !options.replace ? await store.knownFileElsewhere(kind, source, digest) : undefined;
+  if (elsewhere !== undefined) return { ...result, duplicateOf: elsewhere };
 
   const format = map.format ?? (/\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : 'csv');
   const shape: CsvShape = { lines: 0, openQuoteLine: null };

@@ -600,6 +600,35 @@ export class BooksStore {
    * file is unchanged since it was last imported. Bytes equal to an older version are not: that
    * version's rows come back (a file back to how it was two nights ago is a new version).
    */
+  /**
+   * The source whose newest version holds exactly these bytes, under another name: the same
+   * export renamed (tenders.csv imported again as tenders-2026-11.csv). Undefined when none.
+   */
+  async knownFileElsewhere(kind: string, source: string, sha256: string): Promise<string | undefined> {
+    // Another source's newest version holding these bytes: the same export under another name.
+    const rows = await this.#db
+      .selectFrom('books_files as f')
+      .select('f.source')
+      .where('f.kind', '=', kind)
+      .where('f.source', '<>', source)
+      .where('f.sha256', '=', sha256)
+      .where((eb) =>
+        eb(
+          'f.file_id',
+          '=',
+          eb
+            .selectFrom('books_files as g')
+            .select((g) => g.fn.max('g.file_id').as('newest'))
+            .whereRef('g.kind', '=', 'f.kind')
+            .whereRef('g.source', '=', 'f.source'),
+        ),
+      )
+      .orderBy('f.file_id')
+      .limit(1)
+      .execute();
+    return rows[0]?.source;
+  }
+
   async knownFile(kind: string, source: string, sha256: string): Promise<number | undefined> {
     const row = await this.#db
       .selectFrom('books_files')

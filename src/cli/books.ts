@@ -59,7 +59,9 @@ export async function importBooksForNight(
         ...(signal ? { signal } : {}),
       });
       for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
-      if (result.fileId === null)
+      // The same export under another name is said once and counted once: its rows are in already.
+      if (result.duplicateOf !== null) problem(`${describeImport(result)}\n`);
+      else if (result.fileId === null)
         failed.push({
           file: file.path,
           reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})`,
@@ -144,7 +146,7 @@ export async function importBooks(
     for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
     results.push(result);
   }
-  if (results.every((r) => r.fileId === null)) {
+  if (results.every((r) => r.fileId === null && r.duplicateOf === null)) {
     const problems = results.reduce((n, r) => n + r.problems.length, 0);
     throw new BooksImportError(
       `nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${problems === 1 ? 'the problem on the line above' : `${problems} problems, each on a line above`}`,
@@ -178,6 +180,8 @@ export function describeImport(r: ImportResult): string {
 function importLine(r: ImportResult): string {
   const n = (value: number): string => value.toLocaleString('en-US');
   if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since imported: nothing added`;
+  if (r.duplicateOf !== null)
+    return `${r.file}: ${r.kind}, the same bytes as ${r.duplicateOf}, imported already: not imported twice (--source NAME imports it as a version of NAME)`;
   if (r.fileId === null)
     return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
   if (r.rowsRead === 0)

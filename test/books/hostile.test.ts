@@ -455,3 +455,23 @@ describe('a books file of a size no export has', () => {
     expect(allowed.status, allowed.stderr).toBe(0);
   });
 });
+
+describe('a renamed export', () => {
+  it('is known by its bytes: the same file under another name is not imported twice, and says which source it is', async () => {
+    const first = join(dir, 'tenders.csv');
+    const renamed = join(dir, 'tenders-2026-11.csv');
+    const text = [HEADER, ...Array.from({ length: 50 }, (_, i) => tender(i))].join('\n');
+    writeFileSync(first, text);
+    writeFileSync(renamed, text);
+    expect((await importBooks(first)).status).toBe(0);
+    const again = await importBooks(renamed);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toBe(
+      `${renamed}: tenders, the same bytes as tenders.csv, imported already: not imported twice (--source NAME imports it as a version of NAME)\n`,
+    );
+    expect(await count('SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NULL')).toBe(50);
+    // Told what it is, it is that source's version: unchanged.
+    const told = await importBooks('--source', 'tenders.csv', renamed);
+    expect(told.stdout).toMatch(/unchanged since imported/);
+  });
+});
