@@ -20,7 +20,7 @@ const ON_BOTH = [
   'test/cli/month-of-nights.test.ts',
   'test/cli/pipe.test.ts',
   'test/checks/books-checks.test.ts',
-  'test/checks/card-ledger.test.ts',
+  'test/ledger/walk.test.ts',
   'test/checks/query-checks.test.ts',
   'test/checks/runs.test.ts',
   'test/cli/run.test.ts',

@@ -123,40 +123,8 @@ export interface CardContext {
   merchantId: string | null;
 }
 
-/** One gift card snapshot as the mirror holds it. */
-export interface CardSnapshot {
-  giftCardId: string;
-  merchantId: string;
-  status: string;
-  currency: string;
-  programId: string | null;
-  issuedAtMs: number;
-  initialCents: number | null;
-  remainingCents: number | null;
-  expiresAtMs: number;
-  /** When the sync read this snapshot (our clock). */
-  readAtMs: number;
-}
-
-/** One ledger entry; cents are null when the service sent an amount off the cent. */
-export interface LedgerEntry {
-  transactionId: string;
-  type: string;
-  amountCents: number | null;
-  beforeCents: number | null;
-  afterCents: number | null;
-  referenceId: string;
-  idempotencyKey: string;
-  createdAtMs: number;
-  /** The service's list order (higher is newer): orders equal createdAt. */
-  listOrder: number;
-}
-
-/** A card and its entries, oldest first (equal createdAt by list order or the chain's links). */
-export interface CardLedger {
-  card: CardSnapshot;
-  entries: LedgerEntry[];
-}
+export type { CardLedger, CardSnapshot, LedgerEntry } from '../ledger/types.js';
+import type { CardLedger } from '../ledger/types.js';
 
 interface CheckInfo<C extends string> {
   code: C;

@@ -1,31 +1,6 @@
-import { cardCheck, type FindingDraft, type LedgerEntry } from './check.js';
+import { byReference } from '../ledger/references.js';
+import { cardCheck, type FindingDraft } from './check.js';
 import { cardRef, cents, entryRef, money } from './refs.js';
-
-/** DEBITs and REFUNDs of one card grouped by referenceId, in ledger order. */
-export function byReference(
-  entries: readonly LedgerEntry[],
-): Map<string, { debits: LedgerEntry[]; refunds: LedgerEntry[] }> {
-  const groups = new Map<string, { debits: LedgerEntry[]; refunds: LedgerEntry[] }>();
-  for (const entry of entries) {
-    if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
-    let group = groups.get(entry.referenceId);
-    if (!group) {
-      group = { debits: [], refunds: [] };
-      groups.set(entry.referenceId, group);
-    }
-    (entry.type === 'DEBIT' ? group.debits : group.refunds).push(entry);
-  }
-  return groups;
-}
-
-const total = (entries: readonly LedgerEntry[]): number | null => {
-  let sum = 0;
-  for (const entry of entries) {
-    if (entry.amountCents === null) return null;
-    sum += entry.amountCents;
-  }
-  return sum;
-};
 
 export const gcRefundOverDebit = cardCheck({
   kind: 'card',
@@ -40,8 +15,8 @@ export const gcRefundOverDebit = cardCheck({
     const findings: FindingDraft[] = [];
     for (const [referenceId, group] of byReference(entries)) {
       if (group.debits.length === 0 || group.refunds.length === 0) continue;
-      const debited = total(group.debits);
-      const refunded = total(group.refunds);
+      const debited = group.debitedCents;
+      const refunded = group.refundedCents;
       if (debited === null || refunded === null || refunded <= debited) continue;
       findings.push({
         entityType: 'giftCard',

@@ -1,5 +1,5 @@
 import { cardCheck } from './check.js';
-import { cardRef, entryRef } from './refs.js';
+import { cardRef, closesCard, entryRef } from './refs.js';
 
 /** Which closing entry each closed status needs. */
 const CLOSING_ENTRY: Record<string, 'VOID' | 'EXPIRE'> = { INACTIVE: 'VOID', EXPIRED: 'EXPIRE' };
@@ -15,7 +15,7 @@ export const gcStatusLedgerMismatch = cardCheck({
     'A card is INACTIVE only through a VOID entry and EXPIRED only through an EXPIRE entry, and those entries leave it in that status. A card whose status and ledger disagree was changed outside the ledger: ask who changed it and why.',
   timeSensitive: true,
   inspect({ card, entries }) {
-    const close = entries.find((e) => e.type === 'VOID' || e.type === 'EXPIRE');
+    const close = entries.find(closesCard);
     const needed = CLOSING_ENTRY[card.status];
     let problem: string | null = null;
     if (needed && close?.type !== needed) {

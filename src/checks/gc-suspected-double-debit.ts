@@ -1,5 +1,5 @@
+import { byReference } from '../ledger/references.js';
 import { cardCheck, type FindingDraft } from './check.js';
-import { byReference } from './gc-refund-over-debit.js';
 import { cardRef, entryRef, money } from './refs.js';
 
 export const gcSuspectedDoubleDebit = cardCheck({

@@ -4,12 +4,12 @@
  * ledger; query checks run as SQL. What the drafts mean across runs is the findings stage's.
  */
 import { performance } from 'node:perf_hooks';
-import { walkCardLedgers, type WalkedCard } from './card-ledger.js';
+import { walkCardLedgers, type WalkedCard } from '../ledger/walk.js';
 import type { SyncEdge } from './ledger-reads.js';
 import type { CardCheck, CheckContext, CheckOptions, FindingDraft, RowsCheck } from './check.js';
 import { checksStore, type ChecksStore } from './store.js';
 import { BOOKS_CODES, CATALOGUE, type CheckCode, type Drafted } from './index.js';
-import type { CardBetween, LiabilityTally } from './ledger-state.js';
+import type { CardBetween, LiabilityTally } from '../ledger/state.js';
 import { matchBooks } from '../books/matching.js';
 import type { MatchOptions } from '../books/match.js';
 import { ConfigError } from '../errors.js';

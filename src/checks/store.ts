@@ -3,14 +3,12 @@
  * (RowsCheck), one method per read, each returning typed rows; the decisions over them are the
  * checks' own, pure. The checks stage writes nothing.
  */
-import type { AnyColumn } from 'drizzle-orm';
 import { BooksReads, type MatchGroup } from '../books/store.js';
 import type { MatchStatus } from '../books/match.js';
 import { sql } from 'kysely';
 import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 import type { SqlConnection, SqlRow } from '../db/connection.js';
 import { edgeOf, type SyncEdge } from './ledger-reads.js';
-import { selectList, type RowOf } from '../db/typed-rows.js';
 
 /** A coupon as the coupon checks read it. */
 export interface CouponCounts {
@@ -201,20 +199,6 @@ export interface MerchantCount {
   n: number;
 }
 
-/**
- * The ordered card walk's two cursors: cards by ID, and their entries by card, createdAt and
- * list order, each a raw positional row whose type comes from its schema columns (objects per
- * row cost a tenth of the walk), each streamed in batches. IDs are ordered byte by byte
- * (binaryOrder), as JavaScript compares them. `only`: a JSON array of card IDs, to walk those cards alone.
- */
-export interface LedgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]> {
-  cards: AsyncGenerator<Array<RowOf<C>>>;
-  entries: AsyncGenerator<Array<RowOf<E>>>;
-}
-
-/** Rows the walk's cursors hand out at a time. */
-const WALK_ROWS = 1_000;
-
 export class ChecksStore {
   readonly #books: BooksReads;
   private readonly db: MirrorQueries;
@@ -226,34 +210,6 @@ export class ChecksStore {
     this.#c = mirror.connection;
     this.#dialect = mirror.dialect;
     this.#books = new BooksReads(mirror.queries);
-  }
-
-  /**
-   * Opens the card walk's cursors (see {@link LedgerCursors}): the caller merges them in one
-   * ordered pass and closes the entries' cursor when done.
-   */
-  ledgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(
-    cardColumns: C,
-    entryColumns: E,
-    only?: string,
-  ): LedgerCursors<C, E> {
-    const d = this.#dialect;
-    const cardsOnly = only === undefined ? '' : `WHERE ${d.inJsonArray('gift_card_id', '@only')}`;
-    const entriesOnly = only === undefined ? '' : `AND ${d.inJsonArray('gift_card_id', '@only')}`;
-    const bound = only === undefined ? [] : [{ only }];
-    return {
-      cards: this.#c
-        .readRaw<RowOf<C>>(
-          `SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY ${d.binaryOrder('gift_card_id')}`,
-        )
-        .batches(bound, WALK_ROWS),
-      entries: this.#c
-        .readRaw<RowOf<E>>(
-          `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
-           WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY ${d.binaryOrder('gift_card_id')}, created_at_ms, list_order`,
-        )
-        .batches(bound, WALK_ROWS),
-    };
   }
 
   /** The mirror's newest sync (whatever its status), or undefined when there is none. */

@@ -2,11 +2,16 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { outputTarget } from '../paths.js';
 import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { exportHledger } from '../report/hledger-export.js';
+import { findingsStore } from '../findings/store.js';
+import type { Mirror } from '../db/mirror.js';
+import { dataAsOf } from '../report/close.js';
+import { exportHledger, type JournalScope } from '../report/hledger-export.js';
 
 export interface ExportOptions {
   db?: string;
   out: string;
+  /** The check run whose cut-off and merchant the journal takes (default: the newest completed). */
+  run?: number;
   write?: (text: string) => void;
 }
 
@@ -23,14 +28,15 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
   const dbPath = options.db ?? DEFAULT_DB_PATH;
   const mirror = await openForReading(dbPath, 'sync');
   try {
+    const scope = await journalScope(mirror, options.run);
     if (target.kind === 'stdout') {
       // The journal alone on standard output, for a pipe (`| hledger -f - check`).
-      await exportHledger(mirror, process.stdout);
+      await exportHledger(mirror, process.stdout, scope);
       return;
     }
     const temporary = `${target.path}.${process.pid}.partial`;
     try {
-      const { cards, entries } = await exportHledger(mirror, createWriteStream(temporary));
+      const { cards, entries } = await exportHledger(mirror, createWriteStream(temporary), scope);
       renameSync(temporary, target.path);
       write(
         `wrote ${options.out}: ${cards} cards, ${entries} ledger entries; check it with: hledger -f ${options.out} check\n`,
@@ -41,4 +47,20 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
   } finally {
     await mirror.close();
   }
+}
+
+/**
+ * The cut-off and merchant of the liability the journal states: the check run's (the newest
+ * completed, or `--run`), else the newest completed sync's edge and the pinned merchant.
+ * @throws MirrorError when the run is not a completed one, or the mirror holds no completed sync.
+ */
+async function journalScope(mirror: Mirror, runId: number | undefined): Promise<JournalScope> {
+  const findings = findingsStore(mirror);
+  const run = await findings.completedRun(runId);
+  if (runId !== undefined && (run === null || run.asOfMs === null))
+    throw new MirrorError(`check run ${runId} is not a completed run of this mirror: see \`ledger-recon history\``);
+  if (run !== null && run.asOfMs !== null) return { cutOffMs: run.asOfMs, merchantId: run.merchantId };
+  const asOfMs = await dataAsOf(mirror);
+  if (asOfMs === null) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
+  return { cutOffMs: asOfMs, merchantId: await findings.pinnedMerchant() };
 }

@@ -390,10 +390,15 @@ export function buildProgram(): Command {
   program
     .command('export')
     .description(
-      'export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry)',
+      "export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry, at a check run's cut-off: hledger balance giftcards:<currency> is that run's liability)",
     )
     .argument('<format>', 'hledger')
-    .requiredOption('--out <file>', 'the journal to write')
+    .requiredOption('--out <file>', 'the journal to write (-: standard output)')
+    .addOption(
+      new Option('--run <id>', 'the check run whose cut-off and merchant it takes (default: the newest)').argParser(
+        integer('--run', 1),
+      ),
+    )
     .addOption(db())
     .action(async (format: string, options) => {
       await (await import('./export.js')).exportCommand(format, options);

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
-import { nightlyRollForward, nightlyTally, type RollForward } from '../checks/rollforward.js';
+import { nightlyRollForward, nightlyTally, type RollForward } from '../ledger/rollforward.js';
 import { inferMerchant, matchBooksForRun, runCatalogue, syncToCheck } from '../checks/run-checks.js';
 import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';

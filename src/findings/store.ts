@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { RecordRef } from '../checks/check.js';
 import { type CheckCode, CHECK_CODES, CHECKS } from '../checks/index.js';
-import type { PreviousClosing, RollForward } from '../checks/rollforward.js';
+import type { PreviousClosing, RollForward } from '../ledger/rollforward.js';
 import type { Mirror } from '../db/mirror.js';
 import { fromSql, toSql } from '../db/rows.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { SEVERITIES, type Severity } from '../checks/check.js';
 import { type CheckCode, CHECKS } from '../checks/index.js';
-import type { RollForward } from '../checks/rollforward.js';
+import type { RollForward } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
 import { AGE_BUCKETS, ageBucketOf, type Finding } from './finding.js';
 import type { Standing } from './standing.js';

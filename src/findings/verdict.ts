@@ -1,7 +1,7 @@
 /** A run's verdict and exit code (DESIGN.md), decided from its findings: pure. */
 import { SEVERITY_RANK, type Severity } from '../checks/check.js';
 import type { Finding } from './finding.js';
-import type { RollForward } from '../checks/rollforward.js';
+import type { RollForward } from '../ledger/rollforward.js';
 
 export type Verdict = 'RECONCILED' | 'BREAKS' | 'INCOMPLETE';
 export type FailOn = Severity | 'never';

@@ -10,8 +10,11 @@
  * or EXPIRE entry before the cut-off owes nothing (the voided or expired amount is the
  * entry's balanceBefore, as in the nightly roll-forward).
  */
-import { walkCardFigures } from '../checks/card-ledger.js';
-import { closingOf, LiabilityTally, type LiabilityFlows } from '../checks/ledger-state.js';
+import { walkCardFigures } from '../ledger/walk.js';
+import { periodRollForwards, type PeriodRollForward } from '../ledger/rollforward.js';
+import { LiabilityTally } from '../ledger/state.js';
+
+export type { PeriodRollForward } from '../ledger/rollforward.js';
 import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
@@ -43,29 +46,6 @@ export interface CardAtCutOff {
   inFlightCents: number | null;
   closed: boolean;
   entriesInPeriod: number;
-}
-
-/** The roll-forward of one currency and program. */
-export interface PeriodRollForward extends LiabilityFlows {
-  currency: string;
-  programId: string | null;
-  /** opening + issued − debited + refunded − voided − expired. */
-  closingFromFlowsCents: number;
-  /** Σ every card's balance at the closing cut-off. */
-  closingFromCardsCents: number;
-  /** closingFromCards − closingFromFlows: zero when the roll-forward ties out. */
-  differenceCents: number;
-  /** For a period that ends now: Σ the open cards' remainingBalance, and its difference to closingFromCards. */
-  serviceRemainingCents: number | null;
-  serviceDifferenceCents: number | null;
-  /** Cards whose snapshot and ledger are not of one moment (a period that ends now): what they hold beyond their ledgers, shown apart, never a break. */
-  inFlightCents: number;
-  inFlightCards: number;
-  cards: number;
-  /** Cards whose figures an amount off the cent leaves unknown: the tie-out cannot close while any remain. */
-  unknownCards: number;
-  entriesInPeriod: number;
-  closes: boolean;
 }
 
 export interface PeriodClose {
@@ -155,34 +135,7 @@ export async function closePeriod(
       });
     }
 
-  const rollForwards = tally.groups().map((group): PeriodRollForward => {
-    const closingFromFlowsCents = closingOf(group);
-    const differenceCents = group.ledgerClosingCents - closingFromFlowsCents;
-    const serviceRemainingCents = endsNow ? group.serviceCents : null;
-    const serviceDifferenceCents =
-      serviceRemainingCents === null ? null : serviceRemainingCents - group.ledgerClosingCents;
-    return {
-      currency: group.currency,
-      programId: group.programId,
-      openingCents: group.openingCents,
-      issuedCents: group.issuedCents,
-      debitedCents: group.debitedCents,
-      refundedCents: group.refundedCents,
-      voidedCents: group.voidedCents,
-      expiredCents: group.expiredCents,
-      closingFromFlowsCents,
-      closingFromCardsCents: group.ledgerClosingCents,
-      differenceCents,
-      serviceRemainingCents,
-      serviceDifferenceCents,
-      inFlightCents: endsNow ? group.inFlightCents : 0,
-      inFlightCards: endsNow ? group.inFlightCards : 0,
-      cards: group.cards,
-      unknownCards: group.unknownCards,
-      entriesInPeriod: group.entries,
-      closes: group.unknownCards === 0 && differenceCents === 0 && (serviceDifferenceCents ?? 0) === 0,
-    };
-  });
+  const rollForwards = periodRollForwards(tally, endsNow);
   return {
     period,
     asOfMs,

@@ -1,14 +1,22 @@
 /**
  * The gift card ledger as an hledger journal, so hledger can recompute every balance
- * independently of this tool: one account per card (giftcards:<currency>:<card>), an opening
- * transaction from the initial balance, and every entry a transaction whose posting carries a
- * balance assertion from the service's balanceAfter. Entries are written in each card's chain
- * order; hledger checks the assertions in date order, then file order.
+ * independently of this tool, at the run's cut-off and by the ledger stage's definitions: one
+ * account per card of our merchant (giftcards:<currency>:<card>), an opening transaction from
+ * the initial balance, and every entry before the cut-off a transaction: a DEBIT takes its
+ * amount out, a REFUND puts it back, each asserting the service's balanceAfter; a VOID or
+ * EXPIRE takes the card's balanceBefore out of the liability (equity:voided, income:breakage)
+ * and asserts the card owes nothing. `hledger balance giftcards:<currency>` is then the
+ * liability roll-forward's closing at the same cut-off. Another merchant's cards are under
+ * foreign:, never in the liability; a card an amount off the cent leaves unknown is a comment,
+ * counted apart as the roll-forward counts it. Entries are written in each card's chain order;
+ * hledger checks the assertions in date order, then file order.
  */
 import { WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Mirror } from '../db/mirror.js';
-import { ReportStore } from './store.js';
+import type { CardSnapshot, LedgerEntry } from '../ledger/types.js';
+import { BEGINNING, cardBetween, closes, entryMove, type EntryMove } from '../ledger/state.js';
+import { walkCardLedgers } from '../ledger/walk.js';
 import { formatCents } from '../money.js';
 
 /**
@@ -30,11 +38,63 @@ export function accountPart(text: string): string {
   );
 }
 
-/** An amount as hledger reads it: the exact decimal the service sent when it is off the cent. */
-function amount(cents: number | null, raw: number | null, currency: string): string {
-  const text = cents !== null ? formatCents(cents) : String(raw ?? 0);
+/** An amount as hledger reads it. */
+function amount(cents: number, currency: string): string {
   // A commodity symbol other than letters must be double-quoted in a journal.
-  return `${text} ${/^[A-Za-z]+$/.test(currency) ? currency : `"${accountPart(currency)}"`}`;
+  return `${formatCents(cents)} ${/^[A-Za-z]+$/.test(currency) ? currency : `"${accountPart(currency)}"`}`;
+}
+
+/** Where the journal stops and whose cards are the liability. */
+export interface JournalScope {
+  /** Cards issued and entries made before this instant (the run's cut-off). */
+  cutOffMs: number;
+  /** Our merchant (null: every card is ours, as the roll-forward counts before a run pinned one). */
+  merchantId: string | null;
+}
+
+/** The account that takes each entry's move, by the flow it counts in. */
+const COUNTER: Record<EntryMove['flow'], string> = {
+  debitedCents: 'income:redeemed',
+  refundedCents: 'income:refunded',
+  voidedCents: 'equity:voided',
+  expiredCents: 'income:breakage',
+};
+
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** One card's transactions, or its comment when the ledger stage cannot know its figures. */
+function cardJournal(card: CardSnapshot, entries: readonly LedgerEntry[], scope: JournalScope, root: string): string[] {
+  const before = entries.filter((entry) => entry.createdAtMs < scope.cutOffMs);
+  const figures = cardBetween(card, before, { fromMs: BEGINNING, toMs: scope.cutOffMs }, false);
+  if (figures.unknown || card.initialCents === null)
+    return [
+      `; card ${journalText(card.giftCardId)} (${journalText(card.currency)}): an amount off the cent leaves its figures unknown; counted apart, as the roll-forward counts it (see GC_INVALID_AMOUNT)\n\n`,
+    ];
+  const account = `${root}:${accountPart(card.currency)}:${accountPart(card.giftCardId)}`;
+  const opening = amount(card.initialCents, card.currency);
+  const text = [
+    `${day(card.issuedAtMs)} issued card ${journalText(card.giftCardId)}\n    ${account}  ${opening} = ${opening}\n    equity:issued\n\n`,
+  ];
+  for (const entry of before) {
+    const move = entryMove(entry);
+    const head = `${day(entry.createdAtMs)} ${journalText(entry.type)} ${journalText(entry.transactionId)}  ; reference: ${journalText(entry.referenceId)}`;
+    if (move === null || move.cents === null) {
+      text.push(`${head}\n    ; moves nothing in the liability\n\n`);
+      continue;
+    }
+    const out = move.flow === 'debitedCents' || move.flow === 'voidedCents' || move.flow === 'expiredCents';
+    const posted = amount(out ? -move.cents : move.cents, card.currency);
+    // A closing entry leaves the card owing nothing; the service's balanceAfter stays on a card no one owes.
+    const asserted = closes(entry)
+      ? amount(0, card.currency)
+      : entry.afterCents === null
+        ? null
+        : amount(entry.afterCents, card.currency);
+    text.push(
+      `${head}\n    ${account}  ${posted}${asserted === null ? '' : ` = ${asserted}`}\n    ${COUNTER[move.flow]}\n\n`,
+    );
+  }
+  return text;
 }
 
 /**
@@ -44,6 +104,7 @@ function amount(cents: number | null, raw: number | null, currency: string): str
 export async function exportHledger(
   mirror: Mirror,
   out: NodeJS.WritableStream,
+  scope: JournalScope,
 ): Promise<{ cards: number; entries: number }> {
   // A stream that fails (a full disk, a closed pipe) ends every wait on it.
   const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
@@ -52,34 +113,19 @@ export async function exportHledger(
     if (!out.write(text)) await Promise.race([once(out as NodeJS.EventEmitter, 'drain'), failed]);
   };
   await write(
-    `; ledger-recon export of the gift card ledger, ${new Date().toISOString()}\n; one account per card; each posting asserts the service's balanceAfter\n\n`,
+    `; ledger-recon export of the gift card ledger at the cut-off ${new Date(scope.cutOffMs).toISOString()}: cards issued and entries made before it\n` +
+      `; giftcards:<currency>:<card> are our merchant's cards${scope.merchantId === null ? '' : ` (${journalText(scope.merchantId)})`}: hledger balance giftcards:<currency> is the liability; foreign: another merchant's\n` +
+      "; each DEBIT and REFUND asserts the service's balanceAfter; a VOID or EXPIRE takes the balance out and asserts 0\n\n",
   );
   let cards = 0;
   let entries = 0;
-  let current = '';
-  for await (const batch of new ReportStore(mirror).journal())
-    for (const row of batch) {
-      const account = `giftcards:${accountPart(row.currency)}:${accountPart(row.gift_card_id)}`;
-      if (row.gift_card_id !== current) {
-        current = row.gift_card_id;
-        cards += 1;
-        const opening = amount(row.initial_balance_cents, row.initial_raw, row.currency);
-        await write(
-          `${row.issued_at.slice(0, 10)} issued card ${journalText(row.gift_card_id)}\n    ${account}  ${opening} = ${opening}\n    equity:issued\n\n`,
-        );
-      }
-      if (row.transaction_id === null || row.type === null || row.created_at === null) continue;
-      entries += 1;
-      const moved = row.type === 'DEBIT' || row.type === 'REFUND';
-      const sign = row.type === 'DEBIT' ? '-' : '';
-      const posting = moved
-        ? `${sign}${amount(row.amount_cents, row.amount_raw, row.currency)}`.replace(/^--/, '')
-        : `0 ${row.currency}`;
-      const counter =
-        row.type === 'DEBIT' ? 'income:redeemed' : row.type === 'REFUND' ? 'income:refunded' : 'equity:closed';
-      await write(
-        `${row.created_at.slice(0, 10)} ${journalText(row.type)} ${journalText(row.transaction_id)}  ; reference: ${journalText(row.reference_id ?? '')}\n    ${account}  ${posting} = ${amount(row.balance_after_cents, row.after_raw, row.currency)}\n    ${counter}\n\n`,
-      );
+  for await (const batch of walkCardLedgers(mirror))
+    for (const { card, entries: ledger } of batch) {
+      if (card.issuedAtMs >= scope.cutOffMs) continue;
+      const root = scope.merchantId === null || card.merchantId === scope.merchantId ? 'giftcards' : 'foreign';
+      cards += 1;
+      entries += ledger.filter((entry) => entry.createdAtMs < scope.cutOffMs).length;
+      for (const text of cardJournal(card, ledger, scope, root)) await write(text);
     }
   if (out instanceof WriteStream) {
     out.end();

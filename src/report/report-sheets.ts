@@ -5,8 +5,9 @@
  * the run's finding codes per record (for the "findings" columns).
  */
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
-import { walkCardLedgers } from '../checks/card-ledger.js';
-import { cardReconciliation } from '../checks/ledger-state.js';
+import { walkCardLedgers } from '../ledger/walk.js';
+import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
+import { cardReconciliation } from '../ledger/state.js';
 import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
 import { formatCents } from '../money.js';
@@ -438,67 +439,52 @@ async function* cardRows(
     }
 }
 
-/** Per card and reference with a refund: one pass over the ledger in card order, grouped in memory one card at a time. */
+/** Per card and reference with a refund: one pass over the ledger in card order, grouped one card at a time by the ledger stage. */
 async function* refundRows(
   reads: ReportStore,
   findingsOf: FindingsOf,
   only: string | null,
   keysOnly = false,
 ): AsyncGenerator<Keyed> {
-  interface Group {
-    debits: number;
-    debited: number;
-    refunds: number;
-    refunded: number;
-    refundIds: string[];
-  }
+  type Entry = ReferencedEntry & { transactionId: string };
   let card = '';
   let currency = '';
-  let groups = new Map<string, Group>();
+  let entries: Entry[] = [];
   const flush = function* (): Generator<Keyed> {
-    for (const [reference, g] of groups) {
-      if (g.refunds === 0) continue;
-      const findings = findingsOf(card, ...g.refundIds);
+    for (const [reference, group] of byReference(entries)) {
+      if (group.refunds.length === 0) continue;
+      const findings = findingsOf(card, ...group.refunds.map((refund) => refund.transactionId));
       if (keysOnly) yield [`${card} ${reference}`, NO_CELLS, findings !== ''];
-      else
+      else {
+        const left = refundableLeftCents(group);
         yield [
           `${card} ${reference}`,
           [
             card,
             currency,
             reference,
-            g.debits,
-            money(g.debited, currency),
-            g.refunds,
-            money(g.refunded, currency),
-            money(g.debited - g.refunded, currency),
+            group.debits.length,
+            money(group.debitedCents, currency),
+            group.refunds.length,
+            money(group.refundedCents, currency),
+            // Re-performs itself: debited − refunded.
+            left === null ? null : { formula: 'E{row}-G{row}', cents: left, currency },
             findings,
           ],
           findings !== '',
         ];
+      }
     }
   };
   for await (const batch of reads.refundEntries(only))
-    for (const [id, c, reference, type, amount, transactionId] of batch) {
+    for (const [id, c, referenceId, type, amountCents, transactionId] of batch) {
       if (id !== card) {
         yield* flush();
         card = id;
         currency = c;
-        groups = new Map();
+        entries = [];
       }
-      let g = groups.get(reference);
-      if (!g) {
-        g = { debits: 0, debited: 0, refunds: 0, refunded: 0, refundIds: [] };
-        groups.set(reference, g);
-      }
-      if (type === 'DEBIT') {
-        g.debits += 1;
-        g.debited += amount ?? 0;
-      } else {
-        g.refunds += 1;
-        g.refunded += amount ?? 0;
-        g.refundIds.push(transactionId);
-      }
+      entries.push({ type, referenceId, amountCents, transactionId });
     }
   yield* flush();
 }

@@ -6,10 +6,11 @@
 import { closeSync, createWriteStream, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type { Mirror } from '../db/mirror.js';
 import { formatCents } from '../money.js';
+import { closingOfKnown } from '../ledger/state.js';
+import type { Mirror } from '../db/mirror.js';
 import { ensureFolder, replaceable } from '../paths.js';
-import { closePeriod, type CardAtCutOff, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
+import { closePeriod, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
 import { removeStalePartials } from './partials.js';
@@ -130,21 +131,6 @@ const ROLL_HEADER = [
   'ties out',
 ];
 
-/** A card's closing from its own flows, or null when an amount is unknown. */
-function expectedClosing(card: CardAtCutOff): number | null {
-  const parts = [
-    card.openingCents,
-    card.issuedCents,
-    card.debitedCents,
-    card.refundedCents,
-    card.voidedCents,
-    card.expiredCents,
-  ];
-  if (parts.some((part) => part === null)) return null;
-  const [opening, issued, debited, refunded, voided, expired] = parts as number[];
-  return opening! + issued! - debited! + refunded! - voided! - expired!;
-}
-
 /**
  * Closes the period and writes its files into `outDir`.
  * @returns the close and the paths written.
@@ -174,7 +160,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
       options.period,
       (card) => {
         cards += 1;
-        const expected = expectedClosing(card);
+        const expected = closingOfKnown(card);
         const difference = expected === null || card.closingCents === null ? null : card.closingCents - expected;
         const figures = [
           card.openingCents,

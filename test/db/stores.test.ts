@@ -7,6 +7,7 @@ import { BooksStore } from '../../src/books/store.js';
 import { ChecksStore } from '../../src/checks/store.js';
 import type { Mirror } from '../../src/db/mirror.js';
 import { giftCards, giftCardTransactions } from '../../src/db/schema.js';
+import { LedgerStore } from '../../src/ledger/store.js';
 import { ReportStore } from '../../src/report/store.js';
 import { SyncStore } from '../../src/sync/store.js';
 import { BACKENDS } from '../support/backends.js';
@@ -52,7 +53,10 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
       store.merchantCounts(),
     ])
       expect(await read).toEqual([]);
-    const cursors = store.ledgerCursors([giftCards.giftCardId] as const, [giftCardTransactions.giftCardId] as const);
+    const cursors = new LedgerStore(mirror).ledgerCursors(
+      [giftCards.giftCardId] as const,
+      [giftCardTransactions.giftCardId] as const,
+    );
     expect([...(await all(cursors.cards)), ...(await all(cursors.entries))]).toEqual([]);
   });
 

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSync } from '../../src/sync/run-sync.js';
-import { cleanEnv, runCli } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { startServices } from '../support/simulator.js';
 import { mirrorAt, openMirrorAt } from '../support/test-db.js';
 
@@ -13,9 +14,31 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-hledger-'));
 });
-afterEach(() => {
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The liability each currency's roll-forward line of a check states (its closing), in the journal's notation; a currency whose cards hold nothing left out. */
+function statedLiabilities(output: string): Map<string, string> {
+  const lines = [...output.matchAll(/^liability ([A-Z]{3}): .* = (-?[\d,]+\.\d{2}); /gm)];
+  return new Map(
+    lines.map((m): [string, string] => [m[1]!, m[2]!.replaceAll(',', '')]).filter(([, closing]) => closing !== '0.00'),
+  );
+}
+
+/** What hledger says each currency's gift cards hold: `hledger balance giftcards:<currency>`, assertions aside (hledger leaves out a currency that holds nothing). */
+function hledgerLiabilities(journal: string): Map<string, string> {
+  const balance = spawnSync('hledger', ['-I', '-f', journal, 'balance', '^giftcards:', '--depth', '2', '-N'], {
+    encoding: 'utf8',
+  });
+  expect(balance.status, balance.stderr).toBe(0);
+  const rows = [...balance.stdout.matchAll(/^\s*(-?[\d.]+) ([A-Z]{3})\s+giftcards:([A-Z]{3})$/gm)];
+  for (const m of rows) expect(m[2]).toBe(m[3]);
+  return new Map(rows.map((m) => [m[3]!, m[1]!]));
+}
 
 /** Syncs a simulator (after `prepare`) into a mirror, exports it with the CLI, and runs `hledger check` on it. */
 async function exportAndCheck(prepare: (sim: Awaited<ReturnType<typeof startServices>>['sim']) => string | undefined) {
@@ -89,8 +112,54 @@ describe.runIf(hasProgram('hledger', 'hledger'))('the hledger export', () => {
           (a) =>
             a &&
             !a.startsWith('giftcards:') &&
-            !['equity:issued', 'equity:closed', 'income:redeemed', 'income:refunded'].includes(a),
+            !['equity:issued', 'equity:voided', 'income:breakage', 'income:redeemed', 'income:refunded'].includes(a),
         ),
     ).toEqual([]);
+  });
+
+  it("states the liability: hledger balance giftcards:<currency> is the check's closing per currency on the demo, planted breaks and all", async () => {
+    const db = join(dir, 'demo.db');
+    const demo = await runCli(['demo', '--db', db, '--out', join(dir, 'reports')], cleanEnv());
+    expect(demo.status, demo.stderr).toBe(0);
+    const stated = statedLiabilities(demo.stdout);
+    expect([...stated.keys()].sort()).toEqual(['EUR', 'GBP', 'INR', 'USD']);
+    const journal = join(dir, 'demo.journal');
+    const exported = await runCli(['export', 'hledger', '--db', db, '--out', journal], cleanEnv());
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(hledgerLiabilities(journal)).toEqual(stated);
+    // Voided and expired balances leave the liability as the roll-forward's voided and expired.
+    const text = readFileSync(journal, 'utf8');
+    expect(text).toMatch(
+      / VOID [^\n]*\n {4}giftcards:[A-Z]{3}:[0-9a-f-]{36} {2}-\d+\.\d{2} [A-Z]{3} = 0\.00 [A-Z]{3}\n {4}equity:voided\n/,
+    );
+    expect(text).toMatch(
+      / EXPIRE [^\n]*\n {4}giftcards:[A-Z]{3}:[0-9a-f-]{36} {2}-\d+\.\d{2} [A-Z]{3} = 0\.00 [A-Z]{3}\n {4}income:breakage\n/,
+    );
+    // The demo's card of another merchant is no part of it.
+    expect(text).toMatch(/\n {4}foreign:[A-Z]{3}:[0-9a-f-]{36} {2}/);
+  });
+
+  it("states the liability of a live world at its run's cut-off, and hledger check passes on it", async () => {
+    sim = await startSimulator({ size: 'tiny', seed: 96, live: { intervalMs: 2 } });
+    const env = simulatorEnv(sim);
+    const db = mirrorAt(dir);
+    const out = join(dir, 'reports');
+    for (let night = 1; night <= 2; night += 1) {
+      const run = await runCli(['run', '--db', db, '--out', out], env);
+      expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
+    }
+    const check = await runCli(['check', '--db', db], env);
+    expect(check.status, check.stderr).toBe(0);
+    const stated = statedLiabilities(check.stdout);
+    expect(stated.size).toBeGreaterThan(0);
+    // The world moves on; the journal stays at the check run's cut-off.
+    await new Promise((done) => setTimeout(done, 50));
+    const journal = join(dir, 'live.journal');
+    const exported = await runCli(['export', 'hledger', '--db', db, '--out', journal], env);
+    expect(exported.status, exported.stderr).toBe(0);
+    const hledgerCheck = spawnSync('hledger', ['-f', journal, 'check'], { encoding: 'utf8' });
+    expect(hledgerCheck.stderr).toBe('');
+    expect(hledgerCheck.status).toBe(0);
+    expect(hledgerLiabilities(journal)).toEqual(stated);
   });
 });

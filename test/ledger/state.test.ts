@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { WalkedCard } from '../../src/checks/card-ledger.js';
+import type { WalkedCard } from '../../src/ledger/walk.js';
 import {
   BEGINNING,
   cardAt,
@@ -9,13 +9,13 @@ import {
   LiabilityTally,
   type CardFacts,
   type EntryFacts,
-} from '../../src/checks/ledger-state.js';
+} from '../../src/ledger/state.js';
 import {
   nightlyRollForward,
   nightlyTally,
   type PreviousClosing,
   type RollForward,
-} from '../../src/checks/rollforward.js';
+} from '../../src/ledger/rollforward.js';
 
 const OURS = 'merchant-ours';
 const T0 = Date.UTC(2026, 9, 1);

@@ -5,16 +5,9 @@
  * hold at this run's cut-off. A re-base (the ledger before the previous cut-off is not what
  * the previous run saw) is a line of its own with its amount and reason. Cents only.
  */
-import {
-  BEGINNING,
-  closingOf,
-  emptyGroup,
-  LiabilityTally,
-  type LiabilityFlows,
-  type LiabilityGroup,
-} from './ledger-state.js';
+import { BEGINNING, closingOf, emptyGroup, LiabilityTally, type LiabilityFlows, type LiabilityGroup } from './state.js';
 
-export type { LiabilityFlows } from './ledger-state.js';
+export type { LiabilityFlows } from './state.js';
 
 export interface RollForward extends LiabilityFlows {
   currency: string;
@@ -116,6 +109,66 @@ export function nightlyRollForward(tally: LiabilityTally, previous: PreviousClos
       unknownCards: group.unknownCards,
       fromMs,
       cutOffMs: tally.between.toMs,
+    };
+  });
+}
+
+/** The roll-forward of one currency and program. */
+export interface PeriodRollForward extends LiabilityFlows {
+  currency: string;
+  programId: string | null;
+  /** opening + issued − debited + refunded − voided − expired. */
+  closingFromFlowsCents: number;
+  /** Σ every card's balance at the closing cut-off. */
+  closingFromCardsCents: number;
+  /** closingFromCards − closingFromFlows: zero when the roll-forward ties out. */
+  differenceCents: number;
+  /** For a period that ends now: Σ the open cards' remainingBalance, and its difference to closingFromCards. */
+  serviceRemainingCents: number | null;
+  serviceDifferenceCents: number | null;
+  /** Cards whose snapshot and ledger are not of one moment (a period that ends now): what they hold beyond their ledgers, shown apart, never a break. */
+  inFlightCents: number;
+  inFlightCards: number;
+  cards: number;
+  /** Cards whose figures an amount off the cent leaves unknown: the tie-out cannot close while any remain. */
+  unknownCards: number;
+  entriesInPeriod: number;
+  closes: boolean;
+}
+
+/**
+ * A period's roll-forward per currency and program: opening + flows = closing from flows, tied
+ * out against every card's balance at the closing cut-off and, for a period that ends now,
+ * against the service's figure (cards in flight at their ledger balance, what they hold beyond
+ * it shown apart).
+ */
+export function periodRollForwards(tally: LiabilityTally, endsNow: boolean): PeriodRollForward[] {
+  return tally.groups().map((group): PeriodRollForward => {
+    const closingFromFlowsCents = closingOf(group);
+    const differenceCents = group.ledgerClosingCents - closingFromFlowsCents;
+    const serviceRemainingCents = endsNow ? group.serviceCents : null;
+    const serviceDifferenceCents =
+      serviceRemainingCents === null ? null : serviceRemainingCents - group.ledgerClosingCents;
+    return {
+      currency: group.currency,
+      programId: group.programId,
+      openingCents: group.openingCents,
+      issuedCents: group.issuedCents,
+      debitedCents: group.debitedCents,
+      refundedCents: group.refundedCents,
+      voidedCents: group.voidedCents,
+      expiredCents: group.expiredCents,
+      closingFromFlowsCents,
+      closingFromCardsCents: group.ledgerClosingCents,
+      differenceCents,
+      serviceRemainingCents,
+      serviceDifferenceCents,
+      inFlightCents: endsNow ? group.inFlightCents : 0,
+      inFlightCards: endsNow ? group.inFlightCards : 0,
+      cards: group.cards,
+      unknownCards: group.unknownCards,
+      entriesInPeriod: group.entries,
+      closes: group.unknownCards === 0 && differenceCents === 0 && (serviceDifferenceCents ?? 0) === 0,
     };
   });
 }

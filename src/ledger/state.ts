@@ -140,20 +140,50 @@ export function flowsBetween(card: CardFacts, entries: readonly EntryFacts[], fr
     if (entry.createdAtMs < fromMs) continue;
     if (entry.createdAtMs >= toMs) break;
     flows.entries += 1;
-    const moved = entry.type === 'DEBIT' || entry.type === 'REFUND' ? entry.amountCents : entry.beforeCents;
-    if (moved === null) {
-      if (entry.type === 'DEBIT' || entry.type === 'REFUND' || closes(entry)) flows.unknown = true;
-      continue;
-    }
-    if (entry.type === 'DEBIT') flows.debitedCents += moved;
-    else if (entry.type === 'REFUND') flows.refundedCents += moved;
-    else if (entry.type === 'VOID') flows.voidedCents += moved;
-    else if (entry.type === 'EXPIRE') flows.expiredCents += moved;
+    const move = entryMove(entry);
+    if (move === null) continue;
+    if (move.cents === null) flows.unknown = true;
+    else flows[move.flow] += move.cents;
   }
   return flows;
 }
 
-const closes = (entry: EntryFacts): boolean => entry.type === 'VOID' || entry.type === 'EXPIRE';
+/** What an entry moves in the liability: the flow it counts in and its cents (null when off the cent); null for an entry that moves nothing. */
+export interface EntryMove {
+  flow: 'debitedCents' | 'refundedCents' | 'voidedCents' | 'expiredCents';
+  /** DEBIT and REFUND move their amount; VOID and EXPIRE take the card's balanceBefore out. */
+  cents: number | null;
+}
+
+/** The one definition of what an entry moves: a DEBIT its amount out, a REFUND its amount in, a VOID or EXPIRE its balanceBefore out. */
+export function entryMove(entry: Pick<EntryFacts, 'type' | 'amountCents' | 'beforeCents'>): EntryMove | null {
+  switch (entry.type) {
+    case 'DEBIT':
+      return { flow: 'debitedCents', cents: entry.amountCents };
+    case 'REFUND':
+      return { flow: 'refundedCents', cents: entry.amountCents };
+    case 'VOID':
+      return { flow: 'voidedCents', cents: entry.beforeCents };
+    case 'EXPIRE':
+      return { flow: 'expiredCents', cents: entry.beforeCents };
+    default:
+      return null;
+  }
+}
+
+/** An entry that closes its card: VOID or EXPIRE (they take its balanceBefore out; their amount moves nothing). */
+export const closes = (entry: Pick<EntryFacts, 'type'>): boolean => entry.type === 'VOID' || entry.type === 'EXPIRE';
+
+/** An entry that moves money by its amount: DEBIT or REFUND. */
+export const movesMoney = (entry: Pick<EntryFacts, 'type'>): boolean =>
+  entry.type === 'DEBIT' || entry.type === 'REFUND';
+
+/** The cents a DEBIT or REFUND should move the balance by: −amount, +amount; 0 otherwise; null when off the cent. */
+export function signedAmount(entry: Pick<EntryFacts, 'type' | 'amountCents'>): number | null {
+  if (entry.type === 'DEBIT') return entry.amountCents === null ? null : -entry.amountCents;
+  if (entry.type === 'REFUND') return entry.amountCents;
+  return 0;
+}
 
 /** One card between two cut-offs, as every surface shows it. */
 export interface CardBetween {
@@ -345,6 +375,21 @@ export function closingOf(flows: LiabilityFlows): number {
     flows.voidedCents -
     flows.expiredCents
   );
+}
+
+/** {@link closingOf} of figures that may be unknown (an amount off the cent): null when one is. */
+export function closingOfKnown(flows: { [K in keyof LiabilityFlows]: number | null }): number | null {
+  const { openingCents, issuedCents, debitedCents, refundedCents, voidedCents, expiredCents } = flows;
+  if (
+    openingCents === null ||
+    issuedCents === null ||
+    debitedCents === null ||
+    refundedCents === null ||
+    voidedCents === null ||
+    expiredCents === null
+  )
+    return null;
+  return closingOf({ openingCents, issuedCents, debitedCents, refundedCents, voidedCents, expiredCents });
 }
 
 /** A card against its whole ledger, as the Card reconciliation sheet and the card_reconciliation view state it. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { orderByLinks, walkCardLedgers } from '../../src/checks/card-ledger.js';
+import { orderByLinks, walkCardLedgers } from '../../src/ledger/walk.js';
 import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger } from '../../src/checks/check.js';
 import { CATALOGUE, type CheckCode } from '../../src/checks/index.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0, type Op } from '../support/fixtures.js';

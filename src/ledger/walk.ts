@@ -7,9 +7,9 @@ import type { AnyColumn } from 'drizzle-orm';
 import type { Mirror } from '../db/mirror.js';
 import { giftCards, giftCardTransactions } from '../db/schema.js';
 import type { RowOf } from '../db/typed-rows.js';
-import { ChecksStore } from './store.js';
-import type { CardLedger, CardSnapshot, LedgerEntry } from './check.js';
-import type { EntryFacts } from './ledger-state.js';
+import { LedgerStore } from './store.js';
+import type { CardLedger, CardSnapshot, LedgerEntry } from './types.js';
+import type { EntryFacts } from './state.js';
 
 /** What following an entry's links needs of it. */
 type LinkedEntry = Pick<LedgerEntry, 'createdAtMs' | 'beforeCents' | 'afterCents'>;
@@ -104,7 +104,7 @@ type OnOrphan = (giftCardId: string, createdAtMs: number) => void;
  * `only`: a JSON array of card IDs, to walk those cards alone (a report's flagged rows).
  */
 export function walkCardLedgers(mirror: Mirror, onOrphan?: OnOrphan, only?: string): AsyncGenerator<WalkedCard[]> {
-  return walk(new ChecksStore(mirror), FULL, onOrphan, only);
+  return walk(new LedgerStore(mirror), FULL, onOrphan, only);
 }
 
 /**
@@ -115,7 +115,7 @@ export function walkCardFigures(
   mirror: Mirror,
   onOrphan?: OnOrphan,
 ): AsyncGenerator<Array<{ card: CardSnapshot; entries: EntryFacts[] }>> {
-  return walk(new ChecksStore(mirror), FIGURES, onOrphan, undefined);
+  return walk(new LedgerStore(mirror), FIGURES, onOrphan, undefined);
 }
 
 /**
@@ -126,7 +126,7 @@ export function walkCardFigures(
 const CARDS_PER_BATCH = 16;
 
 async function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(
-  store: ChecksStore,
+  store: LedgerStore,
   reader: EntryReader<C, E>,
   onOrphan: OnOrphan | undefined,
   only: string | undefined,
