@@ -23,6 +23,7 @@ const ON_BOTH = [
   'test/ledger/walk.test.ts',
   'test/checks/query-checks.test.ts',
   'test/checks/runs.test.ts',
+  'test/db/views.test.ts',
   'test/cli/run.test.ts',
   'test/cli/sync.test.ts',
   'test/cli/sql.test.ts',

@@ -203,3 +203,30 @@ describe('the seam to the mirror', () => {
     expect(makers.map((file) => relative(SRC, file))).toContain(join('db', 'sqlite', 'queries.ts'));
   });
 });
+
+describe('one truth per figure: balances and the liability are the ledger stage’s', () => {
+  /** Ways of computing a balance, a flow or a roll-forward by hand. */
+  const SECOND_DEFINITIONS: readonly [string, RegExp][] = [
+    ['sums an amount or a figure in cents', /\+=\s*[\w.]*\b(amount\w*|\w*Cents)\b|\b\w*Cents\s*[-+]=/],
+    ['rolls a liability forward', /[iI]ssued\w*\s*[-+]\s*[\w.]*[dD]ebited/],
+    ['decides which entry closes a card', /type\s*===\s*'(VOID|EXPIRE)'/],
+    ['moves a balance by hand', /(before|after|initial|remaining)\w*Cents\s*[-+]\s*[\w.(]/],
+    ['sums balances or ledger amounts in SQL', /SUM\([^)]*\b(\w*balance\w*|t\.amount_cents)\b/i],
+  ];
+  const secondDefinitions = (file: string): string[] => {
+    const text = readFileSync(file, 'utf8');
+    return SECOND_DEFINITIONS.filter(([, pattern]) => pattern.test(text)).map(
+      ([what]) => `${relative(SRC, file)} ${what}`,
+    );
+  };
+
+  it('finds them in the ledger stage, where they belong (the guard sees what it guards)', () => {
+    const found = [...sources(join(SRC, 'ledger'))].flatMap(secondDefinitions);
+    for (const [what] of SECOND_DEFINITIONS.slice(0, 4)) expect(found.join('\n')).toContain(what);
+  });
+
+  it('finds none outside src/ledger/ (the simulator, which plays the services, aside)', () => {
+    const outside = [...sources(SRC)].filter((file) => !['ledger', 'sim'].includes(stageOf(file)));
+    expect(outside.flatMap(secondDefinitions)).toEqual([]);
+  });
+});

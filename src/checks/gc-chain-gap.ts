@@ -1,3 +1,4 @@
+import { brokenLinks } from '../ledger/state.js';
 import { cardCheck, type FindingDraft } from './check.js';
 import { cardBalanceStake, cardRef, cents, entryRef, money } from './refs.js';
 
@@ -11,34 +12,30 @@ export const gcChainGap = cardCheck({
     "Each entry's balance before must equal the previous entry's balance after (the first entry's must equal the initial balance). A gap means an entry is missing from the ledger, or an entry was rewritten.",
   timeSensitive: false,
   inspect({ card, entries }) {
-    const findings: FindingDraft[] = [];
-    let previous: { id: string | null; after: number | null } = { id: null, after: card.initialCents };
-    for (const entry of entries) {
-      if (previous.after !== null && entry.beforeCents !== null && entry.beforeCents !== previous.after) {
-        const difference = entry.beforeCents - previous.after;
-        const where = previous.id
-          ? `the previous entry ${previous.id} ended at ${money(previous.after, card.currency)}`
-          : `the card was issued with ${money(previous.after, card.currency)}`;
-        const between = previous.id
-          ? `between entry ${previous.id} and entry ${entry.transactionId}`
+    return brokenLinks(card.initialCents, entries).map(
+      ({ previous, previousAfterCents, entry, gapCents }): FindingDraft => {
+        const before = entry.beforeCents as number;
+        const where = previous
+          ? `the previous entry ${previous.transactionId} ended at ${money(previousAfterCents, card.currency)}`
+          : `the card was issued with ${money(previousAfterCents, card.currency)}`;
+        const between = previous
+          ? `between entry ${previous.transactionId} and entry ${entry.transactionId}`
           : `before entry ${entry.transactionId}`;
-        findings.push({
+        return {
           entityType: 'giftCardTransaction',
           entityId: entry.transactionId,
           giftCardId: card.giftCardId,
           currency: card.currency,
-          measure: cents(previous.after, entry.beforeCents),
+          measure: cents(previousAfterCents, before),
           stakeKey: cardBalanceStake(card.giftCardId),
-          message: `card ${card.giftCardId}: entry ${entry.transactionId} starts at ${money(entry.beforeCents, card.currency)} but ${where} — a ${money(Math.abs(difference), card.currency)} entry is missing or was rewritten ${between}`,
+          message: `card ${card.giftCardId}: entry ${entry.transactionId} starts at ${money(before, card.currency)} but ${where} — a ${money(Math.abs(gapCents), card.currency)} entry is missing or was rewritten ${between}`,
           records: [
             cardRef(card.giftCardId),
-            ...(previous.id ? [entryRef(previous.id)] : []),
+            ...(previous ? [entryRef(previous.transactionId)] : []),
             entryRef(entry.transactionId),
           ],
-        });
-      }
-      previous = { id: entry.transactionId, after: entry.afterCents };
-    }
-    return findings;
+        };
+      },
+    );
   },
 });

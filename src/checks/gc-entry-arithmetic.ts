@@ -1,3 +1,4 @@
+import { expectedAfter } from '../ledger/state.js';
 import { cardCheck, type FindingDraft } from './check.js';
 import { cardBalanceStake, cardRef, cents, entryRef, money, signedAmount } from './refs.js';
 
@@ -13,9 +14,9 @@ export const gcEntryArithmetic = cardCheck({
   inspect({ card, entries }) {
     const findings: FindingDraft[] = [];
     for (const entry of entries) {
+      const expected = expectedAfter(entry);
       const delta = signedAmount(entry);
-      if (delta === null || entry.beforeCents === null || entry.afterCents === null) continue;
-      const expected = entry.beforeCents + delta;
+      if (expected === null || delta === null || entry.beforeCents === null || entry.afterCents === null) continue;
       if (expected === entry.afterCents) continue;
       const what =
         entry.type === 'DEBIT' || entry.type === 'REFUND'

@@ -422,3 +422,37 @@ export function cardReconciliation(
     recomputedCents === null || card.remainingCents === null ? null : card.remainingCents - recomputedCents;
   return { debitedCents, refundedCents, recomputedCents, differenceCents, entries: entries.length };
 }
+
+/** What an entry's balanceAfter should be: its balanceBefore moved by its own amount (VOID and EXPIRE move nothing); null when unknown. */
+export function expectedAfter(entry: Pick<EntryFacts, 'type' | 'amountCents' | 'beforeCents'>): number | null {
+  const delta = signedAmount(entry);
+  return delta === null || entry.beforeCents === null ? null : entry.beforeCents + delta;
+}
+
+/** A link of a card's chain that does not hold: the entry does not start where the one before it (or the issue) ended. */
+export interface BrokenLink<E> {
+  /** The entry before it, or null for the first (it should start at the initial balance). */
+  previous: E | null;
+  /** Where the chain stood: the previous entry's balanceAfter, or the initial balance. */
+  previousAfterCents: number;
+  entry: E;
+  /** balanceBefore − where the chain stood. */
+  gapCents: number;
+}
+
+/** Every link of a card's chain, in ledger order, whose entry's balanceBefore is not the previous balanceAfter (unknown amounts skip). */
+export function brokenLinks<E extends Pick<EntryFacts, 'beforeCents' | 'afterCents'>>(
+  initialCents: number | null,
+  entries: readonly E[],
+): BrokenLink<E>[] {
+  const broken: BrokenLink<E>[] = [];
+  let previous: E | null = null;
+  let after = initialCents;
+  for (const entry of entries) {
+    if (after !== null && entry.beforeCents !== null && entry.beforeCents !== after)
+      broken.push({ previous, previousAfterCents: after, entry, gapCents: entry.beforeCents - after });
+    previous = entry;
+    after = entry.afterCents;
+  }
+  return broken;
+}
