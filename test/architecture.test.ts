@@ -10,26 +10,19 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 
-type Stage = 'shared' | 'api' | 'db' | 'sync' | 'books' | 'ledger' | 'checks' | 'findings' | 'report' | 'sim' | 'cli';
+const DOC = readFileSync(new URL('../docs/architecture.md', import.meta.url), 'utf8');
 
-/** What each stage may import besides itself. */
-const MAY_IMPORT: Record<Stage, readonly Stage[]> = {
-  shared: [],
-  api: ['shared'],
-  db: ['shared'],
-  sync: ['api', 'db', 'shared'],
-  // The merchant's books come in beside the sync: they write their own tables of the mirror.
-  books: ['db', 'shared'],
-  ledger: ['db', 'shared'],
-  checks: ['ledger', 'books', 'db', 'shared'],
-  findings: ['checks', 'ledger', 'books', 'db', 'shared'],
-  report: ['findings', 'checks', 'ledger', 'books', 'db', 'shared'],
-  sim: ['shared'],
-  cli: ['api', 'db', 'sync', 'books', 'ledger', 'checks', 'findings', 'report', 'sim', 'shared'],
-};
+/** docs/architecture.md's "Who may import whom": per stage, what it may import, and what by type alone. */
+function documentedImports(): Map<string, { may: string[]; typeOnly: string[] }> {
+  const section = DOC.slice(DOC.indexOf('### Who may import whom'));
+  const names = (cell: string): string[] => [...cell.matchAll(/`(\w+)`/g)].map((m) => m[1]!);
+  const rows = [...section.matchAll(/^\| `(\w+)` \|([^|]*)\|([^|]*)\|/gm)];
+  return new Map(rows.map((m) => [m[1]!, { may: names(m[2]!), typeOnly: names(m[3]!) }]));
+}
+const DOCUMENTED = documentedImports();
 
-/** Type-only imports allowed across the flow: the findings stage judges what the sync re-read. */
-const TYPE_ONLY: readonly [Stage, Stage][] = [['findings', 'sync']];
+/** A folder of src/, or 'shared' for the files at its root. */
+type Stage = string;
 
 function stageOf(file: string): Stage {
   const [first, second] = relative(SRC, file).split(/[\\/]/);
@@ -69,16 +62,37 @@ describe('the stages’ import directions', () => {
     expect(imports.some((i) => stageOf(i.from) === 'findings' && stageOf(i.to) === 'checks')).toBe(true);
   });
 
-  it('never runs backwards: each stage imports only the stages before it', () => {
+  it("documents every stage: docs/architecture.md's table names exactly the folders of src/", () => {
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect([...DOCUMENTED.keys()].sort()).toEqual([...folders, 'shared'].sort());
+  });
+
+  it('never runs backwards: each stage imports only what docs/architecture.md lets it', () => {
     const backwards = imports
       .filter((i) => {
         const from = stageOf(i.from);
         const to = stageOf(i.to);
-        if (from === to || MAY_IMPORT[from].includes(to)) return false;
-        return !(i.typeOnly && TYPE_ONLY.some(([a, b]) => a === from && b === to));
+        const rule = DOCUMENTED.get(from);
+        if (from === to || rule?.may.includes(to)) return false;
+        return !(i.typeOnly && rule?.typeOnly.includes(to));
       })
       .map((i) => `${relative(SRC, i.from)} → ${relative(SRC, i.to)}`);
     expect(backwards).toEqual([]);
+  });
+
+  it('allows nothing the code does not do: every import the document lists is made (type-only ones by type alone)', () => {
+    const made = new Set(imports.map((i) => `${stageOf(i.from)} ${stageOf(i.to)} ${i.typeOnly ? 'type' : 'value'}`));
+    const unused: string[] = [];
+    for (const [from, rule] of DOCUMENTED) {
+      for (const to of rule.may)
+        if (!made.has(`${from} ${to} value`) && !made.has(`${from} ${to} type`)) unused.push(`${from} → ${to}`);
+      for (const to of rule.typeOnly)
+        if (!made.has(`${from} ${to} type`) || made.has(`${from} ${to} value`))
+          unused.push(`${from} → ${to} (type-only)`);
+    }
+    expect(unused).toEqual([]);
   });
 
   it("has no circle of imports, type-only imports included: a check's types never import the registry back", () => {
