@@ -33,6 +33,7 @@ const ON_BOTH = [
   'test/report/close.test.ts',
   'test/report/hledger.test.ts',
   'test/report/in-flight.test.ts',
+  'test/report/month-to-date.test.ts',
   'test/report/killed.test.ts',
   'test/report/printed.test.ts',
   'test/report/recalculated.test.ts',

@@ -9,7 +9,8 @@ import type { SyncEdge } from './ledger-reads.js';
 import type { CardCheck, CheckContext, CheckOptions, FindingDraft, RowsCheck } from './check.js';
 import { checksStore, type ChecksStore } from './store.js';
 import { BOOKS_CODES, CATALOGUE, type CheckCode, type Drafted } from './index.js';
-import type { CardBetween, LiabilityTally } from '../ledger/state.js';
+import type { RunTallies } from '../ledger/rollforward.js';
+import type { CardBetween } from '../ledger/state.js';
 import { matchBooks } from '../books/matching.js';
 import type { MatchOptions } from '../books/match.js';
 import { ConfigError } from '../errors.js';
@@ -20,7 +21,7 @@ export interface CatalogueRun {
   failedChecks: { code: CheckCode; error: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
   /** The liability between the previous run's cut-off and this run's, per currency. */
-  tally: LiabilityTally;
+  tallies: RunTallies;
   /** The cards with a time-sensitive break, as the tally counted them: the confirmation pass may find them in flight. */
   countedCards: Map<string, { ledger: WalkedCard; figures: CardBetween }>;
   cards: number;
@@ -59,11 +60,11 @@ export async function matchBooksForRun(
  * ordered pass over cards and their ledgers (cards the sync found in flight skip their
  * time-sensitive checks), query checks as SQL. A check that throws is recorded as failed;
  * the others still run.
- * @param tally the night's liability tally: every walked card is added to it.
+ * @param tallies the night's liability tallies (the night, the month to date): every walked card is added to them.
  */
 export async function runCatalogue(
   context: CheckContext,
-  tally: LiabilityTally,
+  tallies: RunTallies,
   booksMatching: BooksMatching = {},
 ): Promise<CatalogueRun> {
   const drafted: Drafted[] = [];
@@ -84,8 +85,9 @@ export async function runCatalogue(
   let cards = 0;
   let entries = 0;
   // An entry whose card is not mirrored is checked too (GC_ORPHAN_ENTRY): it counts among the entries, as the mirror counts it.
-  const orphan = (id: string): void => {
+  const orphan = (id: string, createdAtMs: number): void => {
     orphanCards.add(id);
+    tallies.orphan(createdAtMs);
     entries += 1;
   };
   for await (const batch of walkCardLedgers(context.mirror, orphan))
@@ -93,7 +95,7 @@ export async function runCatalogue(
       cards += 1;
       entries += ledger.entries.length;
       const moved = inFlight.has(ledger.card.giftCardId);
-      const figures = tally.add(ledger, moved);
+      const figures = tallies.add(ledger, moved);
       const before = drafted.length;
       // Timing every check on every card costs more than the checks: time one card in 64.
       const timing = cards % TIMING_SAMPLE === 0;
@@ -140,7 +142,7 @@ export async function runCatalogue(
     drafted,
     failedChecks,
     checkTimesMs: Object.fromEntries(Object.entries(times).map(([code, ms]) => [code, Math.round(ms)])),
-    tally,
+    tallies,
     countedCards,
     cards,
     entries,

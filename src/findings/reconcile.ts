@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
-import { nightlyRollForward, nightlyTally, type RollForward } from '../ledger/rollforward.js';
+import { nightlyRollForward, nightlyTally, RunTallies, type RollForward } from '../ledger/rollforward.js';
 import { inferMerchant, matchBooksForRun, runCatalogue, syncToCheck } from '../checks/run-checks.js';
 import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
@@ -73,7 +73,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const previous = await store.previousCompleteRun(checkRunId);
   const opening = previous ? await store.previousClosing(previous) : null;
 
-  const tally = nightlyTally(opening, sync.cutOffMs, merchantId);
+  const tallies = new RunTallies(nightlyTally(opening, sync.cutOffMs, merchantId));
   const checkContext = {
     mirror: input.mirror,
     syncRunId: sync.syncRunId,
@@ -84,12 +84,12 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   };
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = await matchBooksForRun(checkContext);
-  const catalogue = await runCatalogue(checkContext, tally, booksMatching);
+  const catalogue = await runCatalogue(checkContext, tallies, booksMatching);
   const confirmation = input.confirm ? judge(await input.confirm(confirmationRequest(catalogue.drafted))) : null;
   // A card the confirmation pass found moved on counts as in flight, as the findings do.
   for (const [giftCardId, verdict] of confirmation?.cards ?? []) {
     const counted = catalogue.countedCards.get(giftCardId);
-    if (verdict.verdict === 'moved' && counted) tally.moveInFlight(counted.ledger, counted.figures);
+    if (verdict.verdict === 'moved' && counted) tallies.moveInFlight(counted.ledger);
   }
   const booksNotImported = [...(input.booksNotImported ?? [])];
   const complete = sync.status === 'completed' && catalogue.failedChecks.length === 0 && booksNotImported.length === 0;
@@ -102,7 +102,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     acceptances: await store.acceptances(),
     confirmation,
   });
-  const rollForward = nightlyRollForward(tally, opening);
+  const rollForward = nightlyRollForward(tallies.night, opening);
   const durationMs = Math.round(performance.now() - started);
   const summary = summarise({
     checkRunId,
@@ -114,6 +114,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     durationMs,
     standing: decided,
     rollForward,
+    monthToDate: tallies.monthToDate(),
     failedChecks: catalogue.failedChecks,
     booksNotImported,
     checkTimesMs: catalogue.checkTimesMs,

@@ -4,7 +4,7 @@
  */
 import { SEVERITIES, type Severity } from '../checks/check.js';
 import { type CheckCode, CHECKS } from '../checks/index.js';
-import type { RollForward } from '../ledger/rollforward.js';
+import type { MonthToDate, RollForward } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
 import { AGE_BUCKETS, ageBucketOf, type Finding } from './finding.js';
 import type { Standing } from './standing.js';
@@ -41,6 +41,11 @@ export interface CheckRunSummary {
   acceptancesEnded: number;
   ageBuckets: Record<string, number>;
   rollForward: RollForwardFigures[];
+  /**
+   * The month to date as this night's walk computed it (cents): the workbook's Month to date
+   * sheet writes it. Absent from runs recorded before it was kept.
+   */
+  monthToDate?: MonthToDate;
   /** The roll-forwards that do not close: what fails a run besides its findings. */
   rollForwardBreaks: { currency: string; program: string | null; difference: string }[];
   failedChecks: { code: CheckCode; error: string }[];
@@ -82,6 +87,7 @@ export interface SummaryInput {
   durationMs: number;
   standing: Standing;
   rollForward: readonly RollForward[];
+  monthToDate?: MonthToDate;
   failedChecks: { code: CheckCode; error: string }[];
   booksNotImported?: { file: string; reason: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
@@ -145,6 +151,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     rollForwardBreaks: input.rollForward
       .filter((r) => r.differenceCents !== 0)
       .map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
+    ...(input.monthToDate ? { monthToDate: input.monthToDate } : {}),
     failedChecks: input.failedChecks,
     booksNotImported: input.booksNotImported ?? [],
     checkTimesMs: input.checkTimesMs,

@@ -1,11 +1,24 @@
 /**
- * The nightly gift card liability roll-forward per currency, from the ledger-state core: the
- * opening is the previous run's closing; + issued − debited + refunded − voided − expired
- * between the previous run's cut-off and this run's = closing, set against what the cards
- * hold at this run's cut-off. A re-base (the ledger before the previous cut-off is not what
- * the previous run saw) is a line of its own with its amount and reason. Cents only.
+ * The gift card liability roll-forwards, from the ledger-state core, one way with two
+ * groupings. The nightly one per currency: the opening is the previous run's closing; + issued
+ * − debited + refunded − voided − expired between the previous run's cut-off and this run's =
+ * closing, set against what the cards hold at this run's cut-off; a re-base (the ledger before
+ * the previous cut-off is not what the previous run saw) is a line of its own with its amount
+ * and reason. A period's per currency and program (the close, the month to date): tied out
+ * against every card's balance at the closing cut-off and, for a period that ends now, the
+ * service's. Cents only.
  */
-import { BEGINNING, closingOf, emptyGroup, LiabilityTally, type LiabilityFlows, type LiabilityGroup } from './state.js';
+import {
+  BEGINNING,
+  type CardBetween,
+  type CardWithEntries,
+  cardBetween,
+  closingOf,
+  emptyGroup,
+  LiabilityTally,
+  type LiabilityFlows,
+  type LiabilityGroup,
+} from './state.js';
 
 export type { LiabilityFlows } from './state.js';
 
@@ -171,4 +184,76 @@ export function periodRollForwards(tally: LiabilityTally, endsNow: boolean): Per
       closes: group.unknownCards === 0 && differenceCents === 0 && (serviceDifferenceCents ?? 0) === 0,
     };
   });
+}
+
+/** The first instant of the UTC month holding `ms`. */
+export function monthStartUtc(ms: number): number {
+  const day = new Date(ms);
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), 1);
+}
+
+/** The month so far as a night computed it: its period roll-forward from the first of the month (UTC) to the night's cut-off. */
+export interface MonthToDate {
+  /** The first of the month, 00:00 UTC (epoch ms). */
+  fromMs: number;
+  /** The night's cut-off (epoch ms). */
+  toMs: number;
+  /** Per currency and program, tied out against the service at the cut-off (cards in flight apart). Cents. */
+  rollForwards: PeriodRollForward[];
+  /** Ledger entries in the month whose card is not in the mirror. */
+  unattributedEntries: number;
+  /** The first card's issue in the mirror, null for a mirror without cards. */
+  dataFromMs: number | null;
+  closes: boolean;
+}
+
+/**
+ * Every liability figure a night states, from its one walk: the night's roll-forward (per
+ * currency, from the previous run's cut-off) and the month to date (per currency and program,
+ * from the first of the month). The workbook writes these; it never walks the ledger again.
+ */
+export class RunTallies {
+  readonly night: LiabilityTally;
+  readonly month: LiabilityTally;
+  #unattributed = 0;
+  #dataFromMs: number | null = null;
+
+  constructor(night: LiabilityTally) {
+    this.night = night;
+    const toMs = night.between.toMs;
+    this.month = new LiabilityTally({ fromMs: monthStartUtc(toMs), toMs }, night.merchantId, true);
+  }
+
+  /** Adds one walked card to both; returns the night's figures (null for another merchant's card). */
+  add(walked: CardWithEntries, inFlight: boolean): CardBetween | null {
+    if (this.#dataFromMs === null || walked.card.issuedAtMs < this.#dataFromMs)
+      this.#dataFromMs = walked.card.issuedAtMs;
+    this.month.add(walked, inFlight);
+    return this.night.add(walked, inFlight);
+  }
+
+  /** An entry whose card is not mirrored: it belongs to no currency or program. */
+  orphan(createdAtMs: number): void {
+    const { fromMs, toMs } = this.month.between;
+    if (createdAtMs >= fromMs && createdAtMs < toMs) this.#unattributed += 1;
+  }
+
+  /** A card added as not in flight that the confirmation pass found moved on: in flight in both. */
+  moveInFlight(walked: CardWithEntries): void {
+    for (const tally of [this.night, this.month])
+      tally.moveInFlight(walked, cardBetween(walked.card, walked.entries, tally.between, false));
+  }
+
+  /** The month to date, tied out against the service at the night's cut-off. */
+  monthToDate(): MonthToDate {
+    const rollForwards = periodRollForwards(this.month, true);
+    return {
+      fromMs: this.month.between.fromMs,
+      toMs: this.month.between.toMs,
+      rollForwards,
+      unattributedEntries: this.#unattributed,
+      dataFromMs: this.#dataFromMs,
+      closes: rollForwards.every((group) => group.closes) && this.#unattributed === 0,
+    };
+  }
 }

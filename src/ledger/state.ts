@@ -273,7 +273,8 @@ export interface LiabilityGroup extends LiabilityFlows {
 export class LiabilityTally {
   readonly #groups = new Map<string, LiabilityGroup>();
   readonly #byProgram: boolean;
-  readonly #merchantId: string | null;
+  /** Our merchant: another merchant's cards never count (null: every card). */
+  readonly merchantId: string | null;
   readonly between: Between;
 
   /**
@@ -282,14 +283,14 @@ export class LiabilityTally {
    */
   constructor(between: Between, merchantId: string | null, byProgram: boolean) {
     this.between = between;
-    this.#merchantId = merchantId;
+    this.merchantId = merchantId;
     this.#byProgram = byProgram;
   }
 
   /** Adds one walked card; returns its figures (null for another merchant's card). */
   add(walked: CardWithEntries, inFlight: boolean): CardBetween | null {
     const card = walked.card;
-    if (this.#merchantId !== null && card.merchantId !== this.#merchantId) return null;
+    if (this.merchantId !== null && card.merchantId !== this.merchantId) return null;
     const figures = cardBetween(card, walked.entries, this.between, inFlight);
     if (!figures.relevant) return figures;
     const group = this.#group(card.currency, this.#byProgram ? card.programId : null);

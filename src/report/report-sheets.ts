@@ -564,7 +564,9 @@ async function* orderRows(
 
 /**
  * The period close of the run's month so far (UTC): from the first of the month its data are as
- * of, up to that instant, with the run's own in-flight cards (the roll-forward's). Null when the run has no such data.
+ * of, up to that instant, with the run's own in-flight cards (the roll-forward's). The night's
+ * walk computed it (the ledger stage's RunTallies); a run recorded before it was kept has it
+ * computed here from the mirror. Null when the run has no such data.
  */
 async function monthToDateOf(
   mirror: Mirror,
@@ -574,12 +576,23 @@ async function monthToDateOf(
   const asOf = run.asOfMs;
   if (asOf === null) return null;
   const day = new Date(asOf).toISOString().slice(0, 10);
-  try {
-    return await closePeriod(mirror, periodOf({ from: `${day.slice(0, 8)}01`, to: day }), undefined, {
+  const period = periodOf({ from: `${day.slice(0, 8)}01`, to: day });
+  const computed = summaryOf(run).monthToDate;
+  if (computed && computed.fromMs >= computed.toMs) return null;
+  if (computed)
+    return {
+      period,
       asOfMs: asOf,
+      endsNow: true,
+      closingCutOffMs: computed.toMs,
       merchantId: run.merchantId,
-      inFlight,
-    });
+      rollForwards: computed.rollForwards,
+      unattributedEntries: computed.unattributedEntries,
+      dataFromMs: computed.dataFromMs,
+      closes: computed.closes,
+    };
+  try {
+    return await closePeriod(mirror, period, undefined, { asOfMs: asOf, merchantId: run.merchantId, inFlight });
   } catch (error) {
     if (error instanceof MirrorError) return null;
     throw error;
