@@ -115,6 +115,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     standing: decided,
     rollForward,
     monthToDate: tallies.monthToDate(),
+    population: tallies.population.result(),
     failedChecks: catalogue.failedChecks,
     booksNotImported,
     checkTimesMs: catalogue.checkTimesMs,

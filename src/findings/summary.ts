@@ -4,6 +4,7 @@
  */
 import { SEVERITIES, type Severity } from '../checks/check.js';
 import { type CheckCode, CHECKS } from '../checks/index.js';
+import type { LedgerPopulation } from '../ledger/population.js';
 import type { MonthToDate, RollForward } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
 import { AGE_BUCKETS, ageBucketOf, type Finding } from './finding.js';
@@ -46,6 +47,8 @@ export interface CheckRunSummary {
    * sheet writes it. Absent from runs recorded before it was kept.
    */
   monthToDate?: MonthToDate;
+  /** The ledger's population as the night's walk read it: counts, control totals, Merkle root (the evidence manifest states it). */
+  population?: LedgerPopulation;
   /** The roll-forwards that do not close: what fails a run besides its findings. */
   rollForwardBreaks: { currency: string; program: string | null; difference: string }[];
   failedChecks: { code: CheckCode; error: string }[];
@@ -88,6 +91,7 @@ export interface SummaryInput {
   standing: Standing;
   rollForward: readonly RollForward[];
   monthToDate?: MonthToDate;
+  population?: LedgerPopulation;
   failedChecks: { code: CheckCode; error: string }[];
   booksNotImported?: { file: string; reason: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
@@ -152,6 +156,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
       .filter((r) => r.differenceCents !== 0)
       .map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
     ...(input.monthToDate ? { monthToDate: input.monthToDate } : {}),
+    ...(input.population ? { population: input.population } : {}),
     failedChecks: input.failedChecks,
     booksNotImported: input.booksNotImported ?? [],
     checkTimesMs: input.checkTimesMs,

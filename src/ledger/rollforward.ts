@@ -11,7 +11,6 @@
 import {
   BEGINNING,
   type CardBetween,
-  type CardWithEntries,
   cardBetween,
   closingOf,
   emptyGroup,
@@ -19,6 +18,9 @@ import {
   type LiabilityFlows,
   type LiabilityGroup,
 } from './state.js';
+
+import { PopulationTally } from './population.js';
+import type { CardLedger } from './types.js';
 
 export type { LiabilityFlows } from './state.js';
 
@@ -215,6 +217,8 @@ export interface MonthToDate {
 export class RunTallies {
   readonly night: LiabilityTally;
   readonly month: LiabilityTally;
+  /** The population the walk read: counts, control totals, its Merkle root. */
+  readonly population = new PopulationTally();
   #unattributed = 0;
   #dataFromMs: number | null = null;
 
@@ -225,21 +229,23 @@ export class RunTallies {
   }
 
   /** Adds one walked card to both; returns the night's figures (null for another merchant's card). */
-  add(walked: CardWithEntries, inFlight: boolean): CardBetween | null {
+  add(walked: CardLedger, inFlight: boolean): CardBetween | null {
     if (this.#dataFromMs === null || walked.card.issuedAtMs < this.#dataFromMs)
       this.#dataFromMs = walked.card.issuedAtMs;
+    this.population.add(walked);
     this.month.add(walked, inFlight);
     return this.night.add(walked, inFlight);
   }
 
   /** An entry whose card is not mirrored: it belongs to no currency or program. */
   orphan(createdAtMs: number): void {
+    this.population.orphan();
     const { fromMs, toMs } = this.month.between;
     if (createdAtMs >= fromMs && createdAtMs < toMs) this.#unattributed += 1;
   }
 
   /** A card added as not in flight that the confirmation pass found moved on: in flight in both. */
-  moveInFlight(walked: CardWithEntries): void {
+  moveInFlight(walked: CardLedger): void {
     for (const tally of [this.night, this.month])
       tally.moveInFlight(walked, cardBetween(walked.card, walked.entries, tally.between, false));
   }
