@@ -28,6 +28,7 @@ const ON_BOTH = [
   'test/cli/sync.test.ts',
   'test/cli/sql.test.ts',
   'test/cli/terminal.test.ts',
+  'test/evidence/evidence.test.ts',
   'test/findings/nights.test.ts',
   'test/findings/nights-property.test.ts',
   'test/report/close.test.ts',

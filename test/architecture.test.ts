@@ -161,6 +161,7 @@ describe('the seam to the mirror', () => {
       join('checks', 'store.ts'),
       join('findings', 'store.ts'),
       join('report', 'store.ts'),
+      join('evidence', 'store.ts'),
     ];
     const files = [...sources(SRC)].filter((file) => !relative(SRC, file).startsWith(`db${sep}`));
     expect(files.map((file) => relative(SRC, file))).toEqual(expect.arrayContaining(stores));
@@ -203,7 +204,7 @@ describe('the seam to the mirror', () => {
     const sqliteOnly =
       /json_each|json_extract|->>\s*'\$|INDEXED BY|GROUP_CONCAT|\btemp\.|OR IGNORE|OR REPLACE|\.pragma\(|SUM\(\w+ = /;
     const stores = [...sources(SRC)].filter((file) => file.endsWith(join('', 'store.ts')));
-    expect(stores.length).toBe(6);
+    expect(stores.length).toBe(7);
     expect(
       stores.filter((file) => sqliteOnly.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file)),
     ).toEqual([]);

@@ -1,6 +1,7 @@
 import { findingsStore } from '../findings/store.js';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openExistingForWriting } from '../db/mirror.js';
+import { sealClose } from '../evidence/write.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { writeClose, type ClosePaths } from '../report/write-close.js';
@@ -22,7 +23,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const period = periodOf(options);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const mirror = await openForReading(dbPath, 'sync');
+  const { mirror, release } = await openExistingForWriting(dbPath, 'close', 'sync');
   const interruption = onInterrupt(
     'the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again',
     process.stderr,
@@ -69,8 +70,25 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
         `ledger-recon: the period ${period.label} holds no data (no card owed anything or moved in it): ${covers}\n`,
       );
     }
+    const outputs = [paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json];
+    const evidence = await sealClose(
+      mirror,
+      {
+        label: period.label,
+        asOfMs: result.asOfMs,
+        merchantId: result.merchantId,
+        settings: {
+          period: period.label,
+          timeZone: period.timeZone,
+          from: new Date(period.startMs).toISOString(),
+          to: new Date(period.endMs).toISOString(),
+        },
+        figures: { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries },
+      },
+      outputs,
+    );
     write(
-      `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json].map((p) => resolve(p)).join('\n')}\n`,
+      `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence].map((p) => resolve(p)).join('\n')}\n`,
     );
     if (!result.closes) {
       const failing = result.rollForwards
@@ -83,7 +101,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     }
     return paths;
   } finally {
-    await mirror.close();
+    await release();
     interruption.dispose();
   }
 }

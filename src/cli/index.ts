@@ -388,6 +388,16 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('verify')
+    .description(
+      'offline, with no mirror and no services: check every evidence manifest in a folder of outputs, the files each seals (SHA-256) and the chain between them; one line per problem, exit 1 when anything does not hold',
+    )
+    .option('--dir <folder>', 'the folder of outputs and their …-evidence.json', 'reports')
+    .action(async (options) => {
+      await (await import('./verify.js')).verify(options);
+    });
+
+  program
     .command('export')
     .description(
       "export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry, at a check run's cut-off: hledger balance giftcards:<currency> is that run's liability)",

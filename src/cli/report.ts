@@ -1,4 +1,5 @@
-import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openExistingForWriting } from '../db/mirror.js';
+import { sealRun } from '../evidence/write.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 
@@ -13,13 +14,14 @@ export interface ReportCommandOptions {
 
 /**
  * `ledger-recon report`: writes the workbook, CSV and JSON of a check run (the newest by
- * default) from the mirror, read-only. Prints the three paths.
+ * default) from the mirror, and their evidence manifest (sealed into the mirror's chain). Prints
+ * the four paths.
  * @throws MirrorError when there is no mirror or no such check run.
  */
-export async function report(options: ReportCommandOptions): Promise<ReportPaths> {
+export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const dbPath = options.db ?? DEFAULT_DB_PATH;
-  const mirror = await openForReading(dbPath, 'run');
+  const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {
     const paths = await writeReport({
       mirror,
@@ -27,10 +29,11 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
       ...(options.run !== undefined ? { checkRunId: options.run } : {}),
       scope: scopeOf(options),
     });
-    write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n`);
-    return paths;
+    const evidence = await sealRun(mirror, paths.checkRunId, paths);
+    write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n`);
+    return { workbook: paths.workbook, csv: paths.csv, json: paths.json, evidence };
   } finally {
-    await mirror.close();
+    await release();
   }
 }
 

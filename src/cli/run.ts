@@ -9,6 +9,7 @@ import { InterruptedError, LedgerReconError } from '../errors.js';
 import { findingsStore, type RunError } from '../findings/store.js';
 import { oneLine, redact } from '../log.js';
 import { ensureFolder, storageFailure } from '../paths.js';
+import { sealRun } from '../evidence/write.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
@@ -77,8 +78,8 @@ export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[n
   sync: Pick<SyncSummary, 'syncRunId' | 'mode' | 'completed' | 'durationMs' | 'retries' | 'quarantined'>;
   /** What `--books` imported. */
   books?: BooksFigures;
-  /** The three outputs, as absolute paths. */
-  report: ReportPaths;
+  /** The three outputs and their evidence manifest, as absolute paths. */
+  report: ReportPaths & { evidence: string };
   durationMs: number;
   /** Why an INCOMPLETE run proves nothing. */
   error?: RunError;
@@ -257,10 +258,12 @@ async function nightly(
       scope: scopeOf(options),
     });
     await findingsStore(mirror).markReportWritten(summary.checkRunId);
-    const report: ReportPaths = {
+    const evidence = await sealRun(mirror, summary.checkRunId, written);
+    const report: ReportPaths & { evidence: string } = {
       workbook: resolve(written.workbook),
       csv: resolve(written.csv),
       json: resolve(written.json),
+      evidence: resolve(evidence),
     };
     const json: RunSummary = {
       runId: summary.checkRunId,

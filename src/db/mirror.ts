@@ -84,6 +84,19 @@ export async function openForReading(db: string, firstRun = 'sync'): Promise<Mir
   return sqlite.openMirrorReadOnly(mirrorFile(db));
 }
 
+/**
+ * For a command that reads an existing mirror and seals what it wrote into it (report, close):
+ * the writer's lock, but never a new mirror. @throws MirrorError, naming `firstRun`, when there is
+ * no mirror there.
+ */
+export async function openExistingForWriting(db: string, command: string, firstRun = 'sync'): Promise<OpenedMirror> {
+  if (!(await mirrorExists(db)))
+    throw new MirrorError(
+      `there is no mirror at ${isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db}: run \`ledger-recon ${firstRun}\` first`,
+    );
+  return openForWriting(db, command);
+}
+
 /** Who holds the mirror's lock now, if anyone (the doctor's and history's question). */
 export async function mirrorHolder(db: string): Promise<LockHolder | undefined> {
   if (isServerUrl(db)) return (await postgres()).pgLockHolder(db);

@@ -549,6 +549,27 @@ export const liabilityRollforward = sqliteTable(
   (t) => [primaryKey({ columns: [t.checkRunId, t.currency] })],
 );
 
+// ---- the evidence (written by src/evidence/ only) ----------------------------------------
+
+/**
+ * Every evidence manifest the mirror's runs and closes wrote, in one chain: each names the digest
+ * of the one before it (docs/evidence.md).
+ */
+export const evidenceManifests = sqliteTable('evidence_manifests', {
+  /** Its place in the chain, from 1. */
+  sequence: integer('sequence').primaryKey(),
+  /** run or close. */
+  kind: text('kind').notNull(),
+  /** What it seals: `check run 3`, `close 2026-10`. */
+  subject: text('subject').notNull(),
+  /** SHA-256 of its canonical JSON (hex). */
+  digest: text('digest').notNull(),
+  /** The digest of the manifest before it in the chain; NULL for the first. */
+  previousDigest: text('previous_digest'),
+  manifestJson: text('manifest_json').notNull(),
+  writtenAtMs: integer('written_at_ms').notNull(),
+});
+
 // ---- the merchant's books (written by src/books/ only) --------------------------------------
 
 /** A file of the merchant's books as imported: one row per version (its SHA-256) of a source. */

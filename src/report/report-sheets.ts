@@ -259,7 +259,7 @@ export async function reportSheets(
         'findings',
       ],
       rows: (async function* () {
-        for await (const batch of reads.wallets())
+        for await (const batch of reads.wallets(run.syncRunId ?? undefined))
           for (const w of batch) {
             yield [
               w.sync_run_id,
@@ -734,7 +734,11 @@ async function* summaryRows(
     { label: 'of which no longer listed by the service' },
   ]);
   for (const [label, table, listed] of MIRRORED) {
-    yield line([label, await reads.count(table), listed ? await reads.count(table, true) : null]);
+    yield line([
+      label,
+      await reads.count(table, false, run.syncRunId ?? undefined),
+      listed ? await reads.count(table, true) : null,
+    ]);
   }
   yield line(["Rows of the merchant's books (codes hashed)", (await books.counts()).held, null]);
   yield line([]);

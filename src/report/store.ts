@@ -154,13 +154,22 @@ export class ReportStore {
   }
 
   /** The rows of a mirrored table; `unlistedOnly`: those the service no longer lists. */
-  async count(table: CountedTable, unlistedOnly = false): Promise<number> {
+  /** Rows of `table` (only those no longer listed, with `unlistedOnly`); wallet snapshots up to sync `upToSyncRunId`. */
+  async count(table: CountedTable, unlistedOnly = false, upToSyncRunId = Number.MAX_SAFE_INTEGER): Promise<number> {
     if (unlistedOnly) {
       if (!LISTED.has(table)) return 0;
       const row = await this.#db
         .selectFrom(table as ListedTable)
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('vanished_sync_run_id', 'is not', null)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    }
+    if (table === 'dp_wallet_snapshots') {
+      const row = await this.#db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('sync_run_id', '<=', upToSyncRunId)
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     }
@@ -199,12 +208,12 @@ export class ReportStore {
     return rows.batches(bound(only));
   }
 
-  /** Every wallet snapshot, by wallet and sync, with its move since the previous one. */
-  wallets(): AsyncGenerator<WalletRow[]> {
+  /** Every wallet snapshot up to sync `upToSyncRunId` (a past run's report shows no later one), by wallet and sync, with its move since the previous one. */
+  wallets(upToSyncRunId = Number.MAX_SAFE_INTEGER): AsyncGenerator<WalletRow[]> {
     const rows = this.#c.read<WalletRow>(`SELECT sync_run_id, read_at_ms, wallet_id, currency, selected, balance_cents,
               balance_cents - LAG(balance_cents) OVER (PARTITION BY wallet_id ORDER BY sync_run_id) AS change_cents
-       FROM dp_wallet_snapshots ORDER BY wallet_id, sync_run_id`);
-    return rows.batches();
+       FROM dp_wallet_snapshots WHERE sync_run_id <= ? ORDER BY wallet_id, sync_run_id`);
+    return rows.batches([upToSyncRunId]);
   }
 
   /** Every quarantined record. */

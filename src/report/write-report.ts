@@ -49,7 +49,7 @@ export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' 
  * Writes the workbook, CSV and JSON of a check run.
  * @throws MirrorError when the mirror holds no completed check run.
  */
-export async function writeReport(options: WriteReportOptions): Promise<ReportPaths> {
+export async function writeReport(options: WriteReportOptions): Promise<ReportPaths & { checkRunId: number }> {
   const store = findingsStore(options.mirror);
   const run = await store.completedRun(options.checkRunId);
   if (!run) {
@@ -88,7 +88,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
       await writeFindingFiles(store, run.checkRunId, temporary);
     });
     for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], replaceable(final[key]));
-    return final;
+    return { ...final, checkRunId: run.checkRunId };
   } catch (error) {
     // A disk that fills or turns read-only mid-write: one sentence naming --out, not a stack.
     if (!(error instanceof LedgerReconError) && WRITE_FAILURES.has(String((error as { code?: unknown }).code)))

@@ -104,19 +104,20 @@ describe('ledger-recon run', () => {
     expect(table.stdout.split('\n')[1]).toMatch(/^3 .* FAILED .* AUTH: /);
   });
 
-  it('rewrites a run’s files with `report`, read-only', async () => {
+  it('rewrites a run’s files with `report`, and their evidence manifest, the same as the night wrote', async () => {
     const again = join(dir, 'again');
     const { status, stdout } = await runCli(['report', '--db', db, '--out', again, '--run', '1'], cleanEnv());
     expect(status).toBe(0);
-    expect(
-      stdout
-        .trim()
-        .split('\n')
-        .map((p) => p.slice(again.length + 1)),
-    ).toEqual(
+    const written = stdout
+      .trim()
+      .split('\n')
+      .map((p) => p.slice(again.length + 1));
+    expect(written[0]).toMatch(/-run-1\.xlsx$/);
+    expect(written.at(-1)).toMatch(/-run-1-evidence\.json$/);
+    expect([...written].sort()).toEqual(
       readdirSync(out)
         .filter((f) => f.includes('-run-1'))
-        .sort((a, b) => (a.endsWith('.xlsx') ? -1 : b.endsWith('.xlsx') ? 1 : a.localeCompare(b))),
+        .sort(),
     );
   });
 

@@ -123,6 +123,7 @@ export const heldFindings = pgTableOf(sqlite.heldFindings);
 export const resolvedFindings = pgTableOf(sqlite.resolvedFindings);
 export const findingAcceptances = pgTableOf(sqlite.findingAcceptances);
 export const liabilityRollforward = pgTableOf(sqlite.liabilityRollforward);
+export const evidenceManifests = pgTableOf(sqlite.evidenceManifests);
 export const booksFiles = pgTableOf(sqlite.booksFiles);
 export const booksRows = pgTableOf(sqlite.booksRows);
 export const booksRejections = pgTableOf(sqlite.booksRejections);
@@ -156,6 +157,7 @@ export const PG_TABLES: readonly Table[] = [
   resolvedFindings,
   findingAcceptances,
   liabilityRollforward,
+  evidenceManifests,
   booksFiles,
   booksRows,
   booksRejections,

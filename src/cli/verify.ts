@@ -1,0 +1,45 @@
+import { statSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
+import { verifyFolder } from '../evidence/verify.js';
+
+export interface VerifyOptions {
+  dir?: string;
+  write?: (text: string) => void;
+}
+
+/**
+ * `ledger-recon verify [--dir FOLDER]`: offline, with no mirror and no services, checks every
+ * evidence manifest in the folder, the files each names and the chain between them. One line per
+ * problem, then one line of result; exit 1 when anything does not hold.
+ */
+export async function verify(options: VerifyOptions): Promise<boolean> {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const dir = options.dir ?? 'reports';
+  let folder = false;
+  try {
+    folder = statSync(dir).isDirectory();
+  } catch {
+    folder = false;
+  }
+  if (!folder)
+    throw new ConfigError(
+      '--dir',
+      `--dir ${dir}: not a folder: give the folder that holds the outputs and their …-evidence.json`,
+    );
+  const result = await verifyFolder(dir);
+  for (const problem of result.problems) process.stderr.write(`ledger-recon: ${problem}\n`);
+  if (result.manifests === 0 && result.problems.length === 0) {
+    process.stderr.write(`ledger-recon: ${dir} holds no evidence manifest (…-evidence.json): nothing to verify\n`);
+    process.exitCode = 1;
+    return false;
+  }
+  if (result.problems.length > 0) {
+    process.stderr.write(
+      `ledger-recon: ${dir}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} in ${result.manifests} manifests and ${result.files} files\n`,
+    );
+    process.exitCode = 1;
+    return false;
+  }
+  write(`verified ${dir}: ${result.manifests} manifests, ${result.files} files, one unbroken chain per mirror\n`);
+  return true;
+}

@@ -1,0 +1,131 @@
+/**
+ * The evidence stage's store: the chain of manifests (its one table, `evidence_manifests`) and
+ * the reads a manifest needs besides the run's own figures: the mirror's identity, the coupons',
+ * orders' and wallets' records in ID order, and the books files the matching read. The only code
+ * of the stage that writes SQL.
+ */
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
+import type { SqlConnection } from '../db/connection.js';
+
+export interface StoredManifest {
+  sequence: number;
+  kind: string;
+  subject: string;
+  digest: string;
+  previousDigest: string | null;
+  manifestJson: string;
+}
+
+/** A record as the population's Merkle tree takes it: its ID, its raw JSON, and the figures its controls sum. */
+export interface RecordRow {
+  id: string;
+  raw: string;
+  currency: string | null;
+  cents: number | null;
+}
+
+const BATCH = 1_000;
+
+export class EvidenceStore {
+  readonly #db: MirrorQueries;
+  readonly #c: SqlConnection;
+
+  constructor(mirror: Mirror) {
+    this.#db = mirror.queries;
+    this.#c = mirror.connection;
+  }
+
+  /** The newest manifest of the chain, or undefined. */
+  async newest(): Promise<StoredManifest | undefined> {
+    return this.#manifests().orderBy('sequence', 'desc').limit(1).executeTakeFirst();
+  }
+
+  #manifests() {
+    return this.#db
+      .selectFrom('evidence_manifests')
+      .select([
+        'sequence',
+        'kind',
+        'subject',
+        'digest',
+        'previous_digest as previousDigest',
+        'manifest_json as manifestJson',
+      ]);
+  }
+
+  /** The manifests that seal `subject` (a report written again with other outputs seals it anew), oldest first. */
+  async bySubject(subject: string): Promise<StoredManifest[]> {
+    return this.#manifests().where('subject', '=', subject).orderBy('sequence').execute();
+  }
+
+  async append(manifest: StoredManifest, writtenAtMs: number): Promise<void> {
+    await this.#db
+      .insertInto('evidence_manifests')
+      .values({
+        sequence: manifest.sequence,
+        kind: manifest.kind,
+        subject: manifest.subject,
+        digest: manifest.digest,
+        previous_digest: manifest.previousDigest,
+        manifest_json: manifest.manifestJson,
+        written_at_ms: writtenAtMs,
+      })
+      .execute();
+  }
+
+  /** Whom the mirror reads (the services' addresses and client IDs, never a secret), or undefined before a first sync. */
+  async identity(): Promise<string[] | undefined> {
+    const row = await this.#db
+      .selectFrom('mirror_identity')
+      .select(['giftcard_base_url', 'giftcard_client_id', 'dp_base_url', 'dp_client_id'])
+      .executeTakeFirst();
+    return row && [row.giftcard_base_url, row.giftcard_client_id, row.dp_base_url, row.dp_client_id];
+  }
+
+  /** The coupons still listed, in ID order. */
+  coupons(): AsyncGenerator<RecordRow[]> {
+    return this.#c
+      .read<RecordRow>(
+        'SELECT coupon_id AS id, raw_json AS raw, NULL AS currency, NULL AS cents FROM coupons WHERE vanished_sync_run_id IS NULL ORDER BY coupon_id',
+      )
+      .batches([], BATCH);
+  }
+
+  /** The orders still listed, in ID order, with their totals. */
+  orders(): AsyncGenerator<RecordRow[]> {
+    return this.#c
+      .read<RecordRow>(
+        'SELECT order_id AS id, raw_json AS raw, currency, total_amount_cents AS cents FROM dp_orders WHERE vanished_sync_run_id IS NULL ORDER BY order_id',
+      )
+      .batches([], BATCH);
+  }
+
+  /** The wallets as one sync read them, in ID order, with their balances. */
+  wallets(syncRunId: number): AsyncGenerator<RecordRow[]> {
+    return this.#c
+      .read<RecordRow>(
+        'SELECT wallet_id AS id, raw_json AS raw, currency, balance_cents AS cents FROM dp_wallet_snapshots WHERE sync_run_id = ? ORDER BY wallet_id',
+      )
+      .batches([syncRunId], BATCH);
+  }
+
+  /** The newest version of every books file, by kind and source, with its SHA-256. */
+  async booksFiles(): Promise<{ kind: string; source: string; sha256: string }[]> {
+    return this.#db
+      .selectFrom('books_files as f')
+      .select(['f.kind', 'f.source', 'f.sha256'])
+      .where(({ eb, selectFrom }) =>
+        eb(
+          'f.file_id',
+          '=',
+          selectFrom('books_files as g')
+            .select(({ fn }) => fn.max('g.file_id').as('newest'))
+            .whereRef('g.kind', '=', 'f.kind')
+            .whereRef('g.source', '=', 'f.source'),
+        ),
+      )
+      .orderBy('f.kind')
+      .orderBy('f.source')
+      .execute();
+  }
+}
