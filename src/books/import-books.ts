@@ -62,6 +62,12 @@ export interface ImportResult {
   rowsRead: number;
   rowsAdded: number;
   rowsWithdrawn: number;
+  /**
+   * Rows of earlier versions older than this version's first row that it no longer holds: aged
+   * out of a rolling export's window (the last N days), kept, never withdrawn (`--replace`
+   * withdraws them too).
+   */
+  rowsAgedOut: number;
   /** The file's physical lines (header included): the rows read are counted against them. */
   lines: number;
   problems: BooksProblem[];
@@ -135,6 +141,7 @@ export async function importBooksFile(mirror: Mirror, path: string, options: Imp
     rowsRead: 0,
     rowsAdded: 0,
     rowsWithdrawn: 0,
+    rowsAgedOut: 0,
     lines: 0,
     problems: [],
     incomplete: null,
@@ -230,6 +237,8 @@ async function importOpenFile(
         occurrences = [];
       };
       let accepted = 0;
+      // The version's first row: a rolling export's window starts there.
+      let firstAtMs = Number.MAX_SAFE_INTEGER;
       let cutShort: string | null = null;
       for await (const read of rows) {
         options.signal?.throwIfAborted();
@@ -246,6 +255,7 @@ async function importOpenFile(
           rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
           continue;
         }
+        if (parsed.row.atMs < firstAtMs) firstAtMs = parsed.row.atMs;
         // A file of distinct rows has met no meaning twice: no key to build.
         const key = repeats.size > 0 ? meaningKey(parsed.row) : undefined;
         if (key !== undefined && repeats.has(key)) nextOccurrence(parsed.row, key);
@@ -272,7 +282,12 @@ async function importOpenFile(
       // rejected is not imported at all.
       if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) throw refused;
       const live = await session.held(kind, source, fileId);
-      result.rowsWithdrawn = await session.withdrawUnclaimed(kind, source, fileId);
+      // Rows before this version's first row aged out of a rolling export (the last N days): they
+      // stay, with their breaks. --replace says the version replaces every earlier row.
+      const fromMs = options.replace || accepted === 0 ? Number.MIN_SAFE_INTEGER : firstAtMs;
+      const unclaimed = await session.withdrawUnclaimed(kind, source, fileId, fromMs);
+      result.rowsWithdrawn = unclaimed.withdrawn;
+      result.rowsAgedOut = unclaimed.agedOut;
       // Another period's file under the same name would withdraw this one's books and their breaks with them.
       if (!options.replace && result.rowsWithdrawn >= 2 && result.rowsWithdrawn * 2 > live) {
         throw new BooksImportError(

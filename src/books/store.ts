@@ -440,7 +440,10 @@ export class ImportSession {
       ),
       keep: p('UPDATE books_rows SET last_file_id = ?, line_no = ?, withdrawn_file_id = NULL WHERE identity = ?'),
       withdraw: p(
-        'UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL',
+        'UPDATE books_rows SET withdrawn_file_id = ? WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL AND at_ms >= ?',
+      ),
+      agedOut: c.pluck<number>(
+        'SELECT COUNT(*) FROM books_rows WHERE kind = ? AND source = ? AND last_file_id <> ? AND withdrawn_file_id IS NULL AND at_ms < ?',
       ),
       reject: p('INSERT INTO books_rejections (file_id, line_no, reason, raw) VALUES (?, ?, ?, ?)'),
       counts: p(
@@ -565,10 +568,20 @@ export class ImportSession {
     return Number((await this.#s.live.get(kind, source, fileId)) ?? 0);
   }
 
-  /** Withdraws the source's rows this version no longer holds. @returns how many. */
-  async withdrawUnclaimed(kind: string, source: string, fileId: number): Promise<number> {
+  /**
+   * Withdraws the source's rows this version no longer holds, those at or after `fromMs` (a
+   * rolling export's window: rows before it aged out of the file and stay). @returns how many
+   * were withdrawn, and how many older rows this version no longer holds were kept.
+   */
+  async withdrawUnclaimed(
+    kind: string,
+    source: string,
+    fileId: number,
+    fromMs: number,
+  ): Promise<{ withdrawn: number; agedOut: number }> {
     await this.#writeKept();
-    return this.#s.withdraw.run(fileId, kind, source, fileId);
+    const agedOut = Number((await this.#s.agedOut.get(kind, source, fileId, fromMs)) ?? 0);
+    return { withdrawn: await this.#s.withdraw.run(fileId, kind, source, fileId, fromMs), agedOut };
   }
 
   async reject(fileId: number, line: number, reason: string, raw: string | null): Promise<void> {

@@ -189,7 +189,12 @@ function importLine(r: ImportResult): string {
   // Rows are counted against the file's lines: a file whose rows end early says so.
   const lines = r.lines > r.rowsRead + 1 ? ` from ${n(r.lines)} lines` : '';
   const incomplete = r.incomplete === null ? '' : `; not complete: ${r.incomplete}`;
-  return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read${lines}: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn, ${n(r.problems.length)} rejected${incomplete}`;
+  // Rows a rolling export no longer holds because they are older than its window stay, and are counted apart.
+  const agedOut =
+    r.rowsAgedOut > 0
+      ? ` (${n(r.rowsAgedOut)} older than this version's first row kept: aged out of the export's window)`
+      : '';
+  return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read${lines}: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn${agedOut}, ${n(r.problems.length)} rejected${incomplete}`;
 }
 
 export function booksFigures(results: readonly ImportResult[]): BooksFigures {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
@@ -356,6 +357,80 @@ describe('versions of a source', () => {
     const replaced = await importBooks('--replace', join(november, 'tenders.csv'));
     expect(replaced.stdout).toContain('40 new, 81 withdrawn');
   });
+});
+
+describe('a rolling export (the last N days)', () => {
+  /** A tender of day `day` of October. */
+  const onDay = (n: number, day: number): string =>
+    `ORD-${n},payment,${(n % 90) + 10}.25,USD,2026-10-${String(day).padStart(2, '0')}T12:00:00Z`;
+
+  it('keeps the rows that age out of its window (the matching still reads them, so their breaks stay); a row dropped inside the window is withdrawn', async () => {
+    const file = join(dir, 'tenders.csv');
+    // Night 1: days 1 to 10, two rows a day. Night 2: days 2 to 11: day 1's two rows aged out,
+    // and one row of day 5 dropped (a correction inside the window).
+    const window = (from: number, to: number, drop?: number) =>
+      Array.from({ length: (to - from + 1) * 2 }, (_, i) => ({ n: from * 2 + i, day: from + Math.floor(i / 2) }))
+        .filter(({ n }) => n !== drop)
+        .map(({ n, day }) => onDay(n, day));
+    writeFileSync(file, [HEADER, ...window(1, 10)].join('\n'));
+    expect((await importBooks(file)).status).toBe(0);
+    writeFileSync(file, [HEADER, ...window(2, 11, 10)].join('\n'));
+    const night2 = await importBooks(file);
+    expect(night2.stderr).toBe('');
+    expect(night2.status).toBe(0);
+    expect(night2.stdout).toBe(
+      `${file}: tenders, 19 rows read: 2 new, 1 withdrawn (2 older than this version's first row kept: aged out of the export's window), 0 rejected\n`,
+    );
+    expect(
+      await query<{ reference: string }>(
+        "SELECT reference FROM books_rows WHERE withdrawn_file_id IS NULL AND at_text LIKE '2026-10-01%' ORDER BY reference",
+      ),
+    ).toEqual([{ reference: 'ORD-2' }, { reference: 'ORD-3' }]);
+    expect(
+      await count("SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NOT NULL AND reference = 'ORD-10'"),
+    ).toBe(1);
+    // --replace says the version replaces every earlier row: the aged-out rows go too.
+    writeFileSync(file, [HEADER, ...window(3, 12)].join('\n'));
+    const replaced = await importBooks('--replace', file);
+    expect(replaced.stdout).toMatch(/: 2 new, 4 withdrawn, 0 rejected\n$/);
+  });
+
+  it('holds, night after night, every row of the current window and every row that aged out (property)', async () => {
+    const { importBooksFile } = await import('../../src/books/import-books.js');
+    const { openMirrorAt } = await import('../support/test-db.js');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 5 }),
+        async (width, steps) => {
+          const folder = mkdtempSync(join(dir, 'rolling-'));
+          const mirror = await openMirrorAt(mirrorAt(folder));
+          try {
+            const file = join(folder, 'tenders.csv');
+            let from = 1;
+            const seen = new Set<string>();
+            for (const [night, step] of [0, ...steps].entries()) {
+              from += step * (night === 0 ? 0 : 1);
+              const rows = Array.from({ length: width * 2 }, (_, i) => onDay(from * 2 + i, from + Math.floor(i / 2)));
+              writeFileSync(file, [HEADER, ...rows].join('\n'));
+              const result = await importBooksFile(mirror, file, { kind: 'tenders', nowMs: 1_800_000_000_000 + night });
+              expect(result.problems).toEqual([]);
+              expect(result.rowsWithdrawn).toBe(0);
+              for (const row of rows) seen.add(row.split(',')[0]!);
+              const held = await rowsOfMirror<{ reference: string }>(
+                mirrorAt(folder),
+                'SELECT reference FROM books_rows WHERE withdrawn_file_id IS NULL',
+              );
+              expect(held.map((r) => r.reference).sort()).toEqual([...seen].sort());
+            }
+          } finally {
+            await mirror.close();
+          }
+        },
+      ),
+      { numRuns: 8 },
+    );
+  }, 120_000);
 });
 
 describe('a version is known by its newest bytes, and by the bytes it was parsed from', () => {
