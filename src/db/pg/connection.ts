@@ -102,6 +102,20 @@ class Prepared {
   }
 }
 
+/** SQLSTATE class 53, the server short of a resource: what it lacks, and what a person does about it. */
+const SHORT_OF: Record<string, { what: string; fix: string }> = {
+  '53100': {
+    what: 'has no disk space left',
+    fix: "free space on the server's disk (or move the schema's tablespace to a larger one)",
+  },
+  '53200': { what: 'ran out of memory', fix: 'give the server more memory, or lower its work_mem' },
+  '53300': {
+    what: 'accepts no more connections',
+    fix: 'raise max_connections, or run fewer jobs at once (each holds up to six connections)',
+  },
+  '53400': { what: 'reached a configured limit', fix: "see the server's log for the limit, and raise it" },
+};
+
 /** SQLSTATE classes and driver messages that mean the server or the connection is gone. */
 const GONE = /^(57P0[1-3]|08\w{3})$/;
 const GONE_MESSAGE =
@@ -114,6 +128,11 @@ const GONE_MESSAGE =
  */
 export function serverGone(shown: string, error: unknown): unknown {
   const { code, message } = error as { code?: string; message?: string };
+  const short = typeof code === 'string' ? SHORT_OF[code] : undefined;
+  if (short !== undefined)
+    return new MirrorError(
+      `the PostgreSQL server holding the mirror ${shown} ${short.what} (${code}: ${message}): nothing half-written stays (the statement's transaction is rolled back); ${short.fix}, then run again: it resumes from what was committed`,
+    );
   if (!(typeof code === 'string' && GONE.test(code)) && !GONE_MESSAGE.test(message ?? '')) return error;
   return new MirrorError(
     `the mirror ${shown} went away mid-run (${message}): what was committed stays, and the next run resumes from it once the server is back`,
