@@ -117,6 +117,8 @@ export function buildProgram(): Command {
     )
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
+    // Each command's help lists the options every command takes (--settings, --timeout, --umask, --verbose).
+    .configureHelp({ showGlobalOptions: true })
     .option(
       '--settings <file>',
       'read settings from this file (KEY=value lines); the environment and flags take precedence',

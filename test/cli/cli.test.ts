@@ -43,6 +43,7 @@ describe('ledger-recon --help and --version', () => {
       'demo',
       'export hledger',
       'findings list',
+      'verify',
     ];
     for (const command of commands) {
       const { stdout } = run([...command.split(' ').filter(Boolean), '--help']);
@@ -50,6 +51,16 @@ describe('ledger-recon --help and --version', () => {
         stdout.split('\n').filter((line) => line.length > 80),
         command || 'ledger-recon',
       ).toEqual([]);
+    }
+  });
+
+  it("shows the options every command takes in each command's help", () => {
+    for (const command of ['run', 'sync', 'check', 'report', 'close', 'verify']) {
+      const { code, stdout } = run([command, '--help']);
+      expect(code).toBe(0);
+      const global = stdout.slice(stdout.indexOf('Global Options:'));
+      for (const flag of ['--settings <file>', '--timeout <seconds>', '--umask <mask>', '--verbose'])
+        expect(global, `${command} ${flag}`).toContain(flag);
     }
   });
 
