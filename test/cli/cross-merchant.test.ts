@@ -9,19 +9,20 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { runCli, simulatorEnv } from '../support/cli.js';
+import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { postgresMissing, startPostgres, type TestServer } from '../support/postgres.js';
 
 const DOCS = new URL('../../docs/operations.md', import.meta.url);
 
-/** The SQL block under "A cross-merchant view for the finance team", as a reader copies it. */
-function documentedQuery(): string {
+/** The SQL block under a heading of docs/operations.md, as a reader copies it. */
+function documentedSql(heading: string): string {
   const text = readFileSync(DOCS, 'utf8');
-  const section = text.slice(text.indexOf('**A cross-merchant view for the finance team.**'));
+  const section = text.slice(text.indexOf(heading));
   const block = /```sql\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('docs/operations.md has no cross-merchant SQL block');
+  if (!block) throw new Error(`docs/operations.md has no SQL block under ${heading}`);
   return block[1]!;
 }
+const documentedQuery = (): string => documentedSql('**A cross-merchant view for the finance team.**');
 
 interface NightJson {
   verdict: string;
@@ -83,6 +84,52 @@ describe.skipIf(postgresMissing() !== undefined)('the cross-merchant query of do
       expect(atStake!.rows).toEqual(stated);
     } finally {
       await client.end();
+    }
+  });
+
+  it("gives each merchant a role of its own, and analysts a read-only one, as the document's blocks say", async () => {
+    server = await startPostgres();
+    // The document's database is recon.
+    const bootstrap = new pg.Client({ connectionString: server.url });
+    await bootstrap.connect();
+    await bootstrap.query('CREATE DATABASE recon');
+    await bootstrap.end();
+    const recon = server.url.replace(/\/postgres$/, '/recon');
+    const admin = new pg.Client({ connectionString: recon });
+    await admin.connect();
+    try {
+      await admin.query(documentedSql('**`?schema=` is not an isolation boundary.**'));
+      const sim = await startSimulator({ size: 'tiny', seed: 43 });
+      sims.push(sim);
+      const asOwner = recon.replace('postgres://postgres@', 'postgres://recon_merchant_a@');
+      const night = await runCli(
+        ['run', '--db', `${asOwner}?schema=merchant_a`, '--out', join(dir, 'a')],
+        simulatorEnv(sim),
+      );
+      expect(night.stderr).toBe('');
+      expect(night.status).toBe(0);
+      await admin.query(documentedSql('**Analysts read, never write.**'));
+    } finally {
+      await admin.end();
+    }
+    const asAlice = recon.replace('postgres://postgres@', 'postgres://alice@');
+    const read = await runCli(
+      ['sql', '--db', `${asAlice}?schema=merchant_a`, '--format', 'csv', 'SELECT COUNT(*) AS cards FROM gift_cards'],
+      cleanEnv(),
+    );
+    expect(read.stderr).toBe('');
+    expect(read.stdout).toMatch(/^"cards"\r?\n[1-9]\d*\r?\n$/);
+    const alice = new pg.Client({ connectionString: asAlice });
+    await alice.connect();
+    try {
+      await expect(alice.query('UPDATE merchant_a.gift_cards SET remaining_balance_cents = 0')).rejects.toThrow(
+        /read-only transaction|permission denied/,
+      );
+      await expect(alice.query('CREATE TABLE merchant_a.mine (x int)')).rejects.toThrow(
+        /read-only transaction|permission denied/,
+      );
+    } finally {
+      await alice.end();
     }
   });
 });
