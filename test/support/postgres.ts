@@ -82,20 +82,35 @@ export async function startPostgres(): Promise<TestServer> {
   const halt = () => as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
   start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  return {
-    url,
-    halt,
-    resume: start,
-    stop: () => {
-      try {
-        halt();
-      } catch {
-        // Halted already.
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+  const stop = (): void => {
+    running.delete(stop);
+    try {
+      halt();
+    } catch {
+      // Halted already.
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
+  running.add(stop);
+  stopWithTheProcess();
+  return { url, halt, resume: start, stop };
+}
+
+/** The servers this process started and has not stopped yet. */
+const running = new Set<() => void>();
+let hooked = false;
+
+/**
+ * Stops every server this process started when it ends, however it ends short of SIGKILL: a
+ * Ctrl-C on `npm test` ends vitest without its global teardown, which left the servers running.
+ */
+function stopWithTheProcess(): void {
+  if (hooked) return;
+  hooked = true;
+  process.once('exit', () => {
+    for (const stop of [...running]) stop();
+  });
 }
 
 /** A new schema's mirror URL on the server, and its removal (a test cleans up after itself). */
