@@ -136,13 +136,12 @@ async function mirror(db: string): Promise<Line[]> {
     if (!(await mirrorExists(db))) return [{ ok: true, subject, text: 'not there yet: the first sync makes it' }];
     opened = await openForReading(db);
   } catch (error) {
-    // A failure that names its own cause and fix (the server's disk full, the server gone) says it alone.
-    const advice =
-      error instanceof LedgerReconError
+    // On a server, a failure that names its own cause and fix (its disk full, the server gone) says it alone.
+    const advice = !server
+      ? ': restore it from a backup, or give --db a new file (a new mirror starts with a full sync)'
+      : error instanceof LedgerReconError
         ? ''
-        : server
-          ? ': see the server and its log, restore the schema from a backup, or give --db another schema (?schema=NAME: a new mirror starts with a full sync)'
-          : ': restore it from a backup, or give --db a new file (a new mirror starts with a full sync)';
+        : ': see the server and its log, restore the schema from a backup, or give --db another schema (?schema=NAME: a new mirror starts with a full sync)';
     return [{ ok: false, subject, text: `${(error as Error).message}${advice}` }];
   }
   try {
