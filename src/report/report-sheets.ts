@@ -5,6 +5,7 @@
  * the run's finding codes per record (for the "findings" columns).
  */
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
+import { SEVERITIES } from '../checks/check.js';
 import { walkCardLedgers } from '../ledger/walk.js';
 import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
 import { cardReconciliation } from '../ledger/state.js';
@@ -687,6 +688,22 @@ async function* summaryRows(
   yield line([{ heading: 'ledger-recon reconciliation report' }]);
   yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
   yield line([{ note: VERDICT_MEANING[summary.verdict] ?? '' }]);
+  // The headline a reader looks for first: how many findings, and how much money they put at stake.
+  const severities = SEVERITIES.map((s) => `${summary.bySeverity[s]} ${s}`).join(', ');
+  yield line([
+    'Findings',
+    { emphasis: summary.findings.toLocaleString('en-US'), good: summary.findings === 0 },
+    { note: `${severities}; ${summary.new} new, ${summary.accepted} accepted: see Findings by code below` },
+  ]);
+  const atStake = Object.entries(summary.moneyAtStake);
+  yield line([
+    'Money at stake',
+    {
+      emphasis: atStake.length === 0 ? 'none' : atStake.map(([currency, amount]) => `${currency} ${amount}`).join(', '),
+      good: atStake.length === 0,
+    },
+    { note: 'errors and warnings not accepted; a break several checks see counts once' },
+  ]);
   for (const r of summary.rollForwardBreaks ?? [])
     yield line([
       'Roll-forward that does not close',
@@ -700,7 +717,6 @@ async function* summaryRows(
       note: previous?.asOfMs
         ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})`
         : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`,
-      strong: true,
     },
   ]);
   yield line(['Data as of (UTC)', date(run.asOfMs)]);

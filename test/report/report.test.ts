@@ -192,6 +192,25 @@ describe('the workbook', () => {
     expect(value('New')).toBe(allFindings.result);
   });
 
+  it('puts the headline on the first lines: the verdict, how many findings, and the money at stake', async () => {
+    const ws = sheet('Summary');
+    const [{ summary_json: stored } = { summary_json: '' }] = await rowsOfMirror<{ summary_json: string }>(
+      mirrorAt(dir),
+      'SELECT summary_json FROM check_runs WHERE check_run_id = 1',
+    );
+    const summary = JSON.parse(stored) as { findings: number; moneyAtStake: Record<string, string> };
+    const labels = (ws.getRows(1, 6) ?? []).map((r) => r.getCell(1).value);
+    expect(labels).toEqual(expect.arrayContaining(['Verdict', 'Findings', 'Money at stake']));
+    const cell = (label: string) =>
+      ws
+        .getRows(1, 6)!
+        .find((r) => r.getCell(1).value === label)!
+        .getCell(2).value;
+    expect(cell('Findings')).toBe(summary.findings.toLocaleString('en-US'));
+    const stake = Object.entries(summary.moneyAtStake);
+    expect(cell('Money at stake')).toBe(stake.length === 0 ? 'none' : stake.map(([c, a]) => `${c} ${a}`).join(', '));
+  });
+
   it('shows a coupon and an order the service no longer lists, with the sync that found them missing', () => {
     for (const [name, id] of [
       ['Coupons', unlisted.coupon],
