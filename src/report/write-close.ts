@@ -329,6 +329,9 @@ function closeJson(close: PeriodClose): unknown {
   };
 }
 
+/** The roll-forwards the Summary's first lines show; the rest are on the Period roll-forward sheet. */
+const HEADLINE_GROUPS = 12;
+
 /** The most cards that do not tie out the printed pages list (the rest follow on screen and in the CSV). */
 const PRINTED_CARDS = 1_000;
 
@@ -348,9 +351,33 @@ async function closeSheets(
   const cardRows = cardSheet.rows;
   const { period } = options;
   const failing = close.rollForwards.filter((r) => !r.closes);
+  const money = (cents: number | null, currency: string): Cell => (cents === null ? null : { cents, currency });
+  // The headline on the first lines: each roll-forward's closing, what the cards and the service hold, whether it ties out.
+  const shown = close.rollForwards.slice(0, HEADLINE_GROUPS);
+  const headline: Cell[][] = [
+    [
+      { label: 'closing per currency and program' },
+      { label: 'closing from flows' },
+      { label: 'at cut-off (cards)' },
+      { label: 'service' },
+      { label: 'ties out' },
+    ],
+    ...shown.map((r): Cell[] => [
+      `${r.currency} ${r.programId ?? '(no program)'}`,
+      money(r.closingFromFlowsCents, r.currency),
+      money(r.closingFromCardsCents, r.currency),
+      money(r.serviceRemainingCents, r.currency),
+      r.closes ? 'yes' : 'NO',
+    ]),
+    ...(close.rollForwards.length > shown.length
+      ? [[`… ${close.rollForwards.length - shown.length} more: see Period roll-forward`]]
+      : []),
+  ];
   const summary: Cell[][] = [
     [{ heading: `Period close ${period.label}` }],
-    ['Result', close.closes ? 'TIES OUT' : 'DOES NOT TIE OUT'],
+    ['Result', { emphasis: close.closes ? 'TIES OUT' : 'DOES NOT TIE OUT', good: close.closes }],
+    ...headline,
+    [],
     [
       'Period',
       `${describeInstant(period.startMs, period.timeZone)} up to ${describeInstant(period.endMs, period.timeZone)} (excluded)`,
