@@ -459,6 +459,22 @@ export class FindingsStore {
     for await (const row of rows) yield findingOf(fromSql(findings, row));
   }
 
+  /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */
+  async largestOf(checkRunId: number, n: number): Promise<Finding[]> {
+    const rows = await this.db
+      .selectFrom('findings')
+      .selectAll()
+      .where('check_run_id', '=', checkRunId)
+      .where('severity', 'in', ['error', 'warning'])
+      .where('state', '<>', 'accepted')
+      .where('stake_cents', '>', 0)
+      .orderBy('stake_cents', 'desc')
+      .orderBy('fingerprint')
+      .limit(n)
+      .execute();
+    return rows.map((row) => findingOf(fromSql(findings, row)));
+  }
+
   /** The previous findings a run resolved. */
   async resolvedOf(checkRunId: number): Promise<ResolvedRow[]> {
     const rows = await this.db

@@ -704,6 +704,13 @@ async function* summaryRows(
     },
     { note: 'errors and warnings not accepted; a break several checks see counts once' },
   ]);
+  // The three findings that put the most money at stake, each with what it is about.
+  for (const [i, f] of (await store.largestOf(run.checkRunId, 3)).entries())
+    yield line([
+      i === 0 ? 'Largest findings' : '',
+      { cents: f.stakeCents, currency: f.currency ?? '' },
+      { note: `${f.code} ${f.entityId}: see Findings` },
+    ]);
   for (const r of summary.rollForwardBreaks ?? [])
     yield line([
       'Roll-forward that does not close',

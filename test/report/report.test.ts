@@ -209,6 +209,17 @@ describe('the workbook', () => {
     expect(cell('Findings')).toBe(summary.findings.toLocaleString('en-US'));
     const stake = Object.entries(summary.moneyAtStake);
     expect(cell('Money at stake')).toBe(stake.length === 0 ? 'none' : stake.map(([c, a]) => `${c} ${a}`).join(', '));
+    // Then the three findings that put the most money at stake, largest first, each naming its code and record.
+    const largest = await rowsOfMirror<{ code: string; entity_id: string; stake_cents: unknown }>(
+      mirrorAt(dir),
+      "SELECT code, entity_id, stake_cents FROM findings WHERE check_run_id = 1 AND severity IN ('error', 'warning') AND state <> 'accepted' AND stake_cents > 0 ORDER BY stake_cents DESC, fingerprint LIMIT 3",
+    );
+    const rows = ws.getRows(1, 12)!;
+    const first = rows.findIndex((r) => r.getCell(1).value === 'Largest findings');
+    expect(first).toBeGreaterThan(0);
+    expect(rows.slice(first, first + largest.length).map((r) => String(r.getCell(3).value))).toEqual(
+      largest.map((f) => `${f.code} ${f.entity_id}: see Findings`),
+    );
   });
 
   it('shows a coupon and an order the service no longer lists, with the sync that found them missing', () => {
