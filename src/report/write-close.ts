@@ -360,6 +360,7 @@ async function closeSheets(
       { label: 'closing from flows' },
       { label: 'at cut-off (cards)' },
       { label: 'service' },
+      { label: 'difference' },
       { label: 'ties out' },
     ],
     ...shown.map((r): Cell[] => [
@@ -367,6 +368,8 @@ async function closeSheets(
       money(r.closingFromFlowsCents, r.currency),
       money(r.closingFromCardsCents, r.currency),
       money(r.serviceRemainingCents, r.currency),
+      // Where it does not tie out: cards − flows, or else the service − the cards.
+      money(r.differenceCents !== 0 ? r.differenceCents : (r.serviceDifferenceCents ?? 0), r.currency),
       r.closes ? 'yes' : 'NO',
     ]),
     ...(close.rollForwards.length > shown.length
