@@ -83,6 +83,17 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     const total = [...pages.values()].reduce((a, b) => a + b, 0);
     expect(total).toBeLessThanOrEqual(21);
     expect(pages.get('Checks')).toBeLessThanOrEqual(3);
+    // docs/workbook.md states these pages: they stay what the demo prints.
+    const stated = /prints on (\d+)\s+pages: Summary (\d+), Findings (\d+), Checks (\d+), Month to date (\d+)/.exec(
+      readFileSync(new URL('../../docs/workbook.md', import.meta.url), 'utf8').replace(/\n\s*/g, ' '),
+    );
+    expect(stated?.slice(1).map(Number)).toEqual([
+      total,
+      pages.get('Summary'),
+      pages.get('Findings'),
+      pages.get('Checks'),
+      pages.get('Month to date'),
+    ]);
     for (const sheet of [
       'Card reconciliation',
       'Matching',
