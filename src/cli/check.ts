@@ -3,7 +3,7 @@ import { exportFinding } from '../findings/finding.js';
 import { reconcile } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
-import { DEFAULT_DB_PATH, mirrorExists, openForWriting, shownDb } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, mirrorExists, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { outputTarget } from '../paths.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
@@ -57,7 +57,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
     }
     write(
       options.json
-        ? `${JSON.stringify(summary)}\n`
+        ? `${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`
         : wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)),
     );
     process.exitCode = summary.exitCode;

@@ -227,6 +227,7 @@ export function buildProgram(): Command {
       )
       .option('--json', 'print one summary object on stdout instead of progress')
       .option('--quiet', 'no progress and no closing line: errors only')
+      .option('--init', "make a new mirror at --db even where its folder and that folder's parent do not exist yet")
       .option(
         '--rebind',
         'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose',
@@ -271,6 +272,7 @@ export function buildProgram(): Command {
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
         .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
+        .option('--init', "make a new mirror at --db even where its folder and that folder's parent do not exist yet")
         .option(
           '--rebind',
           'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose',

@@ -4,7 +4,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_PATH, openForWriting, type Mirror } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openForWriting, refuseConjuredMirror, shownMirror, type Mirror } from '../db/mirror.js';
 import { InterruptedError, LedgerReconError } from '../errors.js';
 import { findingsStore, type RunError } from '../findings/store.js';
 import { oneLine, redact } from '../log.js';
@@ -25,6 +25,8 @@ import { scopeOf } from './report.js';
 
 export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   db?: string;
+  /** Make a new mirror even where --db's folder and its parent do not exist yet. */
+  init?: boolean;
   out?: string;
   full?: boolean;
   json?: boolean;
@@ -71,6 +73,8 @@ const RUN_FIGURES = [
 
 export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[number]> {
   runId: number;
+  /** The mirror the night used: a file's path, or a server's URL without its password (the schema named). */
+  mirror: string;
   /** The roll-forwards that do not close (what fails the night besides its findings); absent when every one closes. */
   rollforward?: CheckRunSummary['rollForwardBreaks'];
   /** What the confirmation pass re-read, and how many cards it found moved on. */
@@ -89,6 +93,8 @@ export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[n
 export interface FailedRunSummary {
   /** The check run recorded for the night, when the mirror could be opened. */
   runId: number | null;
+  /** The mirror the night used (or meant to): a file's path, or a server's URL without its password. */
+  mirror: string;
   /** INTERRUPTED: the operator stopped it (Ctrl-C, SIGTERM; exit 130 or 143); FAILED: it could not finish (exit 2). */
   verdict: 'FAILED' | 'INTERRUPTED';
   exitCode: number;
@@ -118,6 +124,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   );
   try {
     const config = loadConfig(options, options.env);
+    refuseConjuredMirror(options.db ?? DEFAULT_DB_PATH, options.init === true);
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
     ensureFolder('--out', options.out ?? 'reports');
     const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
@@ -173,6 +180,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       const interrupted = error instanceof InterruptedError;
       const failed: FailedRunSummary = {
         runId: checkRunId,
+        mirror: shownMirror(options.db ?? DEFAULT_DB_PATH),
         verdict: interrupted ? 'INTERRUPTED' : 'FAILED',
         exitCode: interrupted ? error.exitCode : 2,
         error: failure ?? runErrorOf(error, secrets),
@@ -267,6 +275,7 @@ async function nightly(
     };
     const json: RunSummary = {
       runId: summary.checkRunId,
+      mirror: shownMirror(options.db ?? DEFAULT_DB_PATH),
       ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<
         CheckRunSummary,
         (typeof RUN_FIGURES)[number]

@@ -1,6 +1,6 @@
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { DEFAULT_DB_PATH, openForWriting } from '../db/mirror.js';
+import { DEFAULT_DB_PATH, openForWriting, refuseConjuredMirror, shownMirror } from '../db/mirror.js';
 import { findingsStore } from '../findings/store.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
@@ -11,6 +11,8 @@ import { createProgress, syncClosingLine } from './progress.js';
 
 export interface SyncCommandOptions extends ConfigFlags {
   db?: string;
+  /** Make a new mirror even where --db's folder and its parent do not exist yet. */
+  init?: boolean;
   full?: boolean;
   json?: boolean;
   /** No progress and no closing line: errors only. */
@@ -29,6 +31,7 @@ export interface SyncCommandOptions extends ConfigFlags {
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? DEFAULT_DB_PATH;
+  refuseConjuredMirror(dbPath, options.init === true);
   const { mirror, release } = await openForWriting(dbPath, 'sync');
   const interruption = onInterrupt(
     'the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there',
@@ -62,7 +65,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
       }),
     );
     progress.finish(syncClosingLine(summary));
-    if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    if (options.json) process.stdout.write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`);
     // A sync that read every list but could mirror nothing of one: exit 2, naming it.
     if (!summary.completed) throw new NothingMirroredError(summary.error ?? 'the sync did not complete');
     return summary;

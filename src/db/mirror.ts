@@ -3,8 +3,9 @@
  * database holds it is the dialect folder's concern (src/db/sqlite/); nothing above the stores asks.
  */
 import { existsSync } from 'node:fs';
-import { MirrorError } from '../errors.js';
-import { isServerUrl, mirrorFile } from './location.js';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, MirrorError } from '../errors.js';
+import { isServerUrl, mirrorFile, shownDb } from './location.js';
 import { lockHolder, type LockHolder, type MirrorLock } from './sqlite/lock.js';
 import * as sqlite from './sqlite/open.js';
 import type { Mirror } from './types.js';
@@ -95,6 +96,33 @@ export async function openExistingForWriting(db: string, command: string, firstR
       `there is no mirror at ${isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db}: run \`ledger-recon ${firstRun}\` first`,
     );
   return openForWriting(db, command);
+}
+
+/**
+ * A mirror is opened, not conjured: a writing command makes a new SQLite mirror only where its
+ * folder exists or would be made under an existing one, or with `--init`. A mistyped `--db`
+ * (`/nonexitent/dir/ledger.db`) would otherwise start an empty mirror elsewhere, every finding
+ * new and the history left behind. A server's schema is named by its URL (`?schema=`, default
+ * `ledger_recon`), and shown in every line and record.
+ * @throws ConfigError naming --db and --init.
+ */
+export function refuseConjuredMirror(db: string, init: boolean): void {
+  if (init || isServerUrl(db)) return;
+  const file = resolve(mirrorFile(db));
+  if (existsSync(file)) return;
+  const folder = dirname(file);
+  if (existsSync(folder) || existsSync(dirname(folder))) return;
+  throw new ConfigError(
+    '--db',
+    `--db ${db}: there is no mirror there, and neither its folder nor that folder's parent exists (${dirname(folder)}): a mistyped --db would start a new, empty mirror, every finding new and the history elsewhere; correct --db, or give --init to make a new mirror there`,
+  );
+}
+
+/** The mirror as a JSON record names it: a file's path, or a server's URL without its password and with its schema (the default one named). */
+export function shownMirror(db: string): string {
+  if (!isServerUrl(db)) return db;
+  const shown = shownDb(db);
+  return /[?&]schema=/.test(shown) ? shown : `${shown}${shown.includes('?') ? '&' : '?'}schema=ledger_recon`;
 }
 
 /** Who holds the mirror's lock now, if anyone (the doctor's and history's question). */

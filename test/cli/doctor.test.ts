@@ -53,6 +53,8 @@ describe('settings like other tools', () => {
     expect(stderr).toBe('');
     expect(status).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({
+      // The record names the mirror it used: the path, or the URL without its user and password.
+      mirror: db.replace(/^postgres:\/\/[^@/]*@/, 'postgres://'),
       verdict: 'RECONCILED',
       report: { workbook: expect.stringMatching(new RegExp(`^${out}/ledger-recon-.*-run-1\\.xlsx$`)) },
     });

@@ -3,7 +3,16 @@
  * value involved (never a secret) and what to do; no stack trace.
  */
 import { createServer, type Server } from 'node:net';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
@@ -162,6 +171,27 @@ describe('--db and --out that cannot be used', () => {
       `ledger-recon: --db ${file}: a file stands where a folder should be (ENOTDIR): give --db a file in a folder you can write`,
     );
   });
+
+  it.skipIf(ON_POSTGRES)(
+    'opens a mirror, never conjures one: a --db whose folder and its parent do not exist is refused, naming --init; --init makes it',
+    async () => {
+      const typo = join(dir, 'nonexistent', 'dir', 'ledger.db');
+      for (const command of ['sync', 'run']) {
+        const out = command === 'run' ? ['--out', join(dir, 'typo-reports')] : [];
+        const refused = await runCli([command, '--db', typo, ...out], simulatorEnv(sim));
+        expect(refused.status, command).toBe(2);
+        expect(oneLine(refused), command).toBe(
+          `ledger-recon: --db ${typo}: there is no mirror there, and neither its folder nor that folder's parent exists (${join(dir, 'nonexistent')}): a mistyped --db would start a new, empty mirror, every finding new and the history elsewhere; correct --db, or give --init to make a new mirror there`,
+        );
+      }
+      expect(existsSync(join(dir, 'nonexistent'))).toBe(false);
+      expect(existsSync(join(dir, 'typo-reports'))).toBe(false);
+      // A new mirror in a new folder under an existing one needs nothing; deeper, --init says so.
+      expect((await runCli(['sync', '--db', join(dir, 'new-folder', 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
+      expect((await runCli(['sync', '--init', '--db', typo], simulatorEnv(sim))).status).toBe(0);
+      expect(existsSync(typo)).toBe(true);
+    },
+  );
 
   it.skipIf(ON_POSTGRES)('names a --db that is a folder, and one whose folder cannot be made', async () => {
     const folder = join(dir, 'a-folder');
@@ -367,9 +397,9 @@ describe('files for one reader', () => {
     async () => {
       const folder = join(dir, 'private', 'mirror');
       const out = join(dir, 'private', 'reports');
-      expect((await runCli(['run', '--db', join(folder, 'ledger.db'), '--out', out], simulatorEnv(sim))).status).toBe(
-        0,
-      );
+      expect(
+        (await runCli(['run', '--init', '--db', join(folder, 'ledger.db'), '--out', out], simulatorEnv(sim))).status,
+      ).toBe(0);
       const mode = (path: string) => statSync(path).mode & 0o777;
       expect(mode(folder)).toBe(0o700);
       expect(mode(out)).toBe(0o700);
