@@ -125,7 +125,8 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
       // A role that owns its schema and nothing else may lack CREATE on the database, which
       // CREATE SCHEMA IF NOT EXISTS asks for even when the schema is there: create it only when it is not.
       const there = await session.query('SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1', [location.schema]);
-      if (there.rowCount === 0) await session.query(`CREATE SCHEMA "${location.schema}"`);
+      // IF NOT EXISTS still: another opening (a test's, a doctor's) may make it at the same moment.
+      if (there.rowCount === 0) await session.query(`CREATE SCHEMA IF NOT EXISTS "${location.schema}"`);
       await inNamedSchema(session, location);
       const { applied, known } = await schemaVersion(clientAsks(session), location.schema);
       if (applied === 0) await refuseForeignSchema(session, location);
