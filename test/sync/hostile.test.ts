@@ -93,12 +93,22 @@ async function expectNothingStored(extra: readonly string[] = []): Promise<void>
   walk(dir);
   if (!ON_POSTGRES) expect(files.length).toBeGreaterThan(0);
   for (const file of files) {
-    const bytes = readFileSync(file);
-    for (const text of [...forbidden, ...extra]) expect(bytes.includes(text), `${text} in ${file}`).toBe(false);
+    const bytes = readFileSync(file).toString('latin1');
+    for (const text of [...forbidden, ...extra]) expect(holds(bytes, text), `${text} in ${file}`).toBe(false);
   }
   const stored = await everyTextInMirror(lastDb);
   for (const text of [...forbidden, ...extra])
-    expect(stored.includes(text), `${text} in the mirror's schema`).toBe(false);
+    expect(holds(stored, text), `${text} in the mirror's schema`).toBe(false);
+}
+
+/**
+ * Whether `text` holds `secret`. A PIN is a few digits: it counts only as a value of its own,
+ * not inside a longer run of letters and digits (a timestamp in ms, a SHA-256 in hex), where any
+ * six digits turn up by chance (CI met a voucher PIN inside a night's numbers).
+ */
+function holds(text: string, secret: string): boolean {
+  if (!/^\d{1,8}$/.test(secret)) return text.includes(secret);
+  return new RegExp(`(?<![0-9A-Za-z])${secret}(?![0-9A-Za-z])`).test(text);
 }
 
 function oneLine(result: CliResult): string {
