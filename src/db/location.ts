@@ -45,3 +45,6 @@ export function mirrorFile(db: string): string {
       : `--db ${shown} (or LEDGER_RECON_DB): the mirror lives in a SQLite file (a path, such as data/ledger.db) or in PostgreSQL (postgres://user@host:port/db?schema=name), not in ${scheme[1]}`,
   );
 }
+
+/** The schema a PostgreSQL URL without `?schema=` names. */
+export const DEFAULT_SCHEMA = 'ledger_recon';

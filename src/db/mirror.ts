@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, MirrorError } from '../errors.js';
-import { isServerUrl, mirrorFile, shownDb } from './location.js';
+import { DEFAULT_SCHEMA, isServerUrl, mirrorFile, shownDb } from './location.js';
 import { lockHolder, type LockHolder, type MirrorLock } from './sqlite/lock.js';
 import * as sqlite from './sqlite/open.js';
 import type { Mirror } from './types.js';
@@ -122,7 +122,7 @@ export function refuseConjuredMirror(db: string, init: boolean): void {
 export function shownMirror(db: string): string {
   if (!isServerUrl(db)) return db;
   const shown = shownDb(db);
-  return /[?&]schema=/.test(shown) ? shown : `${shown}${shown.includes('?') ? '&' : '?'}schema=ledger_recon`;
+  return /[?&]schema=/.test(shown) ? shown : `${shown}${shown.includes('?') ? '&' : '?'}schema=${DEFAULT_SCHEMA}`;
 }
 
 /** Who holds the mirror's lock now, if anyone (the doctor's and history's question). */

@@ -130,7 +130,7 @@ export async function reportSheets(
   scope: ReportScope = {},
 ): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
-  const monthToDate = await monthToDateOf(mirror, run, await store.inFlightOf(run));
+  const monthToDate = await monthToDateOf(mirror, run, () => store.inFlightOf(run));
   const reads = new ReportStore(mirror);
   const books = new BooksStore(mirror);
   const codes = await codesByRecord(store, run.checkRunId);
@@ -572,7 +572,7 @@ async function* orderRows(
 async function monthToDateOf(
   mirror: Mirror,
   run: CheckRunRow,
-  inFlight: RunInFlight | null,
+  inFlightOf: () => Promise<RunInFlight | null>,
 ): Promise<PeriodClose | null> {
   const asOf = run.asOfMs;
   if (asOf === null) return null;
@@ -593,7 +593,11 @@ async function monthToDateOf(
       closes: computed.closes,
     };
   try {
-    return await closePeriod(mirror, period, undefined, { asOfMs: asOf, merchantId: run.merchantId, inFlight });
+    return await closePeriod(mirror, period, undefined, {
+      asOfMs: asOf,
+      merchantId: run.merchantId,
+      inFlight: await inFlightOf(),
+    });
   } catch (error) {
     if (error instanceof MirrorError) return null;
     throw error;

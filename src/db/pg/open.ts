@@ -24,8 +24,8 @@ import { missingTables } from '../expected-tables.js';
 /** drizzle-kit's PostgreSQL migrations, beside src/ and dist/ alike. */
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/pg', import.meta.url));
 
-/** The schema a URL without `?schema=` names. */
-export const DEFAULT_SCHEMA = 'ledger_recon';
+export { DEFAULT_SCHEMA } from '../location.js';
+import { DEFAULT_SCHEMA } from '../location.js';
 
 /** A statement an investigator runs stops after this long. */
 const STATEMENT_TIMEOUT_MS = 60_000;
