@@ -1,6 +1,7 @@
+import { defaultLocations } from '../locations.js';
 import { userInfo } from 'node:os';
 import { parseISO, isValid } from 'date-fns';
-import { DEFAULT_DB_PATH, openForWriting } from '../db/mirror.js';
+import { openForWriting } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { findingsStore } from '../findings/store.js';
 
@@ -32,7 +33,7 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
     untilMs = Date.parse(`${options.until}T00:00:00Z`) + 86_400_000;
     if (untilMs <= nowMs) throw new MirrorError(`--until ${options.until} has already passed`);
   }
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openForWriting(dbPath, 'accept');
   try {
     const store = findingsStore(mirror);

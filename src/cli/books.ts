@@ -1,3 +1,4 @@
+import { defaultLocations } from '../locations.js';
 import { oneLine } from '../log.js';
 import { existsSync, statSync } from 'node:fs';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
@@ -10,7 +11,7 @@ import {
   type BooksFolder,
   type ImportResult,
 } from '../books/import-books.js';
-import { DEFAULT_DB_PATH, openForWriting, type Mirror } from '../db/mirror.js';
+import { openForWriting, type Mirror } from '../db/mirror.js';
 import { BooksImportError, ConfigError, InterruptedError, LedgerReconError } from '../errors.js';
 import { onInterrupt } from './interrupt.js';
 
@@ -103,7 +104,7 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
       `--source names what one file is a version of; ${paths.length} files were given: import them one at a time`,
     );
   const files = paths.map((path) => fileToImport(path, options));
-  const { mirror, release } = await openForWriting(options.db ?? DEFAULT_DB_PATH, 'books import');
+  const { mirror, release } = await openForWriting(options.db ?? defaultLocations().db, 'books import');
   const interruption = onInterrupt(
     'the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)',
   );

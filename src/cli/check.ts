@@ -1,9 +1,10 @@
+import { defaultLocations } from '../locations.js';
 import { renameSync, writeFileSync } from 'node:fs';
 import { exportFinding } from '../findings/finding.js';
 import { reconcile } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
-import { DEFAULT_DB_PATH, mirrorExists, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
+import { mirrorExists, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { outputTarget } from '../paths.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
@@ -39,7 +40,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   const write =
     options.write ??
     ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const dbPath = options.db ?? defaultLocations().db;
   if (!(await mirrorExists(dbPath)))
     throw new MirrorError(`there is no mirror at ${shownDb(dbPath)}: run \`ledger-recon sync\` first`);
   const { mirror, release } = await openForWriting(dbPath, 'check');

@@ -1,6 +1,7 @@
+import { defaultLocations } from '../locations.js';
 import { findingsStore } from '../findings/store.js';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_PATH, openExistingForWriting } from '../db/mirror.js';
+import { openExistingForWriting } from '../db/mirror.js';
 import { sealClose } from '../evidence/write.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
@@ -22,7 +23,7 @@ export interface CloseCommandOptions extends PeriodOptions {
 export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const period = periodOf(options);
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'close', 'sync');
   const interruption = onInterrupt(
     'the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again',
@@ -36,7 +37,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
       period,
       merchantId: await findings.pinnedMerchant(),
       inFlight: await findings.inFlightOf(),
-      outDir: options.out ?? 'reports',
+      outDir: options.out ?? defaultLocations().reports,
       ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
     });
     const money = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));

@@ -4,11 +4,12 @@ import { SEVERITIES, type Severity } from '../checks/check.js';
 import { CATALOGUE } from '../checks/index.js';
 import { clearDemoSchema, isServerUrl, shownDb } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import { defaultLocations } from '../locations.js';
 import { startSimulator } from '../sim/simulator.js';
 import { run } from './run.js';
 
-/** The demo's mirror unless --db says otherwise. */
-const DEMO_DB = join('data', 'demo', 'ledger.db');
+/** The demo's mirror unless --db says otherwise (data/demo/ledger.db in a checkout). */
+const DEMO_DB = defaultLocations().demoDb;
 
 export interface DemoOptions {
   seed: number;
@@ -66,7 +67,7 @@ export async function demo(options: DemoOptions): Promise<void> {
       `the merchant's books, written from the same world with ${sim.manifest.books.breaks.length} book breaks: ${books}\n`,
     );
     write(
-      `running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${options.out ?? join('reports', 'demo')} --books ${books}\n\n`,
+      `running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${options.out ?? defaultLocations().demoReports} --books ${books}\n\n`,
     );
     const env = {
       ...process.env,
@@ -77,7 +78,14 @@ export async function demo(options: DemoOptions): Promise<void> {
       DP_CLIENT_ID: sim.credentials.dp.clientId,
       DP_CLIENT_SECRET: sim.credentials.dp.clientSecret,
     };
-    const summary = await run({ db, out: options.out ?? join('reports', 'demo'), env, verbose: true, write, books });
+    const summary = await run({
+      db,
+      out: options.out ?? defaultLocations().demoReports,
+      env,
+      verbose: true,
+      write,
+      books,
+    });
     // By severity on both sides, so that an info break planted and found cannot read as a miss.
     const planted = [...sim.manifest.breaks, ...sim.manifest.books.breaks];
     const bySeverity = (count: (severity: Severity) => number): string =>

@@ -1,10 +1,11 @@
+import { defaultLocations, type Locations } from '../locations.js';
 import { LedgerReconError } from '../errors.js';
 import { accessSync, constants, existsSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
-import { DEFAULT_DB_PATH, isServerUrl, mirrorExists, mirrorHolder, openForReading, shownDb } from '../db/mirror.js';
+import { isServerUrl, mirrorExists, mirrorHolder, openForReading, shownDb } from '../db/mirror.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
 
@@ -90,14 +91,30 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
       );
   }
 
-  const db = options.db ?? DEFAULT_DB_PATH;
+  say(locationsLine(defaultLocations(options.env ?? process.env)));
+  const db = options.db ?? defaultLocations().db;
   for (const line of await mirror(db)) say(line);
   // A server's disk is its operator's: the doctor sees only the space beside a file.
   if (!isServerUrl(db)) say(freeSpace(db));
-  say(outFolder(options.out ?? 'reports'));
+  say(outFolder(options.out ?? defaultLocations().reports));
   process.exitCode = lines.every((l) => l.ok) ? 0 : 2;
   if (options.json) write(`${JSON.stringify({ ok: lines.every((l) => l.ok), checks: lines })}\n`);
   return lines;
+}
+
+/** Where the mirror and the reports go when no flag names them, and why there. */
+function locationsLine(locations: Locations): Line {
+  const why =
+    locations.basis === 'LEDGER_RECON_HOME'
+      ? `under LEDGER_RECON_HOME (${resolve(locations.home ?? '')})`
+      : locations.basis === 'user data folder'
+        ? `installed: under the user's data folder ${locations.home} (set LEDGER_RECON_HOME to move it)`
+        : 'run from a checkout: under the current folder (set LEDGER_RECON_HOME to fix them in one place)';
+  return {
+    ok: true,
+    subject: 'default locations',
+    text: `${why}: mirror ${resolve(locations.db)}, reports ${resolve(locations.reports)}`,
+  };
 }
 
 /** Reads one record of a service (GET only): it answers and accepts the credentials, or why not. */

@@ -1,6 +1,7 @@
+import { defaultLocations } from '../locations.js';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { outputTarget } from '../paths.js';
-import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
+import { openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { findingsStore } from '../findings/store.js';
 import type { Mirror } from '../db/mirror.js';
@@ -25,7 +26,7 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
   if (format !== 'hledger') throw new MirrorError(`unknown export format ${format}: the one format is hledger`);
   // Refused before the mirror opens: a device or a FIFO named by mistake is never replaced.
   const target = outputTarget('--out', options.out);
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const dbPath = options.db ?? defaultLocations().db;
   const mirror = await openForReading(dbPath, 'sync');
   try {
     const scope = await journalScope(mirror, options.run);

@@ -1,6 +1,7 @@
+import { defaultLocations } from '../locations.js';
 import { type CheckCode, CHECK_CODES } from '../checks/index.js';
 import { SEVERITIES, type Severity } from '../checks/check.js';
-import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
+import { openForReading } from '../db/mirror.js';
 import { ConfigError, MirrorError } from '../errors.js';
 import { type ExportedFinding, exportFinding } from '../findings/finding.js';
 import { findingsStore } from '../findings/store.js';
@@ -38,7 +39,7 @@ export async function findingsList(options: FindingsListOptions): Promise<Export
   if (options.severity !== undefined && !(SEVERITIES as readonly string[]).includes(options.severity)) {
     throw new ConfigError('--severity', `--severity must be one of ${SEVERITIES.join(', ')}`);
   }
-  const mirror = await openForReading(options.db ?? DEFAULT_DB_PATH);
+  const mirror = await openForReading(options.db ?? defaultLocations().db);
   try {
     const store = findingsStore(mirror);
     const run = await store.completedRun();

@@ -1,4 +1,5 @@
-import { DEFAULT_DB_PATH, mirrorHolder, openForReading } from '../db/mirror.js';
+import { defaultLocations } from '../locations.js';
+import { mirrorHolder, openForReading } from '../db/mirror.js';
 import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
 import { tableLines, terminalWidth } from './fit-width.js';
 import type { CheckRunSummary } from '../findings/summary.js';
@@ -37,7 +38,7 @@ export interface HistoryRow {
  */
 export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const dbPath = options.db ?? defaultLocations().db;
   const mirror = await openForReading(dbPath);
   try {
     const running = (await mirrorHolder(dbPath)) !== undefined;

@@ -7,6 +7,7 @@ import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { addServiceOptions } from './service-options.js';
 import { SQL_FORMATS } from './sql-formats.js';
 import { shownDb } from '../db/location.js';
+import { defaultLocations } from '../locations.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -100,14 +101,15 @@ function addCheckOptions(command: Command): Command {
  */
 export function buildProgram(): Command {
   // Read once the environment (and any --settings file) is in place: main.ts loads that first.
-  const mirrorPath = process.env['LEDGER_RECON_DB'] || 'data/ledger.db';
+  const locations = defaultLocations();
+  const mirrorPath = locations.db;
   // The mirror: a file or a PostgreSQL schema; help shows a URL's default without its password.
   const db = () =>
     new Option(
       '--db <path|url>',
       'the mirror: a SQLite file, or postgres://user@host:port/db?schema=name (or LEDGER_RECON_DB)',
     ).default(mirrorPath, shownDb(mirrorPath));
-  const outFolder = process.env['LEDGER_RECON_OUT'] || 'reports';
+  const outFolder = locations.reports;
   const program = new Command('ledger-recon')
     // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
     .exitOverride()
@@ -473,9 +475,9 @@ export function buildProgram(): Command {
     .option(
       '--db <path|url>',
       "the demo's mirror, a file or postgres://…?schema=name (made afresh; never one the demo did not make)",
-      'data/demo/ledger.db',
+      locations.demoDb,
     )
-    .option('--out <dir>', "where the demo's reports go", 'reports/demo')
+    .option('--out <dir>', "where the demo's reports go", locations.demoReports)
     .action(async (options) => (await import('./demo.js')).demo(options));
 
   return program;

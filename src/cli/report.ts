@@ -1,4 +1,5 @@
-import { DEFAULT_DB_PATH, openExistingForWriting } from '../db/mirror.js';
+import { defaultLocations } from '../locations.js';
+import { openExistingForWriting } from '../db/mirror.js';
 import { sealRun } from '../evidence/write.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
@@ -20,12 +21,12 @@ export interface ReportCommandOptions {
  */
 export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {
     const paths = await writeReport({
       mirror,
-      outDir: options.out ?? 'reports',
+      outDir: options.out ?? defaultLocations().reports,
       ...(options.run !== undefined ? { checkRunId: options.run } : {}),
       scope: scopeOf(options),
     });

@@ -1,10 +1,11 @@
+import { defaultLocations, isUserDataMirror } from '../locations.js';
 import type { CheckOptions } from '../checks/check.js';
 import { reconcile } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_PATH, openForWriting, refuseConjuredMirror, shownMirror, type Mirror } from '../db/mirror.js';
+import { openForWriting, refuseConjuredMirror, shownMirror, type Mirror } from '../db/mirror.js';
 import { InterruptedError, LedgerReconError } from '../errors.js';
 import { findingsStore, type RunError } from '../findings/store.js';
 import { oneLine, redact } from '../log.js';
@@ -124,11 +125,11 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   );
   try {
     const config = loadConfig(options, options.env);
-    refuseConjuredMirror(options.db ?? DEFAULT_DB_PATH, options.init === true);
+    const dbPath = options.db ?? defaultLocations().db;
+    refuseConjuredMirror(dbPath, options.init === true || isUserDataMirror(dbPath));
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
-    ensureFolder('--out', options.out ?? 'reports');
+    ensureFolder('--out', options.out ?? defaultLocations().reports);
     const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
-    const dbPath = options.db ?? DEFAULT_DB_PATH;
     const { mirror, release } = await openForWriting(dbPath, 'run');
     const clients = createClients(config, {
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
@@ -162,7 +163,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       process.exitCode = summary.exitCode;
       return result.json;
     } catch (caught) {
-      const error = storageFailure(caught, { db: dbPath, out: options.out ?? 'reports' }) ?? caught;
+      const error = storageFailure(caught, { db: dbPath, out: options.out ?? defaultLocations().reports }) ?? caught;
       failure = runErrorOf(error, secrets);
       try {
         if (checkRunId !== null) await findingsStore(mirror).recordFailure(checkRunId, failure, Date.now());
@@ -180,7 +181,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       const interrupted = error instanceof InterruptedError;
       const failed: FailedRunSummary = {
         runId: checkRunId,
-        mirror: shownMirror(options.db ?? DEFAULT_DB_PATH),
+        mirror: shownMirror(options.db ?? defaultLocations().db),
         verdict: interrupted ? 'INTERRUPTED' : 'FAILED',
         exitCode: interrupted ? error.exitCode : 2,
         error: failure ?? runErrorOf(error, secrets),
@@ -261,7 +262,7 @@ async function nightly(
     progress.step('report');
     const written = await writeReport({
       mirror,
-      outDir: options.out ?? 'reports',
+      outDir: options.out ?? defaultLocations().reports,
       checkRunId: summary.checkRunId,
       scope: scopeOf(options),
     });
@@ -275,7 +276,7 @@ async function nightly(
     };
     const json: RunSummary = {
       runId: summary.checkRunId,
-      mirror: shownMirror(options.db ?? DEFAULT_DB_PATH),
+      mirror: shownMirror(options.db ?? defaultLocations().db),
       ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<
         CheckRunSummary,
         (typeof RUN_FIGURES)[number]

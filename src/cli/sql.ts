@@ -1,5 +1,6 @@
+import { defaultLocations } from '../locations.js';
 import { readRegularFile } from '../paths.js';
-import { DEFAULT_DB_PATH, openForReading } from '../db/mirror.js';
+import { openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { terminalWidth } from './fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
@@ -28,7 +29,7 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
   // A statement is text of a person's size: a device (/dev/zero) or a FIFO is refused, a file over 1 MiB too.
   const text = options.file ? readRegularFile(options.file, '--file', MAX_STATEMENT_BYTES) : statement;
   if (!text?.trim()) throw new MirrorError('give one SQL statement, or --file query.sql');
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
+  const dbPath = options.db ?? defaultLocations().db;
   const mirror = await openForReading(dbPath, 'sync');
   try {
     // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).

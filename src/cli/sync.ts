@@ -1,6 +1,7 @@
+import { defaultLocations, isUserDataMirror } from '../locations.js';
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { DEFAULT_DB_PATH, openForWriting, refuseConjuredMirror, shownMirror } from '../db/mirror.js';
+import { openForWriting, refuseConjuredMirror, shownMirror } from '../db/mirror.js';
 import { findingsStore } from '../findings/store.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
@@ -30,8 +31,8 @@ export interface SyncCommandOptions extends ConfigFlags {
  */
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
-  const dbPath = options.db ?? DEFAULT_DB_PATH;
-  refuseConjuredMirror(dbPath, options.init === true);
+  const dbPath = options.db ?? defaultLocations().db;
+  refuseConjuredMirror(dbPath, options.init === true || isUserDataMirror(dbPath));
   const { mirror, release } = await openForWriting(dbPath, 'sync');
   const interruption = onInterrupt(
     'the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there',

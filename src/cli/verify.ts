@@ -1,3 +1,4 @@
+import { defaultLocations } from '../locations.js';
 import { statSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { verifyFolder } from '../evidence/verify.js';
@@ -14,7 +15,7 @@ export interface VerifyOptions {
  */
 export async function verify(options: VerifyOptions): Promise<boolean> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const dir = options.dir ?? 'reports';
+  const dir = options.dir ?? defaultLocations().reports;
   let folder = false;
   try {
     folder = statSync(dir).isDirectory();

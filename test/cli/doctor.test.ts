@@ -155,6 +155,8 @@ describe('ledger-recon doctor', () => {
       'DP_CLIENT_SECRET',
       'gift card service',
       'delivery partner service',
+      // Where a command without --db / --out would look (a checkout: the current folder).
+      'default locations',
       `mirror ${shownDb(db)}`,
       'schema',
       'lock',
