@@ -32,6 +32,35 @@ const amountsByCurrency = (value: string): Map<string, number> => {
   }
   return thresholds;
 };
+/** A help's examples: each command line with its comment aligned after it (`# …`), or above it where the two pass 80 columns. */
+export function examples(lines: readonly (readonly [string, string])[]): string {
+  const line = (command: string) => `  ledger-recon ${command}`;
+  const beside = (command: string, column: number, comment: string) => `${line(command).padEnd(column)} # ${comment}`;
+  const fits = (command: string, comment: string) => line(command).length + 3 + comment.length <= 80;
+  const column = Math.max(...lines.filter(([c, m]) => fits(c, m)).map(([command]) => line(command).length));
+  const shown = lines.map(([command, comment]) =>
+    beside(command, column, comment).length <= 80
+      ? beside(command, column, comment)
+      : `  # ${comment}\n${line(command)}`,
+  );
+  return `\nExamples:\n${shown.join('\n')}`;
+}
+
+/** An http(s) URL, or a usage error naming the flag. */
+const httpUrl =
+  (flag: string) =>
+  (value: string): string => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new InvalidArgumentError(`${flag} needs an http:// or https:// URL, e.g. http://pushgateway:9091`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new InvalidArgumentError(`${flag} needs an http:// or https:// URL, e.g. http://pushgateway:9091`);
+    return value;
+  };
+
 const rate = (value: string): number => {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
@@ -297,6 +326,26 @@ export function buildProgram(): Command {
             '--materiality <list>',
             'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00',
           ).argParser(materiality),
+        )
+        .addOption(
+          new Option(
+            '--push-metrics <url>',
+            "push the night's metrics to a Prometheus Pushgateway, e.g. http://pushgateway:9091 (grouped by job and mirror)",
+          ).argParser(httpUrl('--push-metrics')),
+        )
+        .option(
+          '--metrics-file <file>',
+          "write the night's metrics in Prometheus' text format, e.g. for node_exporter's textfile collector (- for stdout)",
+        )
+        .addHelpText(
+          'after',
+          examples([
+            ['run', 'the nightly job: quiet on success'],
+            ['run --json >> nights.jsonl', 'one JSON record a night, failed too'],
+            ['run --full', 'weekly: re-read the whole ledger'],
+            ['run --books /srv/exports', "match the merchant's books too"],
+            ['run --push-metrics http://pushgateway:9091', 'metrics for the monitor'],
+          ]),
         ),
     ),
   ).action(async (options) => {

@@ -9,7 +9,7 @@ import { openForWriting, refuseConjuredMirror, shownMirror, type Mirror } from '
 import { InterruptedError, LedgerReconError } from '../errors.js';
 import { findingsStore, type RunError } from '../findings/store.js';
 import { oneLine, redact } from '../log.js';
-import { ensureFolder, storageFailure } from '../paths.js';
+import { ensureFolder, outputTarget, storageFailure } from '../paths.js';
 import { sealRun } from '../evidence/write.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
@@ -21,6 +21,7 @@ import { createClients, type Clients } from './clients.js';
 import { terminalWidth, wrapText } from './fit-width.js';
 import { withHeapPacedForSync } from './heap.js';
 import { onInterrupt } from './interrupt.js';
+import { nightMetrics, pushMetrics, pushUrl, writeMetricsFile, type StageTimes } from './metrics.js';
 import { createProgress } from './progress.js';
 import { scopeOf } from './report.js';
 
@@ -49,6 +50,10 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   preparer?: string;
   /** Money at stake per currency (cents) at or above which a finding is material. */
   materiality?: Map<string, number>;
+  /** `--push-metrics URL`: push the night's metrics to a Prometheus Pushgateway. */
+  pushMetrics?: string;
+  /** `--metrics-file FILE`: write them for node_exporter's textfile collector. */
+  metricsFile?: string;
   /** Where progress and the one failure line go (default stderr). */
   stderr?: NodeJS.WriteStream;
   write?: (text: string) => void;
@@ -80,7 +85,14 @@ export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[n
   rollforward?: CheckRunSummary['rollForwardBreaks'];
   /** What the confirmation pass re-read, and how many cards it found moved on. */
   confirmation: ConfirmStats & { moved: number };
-  sync: Pick<SyncSummary, 'syncRunId' | 'mode' | 'completed' | 'durationMs' | 'retries' | 'quarantined'>;
+  sync: Pick<SyncSummary, 'syncRunId' | 'mode' | 'completed' | 'durationMs' | 'retries' | 'quarantined'> & {
+    /** Records read per resource (cards, ledger entries, coupons, …). */
+    records: Record<string, number>;
+  };
+  /** What the cards hold at the cut-off per currency (the roll-forward's cards remaining), and the roll-forward's difference. */
+  liability: Record<string, { cardsRemaining: string; difference: string }>;
+  /** How long each stage took (ms): books (with --books), sync, check (with the confirmation), report (with the seal). */
+  stagesMs: StageTimes;
   /** What `--books` imported. */
   books?: BooksFigures;
   /** The three outputs and their evidence manifest, as absolute paths. */
@@ -129,6 +141,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     refuseConjuredMirror(dbPath, options.init === true || isUserDataMirror(dbPath));
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
     ensureFolder('--out', options.out ?? defaultLocations().reports);
+    if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);
     const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
     const { mirror, release } = await openForWriting(dbPath, 'run');
     const clients = createClients(config, {
@@ -161,6 +174,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
         );
       }
       process.exitCode = summary.exitCode;
+      await reportMetrics(options, result.json, stderr);
       return result.json;
     } catch (caught) {
       const error = storageFailure(caught, { db: dbPath, out: options.out ?? defaultLocations().reports }) ?? caught;
@@ -177,19 +191,18 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     }
   } catch (error) {
     // The night's record, also when it failed: one object, then the one line on stderr.
-    if (options.json) {
-      const interrupted = error instanceof InterruptedError;
-      const failed: FailedRunSummary = {
-        runId: checkRunId,
-        mirror: shownMirror(options.db ?? defaultLocations().db),
-        verdict: interrupted ? 'INTERRUPTED' : 'FAILED',
-        exitCode: interrupted ? error.exitCode : 2,
-        error: failure ?? runErrorOf(error, secrets),
-        startedAt: new Date(started).toISOString(),
-        durationMs: Date.now() - started,
-      };
-      write(`${JSON.stringify(failed)}\n`);
-    }
+    const interrupted = error instanceof InterruptedError;
+    const failed: FailedRunSummary = {
+      runId: checkRunId,
+      mirror: shownMirror(options.db ?? defaultLocations().db),
+      verdict: interrupted ? 'INTERRUPTED' : 'FAILED',
+      exitCode: interrupted ? error.exitCode : 2,
+      error: failure ?? runErrorOf(error, secrets),
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+    };
+    if (options.json) write(`${JSON.stringify(failed)}\n`);
+    await reportMetrics(options, failed, stderr);
     throw error;
   } finally {
     interruption.dispose();
@@ -220,11 +233,19 @@ async function nightly(
     quiet: !tty || options.json === true || options.quiet === true,
     retries: (service) => clients[service].http.stats.retries,
   });
+  const stagesMs: StageTimes = {};
+  let stageStart = Date.now();
+  const stageEnds = (stage: keyof StageTimes): void => {
+    const now = Date.now();
+    stagesMs[stage] = now - stageStart;
+    stageStart = now;
+  };
   try {
     let books: BooksFigures | undefined;
     if (booksFiles) {
       progress.step('books');
       books = await importBooksForNight(mirror, booksFiles, (line) => stderr.write(line), signal);
+      stageEnds('books');
     }
     signal.throwIfAborted();
     // Every card the previous night left in flight, held or broken is read again, moved or not.
@@ -242,6 +263,7 @@ async function nightly(
         ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       }),
     );
+    stageEnds('sync');
     signal.throwIfAborted();
     progress.step('check');
     const reread: ConfirmStats = { cards: 0, entries: 0 };
@@ -258,6 +280,7 @@ async function nightly(
         return rereadGiftCards(mirror, clients.giftcard, request, options.concurrency ?? 8, reread);
       },
     });
+    stageEnds('check');
     signal.throwIfAborted();
     progress.step('report');
     const written = await writeReport({
@@ -268,6 +291,7 @@ async function nightly(
     });
     await findingsStore(mirror).markReportWritten(summary.checkRunId);
     const evidence = await sealRun(mirror, summary.checkRunId, written);
+    stageEnds('report');
     const report: ReportPaths & { evidence: string } = {
       workbook: resolve(written.workbook),
       csv: resolve(written.csv),
@@ -296,7 +320,12 @@ async function nightly(
         durationMs: sync.durationMs,
         retries: sync.retries,
         quarantined: sync.quarantined,
+        records: Object.fromEntries(Object.entries(sync.resources).map(([resource, stats]) => [resource, stats.records])),
       },
+      liability: Object.fromEntries(
+        summary.rollForward.map((r) => [r.currency, { cardsRemaining: r.cardsRemaining, difference: r.difference }]),
+      ),
+      stagesMs,
       ...(books ? { books } : {}),
       report,
       durationMs: Date.now() - started,
@@ -304,6 +333,35 @@ async function nightly(
     return { summary, json };
   } finally {
     progress.finish();
+  }
+}
+
+/**
+ * The night's metrics, pushed and/or written when asked. The monitor's trouble is never the
+ * night's: a push or a write that fails is one line on stderr, and the exit code stays the night's.
+ */
+async function reportMetrics(
+  options: RunCommandOptions,
+  night: RunSummary | FailedRunSummary,
+  stderr: NodeJS.WritableStream,
+): Promise<void> {
+  if (options.pushMetrics === undefined && options.metricsFile === undefined) return;
+  const text = nightMetrics(night, Date.now());
+  if (options.metricsFile !== undefined) {
+    try {
+      writeMetricsFile(options.metricsFile, text);
+    } catch (error) {
+      stderr.write(`ledger-recon: metrics not written to --metrics-file ${options.metricsFile}: ${oneLine((error as Error).message)}; the night's result stands\n`);
+    }
+  }
+  if (options.pushMetrics !== undefined) {
+    try {
+      await pushMetrics(pushUrl(options.pushMetrics, night.mirror), text);
+    } catch (error) {
+      stderr.write(
+        `ledger-recon: metrics not pushed to ${oneLine((error as Error).message)}: check the Pushgateway and --push-metrics; the night's result stands\n`,
+      );
+    }
   }
 }
 

@@ -1,0 +1,229 @@
+/**
+ * The night as metrics for the job's monitor, in Prometheus' text format: pushed to a
+ * Pushgateway (`run --push-metrics URL`, the convention for batch jobs) and/or written for
+ * node_exporter's textfile collector (`run --metrics-file FILE`). Every figure is the night's
+ * own (its JSON record's), never computed again; money is integer cents.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { decimalTextCents } from '../money.js';
+import { outputTarget } from '../paths.js';
+import { writeAtomically } from './check.js';
+import type { FailedRunSummary, RunSummary } from './run.js';
+
+/** The job's name in the Pushgateway's grouping key and in every metric's prefix. */
+const JOB = 'ledger_recon';
+
+/** One metric family: its help, its type, and its samples (labels and an integer value). */
+interface Family {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter';
+  samples: { labels?: Record<string, string>; value: number }[];
+}
+
+/** How long each stage of the night took (ms), as `run` measured it. */
+export type StageTimes = Partial<Record<'books' | 'sync' | 'check' | 'report', number>>;
+
+/** Escapes a label value as the text format requires (backslash, double quote, newline). */
+function labelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** The text format of `families` (families without samples are left out). */
+function exposition(families: readonly Family[]): string {
+  const lines: string[] = [];
+  for (const family of families) {
+    if (family.samples.length === 0) continue;
+    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
+    for (const { labels, value } of family.samples) {
+      const shown = Object.entries(labels ?? {})
+        .map(([key, text]) => `${key}="${labelValue(text)}"`)
+        .join(',');
+      lines.push(`${family.name}${shown ? `{${shown}}` : ''} ${value}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Cents of the JSON record's decimal text; a figure that is not on a cent is left out, never rounded. */
+function centsSamples(byCurrency: Record<string, string>): Family['samples'] {
+  return Object.entries(byCurrency).flatMap(([currency, text]) => {
+    const parsed = decimalTextCents(text.replace(/,/g, ''));
+    return parsed.ok ? [{ labels: { currency }, value: parsed.cents }] : [];
+  });
+}
+
+/**
+ * The night's metrics. A night that finished (RECONCILED, BREAKS, INCOMPLETE) sets the last
+ * success time; a failed or interrupted one sets the last failure time only, so a monitor
+ * alerting on `time() - ledger_recon_last_success_timestamp_seconds` sees the nights that did
+ * not finish.
+ */
+export function nightMetrics(night: RunSummary | FailedRunSummary, nowMs: number): string {
+  const seconds = (ms: number) => Math.round(ms) / 1000;
+  const finished = 'report' in night;
+  const families: Family[] = [
+    {
+      name: `${JOB}_last_run_timestamp_seconds`,
+      help: 'When the last night ended (Unix time).',
+      type: 'gauge',
+      samples: [{ value: Math.floor(nowMs / 1000) }],
+    },
+    {
+      name: `${JOB}_last_${finished ? 'success' : 'failure'}_timestamp_seconds`,
+      help: finished
+        ? 'When the last night that finished (RECONCILED, BREAKS or INCOMPLETE) ended (Unix time).'
+        : 'When the last night that could not finish (FAILED, INTERRUPTED) ended (Unix time).',
+      type: 'gauge',
+      samples: [{ value: Math.floor(nowMs / 1000) }],
+    },
+    {
+      name: `${JOB}_exit_code`,
+      help: "The last night's exit code: 0 reconciled, 1 breaks, 2 could not complete, 130/143 stopped.",
+      type: 'gauge',
+      samples: [{ value: night.exitCode }],
+    },
+    {
+      name: `${JOB}_verdict`,
+      help: "The last night's verdict: 1 for the verdict it reached.",
+      type: 'gauge',
+      samples: [{ labels: { verdict: night.verdict }, value: 1 }],
+    },
+    {
+      name: `${JOB}_duration_seconds`,
+      help: 'How long the last night took, whole and per stage.',
+      type: 'gauge',
+      samples: [
+        { labels: { stage: 'total' }, value: seconds(night.durationMs) },
+        ...Object.entries(finished ? night.stagesMs : {}).map(([stage, ms]) => ({
+          labels: { stage },
+          value: seconds(ms),
+        })),
+      ],
+    },
+  ];
+  if (finished) families.push(...finishedFamilies(night));
+  return exposition(families);
+}
+
+/** What only a night that finished knows: its findings, its money, what it read. */
+function finishedFamilies(night: RunSummary): Family[] {
+  return [
+    {
+      name: `${JOB}_findings`,
+      help: 'Open findings of the last night (new, open and accepted) by severity.',
+      type: 'gauge',
+      samples: Object.entries(night.bySeverity).map(([severity, count]) => ({ labels: { severity }, value: count })),
+    },
+    {
+      name: `${JOB}_findings_new`,
+      help: 'Findings the last night found for the first time.',
+      type: 'gauge',
+      samples: [{ value: night.new }],
+    },
+    {
+      name: `${JOB}_money_at_stake_cents`,
+      help: 'Money at stake in open errors and warnings not accepted, per currency, in cents.',
+      type: 'gauge',
+      // Every currency the cards hold, 0 where nothing is at stake: a monitor sees 0, not an absent series.
+      samples: centsSamples({
+        ...Object.fromEntries(Object.keys(night.liability).map((currency) => [currency, '0.00'])),
+        ...night.moneyAtStake,
+      }),
+    },
+    {
+      name: `${JOB}_liability_cents`,
+      help: "What the cards hold at the night's cut-off (the roll-forward's cards remaining), per currency, in cents.",
+      type: 'gauge',
+      samples: centsSamples(
+        Object.fromEntries(Object.entries(night.liability).map(([currency, row]) => [currency, row.cardsRemaining])),
+      ),
+    },
+    {
+      name: `${JOB}_rollforward_difference_cents`,
+      help: "The roll-forward's difference (cards hold minus closing from flows), per currency, in cents.",
+      type: 'gauge',
+      samples: centsSamples(
+        Object.fromEntries(Object.entries(night.liability).map(([currency, row]) => [currency, row.difference])),
+      ),
+    },
+    {
+      name: `${JOB}_records_read`,
+      help: 'Records the last sync read, per resource.',
+      type: 'gauge',
+      samples: Object.entries(night.sync.records).map(([resource, value]) => ({ labels: { resource }, value })),
+    },
+    {
+      name: `${JOB}_records_quarantined`,
+      help: 'Records the last sync quarantined (failed validation).',
+      type: 'gauge',
+      samples: [{ value: night.sync.quarantined }],
+    },
+    {
+      name: `${JOB}_retries`,
+      help: 'Requests the last sync retried.',
+      type: 'gauge',
+      samples: [{ value: night.sync.retries }],
+    },
+  ];
+}
+
+/**
+ * Writes the metrics for node_exporter's textfile collector: whole or not at all (renamed into
+ * place); `-` is stdout. The file holds one night, so a night that did not finish carries the
+ * last success time over from the file it replaces (a Pushgateway keeps it by itself).
+ */
+export function writeMetricsFile(path: string, text: string): void {
+  const target = outputTarget('--metrics-file', path);
+  if (target.kind === 'stdout') {
+    process.stdout.write(text);
+    return;
+  }
+  const success = `${JOB}_last_success_timestamp_seconds`;
+  const previous = existsSync(target.path) ? readFileSync(target.path, 'utf8') : '';
+  const kept = text.includes(`\n${success} `)
+    ? []
+    : previous
+        .split('\n')
+        .filter(
+          (line) =>
+            line.startsWith(success) || line.endsWith(` ${success} gauge`) || line.startsWith(`# HELP ${success} `),
+        );
+  writeAtomically(target.path, kept.length > 0 ? `${text}${kept.join('\n')}\n` : text);
+}
+
+/**
+ * Where the night's metrics are pushed: the URL as given when it names a grouping key
+ * (`…/metrics/job/…`), else the Pushgateway's root with the job and the mirror as the key, so
+ * each merchant's mirror keeps its own group.
+ */
+export function pushUrl(base: string, mirror: string): string {
+  if (/\/metrics\/job\//.test(base)) return base;
+  const encoded = Buffer.from(mirror, 'utf8').toString('base64url');
+  return `${base.replace(/\/+$/, '')}/metrics/job/${JOB}/mirror@base64/${encoded}`;
+}
+
+/**
+ * Pushes the metrics (POST: the group's metrics of these names are replaced, others kept, so a
+ * failed night leaves the last success time where it was).
+ * @throws Error naming the URL (without a password) and the cause.
+ */
+export async function pushMetrics(url: string, text: string, timeoutMs = 10_000): Promise<void> {
+  const shown = url.replace(/\/\/[^/@]*@/, '//');
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain; version=0.0.4' },
+      body: text,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${shown}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+  }
+  if (!response.ok) {
+    const body = (await response.text()).slice(0, 200).trim();
+    throw new Error(`${shown}: HTTP ${response.status}${body ? ` (${body})` : ''}`);
+  }
+}
