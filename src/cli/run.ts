@@ -320,7 +320,9 @@ async function nightly(
         durationMs: sync.durationMs,
         retries: sync.retries,
         quarantined: sync.quarantined,
-        records: Object.fromEntries(Object.entries(sync.resources).map(([resource, stats]) => [resource, stats.records])),
+        records: Object.fromEntries(
+          Object.entries(sync.resources).map(([resource, stats]) => [resource, stats.records]),
+        ),
       },
       liability: Object.fromEntries(
         summary.rollForward.map((r) => [r.currency, { cardsRemaining: r.cardsRemaining, difference: r.difference }]),
@@ -351,7 +353,9 @@ async function reportMetrics(
     try {
       writeMetricsFile(options.metricsFile, text);
     } catch (error) {
-      stderr.write(`ledger-recon: metrics not written to --metrics-file ${options.metricsFile}: ${oneLine((error as Error).message)}; the night's result stands\n`);
+      stderr.write(
+        `ledger-recon: metrics not written to --metrics-file ${options.metricsFile}: ${oneLine((error as Error).message)}; the night's result stands\n`,
+      );
     }
   }
   if (options.pushMetrics !== undefined) {
