@@ -63,3 +63,13 @@ export function oneLine(text: string): string {
     c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/** How much of the talk with the services goes to stderr (`--log-level`, `-v`). */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The level `--log-level` (or `-v`: info) set for this process, through LEDGER_RECON_LOG_LEVEL. */
+export function logLevelOf(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const level = env['LEDGER_RECON_LOG_LEVEL'];
+  return (LOG_LEVELS as readonly string[]).includes(level ?? '') ? (level as LogLevel) : 'warn';
+}

@@ -1,4 +1,5 @@
 import { defaultLocations } from '../locations.js';
+import { reporter } from './reporter.js';
 import { userInfo } from 'node:os';
 import { parseISO, isValid } from 'date-fns';
 import { openForWriting } from '../db/mirror.js';
@@ -12,6 +13,8 @@ export interface AcceptOptions {
   by?: string;
   until?: string;
   nowMs?: number;
+  json?: boolean;
+  quiet?: boolean;
   write?: (text: string) => void;
 }
 
@@ -23,7 +26,7 @@ export interface AcceptOptions {
  * @throws MirrorError when no check run holds that fingerprint, or the date is not a date.
  */
 export async function accept(fingerprint: string, options: AcceptOptions): Promise<void> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const { say, record } = reporter(options);
   const nowMs = options.nowMs ?? Date.now();
   let untilMs: number | null = null;
   if (options.until !== undefined) {
@@ -52,7 +55,8 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
       untilMs,
       finding,
     });
-    write(
+    record({ accepted: true, code: finding.code, fingerprint, by, until: options.until ?? null, note: options.note });
+    say(
       `accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`,
     );
   } finally {

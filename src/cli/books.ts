@@ -22,6 +22,8 @@ export interface BooksImportOptions {
   replace?: boolean;
   db?: string;
   json?: boolean;
+  /** No line per file on success: problems still go to stderr. */
+  quiet?: boolean;
   write?: (text: string) => void;
   stderr?: (text: string) => void;
 }
@@ -120,7 +122,8 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
       interruption.signal,
       versions,
     );
-    write(options.json ? `${JSON.stringify(results)}\n` : results.map((r) => `${describeImport(r)}\n`).join(''));
+    if (options.json) write(`${JSON.stringify(results)}\n`);
+    else if (!options.quiet) write(results.map((r) => `${describeImport(r)}\n`).join(''));
     return results;
   } finally {
     await release();

@@ -14,6 +14,8 @@ import { pickCheckOptions } from './run.js';
 export interface CheckCommandOptions {
   db?: string;
   json?: boolean;
+  /** The verdict is the exit code alone: nothing printed (the JSON still, with --json). */
+  quiet?: boolean;
   findingsJson?: string;
   failOn?: FailOn;
   merchantId?: string;
@@ -56,11 +58,9 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
       if (findingsTarget.kind === 'stdout') process.stdout.write(text);
       else writeAtomically(findingsTarget.path, text);
     }
-    write(
-      options.json
-        ? `${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`
-        : wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)),
-    );
+    if (options.json) write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`);
+    else if (!options.quiet)
+      write(wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
     process.exitCode = summary.exitCode;
     return summary;
   } finally {

@@ -7,11 +7,14 @@ import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { writeClose, type ClosePaths } from '../report/write-close.js';
 import { onInterrupt } from './interrupt.js';
+import { reporter } from './reporter.js';
 
 export interface CloseCommandOptions extends PeriodOptions {
   db?: string;
   out?: string;
   preparer?: string;
+  json?: boolean;
+  quiet?: boolean;
   write?: (text: string) => void;
 }
 
@@ -21,7 +24,7 @@ export interface CloseCommandOptions extends PeriodOptions {
  * the files. Exit 1 when a tie-out fails, 2 when it cannot run.
  */
 export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const { say: write, record } = reporter(options);
   const period = periodOf(options);
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'close', 'sync');
@@ -91,6 +94,23 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     write(
       `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence].map((p) => resolve(p)).join('\n')}\n`,
     );
+    const decimal = (cents: number | null): string | null => (cents === null ? null : formatCents(cents));
+    record({
+      period: period.label,
+      closes: result.closes,
+      asOf: new Date(result.asOfMs).toISOString(),
+      rollForwards: result.rollForwards.map((r) => ({
+        currency: r.currency,
+        program: r.programId,
+        closing: decimal(r.closingFromFlowsCents),
+        atCutOff: decimal(r.closingFromCardsCents),
+        service: r.serviceRemainingCents === null ? null : decimal(r.serviceRemainingCents),
+        difference: decimal(r.differenceCents),
+        serviceDifference: r.serviceDifferenceCents === null ? null : decimal(r.serviceDifferenceCents),
+        closes: r.closes,
+      })),
+      files: [...outputs, evidence].map((p) => resolve(p)),
+    });
     if (!result.closes) {
       const failing = result.rollForwards
         .filter((r) => !r.closes)

@@ -16,6 +16,8 @@ export interface DemoOptions {
   /** Where the demo's mirror and reports go (default data/demo and reports/demo). */
   db?: string;
   out?: string;
+  /** Errors only. */
+  quiet?: boolean;
   write?: (text: string) => void;
 }
 
@@ -49,7 +51,8 @@ function clearDemoFile(db: string): void {
 }
 
 export async function demo(options: DemoOptions): Promise<void> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  // --quiet: errors only; the exit code and the files say the rest.
+  const write = options.quiet ? () => {} : (options.write ?? ((text: string) => process.stdout.write(text)));
   const db = options.db ?? DEMO_DB;
   if (isServerUrl(db)) await clearDemoSchema(db);
   else clearDemoFile(db);

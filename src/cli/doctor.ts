@@ -14,6 +14,8 @@ export interface DoctorOptions extends ConfigFlags {
   out?: string;
   /** One JSON object instead of lines: {ok, checks: [{ok, subject, text}]}. */
   json?: boolean;
+  /** The failures alone: a clean doctor prints nothing. */
+  quiet?: boolean;
   env?: NodeJS.ProcessEnv;
   write?: (text: string) => void;
 }
@@ -39,7 +41,9 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   const lines: Line[] = [];
   const say = (line: Line): void => {
     lines.push(line);
-    if (!options.json) write(`${line.ok ? 'ok  ' : 'FAIL'}  ${line.subject}: ${line.text}\n`);
+    // --quiet: the failures alone, so a clean doctor prints nothing.
+    if (!options.json && !(options.quiet && line.ok))
+      write(`${line.ok ? 'ok  ' : 'FAIL'}  ${line.subject}: ${line.text}\n`);
   };
 
   const settings = checkSettings(options, options.env);

@@ -2,7 +2,9 @@ import { defaultLocations } from '../locations.js';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { outputTarget } from '../paths.js';
 import { openForReading } from '../db/mirror.js';
-import { MirrorError } from '../errors.js';
+import { ConfigError, MirrorError } from '../errors.js';
+import { resolve } from 'node:path';
+import { reporter } from './reporter.js';
 import { findingsStore } from '../findings/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { dataAsOf } from '../report/close.js';
@@ -13,6 +15,8 @@ export interface ExportOptions {
   out: string;
   /** The check run whose cut-off and merchant the journal takes (default: the newest completed). */
   run?: number;
+  json?: boolean;
+  quiet?: boolean;
   write?: (text: string) => void;
 }
 
@@ -22,10 +26,15 @@ export interface ExportOptions {
  * Written under a temporary name, then renamed; `--out -` writes it to standard output.
  */
 export async function exportCommand(format: string, options: ExportOptions): Promise<void> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const { say, record } = reporter(options);
   if (format !== 'hledger') throw new MirrorError(`unknown export format ${format}: the one format is hledger`);
   // Refused before the mirror opens: a device or a FIFO named by mistake is never replaced.
   const target = outputTarget('--out', options.out);
+  if (target.kind === 'stdout' && options.json)
+    throw new ConfigError(
+      '--json',
+      '--json and --out - both want standard output: write the journal to a file, or leave out --json',
+    );
   const dbPath = options.db ?? defaultLocations().db;
   const mirror = await openForReading(dbPath, 'sync');
   try {
@@ -39,9 +48,10 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
     try {
       const { cards, entries } = await exportHledger(mirror, createWriteStream(temporary), scope);
       renameSync(temporary, target.path);
-      write(
+      say(
         `wrote ${options.out}: ${cards} cards, ${entries} ledger entries; check it with: hledger -f ${options.out} check\n`,
       );
+      record({ format, out: resolve(target.path), cards, entries, cutOff: new Date(scope.cutOffMs).toISOString() });
     } finally {
       rmSync(temporary, { force: true });
     }

@@ -6,6 +6,7 @@ import { FAIL_ON } from '../findings/verdict.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { addServiceOptions } from './service-options.js';
 import { SQL_FORMATS } from './sql-formats.js';
+import { LOG_LEVELS } from '../log.js';
 import { shownDb } from '../db/location.js';
 import { defaultLocations } from '../locations.js';
 
@@ -160,6 +161,22 @@ export function buildProgram(): Command {
     )
     .option('--umask <mask>', 'file-creation mask for the mirror and the reports (default 077: the owner alone)')
     .option('--verbose', 'the stack of an unexpected error')
+    .option('--quiet', 'errors only: no progress, no summary (rows and --json still print; the exit code tells)')
+    .addOption(
+      new Option('--log-level <level>', 'the talk with the services on stderr: info each retry, debug every request')
+        .choices(LOG_LEVELS)
+        .default('warn'),
+    )
+    .option('-v', 'log each retry of a request with its cause (--log-level info)')
+    // The global options reach every command: --quiet as the command's own option, the log level
+    // through the environment the service clients read.
+    .hook('preAction', (root, command) => {
+      const globals = command.optsWithGlobals();
+      if (globals['quiet'] === true) command.setOptionValue('quiet', true);
+      const level =
+        root.getOptionValueSource('logLevel') === 'default' && globals['v'] === true ? 'info' : globals['logLevel'];
+      process.env['LEDGER_RECON_LOG_LEVEL'] = String(level);
+    })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
@@ -231,7 +248,8 @@ export function buildProgram(): Command {
   addServiceOptions(
     program
       .command('ping')
-      .description('check the configuration and that both services accept the credentials (reads one record each)'),
+      .description('check the configuration and that both services accept the credentials (reads one record each)')
+      .option('--json', 'print one object: {ok, giftcard, dp}'),
   ).action(async (options) => (await import('./ping.js')).ping(options));
 
   addServiceOptions(
@@ -257,7 +275,6 @@ export function buildProgram(): Command {
         'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)',
       )
       .option('--json', 'print one summary object on stdout instead of progress')
-      .option('--quiet', 'no progress and no closing line: errors only')
       .option('--init', "make a new mirror at --db even where its folder and that folder's parent do not exist yet")
       .option(
         '--rebind',
@@ -302,7 +319,6 @@ export function buildProgram(): Command {
         .option('--out <dir>', 'where the workbook, CSV and JSON go (or LEDGER_RECON_OUT)', outFolder)
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
-        .option('--quiet', 'no progress and no summary on a terminal: the one line on failure only')
         .option('--init', "make a new mirror at --db even where its folder and that folder's parent do not exist yet")
         .option(
           '--rebind',
@@ -396,6 +412,7 @@ export function buildProgram(): Command {
     .addOption(db())
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
+    .option('--json', 'print one object: {runId, workbook, csv, json, evidence}')
     .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
     .addOption(
       new Option(
@@ -417,6 +434,7 @@ export function buildProgram(): Command {
     .option('--to <date>', 'last day of the period, YYYY-MM-DD, included')
     .option('--tz <zone>', "the merchant's time zone for the cut-offs, as Area/City (default UTC)")
     .option('--preparer <name>', 'fills "Prepared by" in the sign-off block')
+    .option('--json', 'print one object: the period, whether it ties out, each roll-forward and the files')
     .addOption(db())
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addHelpText('after', '\nExit codes: 0 every roll-forward ties out, 1 one does not, 2 it could not run.\n')
@@ -447,7 +465,8 @@ export function buildProgram(): Command {
     .description(
       'offline, with no mirror and no services: check every evidence manifest in a folder of outputs, the files each seals (SHA-256) and the chain between them; one line per problem, exit 1 when anything does not hold',
     )
-    .option('--dir <folder>', 'the folder of outputs and their …-evidence.json', 'reports')
+    .option('--dir <folder>', 'the folder of outputs and their …-evidence.json (or LEDGER_RECON_OUT)', outFolder)
+    .option('--json', 'print one object: {ok, dir, manifests, files, problems}')
     .action(async (options) => {
       await (await import('./verify.js')).verify(options);
     });
@@ -459,6 +478,7 @@ export function buildProgram(): Command {
     )
     .argument('<format>', 'hledger')
     .requiredOption('--out <file>', 'the journal to write (-: standard output)')
+    .option('--json', 'print one object: {format, out, cards, entries, cutOff}')
     .addOption(
       new Option('--run <id>', 'the check run whose cut-off and merchant it takes (default: the newest)').argParser(
         integer('--run', 1),
@@ -510,6 +530,7 @@ export function buildProgram(): Command {
     .requiredOption('--note <text>', 'why it is accepted: the justification auditors read')
     .option('--by <name>', 'who accepts (default: the operating-system user)')
     .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
+    .option('--json', 'print one object: {accepted, code, fingerprint, by, until, note}')
     .addOption(db())
     .action(async (fingerprint: string, options) => {
       await (await import('./accept.js')).accept(fingerprint, options);

@@ -1,10 +1,10 @@
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
+import { reporter, type Reporting } from './reporter.js';
 
-export interface PingOptions extends ConfigFlags {
+export interface PingOptions extends ConfigFlags, Reporting {
   env?: NodeJS.ProcessEnv;
-  write?: (text: string) => void;
 }
 
 /**
@@ -13,19 +13,24 @@ export interface PingOptions extends ConfigFlags {
  * @throws ConfigError, AuthError or ServiceUnavailableError, which the CLI maps to exit 2.
  */
 export async function ping(options: PingOptions): Promise<void> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const { say, record } = reporter(options);
   const config = loadConfig(options, options.env);
   const giftcard = new GiftCardClient(config.giftcard, { retry: { maxRetries: 2 } });
   const dp = new DpClient(config.dp, { retry: { maxRetries: 2 } });
   try {
     const page = await giftcard.listGiftCards({ limit: 1 }).next();
     const cards = page.value?.records.length ?? 0;
-    write(`gift card service: ok (${config.giftcard.baseUrl}, ${cards > 0 ? 'cards readable' : 'no cards yet'})\n`);
+    say(`gift card service: ok (${config.giftcard.baseUrl}, ${cards > 0 ? 'cards readable' : 'no cards yet'})\n`);
     const { wallets } = await dp.getWallets({ selectedOnly: true });
     const wallet = wallets[0];
-    write(
+    say(
       `delivery partner service: ok (${config.dp.baseUrl}, DP ${dp.dpId}${wallet ? `, selected wallet ${wallet.currency}` : ''})\n`,
     );
+    record({
+      ok: true,
+      giftcard: { url: config.giftcard.baseUrl, cardsReadable: cards > 0 },
+      dp: { url: config.dp.baseUrl, dpId: dp.dpId, selectedWallet: wallet?.currency ?? null },
+    });
   } finally {
     await Promise.all([giftcard.close(), dp.close()]);
   }

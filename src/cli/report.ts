@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { defaultLocations } from '../locations.js';
+import { reporter } from './reporter.js';
 import { openExistingForWriting } from '../db/mirror.js';
 import { sealRun } from '../evidence/write.js';
 import type { ReportScope } from '../report/report-sheets.js';
@@ -10,6 +12,8 @@ export interface ReportCommandOptions {
   run?: number;
   preparer?: string;
   materiality?: Map<string, number>;
+  json?: boolean;
+  quiet?: boolean;
   write?: (text: string) => void;
 }
 
@@ -20,7 +24,7 @@ export interface ReportCommandOptions {
  * @throws MirrorError when there is no mirror or no such check run.
  */
 export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const { say, record } = reporter(options);
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {
@@ -31,7 +35,14 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
       scope: scopeOf(options),
     });
     const evidence = await sealRun(mirror, paths.checkRunId, paths);
-    write(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n`);
+    say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n`);
+    record({
+      runId: paths.checkRunId,
+      workbook: resolve(paths.workbook),
+      csv: resolve(paths.csv),
+      json: resolve(paths.json),
+      evidence: resolve(evidence),
+    });
     return { workbook: paths.workbook, csv: paths.csv, json: paths.json, evidence };
   } finally {
     await release();

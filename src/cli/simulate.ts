@@ -8,6 +8,8 @@ export interface SimulateOptions {
   seed: number;
   port: number;
   dpPort: number;
+  /** The export lines alone. */
+  quiet?: boolean;
   size: string;
   cards?: number;
   entriesPerCard?: number;
@@ -83,7 +85,16 @@ export async function simulate(options: SimulateOptions): Promise<void> {
   );
   if (options.manifest) await writeFile(options.manifest, `${JSON.stringify(sim.manifest, null, 2)}\n`);
   if (options.books) sim.writeBooks(options.books);
-  write(describe(sim, options));
+  // --quiet: the six export lines alone, for `ledger-recon simulate --quiet > sim.env` and a script.
+  const described = describe(sim, options);
+  write(
+    options.quiet
+      ? `${described
+          .split('\n')
+          .filter((line) => line.startsWith('export '))
+          .join('\n')}\n`
+      : described,
+  );
   if (options.control) listenForControl(sim, write);
   await (options.until ?? untilSignal());
   await sim.close();

@@ -2,10 +2,10 @@ import { defaultLocations } from '../locations.js';
 import { statSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { verifyFolder } from '../evidence/verify.js';
+import { reporter, type Reporting } from './reporter.js';
 
-export interface VerifyOptions {
+export interface VerifyOptions extends Reporting {
   dir?: string;
-  write?: (text: string) => void;
 }
 
 /**
@@ -14,7 +14,7 @@ export interface VerifyOptions {
  * problem, then one line of result; exit 1 when anything does not hold.
  */
 export async function verify(options: VerifyOptions): Promise<boolean> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const { say, record } = reporter(options);
   const dir = options.dir ?? defaultLocations().reports;
   let folder = false;
   try {
@@ -28,6 +28,13 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
       `--dir ${dir}: not a folder: give the folder that holds the outputs and their …-evidence.json`,
     );
   const result = await verifyFolder(dir);
+  record({
+    ok: result.manifests > 0 && result.problems.length === 0,
+    dir,
+    manifests: result.manifests,
+    files: result.files,
+    problems: result.problems,
+  });
   for (const problem of result.problems) process.stderr.write(`ledger-recon: ${problem}\n`);
   if (result.manifests === 0 && result.problems.length === 0) {
     process.stderr.write(`ledger-recon: ${dir} holds no evidence manifest (…-evidence.json): nothing to verify\n`);
@@ -41,6 +48,6 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
     process.exitCode = 1;
     return false;
   }
-  write(`verified ${dir}: ${result.manifests} manifests, ${result.files} files, one unbroken chain per mirror\n`);
+  say(`verified ${dir}: ${result.manifests} manifests, ${result.files} files, one unbroken chain per mirror\n`);
   return true;
 }

@@ -1,0 +1,29 @@
+/**
+ * How a command reports what it did: lines for a person, one JSON object for a machine
+ * (`--json`), or nothing on success (`--quiet`, the global option: errors still print on stderr,
+ * and the rows or JSON a command is run to print still print).
+ */
+export interface Reporting {
+  json?: boolean;
+  quiet?: boolean;
+  write?: (text: string) => void;
+}
+
+export interface Reporter {
+  /** A person's line: printed unless --json or --quiet. */
+  say(text: string): void;
+  /** The command's one JSON object: printed with --json, --quiet or not. */
+  record(value: unknown): void;
+}
+
+export function reporter(options: Reporting): Reporter {
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  return {
+    say: (text) => {
+      if (!options.json && !options.quiet) write(text);
+    },
+    record: (value) => {
+      if (options.json) write(`${JSON.stringify(value)}\n`);
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The CLI as its users expect it (operator issue, item 6): `--quiet` on every command (errors
+ * only; rows and --json still print), `--json` on every command that reports, and `-v` /
+ * `--log-level` logging the talk with the services without a secret.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { runCli, simulatorEnv } from '../support/cli.js';
+
+let dir: string;
+let sim: Simulator;
+let db: string;
+let out: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-quiet-'));
+  db = join(dir, 'ledger.db');
+  out = join(dir, 'reports');
+  sim = await startSimulator({ seed: 41, size: 'tiny', plant: true });
+  const night = await runCli(['run', '--db', db, '--out', out, '--quiet'], simulatorEnv(sim));
+  expect(night.status, night.stderr).toBe(1);
+}, 120_000);
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('--quiet', () => {
+  it('prints nothing on stdout for every command that succeeds, before or after the command name', async () => {
+    const env = simulatorEnv(sim);
+    const commands: string[][] = [
+      ['ping'],
+      ['doctor', '--db', db, '--out', out],
+      ['sync', '--db', db],
+      ['check', '--db', db],
+      ['report', '--db', db, '--out', out],
+      ['close', '--db', db, '--out', out, '--period', '2026-11'],
+      ['verify', '--dir', out],
+      ['export', 'hledger', '--db', db, '--out', join(dir, 'ledger.journal')],
+    ];
+    for (const [i, command] of commands.entries()) {
+      const args = i % 2 === 0 ? ['--quiet', ...command] : [...command, '--quiet'];
+      const result = await runCli(args, env);
+      expect(result.stdout, `${args.join(' ')}: ${result.stderr}`).toBe('');
+      // check's verdict is its exit code: BREAKS is 1, as without --quiet.
+      expect([0, 1], `${args.join(' ')}: ${result.stderr}`).toContain(result.status);
+    }
+  }, 120_000);
+
+  it('still prints what a command is run to print: rows, and --json', async () => {
+    const history = await runCli(['--quiet', 'history', '--db', db, '--json'], simulatorEnv(sim));
+    // The night, and whatever checks other tests of this file ran (they run in any order).
+    expect((JSON.parse(history.stdout) as unknown[]).length).toBeGreaterThanOrEqual(1);
+    const sql = await runCli(['sql', '--db', db, '--quiet', 'SELECT 1 AS one'], simulatorEnv(sim));
+    expect(sql.stdout.trim()).toBe('"one"\r\n1');
+    const check = await runCli(['check', '--db', db, '--quiet', '--json'], simulatorEnv(sim));
+    expect(JSON.parse(check.stdout)).toMatchObject({ verdict: 'BREAKS' });
+  }, 60_000);
+
+  it('leaves a failing doctor its FAIL lines alone', async () => {
+    const result = await runCli(['doctor', '--quiet', '--db', db, '--out', out], {
+      ...simulatorEnv(sim),
+      DP_CLIENT_SECRET: 'wrong-secret-value',
+    });
+    expect(result.status).toBe(2);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((line) => line.startsWith('FAIL'))).toBe(true);
+    expect(result.stdout).not.toContain('wrong-secret-value');
+  }, 60_000);
+});
+
+describe('--json on every command that reports', () => {
+  it('prints one object for ping, report, close, verify, export and accept', async () => {
+    const env = simulatorEnv(sim);
+    const json = async (args: string[]) => {
+      const result = await runCli([...args, '--json'], env);
+      expect([0, 1], `${args.join(' ')}: ${result.stderr}`).toContain(result.status);
+      expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+      return JSON.parse(result.stdout) as Record<string, unknown>;
+    };
+    expect(await json(['ping'])).toMatchObject({ ok: true, dp: { dpId: sim.credentials.dp.clientId } });
+    const report = await json(['report', '--db', db, '--out', out]);
+    expect(report['workbook']).toMatch(/\.xlsx$/);
+    expect(report['evidence']).toMatch(/-evidence\.json$/);
+    const close = await json(['close', '--db', db, '--out', out, '--period', '2026-11']);
+    expect(close).toMatchObject({ period: '2026-11' });
+    expect((close['rollForwards'] as unknown[]).length).toBeGreaterThan(0);
+    expect(close['files']).toHaveLength(5);
+    expect(await json(['verify', '--dir', out])).toMatchObject({ ok: true, problems: [] });
+    const exported = await json(['export', 'hledger', '--db', db, '--out', join(dir, 'j.journal')]);
+    expect(exported).toMatchObject({ format: 'hledger', out: join(dir, 'j.journal') });
+    const findings = JSON.parse((await runCli(['findings', 'list', '--db', db, '--json'], env)).stdout) as {
+      fingerprint: string;
+      code: string;
+    }[];
+    const first = findings[0];
+    if (!first) throw new Error('the planted world has findings');
+    expect(await json(['accept', first.fingerprint, '--db', db, '--note', 'known', '--by', 'auditor'])).toEqual({
+      accepted: true,
+      code: first.code,
+      fingerprint: first.fingerprint,
+      by: 'auditor',
+      until: null,
+      note: 'known',
+    });
+  }, 120_000);
+
+  it('refuses export --json with the journal on standard output', async () => {
+    const result = await runCli(['export', 'hledger', '--db', db, '--out', '-', '--json'], simulatorEnv(sim));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('--json and --out - both want standard output');
+  });
+});
+
+describe('-v and --log-level', () => {
+  it('logs each retry at info, every request at debug, and never a secret', async () => {
+    const faulty = await startSimulator({ seed: 42, size: 'tiny', faults: { rate: 0.2, kinds: ['error500'] } });
+    try {
+      const env = simulatorEnv(faulty);
+      const info = await runCli(['sync', '--db', join(dir, 'faulty.db'), '-v', '--quiet'], env);
+      expect(info.status, info.stderr).toBe(0);
+      const retries = info.stderr.split('\n').filter((line) => line.includes('retry'));
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries[0]).toMatch(/^ledger-recon: (giftcard|dp) GET \/\S+: HTTP 500, retry \d+ in \d+\.\d s$/);
+      expect(info.stderr).not.toContain('→');
+
+      const debug = await runCli(['--log-level', 'debug', 'sync', '--db', join(dir, 'faulty.db'), '--quiet'], env);
+      expect(debug.status, debug.stderr).toBe(0);
+      expect(debug.stderr).toMatch(/^ledger-recon: giftcard GET \/v1\/giftCards\S* → 200 in \d+ ms$/m);
+      for (const secret of [faulty.credentials.giftcard.clientSecret, faulty.credentials.dp.clientSecret]) {
+        expect(info.stderr).not.toContain(secret);
+        expect(debug.stderr).not.toContain(secret);
+      }
+      const quiet = await runCli(['sync', '--db', join(dir, 'faulty.db'), '--quiet'], env);
+      expect(quiet.stderr).toBe('');
+    } finally {
+      await faulty.close();
+    }
+  }, 120_000);
+});
