@@ -1,3 +1,4 @@
+import { DRY_RUN_ID } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import { groupThousands } from '../money.js';
 
@@ -20,7 +21,7 @@ export function formatCheckSummary(summary: CheckRunSummary, colour = false): st
   const verdict = colour ? `${VERDICT_COLOUR[summary.verdict]}${summary.verdict}\x1b[0m` : summary.verdict;
   const money = (value: string | undefined): string => groupThousands(String(value ?? '0.00'));
   lines.push(
-    `${verdict}  check run ${summary.checkRunId} over sync ${summary.syncRunId} (${summary.syncStatus}), data as of ${summary.asOf}`,
+    `${verdict}  ${summary.checkRunId === DRY_RUN_ID ? 'dry run (recorded nowhere)' : `check run ${summary.checkRunId}`} over sync ${summary.syncRunId} (${summary.syncStatus}), data as of ${summary.asOf}`,
   );
   if (summary.failedChecks.length > 0) {
     for (const failed of summary.failedChecks) lines.push(`  could not run ${failed.code}: ${failed.error}`);

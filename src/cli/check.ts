@@ -14,6 +14,8 @@ import { pickCheckOptions } from './run.js';
 export interface CheckCommandOptions {
   db?: string;
   json?: boolean;
+  /** Judge the newest sync and record nothing: no run in history, no standing changed. */
+  dryRun?: boolean;
   /** The verdict is the exit code alone: nothing printed (the JSON still, with --json). */
   quiet?: boolean;
   findingsJson?: string;
@@ -52,13 +54,17 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
       ...(options.failOn ? { failOn: options.failOn } : {}),
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
       options: pickCheckOptions(options),
+      ...(options.dryRun ? { dryRun: true } : {}),
     });
     if (findingsTarget) {
-      const text = `${JSON.stringify(findings.map(exportFinding), null, 2)}\n`;
+      // A dry run's findings belong to no run.
+      const exported = findings.map(exportFinding).map((f) => (options.dryRun ? { ...f, runId: null } : f));
+      const text = `${JSON.stringify(exported, null, 2)}\n`;
       if (findingsTarget.kind === 'stdout') process.stdout.write(text);
       else writeAtomically(findingsTarget.path, text);
     }
-    if (options.json) write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`);
+    const recorded = options.dryRun ? { ...summary, checkRunId: null, dryRun: true } : summary;
+    if (options.json) write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...recorded })}\n`);
     else if (!options.quiet)
       write(wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
     process.exitCode = summary.exitCode;

@@ -303,7 +303,16 @@ export function buildProgram(): Command {
       .description("run the check catalogue over the mirror's newest sync; findings are kept across runs")
       .addOption(db())
       .option('--json', 'print one summary object on stdout')
-      .option('--findings-json <file>', "write the run's findings as a JSON array"),
+      .option('--findings-json <file>', "write the run's findings as a JSON array")
+      .option('--dry-run', 'judge the newest sync and record nothing: no run in history, no finding new or resolved')
+      .addHelpText(
+        'after',
+        examples([
+          ['check', 'judge the newest sync, record the run'],
+          ['check --dry-run --fail-on warning', 'look, record nothing'],
+          ['check --json --findings-json findings.json', 'for a script'],
+        ]),
+      ),
   ).action(async (options) => {
     await (await import('./check.js')).check(options);
   });

@@ -20,6 +20,12 @@ import type { FailOn } from './verdict.js';
 
 export interface ReconcileInput {
   mirror: Mirror;
+  /**
+   * Judge the newest sync as a run would, and record nothing of it: no check run, no findings,
+   * no standing, no acceptance ended (`check --dry-run`). The books matching it recomputes is
+   * the books stage's derived pairs, the same as a run's under the same options.
+   */
+  dryRun?: boolean;
   options?: Partial<CheckOptions>;
   /** Our merchant; by default the merchant owning most cards and coupons. */
   merchantId?: string;
@@ -45,6 +51,9 @@ export interface ReconcileResult {
   confirmation: Confirmation | null;
 }
 
+/** The id a dry run is judged under: after every recorded run (see `ReconcileInput.dryRun`). */
+export const DRY_RUN_ID = Number.MAX_SAFE_INTEGER;
+
 /**
  * Checks the mirror's newest sync and records the run.
  * @throws MirrorError when the mirror holds no sync yet.
@@ -65,11 +74,14 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const store = findingsStore(input.mirror);
   const merchantId =
     input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? (await inferMerchant(checks));
-  const checkRunId =
-    input.checkRunId ??
-    (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) }));
+  // A dry run is judged as the run after the newest, and recorded nowhere.
+  const checkRunId = input.dryRun
+    ? DRY_RUN_ID
+    : (input.checkRunId ??
+      (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) })));
   // One cut-off for every figure of the run: the sync's data edge.
-  await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
+  if (!input.dryRun)
+    await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
   const previous = await store.previousCompleteRun(checkRunId);
   const opening = previous ? await store.previousClosing(previous) : null;
 
@@ -123,6 +135,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     entries: catalogue.entries,
     walkMs: catalogue.walkMs,
   });
+  if (input.dryRun) return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
   await store.recordRun({
     checkRunId,
     standing: decided,

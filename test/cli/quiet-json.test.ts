@@ -143,3 +143,47 @@ describe('-v and --log-level', () => {
     }
   }, 120_000);
 });
+
+describe('check --dry-run', () => {
+  it('judges the newest sync as check does and records nothing: history, standing and the next check unchanged', async () => {
+    const env = simulatorEnv(sim);
+    const history = async () => (await runCli(['history', '--db', db, '--json'], env)).stdout;
+    const before = await history();
+    const tables = async () =>
+      (
+        await runCli(
+          [
+            'sql',
+            '--db',
+            db,
+            '--format',
+            'json',
+            'SELECT (SELECT COUNT(*) FROM check_runs) AS runs, (SELECT COUNT(*) FROM findings) AS findings',
+          ],
+          env,
+        )
+      ).stdout;
+    const counted = await tables();
+    const dry = await runCli(
+      ['check', '--db', db, '--dry-run', '--json', '--findings-json', join(dir, 'dry.json')],
+      env,
+    );
+    expect(dry.status, dry.stderr).toBe(1);
+    const summary = JSON.parse(dry.stdout) as {
+      checkRunId: number | null;
+      dryRun: boolean;
+      bySeverity: unknown;
+      findings: number;
+    };
+    expect(summary).toMatchObject({ checkRunId: null, dryRun: true });
+    expect(await history()).toBe(before);
+    expect(await tables()).toBe(counted);
+    const text = await runCli(['check', '--db', db, '--dry-run'], env);
+    expect(text.stdout).toContain('dry run (recorded nowhere)');
+    // The same judgement a recorded check reaches.
+    const recorded = JSON.parse((await runCli(['check', '--db', db, '--json'], env)).stdout) as typeof summary;
+    expect(recorded.checkRunId).toBeGreaterThan(0);
+    expect(recorded.bySeverity).toEqual(summary.bySeverity);
+    expect(recorded.findings).toBe(summary.findings);
+  }, 60_000);
+});
