@@ -559,5 +559,19 @@ export function buildProgram(): Command {
     .option('--out <dir>', "where the demo's reports go", locations.demoReports)
     .action(async (options) => (await import('./demo.js')).demo(options));
 
+  program
+    .command('completion')
+    .description('print a completion script for bash or zsh, made from these very commands and options')
+    .argument('<shell>', 'bash or zsh')
+    .addHelpText(
+      'after',
+      examples([
+        ['completion bash > /etc/bash_completion.d/ledger-recon', 'bash, for every user'],
+        ['completion zsh > "${fpath[1]}/_ledger-recon"', 'zsh'],
+        ['completion bash >> ~/.bashrc', 'bash, for you'],
+      ]),
+    )
+    .action(async (shell: string) => (await import('./completion.js')).completion(shell, program));
+
   return program;
 }
