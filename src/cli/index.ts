@@ -33,18 +33,9 @@ const amountsByCurrency = (value: string): Map<string, number> => {
   }
   return thresholds;
 };
-/** A help's examples: each command line with its comment aligned after it (`# …`), or above it where the two pass 80 columns. */
+/** A help's examples, as gh and hledger show them: what each does (`# …`), then the command line. */
 export function examples(lines: readonly (readonly [string, string])[]): string {
-  const line = (command: string) => `  ledger-recon ${command}`;
-  const beside = (command: string, column: number, comment: string) => `${line(command).padEnd(column)} # ${comment}`;
-  const fits = (command: string, comment: string) => line(command).length + 3 + comment.length <= 80;
-  const column = Math.max(...lines.filter(([c, m]) => fits(c, m)).map(([command]) => line(command).length));
-  const shown = lines.map(([command, comment]) =>
-    beside(command, column, comment).length <= 80
-      ? beside(command, column, comment)
-      : `  # ${comment}\n${line(command)}`,
-  );
-  return `\nExamples:\n${shown.join('\n')}`;
+  return `\nExamples:\n${lines.map(([command, comment]) => `  # ${comment}\n  ledger-recon ${command}`).join('\n\n')}`;
 }
 
 /** An http(s) URL, or a usage error naming the flag. */
@@ -242,7 +233,7 @@ export function buildProgram(): Command {
       ),
     )
     .option('--control', 'read "activity N" (apply N legal operations) and "latency MS" lines on stdin (benchmarks)')
-    .addHelpText('after', '\nExample:\n  ledger-recon simulate --plant --manifest data/manifest.json --faults 0.1\n')
+
     .action(async (options) => (await import('./simulate.js')).simulate(options));
 
   addServiceOptions(
@@ -304,15 +295,7 @@ export function buildProgram(): Command {
       .addOption(db())
       .option('--json', 'print one summary object on stdout')
       .option('--findings-json <file>', "write the run's findings as a JSON array")
-      .option('--dry-run', 'judge the newest sync and record nothing: no run in history, no finding new or resolved')
-      .addHelpText(
-        'after',
-        examples([
-          ['check', 'judge the newest sync, record the run'],
-          ['check --dry-run --fail-on warning', 'look, record nothing'],
-          ['check --json --findings-json findings.json', 'for a script'],
-        ]),
-      ),
+      .option('--dry-run', 'judge the newest sync and record nothing: no run in history, no finding new or resolved'),
   ).action(async (options) => {
     await (await import('./check.js')).check(options);
   });
@@ -361,16 +344,6 @@ export function buildProgram(): Command {
         .option(
           '--metrics-file <file>',
           "write the night's metrics in Prometheus' text format, e.g. for node_exporter's textfile collector (- for stdout)",
-        )
-        .addHelpText(
-          'after',
-          examples([
-            ['run', 'the nightly job: quiet on success'],
-            ['run --json >> nights.jsonl', 'one JSON record a night, failed too'],
-            ['run --full', 'weekly: re-read the whole ledger'],
-            ['run --books /srv/exports', "match the merchant's books too"],
-            ['run --push-metrics http://pushgateway:9091', 'metrics for the monitor'],
-          ]),
         ),
     ),
   ).action(async (options) => {
@@ -512,10 +485,7 @@ export function buildProgram(): Command {
       new Option('--min-age <days>', 'only findings at least this many days old').argParser(integer('--min-age', 0)),
     )
     .option('--json', 'print a JSON array, the fields of the findings file')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  ledger-recon findings list --severity error\n  ledger-recon findings list --code GC_BALANCE_MISMATCH --min-age 8 --json',
-    )
+
     .action(async (options) => {
       await (await import('./findings.js')).findingsList(options);
     });
@@ -563,15 +533,96 @@ export function buildProgram(): Command {
     .command('completion')
     .description('print a completion script for bash or zsh, made from these very commands and options')
     .argument('<shell>', 'bash or zsh')
-    .addHelpText(
-      'after',
-      examples([
-        ['completion bash > /etc/bash_completion.d/ledger-recon', 'bash, for every user'],
-        ['completion zsh > "${fpath[1]}/_ledger-recon"', 'zsh'],
-        ['completion bash >> ~/.bashrc', 'bash, for you'],
-      ]),
-    )
+
     .action(async (shell: string) => (await import('./completion.js')).completion(shell, program));
 
+  for (const [path, lines] of Object.entries(EXAMPLES)) commandAt(program, path).addHelpText('after', examples(lines));
   return program;
 }
+
+/** The command a user types as `path` (`books import`). */
+function commandAt(program: Command, path: string): Command {
+  let command = program;
+  for (const name of path.split(' ')) {
+    const found = command.commands.find((c) => c.name() === name);
+    if (!found) throw new Error(`no command ${path}`);
+    command = found;
+  }
+  return command;
+}
+
+/** Each command's examples, shown at the end of its help (a test keeps one per command). */
+const EXAMPLES: Record<string, readonly (readonly [string, string])[]> = {
+  simulate: [
+    ['simulate', 'both services on 127.0.0.1:4010 and :4020'],
+    ['simulate --plant --manifest data/manifest.json', 'every break, and where'],
+    ['simulate --faults 0.1 --live 500', 'faults, and activity twice a second'],
+    ['simulate --quiet > sim.env', 'the six export lines alone'],
+  ],
+  ping: [
+    ['ping', 'both services answer and accept the credentials'],
+    ['--settings /etc/ledger-recon.env ping --json', 'for a monitor'],
+  ],
+  doctor: [
+    ['doctor', 'everything a night needs, one line each'],
+    ['doctor --quiet', 'the failures alone'],
+  ],
+  sync: [
+    ['sync', 'the first full sync, then incremental ones'],
+    ['sync --full', 'weekly: re-read the whole ledger'],
+    ['sync -v', 'each retry with its cause'],
+  ],
+  check: [
+    ['check', 'judge the newest sync, record the run'],
+    ['check --dry-run --fail-on warning', 'look, record nothing'],
+    ['check --json --findings-json findings.json', 'for a script'],
+  ],
+  run: [
+    ['run', 'the nightly job: quiet on success'],
+    ['run --json >> nights.jsonl', 'one JSON record a night, failed too'],
+    ['run --full', 'weekly: re-read the whole ledger'],
+    ['run --books /srv/exports', "match the merchant's books too"],
+    ['run --push-metrics http://pushgateway:9091', 'metrics for the monitor'],
+  ],
+  'books import': [
+    ['books import exports/tenders-2026-11.csv', 'the kind from the name'],
+    ['books import pos.csv --kind tenders --map pos.map.json', 'a mapping of your own'],
+  ],
+  report: [
+    ['report', "the newest run's workbook, CSV and JSON again"],
+    ['report --run 7 --preparer "A. Auditor"', 'a past run, signed off'],
+  ],
+  close: [
+    ['close --period 2026-10', 'October, UTC cut-offs'],
+    ['close --period 2026-10 --tz America/New_York', "the merchant's midnight"],
+  ],
+  sql: [
+    ['sql "SELECT * FROM open_findings"', 'CSV unless on a terminal'],
+    ['sql --format json --file query.sql', 'a statement kept in a file'],
+  ],
+  verify: [
+    ['verify', 'every manifest and file in the reports folder'],
+    ['verify --dir /mnt/audit-copy --json', "an auditor's copy, offline"],
+  ],
+  export: [
+    ['export hledger --out ledger.journal', 'then: hledger -f ledger.journal check'],
+    ['export hledger --out - | hledger -f - balance', 'straight into hledger'],
+  ],
+  'findings list': [
+    ['findings list --severity error', 'the open errors'],
+    ['findings list --code GC_BALANCE_MISMATCH --min-age 8 --json', 'old ones, for a script'],
+  ],
+  history: [
+    ['history', 'the last 30 runs, newest first'],
+    ['history --limit 5 --json', 'for a script'],
+  ],
+  accept: [['accept 3f9c… --note "refund agreed, TICKET-42" --until 2026-12-31', 'known until year end']],
+  demo: [
+    ['demo', 'the nightly job on the simulator, every break planted'],
+    ['demo --db "postgres://me@localhost/recon?schema=demo"', 'the same in PostgreSQL'],
+  ],
+  completion: [
+    ['completion bash > /etc/bash_completion.d/ledger-recon', 'bash, for every user'],
+    ['completion zsh > "${fpath[1]}/_ledger-recon"', 'zsh'],
+  ],
+};

@@ -44,6 +44,7 @@ describe('ledger-recon --help and --version', () => {
       'export hledger',
       'findings list',
       'verify',
+      'completion',
     ];
     for (const command of commands) {
       const { stdout } = run([...command.split(' ').filter(Boolean), '--help']);
@@ -51,6 +52,36 @@ describe('ledger-recon --help and --version', () => {
         stdout.split('\n').filter((line) => line.length > 80),
         command || 'ledger-recon',
       ).toEqual([]);
+    }
+  });
+
+  it('gives every command examples, each naming the command it is in the help of', () => {
+    const commands = [
+      'simulate',
+      'ping',
+      'doctor',
+      'sync',
+      'check',
+      'run',
+      'books import',
+      'report',
+      'close',
+      'sql',
+      'verify',
+      'export',
+      'findings list',
+      'history',
+      'accept',
+      'demo',
+      'completion',
+    ];
+    for (const command of commands) {
+      const { stdout } = run([...command.split(' '), '--help']);
+      const shown = stdout.split('\nExamples:\n')[1] ?? '';
+      const lines = shown.split('\n').filter((line) => line.startsWith('  ledger-recon '));
+      expect(lines.length, command).toBeGreaterThan(0);
+      for (const line of lines)
+        expect(line.replace(/^  ledger-recon (--settings \S+ )?/, ''), command).toMatch(new RegExp(`^${command}\\b`));
     }
   });
 
