@@ -12,10 +12,12 @@ import {
   mkdirSync,
   openSync,
   readSync,
+  renameSync,
   realpathSync,
   statfsSync,
   statSync,
   type Stats,
+  writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FileSystemError } from './errors.js';
@@ -245,4 +247,11 @@ export function storageFailure(
     return fileSystemError(inOut ? '--out' : '--db', inOut ? (where.out ?? path) : path, e);
   }
   return undefined;
+}
+
+/** Writes under a temporary name, then renames: readers never see half a file. */
+export function writeAtomically(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
 }

@@ -60,6 +60,8 @@ export class HttpClient {
   readonly service: ServiceName;
   readonly limiter: ServiceLimiter;
   readonly stats: HttpStats = { requests: 0, retries: 0 };
+  /** Who else hears of each response and retry (the sync counts each retry against its resource). */
+  readonly listeners = new Set<(event: HttpEvent) => void>();
   readonly #pool: Pool;
   readonly #options: HttpClientOptions;
   readonly #retry: RetryOptions;
@@ -115,7 +117,7 @@ export class HttpClient {
         this.limiter.pauseFor(delayMs);
       }
       this.stats.retries += 1;
-      this.#options.onEvent?.({
+      this.#emit({
         type: 'retry',
         service: this.service,
         path,
@@ -165,7 +167,7 @@ export class HttpClient {
         );
       throw error;
     }
-    this.#options.onEvent?.({
+    this.#emit({
       type: 'response',
       service: this.service,
       path,
@@ -190,6 +192,11 @@ export class HttpClient {
       return { kind: 'retry', cause: `HTTP ${status} with a body that is not JSON (${text.length} bytes)` };
     }
     return { kind: 'done', response: { status, body } };
+  }
+
+  #emit(event: HttpEvent): void {
+    this.#options.onEvent?.(event);
+    for (const listener of this.listeners) listener(event);
   }
 
   async close(): Promise<void> {

@@ -1,14 +1,13 @@
 import { defaultLocations } from '../locations.js';
-import { renameSync, writeFileSync } from 'node:fs';
 import { exportFinding } from '../findings/finding.js';
 import { reconcile } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { mirrorExists, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { outputTarget } from '../paths.js';
+import { outputTarget, writeAtomically } from '../paths.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
-import { terminalWidth, wrapText } from './fit-width.js';
+import { terminalWidth, wrapText } from '../fit-width.js';
 import { pickCheckOptions } from './run.js';
 
 export interface CheckCommandOptions {
@@ -72,11 +71,4 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   } finally {
     await release();
   }
-}
-
-/** Writes under a temporary name, then renames: readers never see half a file. */
-export function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
 }

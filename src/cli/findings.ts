@@ -6,7 +6,7 @@ import { ConfigError, MirrorError } from '../errors.js';
 import { type ExportedFinding, exportFinding } from '../findings/finding.js';
 import { findingsStore } from '../findings/store.js';
 import { oneLine } from '../log.js';
-import { tableLines, terminalWidth } from './fit-width.js';
+import { tableLines, terminalWidth } from '../fit-width.js';
 
 export interface FindingsListOptions {
   db?: string;

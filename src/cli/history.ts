@@ -1,7 +1,7 @@
 import { defaultLocations } from '../locations.js';
 import { mirrorHolder, openForReading } from '../db/mirror.js';
 import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
-import { tableLines, terminalWidth } from './fit-width.js';
+import { tableLines, terminalWidth } from '../fit-width.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 
 export interface HistoryOptions {

@@ -6,6 +6,7 @@
  * signal ends the process at once.
  */
 import { InterruptedError } from '../errors.js';
+import { terminalWidth, wrapText } from '../fit-width.js';
 
 export interface Interruption {
   /** Aborts, with an InterruptedError as its reason, at the first SIGINT or SIGTERM. */
@@ -28,12 +29,19 @@ export function onInterrupt(
   const handler = (signal: 'SIGINT' | 'SIGTERM'): void => {
     // Work that writes only files renamed into place when whole (a close) has nothing to commit: it ends now.
     if (options.atOnce) {
-      stderr.write(`ledger-recon: interrupted (${signal}): ${what}\n`);
+      stderr.write(
+        wrapText(`ledger-recon: interrupted (${signal}): ${what}\n`, terminalWidth(stderr as NodeJS.WriteStream)),
+      );
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     if (controller.signal.aborted) {
       // The operator insists: no clean-up, no waiting.
-      stderr.write(`ledger-recon: ${signal} again: stopped at once; ${what}\n`);
+      stderr.write(
+        wrapText(
+          `ledger-recon: ${signal} again: stopped at once; ${what}\n`,
+          terminalWidth(stderr as NodeJS.WriteStream),
+        ),
+      );
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     controller.abort(new InterruptedError(signal, `interrupted (${signal}): ${what}`));

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { shownValue } from '../config.js';
 import { missingTableMessage } from '../db/expected-tables.js';
 import { readRegularFile, storageFailure } from '../paths.js';
-import { terminalWidth, wrapText } from './fit-width.js';
+import { terminalWidth, wrapText } from '../fit-width.js';
 import { buildProgram } from './index.js';
 
 /** Secrets this process may know of (environment or flags), so no message can print them. */

@@ -6,9 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { decimalTextCents } from '../money.js';
-import { outputTarget } from '../paths.js';
-import { writeAtomically } from './check.js';
-import type { FailedRunSummary, RunSummary } from './run.js';
+import { outputTarget, writeAtomically } from '../paths.js';
 
 /** The job's name in the Pushgateway's grouping key and in every metric's prefix. */
 const JOB = 'ledger_recon';
@@ -23,6 +21,25 @@ interface Family {
 
 /** How long each stage of the night took (ms), as `run` measured it. */
 export type StageTimes = Partial<Record<'books' | 'sync' | 'check' | 'report', number>>;
+
+/** What any night's JSON record says (`run`'s FailedRunSummary): enough for a failed night's metrics. */
+interface NightRecord {
+  mirror: string;
+  verdict: string;
+  exitCode: number;
+  durationMs: number;
+}
+
+/** What a finished night's JSON record says besides (`run`'s RunSummary). */
+interface FinishedNight extends NightRecord {
+  report: unknown;
+  stagesMs: StageTimes;
+  bySeverity: Record<string, number>;
+  new: number;
+  moneyAtStake: Record<string, string>;
+  liability: Record<string, { cardsRemaining: string; difference: string }>;
+  sync: { records: Record<string, number>; quarantined: number; retries: number };
+}
 
 /** Escapes a label value as the text format requires (backslash, double quote, newline). */
 function labelValue(value: string): string {
@@ -59,7 +76,7 @@ function centsSamples(byCurrency: Record<string, string>): Family['samples'] {
  * alerting on `time() - ledger_recon_last_success_timestamp_seconds` sees the nights that did
  * not finish.
  */
-export function nightMetrics(night: RunSummary | FailedRunSummary, nowMs: number): string {
+export function nightMetrics(night: NightRecord | FinishedNight, nowMs: number): string {
   const seconds = (ms: number) => Math.round(ms) / 1000;
   const finished = 'report' in night;
   const families: Family[] = [
@@ -107,7 +124,7 @@ export function nightMetrics(night: RunSummary | FailedRunSummary, nowMs: number
 }
 
 /** What only a night that finished knows: its findings, its money, what it read. */
-function finishedFamilies(night: RunSummary): Family[] {
+function finishedFamilies(night: FinishedNight): Family[] {
   return [
     {
       name: `${JOB}_findings`,

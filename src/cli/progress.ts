@@ -6,8 +6,7 @@
  * resource, as a log wants it. Nothing at all when quiet.
  */
 import cliProgress from 'cli-progress';
-import type { ServiceName } from '../errors.js';
-import { wrapLine } from './fit-width.js';
+import { wrapLine } from '../fit-width.js';
 import type { ProgressReporter, ResourceStats, SyncResource } from '../sync/context.js';
 
 const LABEL: Record<SyncResource, string> = {
@@ -48,20 +47,7 @@ export interface ProgressOptions {
   tty: boolean;
   /** Nothing at all (--json prints one object instead; --quiet). */
   quiet: boolean;
-  /** Retries so far to one service: a resource's line counts its own service's alone. */
-  retries: (service: ServiceName) => number;
 }
-
-/** Which service each resource is read from: a healthy service's lines show no retry of the other's. */
-const SERVICE_OF: Record<SyncResource, ServiceName> = {
-  giftCards: 'giftcard',
-  giftCardTransactions: 'giftcard',
-  settle: 'giftcard',
-  coupons: 'giftcard',
-  dpWallets: 'dp',
-  dpProducts: 'dp',
-  dpOrders: 'dp',
-};
 
 /** The sync's reporter, plus the steps that follow it and the closing line. */
 export interface Progress extends ProgressReporter {
@@ -92,12 +78,12 @@ function note(key: string, value: number): string {
  * Progress of a sync and the steps after it. Each resource's line: records, new, changed,
  * pages, quarantined, the resource's notes, its rate and its retries (and, once done, its time).
  */
-export function createProgress({ stream, tty, quiet, retries }: ProgressOptions): Progress {
+export function createProgress({ stream, tty, quiet }: ProgressOptions): Progress {
   if (quiet) return { update() {}, done() {}, step() {}, finish() {} };
-  const started = new Map<SyncResource, { at: number; retries: number }>();
+  const started = new Map<SyncResource, { at: number }>();
   const begin = (resource: SyncResource) => {
     let start = started.get(resource);
-    if (!start) started.set(resource, (start = { at: Date.now(), retries: retries(SERVICE_OF[resource]) }));
+    if (!start) started.set(resource, (start = { at: Date.now() }));
     return start;
   };
   const line = (resource: SyncResource, stats: ResourceStats, finished: boolean): string => {
@@ -116,10 +102,7 @@ export function createProgress({ stream, tty, quiet, retries }: ProgressOptions)
     const phase = finished ? undefined : PHASES.find((key) => stats.notes[key]);
     if (phase) head.unshift(`${NOTE[phase]} …`);
     if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
-    const tail = [
-      finished ? seconds(ms) : `${number(rate)}/s`,
-      counted(retries(SERVICE_OF[resource]) - start.retries, 'retry', 'retries'),
-    ];
+    const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(stats.retries, 'retry', 'retries')];
     const details = [
       counted(stats.pages, 'page', 'pages'),
       ...Object.entries(stats.notes)

@@ -18,7 +18,7 @@ import { booksFilesIn, type BooksFolder } from '../books/import-books.js';
 import { importBooksForNight, type BooksFigures } from './books.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
-import { terminalWidth, wrapText } from './fit-width.js';
+import { terminalWidth, wrapText } from '../fit-width.js';
 import { withHeapPacedForSync } from './heap.js';
 import { onInterrupt } from './interrupt.js';
 import { nightMetrics, pushMetrics, pushUrl, writeMetricsFile, type StageTimes } from './metrics.js';
@@ -231,7 +231,6 @@ async function nightly(
     stream: stderr,
     tty,
     quiet: !tty || options.json === true || options.quiet === true,
-    retries: (service) => clients[service].http.stats.retries,
   });
   const stagesMs: StageTimes = {};
   let stageStart = Date.now();

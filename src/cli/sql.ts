@@ -2,7 +2,7 @@ import { defaultLocations } from '../locations.js';
 import { readRegularFile } from '../paths.js';
 import { openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { terminalWidth } from './fit-width.js';
+import { terminalWidth } from '../fit-width.js';
 import type { SqlFormat } from './sql-formats.js';
 
 /** The largest statement `--file` reads. */

@@ -46,7 +46,6 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
     stream: stderr,
     tty: stderr.isTTY === true,
     quiet: options.json === true || options.quiet === true,
-    retries: (service) => clients[service].http.stats.retries,
   });
   try {
     // Every card the previous night left in flight, held or broken is read again, moved or not.

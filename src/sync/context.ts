@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
 import type { Checkpointer } from '../db/mirror.js';
@@ -22,6 +23,8 @@ export interface ResourceStats {
   pages: number;
   quarantined: number;
   durationMs: number;
+  /** Requests for this resource that were retried (a sync's resources share each service's limiter). */
+  retries: number;
   /**
    * How many records the walk expects to read, where that can be known: what the mirror held
    * of a list read whole (cards, coupons, products, orders; the ledger on a --full pass).
@@ -33,7 +36,20 @@ export interface ResourceStats {
 }
 
 export function emptyStats(): ResourceStats {
-  return { records: 0, new: 0, changed: 0, pages: 0, quarantined: 0, durationMs: 0, notes: {} };
+  return { records: 0, new: 0, changed: 0, pages: 0, quarantined: 0, durationMs: 0, retries: 0, notes: {} };
+}
+
+/** The resource whose walk is running here (through every await), so a retry is counted against it. */
+const workingOn = new AsyncLocalStorage<SyncResource>();
+
+/** Runs `work` as the walk of `resource`: what it asks of the services counts against it. */
+export function asResource<T>(resource: SyncResource, work: () => Promise<T>): Promise<T> {
+  return workingOn.run(resource, work);
+}
+
+/** The resource whose walk asked, if any. */
+export function resourceAsking(): SyncResource | undefined {
+  return workingOn.getStore();
 }
 
 /** Where the sync reports its progress (the CLI draws it; the tests and the bench ignore it). */

@@ -1,9 +1,12 @@
 import type { DpClient } from '../api/dp-client.js';
 import type { GiftCardClient } from '../api/giftcard-client.js';
+import type { HttpEvent } from '../api/http-client.js';
 import type { Mirror } from '../db/mirror.js';
 import { redact } from '../log.js';
 import {
+  asResource,
   emptyStats,
+  resourceAsking,
   SYNC_RESOURCES,
   type ProgressReporter,
   type ResourceStats,
@@ -82,16 +85,21 @@ function listsMirroredEmpty(stats: Record<SyncResource, ResourceStats>): string 
  */
 const WALKS: readonly Walk[] = [
   async (context) => {
-    await together(context, [syncGiftCards, syncLedger]);
+    await together(context, [as('giftCards', syncGiftCards), as('giftCardTransactions', syncLedger)]);
     if (context.halted !== undefined) throw context.halted;
-    await settle(context);
-    context.merchantId = await resolveMerchant(context);
+    await asResource('settle', () => settle(context));
+    context.merchantId = await asResource('giftCards', () => resolveMerchant(context));
   },
-  syncCoupons,
-  syncWallets,
-  syncProducts,
-  syncOrders,
+  as('coupons', syncCoupons),
+  as('dpWallets', syncWallets),
+  as('dpProducts', syncProducts),
+  as('dpOrders', syncOrders),
 ];
+
+/** `walk` as the walk of `resource` (its retries count against it). */
+function as(resource: SyncResource, walk: Walk): Walk {
+  return (context) => asResource(resource, () => walk(context));
+}
 
 /**
  * Runs `walks` at the same time. The first to fail halts the others (each commits the pages it
@@ -173,13 +181,19 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     ledgerReadUntilMs: started,
     topUps: 0,
   };
+  // Each retry counts against the resource whose walk asked; the total is their sum, so the lines add up.
+  const countRetry = (event: HttpEvent): void => {
+    if (event.type === 'retry') context.stats[resourceAsking() ?? 'settle'].retries += 1;
+  };
+  options.giftcard.http.listeners.add(countRetry);
+  options.dp.http.listeners.add(countRetry);
   const summarize = (completed: boolean, error?: string): SyncSummary => ({
     syncRunId,
     mode,
     completed,
     error,
     durationMs: Date.now() - started,
-    retries: options.giftcard.http.stats.retries + options.dp.http.stats.retries,
+    retries: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].retries, 0),
     requests: options.giftcard.http.stats.requests + options.dp.http.stats.requests,
     quarantined: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].quarantined, 0),
     ledgerReadUntilMs: context.ledgerReadUntilMs,
@@ -202,7 +216,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   try {
     options.signal?.throwIfAborted();
     await together(context, WALKS);
-    await closeLedger(context);
+    await asResource('giftCardTransactions', () => closeLedger(context));
   } catch (error) {
     await checkpointer.stop();
     // Whatever a message quotes (a refused cursor, a path), neither client secret is stored.
@@ -212,6 +226,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     throw error;
   } finally {
     options.signal?.removeEventListener('abort', halt);
+    options.giftcard.http.listeners.delete(countRetry);
+    options.dp.http.listeners.delete(countRetry);
   }
   await checkpointer.stop();
   await store.compact();

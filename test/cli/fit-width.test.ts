@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnsThatFit, wrapLine } from '../../src/cli/fit-width.js';
+import { columnsThatFit, wrapLine } from '../../src/fit-width.js';
 
 describe('text for a narrow terminal', () => {
   it('wraps between words only: every line fits unless one word is wider, and the words stay whole and in order', () => {

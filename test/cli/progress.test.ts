@@ -13,12 +13,18 @@ function capture() {
 describe('sync progress', () => {
   it('says each figure in plain words, with the resource’s own rate, retries and time', () => {
     const out = capture();
-    let retries = 3; // retries of earlier resources do not count against this one
-    const progress = createProgress({ stream: out.stream, tty: false, quiet: false, retries: () => retries });
+    const progress = createProgress({ stream: out.stream, tty: false, quiet: false });
     const stats = emptyStats();
     progress.update('giftCardTransactions', stats);
-    retries += 1;
-    Object.assign(stats, { records: 12_345, new: 12_000, changed: 1, pages: 124, quarantined: 2, durationMs: 2_000 });
+    Object.assign(stats, {
+      records: 12_345,
+      new: 12_000,
+      changed: 1,
+      pages: 124,
+      quarantined: 2,
+      durationMs: 2_000,
+      retries: 1,
+    });
     stats.notes['indexBuildMs'] = 1_500;
     stats.notes['vanished'] = 0;
     progress.done('giftCardTransactions', stats);
@@ -28,27 +34,21 @@ describe('sync progress', () => {
     );
   });
 
-  it('counts against a resource the retries of its own service only: a healthy service shows none', () => {
+  it("counts against a resource its own retries, as the sync counted them: a healthy service's show none", () => {
     const out = capture();
-    const retries = { giftcard: 0, dp: 0 };
-    const progress = createProgress({
-      stream: out.stream,
-      tty: false,
-      quiet: false,
-      retries: (service) => retries[service],
-    });
+    const progress = createProgress({ stream: out.stream, tty: false, quiet: false });
     progress.update('dpOrders', emptyStats());
     progress.update('giftCards', emptyStats());
-    retries.giftcard += 6; // the gift card URL is wrong: its requests are retried
     progress.done('dpOrders', { ...emptyStats(), records: 150, new: 150, pages: 2, durationMs: 400 });
-    progress.done('giftCards', { ...emptyStats(), durationMs: 400 });
+    // The gift card URL is wrong: its requests are retried.
+    progress.done('giftCards', { ...emptyStats(), durationMs: 400, retries: 6 });
     expect(out.text().split('\n')[0]).toMatch(/^DP orders .*\| 0\.4 s, 0 retries \|/);
     expect(out.text().split('\n')[1]).toMatch(/^gift cards .*\| 0\.4 s, 6 retries \|/);
   });
 
   it('says one page, and the settle pass’s notes', () => {
     const out = capture();
-    const progress = createProgress({ stream: out.stream, tty: false, quiet: false, retries: () => 0 });
+    const progress = createProgress({ stream: out.stream, tty: false, quiet: false });
     const stats = {
       ...emptyStats(),
       records: 1,
@@ -82,7 +82,7 @@ describe('sync progress', () => {
 
   it('prints nothing when quiet (--json prints one object instead)', () => {
     const out = capture();
-    const progress = createProgress({ stream: out.stream, tty: true, quiet: true, retries: () => 0 });
+    const progress = createProgress({ stream: out.stream, tty: true, quiet: true });
     progress.update('coupons', emptyStats());
     progress.done('coupons', emptyStats());
     progress.step('check');

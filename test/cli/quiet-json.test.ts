@@ -138,6 +138,20 @@ describe('-v and --log-level', () => {
       }
       const quiet = await runCli(['sync', '--db', join(dir, 'faulty.db'), '--quiet'], env);
       expect(quiet.stderr).toBe('');
+
+      // Each resource's line counts its own retries: the lines add up to the closing total and to the log.
+      const counted = await runCli(['sync', '--db', join(dir, 'faulty-count.db'), '-v'], env);
+      expect(counted.status, counted.stderr).toBe(0);
+      const lines = counted.stderr.split('\n');
+      const perResource = lines
+        .filter((line) => / \| .* (\d+) retr(y|ies)/.test(line) && !line.startsWith('ledger-recon:'))
+        .map((line) => Number(/(\d+) retr(?:y|ies)/.exec(line)?.[1]));
+      expect(perResource).toHaveLength(7);
+      const total = Number(/completed in .*, (\d+) retr(?:y|ies)$/m.exec(counted.stderr)?.[1]);
+      const logged = lines.filter((line) => /^ledger-recon: .*, retry \d+ in /.test(line)).length;
+      expect(logged).toBeGreaterThan(0);
+      expect(perResource.reduce((a, b) => a + b, 0)).toBe(total);
+      expect(total).toBe(logged);
     } finally {
       await faulty.close();
     }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { CLI, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
-import { mirrorAt } from '../support/test-db.js';
+import { changeMirror, mirrorAt, ON_POSTGRES } from '../support/test-db.js';
 
 let sim: Simulator;
 let dir: string;
@@ -117,6 +117,27 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
     expect(lines.some((line) => /^confirmation \(\d+ cards\) +done in /.test(line))).toBe(true);
     expect(lines.some((line) => line.startsWith('RECONCILED  check run 1'))).toBe(true);
   }, 90_000);
+
+  // A SQLite mirror's ledger indexes are built after a first sync's bulk load; one stopped before that says so.
+  it.skipIf(ON_POSTGRES)(
+    'wraps the notice of a first sync stopped mid-load between words, in 80 columns',
+    async () => {
+      const db = join(dir, 'stopped-load.db');
+      expect((await screen(120, ['sync', '--db', db])).at(-1)).toBe('exit 0');
+      await changeMirror(db, 'DROP INDEX gift_card_transactions_reference');
+      const lines = await screen(80, ['sync', '--db', db]);
+      const notice = lines.findIndex((line) => line.startsWith('ledger-recon: a first sync stopped while loading'));
+      expect(notice, lines.join('\n')).toBeGreaterThanOrEqual(0);
+      const words = lines
+        .slice(notice, notice + 2)
+        .join(' ')
+        .replace(/\s+/g, ' ');
+      expect(words).toContain('building its indexes over');
+      expect(words).toContain('(about 2.5 s a million)');
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    },
+    120_000,
+  );
 
   it('fits the night, the check, history, a SQL table and a long message in 80 columns, wrapping between words', async () => {
     const db = mirrorAt(dir, 'narrow');

@@ -1,3 +1,4 @@
+import { terminalWidth, wrapText } from '../../fit-width.js';
 import { missingTables } from '../expected-tables.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,7 +71,10 @@ export interface OpenOptions {
 export function openMirrorLocked(
   path: string,
   command: string,
-  options: OpenOptions = { warn: (message) => process.stderr.write(`ledger-recon: ${message}\n`) },
+  // On a terminal, wrapped between words at its width; one line in a log.
+  options: OpenOptions = {
+    warn: (message) => process.stderr.write(wrapText(`ledger-recon: ${message}\n`, terminalWidth(process.stderr))),
+  },
 ): { mirror: SqliteMirror; lock: MirrorLock } {
   const lock = acquireLock(path, command);
   try {
