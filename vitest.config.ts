@@ -41,6 +41,7 @@ const ON_BOTH = [
   'test/report/report.test.ts',
   'test/sync/hostile.test.ts',
   'test/sync/sync.test.ts',
+  'test/cli/demo.test.ts',
 ];
 
 export default defineConfig({

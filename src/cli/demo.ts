@@ -58,6 +58,8 @@ export async function demo(options: DemoOptions): Promise<void> {
   else clearDemoFile(db);
   // The books the demo writes go beside its mirror, or where the default demo's go.
   const folder = isServerUrl(db) ? dirname(DEMO_DB) : dirname(db);
+  // The PostgreSQL demo's workbook goes beside the SQLite demo's, never over it (both are run 1).
+  const out = options.out ?? `${defaultLocations().demoReports}${isServerUrl(db) ? '-postgres' : ''}`;
   const sim = await startSimulator({ seed: options.seed, plant: true });
   try {
     write(
@@ -70,7 +72,7 @@ export async function demo(options: DemoOptions): Promise<void> {
       `the merchant's books, written from the same world with ${sim.manifest.books.breaks.length} book breaks: ${books}\n`,
     );
     write(
-      `running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${options.out ?? defaultLocations().demoReports} --books ${books}\n\n`,
+      `running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${out} --books ${books}\n\n`,
     );
     const env = {
       ...process.env,
@@ -83,7 +85,7 @@ export async function demo(options: DemoOptions): Promise<void> {
     };
     const summary = await run({
       db,
-      out: options.out ?? defaultLocations().demoReports,
+      out,
       env,
       verbose: true,
       write,

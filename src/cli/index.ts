@@ -526,7 +526,10 @@ export function buildProgram(): Command {
       "the demo's mirror, a file or postgres://…?schema=name (made afresh; never one the demo did not make)",
       locations.demoDb,
     )
-    .option('--out <dir>', "where the demo's reports go", locations.demoReports)
+    .option(
+      '--out <dir>',
+      `where the demo's reports go (default: ${locations.demoReports}, or ${locations.demoReports}-postgres for a PostgreSQL --db, so neither replaces the other's)`,
+    )
     .action(async (options) => (await import('./demo.js')).demo(options));
 
   program
