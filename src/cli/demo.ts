@@ -71,9 +71,7 @@ export async function demo(options: DemoOptions): Promise<void> {
     write(
       `the merchant's books, written from the same world with ${sim.manifest.books.breaks.length} book breaks: ${books}\n`,
     );
-    write(
-      `running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${out} --books ${books}\n\n`,
-    );
+    write(`running the nightly job: ledger-recon run --db ${shownDb(db)} --out ${out} --books ${books}\n\n`);
     const env = {
       ...process.env,
       GIFTCARD_API_URL: sim.giftcardUrl,
