@@ -3,6 +3,7 @@ import { findingsStore } from '../findings/store.js';
 import { resolve } from 'node:path';
 import { openExistingForWriting } from '../db/mirror.js';
 import { sealClose } from '../evidence/write.js';
+import { readKey } from '../evidence/sign.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { writeClose, type ClosePaths } from '../report/write-close.js';
@@ -15,6 +16,8 @@ export interface CloseCommandOptions extends PeriodOptions {
   preparer?: string;
   json?: boolean;
   quiet?: boolean;
+  /** An Ed25519 private key (PEM) that signs the manifest. */
+  signKey?: string;
   write?: (text: string) => void;
 }
 
@@ -26,6 +29,7 @@ export interface CloseCommandOptions extends PeriodOptions {
 export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const { say: write, record } = reporter(options);
   const period = periodOf(options);
+  const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'close', 'sync');
   const interruption = onInterrupt(
@@ -90,6 +94,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
         figures: { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries },
       },
       outputs,
+      signingKey ? { signingKey } : {},
     );
     write(
       `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence].map((p) => resolve(p)).join('\n')}\n`,

@@ -131,6 +131,12 @@ export function buildProgram(): Command {
       'the mirror: a SQLite file, or postgres://user@host:port/db?schema=name (or LEDGER_RECON_DB)',
     ).default(mirrorPath, shownDb(mirrorPath));
   const outFolder = locations.reports;
+  // The key signing a seal: its path only, read by the command that seals (never stored).
+  const signKey = () =>
+    new Option(
+      '--sign-key <file>',
+      'sign the evidence manifest with this Ed25519 private key (PEM; or LEDGER_RECON_SIGN_KEY): …-evidence.dsse.json',
+    ).default(process.env['LEDGER_RECON_SIGN_KEY'] || undefined);
   const program = new Command('ledger-recon')
     // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
     .exitOverride()
@@ -341,6 +347,7 @@ export function buildProgram(): Command {
             "push the night's metrics to a Prometheus Pushgateway, e.g. http://pushgateway:9091 (grouped by job and mirror)",
           ).argParser(httpUrl('--push-metrics')),
         )
+        .addOption(signKey())
         .option(
           '--metrics-file <file>',
           "write the night's metrics in Prometheus' text format, e.g. for node_exporter's textfile collector (- for stdout)",
@@ -395,6 +402,7 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .option('--json', 'print one object: {runId, workbook, csv, json, evidence}')
+    .addOption(signKey())
     .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
     .addOption(
       new Option(
@@ -417,6 +425,7 @@ export function buildProgram(): Command {
     .option('--tz <zone>', "the merchant's time zone for the cut-offs, as Area/City (default UTC)")
     .option('--preparer <name>', 'fills "Prepared by" in the sign-off block')
     .option('--json', 'print one object: the period, whether it ties out, each roll-forward and the files')
+    .addOption(signKey())
     .addOption(db())
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addHelpText('after', '\nExit codes: 0 every roll-forward ties out, 1 one does not, 2 it could not run.\n')
@@ -448,7 +457,11 @@ export function buildProgram(): Command {
       'offline, with no mirror and no services: check every evidence manifest in a folder of outputs, the files each seals (SHA-256) and the chain between them; one line per problem, exit 1 when anything does not hold',
     )
     .option('--dir <folder>', 'the folder of outputs and their …-evidence.json (or LEDGER_RECON_OUT)', outFolder)
-    .option('--json', 'print one object: {ok, dir, manifests, files, problems}')
+    .option('--json', 'print one object: {ok, dir, manifests, files, signed, problems}')
+    .option(
+      '--public-key <file>',
+      'an Ed25519 public key (PEM): every manifest must be signed by it (its …-evidence.dsse.json)',
+    )
     .action(async (options) => {
       await (await import('./verify.js')).verify(options);
     });

@@ -196,14 +196,16 @@ export function syncClosingLine(summary: {
   completed: boolean;
   durationMs: number;
   retries: number;
+  retriesAfterLists?: number;
   quarantined: number;
   resources: Record<string, ResourceStats>;
 }): string {
+  const after = summary.retriesAfterLists ?? 0;
   const stats = Object.values(summary.resources);
   const sum = (key: 'records' | 'new' | 'changed'): number => stats.reduce((n, s) => n + s[key], 0);
   return (
     `sync ${summary.syncRunId} (${summary.mode}) ${summary.completed ? 'completed' : 'did not complete'} in ${seconds(summary.durationMs)}: ` +
-    `${counted(sum('records'), 'record', 'records')} read, ${number(sum('new'))} new, ${number(sum('changed'))} changed, ${number(summary.quarantined)} quarantined, ${counted(summary.retries, 'retry', 'retries')}`
+    `${counted(sum('records'), 'record', 'records')} read, ${number(sum('new'))} new, ${number(sum('changed'))} changed, ${number(summary.quarantined)} quarantined, ${counted(summary.retries, 'retry', 'retries')}${after > 0 ? ` (${number(after)} after the lists)` : ''}`
   );
 }
 

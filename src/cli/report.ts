@@ -3,6 +3,7 @@ import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
 import { openExistingForWriting } from '../db/mirror.js';
 import { sealRun } from '../evidence/write.js';
+import { readKey } from '../evidence/sign.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 
@@ -14,6 +15,8 @@ export interface ReportCommandOptions {
   materiality?: Map<string, number>;
   json?: boolean;
   quiet?: boolean;
+  /** An Ed25519 private key (PEM) that signs the manifest. */
+  signKey?: string;
   write?: (text: string) => void;
 }
 
@@ -25,6 +28,7 @@ export interface ReportCommandOptions {
  */
 export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
   const { say, record } = reporter(options);
+  const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {
@@ -34,7 +38,7 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
       ...(options.run !== undefined ? { checkRunId: options.run } : {}),
       scope: scopeOf(options),
     });
-    const evidence = await sealRun(mirror, paths.checkRunId, paths);
+    const evidence = await sealRun(mirror, paths.checkRunId, paths, signingKey ? { signingKey } : {});
     say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n`);
     record({
       runId: paths.checkRunId,

@@ -11,6 +11,8 @@ import { findingsStore, type RunError } from '../findings/store.js';
 import { oneLine, redact } from '../log.js';
 import { ensureFolder, outputTarget, storageFailure } from '../paths.js';
 import { sealRun } from '../evidence/write.js';
+import { readKey } from '../evidence/sign.js';
+import type { KeyObject } from 'node:crypto';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
@@ -50,6 +52,8 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   preparer?: string;
   /** Money at stake per currency (cents) at or above which a finding is material. */
   materiality?: Map<string, number>;
+  /** `--sign-key FILE`: an Ed25519 private key (PEM) that signs the night's evidence manifest. */
+  signKey?: string;
   /** `--push-metrics URL`: push the night's metrics to a Prometheus Pushgateway. */
   pushMetrics?: string;
   /** `--metrics-file FILE`: write them for node_exporter's textfile collector. */
@@ -142,6 +146,8 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
     ensureFolder('--out', options.out ?? defaultLocations().reports);
     if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);
+    // A key that cannot sign fails the night before its work, not after it.
+    const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
     const booksFiles = options.books !== undefined ? booksFilesIn(options.books) : null;
     const { mirror, release } = await openForWriting(dbPath, 'run');
     const clients = createClients(config, {
@@ -161,6 +167,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
         tty,
         booksFiles,
         signal: interruption.signal,
+        ...(signingKey ? { signingKey } : {}),
       });
       const { summary } = result;
       if (options.json) write(`${JSON.stringify(result.json)}\n`);
@@ -219,12 +226,14 @@ interface NightlyContext {
   booksFiles: BooksFolder | null;
   /** The operator's stop: checked between the night's steps, and inside the sync. */
   signal: AbortSignal;
+  /** Signs the night's manifest (`--sign-key`). */
+  signingKey?: KeyObject;
 }
 
 /** Sync, check with its confirmation pass, report: the night's work once the mirror is ours, each stage a step on a terminal. */
 async function nightly(
   options: RunCommandOptions,
-  { mirror, clients, checkRunId, started, tty, booksFiles, signal }: NightlyContext,
+  { mirror, clients, checkRunId, started, tty, booksFiles, signal, signingKey }: NightlyContext,
 ): Promise<{ summary: CheckRunSummary; json: RunSummary }> {
   const stderr = options.stderr ?? process.stderr;
   const progress = createProgress({
@@ -289,7 +298,7 @@ async function nightly(
       scope: scopeOf(options),
     });
     await findingsStore(mirror).markReportWritten(summary.checkRunId);
-    const evidence = await sealRun(mirror, summary.checkRunId, written);
+    const evidence = await sealRun(mirror, summary.checkRunId, written, signingKey ? { signingKey } : {});
     stageEnds('report');
     const report: ReportPaths & { evidence: string } = {
       workbook: resolve(written.workbook),

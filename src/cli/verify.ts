@@ -2,10 +2,13 @@ import { defaultLocations } from '../locations.js';
 import { statSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { verifyFolder } from '../evidence/verify.js';
+import { keyId, readKey } from '../evidence/sign.js';
 import { reporter, type Reporting } from './reporter.js';
 
 export interface VerifyOptions extends Reporting {
   dir?: string;
+  /** An Ed25519 public key (PEM): every manifest must be signed by it. */
+  publicKey?: string;
 }
 
 /**
@@ -27,12 +30,14 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
       '--dir',
       `--dir ${dir}: not a folder: give the folder that holds the outputs and their …-evidence.json`,
     );
-  const result = await verifyFolder(dir);
+  const publicKey = options.publicKey !== undefined ? readKey(options.publicKey, '--public-key', 'public') : undefined;
+  const result = await verifyFolder(dir, publicKey);
   record({
     ok: result.manifests > 0 && result.problems.length === 0,
     dir,
     manifests: result.manifests,
     files: result.files,
+    signed: result.signed,
     problems: result.problems,
   });
   for (const problem of result.problems) process.stderr.write(`ledger-recon: ${problem}\n`);
@@ -48,6 +53,8 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
     process.exitCode = 1;
     return false;
   }
-  say(`verified ${dir}: ${result.manifests} manifests, ${result.files} files, one unbroken chain per mirror\n`);
+  say(
+    `verified ${dir}: ${result.manifests} manifests, ${result.files} files, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}\n`,
+  );
   return true;
 }

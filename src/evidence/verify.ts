@@ -5,12 +5,16 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KeyObject } from 'node:crypto';
 import { fileDigest } from './canonical.js';
+import { envelopeProblem } from './sign.js';
 import { MANIFEST_FORMAT, manifestDigest, type SealedManifest } from './manifest.js';
 
 export interface FolderVerification {
   manifests: number;
   files: number;
+  /** Manifests whose signature by the public key holds (0 without one). */
+  signed: number;
   /** One line each; none when everything holds. */
   problems: string[];
 }
@@ -23,9 +27,13 @@ const isManifest = (value: unknown): value is SealedManifest =>
   Number.isInteger((value as { sequence?: unknown }).sequence) &&
   Array.isArray((value as { outputs?: unknown }).outputs);
 
-/** Verifies every `…-evidence.json` in `dir` and the files they name. */
-export async function verifyFolder(dir: string): Promise<FolderVerification> {
+/**
+ * Verifies every `…-evidence.json` in `dir` and the files they name; with `publicKey`, each
+ * manifest must also be signed by it (its `…-evidence.dsse.json` beside it).
+ */
+export async function verifyFolder(dir: string, publicKey?: KeyObject): Promise<FolderVerification> {
   const problems: string[] = [];
+  let signed = 0;
   const manifests: { name: string; manifest: SealedManifest }[] = [];
   let files = 0;
   for (const name of readdirSync(dir)
@@ -47,6 +55,11 @@ export async function verifyFolder(dir: string): Promise<FolderVerification> {
       continue;
     }
     manifests.push({ name, manifest });
+    if (publicKey) {
+      const problem = signatureProblem(dir, name, manifest, publicKey);
+      if (problem) problems.push(problem);
+      else signed += 1;
+    }
     for (const output of manifest.outputs) {
       files += 1;
       if (!/^[^/\\]+$/.test(output.file) || output.file === '..' || output.file === '.') {
@@ -66,7 +79,22 @@ export async function verifyFolder(dir: string): Promise<FolderVerification> {
     }
   }
   problems.push(...chainProblems(manifests));
-  return { manifests: manifests.length, files, problems };
+  return { manifests: manifests.length, files, signed, problems };
+}
+
+/** Whether the manifest `name` is signed by `publicKey`: why not, or null. */
+function signatureProblem(dir: string, name: string, manifest: SealedManifest, publicKey: KeyObject): string | null {
+  const envelopeName = name.replace(/-evidence\.json$/, '-evidence.dsse.json');
+  const path = join(dir, envelopeName);
+  if (!existsSync(path)) return `${name}: not signed (no ${envelopeName} beside it)`;
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return `${envelopeName}: not JSON`;
+  }
+  const problem = envelopeProblem(envelope, manifest, publicKey);
+  return problem === null ? null : `${envelopeName}: ${problem}`;
 }
 
 /** Per mirror, the manifests in chain order: a gap, a second claim to one place, or a link that does not hold. */

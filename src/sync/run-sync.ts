@@ -52,6 +52,8 @@ export interface SyncSummary {
   error: string | undefined;
   durationMs: number;
   retries: number;
+  /** Of those, the ones asked for after every list's line was done (the merchant's lookup, the ledger's closing read). */
+  retriesAfterLists: number;
   requests: number;
   quarantined: number;
   /** Every ledger entry committed before this instant is in the mirror. */
@@ -126,6 +128,17 @@ async function together(context: SyncContext, walks: readonly Walk[]): Promise<v
 
 const silent: ProgressReporter = { update() {}, done() {} };
 
+/** `progress`, telling `onDone` of each resource whose line it closes. */
+function reportingDone(progress: ProgressReporter, onDone: (resource: SyncResource) => void): ProgressReporter {
+  return {
+    update: (resource, stats) => progress.update(resource, stats),
+    done: (resource, stats) => {
+      onDone(resource);
+      progress.done(resource, stats);
+    },
+  };
+}
+
 /**
  * Copies both services into the mirror, its independent lists at the same time (see WALKS).
  * The first run (or `full`) reads
@@ -164,6 +177,9 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     dp_base_url: options.dp.config.baseUrl,
   });
   const checkpointer = options.mirror.startCheckpointer();
+  // The resources whose line is done, and the retries asked for once it was (see countRetry).
+  const listed = new Set<SyncResource>();
+  let retriesAfterLists = 0;
   if (rebound) await store.retireBinding(syncRunId);
   const context: SyncContext = {
     store,
@@ -174,16 +190,21 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     mode,
     overlapMs: options.overlapMs ?? 3_600_000,
     concurrency: options.concurrency ?? 8,
-    progress: options.progress ?? silent,
+    progress: reportingDone(options.progress ?? silent, (resource) => listed.add(resource)),
     stats: Object.fromEntries(SYNC_RESOURCES.map((r) => [r, emptyStats()])) as Record<SyncResource, ResourceStats>,
     startedAtMs: started,
     recheck: new Set(options.recheckCards ?? []),
     ledgerReadUntilMs: started,
     topUps: 0,
   };
-  // Each retry counts against the resource whose walk asked; the total is their sum, so the lines add up.
+  // Each retry counts against the resource whose walk asked, while its line is open; one asked
+  // after (the merchant's lookup, the ledger's closing read) or by no walk counts apart, so the
+  // lines and that figure add up to the total.
   const countRetry = (event: HttpEvent): void => {
-    if (event.type === 'retry') context.stats[resourceAsking() ?? 'settle'].retries += 1;
+    if (event.type !== 'retry') return;
+    const resource = resourceAsking();
+    if (resource !== undefined && !listed.has(resource)) context.stats[resource].retries += 1;
+    else retriesAfterLists += 1;
   };
   options.giftcard.http.listeners.add(countRetry);
   options.dp.http.listeners.add(countRetry);
@@ -193,7 +214,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     completed,
     error,
     durationMs: Date.now() - started,
-    retries: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].retries, 0),
+    retries: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].retries, retriesAfterLists),
+    retriesAfterLists,
     requests: options.giftcard.http.stats.requests + options.dp.http.stats.requests,
     quarantined: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].quarantined, 0),
     ledgerReadUntilMs: context.ledgerReadUntilMs,

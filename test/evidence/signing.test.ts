@@ -1,0 +1,176 @@
+/**
+ * Signed evidence (sealed nights, item 5): `--sign-key FILE` signs each manifest as an in-toto
+ * Statement in a DSSE envelope with an Ed25519 key; `verify --public-key FILE` checks it; the
+ * key reaches no mirror, log or report. The envelope also verifies with openssl, as an auditor
+ * without the tool would check it.
+ */
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { runCli, simulatorEnv } from '../support/cli.js';
+import { hasProgram } from '../support/programs.js';
+
+let dir: string;
+let sim: Simulator;
+let out: string;
+let db: string;
+const keys = () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    private: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    public: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+};
+const ours = keys();
+const theirs = keys();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-signing-'));
+  writeFileSync(join(dir, 'signing.pem'), ours.private, { mode: 0o600 });
+  writeFileSync(join(dir, 'signing.pub'), ours.public);
+  writeFileSync(join(dir, 'other.pub'), theirs.public);
+  sim = await startSimulator({ seed: 51, size: 'tiny', plant: true });
+  db = join(dir, 'ledger.db');
+  out = join(dir, 'reports');
+  const night = await runCli(
+    ['run', '--db', db, '--out', out, '--quiet', '--sign-key', join(dir, 'signing.pem')],
+    simulatorEnv(sim),
+  );
+  expect(night.status, night.stderr).toBe(1);
+  const close = await runCli(['close', '--db', db, '--out', out, '--period', '2026-11', '--quiet'], {
+    ...simulatorEnv(sim),
+    LEDGER_RECON_SIGN_KEY: join(dir, 'signing.pem'),
+  });
+  expect([0, 1], close.stderr).toContain(close.status);
+}, 120_000);
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const verify = (folder: string, key: string) =>
+  runCli(['verify', '--dir', folder, '--public-key', join(dir, key), '--json'], simulatorEnv(sim));
+
+/** A copy of the reports folder, as an auditor keeps it. */
+function copy(name: string): string {
+  const target = join(dir, name);
+  execFileSync('cp', ['-r', out, target]);
+  return target;
+}
+
+describe('--sign-key and verify --public-key', () => {
+  it("signs the night's and the close's manifests, and verify holds them to the public key", async () => {
+    const envelopes = readdirSync(out).filter((f) => f.endsWith('-evidence.dsse.json'));
+    expect(envelopes).toHaveLength(2);
+    const result = await verify(out, 'signing.pub');
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, manifests: 2, signed: 2, problems: [] });
+  });
+
+  it('names a manifest signed by another key, an envelope changed, and a manifest not signed', async () => {
+    expect((await verify(out, 'other.pub')).stderr).toMatch(/no signature by the key [0-9a-f]{16}… holds/);
+
+    const changed = copy('changed');
+    const name = readdirSync(changed).find((f) => f.endsWith('-run-1-evidence.dsse.json'))!;
+    const envelope = JSON.parse(readFileSync(join(changed, name), 'utf8')) as { payload: string };
+    const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as {
+      subject: { name: string }[];
+    };
+    statement.subject[0]!.name = 'another.xlsx';
+    envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
+    writeFileSync(join(changed, name), JSON.stringify(envelope));
+    const tampered = await verify(changed, 'signing.pub');
+    expect(tampered.status).toBe(1);
+    expect(tampered.stderr).toContain(`${name}: no signature by the key`);
+
+    const unsigned = copy('unsigned');
+    rmSync(join(unsigned, name));
+    const missing = await verify(unsigned, 'signing.pub');
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(`not signed (no ${name} beside it)`);
+  });
+
+  it('keeps the private key out of the mirror, the outputs and every line printed', async () => {
+    const body = ours.private
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('-----'))
+      .join('');
+    for (const file of [db, ...readdirSync(out).map((f) => join(out, f))])
+      expect(readFileSync(file).includes(Buffer.from(body)), file).toBe(false);
+    const report = await runCli(
+      ['report', '--db', db, '--out', join(dir, 'again'), '--sign-key', join(dir, 'signing.pem'), '--json'],
+      simulatorEnv(sim),
+    );
+    expect(report.status, report.stderr).toBe(0);
+    expect(report.stdout + report.stderr).not.toContain(body);
+  });
+
+  it('refuses a key that cannot sign before the night, in one line', async () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    writeFileSync(join(dir, 'rsa.pem'), rsa);
+    writeFileSync(join(dir, 'garbage.pem'), 'not a key');
+    for (const [key, message] of [
+      ['rsa.pem', 'a rsa key; the evidence is signed with Ed25519 keys'],
+      ['garbage.pem', 'not an Ed25519 private key in PEM'],
+    ] as const) {
+      const night = await runCli(
+        ['run', '--db', join(dir, `never-${key}.db`), '--out', join(dir, 'never'), '--sign-key', join(dir, key)],
+        simulatorEnv(sim),
+      );
+      expect(night.status).toBe(2);
+      expect(night.stderr).toContain(message);
+      expect(night.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(existsSync(join(dir, `never-${key}.db`))).toBe(false);
+    }
+  });
+});
+
+describe.runIf(hasProgram('openssl', 'openssl'))('the envelope with standard tools', () => {
+  it('verifies with openssl over DSSE’s pre-authentication encoding, and its subjects are sha256sum’s', () => {
+    const name = readdirSync(out).find((f) => f.endsWith('-run-1-evidence.dsse.json'))!;
+    const envelope = JSON.parse(readFileSync(join(out, name), 'utf8')) as {
+      payloadType: string;
+      payload: string;
+      signatures: { sig: string }[];
+    };
+    const payload = Buffer.from(envelope.payload, 'base64');
+    const type = Buffer.from(envelope.payloadType);
+    const pae = Buffer.concat([
+      Buffer.from(`DSSEv1 ${type.length} `),
+      type,
+      Buffer.from(` ${payload.length} `),
+      payload,
+    ]);
+    writeFileSync(join(dir, 'pae.bin'), pae);
+    writeFileSync(join(dir, 'sig.bin'), Buffer.from(envelope.signatures[0]!.sig, 'base64'));
+    const verified = execFileSync(
+      'openssl',
+      [
+        'pkeyutl',
+        '-verify',
+        '-pubin',
+        '-inkey',
+        join(dir, 'signing.pub'),
+        '-rawin',
+        '-in',
+        join(dir, 'pae.bin'),
+        '-sigfile',
+        join(dir, 'sig.bin'),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(verified).toContain('Signature Verified Successfully');
+    const statement = JSON.parse(payload.toString('utf8')) as {
+      subject: { name: string; digest: { sha256: string } }[];
+    };
+    for (const subject of statement.subject) {
+      const sum = execFileSync('sha256sum', [join(out, subject.name)], { encoding: 'utf8' }).split(' ')[0];
+      expect(sum, subject.name).toBe(subject.digest.sha256);
+    }
+  });
+});
