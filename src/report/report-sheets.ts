@@ -19,6 +19,7 @@ import type { Mirror } from '../db/mirror.js';
 import { ReportStore, type CountedTable } from './store.js';
 import { closePeriod, type PeriodClose, type RunInFlight } from './close.js';
 import { describeInstant, periodOf } from './period.js';
+import { reportBaseName } from './names.js';
 import { rollForwardSheet } from './write-close.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
 
@@ -754,6 +755,17 @@ async function* summaryRows(
   // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.
   yield line(['Prepared by', scope.preparer ?? '', '', scope.preparer ? new Date().toISOString().slice(0, 10) : '']);
   yield line(['Reviewed by', '', '', '']);
+  // What ties this workbook to what it was computed from: its manifest (which holds this file's
+  // SHA-256, so it cannot be named inside it) and the population's root the manifest states.
+  const manifest = `${reportBaseName(run)}-evidence.json`;
+  yield line(['Evidence', { note: `sealed by ${manifest} beside it; check with: ledger-recon verify` }]);
+  if (summary.population)
+    yield line([
+      'Ledger population',
+      {
+        note: `${summary.population.cards.toLocaleString('en-US')} cards, ${summary.population.entries.toLocaleString('en-US')} entries; Merkle root ${summary.population.merkleRoot}`,
+      },
+    ]);
   yield line([]);
   yield line([
     { heading: 'What was checked' },

@@ -15,6 +15,7 @@ import { findingsStore, summaryOf, type CheckRunRow, type FindingsStore } from '
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
 import { reportSheets, type ReportScope } from './report-sheets.js';
+import { reportBaseName } from './names.js';
 import { writeXlsx } from './xlsx-writer.js';
 
 export interface ReportPaths {
@@ -38,10 +39,7 @@ const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 
 
 /** The three files' names: the run's UTC date and id. */
 export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' | 'startedAtMs'>): ReportPaths {
-  const base = join(
-    outDir,
-    `ledger-recon-${new Date(run.startedAtMs).toISOString().slice(0, 10)}-run-${run.checkRunId}`,
-  );
+  const base = join(outDir, reportBaseName(run));
   return { workbook: `${base}.xlsx`, csv: `${base}-findings.csv`, json: `${base}-findings.json` };
 }
 
