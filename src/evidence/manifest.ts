@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import type { Mirror } from '../db/mirror.js';
 import type { CheckRunRow, FindingsStore } from '../findings/store.js';
 import { summaryOf } from '../findings/store.js';
+import type { ConfirmationReads } from '../findings/summary.js';
 import { leafHash, MerkleBuilder } from '../ledger/merkle.js';
 import type { LedgerPopulation } from '../ledger/population.js';
 import { canonicalJson, fileDigest, sha256Hex } from './canonical.js';
@@ -53,6 +54,8 @@ export interface Manifest {
     dpOrders?: RecordsPopulation;
     dpWallets?: RecordsPopulation;
   };
+  /** What the confirmation pass re-read by ID, and the SHA-256 of its answers (a run with one). */
+  confirmation?: ConfirmationReads;
   /** The books files the matching read (their newest versions). */
   books: { kind: string; source: string; sha256: string }[];
   /** SHA-256 of the canonical JSON of the findings (by fingerprint) and of the figures. */
@@ -175,6 +178,7 @@ export async function runManifest(
       dpOrders: await recordsPopulation(store.orders()),
       dpWallets: await recordsPopulation(store.wallets(summary.syncRunId)),
     },
+    ...(summary.confirmation ? { confirmation: summary.confirmation } : {}),
     books: await store.booksFiles(),
     digests: {
       findings: sha256Hex(canonicalJson(canonicalFindings)),

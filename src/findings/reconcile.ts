@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * One check run, start to finish: the catalogue's drafts, the confirmation pass (when the
  * caller can re-read the service), every finding's standing across runs, the liability
@@ -97,7 +98,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = await matchBooksForRun(checkContext);
   const catalogue = await runCatalogue(checkContext, tallies, booksMatching);
-  const confirmation = input.confirm ? judge(await input.confirm(confirmationRequest(catalogue.drafted))) : null;
+  const rereads = input.confirm ? await input.confirm(confirmationRequest(catalogue.drafted)) : null;
+  const confirmation = rereads ? judge(rereads) : null;
   // A card the confirmation pass found moved on counts as in flight, as the findings do.
   for (const [giftCardId, verdict] of confirmation?.cards ?? []) {
     const counted = catalogue.countedCards.get(giftCardId);
@@ -128,6 +130,16 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     rollForward,
     monthToDate: tallies.monthToDate(),
     population: tallies.population.result(),
+    ...(rereads
+      ? {
+          confirmation: {
+            cards: rereads.cards.length,
+            entries: rereads.entries.length,
+            // In ID order, each object built in one order: one text for one set of answers.
+            sha256: createHash('sha256').update(JSON.stringify(rereads)).digest('hex'),
+          },
+        }
+      : {}),
     failedChecks: catalogue.failedChecks,
     booksNotImported,
     checkTimesMs: catalogue.checkTimesMs,

@@ -49,6 +49,8 @@ export interface CheckRunSummary {
   monthToDate?: MonthToDate;
   /** The ledger's population as the night's walk read it: counts, control totals, Merkle root (the evidence manifest states it). */
   population?: LedgerPopulation;
+  /** What the confirmation pass re-read by ID (absent without one): counts, and the SHA-256 of its reads (the manifest states it). */
+  confirmation?: ConfirmationReads;
   /** The roll-forwards that do not close: what fails a run besides its findings. */
   rollForwardBreaks: { currency: string; program: string | null; difference: string }[];
   failedChecks: { code: CheckCode; error: string }[];
@@ -79,6 +81,14 @@ export interface RollForwardFigures {
   closes: boolean;
 }
 
+/** The confirmation pass's re-reads as a run keeps them: how many, and a digest of what they answered. */
+export interface ConfirmationReads {
+  cards: number;
+  entries: number;
+  /** SHA-256 of the reads (each card and entry: as mirrored, as read back), in ID order, as JSON. */
+  sha256: string;
+}
+
 export interface SummaryInput {
   checkRunId: number;
   /** The sync checked; its cut-off (the data edge) is every figure's "as of", its start when not given. */
@@ -92,6 +102,7 @@ export interface SummaryInput {
   rollForward: readonly RollForward[];
   monthToDate?: MonthToDate;
   population?: LedgerPopulation;
+  confirmation?: ConfirmationReads;
   failedChecks: { code: CheckCode; error: string }[];
   booksNotImported?: { file: string; reason: string }[];
   checkTimesMs: Partial<Record<CheckCode, number>>;
@@ -157,6 +168,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
       .map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
     ...(input.monthToDate ? { monthToDate: input.monthToDate } : {}),
     ...(input.population ? { population: input.population } : {}),
+    ...(input.confirmation ? { confirmation: input.confirmation } : {}),
     failedChecks: input.failedChecks,
     booksNotImported: input.booksNotImported ?? [],
     checkTimesMs: input.checkTimesMs,

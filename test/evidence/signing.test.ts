@@ -110,6 +110,16 @@ describe('--sign-key and verify --public-key', () => {
     expect(report.stdout + report.stderr).not.toContain(body);
   });
 
+  it("states the confirmation pass's re-reads in the night's manifest: how many, and a digest of the answers", () => {
+    const name = readdirSync(out).find((f) => f.endsWith('-run-1-evidence.json'))!;
+    const manifest = JSON.parse(readFileSync(join(out, name), 'utf8')) as {
+      confirmation?: { cards: number; entries: number; sha256: string };
+    };
+    // The planted world has gift card errors, whose cards the night re-read by ID.
+    expect(manifest.confirmation?.cards).toBeGreaterThan(0);
+    expect(manifest.confirmation?.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it('refuses a key that cannot sign before the night, in one line', async () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
     writeFileSync(join(dir, 'rsa.pem'), rsa);
