@@ -42,6 +42,7 @@ const ON_BOTH = [
   'test/sync/hostile.test.ts',
   'test/sync/sync.test.ts',
   'test/cli/demo.test.ts',
+  'test/evidence/reperform.test.ts',
 ];
 
 export default defineConfig({

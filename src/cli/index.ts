@@ -462,6 +462,13 @@ export function buildProgram(): Command {
       '--public-key <file>',
       'an Ed25519 public key (PEM): every manifest must be signed by it (its …-evidence.dsse.json)',
     )
+    .addOption(
+      new Option(
+        '--run <id>',
+        "instead, with the mirror: re-perform this past check run's ledger population from the mirror's history and compare it with what it sealed",
+      ).argParser(integer('--run', 1)),
+    )
+    .addOption(db())
     .action(async (options) => {
       await (await import('./verify.js')).verify(options);
     });
@@ -618,6 +625,7 @@ const EXAMPLES: Record<string, readonly (readonly [string, string])[]> = {
   ],
   verify: [
     ['verify', 'every manifest and file in the reports folder'],
+    ['verify --run 7', "re-perform night 7's ledger population from the mirror"],
     ['verify --dir /mnt/audit-copy --json', "an auditor's copy, offline"],
   ],
   export: [

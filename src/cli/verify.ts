@@ -4,9 +4,62 @@ import { ConfigError } from '../errors.js';
 import { verifyFolder } from '../evidence/verify.js';
 import { keyId, readKey } from '../evidence/sign.js';
 import { reporter, type Reporting } from './reporter.js';
+import { openForReading } from '../db/mirror.js';
+import { MirrorError } from '../errors.js';
+import { NotReperformable, reperformRun } from '../evidence/reperform.js';
+
+/**
+ * `ledger-recon verify --run N`: re-performs check run N's ledger population from the mirror's
+ * history and compares it with what its manifest sealed. One line per difference; exit 1 when
+ * anything differs.
+ */
+async function reperform(checkRunId: number, options: VerifyOptions): Promise<boolean> {
+  const { say, record } = reporter(options);
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run');
+  try {
+    const result = await reperformRun(mirror, checkRunId).catch((error: unknown) => {
+      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+    });
+    const p = result.population;
+    const identical = result.differences.length === 0;
+    record({
+      identical,
+      checkRunId,
+      syncRunId: result.syncRunId,
+      cutOff: result.cutOff,
+      reperformed: 'the gift card ledger population (counts, control totals per currency, Merkle root)',
+      population: p,
+      differences: result.differences,
+      rewrittenAfter: result.rewrittenAfter,
+    });
+    const rewritten =
+      result.rewrittenAfter > 0
+        ? `; ${result.rewrittenAfter} of its entries were rewritten by the service since, and read as they are now`
+        : '';
+    if (identical) {
+      say(
+        `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
+          'what is re-performed: the gift card ledger population; the findings and the figures are not yet\n',
+      );
+      return true;
+    }
+    for (const difference of result.differences)
+      process.stderr.write(`ledger-recon: check run ${checkRunId}: ${difference}\n`);
+    process.stderr.write(
+      `ledger-recon: check run ${checkRunId} does not re-perform: its ledger population as the mirror's history rebuilds it differs from what its manifest sealed (${result.differences.length} ${result.differences.length === 1 ? 'figure' : 'figures'})${rewritten}: the mirror's past was changed, or a record's history is missing\n`,
+    );
+    process.exitCode = 1;
+    return false;
+  } finally {
+    await mirror.close();
+  }
+}
 
 export interface VerifyOptions extends Reporting {
   dir?: string;
+  /** Re-perform this past check run from the mirror (its ledger population) instead of checking a folder. */
+  run?: number;
+  db?: string;
   /** An Ed25519 public key (PEM): every manifest must be signed by it. */
   publicKey?: string;
 }
@@ -17,6 +70,7 @@ export interface VerifyOptions extends Reporting {
  * problem, then one line of result; exit 1 when anything does not hold.
  */
 export async function verify(options: VerifyOptions): Promise<boolean> {
+  if (options.run !== undefined) return reperform(options.run, options);
   const { say, record } = reporter(options);
   const dir = options.dir ?? defaultLocations().reports;
   let folder = false;

@@ -38,7 +38,9 @@ export class LedgerStore {
     cardColumns: C,
     entryColumns: E,
     only?: string,
+    asOfSync?: number,
   ): LedgerCursors<C, E> {
+    if (asOfSync !== undefined) return this.#cursorsAsOf(cardColumns, entryColumns, asOfSync);
     const d = this.#dialect;
     const cardsOnly = only === undefined ? '' : `WHERE ${d.inJsonArray('gift_card_id', '@only')}`;
     const entriesOnly = only === undefined ? '' : `AND ${d.inJsonArray('gift_card_id', '@only')}`;
@@ -56,5 +58,52 @@ export class LedgerStore {
         )
         .batches(bound, WALK_ROWS),
     };
+  }
+
+  /**
+   * The same cursors over the mirror as it stood when sync `asOf` finished, rebuilt from its
+   * history: the cards it had seen, each card's status and balance from its newest history row
+   * of that sync or before; the entries it had seen and not yet found vanished. (An entry the
+   * service rewrote later reads as now: see {@link LedgerStore.entriesRewrittenAfter}.)
+   */
+  #cursorsAsOf<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(
+    cardColumns: C,
+    entryColumns: E,
+    asOf: number,
+  ): LedgerCursors<C, E> {
+    const d = this.#dialect;
+    const asWas = (column: string) =>
+      `(SELECT h.${column} FROM gift_card_history h WHERE h.gift_card_id = gift_cards.gift_card_id AND h.sync_run_id <= @asOf ORDER BY h.history_id DESC LIMIT 1)`;
+    const cards = cardColumns
+      .map((column) =>
+        column.name === 'status' || column.name === 'remaining_balance_cents' ? asWas(column.name) : `"${column.name}"`,
+      )
+      .join(', ');
+    return {
+      cards: this.#c
+        .readRaw<RowOf<C>>(
+          `SELECT ${cards} FROM gift_cards WHERE first_sync_run_id <= @asOf ORDER BY ${d.binaryOrder('gift_card_id')}`,
+        )
+        .batches([{ asOf }], WALK_ROWS),
+      entries: this.#c
+        .readRaw<RowOf<E>>(
+          `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
+           WHERE first_sync_run_id <= @asOf AND (vanished_sync_run_id IS NULL OR vanished_sync_run_id > @asOf)
+           ORDER BY ${d.binaryOrder('gift_card_id')}, created_at_ms, list_order`,
+        )
+        .batches([{ asOf }], WALK_ROWS),
+    };
+  }
+
+  /** Entries the mirror had by sync `asOf` that the service rewrote after it (their earlier versions are kept apart). */
+  async entriesRewrittenAfter(asOf: number): Promise<number> {
+    const rows = await this.#c
+      .read<{ n: number }>(
+        `SELECT COUNT(DISTINCT v.transaction_id) AS n FROM gift_card_transaction_versions v
+         JOIN gift_card_transactions t ON t.transaction_id = v.transaction_id
+         WHERE v.sync_run_id > @asOf AND t.first_sync_run_id <= @asOf`,
+      )
+      .all({ asOf });
+    return Number(rows[0]?.n ?? 0);
   }
 }

@@ -108,6 +108,18 @@ export function walkCardLedgers(mirror: Mirror, onOrphan?: OnOrphan, only?: stri
 }
 
 /**
+ * The same walk over the mirror as it stood when sync `syncRunId` finished, rebuilt from its
+ * history (a past night's population, re-performed): see LedgerStore's cursors as of a sync.
+ */
+export function walkCardLedgersAsOf(
+  mirror: Mirror,
+  syncRunId: number,
+  onOrphan?: OnOrphan,
+): AsyncGenerator<WalkedCard[]> {
+  return walk(new LedgerStore(mirror), FULL, onOrphan, undefined, syncRunId);
+}
+
+/**
  * The same walk reading only what the liability needs of each entry (its figures, not its
  * identities): the period close's, a third faster over a large ledger.
  */
@@ -130,8 +142,9 @@ async function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(
   reader: EntryReader<C, E>,
   onOrphan: OnOrphan | undefined,
   only: string | undefined,
+  asOfSync?: number,
 ): AsyncGenerator<Array<{ card: CardSnapshot; entries: E[]; firstSyncRunId: number }>> {
-  const { cards, entries } = store.ledgerCursors(CARD_COLUMNS, reader.columns, only);
+  const { cards, entries } = store.ledgerCursors(CARD_COLUMNS, reader.columns, only, asOfSync);
   const cardOf = reader.cardOf;
   // The entries' cursor, a batch at a time: `pending` is the next entry (undefined: none left).
   let batch: Array<RowOf<C>> = [];

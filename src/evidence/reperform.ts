@@ -1,0 +1,84 @@
+/**
+ * Re-performance of a past night, its first part: the gift card ledger's population at the
+ * night's sync, rebuilt from the mirror's history (the cards it had seen with their status and
+ * balance as of then, the entries it had seen and not yet found vanished), counted and hashed
+ * again exactly as the night's walk did, and compared with what the night's manifest sealed:
+ * counts, control totals per currency, the Merkle root. The findings and the figures are not
+ * recomputed yet (docs/evidence.md says what is and is not re-performed).
+ */
+import type { Mirror } from '../db/mirror.js';
+import { findingsStore } from '../findings/store.js';
+import { type LedgerPopulation, PopulationTally } from '../ledger/population.js';
+import { LedgerStore } from '../ledger/store.js';
+import { walkCardLedgersAsOf } from '../ledger/walk.js';
+import type { SealedManifest } from './manifest.js';
+import { EvidenceStore } from './store.js';
+
+export interface Reperformance {
+  checkRunId: number;
+  syncRunId: number;
+  cutOff: string;
+  /** The population as re-performed now. */
+  population: LedgerPopulation;
+  /** Each difference from the sealed population, one line each; none when identical. */
+  differences: string[];
+  /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
+  rewrittenAfter: number;
+}
+
+/** Why a run cannot be re-performed, for a person. */
+export class NotReperformable extends Error {}
+
+/** Re-performs check run `checkRunId`'s ledger population and compares it with its sealed manifest. */
+export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<Reperformance> {
+  const run = await findingsStore(mirror).completedRun(checkRunId);
+  if (!run || run.syncRunId === null)
+    throw new NotReperformable(
+      `check run ${checkRunId} is not a completed run of this mirror: see \`ledger-recon history\``,
+    );
+  const [stored] = await new EvidenceStore(mirror).bySubject(`check run ${checkRunId}`);
+  if (!stored)
+    throw new NotReperformable(
+      `check run ${checkRunId} was never sealed (no evidence manifest in the mirror): \`ledger-recon report --run ${checkRunId}\` seals it, from the mirror as it is now`,
+    );
+  const manifest = JSON.parse(stored.manifestJson) as SealedManifest;
+  const sealed = manifest.population.giftCards;
+  if (!sealed)
+    throw new NotReperformable(`check run ${checkRunId}'s manifest states no ledger population: nothing to re-perform`);
+
+  const tally = new PopulationTally();
+  for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, () => tally.orphan()))
+    for (const walked of batch) tally.add(walked);
+  const population = tally.result();
+  return {
+    checkRunId,
+    syncRunId: run.syncRunId,
+    cutOff: manifest.cutOff,
+    population,
+    differences: differencesOf(sealed, population),
+    rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
+  };
+}
+
+/** What differs between the sealed population and the re-performed one, figure by figure. */
+function differencesOf(sealed: LedgerPopulation, now: LedgerPopulation): string[] {
+  const differences: string[] = [];
+  const figure = (label: string, was: number | string, is: number | string) => {
+    if (was !== is) differences.push(`${label}: sealed ${was}, re-performed ${is}`);
+  };
+  figure('cards', sealed.cards, now.cards);
+  figure('entries', sealed.entries, now.entries);
+  figure('entries of cards not in the mirror', sealed.orphanEntries, now.orphanEntries);
+  const currencies = [...new Set([...Object.keys(sealed.byCurrency), ...Object.keys(now.byCurrency)])].sort();
+  for (const currency of currencies) {
+    const was = sealed.byCurrency[currency];
+    const is = now.byCurrency[currency];
+    if (!was || !is) {
+      differences.push(`${currency}: ${was ? 'sealed, not re-performed' : 're-performed, not sealed'}`);
+      continue;
+    }
+    for (const key of Object.keys(was) as (keyof typeof was)[]) figure(`${currency} ${key}`, was[key], is[key]);
+  }
+  figure('Merkle root', sealed.merkleRoot, now.merkleRoot);
+  return differences;
+}

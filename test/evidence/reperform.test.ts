@@ -1,0 +1,146 @@
+/**
+ * Re-performing a past night (sealed nights, item 3, its first part): `verify --run N` rebuilds
+ * the night's gift card ledger population from the mirror's history and compares it with what
+ * the night sealed. Every past night of a world with legal activity, a planted break and a
+ * weekly --full re-performs identically; a ledger entry's amount changed in the mirror's past by
+ * SQL, and a card's history row deleted, are each named.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { runCli, simulatorEnv } from '../support/cli.js';
+import { changeMirror, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+
+let dir: string;
+let sim: Simulator;
+let db: string;
+const nights: number[] = [];
+
+interface Verified {
+  identical: boolean;
+  syncRunId: number;
+  differences: string[];
+  population: { cards: number; entries: number; merkleRoot: string };
+}
+
+const verify = async (run: number) => {
+  const result = await runCli(['verify', '--run', String(run), '--db', db, '--json'], simulatorEnv(sim));
+  return { ...result, verified: JSON.parse(result.stdout) as Verified };
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-reperform-'));
+  db = mirrorAt(dir);
+  sim = await startSimulator({ seed: 61, size: 'tiny', plant: true });
+  const env = simulatorEnv(sim);
+  // Four nights: legal activity between them (balances move, cards and entries are added), the
+  // third a weekly --full pass. Each is sealed as it runs.
+  for (const night of [1, 2, 3, 4]) {
+    if (night > 1) sim.applyActivity(40);
+    const args = ['run', '--db', db, '--out', join(dir, 'reports'), '--json', ...(night === 3 ? ['--full'] : [])];
+    const result = await runCli(args, env);
+    expect([0, 1], result.stderr).toContain(result.status);
+    nights.push((JSON.parse(result.stdout) as { runId: number }).runId);
+  }
+}, 240_000);
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('verify --run', () => {
+  it('re-performs every past night identically after later nights of activity and a --full pass', async () => {
+    const roots = new Set<string>();
+    for (const run of nights) {
+      const { status, stderr, verified } = await verify(run);
+      expect(status, stderr).toBe(0);
+      expect(verified.identical).toBe(true);
+      expect(verified.differences).toEqual([]);
+      roots.add(verified.population.merkleRoot);
+    }
+    // The activity moved the ledger between nights: each night's population is its own.
+    expect(roots.size).toBe(nights.length);
+    const text = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+    expect(text.stdout).toMatch(/^re-performed check run \d+ \(sync \d+, data as of .*\): identical: \d+ cards/);
+  }, 120_000);
+
+  it("names a ledger entry's amount changed in the mirror's past, and a card's history row deleted", async () => {
+    const first = nights[0]!;
+    const { verified } = await verify(first);
+    // An entry the first night read, its amount changed by SQL.
+    const [entry] = await rowsOfMirror<{ transaction_id: string; amount_cents: number }>(
+      db,
+      "SELECT transaction_id, amount_cents FROM gift_card_transactions WHERE first_sync_run_id <= ? AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY transaction_id LIMIT 1",
+      verified.syncRunId,
+    );
+    if (!entry) throw new Error('the first night read a debit');
+    await changeMirror(
+      db,
+      'UPDATE gift_card_transactions SET amount_cents = amount_cents + 1 WHERE transaction_id = ?',
+      entry.transaction_id,
+    );
+    try {
+      const changed = await verify(first);
+      expect(changed.status).toBe(1);
+      expect(changed.verified.differences).toContainEqual(
+        expect.stringMatching(/^[A-Z]{3} debitedCents: sealed \d+, re-performed \d+$/),
+      );
+      expect(changed.verified.differences).toContainEqual(expect.stringMatching(/^Merkle root: sealed [0-9a-f]{64}/));
+      expect(changed.stderr).toContain(`check run ${first} does not re-perform`);
+    } finally {
+      await changeMirror(
+        db,
+        'UPDATE gift_card_transactions SET amount_cents = ? WHERE transaction_id = ?',
+        entry.amount_cents,
+        entry.transaction_id,
+      );
+    }
+    expect((await verify(first)).status).toBe(0);
+
+    // A card's history row deleted: a card read once and never changed, so putting its row back restores it.
+    const [history] = await rowsOfMirror<{
+      gift_card_id: string;
+      sync_run_id: number;
+      read_at_ms: number;
+      status: string;
+      remaining_balance_cents: number | null;
+      version: number;
+    }>(
+      db,
+      `SELECT gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version FROM gift_card_history
+       WHERE gift_card_id IN (SELECT gift_card_id FROM gift_card_history GROUP BY gift_card_id HAVING COUNT(*) = 1)
+         AND sync_run_id <= ? ORDER BY gift_card_id LIMIT 1`,
+      verified.syncRunId,
+    );
+    if (!history) throw new Error('a card the first night read and nothing changed since');
+    await changeMirror(db, 'DELETE FROM gift_card_history WHERE gift_card_id = ?', history.gift_card_id);
+    try {
+      const deleted = await verify(first);
+      expect(deleted.status).toBe(1);
+      expect(deleted.verified.differences).toContainEqual(expect.stringMatching(/^Merkle root: sealed/));
+    } finally {
+      await changeMirror(
+        db,
+        'INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)',
+        history.gift_card_id,
+        history.sync_run_id,
+        history.read_at_ms,
+        history.status,
+        history.remaining_balance_cents,
+        history.version,
+      );
+    }
+    expect((await verify(first)).status).toBe(0);
+  }, 120_000);
+
+  it('says in one line why a run cannot be re-performed', async () => {
+    const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      'ledger-recon: check run 999 is not a completed run of this mirror: see `ledger-recon history`\n',
+    );
+  });
+});
