@@ -121,6 +121,11 @@ export function build(path: string, entries: number, cards: number): void {
   sqlite.exec(
     `UPDATE gift_cards SET status = 'EXPIRED' WHERE gift_card_id IN (SELECT gift_card_id FROM gift_card_transactions WHERE type = 'EXPIRE')`,
   );
+  // Each card's history row, as the sync writes one for a new card: a night re-performs from it.
+  sqlite.exec(
+    `INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version)
+     SELECT gift_card_id, 1, read_at_ms, status, remaining_balance_cents, version FROM gift_cards`,
+  );
   const insertCoupon = sqlite.prepare(
     `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, first_sync_run_id, raw_json)
      VALUES (?, ?, 'ACTIVE', ?, 0, 1, ?, ?, ?, ?, ?, 1, '{}')`,

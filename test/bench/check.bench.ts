@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sealRun } from '../../src/evidence/write.js';
+import { reperformRun } from '../../src/evidence/reperform.js';
 import { fileURLToPath } from 'node:url';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
@@ -41,6 +42,10 @@ async function check(path: string): Promise<void> {
   await sealRun(mirror, summary.checkRunId, files);
   const sealSeconds = (performance.now() - sealStarted) / 1000;
   rmSync(outputs, { recursive: true, force: true });
+  // Re-performing the night's ledger population from the mirror's history (verify --run).
+  const reperformStarted = performance.now();
+  const reperformed = await reperformRun(mirror, summary.checkRunId);
+  const reperformSeconds = (performance.now() - reperformStarted) / 1000;
   await mirror.close();
   process.stdout.write(
     `  card walk (${summary.cards.toLocaleString('en')} cards, ${summary.entries.toLocaleString('en')} entries) ${(summary.walkMs / 1000).toFixed(2)} s, including the card checks:\n`,
@@ -49,6 +54,9 @@ async function check(path: string): Promise<void> {
     process.stdout.write(`    ${code.padEnd(34)} ${(ms / 1000).toFixed(2).padStart(7)} s\n`);
   process.stdout.write(`  verdict ${summary.verdict}, ${summary.findings} findings\n`);
   process.stdout.write(`  TOTAL ${seconds.toFixed(2)} s   peak RSS ${peakRssMb()} MB\n`);
+  process.stdout.write(
+    `  verify --run (the ledger population re-performed: ${reperformed.differences.length === 0 ? 'identical' : 'DIFFERS'}) ${reperformSeconds.toFixed(2)} s: ${(reperformSeconds / seconds).toFixed(2)}x the check\n`,
+  );
   process.stdout.write(
     `  seal (manifest and chain, outputs aside) ${sealSeconds.toFixed(2)} s: ${((100 * sealSeconds) / seconds).toFixed(1)} % of the check\n`,
   );
@@ -60,7 +68,7 @@ if (args[0] === '--check') {
 } else {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
-    const file = benchMirror(`check-${size.millions}m-v2`, size.entries, size.cards);
+    const file = benchMirror(`check-${size.millions}m-v3`, size.entries, size.cards);
     const path = PG_SERVER === '' ? file : await postgresCopyOf(file, `bench_check_${size.millions}m`);
     process.stdout.write(
       `check in ${BACKEND} over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`,

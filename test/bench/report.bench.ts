@@ -84,7 +84,7 @@ const args = process.argv.slice(2);
 if (args[0] === '--report') {
   await report(args[1] ?? '');
 } else {
-  const path = benchMirror('report-1m-cards-v2', 3_000_000, 1_000_000);
+  const path = benchMirror('report-1m-cards-v3', 3_000_000, 1_000_000);
   await prepare(path);
   const location = PG_SERVER === '' ? path : await postgresCopyOf(path, 'bench_report_1m_cards');
   process.stdout.write(
