@@ -27,8 +27,9 @@ async function reperform(checkRunId: number, options: VerifyOptions): Promise<bo
       checkRunId,
       syncRunId: result.syncRunId,
       cutOff: result.cutOff,
-      reperformed: 'the gift card ledger population (counts, control totals per currency, Merkle root)',
+      reperformed: 'the gift card ledger population (counts, control totals per currency, Merkle root) and the nightly roll-forward',
       population: p,
+      rollForward: result.rollForward,
       differences: result.differences,
       rewrittenAfter: result.rewrittenAfter,
     });
@@ -39,14 +40,14 @@ async function reperform(checkRunId: number, options: VerifyOptions): Promise<bo
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          'what is re-performed: the gift card ledger population; the findings and the figures are not yet\n',
+          're-performed: the gift card ledger population and the nightly roll-forward; the findings are not yet\n',
       );
       return true;
     }
     for (const difference of result.differences)
       process.stderr.write(`ledger-recon: check run ${checkRunId}: ${difference}\n`);
     process.stderr.write(
-      `ledger-recon: check run ${checkRunId} does not re-perform: its ledger population as the mirror's history rebuilds it differs from what its manifest sealed (${result.differences.length} ${result.differences.length === 1 ? 'figure' : 'figures'})${rewritten}: the mirror's past was changed, or a record's history is missing\n`,
+      `ledger-recon: check run ${checkRunId} does not re-perform: its ledger, as the mirror's history rebuilds it, does not give what the night sealed and stated (${result.differences.length} ${result.differences.length === 1 ? 'figure' : 'figures'})${rewritten}: the mirror's past was changed, or a record's history is missing\n`,
     );
     process.exitCode = 1;
     return false;

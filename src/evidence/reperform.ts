@@ -1,13 +1,16 @@
 /**
- * Re-performance of a past night, its first part: the gift card ledger's population at the
- * night's sync, rebuilt from the mirror's history (the cards it had seen with their status and
- * balance as of then, the entries it had seen and not yet found vanished), counted and hashed
- * again exactly as the night's walk did, and compared with what the night's manifest sealed:
- * counts, control totals per currency, the Merkle root. The findings and the figures are not
- * recomputed yet (docs/evidence.md says what is and is not re-performed).
+ * Re-performance of a past night, its first part: the gift card ledger at the night's sync,
+ * rebuilt from the mirror's history (the cards it had seen with their status and balance as of
+ * then, the entries it had seen and not yet found vanished), walked again exactly as the night
+ * walked it: its population (counts, control totals per currency, Merkle root) compared with what
+ * the night's manifest sealed, and its roll-forward per currency with what the night stated. The
+ * findings are not recomputed yet (docs/evidence.md says what is and is not re-performed).
  */
 import type { Mirror } from '../db/mirror.js';
-import { findingsStore } from '../findings/store.js';
+import { findingsStore, summaryOf } from '../findings/store.js';
+import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
+import { nightlyRollForward, nightlyTally } from '../ledger/rollforward.js';
+import { canonicalJson, sha256Hex } from './canonical.js';
 import { type LedgerPopulation, PopulationTally } from '../ledger/population.js';
 import { LedgerStore } from '../ledger/store.js';
 import { walkCardLedgersAsOf } from '../ledger/walk.js';
@@ -20,6 +23,8 @@ export interface Reperformance {
   cutOff: string;
   /** The population as re-performed now. */
   population: LedgerPopulation;
+  /** The night's roll-forward per currency as re-performed now. */
+  rollForward: RollForwardFigures[];
   /** Each difference from the sealed population, one line each; none when identical. */
   differences: string[];
   /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
@@ -46,18 +51,60 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
   if (!sealed)
     throw new NotReperformable(`check run ${checkRunId}'s manifest states no ledger population: nothing to re-perform`);
 
+  // The night's roll-forward, as the night computed it: from the previous complete run's closing,
+  // to this run's cut-off, the cards it counted in flight apart (its GC_IN_FLIGHT findings, the
+  // confirmation's included).
+  const findings = findingsStore(mirror);
+  const previousRun = await findings.previousCompleteRun(checkRunId);
+  const opening = previousRun ? await findings.previousClosing(previousRun) : null;
+  const inFlight = (await findings.inFlightOf(run))?.cards ?? new Set<string>();
+  const night = nightlyTally(opening, run.asOfMs ?? 0, run.merchantId);
+
   const tally = new PopulationTally();
   for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, () => tally.orphan()))
-    for (const walked of batch) tally.add(walked);
+    for (const walked of batch) {
+      tally.add(walked);
+      night.add(walked, inFlight.has(walked.card.giftCardId));
+    }
   const population = tally.result();
+  const rollForward = nightlyRollForward(night, opening).map(rollForwardFigures);
+  const sealedRollForward = summaryOf(run).rollForward;
   return {
     checkRunId,
     syncRunId: run.syncRunId,
     cutOff: manifest.cutOff,
     population,
-    differences: differencesOf(sealed, population),
+    rollForward,
+    differences: [
+      ...differencesOf(sealed, population),
+      ...rollForwardDifferences(sealedRollForward, rollForward),
+      // The figures the run kept are the ones its manifest sealed (a row changed by SQL is not).
+      ...(sha256Hex(canonicalJson(sealedRollForward)) === manifest.digests['rollForward']
+        ? []
+        : ["the run's stored roll-forward is not the one its manifest sealed"]),
+    ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
   };
+}
+
+/** The roll-forward's figures, currency by currency, that differ from what the night stated. */
+function rollForwardDifferences(sealed: readonly RollForwardFigures[], now: readonly RollForwardFigures[]): string[] {
+  const differences: string[] = [];
+  const currencies = [...new Set([...sealed, ...now].map((r) => r.currency))].sort();
+  for (const currency of currencies) {
+    const was = sealed.find((r) => r.currency === currency);
+    const is = now.find((r) => r.currency === currency);
+    if (!was || !is) {
+      differences.push(`roll-forward ${currency}: ${was ? 'stated, not re-performed' : 're-performed, not stated'}`);
+      continue;
+    }
+    for (const key of Object.keys(was) as (keyof RollForwardFigures)[])
+      if (key !== 'currency' && was[key] !== is[key])
+        differences.push(
+          `roll-forward ${currency} ${key}: stated ${String(was[key])}, re-performed ${String(is[key])}`,
+        );
+  }
+  return differences;
 }
 
 /** What differs between the sealed population and the re-performed one, figure by figure. */

@@ -146,23 +146,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
         findings.filter((f) => f.state !== 'accepted' && ageBucketOf(f.ageDays) === b).length,
       ]),
     ),
-    rollForward: input.rollForward.map((r) => ({
-      currency: r.currency,
-      opening: formatCents(r.openingCents),
-      rebase: formatCents(r.rebaseCents),
-      ...(r.rebaseReason ? { rebaseReason: r.rebaseReason } : {}),
-      issued: formatCents(r.issuedCents),
-      debited: formatCents(r.debitedCents),
-      refunded: formatCents(r.refundedCents),
-      voided: formatCents(r.voidedCents),
-      expired: formatCents(r.expiredCents),
-      closing: formatCents(r.closingCents),
-      cardsRemaining: formatCents(r.cardsRemainingCents),
-      difference: formatCents(r.differenceCents),
-      inFlight: formatCents(r.inFlightCents),
-      inFlightCards: r.inFlightCards,
-      closes: r.differenceCents === 0,
-    })),
+    rollForward: input.rollForward.map(rollForwardFigures),
     rollForwardBreaks: input.rollForward
       .filter((r) => r.differenceCents !== 0)
       .map((r) => ({ currency: r.currency, program: null, difference: formatCents(r.differenceCents) })),
@@ -208,4 +192,25 @@ function moneyAtStake(findings: readonly Finding[]): Record<string, string> {
   return Object.fromEntries(
     [...moneyAtStakeCents(findings)].map(([currency, cents]) => [currency, formatCents(cents)]),
   );
+}
+
+/** One currency's roll-forward as the JSON, the terminal and the manifest's digest state it (decimals). */
+export function rollForwardFigures(r: RollForward): RollForwardFigures {
+  return {
+    currency: r.currency,
+    opening: formatCents(r.openingCents),
+    rebase: formatCents(r.rebaseCents),
+    ...(r.rebaseReason ? { rebaseReason: r.rebaseReason } : {}),
+    issued: formatCents(r.issuedCents),
+    debited: formatCents(r.debitedCents),
+    refunded: formatCents(r.refundedCents),
+    voided: formatCents(r.voidedCents),
+    expired: formatCents(r.expiredCents),
+    closing: formatCents(r.closingCents),
+    cardsRemaining: formatCents(r.cardsRemainingCents),
+    difference: formatCents(r.differenceCents),
+    inFlight: formatCents(r.inFlightCents),
+    inFlightCards: r.inFlightCards,
+    closes: r.differenceCents === 0,
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * Re-performing a past night (sealed nights, item 3, its first part): `verify --run N` rebuilds
- * the night's gift card ledger population from the mirror's history and compares it with what
- * the night sealed. Every past night of a world with legal activity, a planted break and a
+ * the night's gift card ledger from the mirror's history and compares its population and its
+ * roll-forward with what the night sealed and stated. Every past night of a world with legal activity, a planted break and a
  * weekly --full re-performs identically; a ledger entry's amount changed in the mirror's past by
  * SQL, and a card's history row deleted, are each named.
  */
@@ -89,6 +89,10 @@ describe('verify --run', () => {
         expect.stringMatching(/^[A-Z]{3} debitedCents: sealed \d+, re-performed \d+$/),
       );
       expect(changed.verified.differences).toContainEqual(expect.stringMatching(/^Merkle root: sealed [0-9a-f]{64}/));
+      // The night's roll-forward, walked again from the same ledger, moves with it.
+      expect(changed.verified.differences).toContainEqual(
+        expect.stringMatching(/^roll-forward [A-Z]{3} debited: stated [\d.,-]+, re-performed [\d.,-]+$/),
+      );
       expect(changed.stderr).toContain(`check run ${first} does not re-perform`);
     } finally {
       await changeMirror(
