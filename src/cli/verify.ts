@@ -27,7 +27,8 @@ async function reperform(checkRunId: number, options: VerifyOptions): Promise<bo
       checkRunId,
       syncRunId: result.syncRunId,
       cutOff: result.cutOff,
-      reperformed: 'the gift card ledger population (counts, control totals per currency, Merkle root) and the nightly roll-forward',
+      reperformed:
+        'the gift card ledger population (counts, control totals per currency, Merkle root) and the nightly roll-forward',
       population: p,
       rollForward: result.rollForward,
       differences: result.differences,
