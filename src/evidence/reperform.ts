@@ -9,9 +9,10 @@
 import type { Mirror } from '../db/mirror.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
-import { nightlyRollForward, nightlyTally } from '../ledger/rollforward.js';
+import { type MonthToDate, nightlyRollForward, nightlyTally, RunTallies } from '../ledger/rollforward.js';
+import { formatCents } from '../money.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
-import { type LedgerPopulation, PopulationTally } from '../ledger/population.js';
+import type { LedgerPopulation } from '../ledger/population.js';
 import { LedgerStore } from '../ledger/store.js';
 import { walkCardLedgersAsOf } from '../ledger/walk.js';
 import type { SealedManifest } from './manifest.js';
@@ -58,17 +59,17 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
   const previousRun = await findings.previousCompleteRun(checkRunId);
   const opening = previousRun ? await findings.previousClosing(previousRun) : null;
   const inFlight = (await findings.inFlightOf(run))?.cards ?? new Set<string>();
-  const night = nightlyTally(opening, run.asOfMs ?? 0, run.merchantId);
-
-  const tally = new PopulationTally();
-  for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, () => tally.orphan()))
-    for (const walked of batch) {
-      tally.add(walked);
-      night.add(walked, inFlight.has(walked.card.giftCardId));
-    }
-  const population = tally.result();
-  const rollForward = nightlyRollForward(night, opening).map(rollForwardFigures);
-  const sealedRollForward = summaryOf(run).rollForward;
+  // The night's own tallies (population, night, month to date), fed by the walk as the night fed them.
+  const tallies = new RunTallies(nightlyTally(opening, run.asOfMs ?? 0, run.merchantId));
+  for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, (_card, createdAtMs) =>
+    tallies.orphan(createdAtMs),
+  ))
+    for (const walked of batch) tallies.add(walked, inFlight.has(walked.card.giftCardId));
+  const population = tallies.population.result();
+  const rollForward = nightlyRollForward(tallies.night, opening).map(rollForwardFigures);
+  const stated = summaryOf(run);
+  const sealedRollForward = stated.rollForward;
+  const monthToDate = tallies.monthToDate();
   return {
     checkRunId,
     syncRunId: run.syncRunId,
@@ -82,9 +83,24 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
       ...(sha256Hex(canonicalJson(sealedRollForward)) === manifest.digests['rollForward']
         ? []
         : ["the run's stored roll-forward is not the one its manifest sealed"]),
+      // The month to date, as a whole against the digest the night sealed (a run from before it was kept has none).
+      ...(manifest.digests['monthToDate'] === undefined ||
+      sha256Hex(canonicalJson(monthToDate)) === manifest.digests['monthToDate']
+        ? []
+        : [monthToDateDifference(stated.monthToDate, monthToDate)]),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
   };
+}
+
+/** What differs in the month to date: the first roll-forward whose closing differs, or its whole. */
+function monthToDateDifference(stated: MonthToDate | undefined, now: MonthToDate): string {
+  for (const group of now.rollForwards) {
+    const was = stated?.rollForwards.find((r) => r.currency === group.currency && r.programId === group.programId);
+    if (was && was.closingFromFlowsCents !== group.closingFromFlowsCents)
+      return `month to date ${group.currency} ${group.programId ?? '(no program)'} closing: stated ${formatCents(was.closingFromFlowsCents ?? 0)}, re-performed ${formatCents(group.closingFromFlowsCents ?? 0)}`;
+  }
+  return 'month to date: the re-performed figures are not the ones its manifest sealed';
 }
 
 /** The roll-forward's figures, currency by currency, that differ from what the night stated. */

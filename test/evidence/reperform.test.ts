@@ -93,6 +93,7 @@ describe('verify --run', () => {
       expect(changed.verified.differences).toContainEqual(
         expect.stringMatching(/^roll-forward [A-Z]{3} debited: stated [\d.,-]+, re-performed [\d.,-]+$/),
       );
+      expect(changed.verified.differences).toContainEqual(expect.stringMatching(/^month to date [A-Z]{3} /));
       expect(changed.stderr).toContain(`check run ${first} does not re-perform`);
     } finally {
       await changeMirror(
