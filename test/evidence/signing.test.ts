@@ -140,6 +140,47 @@ describe('--sign-key and verify --public-key', () => {
   });
 });
 
+describe('tampering an auditor meets', () => {
+  const changedLines = async (folder: string) =>
+    (await runCli(['verify', '--dir', folder], simulatorEnv(sim))).stderr.trimEnd().split('\n');
+
+  it.runIf(hasProgram('soffice', 'libreoffice-calc-nogui'))(
+    'names a workbook opened and saved again by LibreOffice',
+    () => {
+      const folder = copy('resaved');
+      const workbook = readdirSync(folder).find((f) => f.endsWith('-run-1.xlsx'))!;
+      const saved = join(dir, 'resaved-by-soffice');
+      execFileSync('soffice', ['--headless', '--convert-to', 'xlsx', '--outdir', saved, join(folder, workbook)], {
+        env: { ...process.env, HOME: dir },
+        timeout: 120_000,
+      });
+      execFileSync('cp', [join(saved, workbook), join(folder, workbook)]);
+      return changedLines(folder).then((lines) =>
+        expect(lines).toContainEqual(
+          expect.stringMatching(new RegExp(`^ledger-recon: ${workbook}: changed since it was sealed by `)),
+        ),
+      );
+    },
+    180_000,
+  );
+
+  it("names two outputs swapped: the night's workbook and the close's", async () => {
+    const folder = copy('swapped');
+    const night = readdirSync(folder).find((f) => f.endsWith('-run-1.xlsx'))!;
+    const close = readdirSync(folder).find((f) => f.startsWith('ledger-recon-close-') && f.endsWith('.xlsx'))!;
+    execFileSync('mv', [join(folder, night), join(folder, 'swap.tmp')]);
+    execFileSync('mv', [join(folder, close), join(folder, night)]);
+    execFileSync('mv', [join(folder, 'swap.tmp'), join(folder, close)]);
+    const lines = await changedLines(folder);
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^ledger-recon: ${night}: changed since it was sealed`)),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^ledger-recon: ${close}: changed since it was sealed`)),
+    );
+  });
+});
+
 describe.runIf(hasProgram('openssl', 'openssl'))('the envelope with standard tools', () => {
   it('verifies with openssl over DSSE’s pre-authentication encoding, and its subjects are sha256sum’s', () => {
     const name = readdirSync(out).find((f) => f.endsWith('-run-1-evidence.dsse.json'))!;
