@@ -117,7 +117,8 @@ function locationsLine(locations: Locations): Line {
   return {
     ok: true,
     subject: 'default locations',
-    text: `${why}: mirror ${resolve(locations.db)}, reports ${resolve(locations.reports)}`,
+    // A server's URL shown without its password, never made a path.
+    text: `${why}: mirror ${isServerUrl(locations.db) ? shownDb(locations.db) : resolve(locations.db)}, reports ${resolve(locations.reports)}`,
   };
 }
 
