@@ -1,7 +1,8 @@
 /**
  * A fast-check property over random sequences of nights against the simulator over HTTP: the
- * sync, the checks, the confirmation pass and the report, night after night, with breaks
- * planted, repaired and accepted between nights. Real SQLite files, real report files.
+ * sync, the checks, the confirmation pass, the report and its seal, night after night, with
+ * breaks planted, repaired and accepted between nights; at the end, every past night re-performs
+ * from the mirror's history. Real SQLite files (or PostgreSQL schemas), real report files.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,8 @@ import type { ExportedFinding } from '../../src/findings/finding.js';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { findingsStore } from '../../src/findings/store.js';
 import { writeReport } from '../../src/report/write-report.js';
+import { reperformRun } from '../../src/evidence/reperform.js';
+import { sealRun } from '../../src/evidence/write.js';
 import { rereadGiftCards } from '../../src/sync/confirm.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
@@ -95,6 +98,7 @@ describe('a property over random sequences of nights, end to end', () => {
             );
             const planted: Planted[] = [];
             const fullNights: number[] = [];
+            const nights: number[] = [];
 
             for (const [n, plan] of plans.entries()) {
               // ---- the world changes ------------------------------------------------------------
@@ -149,6 +153,8 @@ describe('a property over random sequences of nights, end to end', () => {
                 outDir: join(dir, 'reports'),
                 checkRunId: summary.checkRunId,
               });
+              await sealRun(mirror, summary.checkRunId, report);
+              nights.push(summary.checkRunId);
               const findings = JSON.parse(readFileSync(report.json, 'utf8')) as ExportedFinding[];
               const csvRows = readFileSync(report.csv, 'utf8').trimEnd().split('\r\n').length - 1;
 
@@ -192,6 +198,10 @@ describe('a property over random sequences of nights, end to end', () => {
                 event.acceptedFrom = n + 1;
               }
             }
+            // Every past night re-performs (its ledger population, roll-forward and month to date)
+            // from the mirror's history, after the nights, repairs, --full passes and acceptances since.
+            for (const night of nights)
+              expect((await reperformRun(mirror, night)).differences, `night ${night}`).toEqual([]);
             // Each repaired break was resolved exactly once over all the nights.
             for (const p of planted.filter((q) => q.repairedOn !== undefined && q.fingerprint !== undefined)) {
               let times = 0;
