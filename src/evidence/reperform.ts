@@ -7,7 +7,7 @@
  * findings are not recomputed yet (docs/evidence.md says what is and is not re-performed).
  */
 import type { Mirror } from '../db/mirror.js';
-import { findingsStore, summaryOf } from '../findings/store.js';
+import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
 import { type MonthToDate, nightlyRollForward, nightlyTally, RunTallies } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
@@ -88,9 +88,33 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
       sha256Hex(canonicalJson(monthToDate)) === manifest.digests['monthToDate']
         ? []
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
+      ...(await acceptancesNotHonoured(findings, run)),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
   };
+}
+
+/**
+ * Acceptances on record that claim to predate the night, of a break with the same particulars and
+ * not lapsed by then, which the night did not honour (it stated the finding open): dated back, or
+ * changed since. An acceptance is made under the mirror's lock, never during a night.
+ */
+async function acceptancesNotHonoured(findings: FindingsStore, run: CheckRunRow): Promise<string[]> {
+  const acceptances = new Map((await findings.acceptances()).map((a) => [a.fingerprint, a]));
+  const { findings: stated } = await findings.findingsAndHeld(run);
+  return stated.flatMap((f) => {
+    const a = acceptances.get(f.fingerprint);
+    const claimed =
+      a !== undefined &&
+      a.acceptedAtMs < run.startedAtMs &&
+      (a.untilMs === null || a.untilMs > run.startedAtMs) &&
+      a.detailSha256 === f.detailSha256;
+    return claimed && f.state !== 'accepted'
+      ? [
+          `acceptance of ${f.code} ${f.fingerprint}: dated ${new Date(a.acceptedAtMs).toISOString()}, before this night, which stated the finding ${f.state}: the acceptance was dated back, or changed since`,
+        ]
+      : [];
+  });
 }
 
 /** What differs in the month to date: the first roll-forward whose closing differs, or its whole. */

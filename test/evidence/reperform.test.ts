@@ -3,7 +3,7 @@
  * the night's gift card ledger from the mirror's history and compares its population and its
  * roll-forward with what the night sealed and stated. Every past night of a world with legal activity, a planted break and a
  * weekly --full re-performs identically; a ledger entry's amount changed in the mirror's past by
- * SQL, and a card's history row deleted, are each named.
+ * SQL, a card's history row deleted and an acceptance dated back are each named.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,6 +140,44 @@ describe('verify --run', () => {
     }
     expect((await verify(first)).status).toBe(0);
   }, 120_000);
+
+  it('names an acceptance dated back before a night that stated the finding open', async () => {
+    const [first, last] = [nights[0]!, nights.at(-1)!];
+    // A break the first night found and the last still finds, unchanged.
+    const [found] = await rowsOfMirror<{ fingerprint: string }>(
+      db,
+      `SELECT a.fingerprint FROM findings a JOIN findings b ON b.fingerprint = a.fingerprint AND b.detail_sha256 = a.detail_sha256
+       WHERE a.check_run_id = ? AND b.check_run_id = ? AND a.state <> 'accepted' ORDER BY a.fingerprint LIMIT 1`,
+      first,
+      last,
+    );
+    if (!found) throw new Error('the planted world keeps a break from the first night to the last');
+    const accepted = await runCli(
+      ['accept', found.fingerprint, '--db', db, '--note', 'explained', '--by', 'auditor'],
+      simulatorEnv(sim),
+    );
+    expect(accepted.status, accepted.stderr).toBe(0);
+    try {
+      // Accepted today, after every night: no night should have honoured it.
+      expect((await verify(first)).status).toBe(0);
+      await changeMirror(
+        db,
+        'UPDATE finding_acceptances SET accepted_at_ms = 0 WHERE fingerprint = ?',
+        found.fingerprint,
+      );
+      const backDated = await verify(first);
+      expect(backDated.status).toBe(1);
+      expect(backDated.verified.differences).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^acceptance of [A-Z_]+ ${found.fingerprint}: dated 1970-01-01T00:00:00.000Z, before this night, which stated the finding (new|open)`,
+          ),
+        ),
+      );
+    } finally {
+      await changeMirror(db, 'DELETE FROM finding_acceptances WHERE fingerprint = ?', found.fingerprint);
+    }
+  }, 60_000);
 
   it('says in one line why a run cannot be re-performed', async () => {
     const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
