@@ -28,7 +28,8 @@ async function reperform(checkRunId: number, options: VerifyOptions): Promise<bo
       syncRunId: result.syncRunId,
       cutOff: result.cutOff,
       reperformed:
-        'the gift card ledger population (counts, control totals per currency, Merkle root), the nightly roll-forward and the month to date',
+        "the gift card ledger population (counts, control totals per currency, Merkle root), the card checks' findings, the nightly roll-forward and the month to date",
+      cardFindings: result.cardFindings,
       population: p,
       rollForward: result.rollForward,
       differences: result.differences,
@@ -41,7 +42,7 @@ async function reperform(checkRunId: number, options: VerifyOptions): Promise<bo
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          're-performed: the gift card ledger population, the nightly roll-forward and the month to date; the findings are not yet\n',
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings, the nightly roll-forward and the month to date; not yet: the findings of the checks over coupons, orders, wallets and the books\n`,
       );
       return true;
     }

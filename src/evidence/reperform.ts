@@ -9,12 +9,12 @@
 import type { Mirror } from '../db/mirror.js';
 import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
+import { cardFindingDifferences, redraftCardChecks } from '../findings/redraft.js';
 import { type MonthToDate, nightlyRollForward, nightlyTally, RunTallies } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { LedgerPopulation } from '../ledger/population.js';
 import { LedgerStore } from '../ledger/store.js';
-import { walkCardLedgersAsOf } from '../ledger/walk.js';
 import type { SealedManifest } from './manifest.js';
 import { EvidenceStore } from './store.js';
 
@@ -26,6 +26,8 @@ export interface Reperformance {
   population: LedgerPopulation;
   /** The night's roll-forward per currency as re-performed now. */
   rollForward: RollForwardFigures[];
+  /** How many findings the card checks drafted again. */
+  cardFindings: number;
   /** Each difference from the sealed population, one line each; none when identical. */
   differences: string[];
   /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
@@ -61,10 +63,13 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
   const inFlight = (await findings.inFlightOf(run))?.cards ?? new Set<string>();
   // The night's own tallies (population, night, month to date), fed by the walk as the night fed them.
   const tallies = new RunTallies(nightlyTally(opening, run.asOfMs ?? 0, run.merchantId));
-  for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, (_card, createdAtMs) =>
-    tallies.orphan(createdAtMs),
-  ))
-    for (const walked of batch) tallies.add(walked, inFlight.has(walked.card.giftCardId));
+  // One walk as of the night's sync: every card tallied, and the card checks drafted again.
+  const redrafted = await redraftCardChecks(
+    mirror,
+    { ...run, syncRunId: run.syncRunId },
+    (walked) => tallies.add(walked, inFlight.has(walked.card.giftCardId)),
+    (_card, createdAtMs) => tallies.orphan(createdAtMs),
+  );
   const population = tallies.population.result();
   const rollForward = nightlyRollForward(tallies.night, opening).map(rollForwardFigures);
   const stated = summaryOf(run);
@@ -76,6 +81,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
     cutOff: manifest.cutOff,
     population,
     rollForward,
+    cardFindings: redrafted.fingerprints.size,
     differences: [
       ...differencesOf(sealed, population),
       ...rollForwardDifferences(sealedRollForward, rollForward),
@@ -88,6 +94,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
       sha256Hex(canonicalJson(monthToDate)) === manifest.digests['monthToDate']
         ? []
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
+      ...(await cardFindingDifferences(findings, run, redrafted)),
       ...(await acceptancesNotHonoured(findings, run)),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),

@@ -59,6 +59,8 @@ describe('verify --run', () => {
       expect(status, stderr).toBe(0);
       expect(verified.identical).toBe(true);
       expect(verified.differences).toEqual([]);
+      // The planted world's card breaks are drafted again, each one the night stated.
+      expect((verified as Verified & { cardFindings: number }).cardFindings).toBeGreaterThan(0);
       roots.add(verified.population.merkleRoot);
     }
     // The activity moved the ledger between nights: each night's population is its own.
@@ -94,6 +96,10 @@ describe('verify --run', () => {
         expect.stringMatching(/^roll-forward [A-Z]{3} debited: stated [\d.,-]+, re-performed [\d.,-]+$/),
       );
       expect(changed.verified.differences).toContainEqual(expect.stringMatching(/^month to date [A-Z]{3} /));
+      // The card checks, drafted again over the changed entry, find a break the night did not state.
+      expect(changed.verified.differences).toContainEqual(
+        expect.stringMatching(/^finding GC_[A-Z_]+ [0-9a-f]+: drafted again, not stated$/),
+      );
       expect(changed.stderr).toContain(`check run ${first} does not re-perform`);
     } finally {
       await changeMirror(

@@ -1,0 +1,83 @@
+/**
+ * A past night's card checks drafted again over its ledger as the mirror's history rebuilds it
+ * (re-performance): the same walk as of the night's sync, the same card checks with the night's
+ * options, the same cards spared their time-sensitive checks (those its sync found in flight).
+ * Each walked card is also handed to `onCard`, so a caller can tally it in the same pass.
+ */
+import { type CardCheck, type CheckOptions, DEFAULT_CHECK_OPTIONS, isTimeSensitive } from '../checks/check.js';
+import { CATALOGUE, CHECKS, type CheckCode } from '../checks/index.js';
+import { checksStore } from '../checks/store.js';
+import type { Mirror } from '../db/mirror.js';
+import { type WalkedCard, walkCardLedgersAsOf } from '../ledger/walk.js';
+import { fingerprintOf } from './finding.js';
+import type { CheckRunRow, FindingsStore } from './store.js';
+
+export interface Redrafted {
+  /** The card checks' codes compared (GC_IN_FLIGHT, which the confirmation and the standing make, aside). */
+  codes: ReadonlySet<CheckCode>;
+  /** Each drafted finding's fingerprint, as the standing gives it. */
+  fingerprints: Map<string, CheckCode>;
+}
+
+/** Walks the ledger as of `run`'s sync and drafts its card checks again; `onCard` sees every walked card. */
+export async function redraftCardChecks(
+  mirror: Mirror,
+  run: CheckRunRow & { syncRunId: number },
+  onCard: (walked: WalkedCard) => void,
+  onOrphan: (giftCardId: string, createdAtMs: number) => void,
+): Promise<Redrafted> {
+  const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...(JSON.parse(run.optionsJson) as Partial<CheckOptions>) };
+  const context = { options, merchantId: run.merchantId };
+  const cardChecks = CATALOGUE.filter(
+    (c): c is CardCheck<CheckCode> => c.kind === 'card' && c.code !== CHECKS.GC_IN_FLIGHT.code,
+  );
+  const inFlight = await checksStore({ mirror }).cardIdsInFlight(run.syncRunId);
+  const fingerprints = new Map<string, CheckCode>();
+  const broken = new Set<CheckCode>();
+  for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, onOrphan))
+    for (const walked of batch) {
+      onCard(walked);
+      const moved = inFlight.has(walked.card.giftCardId);
+      for (const check of cardChecks) {
+        if ((moved && isTimeSensitive(check)) || broken.has(check.code)) continue;
+        try {
+          for (const draft of check.inspect(walked, context)) {
+            // Two findings alike in every identity are kept apart, as the standing numbers them.
+            let fingerprint = fingerprintOf(check.code, draft);
+            for (let n = 2; fingerprints.has(fingerprint); n += 1)
+              fingerprint = fingerprintOf(check.code, { ...draft, identity: [...(draft.identity ?? []), `#${n}`] });
+            fingerprints.set(fingerprint, check.code);
+          }
+        } catch {
+          broken.add(check.code);
+        }
+      }
+    }
+  return { codes: new Set(cardChecks.map((c) => c.code)), fingerprints };
+}
+
+/**
+ * What differs between the card findings drafted again and those the night stated: one it stated
+ * (not carried from an earlier night as an event, not held in flight) that no card check drafts
+ * now, and one drafted now that it neither stated nor held.
+ */
+export async function cardFindingDifferences(
+  findings: FindingsStore,
+  run: CheckRunRow,
+  redrafted: Redrafted,
+): Promise<string[]> {
+  const { findings: stated, held } = await findings.findingsAndHeld(run);
+  const ours = (f: { code: CheckCode }) => redrafted.codes.has(f.code);
+  const statedHere = new Map(stated.filter(ours).map((f) => [f.fingerprint, f]));
+  const heldHere = new Set(held.filter(ours).map((f) => f.fingerprint));
+  const differences: string[] = [];
+  for (const [fingerprint, f] of statedHere) {
+    const carriedEvent = CHECKS[f.code].lifecycle === 'event' && f.firstSeenCheckRunId < run.checkRunId;
+    if (!redrafted.fingerprints.has(fingerprint) && !carriedEvent)
+      differences.push(`finding ${f.code} ${fingerprint} (${f.entityType} ${f.entityId}): stated, not drafted again`);
+  }
+  for (const [fingerprint, code] of redrafted.fingerprints)
+    if (!statedHere.has(fingerprint) && !heldHere.has(fingerprint))
+      differences.push(`finding ${code} ${fingerprint}: drafted again, not stated`);
+  return differences.sort();
+}
