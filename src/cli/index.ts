@@ -468,6 +468,11 @@ export function buildProgram(): Command {
         "instead, with the mirror: re-perform this past check run's ledger population from the mirror's history and compare it with what it sealed",
       ).argParser(integer('--run', 1)),
     )
+    .option(
+      '--set <key=value>',
+      'with --run: what would change under another setting (fail-on, materiality, expiry-grace-minutes, double-debit-window-seconds); repeatable',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addOption(db())
     .action(async (options) => {
       await (await import('./verify.js')).verify(options);
@@ -626,6 +631,7 @@ const EXAMPLES: Record<string, readonly (readonly [string, string])[]> = {
   verify: [
     ['verify', 'every manifest and file in the reports folder'],
     ['verify --run 7', "re-perform night 7's ledger population from the mirror"],
+    ['verify --run 7 --set expiry-grace-minutes=0 --set fail-on=warning', 'what would change'],
     ['verify --dir /mnt/audit-copy --json', "an auditor's copy, offline"],
   ],
   export: [

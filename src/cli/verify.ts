@@ -6,7 +6,101 @@ import { keyId, readKey } from '../evidence/sign.js';
 import { reporter, type Reporting } from './reporter.js';
 import { openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { NotReperformable, reperformRun } from '../evidence/reperform.js';
+import { NotReperformable, reperformRun, whatIf, type WhatIfSettings } from '../evidence/reperform.js';
+import { FAIL_ON, type FailOn } from '../findings/verdict.js';
+import { decimalTextCents, formatCents } from '../money.js';
+import { oneLine } from '../log.js';
+
+/** What `--set` may change, and how each value is read. */
+const SETTABLE: Record<string, (value: string, into: WhatIfSettings) => void> = {
+  'fail-on': (value, into) => {
+    if (!(FAIL_ON as readonly string[]).includes(value)) throw new Error(`one of ${FAIL_ON.join(', ')}`);
+    into.failOn = value as FailOn;
+  },
+  materiality: (value, into) => {
+    const thresholds = new Map<string, number>();
+    for (const part of value.split(',')) {
+      const [currency, amount] = part.split('=');
+      const parsed = amount === undefined ? undefined : decimalTextCents(amount);
+      if (!currency || !/^[A-Z]{3}$/.test(currency) || !parsed?.ok)
+        throw new Error('CURRENCY=AMOUNT pairs, e.g. USD=500.00,EUR=100.00');
+      thresholds.set(currency, parsed.cents);
+    }
+    into.materiality = thresholds;
+  },
+  'expiry-grace-minutes': (value, into) => {
+    into.options.expiryGraceMinutes = wholeNumber(value);
+  },
+  'double-debit-window-seconds': (value, into) => {
+    into.options.doubleDebitWindowSeconds = wholeNumber(value);
+  },
+};
+
+/** Settings that shape checks verify does not re-perform yet. */
+const NOT_SETTABLE: Record<string, string> = {
+  'stuck-order-sla-hours': 'the check over DP orders',
+  'books-tolerance': "the matching of the merchant's books",
+  'books-window-hours': "the matching of the merchant's books",
+  'books-cutoff-minutes': "the matching of the merchant's books",
+};
+
+function wholeNumber(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new Error('a whole number');
+  return Number(value);
+}
+
+/** The --set values read. @throws ConfigError naming the one that cannot be. */
+function settingsOf(pairs: readonly string[]): WhatIfSettings {
+  const settings: WhatIfSettings = { options: {} };
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    const [key, value] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+    const notYet = NOT_SETTABLE[key];
+    if (notYet !== undefined)
+      throw new ConfigError('--set', `--set ${key}: it shapes ${notYet}, which verify does not re-perform yet`);
+    const read = SETTABLE[key];
+    if (read === undefined)
+      throw new ConfigError(
+        '--set',
+        `--set ${oneLine(pair)}: not a setting verify can change (${Object.keys(SETTABLE).join(', ')})`,
+      );
+    try {
+      read(value, settings);
+    } catch (error) {
+      throw new ConfigError('--set', `--set ${oneLine(pair)}: ${key} takes ${(error as Error).message}`);
+    }
+  }
+  return settings;
+}
+
+/** `verify --run N --set KEY=VALUE…`: what would change under other settings; the sealed night is untouched. */
+async function whatIfRun(checkRunId: number, pairs: readonly string[], options: VerifyOptions): Promise<boolean> {
+  const settings = settingsOf(pairs);
+  const { say, record } = reporter(options);
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run');
+  try {
+    const result = await whatIf(mirror, checkRunId, settings).catch((error: unknown) => {
+      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+    });
+    record({ whatIf: pairs, ...result });
+    const lines = [
+      `what if check run ${checkRunId} had run with ${pairs.join(', ')} (the sealed night is unchanged):`,
+      ...result.appear.map((f) => `  + ${f.code} ${f.record} (${f.severity}), fingerprint ${f.fingerprint}`),
+      ...result.disappear.map((f) => `  - ${f.code} ${f.record} (${f.severity}), fingerprint ${f.fingerprint}`),
+      ...(result.appear.length + result.disappear.length === 0 ? ["  the card checks' findings: the same"] : []),
+      `  verdict ${result.verdict.stated} → ${result.verdict.whatIf}; exit code ${result.exitCode.stated} → ${result.exitCode.whatIf}`,
+      ...(settings.materiality
+        ? [
+            `  material: ${result.material.length} open ${result.material.length === 1 ? 'finding' : 'findings'}${result.material.map((f) => `; ${f.code} ${f.currency} ${formatCents(f.stakeCents)}`).join('')}`,
+          ]
+        : []),
+    ];
+    say(`${lines.join('\n')}\n`);
+    return true;
+  } finally {
+    await mirror.close();
+  }
+}
 
 /**
  * `ledger-recon verify --run N`: re-performs check run N's ledger population from the mirror's
@@ -62,6 +156,8 @@ export interface VerifyOptions extends Reporting {
   dir?: string;
   /** Re-perform this past check run from the mirror (its ledger population) instead of checking a folder. */
   run?: number;
+  /** With --run: other settings (`KEY=VALUE`), to see what would change. */
+  set?: string[];
   db?: string;
   /** An Ed25519 public key (PEM): every manifest must be signed by it. */
   publicKey?: string;
@@ -73,6 +169,11 @@ export interface VerifyOptions extends Reporting {
  * problem, then one line of result; exit 1 when anything does not hold.
  */
 export async function verify(options: VerifyOptions): Promise<boolean> {
+  if (options.set !== undefined && options.set.length > 0) {
+    if (options.run === undefined)
+      throw new ConfigError('--set', '--set needs --run N: the night to re-perform under other settings');
+    return whatIfRun(options.run, options.set, options);
+  }
   if (options.run !== undefined) return reperform(options.run, options);
   const { say, record } = reporter(options);
   const dir = options.dir ?? defaultLocations().reports;

@@ -9,7 +9,11 @@
 import type { Mirror } from '../db/mirror.js';
 import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
-import { cardFindingDifferences, redraftCardChecks } from '../findings/redraft.js';
+import { cardFindingDifferences, type Redrafted, redraftCardChecks } from '../findings/redraft.js';
+import { exitCodeOf, type FailOn, type Verdict, verdictOf } from '../findings/verdict.js';
+import { isMaterial, type Materiality } from '../findings/finding.js';
+import type { CheckOptions, Severity } from '../checks/check.js';
+import type { CheckCode } from '../checks/index.js';
 import { type MonthToDate, nightlyRollForward, nightlyTally, RunTallies } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
@@ -37,13 +41,36 @@ export interface Reperformance {
 /** Why a run cannot be re-performed, for a person. */
 export class NotReperformable extends Error {}
 
-/** Re-performs check run `checkRunId`'s ledger population and compares it with its sealed manifest. */
-export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<Reperformance> {
-  const run = await findingsStore(mirror).completedRun(checkRunId);
-  if (!run || run.syncRunId === null)
+/** A completed night, walked again as of its sync: its tallies fed and its card checks drafted. */
+async function walkNight(mirror: Mirror, checkRunId: number) {
+  const findings = findingsStore(mirror);
+  const found = await findings.completedRun(checkRunId);
+  if (!found || found.syncRunId === null)
     throw new NotReperformable(
       `check run ${checkRunId} is not a completed run of this mirror: see \`ledger-recon history\``,
     );
+  const run = { ...found, syncRunId: found.syncRunId };
+  // The night's roll-forward, as the night computed it: from the previous complete run's closing,
+  // to this run's cut-off, the cards it counted in flight apart (its GC_IN_FLIGHT findings, the
+  // confirmation's included).
+  const previousRun = await findings.previousCompleteRun(checkRunId);
+  const opening = previousRun ? await findings.previousClosing(previousRun) : null;
+  const inFlight = (await findings.inFlightOf(run))?.cards ?? new Set<string>();
+  // The night's own tallies (population, night, month to date), fed by the walk as the night fed them.
+  const tallies = new RunTallies(nightlyTally(opening, run.asOfMs ?? 0, run.merchantId));
+  // One walk as of the night's sync: every card tallied, and the card checks drafted again.
+  const redrafted = await redraftCardChecks(
+    mirror,
+    run,
+    (walked) => tallies.add(walked, inFlight.has(walked.card.giftCardId)),
+    (_card, createdAtMs) => tallies.orphan(createdAtMs),
+  );
+  return { findings, run, opening, tallies, redrafted };
+}
+
+/** Re-performs check run `checkRunId`'s ledger population and compares it with its sealed manifest. */
+export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<Reperformance> {
+  const { findings, run, opening, tallies, redrafted } = await walkNight(mirror, checkRunId);
   const [stored] = await new EvidenceStore(mirror).bySubject(`check run ${checkRunId}`);
   if (!stored)
     throw new NotReperformable(
@@ -53,23 +80,6 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
   const sealed = manifest.population.giftCards;
   if (!sealed)
     throw new NotReperformable(`check run ${checkRunId}'s manifest states no ledger population: nothing to re-perform`);
-
-  // The night's roll-forward, as the night computed it: from the previous complete run's closing,
-  // to this run's cut-off, the cards it counted in flight apart (its GC_IN_FLIGHT findings, the
-  // confirmation's included).
-  const findings = findingsStore(mirror);
-  const previousRun = await findings.previousCompleteRun(checkRunId);
-  const opening = previousRun ? await findings.previousClosing(previousRun) : null;
-  const inFlight = (await findings.inFlightOf(run))?.cards ?? new Set<string>();
-  // The night's own tallies (population, night, month to date), fed by the walk as the night fed them.
-  const tallies = new RunTallies(nightlyTally(opening, run.asOfMs ?? 0, run.merchantId));
-  // One walk as of the night's sync: every card tallied, and the card checks drafted again.
-  const redrafted = await redraftCardChecks(
-    mirror,
-    { ...run, syncRunId: run.syncRunId },
-    (walked) => tallies.add(walked, inFlight.has(walked.card.giftCardId)),
-    (_card, createdAtMs) => tallies.orphan(createdAtMs),
-  );
   const population = tallies.population.result();
   const rollForward = nightlyRollForward(tallies.night, opening).map(rollForwardFigures);
   const stated = summaryOf(run);
@@ -175,4 +185,81 @@ function differencesOf(sealed: LedgerPopulation, now: LedgerPopulation): string[
   }
   figure('Merkle root', sealed.merkleRoot, now.merkleRoot);
   return differences;
+}
+
+/** Other settings for a past night (`verify --run N --set KEY=VALUE`). */
+export interface WhatIfSettings {
+  failOn?: FailOn;
+  materiality?: Materiality;
+  /** The card checks' options (expiry grace, double-debit window). */
+  options: Partial<CheckOptions>;
+}
+
+export interface WhatIf {
+  checkRunId: number;
+  /** Findings the card checks would draft under the settings and did not, and the reverse. */
+  appear: { code: CheckCode; fingerprint: string; record: string; severity: Severity }[];
+  disappear: { code: CheckCode; fingerprint: string; record: string; severity: Severity }[];
+  verdict: { stated: Verdict; whatIf: Verdict };
+  exitCode: { stated: number; whatIf: number };
+  /** With --set materiality: the night's open findings that would be material. */
+  material: { code: CheckCode; fingerprint: string; stakeCents: number; currency: string }[];
+}
+
+/**
+ * Re-performs night `checkRunId` under other settings and says what would change, the sealed
+ * night untouched: the card checks' findings that would appear or disappear, the verdict and exit
+ * code, and which findings would be material. The checks over coupons, orders, wallets and the
+ * books are not re-performed, so their options cannot be changed here.
+ */
+export async function whatIf(mirror: Mirror, checkRunId: number, settings: WhatIfSettings): Promise<WhatIf> {
+  const { findings, run, opening, tallies, redrafted: night } = await walkNight(mirror, checkRunId);
+  const changed = Object.keys(settings.options).length > 0;
+  const underSettings = changed
+    ? await redraftCardChecks(
+        mirror,
+        run,
+        () => {},
+        () => {},
+        settings.options,
+      )
+    : night;
+  const listed = (from: Redrafted, without: Redrafted) =>
+    [...from.fingerprints]
+      .filter(([fingerprint]) => !without.fingerprints.has(fingerprint))
+      .map(([fingerprint, { code, record, severity }]) => ({ code, fingerprint, record, severity }));
+  const appear = listed(underSettings, night);
+  const disappear = listed(night, underSettings);
+
+  const stated = summaryOf(run);
+  const { findings: statedFindings } = await findings.findingsAndHeld(run);
+  const gone = new Set(disappear.map((f) => f.fingerprint));
+  const findingsThen = [
+    ...statedFindings.filter((f) => !gone.has(f.fingerprint)),
+    ...appear.map((f) => ({ severity: f.severity, state: 'new' as const })),
+  ];
+  const rollForward = nightlyRollForward(tallies.night, opening);
+  const verdictThen = verdictOf({ complete: stated.verdict !== 'INCOMPLETE', findings: findingsThen, rollForward });
+  const materiality = settings.materiality;
+  return {
+    checkRunId,
+    appear,
+    disappear,
+    verdict: { stated: stated.verdict, whatIf: verdictThen },
+    exitCode: {
+      stated: stated.exitCode,
+      whatIf: exitCodeOf(verdictThen, findingsThen, rollForward, settings.failOn ?? stated.failOn),
+    },
+    material:
+      materiality === undefined
+        ? []
+        : statedFindings
+            .filter((f) => f.state !== 'accepted' && f.currency !== null && isMaterial(f, materiality))
+            .map((f) => ({
+              code: f.code,
+              fingerprint: f.fingerprint,
+              stakeCents: f.stakeCents,
+              currency: f.currency!,
+            })),
+  };
 }

@@ -158,3 +158,12 @@ export function exportFinding(finding: Finding): ExportedFinding {
     acceptanceEnded: finding.acceptanceEnded,
   };
 }
+
+/** Per currency, the money at stake (cents) at or above which a finding is material (`--materiality USD=100.00`). */
+export type Materiality = ReadonlyMap<string, number>;
+
+/** A finding is material when its money at stake reaches its currency's threshold. */
+export function isMaterial(f: Pick<Finding, 'currency' | 'stakeCents'>, materiality: Materiality): boolean {
+  const threshold = f.currency === null ? undefined : materiality.get(f.currency);
+  return threshold !== undefined && f.stakeCents > 0 && f.stakeCents >= threshold;
+}

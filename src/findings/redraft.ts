@@ -4,7 +4,13 @@
  * options, the same cards spared their time-sensitive checks (those its sync found in flight).
  * Each walked card is also handed to `onCard`, so a caller can tally it in the same pass.
  */
-import { type CardCheck, type CheckOptions, DEFAULT_CHECK_OPTIONS, isTimeSensitive } from '../checks/check.js';
+import {
+  type CardCheck,
+  type CheckOptions,
+  DEFAULT_CHECK_OPTIONS,
+  isTimeSensitive,
+  type Severity,
+} from '../checks/check.js';
 import { CATALOGUE, CHECKS, type CheckCode } from '../checks/index.js';
 import { checksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
@@ -15,8 +21,8 @@ import type { CheckRunRow, FindingsStore } from './store.js';
 export interface Redrafted {
   /** The card checks' codes compared (GC_IN_FLIGHT, which the confirmation and the standing make, aside). */
   codes: ReadonlySet<CheckCode>;
-  /** Each drafted finding's fingerprint, as the standing gives it. */
-  fingerprints: Map<string, CheckCode>;
+  /** Each drafted finding's fingerprint, as the standing gives it, with its code and record. */
+  fingerprints: Map<string, { code: CheckCode; record: string; severity: Severity }>;
 }
 
 /** Walks the ledger as of `run`'s sync and drafts its card checks again; `onCard` sees every walked card. */
@@ -25,14 +31,20 @@ export async function redraftCardChecks(
   run: CheckRunRow & { syncRunId: number },
   onCard: (walked: WalkedCard) => void,
   onOrphan: (giftCardId: string, createdAtMs: number) => void,
+  /** Other settings than the night's (a what-if). */
+  changed: Partial<CheckOptions> = {},
 ): Promise<Redrafted> {
-  const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...(JSON.parse(run.optionsJson) as Partial<CheckOptions>) };
+  const options: CheckOptions = {
+    ...DEFAULT_CHECK_OPTIONS,
+    ...(JSON.parse(run.optionsJson) as Partial<CheckOptions>),
+    ...changed,
+  };
   const context = { options, merchantId: run.merchantId };
   const cardChecks = CATALOGUE.filter(
     (c): c is CardCheck<CheckCode> => c.kind === 'card' && c.code !== CHECKS.GC_IN_FLIGHT.code,
   );
   const inFlight = await checksStore({ mirror }).cardIdsInFlight(run.syncRunId);
-  const fingerprints = new Map<string, CheckCode>();
+  const fingerprints = new Map<string, { code: CheckCode; record: string; severity: Severity }>();
   const broken = new Set<CheckCode>();
   for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, onOrphan))
     for (const walked of batch) {
@@ -46,7 +58,11 @@ export async function redraftCardChecks(
             let fingerprint = fingerprintOf(check.code, draft);
             for (let n = 2; fingerprints.has(fingerprint); n += 1)
               fingerprint = fingerprintOf(check.code, { ...draft, identity: [...(draft.identity ?? []), `#${n}`] });
-            fingerprints.set(fingerprint, check.code);
+            fingerprints.set(fingerprint, {
+              code: check.code,
+              record: `${draft.entityType} ${draft.entityId}`,
+              severity: check.severity,
+            });
           }
         } catch {
           broken.add(check.code);
@@ -76,7 +92,7 @@ export async function cardFindingDifferences(
     if (!redrafted.fingerprints.has(fingerprint) && !carriedEvent)
       differences.push(`finding ${f.code} ${fingerprint} (${f.entityType} ${f.entityId}): stated, not drafted again`);
   }
-  for (const [fingerprint, code] of redrafted.fingerprints)
+  for (const [fingerprint, { code }] of redrafted.fingerprints)
     if (!statedHere.has(fingerprint) && !heldHere.has(fingerprint))
       differences.push(`finding ${code} ${fingerprint}: drafted again, not stated`);
   return differences.sort();

@@ -9,7 +9,14 @@ import { SEVERITIES } from '../checks/check.js';
 import { walkCardLedgers } from '../ledger/walk.js';
 import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
 import { cardReconciliation } from '../ledger/state.js';
-import { AGE_BUCKETS, FINDING_STATES, unitOf, type Finding } from '../findings/finding.js';
+import {
+  AGE_BUCKETS,
+  FINDING_STATES,
+  isMaterial,
+  unitOf,
+  type Finding,
+  type Materiality,
+} from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
 import { formatCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
@@ -59,19 +66,10 @@ async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<
   return new Map([...codes].map(([id, set]) => [id, [...set].sort().join(', ')]));
 }
 
-/** Per currency, the money at stake (cents) at or above which a finding is material (`--materiality USD=100.00`). */
-export type Materiality = ReadonlyMap<string, number>;
-
 /** Who prepared the workpapers, and the materiality thresholds the auditor set. */
 export interface ReportScope {
   preparer?: string;
   materiality?: Materiality;
-}
-
-/** A finding is material when its money at stake reaches its currency's threshold. */
-export function isMaterial(f: Finding, materiality: Materiality): boolean {
-  const threshold = f.currency === null ? undefined : materiality.get(f.currency);
-  return threshold !== undefined && f.stakeCents > 0 && f.stakeCents >= threshold;
 }
 
 /** A detail sheet's row: the key it is listed under once, its cells, and whether a finding of the run is about it. */

@@ -185,6 +185,56 @@ describe('verify --run', () => {
     }
   }, 60_000);
 
+  it('says what would change under other settings, the sealed night untouched', async () => {
+    const first = nights[0]!;
+    const count = async () =>
+      JSON.stringify(
+        await rowsOfMirror(db, 'SELECT COUNT(*) AS n FROM findings UNION ALL SELECT COUNT(*) FROM check_runs'),
+      );
+    const before = await count();
+    const result = await runCli(
+      [
+        'verify',
+        '--run',
+        String(first),
+        '--db',
+        db,
+        '--json',
+        '--set',
+        'double-debit-window-seconds=0',
+        '--set',
+        'fail-on=never',
+        '--set',
+        'materiality=USD=0.01',
+      ],
+      simulatorEnv(sim),
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const what = JSON.parse(result.stdout) as {
+      disappear: { code: string }[];
+      appear: unknown[];
+      verdict: { stated: string; whatIf: string };
+      exitCode: { stated: number; whatIf: number };
+      material: { currency: string; stakeCents: number }[];
+    };
+    // The planted double debit is no double debit in a window of no time at all.
+    expect(what.disappear.map((f) => f.code)).toContain('GC_SUSPECTED_DOUBLE_DEBIT');
+    expect(what.appear).toEqual([]);
+    expect(what.exitCode).toEqual({ stated: 1, whatIf: 0 });
+    expect(what.verdict.whatIf).toBe('BREAKS');
+    expect(what.material.length).toBeGreaterThan(0);
+    expect(what.material.every((f) => f.currency === 'USD' && f.stakeCents >= 1)).toBe(true);
+    // The night as sealed: the same rows, and it still re-performs.
+    expect(await count()).toBe(before);
+    expect((await verify(first)).status).toBe(0);
+    const refused = await runCli(
+      ['verify', '--run', String(first), '--db', db, '--set', 'books-window-hours=1'],
+      simulatorEnv(sim),
+    );
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('which verify does not re-perform yet');
+  }, 60_000);
+
   it('says in one line why a run cannot be re-performed', async () => {
     const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
     expect(result.status).toBe(2);
