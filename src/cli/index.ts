@@ -469,6 +469,10 @@ export function buildProgram(): Command {
       ).argParser(integer('--run', 1)),
     )
     .option(
+      '--close <period>',
+      "instead, with the mirror: re-perform this period's close (2026-10) over the mirror's history at the sync it read, against what it sealed",
+    )
+    .option(
       '--set <key=value>',
       'with --run: what would change under another setting (fail-on, materiality, expiry-grace-minutes, double-debit-window-seconds); repeatable',
       (value: string, previous: string[] = []) => [...previous, value],
@@ -632,6 +636,7 @@ const EXAMPLES: Record<string, readonly (readonly [string, string])[]> = {
     ['verify', 'every manifest and file in the reports folder'],
     ['verify --run 7', "re-perform night 7's ledger population from the mirror"],
     ['verify --run 7 --set expiry-grace-minutes=0 --set fail-on=warning', 'what would change'],
+    ['verify --close 2026-10', "re-perform October's close from the mirror"],
     ['verify --dir /mnt/audit-copy --json', "an auditor's copy, offline"],
   ],
   export: [

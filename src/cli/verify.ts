@@ -7,9 +7,91 @@ import { reporter, type Reporting } from './reporter.js';
 import { openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { NotReperformable, reperformRun, whatIf, type WhatIfSettings } from '../evidence/reperform.js';
+import { EvidenceStore } from '../evidence/store.js';
+import type { SealedManifest } from '../evidence/manifest.js';
+import { canonicalJson, sha256Hex } from '../evidence/canonical.js';
+import { closePeriod, type RunInFlight } from '../report/close.js';
+import { periodOf } from '../report/period.js';
+import { ChecksStore } from '../checks/store.js';
+import { findingsStore, type FindingsStore } from '../findings/store.js';
+import type { Mirror } from '../db/mirror.js';
 import { FAIL_ON, type FailOn } from '../findings/verdict.js';
 import { decimalTextCents, formatCents } from '../money.js';
 import { oneLine } from '../log.js';
+
+/**
+ * `ledger-recon verify --close 2026-10`: the period's newest close re-performed over the mirror as
+ * it stood at the sync that close read (rebuilt from its history), its roll-forwards compared
+ * with the digest its manifest sealed, figure by figure with its workpapers' JSON when beside it.
+ */
+async function reperformClose(label: string, options: VerifyOptions): Promise<boolean> {
+  const { say, record } = reporter(options);
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'sync');
+  try {
+    const manifests = await new EvidenceStore(mirror).bySubject(`close ${label}`);
+    const stored = manifests.at(-1);
+    if (!stored)
+      throw new MirrorError(
+        `the period ${oneLine(label)} was never closed and sealed in this mirror: see \`ledger-recon close --help\``,
+      );
+    const manifest = JSON.parse(stored.manifestJson) as SealedManifest;
+    const cutOffMs = Date.parse(manifest.cutOff);
+    // The sync the close read: the completed one whose data edge is the close's cut-off.
+    const sync = await closedSync(mirror, cutOffMs);
+    if (sync === undefined)
+      throw new MirrorError(
+        `no completed sync of this mirror ends at the close's cut-off (${manifest.cutOff}): its history was changed`,
+      );
+    const settings = manifest.settings as { period?: string; timeZone?: string };
+    const [from, to] = label.split(' to ');
+    const period = periodOf(
+      /^\d{4}-\d{2}$/.test(label)
+        ? { period: label, tz: settings.timeZone ?? 'UTC' }
+        : { from: from ?? '', to: to ?? '', tz: settings.timeZone ?? 'UTC' },
+    );
+    const findings = findingsStore(mirror);
+    const result = await closePeriod(mirror, period, () => undefined, {
+      asOfSync: sync,
+      merchantId: manifest.merchantId,
+      inFlight: await inFlightAt(findings, sync),
+    });
+    const figures = { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries };
+    const identical = sha256Hex(canonicalJson(figures)) === manifest.digests['rollForward'];
+    record({ identical, close: label, syncRunId: sync, cutOff: manifest.cutOff, closes: result.closes, figures });
+    if (identical) {
+      say(
+        `re-performed the close of ${label} (sync ${sync}, data as of ${manifest.cutOff}): identical: ${result.rollForwards.length} roll-forwards, ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'} as sealed\n`,
+      );
+      return true;
+    }
+    process.stderr.write(
+      `ledger-recon: the close of ${label} does not re-perform: its roll-forwards, computed again over the mirror's history at sync ${sync}, are not the ones its manifest sealed: the mirror's past was changed, or a record's history is missing\n`,
+    );
+    process.exitCode = 1;
+    return false;
+  } finally {
+    await mirror.close();
+  }
+}
+
+/** The completed sync whose data edge is `cutOffMs`, if any. */
+async function closedSync(mirror: Mirror, cutOffMs: number): Promise<number | undefined> {
+  const store = new ChecksStore(mirror);
+  for (
+    let sync = await store.newestCompletedSync();
+    sync !== undefined;
+    sync = await store.newestCompletedSync(sync.syncRunId)
+  )
+    if (sync.cutOffMs === cutOffMs) return sync.syncRunId;
+  return undefined;
+}
+
+/** The cards the newest completed check run over `syncRunId` counted in flight (what that close read). */
+async function inFlightAt(findings: FindingsStore, syncRunId: number): Promise<RunInFlight | null> {
+  for (let run = await findings.completedRun(); run; run = await findings.previousCompleteRun(run.checkRunId))
+    if (run.syncRunId === syncRunId) return findings.inFlightOf(run);
+  return null;
+}
 
 /** What `--set` may change, and how each value is read. */
 const SETTABLE: Record<string, (value: string, into: WhatIfSettings) => void> = {
@@ -158,6 +240,8 @@ export interface VerifyOptions extends Reporting {
   run?: number;
   /** With --run: other settings (`KEY=VALUE`), to see what would change. */
   set?: string[];
+  /** Re-perform this period's close (`2026-10`, or `2026-10-01 to 2026-10-31`) from the mirror. */
+  close?: string;
   db?: string;
   /** An Ed25519 public key (PEM): every manifest must be signed by it. */
   publicKey?: string;
@@ -175,6 +259,7 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
     return whatIfRun(options.run, options.set, options);
   }
   if (options.run !== undefined) return reperform(options.run, options);
+  if (options.close !== undefined) return reperformClose(options.close, options);
   const { say, record } = reporter(options);
   const dir = options.dir ?? defaultLocations().reports;
   let folder = false;

@@ -126,8 +126,9 @@ export function walkCardLedgersAsOf(
 export function walkCardFigures(
   mirror: Mirror,
   onOrphan?: OnOrphan,
+  asOfSync?: number,
 ): AsyncGenerator<Array<{ card: CardSnapshot; entries: EntryFacts[] }>> {
-  return walk(new LedgerStore(mirror), FIGURES, onOrphan, undefined);
+  return walk(new LedgerStore(mirror), FIGURES, onOrphan, undefined, asOfSync);
 }
 
 /**

@@ -82,10 +82,19 @@ export async function closePeriod(
   mirror: Mirror,
   period: Period,
   onCard: (card: CardAtCutOff) => void = () => undefined,
-  options: { asOfMs?: number; merchantId?: string | null; inFlight?: RunInFlight | null } = {},
+  options: {
+    asOfMs?: number;
+    merchantId?: string | null;
+    inFlight?: RunInFlight | null;
+    /** Close over the mirror as it stood when this sync finished, rebuilt from its history (re-performance). */
+    asOfSync?: number;
+  } = {},
 ): Promise<PeriodClose> {
   const store = new ChecksStore(mirror);
-  const newest = await store.newestCompletedSync();
+  const newest =
+    options.asOfSync === undefined
+      ? await store.newestCompletedSync()
+      : await store.newestCompletedSync(options.asOfSync + 1);
   if (newest === undefined) throw new MirrorError('the mirror holds no completed sync: run `ledger-recon sync` first');
   // An earlier edge (a past check run's): the service's balances read since are not comparable.
   const asOfMs = Math.min(options.asOfMs ?? newest.cutOffMs, newest.cutOffMs);
@@ -110,7 +119,11 @@ export async function closePeriod(
     if (createdAtMs >= start && createdAtMs < end) unattributedEntries += 1;
   };
   let dataFromMs: number | null = null;
-  for await (const batch of walkCardFigures(mirror, orphan))
+  for await (const batch of walkCardFigures(
+    mirror,
+    orphan,
+    options.asOfSync === undefined ? undefined : newest.syncRunId,
+  ))
     for (const walked of batch) {
       if (dataFromMs === null || walked.card.issuedAtMs < dataFromMs) dataFromMs = walked.card.issuedAtMs;
       const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));

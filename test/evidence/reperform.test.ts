@@ -17,6 +17,7 @@ let dir: string;
 let sim: Simulator;
 let db: string;
 const nights: number[] = [];
+let month = '';
 
 interface Verified {
   identical: boolean;
@@ -42,7 +43,17 @@ beforeAll(async () => {
     const args = ['run', '--db', db, '--out', join(dir, 'reports'), '--json', ...(night === 3 ? ['--full'] : [])];
     const result = await runCli(args, env);
     expect([0, 1], result.stderr).toContain(result.status);
-    nights.push((JSON.parse(result.stdout) as { runId: number }).runId);
+    const night_ = JSON.parse(result.stdout) as { runId: number; asOf: string };
+    nights.push(night_.runId);
+    // The month closed after the second night; later nights move the ledger on.
+    if (night === 2) {
+      month = night_.asOf.slice(0, 7);
+      const close = await runCli(
+        ['close', '--db', db, '--out', join(dir, 'reports'), '--period', month, '--quiet'],
+        env,
+      );
+      expect([0, 1], close.stderr).toContain(close.status);
+    }
   }
 }, 240_000);
 
@@ -233,6 +244,35 @@ describe('verify --run', () => {
     );
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('which verify does not re-perform yet');
+  }, 60_000);
+
+  it("re-performs the month's close over the mirror's history at the sync it read, after later nights", async () => {
+    const result = await runCli(['verify', '--close', month, '--db', db], simulatorEnv(sim));
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(`^re-performed the close of ${month} \\(sync \\d+, data as of .*\\): identical`),
+    );
+    // An entry the close read, changed by SQL: the close no longer re-performs.
+    const [entry] = await rowsOfMirror<{ transaction_id: string }>(
+      db,
+      "SELECT transaction_id FROM gift_card_transactions WHERE first_sync_run_id = 1 AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY transaction_id LIMIT 1",
+    );
+    const change = (by: number) =>
+      changeMirror(
+        db,
+        'UPDATE gift_card_transactions SET amount_cents = amount_cents + ?, balance_after_cents = balance_after_cents - ? WHERE transaction_id = ?',
+        by,
+        by,
+        entry!.transaction_id,
+      );
+    await change(1);
+    try {
+      const changed = await runCli(['verify', '--close', month, '--db', db], simulatorEnv(sim));
+      expect(changed.status).toBe(1);
+      expect(changed.stderr).toContain(`the close of ${month} does not re-perform`);
+    } finally {
+      await change(-1);
+    }
   }, 60_000);
 
   it('says in one line why a run cannot be re-performed', async () => {
