@@ -1,0 +1,243 @@
+/**
+ * Re-performance from the mirror, for `ledger-recon verify`: a past night (`--run N`), a period's
+ * close (`--close 2026-10`), and a night under other settings (`--run N --set KEY=VALUE`).
+ */
+import { ConfigError, MirrorError } from '../errors.js';
+import { defaultLocations } from '../locations.js';
+import { openForReading, type Mirror } from '../db/mirror.js';
+import { NotReperformable, reperformRun, whatIf, type WhatIfSettings } from '../evidence/reperform.js';
+import { EvidenceStore } from '../evidence/store.js';
+import type { SealedManifest } from '../evidence/manifest.js';
+import { canonicalJson, sha256Hex } from '../evidence/canonical.js';
+import { closePeriod, type RunInFlight } from '../report/close.js';
+import { periodOf } from '../report/period.js';
+import { ChecksStore } from '../checks/store.js';
+import { findingsStore, type FindingsStore } from '../findings/store.js';
+import { FAIL_ON, type FailOn } from '../findings/verdict.js';
+import { decimalTextCents, formatCents } from '../money.js';
+import { oneLine } from '../log.js';
+import { reporter, type Reporting } from './reporter.js';
+
+/** What a re-performance takes of verify's options: the mirror and how to report. */
+export interface ReperformOptions extends Reporting {
+  db?: string;
+}
+
+/**
+ * `ledger-recon verify --close 2026-10`: the period's newest close re-performed over the mirror as
+ * it stood at the sync that close read (rebuilt from its history), its roll-forwards compared
+ * with the digest its manifest sealed, figure by figure with its workpapers' JSON when beside it.
+ */
+export async function reperformClose(label: string, options: ReperformOptions): Promise<boolean> {
+  const { say, record } = reporter(options);
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'sync');
+  try {
+    const manifests = await new EvidenceStore(mirror).bySubject(`close ${label}`);
+    const stored = manifests.at(-1);
+    if (!stored)
+      throw new MirrorError(
+        `the period ${oneLine(label)} was never closed and sealed in this mirror: see \`ledger-recon close --help\``,
+      );
+    const manifest = JSON.parse(stored.manifestJson) as SealedManifest;
+    const cutOffMs = Date.parse(manifest.cutOff);
+    // The sync the close read: the completed one whose data edge is the close's cut-off.
+    const sync = await closedSync(mirror, cutOffMs);
+    if (sync === undefined)
+      throw new MirrorError(
+        `no completed sync of this mirror ends at the close's cut-off (${manifest.cutOff}): its history was changed`,
+      );
+    const settings = manifest.settings as { period?: string; timeZone?: string };
+    const [from, to] = label.split(' to ');
+    const period = periodOf(
+      /^\d{4}-\d{2}$/.test(label)
+        ? { period: label, tz: settings.timeZone ?? 'UTC' }
+        : { from: from ?? '', to: to ?? '', tz: settings.timeZone ?? 'UTC' },
+    );
+    const findings = findingsStore(mirror);
+    const result = await closePeriod(mirror, period, () => undefined, {
+      asOfSync: sync,
+      merchantId: manifest.merchantId,
+      inFlight: await inFlightAt(findings, sync),
+    });
+    const figures = { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries };
+    const identical = sha256Hex(canonicalJson(figures)) === manifest.digests['rollForward'];
+    record({ identical, close: label, syncRunId: sync, cutOff: manifest.cutOff, closes: result.closes, figures });
+    if (identical) {
+      say(
+        `re-performed the close of ${label} (sync ${sync}, data as of ${manifest.cutOff}): identical: ${result.rollForwards.length} roll-forwards, ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'} as sealed\n`,
+      );
+      return true;
+    }
+    process.stderr.write(
+      `ledger-recon: the close of ${label} does not re-perform: its roll-forwards, computed again over the mirror's history at sync ${sync}, are not the ones its manifest sealed: the mirror's past was changed, or a record's history is missing\n`,
+    );
+    process.exitCode = 1;
+    return false;
+  } finally {
+    await mirror.close();
+  }
+}
+
+/** The completed sync whose data edge is `cutOffMs`, if any. */
+async function closedSync(mirror: Mirror, cutOffMs: number): Promise<number | undefined> {
+  const store = new ChecksStore(mirror);
+  for (
+    let sync = await store.newestCompletedSync();
+    sync !== undefined;
+    sync = await store.newestCompletedSync(sync.syncRunId)
+  )
+    if (sync.cutOffMs === cutOffMs) return sync.syncRunId;
+  return undefined;
+}
+
+/** The cards the newest completed check run over `syncRunId` counted in flight (what that close read). */
+async function inFlightAt(findings: FindingsStore, syncRunId: number): Promise<RunInFlight | null> {
+  for (let run = await findings.completedRun(); run; run = await findings.previousCompleteRun(run.checkRunId))
+    if (run.syncRunId === syncRunId) return findings.inFlightOf(run);
+  return null;
+}
+
+/** What `--set` may change, and how each value is read. */
+const SETTABLE: Record<string, (value: string, into: WhatIfSettings) => void> = {
+  'fail-on': (value, into) => {
+    if (!(FAIL_ON as readonly string[]).includes(value)) throw new Error(`one of ${FAIL_ON.join(', ')}`);
+    into.failOn = value as FailOn;
+  },
+  materiality: (value, into) => {
+    const thresholds = new Map<string, number>();
+    for (const part of value.split(',')) {
+      const [currency, amount] = part.split('=');
+      const parsed = amount === undefined ? undefined : decimalTextCents(amount);
+      if (!currency || !/^[A-Z]{3}$/.test(currency) || !parsed?.ok)
+        throw new Error('CURRENCY=AMOUNT pairs, e.g. USD=500.00,EUR=100.00');
+      thresholds.set(currency, parsed.cents);
+    }
+    into.materiality = thresholds;
+  },
+  'expiry-grace-minutes': (value, into) => {
+    into.options.expiryGraceMinutes = wholeNumber(value);
+  },
+  'double-debit-window-seconds': (value, into) => {
+    into.options.doubleDebitWindowSeconds = wholeNumber(value);
+  },
+};
+
+/** Settings that shape checks verify does not re-perform yet. */
+const NOT_SETTABLE: Record<string, string> = {
+  'stuck-order-sla-hours': 'the check over DP orders',
+  'books-tolerance': "the matching of the merchant's books",
+  'books-window-hours': "the matching of the merchant's books",
+  'books-cutoff-minutes': "the matching of the merchant's books",
+};
+
+function wholeNumber(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new Error('a whole number');
+  return Number(value);
+}
+
+/** The --set values read. @throws ConfigError naming the one that cannot be. */
+function settingsOf(pairs: readonly string[]): WhatIfSettings {
+  const settings: WhatIfSettings = { options: {} };
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    const [key, value] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+    const notYet = NOT_SETTABLE[key];
+    if (notYet !== undefined)
+      throw new ConfigError('--set', `--set ${key}: it shapes ${notYet}, which verify does not re-perform yet`);
+    const read = SETTABLE[key];
+    if (read === undefined)
+      throw new ConfigError(
+        '--set',
+        `--set ${oneLine(pair)}: not a setting verify can change (${Object.keys(SETTABLE).join(', ')})`,
+      );
+    try {
+      read(value, settings);
+    } catch (error) {
+      throw new ConfigError('--set', `--set ${oneLine(pair)}: ${key} takes ${(error as Error).message}`);
+    }
+  }
+  return settings;
+}
+
+/** `verify --run N --set KEY=VALUE…`: what would change under other settings; the sealed night is untouched. */
+export async function whatIfRun(
+  checkRunId: number,
+  pairs: readonly string[],
+  options: ReperformOptions,
+): Promise<boolean> {
+  const settings = settingsOf(pairs);
+  const { say, record } = reporter(options);
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run');
+  try {
+    const result = await whatIf(mirror, checkRunId, settings).catch((error: unknown) => {
+      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+    });
+    record({ whatIf: pairs, ...result });
+    const lines = [
+      `what if check run ${checkRunId} had run with ${pairs.join(', ')} (the sealed night is unchanged):`,
+      ...result.appear.map((f) => `  + ${f.code} ${f.record} (${f.severity}), fingerprint ${f.fingerprint}`),
+      ...result.disappear.map((f) => `  - ${f.code} ${f.record} (${f.severity}), fingerprint ${f.fingerprint}`),
+      ...(result.appear.length + result.disappear.length === 0 ? ["  the card checks' findings: the same"] : []),
+      `  verdict ${result.verdict.stated} → ${result.verdict.whatIf}; exit code ${result.exitCode.stated} → ${result.exitCode.whatIf}`,
+      ...(settings.materiality
+        ? [
+            `  material: ${result.material.length} open ${result.material.length === 1 ? 'finding' : 'findings'}${result.material.map((f) => `; ${f.code} ${f.currency} ${formatCents(f.stakeCents)}`).join('')}`,
+          ]
+        : []),
+    ];
+    say(`${lines.join('\n')}\n`);
+    return true;
+  } finally {
+    await mirror.close();
+  }
+}
+
+/**
+ * `ledger-recon verify --run N`: re-performs check run N's ledger population from the mirror's
+ * history and compares it with what its manifest sealed. One line per difference; exit 1 when
+ * anything differs.
+ */
+export async function reperform(checkRunId: number, options: ReperformOptions): Promise<boolean> {
+  const { say, record } = reporter(options);
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run');
+  try {
+    const result = await reperformRun(mirror, checkRunId).catch((error: unknown) => {
+      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+    });
+    const p = result.population;
+    const identical = result.differences.length === 0;
+    record({
+      identical,
+      checkRunId,
+      syncRunId: result.syncRunId,
+      cutOff: result.cutOff,
+      reperformed:
+        "the gift card ledger population (counts, control totals per currency, Merkle root), the card checks' findings, the nightly roll-forward and the month to date",
+      cardFindings: result.cardFindings,
+      population: p,
+      rollForward: result.rollForward,
+      differences: result.differences,
+      rewrittenAfter: result.rewrittenAfter,
+    });
+    const rewritten =
+      result.rewrittenAfter > 0
+        ? `; ${result.rewrittenAfter} of its entries were rewritten by the service since, and read as they are now`
+        : '';
+    if (identical) {
+      say(
+        `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings, the nightly roll-forward and the month to date; not yet: the findings of the checks over coupons, orders, wallets and the books\n`,
+      );
+      return true;
+    }
+    for (const difference of result.differences)
+      process.stderr.write(`ledger-recon: check run ${checkRunId}: ${difference}\n`);
+    process.stderr.write(
+      `ledger-recon: check run ${checkRunId} does not re-perform: its ledger, as the mirror's history rebuilds it, does not give what the night sealed and stated (${result.differences.length} ${result.differences.length === 1 ? 'figure' : 'figures'})${rewritten}: the mirror's past was changed, or a record's history is missing\n`,
+    );
+    process.exitCode = 1;
+    return false;
+  } finally {
+    await mirror.close();
+  }
+}
