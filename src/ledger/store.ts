@@ -18,6 +18,9 @@ export interface LedgerCursors<C extends readonly AnyColumn[], E extends readonl
   entries: AsyncGenerator<Array<RowOf<E>>>;
 }
 
+/** A card's columns its history keeps: as of a sync, they are read from there (the others do not change). */
+const AS_WAS = new Set(['status', 'remaining_balance_cents', 'read_at_ms']);
+
 /** Rows the walk's cursors hand out at a time. */
 const WALK_ROWS = 1_000;
 
@@ -62,8 +65,8 @@ export class LedgerStore {
 
   /**
    * The same cursors over the mirror as it stood when sync `asOf` finished, rebuilt from its
-   * history: the cards it had seen, each card's status and balance from its newest history row
-   * of that sync or before; the entries it had seen and not yet found vanished. (An entry the
+   * history: the cards it had seen, each card's status, balance and read time from its newest
+   * history row of that sync or before; the entries it had seen and not yet found vanished. (An entry the
    * service rewrote later reads as now: see {@link LedgerStore.entriesRewrittenAfter}.)
    */
   #cursorsAsOf<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(
@@ -75,9 +78,7 @@ export class LedgerStore {
     const asWas = (column: string) =>
       `(SELECT h.${column} FROM gift_card_history h WHERE h.gift_card_id = gift_cards.gift_card_id AND h.sync_run_id <= @asOf ORDER BY h.history_id DESC LIMIT 1)`;
     const cards = cardColumns
-      .map((column) =>
-        column.name === 'status' || column.name === 'remaining_balance_cents' ? asWas(column.name) : `"${column.name}"`,
-      )
+      .map((column) => (AS_WAS.has(column.name) ? asWas(column.name) : `"${column.name}"`))
       .join(', ');
     return {
       cards: this.#c

@@ -4,7 +4,8 @@
  * activity between the nights, a weekly --full, a month boundary and its close, and balance
  * breaks planted on some days and repaired on later ones. Nothing moves while a night runs: a
  * break must be an error the first night it can be seen, a repaired one resolved the next night,
- * and nothing is ever in flight. Where the card list gives only {giftCardId, status}, a card is
+ * and nothing is ever in flight; at the end, every night and both closes re-perform from the
+ * mirror's history (verify --run, --close). Where the card list gives only {giftCardId, status}, a card is
  * read by ID only when the sync asks for it: a break that arrives with a ledger entry is seen that
  * night, one without an entry or a status change only by the next --full, which reads every card.
  */
@@ -17,7 +18,8 @@ import type { ExportedFinding } from '../../src/findings/finding.js';
 import { toCents } from '../../src/money.js';
 import { startSimulator, type GroundTruth, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
-import { BACKEND_NAME, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { reperformRun } from '../../src/evidence/reperform.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -114,6 +116,7 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
     const expected = new Map<number, Map<string, { ledger: number; service: number }>>();
     const resolvedOn = new Map<string, number>();
     const lastNightMs = nightMs(NIGHTS);
+    const runIds: number[] = [];
 
     for (let night = 1; night <= NIGHTS; night += 1) {
       // ---- the day before the night: ordinary activity, the services' own jobs, breaks and repairs
@@ -162,6 +165,7 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
       const label = `night ${night} (${new Date(nightMs(night)).toISOString().slice(0, 10)})`;
       expect(result.status, `${label}: ${result.stderr}`).not.toBe(2);
       const json = JSON.parse(result.stdout) as NightJson;
+      runIds.push(json.runId);
       const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as ExportedFinding[];
       const open = plants.filter((p) => seenFrom(p) <= night && p.until > night);
       // What the mirror can know: a break no read has seen yet leaves its card's snapshot at its ledger.
@@ -263,6 +267,18 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
           closes: boolean;
         }[];
       };
+    // ---- every past night and both closes re-perform from the mirror's history, as sealed ---------------------
+    const mirror = await openMirrorAt(db);
+    try {
+      for (const [i, runId] of runIds.entries())
+        expect((await reperformRun(mirror, runId)).differences, `night ${i + 1} (run ${runId})`).toEqual([]);
+    } finally {
+      await mirror.close();
+    }
+    for (const period of ['2026-10', '2026-11']) {
+      const again = await runCli(['verify', '--close', period, '--db', db], env);
+      expect(again.status, `${period}: ${again.stderr}`).toBe(0);
+    }
     const [october, sinceNovember] = [closeJson('2026-10'), closeJson('2026-11')];
     expect(sinceNovember.endsNow).toBe(true);
     for (const r of sinceNovember.rollForwards) {
