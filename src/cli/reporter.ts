@@ -3,6 +3,8 @@
  * (`--json`), or nothing on success (`--quiet`, the global option: errors still print on stderr,
  * and the rows or JSON a command is run to print still print).
  */
+import { terminalWidth, wrapText } from '../fit-width.js';
+
 export interface Reporting {
   json?: boolean;
   quiet?: boolean;
@@ -17,13 +19,16 @@ export interface Reporter {
 }
 
 export function reporter(options: Reporting): Reporter {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  const raw = options.write ?? ((text: string) => process.stdout.write(text));
+  // On a terminal, a person's lines wrap between words at its width (never the JSON); a pipe gets them whole.
+  const write =
+    options.write ?? ((text: string) => process.stdout.write(wrapText(text, terminalWidth(process.stdout))));
   return {
     say: (text) => {
       if (!options.json && !options.quiet) write(text);
     },
     record: (value) => {
-      if (options.json) write(`${JSON.stringify(value)}\n`);
+      if (options.json) raw(`${JSON.stringify(value)}\n`);
     },
   };
 }
