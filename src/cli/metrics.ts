@@ -11,12 +11,18 @@ import { outputTarget, writeAtomically } from '../paths.js';
 /** The job's name in the Pushgateway's grouping key and in every metric's prefix. */
 const JOB = 'ledger_recon';
 
-/** One metric family: its help, its type, and its samples (labels and an integer value). */
+/** One metric family, every one a gauge: its help and its samples (labels and a value). */
 interface Family {
   name: string;
   help: string;
-  type: 'gauge' | 'counter';
-  samples: { labels?: Record<string, string>; value: number }[];
+  samples: Sample[];
+}
+
+type Sample = { labels?: Record<string, string>; value: number };
+
+/** A gauge of this job: `ledger_recon_<name>`; a bare number is its one sample. */
+function gauge(name: string, help: string, samples: Sample[] | number): Family {
+  return { name: `${JOB}_${name}`, help, samples: typeof samples === 'number' ? [{ value: samples }] : samples };
 }
 
 /** How long each stage of the night took (ms), as `run` measured it. */
@@ -51,7 +57,7 @@ function exposition(families: readonly Family[]): string {
   const lines: string[] = [];
   for (const family of families) {
     if (family.samples.length === 0) continue;
-    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
+    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} gauge`);
     for (const { labels, value } of family.samples) {
       const shown = Object.entries(labels ?? {})
         .map(([key, text]) => `${key}="${labelValue(text)}"`)
@@ -63,7 +69,7 @@ function exposition(families: readonly Family[]): string {
 }
 
 /** Cents of the JSON record's decimal text; a figure that is not on a cent is left out, never rounded. */
-function centsSamples(byCurrency: Record<string, string>): Family['samples'] {
+function centsSamples(byCurrency: Record<string, string>): Sample[] {
   return Object.entries(byCurrency).flatMap(([currency, text]) => {
     const parsed = decimalTextCents(text.replace(/,/g, ''));
     return parsed.ok ? [{ labels: { currency }, value: parsed.cents }] : [];
@@ -79,45 +85,35 @@ function centsSamples(byCurrency: Record<string, string>): Family['samples'] {
 export function nightMetrics(night: NightRecord | FinishedNight, nowMs: number): string {
   const seconds = (ms: number) => Math.round(ms) / 1000;
   const finished = 'report' in night;
+  const endedAt = Math.floor(nowMs / 1000);
   const families: Family[] = [
-    {
-      name: `${JOB}_last_run_timestamp_seconds`,
-      help: 'When the last night ended (Unix time).',
-      type: 'gauge',
-      samples: [{ value: Math.floor(nowMs / 1000) }],
-    },
-    {
-      name: `${JOB}_last_${finished ? 'success' : 'failure'}_timestamp_seconds`,
-      help: finished
-        ? 'When the last night that finished (RECONCILED, BREAKS or INCOMPLETE) ended (Unix time).'
-        : 'When the last night that could not finish (FAILED, INTERRUPTED) ended (Unix time).',
-      type: 'gauge',
-      samples: [{ value: Math.floor(nowMs / 1000) }],
-    },
-    {
-      name: `${JOB}_exit_code`,
-      help: "The last night's exit code: 0 reconciled, 1 breaks, 2 could not complete, 130/143 stopped.",
-      type: 'gauge',
-      samples: [{ value: night.exitCode }],
-    },
-    {
-      name: `${JOB}_verdict`,
-      help: "The last night's verdict: 1 for the verdict it reached.",
-      type: 'gauge',
-      samples: [{ labels: { verdict: night.verdict }, value: 1 }],
-    },
-    {
-      name: `${JOB}_duration_seconds`,
-      help: 'How long the last night took, whole and per stage.',
-      type: 'gauge',
-      samples: [
-        { labels: { stage: 'total' }, value: seconds(night.durationMs) },
-        ...Object.entries(finished ? night.stagesMs : {}).map(([stage, ms]) => ({
-          labels: { stage },
-          value: seconds(ms),
-        })),
-      ],
-    },
+    gauge('last_run_timestamp_seconds', 'When the last night ended (Unix time).', endedAt),
+    finished
+      ? gauge(
+          'last_success_timestamp_seconds',
+          'When the last night that finished (RECONCILED, BREAKS or INCOMPLETE) ended (Unix time).',
+          endedAt,
+        )
+      : gauge(
+          'last_failure_timestamp_seconds',
+          'When the last night that could not finish (FAILED, INTERRUPTED) ended (Unix time).',
+          endedAt,
+        ),
+    gauge(
+      'exit_code',
+      "The last night's exit code: 0 reconciled, 1 breaks, 2 could not complete, 130/143 stopped.",
+      night.exitCode,
+    ),
+    gauge('verdict', "The last night's verdict: 1 for the verdict it reached.", [
+      { labels: { verdict: night.verdict }, value: 1 },
+    ]),
+    gauge('duration_seconds', 'How long the last night took, whole and per stage.', [
+      { labels: { stage: 'total' }, value: seconds(night.durationMs) },
+      ...Object.entries(finished ? night.stagesMs : {}).map(([stage, ms]) => ({
+        labels: { stage },
+        value: seconds(ms),
+      })),
+    ]),
   ];
   if (finished) families.push(...finishedFamilies(night));
   return exposition(families);
@@ -125,63 +121,41 @@ export function nightMetrics(night: NightRecord | FinishedNight, nowMs: number):
 
 /** What only a night that finished knows: its findings, its money, what it read. */
 function finishedFamilies(night: FinishedNight): Family[] {
+  const perCurrency = (figure: 'cardsRemaining' | 'difference') =>
+    centsSamples(Object.fromEntries(Object.entries(night.liability).map(([currency, row]) => [currency, row[figure]])));
   return [
-    {
-      name: `${JOB}_findings`,
-      help: 'Open findings of the last night (new, open and accepted) by severity.',
-      type: 'gauge',
-      samples: Object.entries(night.bySeverity).map(([severity, count]) => ({ labels: { severity }, value: count })),
-    },
-    {
-      name: `${JOB}_findings_new`,
-      help: 'Findings the last night found for the first time.',
-      type: 'gauge',
-      samples: [{ value: night.new }],
-    },
-    {
-      name: `${JOB}_money_at_stake_cents`,
-      help: 'Money at stake in open errors and warnings not accepted, per currency, in cents.',
-      type: 'gauge',
+    gauge(
+      'findings',
+      'Open findings of the last night (new, open and accepted) by severity.',
+      Object.entries(night.bySeverity).map(([severity, count]) => ({ labels: { severity }, value: count })),
+    ),
+    gauge('findings_new', 'Findings the last night found for the first time.', night.new),
+    gauge(
+      'money_at_stake_cents',
+      'Money at stake in open errors and warnings not accepted, per currency, in cents.',
       // Every currency the cards hold, 0 where nothing is at stake: a monitor sees 0, not an absent series.
-      samples: centsSamples({
+      centsSamples({
         ...Object.fromEntries(Object.keys(night.liability).map((currency) => [currency, '0.00'])),
         ...night.moneyAtStake,
       }),
-    },
-    {
-      name: `${JOB}_liability_cents`,
-      help: "What the cards hold at the night's cut-off (the roll-forward's cards remaining), per currency, in cents.",
-      type: 'gauge',
-      samples: centsSamples(
-        Object.fromEntries(Object.entries(night.liability).map(([currency, row]) => [currency, row.cardsRemaining])),
-      ),
-    },
-    {
-      name: `${JOB}_rollforward_difference_cents`,
-      help: "The roll-forward's difference (cards hold minus closing from flows), per currency, in cents.",
-      type: 'gauge',
-      samples: centsSamples(
-        Object.fromEntries(Object.entries(night.liability).map(([currency, row]) => [currency, row.difference])),
-      ),
-    },
-    {
-      name: `${JOB}_records_read`,
-      help: 'Records the last sync read, per resource.',
-      type: 'gauge',
-      samples: Object.entries(night.sync.records).map(([resource, value]) => ({ labels: { resource }, value })),
-    },
-    {
-      name: `${JOB}_records_quarantined`,
-      help: 'Records the last sync quarantined (failed validation).',
-      type: 'gauge',
-      samples: [{ value: night.sync.quarantined }],
-    },
-    {
-      name: `${JOB}_retries`,
-      help: 'Requests the last sync retried.',
-      type: 'gauge',
-      samples: [{ value: night.sync.retries }],
-    },
+    ),
+    gauge(
+      'liability_cents',
+      "What the cards hold at the night's cut-off (the roll-forward's cards remaining), per currency, in cents.",
+      perCurrency('cardsRemaining'),
+    ),
+    gauge(
+      'rollforward_difference_cents',
+      "The roll-forward's difference (cards hold minus closing from flows), per currency, in cents.",
+      perCurrency('difference'),
+    ),
+    gauge(
+      'records_read',
+      'Records the last sync read, per resource.',
+      Object.entries(night.sync.records).map(([resource, value]) => ({ labels: { resource }, value })),
+    ),
+    gauge('records_quarantined', 'Records the last sync quarantined (failed validation).', night.sync.quarantined),
+    gauge('retries', 'Requests the last sync retried.', night.sync.retries),
   ];
 }
 
@@ -223,15 +197,27 @@ export function pushUrl(base: string, mirror: string): string {
 /**
  * Pushes the metrics (POST: the group's metrics of these names are replaced, others kept, so a
  * failed night leaves the last success time where it was).
- * @throws Error naming the URL (without a password) and the cause.
+ * @throws Error naming the URL (without its user and password) and the cause.
  */
 export async function pushMetrics(url: string, text: string, timeoutMs = 10_000): Promise<void> {
-  const shown = url.replace(/\/\/[^/@]*@/, '//');
+  // A user and password in the URL go as Basic authentication (fetch refuses them in a URL, and its
+  // message would quote them): never in a line printed.
+  const target = new URL(url);
+  const credentials =
+    target.username || target.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`
+      : undefined;
+  target.username = '';
+  target.password = '';
+  const shown = target.toString();
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await fetch(shown, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain; version=0.0.4' },
+      headers: {
+        'content-type': 'text/plain; version=0.0.4',
+        ...(credentials ? { authorization: credentials } : {}),
+      },
       body: text,
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -90,7 +90,7 @@ const WALKS: readonly Walk[] = [
     await together(context, [as('giftCards', syncGiftCards), as('giftCardTransactions', syncLedger)]);
     if (context.halted !== undefined) throw context.halted;
     await asResource('settle', () => settle(context));
-    context.merchantId = await asResource('giftCards', () => resolveMerchant(context));
+    context.merchantId = await resolveMerchant(context);
   },
   as('coupons', syncCoupons),
   as('dpWallets', syncWallets),
@@ -238,7 +238,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   try {
     options.signal?.throwIfAborted();
     await together(context, WALKS);
-    await asResource('giftCardTransactions', () => closeLedger(context));
+    await closeLedger(context);
   } catch (error) {
     await checkpointer.stop();
     // Whatever a message quotes (a refused cursor, a path), neither client secret is stored.

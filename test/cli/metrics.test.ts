@@ -176,6 +176,15 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
         ),
       );
       expect(lines[0]).toContain("the night's result stands");
+      // A Pushgateway behind Basic authentication: its password never printed.
+      const guarded = closed.replace('//', '//monitor:Push-Secret-81@');
+      const again = await runCli(
+        ['run', '--db', join(dir, 'healthy.db'), '--out', join(dir, 'healthy'), '--push-metrics', guarded],
+        simulatorEnv(healthy),
+      );
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`metrics not pushed to ${closed}/metrics/job/ledger_recon/`);
+      expect(again.stderr).not.toMatch(/Push-Secret-81|monitor:/);
     } finally {
       await healthy.close();
     }
