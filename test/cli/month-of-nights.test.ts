@@ -9,7 +9,7 @@
  * read by ID only when the sync asks for it: a break that arrives with a ledger entry is seen that
  * night, one without an entry or a status change only by the next --full, which reads every card.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -17,17 +17,33 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExportedFinding } from '../../src/findings/finding.js';
 import { toCents } from '../../src/money.js';
 import { startSimulator, type GroundTruth, type Simulator } from '../../src/sim/simulator.js';
-import { runCli, simulatorEnv } from '../support/cli.js';
-import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { type CliResult, runCli, simulatorEnv } from '../support/cli.js';
+import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror, sessionsOfServer } from '../support/test-db.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+/** The JavaScript stack and open handles of the Node.js report written in `folder`, if one was. */
+function nodeReport(folder: string): string {
+  const [file] = existsSync(folder) ? readdirSync(folder) : [];
+  if (file === undefined) return 'none written';
+  const report = JSON.parse(readFileSync(join(folder, file), 'utf8')) as {
+    javascriptStack?: { message?: string; stack?: string[] };
+    libuv?: Array<{ type: string; is_active: boolean; remoteEndpoint?: unknown; localEndpoint?: unknown }>;
+  };
+  const handles = (report.libuv ?? [])
+    .filter((h) => h.is_active)
+    .map((h) => `${h.type} ${JSON.stringify(h.remoteEndpoint ?? h.localEndpoint ?? '')}`);
+  return JSON.stringify({ stack: report.javascriptStack, handles }, null, 1);
+}
+
 /** The first night: 17 October, so that 1 November (night 16) is a month boundary. */
 const FIRST_NIGHT_MS = Date.parse('2026-10-17T02:30:00.000Z');
 const NIGHTS = 31;
 /** The weekly --full. */
 const FULL_NIGHTS = new Set([8, 15, 22, 29]);
+/** A command takes a second or two: one that has not ended in three minutes hangs, and is stopped to say so. */
+const NIGHT_LIMIT_MS = 180_000;
 
 /** A balance break: planted during the day before night `from`, repaired during the day before night `until`. */
 interface Plant {
@@ -104,6 +120,9 @@ async function monthOfNights(
   reperform = false,
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-month-'));
+  // Named in every failure, so that a month seen failing once can be run again.
+  const month = `seed ${seed}, ${cardListShape} card list, breaks ${JSON.stringify(plants)}`;
+  process.stderr.write(`month of nights on ${BACKEND_NAME}: ${month}\n`);
   let now = FIRST_NIGHT_MS - 2 * HOUR;
   const sim: Simulator = await startSimulator({ size: 'small', seed, cardListShape, clock: () => now });
   // The first night a break can be seen: its own, unless only a by-ID read of its card shows it.
@@ -113,6 +132,36 @@ async function monthOfNights(
       : ([...FULL_NIGHTS].find((n) => n >= plant.from) ?? Infinity);
   try {
     const env = simulatorEnv(sim);
+    const reports = join(dir, 'node-reports');
+    mkdirSync(reports);
+    const reporting = {
+      ...env,
+      NODE_OPTIONS: `--report-on-signal --report-signal=SIGUSR2 --report-directory=${reports}`,
+    };
+    /** The CLI at `nowMs`, stopped and failing with the month's name if it hangs. */
+    const cli = async (args: string[], nowMs?: number): Promise<CliResult> => {
+      // Shortly before it is stopped, a hung command is asked what it waits for: its Node.js
+      // report (its stack and open handles) and, on PostgreSQL, the server's sessions.
+      let asked: Promise<string> | undefined;
+      let watch: NodeJS.Timeout | undefined;
+      const result = await runCli(args, reporting, {
+        killAfterMs: NIGHT_LIMIT_MS,
+        ...(nowMs === undefined ? {} : { nowMs }),
+        onStart: (pid) => {
+          watch = setTimeout(() => {
+            process.kill(pid, 'SIGUSR2');
+            asked = sessionsOfServer(db).catch((error: unknown) => String(error));
+          }, NIGHT_LIMIT_MS - 15_000);
+        },
+      });
+      clearTimeout(watch);
+      if (result.signal === 'SIGKILL')
+        throw new Error(
+          `${args.join(' ')} ran past ${NIGHT_LIMIT_MS / 1000} s (${month}); its stderr: ${result.stderr}\n` +
+            `the server's sessions:\n${await asked}\nits Node.js report: ${nodeReport(reports)}`,
+        );
+      return result;
+    };
     const db = mirrorAt(dir);
     const out = join(dir, 'reports');
     const nightMs = (night: number): number => FIRST_NIGHT_MS + (night - 1) * DAY;
@@ -166,8 +215,8 @@ async function monthOfNights(
 
       // ---- the night -------------------------------------------------------------------------------
       const args = ['run', '--json', '--db', db, '--out', out, ...(FULL_NIGHTS.has(night) ? ['--full'] : [])];
-      const result = await runCli(args, env, { nowMs: nightMs(night) });
       const label = `night ${night} (${new Date(nightMs(night)).toISOString().slice(0, 10)})`;
+      const result = await cli(args, nightMs(night));
       expect(result.status, `${label}: ${result.stderr}`).not.toBe(2);
       const json = JSON.parse(result.stdout) as NightJson;
       runIds.push(json.runId);
@@ -211,9 +260,7 @@ async function monthOfNights(
 
       // ---- the month boundary: October is closed on the morning of 1 November -------------------------
       if (new Date(nightMs(night)).toISOString().slice(0, 10) === '2026-11-01') {
-        const close = await runCli(['close', '--period', '2026-10', '--db', db, '--out', out], env, {
-          nowMs: nightMs(night) + HOUR,
-        });
+        const close = await cli(['close', '--period', '2026-10', '--db', db, '--out', out], nightMs(night) + HOUR);
         expect(close.status, close.stdout + close.stderr).toBe(0);
         expect(close.stdout).toMatch(/ties out/);
         expect(close.stdout).not.toMatch(/DOES NOT TIE OUT/);
@@ -257,9 +304,7 @@ async function monthOfNights(
       ).toEqual([runId]);
     }
     // ---- November so far ends now and ties out against the service; the months chain -------------------------
-    const november = await runCli(['close', '--period', '2026-11', '--db', db, '--out', out], env, {
-      nowMs: lastNightMs + HOUR,
-    });
+    const november = await cli(['close', '--period', '2026-11', '--db', db, '--out', out], lastNightMs + HOUR);
     expect(november.status, november.stdout + november.stderr).toBe(0);
     const closeJson = (period: string) =>
       JSON.parse(readFileSync(join(out, `ledger-recon-close-${period}.json`), 'utf8')) as {
@@ -282,7 +327,7 @@ async function monthOfNights(
       await mirror?.close();
     }
     for (const period of reperform ? ['2026-10', '2026-11'] : []) {
-      const again = await runCli(['verify', '--close', period, '--db', db], env);
+      const again = await cli(['verify', '--close', period, '--db', db]);
       expect(again.status, `${period}: ${again.stderr}`).toBe(0);
     }
     const [october, sinceNovember] = [closeJson('2026-10'), closeJson('2026-11')];
@@ -340,7 +385,9 @@ describe(`a month of nights as the cron runs them (${BACKEND_NAME})`, () => {
         fc.constantFrom('full' as const, 'minimal' as const),
         async (plants, seed, shape) => monthOfNights(plants, seed, shape),
       ),
-      { numRuns: Number(process.env['MONTH_OF_NIGHTS_RUNS'] ?? 1) },
+      // A month takes a minute: a failing one is reported as it is (its parameters are printed
+      // at its start), not shrunk, which would take longer than the test has.
+      { numRuns: Number(process.env['MONTH_OF_NIGHTS_RUNS'] ?? 1), endOnFailure: true },
     );
   }, 1_200_000);
 });

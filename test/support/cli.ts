@@ -38,17 +38,19 @@ const CLOCK = fileURLToPath(new URL('./clock.mjs', import.meta.url));
 /**
  * Runs the CLI in a child process without blocking this one (a simulator may live here).
  * `killAfterMs` sends SIGKILL after that long; `nowMs` starts the process's clock at that
- * instant (it runs on in real time), as a night of a simulated month.
+ * instant (it runs on in real time), as a night of a simulated month. `onStart` hears the
+ * child's process ID (to ask a hung one what it waits for).
  */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
-  options: { killAfterMs?: number; nowMs?: number } = {},
+  options: { killAfterMs?: number; nowMs?: number; onStart?: (pid: number) => void } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const clock = options.nowMs === undefined ? [] : ['--import', CLOCK];
     const childEnv = options.nowMs === undefined ? env : { ...env, LEDGER_RECON_TEST_NOW: String(options.nowMs) };
     const child = spawn(process.execPath, [...clock, CLI, ...args], { env: childEnv });
+    if (child.pid !== undefined) options.onStart?.(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

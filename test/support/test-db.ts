@@ -92,6 +92,28 @@ async function inSchema<T>(db: string, work: (client: pg.Client, schema: string)
   }
 }
 
+/**
+ * What the server's ledger-recon sessions are doing, one line each, and the sessions blocking
+ * them: a test names it when a command hangs. Empty on SQLite.
+ */
+export async function sessionsOfServer(db: string): Promise<string> {
+  if (!ON_POSTGRES) return '';
+  const rows = await inSchema(
+    db,
+    async (client) =>
+      (
+        await client.query<Record<string, unknown>>(
+          `SELECT pid, application_name, state, wait_event_type, wait_event, pg_blocking_pids(pid) AS blocked_by,
+                  now() - xact_start AS in_transaction_for, left(query, 300) AS query
+           FROM pg_stat_activity
+           WHERE application_name LIKE 'ledger-recon%' OR pid IN (SELECT unnest(pg_blocking_pids(pid)) FROM pg_stat_activity)
+           ORDER BY pid`,
+        )
+      ).rows,
+  );
+  return rows.map((row) => JSON.stringify(row)).join('\n');
+}
+
 /** The single number a SELECT of one value reads from the mirror at `db`. */
 export async function numberOfMirror(db: string, sql: string, ...params: unknown[]): Promise<number> {
   const [row] = await rowsOfMirror<Record<string, unknown>>(db, sql, ...params);
