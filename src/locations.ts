@@ -11,6 +11,7 @@
  *   shell in any folder find the same mirror.
  * - Run from a checkout (the quick start): `data/` and `reports/` under the current folder.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,9 +62,13 @@ export function defaultLocations(env: NodeJS.ProcessEnv = process.env, installed
 }
 
 /**
- * Whether `db` is the default mirror in the user's data folder, which the first run makes with
- * its folders (nobody typed it, so no typo can conjure it; see `refuseConjuredMirror`).
+ * Whether `db` is the default mirror, which nobody typed, so no typo can conjure it (see
+ * `refuseConjuredMirror`): its first run makes it, with its folders, even where the demo's
+ * mirror already sits in its folder. Not so for `LEDGER_RECON_DB`, which a person types, nor
+ * under a `LEDGER_RECON_HOME` that does not exist.
  */
-export function isUserDataMirror(db: string, locations: Locations = defaultLocations()): boolean {
-  return locations.basis === 'user data folder' && db === locations.db;
+export function isDefaultMirror(db: string, env: NodeJS.ProcessEnv = process.env, installed = isInstalled()): boolean {
+  const locations = defaultLocations({ ...env, LEDGER_RECON_DB: '' }, installed);
+  if (db !== locations.db) return false;
+  return locations.basis !== 'LEDGER_RECON_HOME' || (locations.home !== undefined && existsSync(locations.home));
 }

@@ -1,6 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultLocations, isUserDataMirror } from '../src/locations.js';
+import { defaultLocations, isDefaultMirror } from '../src/locations.js';
 
 describe('default locations', () => {
   it('are under the current folder in a checkout', () => {
@@ -40,11 +42,21 @@ describe('default locations', () => {
     expect(defaultLocations(named, true)).toMatchObject({ db: '/m.db', reports: '/r' });
   });
 
-  it('lets only the default mirror of the user data folder be made without --init', () => {
-    const installed = defaultLocations({ HOME: '/home/recon' }, true);
-    expect(isUserDataMirror(installed.db, installed)).toBe(true);
-    expect(isUserDataMirror('/home/recon/typo/ledger.db', installed)).toBe(false);
-    const checkout = defaultLocations({}, false);
-    expect(isUserDataMirror(checkout.db, checkout)).toBe(false);
+  it('lets the default mirror nobody typed be made without --init, but not LEDGER_RECON_DB nor under a LEDGER_RECON_HOME that is not there', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ledger-recon-home-'));
+    try {
+      const installed = { HOME: '/home/recon' };
+      expect(isDefaultMirror(defaultLocations(installed, true).db, installed, true)).toBe(true);
+      expect(isDefaultMirror('/home/recon/typo/ledger.db', installed, true)).toBe(false);
+      expect(isDefaultMirror(defaultLocations({}, false).db, {}, false)).toBe(true);
+      const typed = { LEDGER_RECON_DB: '/srv/recon/ledger.db' };
+      expect(isDefaultMirror(defaultLocations(typed, false).db, typed, false)).toBe(false);
+      const there = { LEDGER_RECON_HOME: home };
+      expect(isDefaultMirror(defaultLocations(there, true).db, there, true)).toBe(true);
+      const typo = { LEDGER_RECON_HOME: join(home, 'hmoe') };
+      expect(isDefaultMirror(defaultLocations(typo, true).db, typo, true)).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

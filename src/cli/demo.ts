@@ -81,6 +81,7 @@ export async function demo(options: DemoOptions): Promise<void> {
       DP_CLIENT_ID: sim.credentials.dp.clientId,
       DP_CLIENT_SECRET: sim.credentials.dp.clientSecret,
     };
+    // The demo made its mirror's folder (the books, its marker) and clears it each time: its own.
     const summary = await run({
       db,
       out,
@@ -88,6 +89,7 @@ export async function demo(options: DemoOptions): Promise<void> {
       verbose: true,
       write,
       books,
+      init: true,
     });
     // By severity on both sides, so that an info break planted and found cannot read as a miss.
     const planted = [...sim.manifest.breaks, ...sim.manifest.books.breaks];

@@ -272,7 +272,7 @@ export function buildProgram(): Command {
         'a complete pass: re-read the whole ledger, report entries that changed or vanished (run weekly)',
       )
       .option('--json', 'print one summary object on stdout instead of progress')
-      .option('--init', "make a new mirror at --db even where its folder and that folder's parent do not exist yet")
+      .option('--init', 'make a new mirror at --db even in a folder holding other files, or under folders not made yet')
       .option(
         '--rebind',
         'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose',
@@ -317,7 +317,10 @@ export function buildProgram(): Command {
         .option('--out <dir>', 'where the workbook, CSV and JSON go (or LEDGER_RECON_OUT)', outFolder)
         .option('--full', 'a complete sync pass (run weekly)')
         .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
-        .option('--init', "make a new mirror at --db even where its folder and that folder's parent do not exist yet")
+        .option(
+          '--init',
+          'make a new mirror at --db even in a folder holding other files, or under folders not made yet',
+        )
         .option(
           '--rebind',
           'move a mirror bound to other services (another base URL or client ID) to these ones, on purpose',

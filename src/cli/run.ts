@@ -1,4 +1,4 @@
-import { defaultLocations, isUserDataMirror } from '../locations.js';
+import { defaultLocations, isDefaultMirror } from '../locations.js';
 import type { CheckOptions } from '../checks/check.js';
 import { reconcile } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
@@ -142,7 +142,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   try {
     const config = loadConfig(options, options.env);
     const dbPath = options.db ?? defaultLocations().db;
-    refuseConjuredMirror(dbPath, options.init === true || isUserDataMirror(dbPath));
+    refuseConjuredMirror(dbPath, options.init === true || isDefaultMirror(dbPath));
     // Before the night's work, not after it: a --out that cannot be written fails in a second.
     ensureFolder('--out', options.out ?? defaultLocations().reports);
     if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);

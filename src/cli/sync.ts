@@ -1,4 +1,4 @@
-import { defaultLocations, isUserDataMirror } from '../locations.js';
+import { defaultLocations, isDefaultMirror } from '../locations.js';
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { openForWriting, refuseConjuredMirror, shownMirror } from '../db/mirror.js';
@@ -32,7 +32,7 @@ export interface SyncCommandOptions extends ConfigFlags {
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? defaultLocations().db;
-  refuseConjuredMirror(dbPath, options.init === true || isUserDataMirror(dbPath));
+  refuseConjuredMirror(dbPath, options.init === true || isDefaultMirror(dbPath));
   const { mirror, release } = await openForWriting(dbPath, 'sync');
   const interruption = onInterrupt(
     'the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there',

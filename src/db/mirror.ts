@@ -2,7 +2,7 @@
  * The mirror as the stages see it: opened by where it lives, handed to their stores. Which
  * database holds it is the dialect folder's concern (src/db/sqlite/); nothing above the stores asks.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, MirrorError } from '../errors.js';
 import { DEFAULT_SCHEMA, isServerUrl, mirrorFile, shownDb } from './location.js';
@@ -99,11 +99,11 @@ export async function openExistingForWriting(db: string, command: string, firstR
 }
 
 /**
- * A mirror is opened, not conjured: a writing command makes a new SQLite mirror only where its
- * folder exists or would be made under an existing one, or with `--init`. A mistyped `--db`
- * (`/nonexitent/dir/ledger.db`) would otherwise start an empty mirror elsewhere, every finding
- * new and the history left behind. A server's schema is named by its URL (`?schema=`, default
- * `ledger_recon`), and shown in every line and record.
+ * A mirror is opened, not conjured: a writing command makes a new SQLite mirror only in a
+ * folder that is empty, or that does not exist yet under one that does, or with `--init`. A
+ * mistyped `--db` (`/nonexitent/dir/ledger.db`, `reports/ledger.db`) would otherwise start an
+ * empty mirror elsewhere, every finding new and the history left behind. A server's schema is
+ * named by its URL (`?schema=`, default `ledger_recon`), and shown in every line and record.
  * @throws ConfigError naming --db and --init.
  */
 export function refuseConjuredMirror(db: string, init: boolean): void {
@@ -111,11 +111,31 @@ export function refuseConjuredMirror(db: string, init: boolean): void {
   const file = resolve(mirrorFile(db));
   if (existsSync(file)) return;
   const folder = dirname(file);
-  if (existsSync(folder) || existsSync(dirname(folder))) return;
-  throw new ConfigError(
-    '--db',
-    `--db ${db}: there is no mirror there, and neither its folder nor that folder's parent exists (${dirname(folder)}): a mistyped --db would start a new, empty mirror, every finding new and the history elsewhere; correct --db, or give --init to make a new mirror there`,
-  );
+  const refuse = (why: string): never => {
+    throw new ConfigError(
+      '--db',
+      `--db ${db}: there is no mirror there, and ${why}: a mistyped --db would start a new, empty mirror, every finding new and the history elsewhere; correct --db, or give --init to make a new mirror there`,
+    );
+  };
+  if (!existsSync(folder)) {
+    if (!existsSync(dirname(folder))) refuse(`neither its folder nor that folder's parent exists (${dirname(folder)})`);
+    return;
+  }
+  let held: string[];
+  try {
+    held = readdirSync(folder);
+  } catch {
+    return; // not a readable folder: opening the mirror says so, naming it
+  }
+  if (held.length > 0) {
+    const named = held
+      .slice(0, 3)
+      .map((name) => `'${name}'`)
+      .join(', ');
+    refuse(
+      `its folder ${folder} is not empty (it holds ${named}${held.length > 3 ? ` and ${held.length - 3} more` : ''})`,
+    );
+  }
 }
 
 /** The mirror as a JSON record names it: a file's path, or a server's URL without its password and with its schema (the default one named). */

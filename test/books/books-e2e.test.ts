@@ -230,7 +230,7 @@ describe('a night whose books are odd', () => {
     writeFileSync(map, readFileSync(map, 'utf8').replace('"reference"', '"referenze"'));
     const out = join(dir, 'odd-map-out');
     const night = await runCli(
-      ['run', '--db', mirrorAt(dir, 'odd-map'), '--out', out, '--books', books, '--json'],
+      ['run', '--db', mirrorAt(dir, 'odd-map-mirror'), '--out', out, '--books', books, '--json'],
       simulatorEnv(sim),
     );
     expect(night.status).toBe(2);
@@ -259,7 +259,7 @@ describe('a night whose books are odd', () => {
     expect(row?.getCell(2).value).toBe(join(books, 'tenders.csv'));
     // Without --json: the one line names it.
     const line = await runCli(
-      ['run', '--db', mirrorAt(dir, 'odd-map'), '--out', out, '--books', books],
+      ['run', '--db', mirrorAt(dir, 'odd-map-mirror'), '--out', out, '--books', books],
       simulatorEnv(sim),
     );
     expect(line.status).toBe(2);
@@ -273,7 +273,7 @@ describe('a night whose books are odd', () => {
       const books = join(dir, name);
       mkdirSync(join(books, ...(name === 'empty-books' ? [] : ['2026-11'])), { recursive: true });
       const night = await runCli(
-        ['run', '--db', mirrorAt(dir, name), '--out', join(dir, `${name}-out`), '--books', books, '--json'],
+        ['run', '--db', mirrorAt(dir, `${name}-mirror`), '--out', join(dir, `${name}-out`), '--books', books, '--json'],
         simulatorEnv(sim),
       );
       expect(night.status, night.stderr).toBe(2);
@@ -295,7 +295,7 @@ describe('a night whose books are odd', () => {
       writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
     }
     const night = await runCli(
-      ['run', '--db', mirrorAt(dir, 'quiet'), '--out', join(dir, 'quiet-out'), '--books', books, '--json'],
+      ['run', '--db', mirrorAt(dir, 'quiet-mirror'), '--out', join(dir, 'quiet-out'), '--books', books, '--json'],
       simulatorEnv(sim),
     );
     const json = JSON.parse(night.stdout) as {

@@ -173,7 +173,7 @@ describe('--db and --out that cannot be used', () => {
   });
 
   it.skipIf(ON_POSTGRES)(
-    'opens a mirror, never conjures one: a --db whose folder and its parent do not exist is refused, naming --init; --init makes it',
+    'opens a mirror, never conjures one: a --db whose folder and its parent do not exist, or whose folder holds other files, is refused, naming --init; --init makes it',
     async () => {
       const typo = join(dir, 'nonexistent', 'dir', 'ledger.db');
       for (const command of ['sync', 'run']) {
@@ -190,6 +190,21 @@ describe('--db and --out that cannot be used', () => {
       expect((await runCli(['sync', '--db', join(dir, 'new-folder', 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
       expect((await runCli(['sync', '--init', '--db', typo], simulatorEnv(sim))).status).toBe(0);
       expect(existsSync(typo)).toBe(true);
+      // A folder holding other files (the reports, say) is no new mirror's either, but with --init;
+      // an empty one is, and a mirror there opens as it is from then on.
+      const busy = join(dir, 'busy');
+      mkdirSync(busy);
+      for (const name of ['a.xlsx', 'b.csv', 'c.json', 'd.txt']) writeFileSync(join(busy, name), '');
+      const beside = await runCli(['run', '--db', join(busy, 'ledger.db'), '--out', busy], simulatorEnv(sim));
+      expect(oneLine(beside)).toBe(
+        `ledger-recon: --db ${join(busy, 'ledger.db')}: there is no mirror there, and its folder ${busy} is not empty (it holds 'a.xlsx', 'b.csv', 'c.json' and 1 more): a mistyped --db would start a new, empty mirror, every finding new and the history elsewhere; correct --db, or give --init to make a new mirror there`,
+      );
+      expect(readdirSync(busy)).toHaveLength(4);
+      expect((await runCli(['sync', '--init', '--db', join(busy, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
+      const empty = join(dir, 'empty');
+      mkdirSync(empty);
+      expect((await runCli(['sync', '--db', join(empty, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
+      expect((await runCli(['sync', '--db', join(empty, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
     },
   );
 
@@ -376,7 +391,7 @@ describe('a period close that cannot be written', () => {
 
 describe('a mirror this version cannot use', () => {
   it.skipIf(ON_POSTGRES)('names a mirror written by a newer ledger-recon, and leaves it as it was', async () => {
-    const db = join(dir, 'newer.db');
+    const db = join(dir, 'newer', 'newer.db');
     expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
     const mirror = new Database(db);
     const applied = mirror.prepare('SELECT COUNT(*) FROM __drizzle_migrations').pluck().get() as number;

@@ -107,7 +107,7 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
   afterAll(async () => sim.close());
 
   it("pushes and writes the night's figures, equal to its JSON record; a failed night keeps the last success", async () => {
-    const db = join(dir, 'planted.db');
+    const db = join(dir, 'planted', 'planted.db');
     const file = join(dir, 'textfile', 'ledger_recon.prom');
     mkdirSync(join(dir, 'textfile'));
     const args = ['run', '--db', db, '--out', join(dir, 'out'), '--json'];
@@ -164,7 +164,7 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
     const healthy = await startSimulator({ seed: 32, size: 'tiny' });
     try {
       const night = await runCli(
-        ['run', '--db', join(dir, 'healthy.db'), '--out', join(dir, 'healthy'), '--push-metrics', closed],
+        ['run', '--db', join(dir, 'healthy', 'healthy.db'), '--out', join(dir, 'healthy'), '--push-metrics', closed],
         simulatorEnv(healthy),
       );
       expect(night.status, night.stderr).toBe(0);
@@ -179,7 +179,7 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
       // A Pushgateway behind Basic authentication: its password never printed.
       const guarded = closed.replace('//', '//monitor:Push-Secret-81@');
       const again = await runCli(
-        ['run', '--db', join(dir, 'healthy.db'), '--out', join(dir, 'healthy'), '--push-metrics', guarded],
+        ['run', '--db', join(dir, 'healthy', 'healthy.db'), '--out', join(dir, 'healthy'), '--push-metrics', guarded],
         simulatorEnv(healthy),
       );
       expect(again.status, again.stderr).toBe(0);
@@ -192,7 +192,7 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
 
   it('refuses a --metrics-file that is a folder before the night, and a --push-metrics that is not a URL', async () => {
     const folder = await runCli(
-      ['run', '--db', join(dir, 'never.db'), '--metrics-file', dir, '--out', join(dir, 'never')],
+      ['run', '--db', join(dir, 'never', 'never.db'), '--metrics-file', dir, '--out', join(dir, 'never')],
       simulatorEnv(sim),
     );
     expect(folder.status).toBe(2);

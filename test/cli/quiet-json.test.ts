@@ -17,7 +17,7 @@ let out: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-quiet-'));
-  db = join(dir, 'ledger.db');
+  db = join(dir, 'ledger', 'ledger.db');
   out = join(dir, 'reports');
   sim = await startSimulator({ seed: 41, size: 'tiny', plant: true });
   const night = await runCli(['run', '--db', db, '--out', out, '--quiet'], simulatorEnv(sim));
@@ -122,25 +122,28 @@ describe('-v and --log-level', () => {
     const faulty = await startSimulator({ seed: 42, size: 'tiny', faults: { rate: 0.2, kinds: ['error500'] } });
     try {
       const env = simulatorEnv(faulty);
-      const info = await runCli(['sync', '--db', join(dir, 'faulty.db'), '-v', '--quiet'], env);
+      const info = await runCli(['sync', '--db', join(dir, 'faulty', 'faulty.db'), '-v', '--quiet'], env);
       expect(info.status, info.stderr).toBe(0);
       const retries = info.stderr.split('\n').filter((line) => line.includes('retry'));
       expect(retries.length).toBeGreaterThan(0);
       expect(retries[0]).toMatch(/^ledger-recon: (giftcard|dp) GET \/\S+: HTTP 500, retry \d+ in \d+\.\d s$/);
       expect(info.stderr).not.toContain('→');
 
-      const debug = await runCli(['--log-level', 'debug', 'sync', '--db', join(dir, 'faulty.db'), '--quiet'], env);
+      const debug = await runCli(
+        ['--log-level', 'debug', 'sync', '--db', join(dir, 'faulty', 'faulty.db'), '--quiet'],
+        env,
+      );
       expect(debug.status, debug.stderr).toBe(0);
       expect(debug.stderr).toMatch(/^ledger-recon: giftcard GET \/v1\/giftCards\S* → 200 in \d+ ms$/m);
       for (const secret of [faulty.credentials.giftcard.clientSecret, faulty.credentials.dp.clientSecret]) {
         expect(info.stderr).not.toContain(secret);
         expect(debug.stderr).not.toContain(secret);
       }
-      const quiet = await runCli(['sync', '--db', join(dir, 'faulty.db'), '--quiet'], env);
+      const quiet = await runCli(['sync', '--db', join(dir, 'faulty', 'faulty.db'), '--quiet'], env);
       expect(quiet.stderr).toBe('');
 
       // Each resource's line counts its own retries: the lines add up to the closing total and to the log.
-      const counted = await runCli(['sync', '--db', join(dir, 'faulty-count.db'), '-v'], env);
+      const counted = await runCli(['sync', '--db', join(dir, 'faulty-count', 'faulty-count.db'), '-v'], env);
       expect(counted.status, counted.stderr).toBe(0);
       const lines = counted.stderr.split('\n');
       const perResource = lines

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,7 +112,7 @@ describe('ledger-recon sync', () => {
   // SQLite's lock file; PostgreSQL's advisory lock is test/db/pg-mirror.test.ts's and test/cli/postgres.test.ts's.
   it.skipIf(ON_POSTGRES)('lets one sync at a time hold a mirror: a second exits 2 naming the holder', async () => {
     const slow = await startSimulator({ seed: 52, size: 'tiny', faults: { rate: 1, kinds: ['slow'], slowMs: 150 } });
-    const db = join(dir, 'locked.db');
+    const db = join(dir, 'locked', 'locked.db');
     try {
       const first = runCli(['sync', '--db', db], simulatorEnv(slow));
       for (let i = 0; i < 100 && !existsSync(`${db}.lock`); i += 1) await new Promise((r) => setTimeout(r, 20));
@@ -134,7 +134,8 @@ describe('ledger-recon sync', () => {
     async () => {
       // Opening first would migrate the mirror, or build a bulk load's indexes under the holder.
       // A file that is no database makes any such touch fail loudly instead of naming the holder.
-      const db = join(dir, 'held.db');
+      const db = join(dir, 'held', 'held.db');
+      mkdirSync(join(dir, 'held'));
       writeFileSync(db, 'not a database: whoever opens it fails');
       const lock = acquireLock(db, 'sync');
       try {

@@ -55,7 +55,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
   it.each([60, 80, 120])(
     'shows one line per resource and a closing line after a sync, none wider than %i columns',
     async (width) => {
-      const lines = await screen(width, ['sync', '--db', join(dir, `sync-${width}.db`)]);
+      const lines = await screen(width, ['sync', '--db', join(dir, `sync-${width}`, `sync-${width}.db`)]);
       for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(width);
       // Redrawn in place: each resource stands on exactly one line, nothing stale left above it.
       for (const resource of RESOURCES)
@@ -122,7 +122,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
   it.skipIf(ON_POSTGRES)(
     'wraps the notice of a first sync stopped mid-load between words, in 80 columns',
     async () => {
-      const db = join(dir, 'stopped-load.db');
+      const db = join(dir, 'stopped-load', 'stopped-load.db');
       expect((await screen(120, ['sync', '--db', db])).at(-1)).toBe('exit 0');
       await changeMirror(db, 'DROP INDEX gift_card_transactions_reference');
       const lines = await screen(80, ['sync', '--db', db]);

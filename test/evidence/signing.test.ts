@@ -34,7 +34,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'signing.pub'), ours.public);
   writeFileSync(join(dir, 'other.pub'), theirs.public);
   sim = await startSimulator({ seed: 51, size: 'tiny', plant: true });
-  db = join(dir, 'ledger.db');
+  db = join(dir, 'ledger', 'ledger.db');
   out = join(dir, 'reports');
   const night = await runCli(
     ['run', '--db', db, '--out', out, '--quiet', '--sign-key', join(dir, 'signing.pem')],
@@ -129,13 +129,21 @@ describe('--sign-key and verify --public-key', () => {
       ['garbage.pem', 'not an Ed25519 private key in PEM'],
     ] as const) {
       const night = await runCli(
-        ['run', '--db', join(dir, `never-${key}.db`), '--out', join(dir, 'never'), '--sign-key', join(dir, key)],
+        [
+          'run',
+          '--db',
+          join(dir, `never-${key}`, `never-${key}.db`),
+          '--out',
+          join(dir, 'never'),
+          '--sign-key',
+          join(dir, key),
+        ],
         simulatorEnv(sim),
       );
       expect(night.status).toBe(2);
       expect(night.stderr).toContain(message);
       expect(night.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(existsSync(join(dir, `never-${key}.db`))).toBe(false);
+      expect(existsSync(join(dir, `never-${key}`, `never-${key}.db`))).toBe(false);
     }
   });
 });

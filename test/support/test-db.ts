@@ -6,6 +6,7 @@
  * (test/support/postgres-schemas.ts). A test names where a mirror lives with {@link mirrorAt}
  * and reads it with {@link rowsOfMirror}, and so runs unchanged on both.
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -24,11 +25,16 @@ export const BACKEND_NAME = ON_POSTGRES ? 'PostgreSQL' : 'SQLite';
 const schemas: Array<() => Promise<void>> = [];
 
 /**
- * Where a new mirror named `name` lives: the file `<dir>/<name>.db` on SQLite, a new schema's
- * URL on PostgreSQL. The same name in the same folder is the same mirror.
+ * Where a new mirror named `name` lives: the file `<dir>/<name>/<name>.db` on SQLite (a folder
+ * of its own under `dir`, made if need be, as a new mirror must have: the test's folder holds
+ * its reports and books too), a
+ * new schema's URL on PostgreSQL. The same name in the same folder is the same mirror.
  */
 export function mirrorAt(dir: string, name = 'ledger'): string {
-  if (!ON_POSTGRES) return join(dir, `${name}.db`);
+  if (!ON_POSTGRES) {
+    mkdirSync(dir, { recursive: true });
+    return join(dir, name, `${name}.db`);
+  }
   const key = `${dir}\0${name}`;
   const known = locations.get(key);
   if (known !== undefined) return known;

@@ -34,7 +34,7 @@ describe.each(BACKENDS)('a sync killed with SIGKILL at random moments ($name)', 
     'completes on the next run with the mirror equal to the ground truth, and intact',
     async () => {
       const location = backend.location();
-      const db = backend.name === 'sqlite' ? join(dir, 'crash.db') : location.db;
+      const db = backend.name === 'sqlite' ? join(dir, 'crash', 'crash.db') : location.db;
       const random = new Random(20261122);
       let kills = 0;
       for (let round = 0; round < 12 && kills < 6; round += 1) {
@@ -79,7 +79,7 @@ describe('an incremental sync killed with SIGKILL after the services moved', () 
     });
     try {
       const env = simulatorEnv(moving);
-      const db = join(dir, 'incremental.db');
+      const db = join(dir, 'incremental', 'incremental.db');
       const first = await runCli(['sync', '--db', db, '--json'], env);
       expect(first.status, first.stderr).toBe(0);
       const random = new Random(20261125);
