@@ -123,7 +123,8 @@ export function refuseConjuredMirror(db: string, init: boolean): void {
   }
   let held: string[];
   try {
-    held = readdirSync(folder);
+    // Hidden files aside (a `.gitkeep`, a `.DS_Store`): empty as `ls` shows it.
+    held = readdirSync(folder).filter((name) => !name.startsWith('.'));
   } catch {
     return; // not a readable folder: opening the mirror says so, naming it
   }

@@ -191,7 +191,7 @@ describe('--db and --out that cannot be used', () => {
       expect((await runCli(['sync', '--init', '--db', typo], simulatorEnv(sim))).status).toBe(0);
       expect(existsSync(typo)).toBe(true);
       // A folder holding other files (the reports, say) is no new mirror's either, but with --init;
-      // an empty one is, and a mirror there opens as it is from then on.
+      // an empty one is (hidden files aside), and a mirror there opens as it is from then on.
       const busy = join(dir, 'busy');
       mkdirSync(busy);
       for (const name of ['a.xlsx', 'b.csv', 'c.json', 'd.txt']) writeFileSync(join(busy, name), '');
@@ -203,6 +203,7 @@ describe('--db and --out that cannot be used', () => {
       expect((await runCli(['sync', '--init', '--db', join(busy, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
       const empty = join(dir, 'empty');
       mkdirSync(empty);
+      writeFileSync(join(empty, '.gitkeep'), '');
       expect((await runCli(['sync', '--db', join(empty, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
       expect((await runCli(['sync', '--db', join(empty, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
     },
