@@ -112,7 +112,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
   }, 60_000);
 
   /** Starts a sync in a child process, slowed so that it is mid-walk when `interrupt` runs; resolves when it ends. */
-  const interrupted = async (db: string, interrupt: () => Promise<void>): Promise<CliResult> => {
+  const interrupted = async (db: string, interrupt: (pid: number) => Promise<void>): Promise<CliResult> => {
     sim.faults.options = { rate: 0.6, kinds: ['slow'], slowMs: 60 };
     try {
       const child = spawn(process.execPath, [CLI, 'sync', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -124,7 +124,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
         child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr })),
       );
       await new Promise((resolve) => setTimeout(resolve, 900));
-      await interrupt();
+      await interrupt(child.pid ?? 0);
       return await ended;
     } finally {
       sim.faults.options = {};
@@ -149,11 +149,13 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
 
   it('loses nothing when a worker’s connection is killed mid-sync (pg_terminate_backend): it stops in one line, and another process resumes', async () => {
     const a = schema();
-    const killed = await interrupted(a.url, async () => {
+    const killed = await interrupted(a.url, async (pid) => {
       const admin = new pg.Client({ connectionString: serverUrl });
       await admin.connect();
+      // This sync's sessions only: the server is shared with the other test files' commands.
       const ended = await admin.query(
-        "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name LIKE 'ledger-recon sync %'",
+        'SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name LIKE $1',
+        [`ledger-recon sync ${pid} %`],
       );
       await admin.end();
       expect(ended.rows.length).toBeGreaterThan(0);
