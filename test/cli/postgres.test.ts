@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { openForReading, openForWriting } from '../../src/db/mirror.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { CLI, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { CLI, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { pictureOf, truthPicture } from '../support/mirror.js';
 import { newSchema, startPostgres } from '../support/postgres.js';
 
@@ -110,6 +110,37 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     }
     expect((await runCli(['check', '--db', a.url], env)).status).toBe(1);
   }, 60_000);
+
+  it('stops in one line, not a hung night, when another session holds a lock on the mirror past LEDGER_RECON_LOCK_WAIT; runs once it is gone', async () => {
+    const a = schema();
+    expect((await runCli(['sync', '--db', a.url], env)).status).toBe(0);
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      // An analyst's session, say, that left a transaction open over an ALTER of the cards' table.
+      await admin.query('BEGIN');
+      await admin.query(`LOCK TABLE "${a.schema}".gift_cards IN ACCESS EXCLUSIVE MODE`);
+      const started = Date.now();
+      const stopped = await runCli(
+        ['check', '--db', a.url],
+        { ...env, LEDGER_RECON_LOCK_WAIT: '2' },
+        { killAfterMs: 60_000 },
+      );
+      expect(stopped.signal).toBeNull();
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(oneFailureLine(stopped, [])).toMatch(
+        /^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ waited too long for a lock another session holds on its tables \(55P03: canceling statement due to lock timeout; LEDGER_RECON_LOCK_WAIT\): nothing half-written stays; find that session .* then run again: it resumes from what was committed$/,
+      );
+      await admin.query('ROLLBACK');
+      expect((await runCli(['check', '--db', a.url], { ...env, LEDGER_RECON_LOCK_WAIT: '2' })).status).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    const refused = await runCli(['check', '--db', a.url], { ...env, LEDGER_RECON_LOCK_WAIT: 'ten' });
+    expect(oneFailureLine(refused, [])).toBe(
+      'ledger-recon: LEDGER_RECON_LOCK_WAIT=ten: give the seconds a statement may wait for a lock on the mirror, 1 to 86400 (default 600)',
+    );
+  }, 120_000);
 
   /** Starts a sync in a child process, slowed so that it is mid-walk when `interrupt` runs; resolves when it ends. */
   const interrupted = async (db: string, interrupt: (pid: number) => Promise<void>): Promise<CliResult> => {

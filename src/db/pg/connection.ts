@@ -128,6 +128,10 @@ const GONE_MESSAGE =
  */
 export function serverGone(shown: string, error: unknown): unknown {
   const { code, message } = error as { code?: string; message?: string };
+  if (code === '55P03')
+    return new MirrorError(
+      `the mirror ${shown} waited too long for a lock another session holds on its tables (${code}: ${message}; LEDGER_RECON_LOCK_WAIT): nothing half-written stays; find that session (SELECT pid, application_name, state, query FROM pg_stat_activity WHERE pid IN (SELECT unnest(pg_blocking_pids(pid)) FROM pg_stat_activity)), let it finish or end it, then run again: it resumes from what was committed`,
+    );
   const short = typeof code === 'string' ? SHORT_OF[code] : undefined;
   if (short !== undefined)
     return new MirrorError(
