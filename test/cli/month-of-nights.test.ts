@@ -5,9 +5,10 @@
  * breaks planted on some days and repaired on later ones. Nothing moves while a night runs: a
  * break must be an error the first night it can be seen, a repaired one resolved the next night,
  * and nothing is ever in flight; at the end, every night and both closes re-perform from the
- * mirror's history (verify --run, --close). Where the card list gives only {giftCardId, status}, a card is
- * read by ID only when the sync asks for it: a break that arrives with a ledger entry is seen that
- * night, one without an entry or a status change only by the next --full, which reads every card.
+ * mirror's history (verify --run, --close). Where the card list gives only {giftCardId, status},
+ * a card is read by ID only when the sync asks for it: a break that arrives with a ledger entry is
+ * seen that night; one without is seen on the first night after the day's activity gives its
+ * card an entry, or by the next --full, which reads every card.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,11 +126,11 @@ async function monthOfNights(
   process.stderr.write(`month of nights on ${BACKEND_NAME}: ${month}\n`);
   let now = FIRST_NIGHT_MS - 2 * HOUR;
   const sim: Simulator = await startSimulator({ size: 'small', seed, cardListShape, clock: () => now });
-  // The first night a break can be seen: its own, unless only a by-ID read of its card shows it.
-  const seenFrom = (plant: Plant): number =>
-    plant.withDebit || cardListShape === 'full'
-      ? plant.from
-      : ([...FULL_NIGHTS].find((n) => n >= plant.from) ?? Infinity);
+  // The night each break is first seen: its own where it arrives with an entry or the card list
+  // carries balances; else the first night its card is read by ID: a --full, or one after a day
+  // of activity on the card (before the plant or after), which the settle pass reads again.
+  const seenOn = new Map<Plant, number>();
+  const seenFrom = (plant: Plant): number => seenOn.get(plant) ?? Infinity;
   try {
     const env = simulatorEnv(sim);
     const reports = join(dir, 'node-reports');
@@ -212,6 +213,14 @@ async function monthOfNights(
       now = nightMs(night) - 60_000;
       sim.runServiceJobs();
       // Nothing moves while the night runs: the world's clock stands at 02:29.
+      const entries = sim.truth().transactions;
+      for (const plant of plants.filter((p) => p.from <= night && p.until > night && !seenOn.has(p))) {
+        // An entry since the last night, before the plant or after it: the night reads the card again.
+        const touched = entries.some(
+          (e) => e.giftCardId === planted.get(plant) && Date.parse(e.createdAt) > nightMs(night - 1),
+        );
+        if (plant.withDebit || cardListShape === 'full' || FULL_NIGHTS.has(night) || touched) seenOn.set(plant, night);
+      }
 
       // ---- the night -------------------------------------------------------------------------------
       const args = ['run', '--json', '--db', db, '--out', out, ...(FULL_NIGHTS.has(night) ? ['--full'] : [])];
