@@ -170,6 +170,14 @@ export function maxBodyBytesOf(env: NodeJS.ProcessEnv = process.env): number | C
   return wholeNumberSetting(env, 'LEDGER_RECON_MAX_BODY_MB', 'megabytes', 1, 1024, DEFAULT_MAX_BODY_MB, MB);
 }
 
+/**
+ * LEDGER_RECON_LOCK_WAIT: how long a statement of a PostgreSQL mirror waits for a lock another
+ * session holds, whole seconds from 1 to 86400 (default 600), in ms.
+ */
+export function lockWaitMsOf(env: NodeJS.ProcessEnv = process.env): number | ConfigError {
+  return wholeNumberSetting(env, 'LEDGER_RECON_LOCK_WAIT', 'seconds', 1, 86_400, 600, 1000);
+}
+
 /** A setting of whole units within bounds, times `scale`; its default when unset. */
 function wholeNumberSetting(
   env: NodeJS.ProcessEnv,

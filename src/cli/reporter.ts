@@ -21,8 +21,7 @@ export interface Reporter {
 export function reporter(options: Reporting): Reporter {
   const raw = options.write ?? ((text: string) => process.stdout.write(text));
   // On a terminal, a person's lines wrap between words at its width (never the JSON); a pipe gets them whole.
-  const write =
-    options.write ?? ((text: string) => process.stdout.write(wrapText(text, terminalWidth(process.stdout))));
+  const write = options.write ?? ((text: string) => raw(wrapText(text, terminalWidth(process.stdout))));
   return {
     say: (text) => {
       if (!options.json && !options.quiet) write(text);

@@ -138,7 +138,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     }
     const refused = await runCli(['check', '--db', a.url], { ...env, LEDGER_RECON_LOCK_WAIT: 'ten' });
     expect(oneFailureLine(refused, [])).toBe(
-      'ledger-recon: LEDGER_RECON_LOCK_WAIT=ten: give the seconds a statement may wait for a lock on the mirror, 1 to 86400 (default 600)',
+      'ledger-recon: LEDGER_RECON_LOCK_WAIT is "ten": it must be whole seconds from 1 to 86400',
     );
   }, 120_000);
 

@@ -13,6 +13,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
+import { lockWaitMsOf } from '../../config.js';
 import { ConfigError, LockHeldError, MirrorError } from '../../errors.js';
 import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
@@ -90,20 +91,6 @@ export interface PgMirror extends Mirror {
 const LOCK_SEED = 0x4c52; // 'LR'
 const lockKey = `SELECT pg_catalog.hashtextextended($2, $1::bigint) AS key`;
 
-/** How long a statement of the mirror waits for a lock another session holds: LEDGER_RECON_LOCK_WAIT seconds, default 600. */
-export function lockWaitMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env['LEDGER_RECON_LOCK_WAIT'];
-  if (text === undefined || text === '') return LOCK_WAIT_DEFAULT_S * 1000;
-  const seconds = /^\d{1,5}$/.test(text) ? Number(text) : 0;
-  if (seconds < 1 || seconds > 86_400)
-    throw new ConfigError(
-      'LEDGER_RECON_LOCK_WAIT',
-      `LEDGER_RECON_LOCK_WAIT=${text}: give the seconds a statement may wait for a lock on the mirror, 1 to 86400 (default ${LOCK_WAIT_DEFAULT_S})`,
-    );
-  return seconds * 1000;
-}
-const LOCK_WAIT_DEFAULT_S = 600;
-
 /**
  * Opens the mirror in its schema: makes the schema and brings it up to date unless read-only,
  * takes the lock first when asked. @throws LockHeldError naming the holder, MirrorError when the
@@ -111,6 +98,8 @@ const LOCK_WAIT_DEFAULT_S = 600;
  */
 export async function openPgMirror(url: string, options: PgOpenOptions = {}): Promise<PgMirror> {
   const location = pgLocation(url);
+  const lockWaitMs = lockWaitMsOf();
+  if (lockWaitMs instanceof ConfigError) throw lockWaitMs;
   const startedAt = new Date().toISOString();
   const pool = new pg.Pool({
     connectionString: location.connectionString,
@@ -121,7 +110,7 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
     connectionTimeoutMillis: 10_000,
     // A statement waiting on a lock another session holds (an open transaction, an ALTER, a
     // VACUUM FULL) stops the command in one line (serverGone, 55P03) instead of hanging the night.
-    lock_timeout: lockWaitMs(),
+    lock_timeout: lockWaitMs,
   });
   // A connection that fails while idle (the server gone): the next statement reports it.
   pool.on('error', () => undefined);
