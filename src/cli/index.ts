@@ -8,7 +8,7 @@ import { addServiceOptions } from './service-options.js';
 import { SQL_FORMATS } from './sql-formats.js';
 import { LOG_LEVELS } from '../log.js';
 import { shownDb } from '../db/location.js';
-import { defaultLocations } from '../locations.js';
+import { defaultLocations, type Locations } from '../locations.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -115,6 +115,15 @@ function addCheckOptions(command: Command): Command {
     );
 }
 
+/** What several commands share: the mirror, the reports folder and the signing key, as options. */
+interface SharedOptions {
+  /** The mirror: a file or a PostgreSQL schema; help shows a URL's default without its password. */
+  db: () => Option;
+  /** The key signing a seal: its path only, read by the command that seals (never stored). */
+  signKey: () => Option;
+  outFolder: string;
+}
+
 /**
  * The `ledger-recon` program: declarations only; each command lives in its own file, loaded
  * when the command runs, so `--help` and `--version` load no heavy module (exceljs, drizzle,
@@ -123,69 +132,87 @@ function addCheckOptions(command: Command): Command {
 export function buildProgram(): Command {
   // Read once the environment (and any --settings file) is in place: main.ts loads that first.
   const locations = defaultLocations();
-  const mirrorPath = locations.db;
-  // The mirror: a file or a PostgreSQL schema; help shows a URL's default without its password.
-  const db = () =>
-    new Option(
-      '--db <path|url>',
-      'the mirror: a SQLite file, or postgres://user@host:port/db?schema=name (or LEDGER_RECON_DB)',
-    ).default(mirrorPath, shownDb(mirrorPath));
-  const outFolder = locations.reports;
-  // The key signing a seal: its path only, read by the command that seals (never stored).
-  const signKey = () =>
-    new Option(
-      '--sign-key <file>',
-      'sign the evidence manifest with this Ed25519 private key (PEM; or LEDGER_RECON_SIGN_KEY): …-evidence.dsse.json',
-    ).default(process.env['LEDGER_RECON_SIGN_KEY'] || undefined);
-  const program = new Command('ledger-recon')
-    // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
-    .exitOverride()
-    .description(
-      'Reconciles a gift card service and a delivery partner service to the cent: mirrors both into SQLite or PostgreSQL, ' +
-        'runs the check catalogue, tracks findings across runs, and writes reports for auditors.',
-    )
-    .version(version, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help for a command')
-    // Each command's help lists the options every command takes (--settings, --timeout, --umask, --verbose).
-    .configureHelp({ showGlobalOptions: true })
-    .option(
-      '--settings <file>',
-      'read settings from this file (KEY=value lines); the environment and flags take precedence',
-    )
-    .option(
-      '--timeout <seconds>',
-      'how long one request may take before it is retried (default 30; env LEDGER_RECON_TIMEOUT)',
-    )
-    .option('--umask <mask>', 'file-creation mask for the mirror and the reports (default 077: the owner alone)')
-    .option('--verbose', 'the stack of an unexpected error')
-    .option('--quiet', 'errors only: no progress, no summary (rows and --json still print; the exit code tells)')
-    .addOption(
-      new Option('--log-level <level>', 'the talk with the services on stderr: info each retry, debug every request')
-        .choices(LOG_LEVELS)
-        .default('warn'),
-    )
-    .option('-v', 'log each retry of a request with its cause (--log-level info)')
-    // The global options reach every command: --quiet as the command's own option, the log level
-    // through the environment the service clients read.
-    .hook('preAction', (root, command) => {
-      const globals = command.optsWithGlobals();
-      if (globals['quiet'] === true) command.setOptionValue('quiet', true);
-      const level =
-        root.getOptionValueSource('logLevel') === 'default' && globals['v'] === true ? 'info' : globals['logLevel'];
-      process.env['LEDGER_RECON_LOG_LEVEL'] = String(level);
-    })
-    .showHelpAfterError('(add --help for usage)')
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 reconciled, 1 breaks at or above --fail-on, 2 could not complete\n' +
-        '(configuration, credentials, service unreachable, lock held), 130 / 143\n' +
-        'stopped by Ctrl-C / SIGTERM (the next run resumes).\n\n' +
-        'Configuration comes from GIFTCARD_API_URL, GIFTCARD_CLIENT_ID,\n' +
-        'GIFTCARD_CLIENT_SECRET, DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each\n' +
-        'has a flag that overrides it. LEDGER_RECON_DB and LEDGER_RECON_OUT set the\n' +
-        'default --db and --out; --settings FILE reads any of them from a file.',
-    );
+  const shared: SharedOptions = {
+    db: () =>
+      new Option(
+        '--db <path|url>',
+        'the mirror: a SQLite file, or postgres://user@host:port/db?schema=name (or LEDGER_RECON_DB)',
+      ).default(locations.db, shownDb(locations.db)),
+    signKey: () =>
+      new Option(
+        '--sign-key <file>',
+        'sign the evidence manifest with this Ed25519 private key (PEM; or LEDGER_RECON_SIGN_KEY): …-evidence.dsse.json',
+      ).default(process.env['LEDGER_RECON_SIGN_KEY'] || undefined),
+    outFolder: locations.reports,
+  };
+  const program = rootCommand();
+  addSimulate(program);
+  addServiceCommands(program, shared);
+  addNightCommands(program, shared);
+  addBooksCommands(program, shared);
+  addOutputCommands(program, shared);
+  addEvidenceCommands(program, shared);
+  addMirrorCommands(program, shared, locations);
+  for (const [path, lines] of Object.entries(EXAMPLES)) commandAt(program, path).addHelpText('after', examples(lines));
+  return program;
+}
 
+/** The program itself: its description, global options, and the hook that hands them to every command. */
+function rootCommand(): Command {
+  return (
+    new Command('ledger-recon')
+      // Before any subcommand is declared, so each inherits it: usage errors become exit 2.
+      .exitOverride()
+      .description(
+        'Reconciles a gift card service and a delivery partner service to the cent: mirrors both into SQLite or PostgreSQL, ' +
+          'runs the check catalogue, tracks findings across runs, and writes reports for auditors.',
+      )
+      .version(version, '-V, --version', 'print the version')
+      .helpOption('-h, --help', 'show help for a command')
+      // Each command's help lists the options every command takes (--settings, --timeout, --umask, --verbose).
+      .configureHelp({ showGlobalOptions: true })
+      .option(
+        '--settings <file>',
+        'read settings from this file (KEY=value lines); the environment and flags take precedence',
+      )
+      .option(
+        '--timeout <seconds>',
+        'how long one request may take before it is retried (default 30; env LEDGER_RECON_TIMEOUT)',
+      )
+      .option('--umask <mask>', 'file-creation mask for the mirror and the reports (default 077: the owner alone)')
+      .option('--verbose', 'the stack of an unexpected error')
+      .option('--quiet', 'errors only: no progress, no summary (rows and --json still print; the exit code tells)')
+      .addOption(
+        new Option('--log-level <level>', 'the talk with the services on stderr: info each retry, debug every request')
+          .choices(LOG_LEVELS)
+          .default('warn'),
+      )
+      .option('-v', 'log each retry of a request with its cause (--log-level info)')
+      // The global options reach every command: --quiet as the command's own option, the log level
+      // through the environment the service clients read.
+      .hook('preAction', (root, command) => {
+        const globals = command.optsWithGlobals();
+        if (globals['quiet'] === true) command.setOptionValue('quiet', true);
+        const level =
+          root.getOptionValueSource('logLevel') === 'default' && globals['v'] === true ? 'info' : globals['logLevel'];
+        process.env['LEDGER_RECON_LOG_LEVEL'] = String(level);
+      })
+      .showHelpAfterError('(add --help for usage)')
+      .addHelpText(
+        'after',
+        '\nExit codes: 0 reconciled, 1 breaks at or above --fail-on, 2 could not complete\n' +
+          '(configuration, credentials, service unreachable, lock held), 130 / 143\n' +
+          'stopped by Ctrl-C / SIGTERM (the next run resumes).\n\n' +
+          'Configuration comes from GIFTCARD_API_URL, GIFTCARD_CLIENT_ID,\n' +
+          'GIFTCARD_CLIENT_SECRET, DP_API_URL, DP_CLIENT_ID and DP_CLIENT_SECRET; each\n' +
+          'has a flag that overrides it. LEDGER_RECON_DB and LEDGER_RECON_OUT set the\n' +
+          'default --db and --out; --settings FILE reads any of them from a file.',
+      )
+  );
+}
+
+/** `simulate`: both services, generated, on 127.0.0.1. */
+function addSimulate(program: Command): void {
   program
     .command('simulate')
     .description('serve simulators of both services on 127.0.0.1, for demos, tests and benchmarks')
@@ -241,7 +268,10 @@ export function buildProgram(): Command {
     .option('--control', 'read "activity N" (apply N legal operations) and "latency MS" lines on stdin (benchmarks)')
 
     .action(async (options) => (await import('./simulate.js')).simulate(options));
+}
 
+/** `ping`, `doctor` and `sync`: the commands that talk to the services. */
+function addServiceCommands(program: Command, { db, outFolder }: SharedOptions): void {
   addServiceOptions(
     program
       .command('ping')
@@ -293,7 +323,10 @@ export function buildProgram(): Command {
   ).action(async (options) => {
     await (await import('./sync.js')).sync(options);
   });
+}
 
+/** `check` and `run`: the night, and its judging alone. */
+function addNightCommands(program: Command, { db, outFolder, signKey }: SharedOptions): void {
   addCheckOptions(
     program
       .command('check')
@@ -359,7 +392,10 @@ export function buildProgram(): Command {
   ).action(async (options) => {
     await (await import('./run.js')).run(options);
   });
+}
 
+/** `books import`: the merchant's own books. */
+function addBooksCommands(program: Command, { db }: SharedOptions): void {
   const books = program
     .command('books')
     .description("the merchant's own books, matched against the services at every check");
@@ -397,7 +433,10 @@ export function buildProgram(): Command {
     .action(async (files: string[], options) => {
       await (await import('./books.js')).booksImport(files, options);
     });
+}
 
+/** `report`, `close` and `sql`: what the mirror says, written or asked. */
+function addOutputCommands(program: Command, { db, outFolder, signKey }: SharedOptions): void {
   program
     .command('report')
     .description('write the workbook, CSV and JSON of a check run (the newest by default) from the mirror')
@@ -453,7 +492,10 @@ export function buildProgram(): Command {
     .action(async (statement: string | undefined, options) => {
       await (await import('./sql.js')).sql(statement, options);
     });
+}
 
+/** `verify` and `export`: what lets someone else check the figures. */
+function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions): void {
   program
     .command('verify')
     .description(
@@ -502,7 +544,10 @@ export function buildProgram(): Command {
     .action(async (format: string, options) => {
       await (await import('./export.js')).exportCommand(format, options);
     });
+}
 
+/** `findings list`, `history`, `accept`, `demo` and `completion`. */
+function addMirrorCommands(program: Command, { db }: SharedOptions, locations: Locations): void {
   program
     .command('findings')
     .description('the findings of the newest complete run')
@@ -570,9 +615,6 @@ export function buildProgram(): Command {
     .argument('<shell>', 'bash or zsh')
 
     .action(async (shell: string) => (await import('./completion.js')).completion(shell, program));
-
-  for (const [path, lines] of Object.entries(EXAMPLES)) commandAt(program, path).addHelpText('after', examples(lines));
-  return program;
 }
 
 /** The command a user types as `path` (`books import`). */
