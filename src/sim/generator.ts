@@ -1,6 +1,6 @@
 import type { DpWorld, SimProduct } from './dp-world.js';
 import { DAY, type GiftCardWorld, HOUR, iso, type CardTemplate, type CouponWire } from './giftcard-world.js';
-import { sha256, type Random } from './random.js';
+import type { Random } from './random.js';
 
 /** How much data the simulator generates. */
 export interface WorldSize {

@@ -161,14 +161,10 @@ export interface Mutations {
   repairBalance(giftCardId: string): void;
 }
 
-/**
- * Starts the simulator of both services on 127.0.0.1.
- * @returns the base URLs, credentials, ground truth and planted-break manifest, and close().
- */
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+/** Both services' worlds as the seed and options make them, planted or not, with the manifest of what was planted. */
+function generateWorlds(options: SimulatorOptions) {
   const seed = options.seed ?? 1;
-  const clock = options.clock ?? Date.now;
-  const nowMs = options.nowMs ?? clock();
+  const nowMs = options.nowMs ?? (options.clock ?? Date.now)();
   const random = new Random(seed);
   const size: WorldSize = {
     ...SIZE_PRESETS.small,
@@ -198,12 +194,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   );
   const products = generateDp({ dp, random, nowMs }, size);
   generateDp({ dp: otherDp, random, nowMs }, { products: 2, orders: 3 });
-  const planted = options.plant
-    ? plantBreaks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products })
-    : { breaks: [], lookAlikes: [] };
-  const booksPlan = options.plant
-    ? plantBooks({ gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products })
-    : emptyBooksPlan();
+  const plantContext = { gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products };
+  const planted = options.plant ? plantBreaks(plantContext) : { breaks: [], lookAlikes: [] };
+  const booksPlan = options.plant ? plantBooks(plantContext) : emptyBooksPlan();
   gc.runExpiryJob(nowMs);
   gc.finalize();
   dp.finalize();
@@ -214,42 +207,82 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     ...planted,
     books: { breaks: booksPlan.breaks, lookAlikes: booksPlan.lookAlikes },
   };
+  return {
+    seed,
+    merchantId,
+    otherMerchantId,
+    dpId,
+    otherDpId,
+    credentials,
+    gc,
+    dp,
+    otherDp,
+    products,
+    manifest,
+    booksPlan,
+  };
+}
 
-  const cursors = new CursorCodec();
-  const gcClients: GiftCardApiClient[] = [
-    { ...credentials.giftcard, merchantId, active: true },
-    { ...credentials.otherMerchant, merchantId: otherMerchantId, active: true },
-    { ...credentials.inactive, merchantId, active: false },
-  ];
-  const dpClients: DpApiClient[] = [credentials.dp, credentials.otherDp];
+type Worlds = ReturnType<typeof generateWorlds>;
+
+/** What the gift card service holds for our merchant, and the DP service for our DP ID: the tests' ground truth. */
+function groundTruthOf({ merchantId, dpId, gc, dp }: Worlds): GroundTruth {
+  return {
+    merchantId,
+    dpId,
+    giftCards: gc.cards.items
+      .filter((c) => c.owner === merchantId && c.findable)
+      .map((c) => c.record)
+      .reverse(),
+    transactions: gc.entries.items
+      .filter((e) => e.owner === merchantId && !e.deleted)
+      .map((e) => e.record)
+      .reverse(),
+    coupons: gc.coupons.items
+      .filter((c) => c.owner === merchantId && !c.deleted)
+      .map((c) => c.record)
+      .reverse(),
+    wallets: dp.wallets.map((w) => w.record),
+    products: dp.products.items.map((p) => p.record).reverse(),
+    orders: dp.orders.items
+      .filter((o) => !o.deleted)
+      .map((o) => o.record)
+      .reverse(),
+  };
+}
+
+/**
+ * Starts the simulator of both services on 127.0.0.1.
+ * @returns the base URLs, credentials, ground truth and planted-break manifest, and close().
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const clock = options.clock ?? Date.now;
+  const worlds = generateWorlds(options);
+  const { seed, gc, dp, products } = worlds;
   const faults = new FaultPlan(options.faults ?? {}, new Random(seed ^ 0x5eed));
   const activity: ActivityContext = { gc, dp, products, random: new Random(seed ^ 0xac7) };
-
+  let timer: NodeJS.Timeout | undefined;
+  const servers: Server[] = [];
   const sim: Simulator = {
     giftcardUrl: '',
     dpUrl: '',
-    credentials,
+    credentials: worlds.credentials,
     seed,
-    manifest,
+    manifest: worlds.manifest,
     faults,
     requests: [],
     writeAttempts: 0,
     maxLimitRequested: 0,
     latencyMs: options.latencyMs ?? 0,
-    truth: () => structuredClone(groundTruth()),
+    truth: () => structuredClone(groundTruthOf(worlds)),
     writeBooks: (dir) => {
-      const truth = groundTruth();
+      const truth = groundTruthOf(worlds);
+      const { merchantId } = worlds;
+      const { giftCards, transactions, coupons, orders } = truth;
       return writeBooksExport(
         dir,
-        {
-          merchantId,
-          giftCards: truth.giftCards,
-          transactions: truth.transactions,
-          coupons: truth.coupons,
-          orders: truth.orders,
-          codes: gc.codes,
-        },
-        booksPlan,
+        { merchantId, giftCards, transactions, coupons, orders, codes: gc.codes },
+        worlds.booksPlan,
       );
     },
     applyActivity: (count) => {
@@ -260,62 +293,81 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }
       return done;
     },
-    runServiceJobs: () => {
-      const atMs = clock();
-      let changed = gc.runExpiryJob(atMs) + gc.expireCoupons(atMs);
-      for (const order of dp.orders.items) {
-        if (order.pinned || order.record.status !== 'CONFIRMED' || order.createdAtMs > atMs - HOUR) continue;
-        dp.fulfil(order, atMs);
-        changed += 1;
-      }
-      return changed;
-    },
+    runServiceJobs: () => runServiceJobs(gc, dp, clock()),
     mutate: mutations(gc, dp, clock),
     stopLive: () => {
       if (timer) clearInterval(timer);
     },
     close: async () => {
       if (timer) clearInterval(timer);
-      await Promise.all([closeServer(gcServer), closeServer(dpServer)]);
+      await Promise.all(servers.map(closeServer));
     },
   };
+  servers.push(...(await serve(sim, worlds, options)));
+  timer = options.live ? setInterval(() => applyActivity(activity, clock()), options.live.intervalMs) : undefined;
+  timer?.unref();
+  return sim;
+}
 
-  function groundTruth(): GroundTruth {
-    return {
-      merchantId,
-      dpId,
-      giftCards: gc.cards.items
-        .filter((c) => c.owner === merchantId && c.findable)
-        .map((c) => c.record)
-        .reverse(),
-      transactions: gc.entries.items
-        .filter((e) => e.owner === merchantId && !e.deleted)
-        .map((e) => e.record)
-        .reverse(),
-      coupons: gc.coupons.items
-        .filter((c) => c.owner === merchantId && !c.deleted)
-        .map((c) => c.record)
-        .reverse(),
-      wallets: dp.wallets.map((w) => w.record),
-      products: dp.products.items.map((p) => p.record).reverse(),
-      orders: dp.orders.items
-        .filter((o) => !o.deleted)
-        .map((o) => o.record)
-        .reverse(),
-    };
+/** The services' own jobs at `atMs`: cards and coupons expire, and orders older than an hour are fulfilled. */
+function runServiceJobs(gc: GiftCardWorld, dp: DpWorld, atMs: number): number {
+  let changed = gc.runExpiryJob(atMs) + gc.expireCoupons(atMs);
+  for (const order of dp.orders.items) {
+    if (order.pinned || order.record.status !== 'CONFIRMED' || order.createdAtMs > atMs - HOUR) continue;
+    dp.fulfil(order, atMs);
+    changed += 1;
   }
+  return changed;
+}
 
+/** Both services listening on 127.0.0.1, their URLs set on `sim`; a port taken stops both. */
+async function serve(sim: Simulator, worlds: Worlds, options: SimulatorOptions): Promise<Server[]> {
+  const cursors = new CursorCodec();
+  const { gc, dp, otherDp, merchantId, otherMerchantId, dpId, otherDpId, credentials } = worlds;
+  const gcClients: GiftCardApiClient[] = [
+    { ...credentials.giftcard, merchantId, active: true },
+    { ...credentials.otherMerchant, merchantId: otherMerchantId, active: true },
+    { ...credentials.inactive, merchantId, active: false },
+  ];
   const gcState = { world: gc, clients: gcClients, cursors, cardListShape: options.cardListShape ?? 'full' } as const;
   const dpState = {
     worlds: new Map([
       [dpId, dp],
       [otherDpId, otherDp],
     ]),
-    clients: dpClients,
+    clients: [credentials.dp, credentials.otherDp] satisfies DpApiClient[],
     cursors,
   };
+  const route = (service: Service, method: string, url: URL, req: IncomingMessage): SimResponse =>
+    service === 'giftcard'
+      ? handleGiftCardRequest(gcState, method, url, req.headers)
+      : handleDpRequest(dpState, method, url, req.headers);
+  const handler = requestHandler(sim, options, route);
+  const gcServer = createServer(handler('giftcard'));
+  const dpServer = createServer(handler('dp'));
+  const listening = await Promise.allSettled([
+    listen(gcServer, options.port ?? 0),
+    listen(dpServer, options.dpPort ?? 0),
+  ]);
+  const refused = listening.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (refused) {
+    // The one that did listen lets go too: a port taken must not leave a half-started simulator serving.
+    await Promise.all([gcServer, dpServer].filter((server) => server.listening).map(closeServer));
+    throw refused.reason;
+  }
+  sim.giftcardUrl = `http://127.0.0.1:${(gcServer.address() as AddressInfo).port}`;
+  sim.dpUrl = `http://127.0.0.1:${(dpServer.address() as AddressInfo).port}`;
+  return [gcServer, dpServer];
+}
+
+type Service = 'giftcard' | 'dp';
+type Route = (service: Service, method: string, url: URL, req: IncomingMessage) => SimResponse;
+
+/** Each service's request handler: the route's answer, or the fault the plan draws, after the latency. */
+function requestHandler(sim: Simulator, options: SimulatorOptions, route: Route) {
+  const { faults } = sim;
   const inFlight = { giftcard: 0, dp: 0 };
-  const handler = (service: 'giftcard' | 'dp') => (req: IncomingMessage, res: ServerResponse) => {
+  return (service: Service) => (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const startedAt = Date.now();
     const method = req.method ?? 'GET';
@@ -333,83 +385,81 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       inFlight[service] -= 1;
     });
     req.resume();
-    const route = (): SimResponse =>
-      service === 'giftcard'
-        ? handleGiftCardRequest(gcState, method, url, req.headers)
-        : handleDpRequest(dpState, method, url, req.headers);
-    const answer = (): void => {
-      const response = route();
-      log(response.status);
-      sendJson(res, response.status, response.body);
-    };
-    const respond = (): void => {
-      switch (fault) {
-        case undefined:
-          return answer();
-        case 'slow':
-          setTimeout(answer, faults.options.slowMs ?? 300);
-          return;
-        case 'throttle': {
-          const seconds = faults.options.retryAfterSeconds ?? 1;
-          const retryAfter = faults.options.retryAfterAsDate
-            ? new Date(Date.now() + seconds * 1000).toUTCString()
-            : String(seconds);
-          log(429);
-          const body =
-            service === 'giftcard'
-              ? { success: false, errCode: 'TOO_MANY_REQUESTS', message: 'rate limit exceeded' }
-              : { error: 'rate limit exceeded', errCode: 'TOO_MANY_REQUESTS' };
-          return sendJson(res, 429, body, { 'retry-after': retryAfter });
-        }
-        case 'error500':
-          log(500);
-          return sendJson(
-            res,
-            500,
-            service === 'giftcard'
-              ? { success: false, errCode: 'INTERNAL_SERVER_ERROR', message: 'platform fault' }
-              : { error: 'internal error', errCode: 'INTERNAL_SERVER_ERROR' },
-          );
-        case 'html503':
-          log(503);
-          res.writeHead(503, { 'content-type': 'text/html' });
-          res.end('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
-          return;
-        case 'reset':
-          log(0);
-          req.socket.destroy();
-          return;
-        case 'truncate': {
-          const response = route();
+    const respond = (): void =>
+      answer(
+        fault,
+        service,
+        faults.options,
+        res,
+        () => {
+          const response = route(service, method, url, req);
           log(response.status);
-          const text = JSON.stringify(response.body);
-          res.writeHead(response.status, { 'content-type': 'application/json' });
-          res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
-          return;
-        }
-      }
-    };
+          return response;
+        },
+        log,
+      );
     if (sim.latencyMs > 0) setTimeout(respond, sim.latencyMs);
     else respond();
   };
+}
 
-  const gcServer = createServer(handler('giftcard'));
-  const dpServer = createServer(handler('dp'));
-  const listening = await Promise.allSettled([
-    listen(gcServer, options.port ?? 0),
-    listen(dpServer, options.dpPort ?? 0),
-  ]);
-  const refused = listening.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (refused) {
-    // The one that did listen lets go too: a port taken must not leave a half-started simulator serving.
-    await Promise.all([gcServer, dpServer].filter((server) => server.listening).map(closeServer));
-    throw refused.reason;
+/** Sends the route's answer, or what the fault makes of it. */
+function answer(
+  fault: FaultKind | undefined,
+  service: Service,
+  options: FaultOptions,
+  res: ServerResponse,
+  routed: () => SimResponse,
+  log: (status: number) => void,
+): void {
+  const send = (): void => {
+    const response = routed();
+    sendJson(res, response.status, response.body);
+  };
+  switch (fault) {
+    case undefined:
+      return send();
+    case 'slow':
+      setTimeout(send, options.slowMs ?? 300);
+      return;
+    case 'throttle': {
+      const seconds = options.retryAfterSeconds ?? 1;
+      const retryAfter = options.retryAfterAsDate
+        ? new Date(Date.now() + seconds * 1000).toUTCString()
+        : String(seconds);
+      log(429);
+      const body =
+        service === 'giftcard'
+          ? { success: false, errCode: 'TOO_MANY_REQUESTS', message: 'rate limit exceeded' }
+          : { error: 'rate limit exceeded', errCode: 'TOO_MANY_REQUESTS' };
+      return sendJson(res, 429, body, { 'retry-after': retryAfter });
+    }
+    case 'error500':
+      log(500);
+      return sendJson(
+        res,
+        500,
+        service === 'giftcard'
+          ? { success: false, errCode: 'INTERNAL_SERVER_ERROR', message: 'platform fault' }
+          : { error: 'internal error', errCode: 'INTERNAL_SERVER_ERROR' },
+      );
+    case 'html503':
+      log(503);
+      res.writeHead(503, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+      return;
+    case 'reset':
+      log(0);
+      res.req.socket.destroy();
+      return;
+    case 'truncate': {
+      const response = routed();
+      const text = JSON.stringify(response.body);
+      res.writeHead(response.status, { 'content-type': 'application/json' });
+      res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+      return;
+    }
   }
-  sim.giftcardUrl = `http://127.0.0.1:${(gcServer.address() as AddressInfo).port}`;
-  sim.dpUrl = `http://127.0.0.1:${(dpServer.address() as AddressInfo).port}`;
-  const timer = options.live ? setInterval(() => applyActivity(activity, clock()), options.live.intervalMs) : undefined;
-  timer?.unref();
-  return sim;
 }
 
 function mutations(gc: GiftCardWorld, dp: DpWorld, clock: () => number): Mutations {
