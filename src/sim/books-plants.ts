@@ -53,11 +53,38 @@ const cardRef = (c: SimCard): RecordRef => ({ type: 'giftCard', id: c.record.gif
 const entryRef = (e: SimEntry): RecordRef => ({ type: 'giftCardTransaction', id: e.record.transactionId });
 const orderRef = (o: SimOrder): RecordRef => ({ type: 'dpOrder', id: o.record.orderID });
 
+/** What every books plant works with: the worlds, the clock, the plan it adds to, and its helpers. */
+interface BooksKit {
+  plan: BooksPlan;
+  gc: PlantContext['gc'];
+  random: PlantContext['random'];
+  nowMs: number;
+  merchantId: string;
+  /** The books' planted day starts 15 days before now. */
+  t0: number;
+  at: (minutes: number) => number;
+  /** A pinned card of the books' own template. */
+  card: (initialCents: number) => SimCard;
+  debit: (c: SimCard, minutes: number, cents: number, referenceId: string) => SimEntry;
+  /** A pinned order of one USD voucher, fulfilled five minutes later. */
+  place: (minutes: number) => SimOrder;
+  like: (name: string, referenceIds: string[], records: RecordRef[]) => void;
+}
+
+/** One scenario: it changes the worlds, or the plan of how the export departs from them, and records why. */
+type BooksPlant = (kit: BooksKit) => void;
+
 export function plantBooks(context: PlantContext): BooksPlan {
+  const kit = booksKit(context);
+  for (const plant of [...BOOKS_BREAKS, ...BOOKS_LOOK_ALIKES]) plant(kit);
+  return kit.plan;
+}
+
+function booksKit(context: PlantContext): BooksKit {
   const plan = emptyBooksPlan();
-  const { gc, dp, nowMs, merchantId } = context;
+  const { gc, dp, random, nowMs, merchantId } = context;
   const flex: CardTemplate = {
-    id: context.random.uuid(),
+    id: random.uuid(),
     programId: 'PRG-BOOKS',
     currency: 'USD',
     denominations: [10_000],
@@ -67,16 +94,39 @@ export function plantBooks(context: PlantContext): BooksPlan {
   };
   const t0 = nowMs - 15 * DAY;
   const at = (minutes: number): number => t0 + minutes * 60_000;
-  const card = (initial: number): SimCard => {
-    const c = gc.issueCard(merchantId, flex, t0 - DAY, initial);
-    c.pinned = true;
-    return c;
+  const usd = context.products.find((p) => p.record.currency === 'USD');
+  if (!usd) throw new Error('the catalogue needs a USD product');
+  return {
+    plan,
+    gc,
+    random,
+    nowMs,
+    merchantId,
+    t0,
+    at,
+    card: (initial) => {
+      const c = gc.issueCard(merchantId, flex, t0 - DAY, initial);
+      c.pinned = true;
+      return c;
+    },
+    debit: (c, minutes, cents, referenceId) => gc.debit(c, at(minutes), cents, { referenceId }),
+    place: (minutes) => {
+      const o = dp.placeOrder(at(minutes), [
+        { product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 },
+      ]);
+      o.pinned = true;
+      dp.fulfil(o, at(minutes + 5));
+      return o;
+    },
+    like: (name, referenceIds, records) => {
+      plan.lookAlikes.push({ name, referenceIds, records });
+    },
   };
-  const debit = (c: SimCard, minutes: number, cents: number, referenceId: string): SimEntry =>
-    gc.debit(c, at(minutes), cents, { referenceId });
+}
 
-  // ---- breaks -------------------------------------------------------------------------------
-  {
+/** A break of every books code. */
+const BOOKS_BREAKS: readonly BooksPlant[] = [
+  ({ plan, card, debit }) => {
     const c = card(5_000);
     const e = debit(c, 10, 1_200, 'ORD-NOT-IN-BOOKS-0001');
     plan.omit.add(e.record.transactionId);
@@ -86,21 +136,25 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: 'ORD-NOT-IN-BOOKS-0001',
       records: [cardRef(c), entryRef(e)],
     });
-  }
-  plan.extraTenders.push({
-    reference: 'ORD-BOOKS-ONLY-0001',
-    type: 'DEBIT',
-    cents: 2_500,
-    currency: 'USD',
-    atMs: at(20),
-  });
-  plan.breaks.push({
-    scenario: 'a books payment the service never took',
-    code: 'BK_BOOKS_NOT_IN_LEDGER',
-    referenceId: 'ORD-BOOKS-ONLY-0001',
-    records: [],
-  });
-  {
+  },
+  ({ plan, at }) => {
+    plan.extraTenders.push({
+      reference: 'ORD-BOOKS-ONLY-0001',
+      type: 'DEBIT',
+      cents: 2_500,
+      currency: 'USD',
+      atMs: at(20),
+    });
+  },
+  ({ plan }) => {
+    plan.breaks.push({
+      scenario: 'a books payment the service never took',
+      code: 'BK_BOOKS_NOT_IN_LEDGER',
+      referenceId: 'ORD-BOOKS-ONLY-0001',
+      records: [],
+    });
+  },
+  ({ plan, card, debit }) => {
     const c = card(8_000);
     const e = debit(c, 30, 4_000, 'ORD-AMOUNT-0001');
     plan.alter.set(e.record.transactionId, 100);
@@ -110,8 +164,8 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: 'ORD-AMOUNT-0001',
       records: [cardRef(c), entryRef(e)],
     });
-  }
-  {
+  },
+  ({ plan, card, debit }) => {
     const c = card(5_000);
     const e = debit(c, 40, 1_550, 'ORD-TWICE-0001');
     plan.duplicate.add(e.record.transactionId);
@@ -121,8 +175,8 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: 'ORD-TWICE-0001',
       records: [entryRef(e)],
     });
-  }
-  {
+  },
+  ({ plan, card, debit }) => {
     const a = card(5_000);
     const b = card(5_000);
     const first = debit(a, 50, 2_000, 'ORD-AMBIGUOUS-0001');
@@ -133,12 +187,12 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: 'ORD-AMBIGUOUS-0001',
       records: [entryRef(first), entryRef(second)],
     });
-  }
-  {
+  },
+  ({ plan, gc, random, nowMs, merchantId, t0 }) => {
     const record = couponRecord(
       gc,
       merchantId,
-      { id: context.random.uuid(), programId: 'PRG-BOOKS', usageLimitTotal: 5 },
+      { id: random.uuid(), programId: 'PRG-BOOKS', usageLimitTotal: 5 },
       { createdAt: t0, expiresAt: nowMs + 30 * DAY, redemptionCount: 3, status: 'ACTIVE', nowMs },
     );
     gc.addCoupon(merchantId, record, t0, true);
@@ -149,18 +203,8 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: '',
       records: [{ type: 'coupon', id: record.couponId }],
     });
-  }
-  const usd = context.products.find((p) => p.record.currency === 'USD');
-  if (!usd) throw new Error('the catalogue needs a USD product');
-  const place = (minutes: number): SimOrder => {
-    const o = dp.placeOrder(at(minutes), [
-      { product: usd, variantID: usd.record.variants[0]?.variantID ?? '', quantity: 1 },
-    ]);
-    o.pinned = true;
-    dp.fulfil(o, at(minutes + 5));
-    return o;
-  };
-  {
+  },
+  ({ plan, place }) => {
     const o = place(200);
     plan.omitOrders.add(o.record.orderID);
     plan.breaks.push({
@@ -169,15 +213,19 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: o.record.externalRefID,
       records: [orderRef(o)],
     });
-  }
-  plan.extraPurchases.push({ externalRef: 'PO-BOOKS-ONLY-0001', cents: 5_000, currency: 'USD', atMs: at(210) });
-  plan.breaks.push({
-    scenario: 'a books purchase never ordered',
-    code: 'BK_PURCHASE_NOT_ORDERED',
-    referenceId: 'PO-BOOKS-ONLY-0001',
-    records: [],
-  });
-  {
+  },
+  ({ plan, at }) => {
+    plan.extraPurchases.push({ externalRef: 'PO-BOOKS-ONLY-0001', cents: 5_000, currency: 'USD', atMs: at(210) });
+  },
+  ({ plan }) => {
+    plan.breaks.push({
+      scenario: 'a books purchase never ordered',
+      code: 'BK_PURCHASE_NOT_ORDERED',
+      referenceId: 'PO-BOOKS-ONLY-0001',
+      records: [],
+    });
+  },
+  ({ plan, place }) => {
     const o = place(220);
     plan.alterOrders.set(o.record.orderID, 200);
     plan.breaks.push({
@@ -186,8 +234,8 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: o.record.externalRefID,
       records: [orderRef(o)],
     });
-  }
-  {
+  },
+  ({ plan, gc, nowMs, card }) => {
     const c = card(5_000);
     const e = gc.debit(c, nowMs - 20 * 60_000, 900, { referenceId: 'ORD-JUST-NOW-0001' });
     plan.omit.add(e.record.transactionId);
@@ -197,21 +245,20 @@ export function plantBooks(context: PlantContext): BooksPlan {
       referenceId: 'ORD-JUST-NOW-0001',
       records: [entryRef(e)],
     });
-  }
+  },
+];
 
-  // ---- legal look-alikes ------------------------------------------------------------------------
-  const like = (name: string, referenceIds: string[], records: RecordRef[]): void => {
-    plan.lookAlikes.push({ name, referenceIds, records });
-  };
-  {
+/** Legal books rows that look like breaks: each must match. */
+const BOOKS_LOOK_ALIKES: readonly BooksPlant[] = [
+  ({ plan, card, debit, like }) => {
     const a = card(2_000);
     const b = card(5_000);
     const first = debit(a, 300, 2_000, 'ORD-SPLIT-0001');
     const second = debit(b, 300, 1_000, 'ORD-SPLIT-0001');
     plan.merge.push([first.record.transactionId, second.record.transactionId]);
     like('a tender split across two cards', ['ORD-SPLIT-0001'], [entryRef(first), entryRef(second)]);
-  }
-  {
+  },
+  ({ plan, gc, at, card, debit, like }) => {
     const c = card(10_000);
     const d = debit(c, 320, 6_000, 'ORD-REFUND-PARTS-0001');
     const parts = [1_000, 2_000, 500].map((cents, i) =>
@@ -219,28 +266,27 @@ export function plantBooks(context: PlantContext): BooksPlan {
     );
     plan.merge.push(parts.map((p) => p.record.transactionId));
     like('a refund in three parts', ['ORD-REFUND-PARTS-0001'], [entryRef(d), ...parts.map(entryRef)]);
-  }
-  {
+  },
+  ({ gc, at, card, debit, like }) => {
     const c = card(5_000);
     const d = debit(c, 340, 3_000, 'ORD-REFUND-LATER-0001');
     const r = gc.refund(c, at(340 + 24 * 60), 3_000, 'ORD-REFUND-LATER-0001');
     like('a refund a day later than its order', ['ORD-REFUND-LATER-0001'], [entryRef(d), entryRef(r)]);
-  }
-  {
+  },
+  ({ card, debit, like }) => {
     const c = card(200_000);
     const d = debit(c, 360, 123_450, 'ORD-THOUSANDS-0001');
     like('a tender of 1,234.50 written with a thousands separator', ['ORD-THOUSANDS-0001'], [entryRef(d)]);
-  }
-  {
+  },
+  ({ card, debit, like }) => {
     const c = card(5_000);
     const d = debit(c, 23 * 60 + 30, 1_100, 'ORD-LATE-EVENING-0001');
     like("a books time in the merchant's zone, on the next day there", ['ORD-LATE-EVENING-0001'], [entryRef(d)]);
-  }
-  {
+  },
+  ({ plan, card, debit, like }) => {
     const c = card(5_000);
     const d = debit(c, 380, 1_800, 'ORD-POS-0001');
     plan.byCode.set(d.record.transactionId, 'POS-4711');
     like("a tender naming its card's code under the till's own reference", ['POS-4711', 'ORD-POS-0001'], [entryRef(d)]);
-  }
-  return plan;
-}
+  },
+];
