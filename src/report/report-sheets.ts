@@ -133,7 +133,7 @@ export async function reportSheets(
   const reads = new ReportStore(mirror);
   const books = new BooksStore(mirror);
   const codes = await codesByRecord(store, run.checkRunId);
-  const findingsOf = (...ids: (string | null)[]): string => {
+  const findingsOf: FindingsOf = (...ids) => {
     if (ids.length === 1) return (ids[0] && codes.get(ids[0])) || '';
     return [...new Set(ids.flatMap((id) => (id && codes.get(id)?.split(', ')) || []))].sort().join(', ');
   };
@@ -156,25 +156,7 @@ export async function reportSheets(
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
       rows: findingRows(store, run.checkRunId, materiality),
     },
-    {
-      name: 'Card reconciliation',
-      header: [
-        'gift card',
-        'currency',
-        'status',
-        'initial balance',
-        'debits',
-        'refunds',
-        'recomputed balance',
-        'reported remaining',
-        'difference',
-        'entries',
-        'findings',
-      ],
-      // One page wide at 0.75: a card's ID wraps at its hyphens onto two lines.
-      fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
-      ...(await exceptionsFirst('card', (only, keysOnly) => cardRows(mirror, findingsOf, only, keysOnly), flagged)),
-    },
+    await cardSheet(mirror, findingsOf, flagged),
     monthToDate
       ? rollForwardSheet('Month to date', monthToDate)
       : {
@@ -182,128 +164,180 @@ export async function reportSheets(
           rows: [['No month-to-date roll-forward: the check run has no data as of this month.']],
         },
     await matchingSheet(books, findingsOf),
-    {
-      name: 'Refunds by reference',
-      header: [
-        'gift card',
-        'currency',
-        'reference',
-        'debits',
-        'debited',
-        'refunds',
-        'refunded',
-        'refundable left',
-        'findings',
-      ],
-      fixedWidths: { 0: 20, 1: 8, 2: 24, 3: 8, 4: 13, 5: 8, 6: 13, 7: 13, 8: 25 },
-      ...(await exceptionsFirst(
-        'reference',
-        (only, keysOnly) => refundRows(reads, findingsOf, only, keysOnly),
-        flagged,
-      )),
-    },
-    {
-      name: 'Coupons',
-      header: [
-        'coupon',
-        'merchant',
-        'status',
-        'redemption count',
-        'usage limit (0 = none)',
-        'expires at (UTC)',
-        'updated at (UTC)',
-        UNLISTED,
-        'findings',
-      ],
-      fixedWidths: { 0: 20, 1: 20, 2: 10, 3: 10, 4: 10, 5: 19, 6: 19, 7: 10, 8: 24 },
-      ...(await exceptionsFirst('coupon', (only, keysOnly) => couponRows(reads, findingsOf, only, keysOnly), flagged)),
-    },
-    {
-      name: 'DP orders',
-      // What prints first (order to findings, one page wide at over 70 %); where each line came from after it, on screen.
-      header: [
-        'order',
-        'external reference',
-        'status',
-        'fulfilment',
-        'order total',
-        'line',
-        'quantity',
-        'total price',
-        'FX rate',
-        'converted total',
-        'fulfilled',
-        'vouchers',
-        'findings',
-        'created at (UTC)',
-        'product',
-        'variant',
-        'line currency',
-        'price',
-        UNLISTED,
-      ],
-      printColumns: 13,
-      fixedWidths: { 0: 20, 1: 13, 2: 10, 3: 11, 4: 13, 5: 6, 6: 9, 7: 13, 8: 7, 9: 13, 10: 10, 11: 9, 12: 18 },
-      ...(await exceptionsFirst('order', (only, keysOnly) => orderRows(reads, findingsOf, only, keysOnly), flagged)),
-    },
-    {
-      name: 'DP wallets',
-      header: [
-        'sync run',
-        'read at (UTC)',
-        'wallet',
-        'currency',
-        'selected',
-        'balance',
-        'change since previous sync',
-        'findings',
-      ],
-      rows: (async function* () {
-        for await (const batch of reads.wallets(run.syncRunId ?? undefined))
-          for (const w of batch) {
-            yield [
-              w.sync_run_id,
-              date(w.read_at_ms),
-              w.wallet_id,
-              w.currency,
-              w.selected ? 'yes' : 'no',
-              money(w.balance_cents, w.currency),
-              money(w.change_cents, w.currency),
-              w.sync_run_id === run.syncRunId ? findingsOf(w.wallet_id) : '',
-            ];
-          }
-      })(),
-    },
-    {
-      name: 'Quarantine',
-      header: ['resource', 'record', 'reason', 'first sync', 'last sync', 'raw JSON as received'],
-      fixedWidths: { 0: 12, 1: 20, 2: 36, 3: 8, 4: 8, 5: 48 },
-      rows: (async function* () {
-        for await (const batch of reads.quarantine())
-          for (const q of batch) {
-            // Long raw JSON is cut where a printed cell stays readable, with where the whole of it is.
-            const raw =
-              q.raw_json.length > RAW_SHOWN
-                ? `${q.raw_json.slice(0, RAW_SHOWN)}… (cut at ${RAW_SHOWN} of ${q.raw_json.length.toLocaleString('en-US')} characters: the whole record is quarantine_id ${q.quarantine_id} in the mirror)`
-                : q.raw_json;
-            yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, raw];
-          }
-      })(),
-    },
-    {
-      name: 'Checks',
-      header: ['code', 'severity', 'kind', 'check', 'what it proves, and what a finding means', 'findings this run'],
-      severityColumn: 1,
-      // The explanation gets the page's width: a check is read as a whole, one page wide at 72 %.
-      fixedWidths: { 0: 31, 1: 8, 2: 6, 3: 25, 4: 75, 5: 8 },
-      printScale: 0.72,
-      rows: (function* () {
-        const counts = summaryOf(run).byCode;
-        for (const check of CATALOGUE)
-          yield [check.code, check.severity, check.lifecycle, check.title, check.description, counts[check.code] ?? 0];
-      })(),
-    },
+    await refundsSheet(reads, findingsOf, flagged),
+    await couponsSheet(reads, findingsOf, flagged),
+    await ordersSheet(reads, findingsOf, flagged),
+    walletsSheet(reads, run, findingsOf),
+    quarantineSheet(reads),
+    checksSheet(run),
   ];
+}
+
+/** The codes of this run's findings about the records named, for a sheet's findings column. */
+type FindingsOf = (...ids: (string | null)[]) => string;
+
+/** The Card reconciliation sheet: each card's figures, the cards with a finding first. */
+async function cardSheet(mirror: Mirror, findingsOf: FindingsOf, flagged: string): Promise<SheetSpec> {
+  return {
+    name: 'Card reconciliation',
+    header: [
+      'gift card',
+      'currency',
+      'status',
+      'initial balance',
+      'debits',
+      'refunds',
+      'recomputed balance',
+      'reported remaining',
+      'difference',
+      'entries',
+      'findings',
+    ],
+    // One page wide at 0.75: a card's ID wraps at its hyphens onto two lines.
+    fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
+    ...(await exceptionsFirst('card', (only, keysOnly) => cardRows(mirror, findingsOf, only, keysOnly), flagged)),
+  };
+}
+
+/** Refunds by reference: what was debited and refunded under each reference, the flagged first. */
+async function refundsSheet(reads: ReportStore, findingsOf: FindingsOf, flagged: string): Promise<SheetSpec> {
+  return {
+    name: 'Refunds by reference',
+    header: [
+      'gift card',
+      'currency',
+      'reference',
+      'debits',
+      'debited',
+      'refunds',
+      'refunded',
+      'refundable left',
+      'findings',
+    ],
+    fixedWidths: { 0: 20, 1: 8, 2: 24, 3: 8, 4: 13, 5: 8, 6: 13, 7: 13, 8: 25 },
+    ...(await exceptionsFirst('reference', (only, keysOnly) => refundRows(reads, findingsOf, only, keysOnly), flagged)),
+  };
+}
+
+/** The Coupons sheet, the flagged first. */
+async function couponsSheet(reads: ReportStore, findingsOf: FindingsOf, flagged: string): Promise<SheetSpec> {
+  return {
+    name: 'Coupons',
+    header: [
+      'coupon',
+      'merchant',
+      'status',
+      'redemption count',
+      'usage limit (0 = none)',
+      'expires at (UTC)',
+      'updated at (UTC)',
+      UNLISTED,
+      'findings',
+    ],
+    fixedWidths: { 0: 20, 1: 20, 2: 10, 3: 10, 4: 10, 5: 19, 6: 19, 7: 10, 8: 24 },
+    ...(await exceptionsFirst('coupon', (only, keysOnly) => couponRows(reads, findingsOf, only, keysOnly), flagged)),
+  };
+}
+
+/** The DP orders sheet, a row per line, the flagged orders first. */
+async function ordersSheet(reads: ReportStore, findingsOf: FindingsOf, flagged: string): Promise<SheetSpec> {
+  return {
+    name: 'DP orders',
+    // What prints first (order to findings, one page wide at over 70 %); where each line came from after it, on screen.
+    header: [
+      'order',
+      'external reference',
+      'status',
+      'fulfilment',
+      'order total',
+      'line',
+      'quantity',
+      'total price',
+      'FX rate',
+      'converted total',
+      'fulfilled',
+      'vouchers',
+      'findings',
+      'created at (UTC)',
+      'product',
+      'variant',
+      'line currency',
+      'price',
+      UNLISTED,
+    ],
+    printColumns: 13,
+    fixedWidths: { 0: 20, 1: 13, 2: 10, 3: 11, 4: 13, 5: 6, 6: 9, 7: 13, 8: 7, 9: 13, 10: 10, 11: 9, 12: 18 },
+    ...(await exceptionsFirst('order', (only, keysOnly) => orderRows(reads, findingsOf, only, keysOnly), flagged)),
+  };
+}
+
+/** The DP wallets sheet: each wallet's balance at each sync up to the run's. */
+function walletsSheet(reads: ReportStore, run: CheckRunRow, findingsOf: FindingsOf): SheetSpec {
+  return {
+    name: 'DP wallets',
+    header: [
+      'sync run',
+      'read at (UTC)',
+      'wallet',
+      'currency',
+      'selected',
+      'balance',
+      'change since previous sync',
+      'findings',
+    ],
+    rows: (async function* () {
+      for await (const batch of reads.wallets(run.syncRunId ?? undefined))
+        for (const w of batch) {
+          yield [
+            w.sync_run_id,
+            date(w.read_at_ms),
+            w.wallet_id,
+            w.currency,
+            w.selected ? 'yes' : 'no',
+            money(w.balance_cents, w.currency),
+            money(w.change_cents, w.currency),
+            w.sync_run_id === run.syncRunId ? findingsOf(w.wallet_id) : '',
+          ];
+        }
+    })(),
+  };
+}
+
+/** The Quarantine sheet: every record refused at the edge, with its raw JSON. */
+function quarantineSheet(reads: ReportStore): SheetSpec {
+  return {
+    name: 'Quarantine',
+    header: ['resource', 'record', 'reason', 'first sync', 'last sync', 'raw JSON as received'],
+    fixedWidths: { 0: 12, 1: 20, 2: 36, 3: 8, 4: 8, 5: 48 },
+    rows: (async function* () {
+      for await (const batch of reads.quarantine())
+        for (const q of batch) {
+          // Long raw JSON is cut where a printed cell stays readable, with where the whole of it is.
+          const raw =
+            q.raw_json.length > RAW_SHOWN
+              ? `${q.raw_json.slice(0, RAW_SHOWN)}… (cut at ${RAW_SHOWN} of ${q.raw_json.length.toLocaleString('en-US')} characters: the whole record is quarantine_id ${q.quarantine_id} in the mirror)`
+              : q.raw_json;
+          yield [q.resource, q.record_id, q.reason, q.first_sync_run_id, q.last_sync_run_id, raw];
+        }
+    })(),
+  };
+}
+
+/** The Checks sheet: the catalogue, with the findings of each check in this run. */
+function checksSheet(run: CheckRunRow): SheetSpec {
+  return {
+    name: 'Checks',
+    header: ['code', 'severity', 'kind', 'check', 'what it proves, and what a finding means', 'findings this run'],
+    severityColumn: 1,
+    // The explanation gets the page's width: a check is read as a whole, one page wide at 72 %.
+    fixedWidths: { 0: 31, 1: 8, 2: 6, 3: 25, 4: 75, 5: 8 },
+    printScale: 0.72,
+    rows: (function* () {
+      const counts = summaryOf(run).byCode;
+      for (const check of CATALOGUE)
+        yield [check.code, check.severity, check.lifecycle, check.title, check.description, counts[check.code] ?? 0];
+    })(),
+  };
 }
 
 /**
@@ -518,9 +552,6 @@ async function* couponRows(
     }
 }
 
-/** The codes of this run's findings about some records, joined; '' when none. */
-type FindingsOf = (...ids: (string | null)[]) => string;
-
 async function* orderRows(
   reads: ReportStore,
   findingsOf: FindingsOf,
@@ -668,6 +699,25 @@ async function matchingSheet(books: BooksStore, findingsOf: (...ids: (string | n
   };
 }
 
+/** The Summary's inputs, and its row counter: formulas point at the labels above them by number. */
+interface SummaryContext {
+  reads: ReportStore;
+  books: BooksStore;
+  store: FindingsStore;
+  run: CheckRunRow;
+  scope: ReportScope;
+  materiality: Materiality;
+  monthToDate: PeriodClose | null;
+  summary: ReturnType<typeof summaryOf>;
+  /** Counts a row as it is yielded. */
+  line: (cells: Cell[]) => Cell[];
+  /** The number of the last row yielded. */
+  row: () => number;
+}
+
+/** The run's findings, and per code their severity, count, material count and count per state. */
+type ByCode = Map<CheckCode, { severity: string; n: number; material: number; states: Record<string, number> }>;
+
 async function* summaryRows(
   reads: ReportStore,
   books: BooksStore,
@@ -677,17 +727,61 @@ async function* summaryRows(
   materiality: Materiality,
   monthToDate: PeriodClose | null,
 ): AsyncGenerator<Cell[]> {
-  const summary = summaryOf(run);
   const sync = run.syncRunId === null ? undefined : await reads.sync(run.syncRunId);
   if (sync === undefined)
     throw new MirrorError(`check run ${run.checkRunId} names sync ${run.syncRunId}, which the mirror does not hold`);
-  const previous = await store.previousCompleteRun(run.checkRunId);
   // Rows are numbered as they are yielded, so that formulas can point at the labels above them.
   let row = 0;
   const line = (cells: Cell[]): Cell[] => {
     row += 1;
     return cells;
   };
+  const summary = summaryOf(run);
+  const s: SummaryContext = {
+    reads,
+    books,
+    store,
+    run,
+    scope,
+    materiality,
+    monthToDate,
+    summary,
+    line,
+    row: () => row,
+  };
+  const { byCode, all } = await findingsByCode(s);
+  yield* headlineRows(s);
+  yield* aboutRows(s, sync);
+  yield* signOffRows(s);
+  yield* checkedRows(s);
+  yield* findingsByCodeRows(s, byCode, all);
+  yield* moneyAtStakeRows(s, byCode, all);
+  yield* matchingSummary(books, line);
+  yield* sinceRows(s);
+  yield* rollForwardRows(s);
+}
+
+/** The run's findings, gathered by code. */
+async function findingsByCode({
+  store,
+  run,
+  materiality,
+}: SummaryContext): Promise<{ byCode: ByCode; all: Finding[] }> {
+  const byCode: ByCode = new Map();
+  const all: Finding[] = [];
+  for await (const f of store.findingsOfRun(run.checkRunId)) {
+    all.push(f);
+    const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
+    group.n += 1;
+    if (isMaterial(f, materiality)) group.material += 1;
+    group.states[f.state] = (group.states[f.state] ?? 0) + 1;
+    byCode.set(f.code, group);
+  }
+  return { byCode, all };
+}
+
+/** The verdict, and how many findings put how much money at stake. */
+async function* headlineRows({ line, store, run, summary }: SummaryContext): AsyncGenerator<Cell[]> {
   yield line([{ heading: 'ledger-recon reconciliation report' }]);
   yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
   yield line([{ note: VERDICT_MEANING[summary.verdict] ?? '' }]);
@@ -720,6 +814,14 @@ async function* summaryRows(
       { emphasis: `${r.currency} ${r.difference}`, good: false },
       { note: 'cards hold − closing: see the roll-forward below' },
     ]);
+}
+
+/** What the run covered: its period, data, services, merchant and materiality. */
+async function* aboutRows(
+  { line, store, run, materiality, summary }: SummaryContext,
+  sync: NonNullable<Awaited<ReturnType<ReportStore['sync']>>>,
+): AsyncGenerator<Cell[]> {
+  const previous = await store.previousCompleteRun(run.checkRunId);
   const asOf = run.asOfMs ?? run.startedAtMs;
   yield line([
     'Period covered',
@@ -748,6 +850,10 @@ async function* summaryRows(
   for (const failed of summary.failedChecks) yield line(['Check that could not run', failed.code, failed.error]);
   for (const books of summary.booksNotImported ?? [])
     yield line(['Books file not imported', books.file, { note: `${books.reason}: the matching is not complete` }]);
+}
+
+/** The sign-off block, and the evidence that seals the workbook. */
+async function* signOffRows({ line, run, scope, summary }: SummaryContext): AsyncGenerator<Cell[]> {
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
   // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.
@@ -765,6 +871,10 @@ async function* summaryRows(
       },
     ]);
   yield line([]);
+}
+
+/** What was checked: the records in the mirror and the books. */
+async function* checkedRows({ line, reads, books, run }: SummaryContext): AsyncGenerator<Cell[]> {
   yield line([
     { heading: 'What was checked' },
     { label: 'records in the mirror' },
@@ -779,9 +889,16 @@ async function* summaryRows(
   }
   yield line(["Rows of the merchant's books (codes hashed)", (await books.counts()).held, null]);
   yield line([]);
+}
 
+/** Findings by code, counted over the Findings sheet so that a reader re-performs each. */
+async function* findingsByCodeRows(
+  { line, row, materiality, summary }: SummaryContext,
+  byCode: ByCode,
+  all: Finding[],
+): AsyncGenerator<Cell[]> {
   // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
-  const findingsHeader = row + 1;
+  const findingsHeader = row() + 1;
   yield line([
     { heading: 'Findings by code' },
     { label: 'severity' },
@@ -789,23 +906,10 @@ async function* summaryRows(
     ...FINDING_STATES.map((state) => ({ label: state })),
     { label: 'material' },
   ]);
-  const byCode = new Map<
-    CheckCode,
-    { severity: string; n: number; material: number; states: Record<string, number> }
-  >();
-  const all: Finding[] = [];
-  for await (const f of store.findingsOfRun(run.checkRunId)) {
-    all.push(f);
-    const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
-    group.n += 1;
-    if (isMaterial(f, materiality)) group.material += 1;
-    group.states[f.state] = (group.states[f.state] ?? 0) + 1;
-    byCode.set(f.code, group);
-  }
   const count = (formula: string, n: number): Cell => ({ formula, count: n });
   const stateColumns = FINDING_STATES.map((_, i) => String.fromCharCode(68 + i)); // D, E, F
   const materialColumn = String.fromCharCode(68 + FINDING_STATES.length);
-  const firstCode = row + 1;
+  const firstCode = row() + 1;
   for (const [code, g] of [...byCode].sort(
     ([a, x], [b, y]) => SEVERITY_ORDER.indexOf(x.severity) - SEVERITY_ORDER.indexOf(y.severity) || a.localeCompare(b),
   )) {
@@ -825,7 +929,7 @@ async function* summaryRows(
       ),
     ]);
   }
-  const lastCode = row;
+  const lastCode = row();
   const total = (column: string, n: number): Cell =>
     lastCode >= firstCode ? count(`SUM(${column}${firstCode}:${column}${lastCode})`, n) : n;
   const materialFindings = all.filter((f) => isMaterial(f, materiality)).length;
@@ -845,7 +949,10 @@ async function* summaryRows(
       count(`COUNTIFS('Findings'!$A:$A,$B{row})`, summary.bySeverity[severity as keyof typeof summary.bySeverity] ?? 0),
     ]);
   yield line([]);
+}
 
+/** Money at stake, per currency and per code. */
+async function* moneyAtStakeRows({ line }: SummaryContext, byCode: ByCode, all: Finding[]): AsyncGenerator<Cell[]> {
   yield line([{ heading: 'Money at stake' }, { label: 'currency' }, { label: 'at stake' }]);
   yield line([{ note: 'Errors and warnings not accepted; money that several findings point at is counted once.' }]);
   const stake = moneyAtStakeCents(all);
@@ -865,9 +972,10 @@ async function* summaryRows(
       bar(s.cents, largest.get(s.currency) ?? 0),
     ]);
   yield line([]);
+}
 
-  yield* matchingSummary(books, line);
-
+/** Since the previous run, and the age of the open findings. */
+async function* sinceRows({ line, summary }: SummaryContext): AsyncGenerator<Cell[]> {
   yield line([{ heading: 'Since the previous run' }, { label: 'findings' }]);
   yield line(['New', summary.new]);
   yield line(['Still open', summary.open]);
@@ -883,8 +991,11 @@ async function* summaryRows(
   for (const bucket of AGE_BUCKETS)
     yield line([bucket, summary.ageBuckets[bucket] ?? 0, bar(summary.ageBuckets[bucket] ?? 0, oldest)]);
   yield line([]);
+}
 
-  // Each currency's closing re-performed from its row: opening + issued − debited + refunded − voided − expired.
+/** The nightly roll-forward, each closing re-performed by a formula, then the month to date and the sheets. */
+async function* rollForwardRows({ line, row, store, run, monthToDate }: SummaryContext): AsyncGenerator<Cell[]> {
+  // Each currency's closing re-performed from its row(): opening + issued − debited + refunded − voided − expired.
   // Read down, as a roll-forward is: a column per currency, each closing re-performed from the figures above it.
   const rolls = await store.rollForwardOf(run.checkRunId);
   // The roll-forward and its result (Closes, the month to date) start a printed page: never split.
@@ -892,7 +1003,7 @@ async function* summaryRows(
     { heading: 'Gift card liability roll-forward', pageBreak: true },
     ...rolls.map((r) => ({ label: r.currency })),
   ]);
-  const first = row + 1;
+  const first = row() + 1;
   const at = (step: number): string => `{col}${first + step}`;
   const per = (label: string, cell: (r: (typeof rolls)[number], column: string) => Cell): Cell[] =>
     line([label, ...rolls.map((r, i) => cell(r, String.fromCharCode(66 + i)))]);
