@@ -342,19 +342,11 @@ interface CardSheetRows {
   differingIds: string[];
 }
 
-async function closeSheets(
-  options: WriteCloseOptions,
-  close: PeriodClose,
-  cardSheet: CardSheetRows,
-  cards: number,
-): Promise<SheetSpec[]> {
-  const cardRows = cardSheet.rows;
-  const { period } = options;
-  const failing = close.rollForwards.filter((r) => !r.closes);
+/** The close's first lines: each roll-forward's closing, what the cards and the service hold, whether it ties out. */
+function closeHeadline(close: PeriodClose): Cell[][] {
   const money = (cents: number | null, currency: string): Cell => (cents === null ? null : { cents, currency });
-  // The headline on the first lines: each roll-forward's closing, what the cards and the service hold, whether it ties out.
   const shown = close.rollForwards.slice(0, HEADLINE_GROUPS);
-  const headline: Cell[][] = [
+  return [
     [
       { label: 'closing per currency and program' },
       { label: 'closing from flows' },
@@ -376,10 +368,16 @@ async function closeSheets(
       ? [[`… ${close.rollForwards.length - shown.length} more: see Period roll-forward`]]
       : []),
   ];
-  const summary: Cell[][] = [
+}
+
+/** The close's Summary sheet: its result and headline, what it covered, how to read it, and the sign-off. */
+function closeSummary(options: WriteCloseOptions, close: PeriodClose, cards: number): Cell[][] {
+  const { period } = options;
+  const failing = close.rollForwards.filter((r) => !r.closes);
+  return [
     [{ heading: `Period close ${period.label}` }],
     ['Result', { emphasis: close.closes ? 'TIES OUT' : 'DOES NOT TIE OUT', good: close.closes }],
-    ...headline,
+    ...closeHeadline(close),
     [],
     [
       'Period',
@@ -421,6 +419,17 @@ async function closeSheets(
     [{ sheet: 'Cards at cut-off', text: 'Cards at cut-off' }],
     [{ sheet: 'Activity in period', text: 'Activity in period' }],
   ];
+}
+
+async function closeSheets(
+  options: WriteCloseOptions,
+  close: PeriodClose,
+  cardSheet: CardSheetRows,
+  cards: number,
+): Promise<SheetSpec[]> {
+  const cardRows = cardSheet.rows;
+  const { period } = options;
+  const summary = closeSummary(options, close, cards);
   const shownCards =
     cardRows.length < cards
       ? [
