@@ -70,6 +70,14 @@ function quoted(value: string): string {
   return /^[0-9 .,:+\-/TZ]{1,40}$/.test(value) ? ` "${value}"` : ' (its value not shown: it may be a code)';
 }
 
+/** Why a row cannot be imported, and the field whose value it is about (its value then shown or hashed). */
+class Refused {
+  constructor(
+    readonly reason: string,
+    readonly field?: BooksField,
+  ) {}
+}
+
 /**
  * Reads one row.
  * @returns the row, or why it cannot be imported (with its fields, codes hashed).
@@ -82,9 +90,12 @@ export function readBooksRow(
 ): RowResult {
   const shown = scrubbed(fields, map);
   const raw = JSON.stringify(shown);
-  // The value a row is rejected for may be a code a shifted row put there: the rejection keeps its hash.
-  const fail = (reason: string, field?: BooksField): RowResult => {
-    const column = field === undefined ? undefined : map.columns[field];
+  try {
+    return { ok: true, row: rowOf(kind, map, fieldText(fields, map), lineNo, raw) };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    // The value a row is rejected for may be a code a shifted row put there: the rejection keeps its hash.
+    const column = error.field === undefined ? undefined : map.columns[error.field];
     const value = column === undefined ? undefined : shown[column];
     if (
       column === undefined ||
@@ -92,59 +103,52 @@ export function readBooksRow(
       quoted(value).startsWith(' "') ||
       value.startsWith('sha256:')
     )
-      return { ok: false, reason, raw };
-    return { ok: false, reason, raw: JSON.stringify({ ...shown, [column]: `sha256:${sha256(value.trim())}` }) };
-  };
-  // References are identifiers, kept exactly as written (a tab or space in one is part of it, as on the ledger); other fields are trimmed.
-  const text = (field: BooksField): string | null => {
+      return { ok: false, reason: error.reason, raw };
+    return {
+      ok: false,
+      reason: error.reason,
+      raw: JSON.stringify({ ...shown, [column]: `sha256:${sha256(value.trim())}` }),
+    };
+  }
+}
+
+type FieldText = (field: BooksField) => string | null;
+
+/**
+ * A row's fields as text, none empty (null instead). References are identifiers, kept exactly as
+ * written (a tab or space in one is part of it, as on the ledger); other fields are trimmed.
+ */
+function fieldText(fields: Readonly<Record<string, unknown>>, map: BooksMap): FieldText {
+  for (const field of BOOKS_FIELDS) {
+    const value = fields[map.columns[field]];
+    if (value !== null && value !== undefined && typeof value === 'object')
+      throw new Refused(`${map.columns[field]} is not a single value`);
+  }
+  return (field) => {
     const value = fields[map.columns[field]];
     if (value === undefined || value === null) return null;
     const trimmed = String(value).trim();
     if (trimmed === '') return null;
     return field === 'reference' || field === 'externalRef' ? String(value) : trimmed;
   };
-  for (const field of BOOKS_FIELDS) {
-    const value = fields[map.columns[field]];
-    if (value !== null && value !== undefined && typeof value === 'object')
-      return fail(`${map.columns[field]} is not a single value`);
-  }
+}
 
+/** The row's meaning, read field by field; a field that cannot be read refuses the row. */
+function rowOf(kind: BooksKind, map: BooksMap, text: FieldText, lineNo: number, rawJson: string): BooksRow {
   const timeText = text('time');
-  if (timeText === null) return fail(`${map.columns.time} is empty`);
+  if (timeText === null) throw new Refused(`${map.columns.time} is empty`);
   const atMs = readTime(timeText, map);
   if (atMs === null)
-    return fail(
+    throw new Refused(
       `${map.columns.time}${quoted(timeText)} is not a time in ${map.timeFormats.map((f) => (f === 'iso' ? 'RFC 3339' : `"${f}"`)).join(' or ')}`,
       'time',
     );
-
-  let entryType: BooksRow['entryType'];
-  if (kind === 'tenders') {
-    const type = text('type');
-    if (type === null) return fail(`${map.columns.type} is empty`);
-    const is = (values: string[]): boolean => values.some((v) => v.toLowerCase() === type.toLowerCase());
-    if (is(map.types.payment)) entryType = 'payment';
-    else if (is(map.types.refund)) entryType = 'refund';
-    else
-      return fail(
-        `${map.columns.type}${quoted(type)} is neither a payment (${map.types.payment.join(', ')}) nor a refund (${map.types.refund.join(', ')})`,
-        'type',
-      );
-  } else entryType = kind === 'coupon-uses' ? 'use' : 'purchase';
-
-  let amountCents: number | null = null;
-  const amountText = text('amount');
-  if (kind !== 'coupon-uses' || amountText !== null) {
-    if (amountText === null) return fail(`${map.columns.amount} is empty`);
-    const amount = readAmount(amountText, map.decimalSeparator);
-    if (!amount.ok) return fail(`${map.columns.amount}${quoted(amountText)} ${amount.reason}`, 'amount');
-    amountCents = amount.cents;
-  }
-
+  const entryType = entryTypeOf(kind, map, text);
+  const amountCents = amountOf(kind, map, text);
   const currency = text('currency') ?? map.currency ?? null;
   if (currency !== null && !/^[A-Z]{3}$/.test(currency))
-    return fail(`${map.columns.currency}${quoted(currency)} is not an ISO 4217 code`, 'currency');
-  if (currency === null && kind !== 'coupon-uses') return fail(`${map.columns.currency} is empty`);
+    throw new Refused(`${map.columns.currency}${quoted(currency)} is not an ISO 4217 code`, 'currency');
+  if (currency === null && kind !== 'coupon-uses') throw new Refused(`${map.columns.currency} is empty`);
 
   // A till that writes the card's code as the reference: the reference is the code's hash.
   const written = text('reference');
@@ -152,45 +156,55 @@ export function readBooksRow(
   const reference =
     written !== null && cardCode !== null && written.trim() === cardCode ? `sha256:${sha256(cardCode)}` : written;
   if (reference === null && kind === 'tenders' && cardCode === null && text('giftCardId') === null)
-    return fail(`${map.columns.reference} is empty and the row names no card`);
+    throw new Refused(`${map.columns.reference} is empty and the row names no card`);
   const code = kind === 'coupon-uses' ? text('couponCode') : text('cardCode');
-  if (kind === 'coupon-uses' && code === null) return fail(`${map.columns.couponCode} is empty`);
-  const externalRef = text('externalRef');
-  if (kind === 'dp-purchases' && externalRef === null) return fail(`${map.columns.externalRef} is empty`);
+  if (kind === 'coupon-uses' && code === null) throw new Refused(`${map.columns.couponCode} is empty`);
+  const externalRef = kind === 'dp-purchases' ? text('externalRef') : null;
+  if (kind === 'dp-purchases' && externalRef === null) throw new Refused(`${map.columns.externalRef} is empty`);
   const codeSha256 = code === null ? null : sha256(code);
   const giftCardId = kind === 'tenders' ? text('giftCardId') : null;
-
   const meaning = sha256(
-    JSON.stringify([
-      kind,
-      reference,
-      entryType,
-      amountCents,
-      currency,
-      atMs,
-      codeSha256,
-      giftCardId,
-      kind === 'dp-purchases' ? externalRef : null,
-    ]),
+    JSON.stringify([kind, reference, entryType, amountCents, currency, atMs, codeSha256, giftCardId, externalRef]),
   );
   return {
-    ok: true,
-    row: {
-      kind,
-      lineNo,
-      reference,
-      entryType,
-      amountCents,
-      currency,
-      atMs,
-      atText: timeText,
-      codeSha256,
-      giftCardId,
-      externalRef: kind === 'dp-purchases' ? externalRef : null,
-      rawJson: raw,
-      meaning,
-    },
+    kind,
+    lineNo,
+    reference,
+    entryType,
+    amountCents,
+    currency,
+    atMs,
+    atText: timeText,
+    codeSha256,
+    giftCardId,
+    externalRef,
+    rawJson,
+    meaning,
   };
+}
+
+/** A tender's payment or refund, by the map's values for each; every coupon row is a use, every DP row a purchase. */
+function entryTypeOf(kind: BooksKind, map: BooksMap, text: FieldText): BooksRow['entryType'] {
+  if (kind !== 'tenders') return kind === 'coupon-uses' ? 'use' : 'purchase';
+  const type = text('type');
+  if (type === null) throw new Refused(`${map.columns.type} is empty`);
+  const is = (values: string[]): boolean => values.some((v) => v.toLowerCase() === type.toLowerCase());
+  if (is(map.types.payment)) return 'payment';
+  if (is(map.types.refund)) return 'refund';
+  throw new Refused(
+    `${map.columns.type}${quoted(type)} is neither a payment (${map.types.payment.join(', ')}) nor a refund (${map.types.refund.join(', ')})`,
+    'type',
+  );
+}
+
+/** The row's amount in cents, read exactly; a coupon use may have none. */
+function amountOf(kind: BooksKind, map: BooksMap, text: FieldText): number | null {
+  const amountText = text('amount');
+  if (kind === 'coupon-uses' && amountText === null) return null;
+  if (amountText === null) throw new Refused(`${map.columns.amount} is empty`);
+  const amount = readAmount(amountText, map.decimalSeparator);
+  if (!amount.ok) throw new Refused(`${map.columns.amount}${quoted(amountText)} ${amount.reason}`, 'amount');
+  return amount.cents;
 }
 
 type AmountResult = { ok: true; cents: number } | { ok: false; reason: string };
