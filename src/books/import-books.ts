@@ -10,7 +10,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { shownValue } from '../config.js';
 import { basename, dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { type Readable, Transform } from 'node:stream';
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { parse } from 'csv-parse';
 import { BooksImportError, ConfigError, FileSystemError } from '../errors.js';
 import { openRegularFile } from '../paths.js';
@@ -26,7 +26,7 @@ import {
 } from './books-map.js';
 import { readBooksRow, sha256, type BooksRow } from './books-row.js';
 import type { Mirror } from '../db/mirror.js';
-import { ADD_AT_ONCE, BooksStore } from './store.js';
+import { ADD_AT_ONCE, BooksStore, type ImportSession } from './store.js';
 
 /** The longest line (CSV record or JSON line) a books file may hold; a longer one is rejected, not read whole. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -163,6 +163,12 @@ export async function importBooksFile(mirror: Mirror, path: string, options: Imp
   }
 }
 
+/** A row that could not be imported: its line, why, and what it held. */
+type Rejection = { line: number; reason: string; raw: string | null };
+
+/** Thrown inside the import's transaction to roll it back when the file is refused: the rows rejected say why. */
+const REFUSED = new Error('the file is refused');
+
 async function importOpenFile(
   store: BooksStore,
   fd: number,
@@ -190,80 +196,23 @@ async function importOpenFile(
   const shape: CsvShape = { lines: 0, openQuoteLine: null };
   const rows = format === 'csv' ? csvRows(open(), map, kind, shape) : jsonLines(open(), shape);
   const nowMs = options.nowMs ?? Date.now();
-  const rejections: { line: number; reason: string; raw: string | null }[] = [];
+  const rejections: Rejection[] = [];
   // One transaction across the file's reads (the connection is this process's alone while it
   // imports): a failure anywhere, or a file refused, leaves the mirror as it was.
-  const refused = new Error('the file is refused');
   try {
     return await store.importing(async (session) => {
       const fileId = await session.file({ kind, source, path, sha256: digest, imported_at_ms: nowMs });
-      // Equal rows of one file are told apart by their order: the second of two equal payments is
-      // a row of its own, its identity that of the meaning's second occurrence. The mirror says
-      // whether a meaning's first occurrence is this version's already; only meanings met more
-      // than once are counted in memory (a 12-byte key each), so each row costs a bounded number
-      // of statements however many equal rows precede it, and a file of distinct rows no memory.
-      const repeats = new Map<string, number>();
-      // Rows are added a batch at a time (one statement a batch on a server). A first occurrence
-      // not added then goes, in the file's order, the way it would alone: its identity is held by
-      // an earlier version (the row is kept in this one) or by this version already (the row is a
-      // later occurrence, added or kept under that occurrence's identity). A meaning this version
-      // has met more than once needs no asking: the row is its next occurrence (a promo code used
-      // all day is one statement a batch, not three).
-      let firsts: Array<{ row: BooksRow; identity: string }> = [];
-      let occurrences: Array<{ row: BooksRow; identity: string }> = [];
-      const meaningKey = (row: BooksRow): string => Buffer.from(row.meaning.slice(0, 24), 'hex').toString('latin1');
-      const nextOccurrence = (row: BooksRow, key: string): void => {
-        const occurrence = (repeats.get(key) ?? 1) + 1;
-        repeats.set(key, occurrence);
-        occurrences.push({ row, identity: identityOf(kind, source, row.meaning, occurrence) });
-      };
-      const addPending = async (): Promise<void> => {
-        const added = await session.addAll(firsts, source, fileId);
-        const notAdded = firsts.filter((_, i) => !added[i]);
-        result.rowsAdded += firsts.length - notAdded.length;
-        const claims = await session.claimedBy([...new Set(notAdded.map(({ identity }) => identity))]);
-        for (const { row, identity: first } of notAdded) {
-          if (claims.get(first) !== fileId) {
-            session.keep(fileId, row.lineNo, first);
-            claims.set(first, fileId);
-          } else nextOccurrence(row, meaningKey(row));
-        }
-        const addedLater = await session.addAll(occurrences, source, fileId);
-        for (const [i, { row, identity }] of occurrences.entries()) {
-          if (addedLater[i]) result.rowsAdded += 1;
-          else session.keep(fileId, row.lineNo, identity);
-        }
-        firsts = [];
-        occurrences = [];
-      };
-      let accepted = 0;
-      // The version's first row: a rolling export's window starts there.
-      let firstAtMs = Number.MAX_SAFE_INTEGER;
-      let cutShort: string | null = null;
-      for await (const read of rows) {
-        options.signal?.throwIfAborted();
-        // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
-        if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
-        if ('problem' in read) {
-          rejections.push({ line: read.line, reason: bounded(read.problem), raw: read.raw });
-          if (read.refuse) throw refused;
-          if (read.cutShort) cutShort = read.problem;
-          continue;
-        }
-        const parsed = readBooksRow(kind, map, read.fields, read.line);
-        if (!parsed.ok) {
-          rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
-          continue;
-        }
-        if (parsed.row.atMs < firstAtMs) firstAtMs = parsed.row.atMs;
-        // A file of distinct rows has met no meaning twice: no key to build.
-        const key = repeats.size > 0 ? meaningKey(parsed.row) : undefined;
-        if (key !== undefined && repeats.has(key)) nextOccurrence(parsed.row, key);
-        else firsts.push({ row: parsed.row, identity: identityOf(kind, source, parsed.row.meaning, 1) });
-        if (firsts.length + occurrences.length === ADD_AT_ONCE) await addPending();
-        accepted += 1;
-      }
-      await addPending();
+      const adder = rowAdder(session, kind, source, fileId, result);
+      const { accepted, firstAtMs, cutShort } = await addRows(
+        rows,
+        kind,
+        map,
+        adder,
+        rejections,
+        result,
+        options.signal,
+      );
+      await adder.flush();
       if (parsed.digest('hex') !== digest) {
         throw new BooksImportError(
           `${path}: the file changed while it was read (its bytes are not those it held when the import began): nothing of it was imported; import it again once its writer has finished`,
@@ -280,7 +229,7 @@ async function importOpenFile(
       }
       // A file of a header alone (a quiet day) is a version of zero rows; one whose every row was
       // rejected is not imported at all.
-      if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) throw refused;
+      if (accepted === 0 && (result.problems.length > 0 || result.rowsRead > 0)) throw REFUSED;
       const live = await session.held(kind, source, fileId);
       // Rows before this version's first row aged out of a rolling export (the last N days): they
       // stay, with their breaks. --replace says the version replaces every earlier row.
@@ -305,12 +254,101 @@ async function importOpenFile(
       return result;
     });
   } catch (error) {
-    if (error !== refused) throw error;
+    if (error !== REFUSED) throw error;
     result.problems = rejections
       .map((r) => ({ file: path, line: r.line, reason: r.reason }))
       .sort((a, b) => a.line - b.line);
     return result;
   }
+}
+
+/** Reads the file's rows into the version, the rows that cannot be read into `rejections`. */
+async function addRows(
+  rows: AsyncIterable<Read>,
+  kind: BooksKind,
+  map: BooksMap,
+  adder: ReturnType<typeof rowAdder>,
+  rejections: Rejection[],
+  result: ImportResult,
+  signal: AbortSignal | undefined,
+): Promise<{ accepted: number; firstAtMs: number; cutShort: string | null }> {
+  let accepted = 0;
+  // The version's first row: a rolling export's window starts there.
+  let firstAtMs = Number.MAX_SAFE_INTEGER;
+  let cutShort: string | null = null;
+  for await (const read of rows) {
+    signal?.throwIfAborted();
+    // A row that could not be read is a row read, and rejected; a problem of the whole file is not a row.
+    if (!('problem' in read && read.fileLevel)) result.rowsRead += 1;
+    if ('problem' in read) {
+      rejections.push({ line: read.line, reason: bounded(read.problem), raw: read.raw });
+      if (read.refuse) throw REFUSED;
+      if (read.cutShort) cutShort = read.problem;
+      continue;
+    }
+    const parsed = readBooksRow(kind, map, read.fields, read.line);
+    if (!parsed.ok) {
+      rejections.push({ line: read.line, reason: bounded(parsed.reason), raw: parsed.raw.slice(0, 2_000) });
+      continue;
+    }
+    if (parsed.row.atMs < firstAtMs) firstAtMs = parsed.row.atMs;
+    await adder.add(parsed.row);
+    accepted += 1;
+  }
+  return { accepted, firstAtMs, cutShort };
+}
+
+/** Adds a version's rows, a batch at a time, each under its identity (see the comments within). */
+function rowAdder(session: ImportSession, kind: BooksKind, source: string, fileId: number, result: ImportResult) {
+  // Equal rows of one file are told apart by their order: the second of two equal payments is
+  // a row of its own, its identity that of the meaning's second occurrence. The mirror says
+  // whether a meaning's first occurrence is this version's already; only meanings met more
+  // than once are counted in memory (a 12-byte key each), so each row costs a bounded number
+  // of statements however many equal rows precede it, and a file of distinct rows no memory.
+  const repeats = new Map<string, number>();
+  // Rows are added a batch at a time (one statement a batch on a server). A first occurrence
+  // not added then goes, in the file's order, the way it would alone: its identity is held by
+  // an earlier version (the row is kept in this one) or by this version already (the row is a
+  // later occurrence, added or kept under that occurrence's identity). A meaning this version
+  // has met more than once needs no asking: the row is its next occurrence (a promo code used
+  // all day is one statement a batch, not three).
+  let firsts: Array<{ row: BooksRow; identity: string }> = [];
+  let occurrences: Array<{ row: BooksRow; identity: string }> = [];
+  const meaningKey = (row: BooksRow): string => Buffer.from(row.meaning.slice(0, 24), 'hex').toString('latin1');
+  const nextOccurrence = (row: BooksRow, key: string): void => {
+    const occurrence = (repeats.get(key) ?? 1) + 1;
+    repeats.set(key, occurrence);
+    occurrences.push({ row, identity: identityOf(kind, source, row.meaning, occurrence) });
+  };
+  const flush = async (): Promise<void> => {
+    const added = await session.addAll(firsts, source, fileId);
+    const notAdded = firsts.filter((_, i) => !added[i]);
+    result.rowsAdded += firsts.length - notAdded.length;
+    const claims = await session.claimedBy([...new Set(notAdded.map(({ identity }) => identity))]);
+    for (const { row, identity: first } of notAdded) {
+      if (claims.get(first) !== fileId) {
+        session.keep(fileId, row.lineNo, first);
+        claims.set(first, fileId);
+      } else nextOccurrence(row, meaningKey(row));
+    }
+    const addedLater = await session.addAll(occurrences, source, fileId);
+    for (const [i, { row, identity }] of occurrences.entries()) {
+      if (addedLater[i]) result.rowsAdded += 1;
+      else session.keep(fileId, row.lineNo, identity);
+    }
+    firsts = [];
+    occurrences = [];
+  };
+  return {
+    add: async (row: BooksRow): Promise<void> => {
+      // A file of distinct rows has met no meaning twice: no key to build.
+      const key = repeats.size > 0 ? meaningKey(row) : undefined;
+      if (key !== undefined && repeats.has(key)) nextOccurrence(row, key);
+      else firsts.push({ row, identity: identityOf(kind, source, row.meaning, 1) });
+      if (firsts.length + occurrences.length === ADD_AT_ONCE) await flush();
+    },
+    flush,
+  };
 }
 
 /** A reason cut to MAX_REASON characters. */
@@ -436,111 +474,144 @@ export function capRecords(
   oversize: (firstLine: number, lastLine: number) => void,
   shape: CsvShape,
 ): Transform {
-  const QUOTE = 0x22;
-  const LF = 0x0a;
-  const CR = 0x0d;
-  const DELIMITER = delimiter.charCodeAt(0);
-  let inQuotes = false;
-  let quoteSeen = false;
-  let fieldStart = true;
-  let afterCR = false;
-  let atFileStart = true;
-  let line = 1;
-  let recordLine = 1;
-  let quoteLine = 1;
-  let lineHasBytes = false;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let dropping = false;
-  let lineBreak: Buffer | null = null;
-  // The line the next output begins on: output is whole records, so a line is checked whole.
-  let outLine = 1;
+  const cap = new RecordCap(maxBytes, delimiter, oversize, shape);
+  const passed = (done: TransformCallback, { data, bad }: { data: Buffer; bad: number | null }): void =>
+    done(bad === null ? null : new EncodingProblem(bad), data);
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      const out: Buffer[] = [];
-      let start = 0;
-      if (atFileStart && chunk.length > 0) {
-        atFileStart = false;
-        // A BOM is the parser's to strip: the first field starts after it.
-        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
-          out.push(chunk.subarray(0, 3));
-          start = 3;
-        }
-      }
-      for (let i = start; i < chunk.length; i += 1) {
-        const byte = chunk[i]!;
-        if (quoteSeen) {
-          quoteSeen = false;
-          if (byte === QUOTE) continue;
-          if (byte === DELIMITER || byte === CR || byte === LF) inQuotes = false;
-        }
-        const isBreak = byte === CR || (byte === LF && !afterCR);
-        const secondOfCRLF = byte === LF && afterCR;
-        afterCR = byte === CR;
-        if (isBreak) {
-          line += 1;
-          lineHasBytes = false;
-        } else if (!secondOfCRLF) lineHasBytes = true;
-        if (inQuotes) {
-          if (byte === QUOTE) quoteSeen = true;
-        } else if (byte === QUOTE) {
-          if (fieldStart) {
-            inQuotes = true;
-            quoteLine = line;
-          }
-          fieldStart = false;
-        } else if (byte === DELIMITER) fieldStart = true;
-        else if (isBreak || secondOfCRLF) {
-          fieldStart = true;
-          if (lineBreak === null && isBreak)
-            lineBreak = byte === CR && chunk[i + 1] === LF ? Buffer.from('\r\n') : Buffer.from([byte]);
-          if (dropping) {
-            // The record's own line end goes on as written (its LF follows a CR by itself).
-            out.push(chunk.subarray(i, i + 1));
-            oversize(recordLine, line - 1);
-          } else out.push(...pending, chunk.subarray(start, i + 1));
-          pending = [];
-          pendingBytes = 0;
-          dropping = false;
-          recordLine = line;
-          start = i + 1;
-          continue;
-        } else fieldStart = false;
-        if (dropping) {
-          // A line break inside the dropped record's quotes: the parser still counts the line.
-          if (isBreak) out.push(lineBreak ?? NEWLINE);
-          start = i + 1;
-          continue;
-        }
-        if (pendingBytes + (i + 1 - start) > maxBytes) {
-          // Too long: what was held goes, but its line breaks.
-          for (let n = recordLine; n < line; n += 1) out.push(lineBreak ?? NEWLINE);
-          pending = [];
-          pendingBytes = 0;
-          dropping = true;
-          start = i + 1;
-        }
-      }
-      if (!dropping && start < chunk.length) {
-        pending.push(chunk.subarray(start));
-        pendingBytes += chunk.length - start;
-      }
-      const data = Buffer.concat(out);
-      const bad = firstLineNotUtf8(data, outLine);
-      outLine = recordLine;
-      done(bad === null ? null : new EncodingProblem(bad), data);
+      passed(done, cap.chunk(chunk));
     },
     flush(done) {
-      if (quoteSeen) inQuotes = false;
-      shape.lines = lineHasBytes ? line : line - 1;
-      shape.openQuoteLine = inQuotes ? quoteLine : null;
-      if (dropping) oversize(recordLine, shape.lines);
-      const data = dropping ? Buffer.alloc(0) : Buffer.concat(pending);
-      const bad = firstLineNotUtf8(data, outLine);
-      done(bad === null ? null : new EncodingProblem(bad), data);
+      passed(done, cap.end());
     },
   });
 }
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** The scanner behind {@link capRecords}: where records and quoted fields begin and end, and what is held. */
+class RecordCap {
+  #inQuotes = false;
+  #quoteSeen = false;
+  #fieldStart = true;
+  #afterCR = false;
+  #atFileStart = true;
+  #line = 1;
+  #recordLine = 1;
+  #quoteLine = 1;
+  #lineHasBytes = false;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #dropping = false;
+  #lineBreak: Buffer | null = null;
+  // The line the next output begins on: output is whole records, so a line is checked whole.
+  #outLine = 1;
+  readonly #maxBytes: number;
+  readonly #delimiter: number;
+  readonly #oversize: (firstLine: number, lastLine: number) => void;
+  readonly #shape: CsvShape;
+
+  constructor(
+    maxBytes: number,
+    delimiter: string,
+    oversize: (firstLine: number, lastLine: number) => void,
+    shape: CsvShape,
+  ) {
+    this.#maxBytes = maxBytes;
+    this.#delimiter = delimiter.charCodeAt(0);
+    this.#oversize = oversize;
+    this.#shape = shape;
+  }
+
+  /** A chunk in, the whole records it completes out (a record too long: its line breaks alone), and the first line not UTF-8. */
+  chunk(chunk: Buffer): { data: Buffer; bad: number | null } {
+    const out: Buffer[] = [];
+    let start = 0;
+    if (this.#atFileStart && chunk.length > 0) {
+      this.#atFileStart = false;
+      // A BOM is the parser's to strip: the first field starts after it.
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+        out.push(chunk.subarray(0, 3));
+        start = 3;
+      }
+    }
+    for (let i = start; i < chunk.length; i += 1) {
+      const byte = chunk[i]!;
+      if (this.#quoteSeen) {
+        this.#quoteSeen = false;
+        if (byte === QUOTE) continue;
+        if (byte === this.#delimiter || byte === CR || byte === LF) this.#inQuotes = false;
+      }
+      const isBreak = byte === CR || (byte === LF && !this.#afterCR);
+      const secondOfCRLF = byte === LF && this.#afterCR;
+      this.#afterCR = byte === CR;
+      if (isBreak) {
+        this.#line += 1;
+        this.#lineHasBytes = false;
+      } else if (!secondOfCRLF) this.#lineHasBytes = true;
+      if (this.#inQuotes) {
+        if (byte === QUOTE) this.#quoteSeen = true;
+      } else if (byte === QUOTE) {
+        if (this.#fieldStart) {
+          this.#inQuotes = true;
+          this.#quoteLine = this.#line;
+        }
+        this.#fieldStart = false;
+      } else if (byte === this.#delimiter) this.#fieldStart = true;
+      else if (isBreak || secondOfCRLF) {
+        this.#fieldStart = true;
+        if (this.#lineBreak === null && isBreak)
+          this.#lineBreak = byte === CR && chunk[i + 1] === LF ? Buffer.from('\r\n') : Buffer.from([byte]);
+        if (this.#dropping) {
+          // The record's own line end goes on as written (its LF follows a CR by itself).
+          out.push(chunk.subarray(i, i + 1));
+          this.#oversize(this.#recordLine, this.#line - 1);
+        } else out.push(...this.#pending, chunk.subarray(start, i + 1));
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.#dropping = false;
+        this.#recordLine = this.#line;
+        start = i + 1;
+        continue;
+      } else this.#fieldStart = false;
+      if (this.#dropping) {
+        // A line break inside the dropped record's quotes: the parser still counts the line.
+        if (isBreak) out.push(this.#lineBreak ?? NEWLINE);
+        start = i + 1;
+        continue;
+      }
+      if (this.#pendingBytes + (i + 1 - start) > this.#maxBytes) {
+        // Too long: what was held goes, but its line breaks.
+        for (let n = this.#recordLine; n < this.#line; n += 1) out.push(this.#lineBreak ?? NEWLINE);
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.#dropping = true;
+        start = i + 1;
+      }
+    }
+    if (!this.#dropping && start < chunk.length) {
+      this.#pending.push(chunk.subarray(start));
+      this.#pendingBytes += chunk.length - start;
+    }
+    const data = Buffer.concat(out);
+    const bad = firstLineNotUtf8(data, this.#outLine);
+    this.#outLine = this.#recordLine;
+    return { data, bad };
+  }
+
+  /** The end of the file: what is held, and the file's shape. */
+  end(): { data: Buffer; bad: number | null } {
+    if (this.#quoteSeen) this.#inQuotes = false;
+    this.#shape.lines = this.#lineHasBytes ? this.#line : this.#line - 1;
+    this.#shape.openQuoteLine = this.#inQuotes ? this.#quoteLine : null;
+    if (this.#dropping) this.#oversize(this.#recordLine, this.#shape.lines);
+    const data = this.#dropping ? Buffer.alloc(0) : Buffer.concat(this.#pending);
+    const bad = firstLineNotUtf8(data, this.#outLine);
+    return { data, bad };
+  }
+}
+
 const NEWLINE = Buffer.from('\n');
 
 /**

@@ -99,13 +99,40 @@ export function matchTenders(
   options: MatchOptions,
   endMs: number,
 ): TenderGroup[] {
-  const groups: TenderGroup[] = [];
-  const leftBooks = new Set<BooksTender>();
-  const leftLedger = new Set<LedgerTender>();
+  const m: Matching = { groups: [], leftBooks: new Set(), leftLedger: new Set() };
+  exactPass(m, books, ledger);
+  tolerancePass(m, options);
+  oneToManyPass(m);
+  codeHashPass(m, options);
+  return leftoverPass(m, options, endMs);
+}
+
+/** The groups made so far, and the rows of each side no group holds yet. */
+interface Matching {
+  groups: TenderGroup[];
+  leftBooks: Set<BooksTender>;
+  leftLedger: Set<LedgerTender>;
+}
+
+/** What is left, grouped by reference: the books rows that have one, and the entries. */
+function pending({ leftBooks, leftLedger }: Matching): {
+  bookRows: Map<string, BooksTender[]>;
+  entries: Map<string, LedgerTender[]>;
+} {
+  return {
+    bookRows: groupBy([...leftBooks].filter((b) => b.reference !== null).sort(byTime), keyOf),
+    entries: groupBy([...leftLedger].sort(byTime), keyOf),
+  };
+}
+
+/** 1. exact: a reference and an amount on both sides. */
+function exactPass(
+  { groups, leftBooks, leftLedger }: Matching,
+  books: readonly BooksTender[],
+  ledger: readonly LedgerTender[],
+): void {
   const booksByKey = groupBy([...books].sort(byTime), keyOf);
   const ledgerByKey = groupBy([...ledger].sort(byTime), keyOf);
-
-  // 1. exact
   for (const [key, bookRows] of booksByKey) {
     const entries = ledgerByKey.get(key) ?? [];
     const entriesByAmount = groupBy(entries, (e) => String(e.amountCents));
@@ -120,13 +147,12 @@ export function matchTenders(
     const amounts = new Set(bookRows.map((b) => b.amountCents));
     for (const entry of entries) if (!amounts.has(entry.amountCents)) leftLedger.add(entry);
   }
+}
 
-  // 2. tolerance and 3. one-to-many, within a reference
-  const pending = (): { bookRows: Map<string, BooksTender[]>; entries: Map<string, LedgerTender[]> } => ({
-    bookRows: groupBy([...leftBooks].filter((b) => b.reference !== null).sort(byTime), keyOf),
-    entries: groupBy([...leftLedger].sort(byTime), keyOf),
-  });
-  let left = pending();
+/** 2. tolerance: within a reference, the nearest amount within the currency's tolerance and the window. */
+function tolerancePass(m: Matching, options: MatchOptions): void {
+  const { groups, leftBooks, leftLedger } = m;
+  const left = pending(m);
   for (const [key, bookRows] of left.bookRows) {
     const entries = left.entries.get(key) ?? [];
     for (const row of bookRows) {
@@ -148,7 +174,12 @@ export function matchTenders(
         take(groups, leftBooks, leftLedger, { status: 'matched', rule: 'tolerance', books: [row], ledger: [partner] });
     }
   }
-  left = pending();
+}
+
+/** 3. one-to-many: within a reference, what is left on each side sums to the same. */
+function oneToManyPass(m: Matching): void {
+  const { groups, leftBooks, leftLedger } = m;
+  const left = pending(m);
   for (const [key, bookRows] of left.bookRows) {
     const restBooks = bookRows.filter((b) => leftBooks.has(b));
     const restEntries = (left.entries.get(key) ?? []).filter((e) => leftLedger.has(e));
@@ -161,8 +192,10 @@ export function matchTenders(
         ledger: restEntries,
       });
   }
+}
 
-  // 4. code hash: the card the books name, whatever the reference
+/** 4. code hash: the card the books name, whatever the reference. */
+function codeHashPass({ groups, leftBooks, leftLedger }: Matching, options: MatchOptions): void {
   const entriesByCard = groupBy([...leftLedger].sort(byTime), (e) => `${e.giftCardId}\u0000${e.type}`);
   for (const row of [...leftBooks].sort(byTime)) {
     if (row.giftCardId === null) continue;
@@ -179,9 +212,12 @@ export function matchTenders(
     if (partner)
       take(groups, leftBooks, leftLedger, { status: 'matched', rule: 'code-hash', books: [row], ledger: [partner] });
   }
+}
 
-  // What is left: a reference on both sides whose amounts differ, or one side alone.
-  left = pending();
+/** What is left: a reference on both sides whose amounts differ, or one side alone (in transit near the end). */
+function leftoverPass(m: Matching, options: MatchOptions, endMs: number): TenderGroup[] {
+  const { groups, leftBooks, leftLedger } = m;
+  const left = pending(m);
   for (const [key, bookRows] of left.bookRows) {
     const restBooks = bookRows.filter((b) => leftBooks.has(b));
     const restEntries = (left.entries.get(key) ?? []).filter((e) => leftLedger.has(e));
