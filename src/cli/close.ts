@@ -7,6 +7,7 @@ import { readKey } from '../evidence/sign.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { writeClose, type ClosePaths } from '../report/write-close.js';
+import type { PeriodClose } from '../report/close.js';
 import { onInterrupt } from './interrupt.js';
 import { reporter } from './reporter.js';
 
@@ -47,27 +48,8 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
       outDir: options.out ?? defaultLocations().reports,
       ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
     });
-    const money = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
-    for (const r of result.rollForwards) {
-      const service = r.serviceRemainingCents !== null ? `, service ${money(r.serviceRemainingCents)}` : '';
-      const inFlight =
-        r.inFlightCards > 0
-          ? ` (in flight ${money(r.inFlightCents)} on ${r.inFlightCards} ${r.inFlightCards === 1 ? 'card' : 'cards'}, apart)`
-          : '';
-      // A tie-out that fails says by how much, and where: cards against flows, the service against the cards.
-      const differences = [
-        ...(r.differenceCents !== 0 ? [`at cut-off − closing ${money(r.differenceCents)}`] : []),
-        ...(r.serviceDifferenceCents !== null && r.serviceDifferenceCents !== 0
-          ? [`service − at cut-off ${money(r.serviceDifferenceCents)}`]
-          : []),
-        ...(r.unknownCards > 0 ? [`${r.unknownCards} cards off the cent`] : []),
-      ];
-      const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT (${differences.join('; ')})`;
-      write(
-        `${r.currency} ${r.programId ?? '(no program)'}: closing ${money(r.closingFromFlowsCents)}, at cut-off ${money(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}\n`,
-      );
-    }
+    for (const r of result.rollForwards) write(`${rollForwardLine(r)}\n`);
     // Nothing to tie out is not a tie-out: say what the data covers, so that nobody signs an empty period.
     if (result.rollForwards.length === 0) {
       const covers =
@@ -99,23 +81,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     write(
       `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence].map((p) => resolve(p)).join('\n')}\n`,
     );
-    const decimal = (cents: number | null): string | null => (cents === null ? null : formatCents(cents));
-    record({
-      period: period.label,
-      closes: result.closes,
-      asOf: new Date(result.asOfMs).toISOString(),
-      rollForwards: result.rollForwards.map((r) => ({
-        currency: r.currency,
-        program: r.programId,
-        closing: decimal(r.closingFromFlowsCents),
-        atCutOff: decimal(r.closingFromCardsCents),
-        service: r.serviceRemainingCents === null ? null : decimal(r.serviceRemainingCents),
-        difference: decimal(r.differenceCents),
-        serviceDifference: r.serviceDifferenceCents === null ? null : decimal(r.serviceDifferenceCents),
-        closes: r.closes,
-      })),
-      files: [...outputs, evidence].map((p) => resolve(p)),
-    });
+    record(closeRecord(period.label, result, [...outputs, evidence]));
     if (!result.closes) {
       const failing = result.rollForwards
         .filter((r) => !r.closes)
@@ -130,4 +96,47 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     await release();
     interruption.dispose();
   }
+}
+
+/** The money of a terminal's line: grouped, a dash for none. */
+const shown = (cents: number | null): string => (cents === null ? '—' : groupThousands(formatCents(cents)));
+
+/** A roll-forward in one line: its closing, at cut-off, the service's, whether it ties out and by how much. */
+function rollForwardLine(r: PeriodClose['rollForwards'][number]): string {
+  const service = r.serviceRemainingCents !== null ? `, service ${shown(r.serviceRemainingCents)}` : '';
+  const inFlight =
+    r.inFlightCards > 0
+      ? ` (in flight ${shown(r.inFlightCents)} on ${r.inFlightCards} ${r.inFlightCards === 1 ? 'card' : 'cards'}, apart)`
+      : '';
+  // A tie-out that fails says by how much, and where: cards against flows, the service against the cards.
+  const differences = [
+    ...(r.differenceCents !== 0 ? [`at cut-off − closing ${shown(r.differenceCents)}`] : []),
+    ...(r.serviceDifferenceCents !== null && r.serviceDifferenceCents !== 0
+      ? [`service − at cut-off ${shown(r.serviceDifferenceCents)}`]
+      : []),
+    ...(r.unknownCards > 0 ? [`${r.unknownCards} cards off the cent`] : []),
+  ];
+  const verdict = r.closes ? 'ties out' : `DOES NOT TIE OUT (${differences.join('; ')})`;
+  return `${r.currency} ${r.programId ?? '(no program)'}: closing ${shown(r.closingFromFlowsCents)}, at cut-off ${shown(r.closingFromCardsCents)}${service}: ${verdict}${inFlight}`;
+}
+
+/** The close's JSON record: the period, whether it ties out, each roll-forward in decimals, and the files. */
+function closeRecord(label: string, result: PeriodClose, files: string[]): Record<string, unknown> {
+  const decimal = (cents: number | null): string | null => (cents === null ? null : formatCents(cents));
+  return {
+    period: label,
+    closes: result.closes,
+    asOf: new Date(result.asOfMs).toISOString(),
+    rollForwards: result.rollForwards.map((r) => ({
+      currency: r.currency,
+      program: r.programId,
+      closing: decimal(r.closingFromFlowsCents),
+      atCutOff: decimal(r.closingFromCardsCents),
+      service: r.serviceRemainingCents === null ? null : decimal(r.serviceRemainingCents),
+      difference: decimal(r.differenceCents),
+      serviceDifference: r.serviceDifferenceCents === null ? null : decimal(r.serviceDifferenceCents),
+      closes: r.closes,
+    })),
+    files: files.map((p) => resolve(p)),
+  };
 }

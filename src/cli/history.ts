@@ -1,6 +1,6 @@
 import { defaultLocations } from '../locations.js';
 import { mirrorHolder, openForReading } from '../db/mirror.js';
-import { errorOf, findingsStore, summaryOf } from '../findings/store.js';
+import { errorOf, findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { tableLines, terminalWidth } from '../fit-width.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 
@@ -42,94 +42,105 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   const mirror = await openForReading(dbPath);
   try {
     const running = (await mirrorHolder(dbPath)) !== undefined;
-    const rows = (await findingsStore(mirror).recentRuns(options.limit ?? 30)).map((r, i): HistoryRow => {
-      const s: Partial<CheckRunSummary> = r.summaryJson === null ? {} : summaryOf(r);
-      return {
-        runId: r.checkRunId,
-        syncRunId: r.syncRunId,
-        startedAt: r.startedAt,
-        durationMs: r.finishedAtMs === null ? null : r.finishedAtMs - r.startedAtMs,
-        // Stopped by the operator (its error says INTERRUPTED), killed (still 'running', no holder), or
-        // killed while writing its report (the report still pending, no holder): INTERRUPTED.
-        verdict:
-          r.reportState === 'pending' && r.status === 'completed'
-            ? i === 0 && running
-              ? 'RUNNING'
-              : 'INTERRUPTED'
-            : (r.verdict ??
-              (r.status !== 'running'
-                ? errorOf(r)?.code === 'INTERRUPTED'
-                  ? 'INTERRUPTED'
-                  : 'FAILED'
-                : i === 0 && running
-                  ? 'RUNNING'
-                  : 'INTERRUPTED')),
-        findings: s.findings ?? 0,
-        errors: s.bySeverity?.['error'] ?? 0,
-        warnings: s.bySeverity?.['warning'] ?? 0,
-        info: s.bySeverity?.['info'] ?? 0,
-        new: s.new ?? 0,
-        resolved: s.resolved ?? 0,
-        cards: s.cards ?? 0,
-        entries: s.entries ?? 0,
-        error:
-          errorOf(r) ??
-          (r.reportState === 'pending' && r.status === 'completed' && !(i === 0 && running)
-            ? {
-                code: 'INTERRUPTED',
-                message: `stopped while writing its report: ledger-recon report --run ${r.checkRunId} writes it`,
-              }
-            : null),
-      };
-    });
+    const rows = (await findingsStore(mirror).recentRuns(options.limit ?? 30)).map((r, i) =>
+      historyRow(r, i === 0 && running),
+    );
     if (options.json) write(`${JSON.stringify(rows)}\n`);
-    else {
-      const header = [
-        'run',
-        'sync',
-        'started (UTC)',
-        'seconds',
-        'verdict',
-        'findings',
-        'error',
-        'warning',
-        'info',
-        'new',
-        'resolved',
-        'cards',
-        'entries',
-        'why it failed',
-      ];
-      const why = (r: HistoryRow): string =>
-        r.error
-          ? `${r.error.code}: ${r.error.message.length > 80 ? `${r.error.message.slice(0, 79)}…` : r.error.message}`
-          : '';
-      const table = rows.map((r) =>
-        [
-          r.runId,
-          r.syncRunId ?? '',
-          r.startedAt.replace('T', ' ').slice(0, 19),
-          r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1),
-          r.verdict ?? '',
-          r.findings,
-          r.errors,
-          r.warnings,
-          r.info,
-          r.new,
-          r.resolved,
-          r.cards,
-          r.entries,
-          why(r),
-        ].map(String),
-      );
-      // On a terminal, the columns that matter least go first until a row fits; elsewhere, full rows.
-      const width = options.write === undefined ? terminalWidth(process.stdout) : options.width;
-      // What still does not fit is the reason a night failed: cut, with the whole of it in --json.
-      const dropOrder = ['info', 'cards', 'entries', 'sync', 'resolved', 'new', 'warning', 'error', 'seconds'];
-      for (const line of tableLines(header, table, width, dropOrder)) write(`${line}\n`);
-    }
+    else for (const line of historyTable(rows, options)) write(`${line}\n`);
     return rows;
   } finally {
     await mirror.close();
   }
+}
+
+/**
+ * A run as history shows it. The newest run, while its process still holds the mirror
+ * (`newestRunning`), is RUNNING rather than INTERRUPTED.
+ */
+function historyRow(r: CheckRunRow, newestRunning: boolean): HistoryRow {
+  const s: Partial<CheckRunSummary> = r.summaryJson === null ? {} : summaryOf(r);
+  return {
+    runId: r.checkRunId,
+    syncRunId: r.syncRunId,
+    startedAt: r.startedAt,
+    durationMs: r.finishedAtMs === null ? null : r.finishedAtMs - r.startedAtMs,
+    // Stopped by the operator (its error says INTERRUPTED), killed (still 'running', no holder), or
+    // killed while writing its report (the report still pending, no holder): INTERRUPTED.
+    verdict:
+      r.reportState === 'pending' && r.status === 'completed'
+        ? newestRunning
+          ? 'RUNNING'
+          : 'INTERRUPTED'
+        : (r.verdict ??
+          (r.status !== 'running'
+            ? errorOf(r)?.code === 'INTERRUPTED'
+              ? 'INTERRUPTED'
+              : 'FAILED'
+            : newestRunning
+              ? 'RUNNING'
+              : 'INTERRUPTED')),
+    findings: s.findings ?? 0,
+    errors: s.bySeverity?.['error'] ?? 0,
+    warnings: s.bySeverity?.['warning'] ?? 0,
+    info: s.bySeverity?.['info'] ?? 0,
+    new: s.new ?? 0,
+    resolved: s.resolved ?? 0,
+    cards: s.cards ?? 0,
+    entries: s.entries ?? 0,
+    error:
+      errorOf(r) ??
+      (r.reportState === 'pending' && r.status === 'completed' && !newestRunning
+        ? {
+            code: 'INTERRUPTED',
+            message: `stopped while writing its report: ledger-recon report --run ${r.checkRunId} writes it`,
+          }
+        : null),
+  };
+}
+
+/** The runs as a table's lines, fitted to the terminal. */
+function historyTable(rows: HistoryRow[], options: HistoryOptions): string[] {
+  const header = [
+    'run',
+    'sync',
+    'started (UTC)',
+    'seconds',
+    'verdict',
+    'findings',
+    'error',
+    'warning',
+    'info',
+    'new',
+    'resolved',
+    'cards',
+    'entries',
+    'why it failed',
+  ];
+  const why = (r: HistoryRow): string =>
+    r.error
+      ? `${r.error.code}: ${r.error.message.length > 80 ? `${r.error.message.slice(0, 79)}…` : r.error.message}`
+      : '';
+  const table = rows.map((r) =>
+    [
+      r.runId,
+      r.syncRunId ?? '',
+      r.startedAt.replace('T', ' ').slice(0, 19),
+      r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1),
+      r.verdict ?? '',
+      r.findings,
+      r.errors,
+      r.warnings,
+      r.info,
+      r.new,
+      r.resolved,
+      r.cards,
+      r.entries,
+      why(r),
+    ].map(String),
+  );
+  // On a terminal, the columns that matter least go first until a row fits; elsewhere, full rows.
+  const width = options.write === undefined ? terminalWidth(process.stdout) : options.width;
+  // What still does not fit is the reason a night failed: cut, with the whole of it in --json.
+  const dropOrder = ['info', 'cards', 'entries', 'sync', 'resolved', 'new', 'warning', 'error', 'seconds'];
+  return tableLines(header, table, width, dropOrder);
 }

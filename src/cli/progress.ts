@@ -86,32 +86,8 @@ export function createProgress({ stream, tty, quiet }: ProgressOptions): Progres
     if (!start) started.set(resource, (start = { at: Date.now() }));
     return start;
   };
-  const line = (resource: SyncResource, stats: ResourceStats, finished: boolean): string => {
-    const start = begin(resource);
-    const ms = finished ? stats.durationMs : Date.now() - start.at;
-    const rate = ms > 0 ? Math.round((stats.records * 1000) / ms) : 0;
-    // What matters first, so that a narrow terminal cuts only the details at the end.
-    const head = [
-      counted(stats.records, 'record', 'records'),
-      `${number(stats.new)} new`,
-      `${number(stats.changed)} changed`,
-    ];
-    // Where the mirror says how many to expect: how far along, and an estimate of what is left.
-    if (!finished && stats.expected !== undefined && stats.records > 0)
-      head[0] = `${number(stats.records)} of ~${number(stats.expected)} (${estimate(stats.records, stats.expected, ms)})`;
-    const phase = finished ? undefined : PHASES.find((key) => stats.notes[key]);
-    if (phase) head.unshift(`${NOTE[phase]} …`);
-    if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
-    const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(stats.retries, 'retry', 'retries')];
-    const details = [
-      counted(stats.pages, 'page', 'pages'),
-      ...Object.entries(stats.notes)
-        .filter(([key, value]) => !PHASES.includes(key) && (FLAGS.has(key) || value > 0))
-        .map(([key, value]) => note(key, value)),
-    ];
-    if (finished) details.unshift(`${number(rate)}/s`);
-    return `${LABEL[resource].padEnd(15)} ${head.join(', ')} | ${tail.join(', ')} | ${details.join(', ')}`;
-  };
+  const line = (resource: SyncResource, stats: ResourceStats, finished: boolean): string =>
+    statsLine(resource, stats, finished, begin(resource).at);
 
   if (!tty) {
     return {
@@ -145,16 +121,7 @@ export function createProgress({ stream, tty, quiet }: ProgressOptions): Progres
     current.bar.stop();
     current = undefined;
   };
-  // A line the terminal cannot hold loses its last details whole ("| 3 p" is no detail at all).
-  const fit = (text: string): string => {
-    // The last column stays free: a line that fills it exactly is cut by the display.
-    const width = (stream.columns || 80) - 1;
-    let fitted = text;
-    while (fitted.length > width && fitted.includes(', ', fitted.lastIndexOf(' | ')))
-      fitted = fitted.slice(0, fitted.lastIndexOf(', '));
-    while (fitted.length > width && fitted.includes(' | ')) fitted = fitted.slice(0, fitted.lastIndexOf(' | '));
-    return fitted;
-  };
+  const fit = (text: string): string => fitLine(text, stream.columns || 80);
   return {
     update(resource, stats) {
       begin(resource);
@@ -214,4 +181,42 @@ export function wrap(text: string, width: number): string {
   return wrapLine(text, width)
     .map((line) => (line.length > width ? line.slice(0, width) : line))
     .join('\n');
+}
+
+/** A resource's line: records, new, changed, pages, quarantined, its notes, its rate and retries (done: its time). */
+function statsLine(resource: SyncResource, stats: ResourceStats, finished: boolean, startedAt: number): string {
+  const ms = finished ? stats.durationMs : Date.now() - startedAt;
+  const rate = ms > 0 ? Math.round((stats.records * 1000) / ms) : 0;
+  // What matters first, so that a narrow terminal cuts only the details at the end.
+  const head = [
+    counted(stats.records, 'record', 'records'),
+    `${number(stats.new)} new`,
+    `${number(stats.changed)} changed`,
+  ];
+  // Where the mirror says how many to expect: how far along, and an estimate of what is left.
+  if (!finished && stats.expected !== undefined && stats.records > 0)
+    head[0] = `${number(stats.records)} of ~${number(stats.expected)} (${estimate(stats.records, stats.expected, ms)})`;
+  const phase = finished ? undefined : PHASES.find((key) => stats.notes[key]);
+  if (phase) head.unshift(`${NOTE[phase]} …`);
+  if (stats.quarantined > 0) head.push(`${number(stats.quarantined)} quarantined`);
+  const tail = [finished ? seconds(ms) : `${number(rate)}/s`, counted(stats.retries, 'retry', 'retries')];
+  const details = [
+    counted(stats.pages, 'page', 'pages'),
+    ...Object.entries(stats.notes)
+      .filter(([key, value]) => !PHASES.includes(key) && (FLAGS.has(key) || value > 0))
+      .map(([key, value]) => note(key, value)),
+  ];
+  if (finished) details.unshift(`${number(rate)}/s`);
+  return `${LABEL[resource].padEnd(15)} ${head.join(', ')} | ${tail.join(', ')} | ${details.join(', ')}`;
+}
+
+/** A line the terminal cannot hold loses its last details whole ("| 3 p" is no detail at all). */
+function fitLine(text: string, columns: number): string {
+  // The last column stays free: a line that fills it exactly is cut by the display.
+  const width = columns - 1;
+  let fitted = text;
+  while (fitted.length > width && fitted.includes(', ', fitted.lastIndexOf(' | ')))
+    fitted = fitted.slice(0, fitted.lastIndexOf(', '));
+  while (fitted.length > width && fitted.includes(' | ')) fitted = fitted.slice(0, fitted.lastIndexOf(' | '));
+  return fitted;
 }

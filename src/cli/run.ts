@@ -306,44 +306,60 @@ async function nightly(
       json: resolve(written.json),
       evidence: resolve(evidence),
     };
-    const json: RunSummary = {
-      runId: summary.checkRunId,
-      mirror: shownMirror(options.db ?? defaultLocations().db),
-      ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<
-        CheckRunSummary,
-        (typeof RUN_FIGURES)[number]
-      >),
-      ...(summary.rollForwardBreaks.length > 0 ? { rollforward: summary.rollForwardBreaks } : {}),
-      ...(summary.verdict === 'INCOMPLETE'
-        ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } }
-        : {}),
-      confirmation: {
-        ...reread,
-        moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length,
-      },
-      sync: {
-        syncRunId: sync.syncRunId,
-        mode: sync.mode,
-        completed: sync.completed,
-        durationMs: sync.durationMs,
-        retries: sync.retries,
-        quarantined: sync.quarantined,
-        records: Object.fromEntries(
-          Object.entries(sync.resources).map(([resource, stats]) => [resource, stats.records]),
-        ),
-      },
-      liability: Object.fromEntries(
-        summary.rollForward.map((r) => [r.currency, { cardsRemaining: r.cardsRemaining, difference: r.difference }]),
-      ),
-      stagesMs,
-      ...(books ? { books } : {}),
-      report,
-      durationMs: Date.now() - started,
-    };
+    const json = nightRecord(options, { summary, confirmation, reread, sync, stagesMs, books, report, started });
     return { summary, json };
   } finally {
     progress.finish();
   }
+}
+
+/** What the night computed and wrote, for its JSON record. */
+interface NightResults {
+  summary: CheckRunSummary;
+  confirmation: Awaited<ReturnType<typeof reconcile>>['confirmation'];
+  reread: ConfirmStats;
+  sync: SyncSummary;
+  stagesMs: StageTimes;
+  books: BooksFigures | undefined;
+  report: ReportPaths & { evidence: string };
+  started: number;
+}
+
+/** The night's one JSON record: its figures, the sync's, the liability, each stage's time and the files. */
+function nightRecord(
+  options: RunCommandOptions,
+  { summary, confirmation, reread, sync, stagesMs, books, report, started }: NightResults,
+): RunSummary {
+  return {
+    runId: summary.checkRunId,
+    mirror: shownMirror(options.db ?? defaultLocations().db),
+    ...(Object.fromEntries(RUN_FIGURES.map((key) => [key, summary[key]])) as Pick<
+      CheckRunSummary,
+      (typeof RUN_FIGURES)[number]
+    >),
+    ...(summary.rollForwardBreaks.length > 0 ? { rollforward: summary.rollForwardBreaks } : {}),
+    ...(summary.verdict === 'INCOMPLETE' ? { error: { code: 'INCOMPLETE', message: incompleteReason(summary) } } : {}),
+    confirmation: {
+      ...reread,
+      moved: [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length,
+    },
+    sync: {
+      syncRunId: sync.syncRunId,
+      mode: sync.mode,
+      completed: sync.completed,
+      durationMs: sync.durationMs,
+      retries: sync.retries,
+      quarantined: sync.quarantined,
+      records: Object.fromEntries(Object.entries(sync.resources).map(([resource, stats]) => [resource, stats.records])),
+    },
+    liability: Object.fromEntries(
+      summary.rollForward.map((r) => [r.currency, { cardsRemaining: r.cardsRemaining, difference: r.difference }]),
+    ),
+    stagesMs,
+    ...(books ? { books } : {}),
+    report,
+    durationMs: Date.now() - started,
+  };
 }
 
 /**

@@ -68,21 +68,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const sync = await syncToCheck(checks);
   if (!sync)
     throw new MirrorError(`the mirror ${input.mirror.path} holds no sync yet: run \`ledger-recon sync\` first`);
-  // Pinned: the merchant the newest complete run of these services checked for (--merchant-id
-  // changes it). Else what the credentials resolve to (the sync's lookup by ID), never a vote:
-  // foreign records that outnumber ours must not turn our cards foreign. Else, when nothing
-  // could tell, a clear majority, or a refusal naming the setting.
   const store = findingsStore(input.mirror);
-  const merchantId =
-    input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? (await inferMerchant(checks));
-  // A dry run is judged as the run after the newest, and recorded nowhere.
-  const checkRunId = input.dryRun
-    ? DRY_RUN_ID
-    : (input.checkRunId ??
-      (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify({ ...options, failOn }) })));
-  // One cut-off for every figure of the run: the sync's data edge.
-  if (!input.dryRun)
-    await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
+  const { merchantId, checkRunId } = await openRun(input, checks, sync, { ...options, failOn }, nowMs);
   const previous = await store.previousCompleteRun(checkRunId);
   const opening = previous ? await store.previousClosing(previous) : null;
 
@@ -135,8 +122,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
           confirmation: {
             cards: rereads.cards.length,
             entries: rereads.entries.length,
-            // In ID order, each object built in one order: one text for one set of answers.
-            sha256: createHash('sha256').update(JSON.stringify(rereads)).digest('hex'),
+            sha256: rereadsDigest(rereads),
           },
         }
       : {}),
@@ -157,4 +143,37 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     reportPending: input.reportPending === true,
   });
   return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
+}
+
+/**
+ * The merchant the run checks for, and the run's ID, the run attached to the sync it judges.
+ * A dry run is judged as the run after the newest (DRY_RUN_ID), and recorded nowhere.
+ */
+async function openRun(
+  input: ReconcileInput,
+  checks: ChecksStore,
+  sync: NonNullable<Awaited<ReturnType<typeof syncToCheck>>>,
+  settings: CheckOptions & { failOn: FailOn },
+  nowMs: number,
+): Promise<{ merchantId: string | null; checkRunId: number }> {
+  const store = findingsStore(input.mirror);
+  // Pinned: the merchant the newest complete run of these services checked for (--merchant-id
+  // changes it). Else what the credentials resolve to (the sync's lookup by ID), never a vote:
+  // foreign records that outnumber ours must not turn our cards foreign. Else, when nothing
+  // could tell, a clear majority, or a refusal naming the setting.
+  const merchantId =
+    input.merchantId ?? (await store.pinnedMerchant()) ?? sync.merchantId ?? (await inferMerchant(checks));
+  // A dry run is judged as the run after the newest, and recorded nowhere.
+  const checkRunId = input.dryRun
+    ? DRY_RUN_ID
+    : (input.checkRunId ?? (await store.beginRun({ startedAtMs: nowMs, optionsJson: JSON.stringify(settings) })));
+  // One cut-off for every figure of the run: the sync's data edge.
+  if (!input.dryRun)
+    await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
+  return { merchantId, checkRunId };
+}
+
+/** The confirmation's answers, digested: in ID order, each object built in one order, one text for one set of answers. */
+function rereadsDigest(rereads: Rereads): string {
+  return createHash('sha256').update(JSON.stringify(rereads)).digest('hex');
 }

@@ -140,14 +140,13 @@ function reportingDone(progress: ProgressReporter, onDone: (resource: SyncResour
 }
 
 /**
- * Copies both services into the mirror, its independent lists at the same time (see WALKS).
- * The first run (or `full`) reads
- * everything; later runs read the ledger incrementally. Everything committed stays if a
- * phase fails; the run is then recorded as failed and the error rethrown.
- * @returns the run's summary; @throws what the clients throw (auth, unavailable, …).
+ * The sync's run begun: a run still marked running failed (we hold the lock), the mirror's
+ * binding to these services checked (or moved, with --rebind), and the mode chosen.
  */
-export async function runSync(options: SyncOptions): Promise<SyncSummary> {
-  const started = Date.now();
+async function startSyncRun(
+  options: SyncOptions,
+  started: number,
+): Promise<{ store: SyncStore; rebound: boolean; mode: 'full' | 'incremental'; syncRunId: number }> {
   const store = new SyncStore(options.mirror, [
     options.giftcard.config.clientSecret.reveal(),
     options.dp.config.clientSecret.reveal(),
@@ -176,6 +175,19 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     giftcard_base_url: options.giftcard.config.baseUrl,
     dp_base_url: options.dp.config.baseUrl,
   });
+  return { store, rebound, mode, syncRunId };
+}
+
+/**
+ * Copies both services into the mirror, its independent lists at the same time (see WALKS).
+ * The first run (or `full`) reads
+ * everything; later runs read the ledger incrementally. Everything committed stays if a
+ * phase fails; the run is then recorded as failed and the error rethrown.
+ * @returns the run's summary; @throws what the clients throw (auth, unavailable, …).
+ */
+export async function runSync(options: SyncOptions): Promise<SyncSummary> {
+  const started = Date.now();
+  const { store, rebound, mode, syncRunId } = await startSyncRun(options, started);
   const checkpointer = options.mirror.startCheckpointer();
   // The resources whose line is done, and the retries asked for once it was (see countRetry).
   const listed = new Set<SyncResource>();

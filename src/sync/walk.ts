@@ -44,6 +44,66 @@ export interface WalkSpec<T, P> {
   expected?: () => Promise<number | undefined>;
 }
 
+/** The walk's checkpoint: the unfinished one an earlier walk left (resumed), or a new one; saved. */
+async function openCheckpoint<T, P>(
+  { store, syncRunId, mode, stats }: SyncContext,
+  spec: WalkSpec<T, P>,
+): Promise<{ checkpoint: Checkpoint; resumed: boolean }> {
+  const saved = await store.checkpoint(spec.resource);
+  const resumed = saved !== undefined && saved !== null && !saved.done;
+  const checkpoint: Checkpoint = resumed
+    ? saved
+    : {
+        resource: spec.resource,
+        walkId: syncRunId,
+        mode,
+        cursor: null,
+        pages: 0,
+        records: 0,
+        stopBeforeMs: spec.stopBeforeMs?.() ?? null,
+        done: false,
+      };
+  if (resumed) stats[spec.resource].notes['resumed'] = 1;
+  await store.batch(() => store.saveCheckpoint(checkpoint));
+  return { checkpoint, resumed };
+}
+
+/** The IDs a list returned, while every record it returned had one; none known once one had not. */
+class ListedIds {
+  ids: Set<string> | undefined;
+
+  constructor(
+    private readonly idField: string,
+    track: boolean,
+  ) {
+    this.ids = track ? new Set() : undefined;
+  }
+
+  seePage(page: Page<unknown>): void {
+    if (!this.ids) return;
+    for (const record of page.records) this.#see(record);
+    for (const rejected of page.rejected) this.#see(rejected.raw);
+  }
+
+  #see(record: unknown): void {
+    const id =
+      record !== null && typeof record === 'object' ? (record as Record<string, unknown>)[this.idField] : undefined;
+    if (typeof id === 'string') this.ids?.add(id);
+    else this.ids = undefined;
+  }
+}
+
+/** The checkpoint after a page: its cursor, the pages and records so far, and whether the walk is done. */
+function advanced(checkpoint: Checkpoint, page: Page<unknown>, stop: boolean): Checkpoint {
+  return {
+    ...checkpoint,
+    cursor: page.nextCursor ?? null,
+    pages: checkpoint.pages + 1,
+    records: checkpoint.records + page.records.length + page.rejected.length,
+    done: !page.hasMore || stop,
+  };
+}
+
 /**
  * Walks one list to its end (or its stop), resuming from the resource's checkpoint when an
  * earlier walk did not finish. Each page's rows, its quarantined records and the checkpoint
@@ -57,33 +117,12 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
   const expected = await spec.expected?.();
   if (expected !== undefined && expected > 0) stats.expected = expected;
   context.progress.update(spec.resource, stats);
-  const saved = await store.checkpoint(spec.resource);
-  let checkpoint: Checkpoint =
-    saved && !saved.done
-      ? saved
-      : {
-          resource: spec.resource,
-          walkId: syncRunId,
-          mode: context.mode,
-          cursor: null,
-          pages: 0,
-          records: 0,
-          stopBeforeMs: spec.stopBeforeMs?.() ?? null,
-          done: false,
-        };
-  const resumed = saved !== undefined && saved !== null && !saved.done;
-  if (resumed) stats.notes['resumed'] = 1;
-  await store.batch(() => store.saveCheckpoint(checkpoint));
+  const { checkpoint: opened, resumed } = await openCheckpoint(context, spec);
+  let checkpoint = opened;
   // The IDs the list returned. A resumed walk read its first pages in an earlier process, and a
   // quarantined record without an ID could be any record: either way, no record is marked.
-  let listed = spec.unlisted && !resumed ? new Set<string>() : undefined;
+  const listed = new ListedIds(spec.unlisted?.idField ?? '', spec.unlisted !== undefined && !resumed);
   let listEnded = false;
-  const idField = spec.unlisted?.idField ?? '';
-  const see = (record: unknown): void => {
-    const id = record !== null && typeof record === 'object' ? (record as Record<string, unknown>)[idField] : undefined;
-    if (typeof id === 'string') listed?.add(id);
-    else listed = undefined;
-  };
 
   for (let restarts = 0; ; restarts += 1) {
     // Pages commit in batches: the pages read since the last commit are written, with the
@@ -109,8 +148,8 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
           for (const rejected of page.rejected) await store.quarantine(spec.quarantineAs, rejected, syncRunId);
         }
         if (checkpoint.done) await spec.onComplete?.(checkpoint);
-        if (checkpoint.done && listEnded && listed && spec.unlisted)
-          stats.notes['vanished'] = await store.markUnlisted(spec.unlisted.table, listed, syncRunId);
+        if (checkpoint.done && listEnded && listed.ids && spec.unlisted)
+          stats.notes['vanished'] = await store.markUnlisted(spec.unlisted.table, listed.ids, syncRunId);
         await store.saveCheckpoint(checkpoint);
       });
       context.checkpointer.afterCommit();
@@ -121,19 +160,9 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     /** Takes a page into the batch: its checkpoint moves on; its rows are written at the commit. */
     const takePage = (page: Page<T>, prepared: P | undefined): void => {
       pending.push({ page, prepared, before: checkpoint });
-      if (listed) {
-        page.records.forEach(see);
-        for (const rejected of page.rejected) see(rejected.raw);
-      }
+      listed.seePage(page);
       listEnded = !page.hasMore;
-      const stop = spec.stopAfter?.(page, checkpoint) ?? false;
-      checkpoint = {
-        ...checkpoint,
-        cursor: page.nextCursor ?? null,
-        pages: checkpoint.pages + 1,
-        records: checkpoint.records + page.records.length + page.rejected.length,
-        done: !page.hasMore || stop,
-      };
+      checkpoint = advanced(checkpoint, page, spec.stopAfter?.(page, checkpoint) ?? false);
       stats.records += page.records.length;
       stats.quarantined += page.rejected.length;
       stats.pages += 1;
@@ -159,7 +188,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       stats.notes['cursorRestarts'] = (stats.notes['cursorRestarts'] ?? 0) + 1;
     }
   }
-  if (spec.unlisted && !listed) stats.notes['vanishedUnchecked'] = 1;
+  if (spec.unlisted && !listed.ids) stats.notes['vanishedUnchecked'] = 1;
   if (!checkpoint.done) await store.batch(() => store.saveCheckpoint({ ...checkpoint, done: true }));
   await spec.finish?.();
   stats.durationMs += Date.now() - started;
