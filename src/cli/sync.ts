@@ -72,7 +72,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   } catch (error) {
     progress.finish();
     if (options.json) {
-      const failed = await new SyncStore(mirror).lastFailedSyncSummary();
+      const failed = await new SyncStore(mirror).runs.lastFailedSyncSummary();
       if (failed) process.stdout.write(`${failed}\n`);
     }
     throw error;

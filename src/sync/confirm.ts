@@ -75,7 +75,7 @@ export async function rereadGiftCards(
   const cards: CardReread[] = [];
   const entries: EntryReread[] = [];
   await mapLimit([...request.cards], concurrency, async (giftCardId) => {
-    const card = await store.mirroredCard(giftCardId);
+    const card = await store.cards.mirroredCard(giftCardId);
     const mirrored = card
       ? { version: card.version, remainingCents: card.remaining_balance_cents, status: card.status }
       : null;
@@ -87,7 +87,7 @@ export async function rereadGiftCards(
     cards.push({ giftCardId, mirrored, read });
   });
   await mapLimit([...request.entries], concurrency, async (transactionId) => {
-    const entry = await store.mirroredEntry(transactionId);
+    const entry = await store.ledger.mirroredEntry(transactionId);
     const mirrored = entry
       ? {
           giftCardId: entry.gift_card_id,

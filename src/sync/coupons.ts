@@ -9,7 +9,7 @@ export async function syncCoupons(context: SyncContext): Promise<void> {
   await store.beginLoad('coupons'); // an empty table is a bulk load: its indexes are built once, sorted, at the end
   await walk<Coupon>(context, {
     resource: 'coupons',
-    expected: () => store.listedCount('coupons'),
+    expected: () => store.lists.listedCount('coupons'),
     quarantineAs: 'coupons',
     list: (startCursor) => giftcard.listCoupons(startCursor ? { startCursor } : {}),
     lookUp: (coupons) =>
@@ -17,7 +17,7 @@ export async function syncCoupons(context: SyncContext): Promise<void> {
         'coupons',
         coupons.map((coupon) => coupon.couponId),
       ),
-    write: (coupon) => store.coupon(couponRow(coupon), syncRunId),
+    write: (coupon) => store.lists.coupon(couponRow(coupon), syncRunId),
     unlisted: { table: 'coupons', idField: 'couponId' },
     finish: () => store.endLoad('coupons', syncRunId),
   });

@@ -17,9 +17,9 @@ export async function syncWallets(context: SyncContext): Promise<void> {
   const selectedIds = new Set(selected.wallets.map((w) => w.walletID));
   await store.batch(async () => {
     for (const wallet of all.wallets)
-      await store.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
+      await store.lists.wallet(walletRow(wallet), syncRunId, selectedIds.has(wallet.walletID), requestedAtMs, readAtMs);
     for (const rejected of [...all.rejected, ...selected.rejected])
-      await store.quarantine('dpWallets', rejected, syncRunId);
+      await store.runs.quarantine('dpWallets', rejected, syncRunId);
   });
   stats.records = all.wallets.length;
   stats.new = all.wallets.length;
@@ -33,10 +33,10 @@ export async function syncProducts(context: SyncContext): Promise<void> {
   const { store, dp } = context;
   await walk<Product>(context, {
     resource: 'dpProducts',
-    expected: () => context.store.listedCount('dp_products'),
+    expected: () => context.store.lists.listedCount('dp_products'),
     quarantineAs: 'dpProducts',
     list: (startCursor) => dp.listProducts(startCursor ? { startCursor } : {}),
-    write: (product) => store.product(productRows(product)),
+    write: (product) => store.lists.product(productRows(product)),
     unlisted: { table: 'dp_products', idField: 'productID' },
   });
 }
@@ -46,7 +46,7 @@ export async function syncOrders(context: SyncContext): Promise<void> {
   const { store, dp, syncRunId } = context;
   await walk<Order>(context, {
     resource: 'dpOrders',
-    expected: () => context.store.listedCount('dp_orders'),
+    expected: () => context.store.lists.listedCount('dp_orders'),
     quarantineAs: 'dpOrders',
     list: (startCursor) => dp.listOrders(startCursor ? { startCursor } : {}),
     lookUp: (orders) =>
@@ -54,7 +54,7 @@ export async function syncOrders(context: SyncContext): Promise<void> {
         'dp_orders',
         orders.map((order) => order.orderID),
       ),
-    write: (order) => store.order(orderRows(order), syncRunId),
+    write: (order) => store.lists.order(orderRows(order), syncRunId),
     unlisted: { table: 'dp_orders', idField: 'orderID' },
   });
 }

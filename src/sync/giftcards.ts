@@ -18,7 +18,7 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
   await store.beginLoad('gift_cards'); // an empty table is a bulk load: its indexes are built once, sorted, at the end
   await walk<GiftCardListElement, FullRecords>(context, {
     resource: 'giftCards',
-    expected: () => store.listedCount('gift_cards'),
+    expected: () => store.lists.listedCount('gift_cards'),
     quarantineAs: 'giftCards',
     list: (startCursor) => giftcard.listGiftCards(startCursor ? { startCursor } : {}),
     lookUp: (elements) =>
@@ -27,7 +27,7 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
         elements.map((element) => element.giftCardId),
       ),
     beforeWrite: async (page) => {
-      const statuses = await store.cardStatuses(
+      const statuses = await store.cards.cardStatuses(
         page.records.filter((element) => !element.full).map((element) => element.giftCardId),
       );
       const wanted = page.records.filter((element) => {
@@ -48,16 +48,16 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       if (record === 'missing') {
         // Listed, yet not found by ID: the service disagrees with itself. Recorded as missing, so
         // its entries are GC_ORPHAN_ENTRY breaks naming the 404, and counted on the sync's line.
-        await store.missingCard(element.giftCardId, syncRunId, readAtMs);
+        await store.cards.missingCard(element.giftCardId, syncRunId, readAtMs);
         context.stats.giftCards.notes['listedNotFound'] = (context.stats.giftCards.notes['listedNotFound'] ?? 0) + 1;
         return undefined;
       }
       if (record instanceof PayloadValidationError) {
-        await store.quarantine('giftCards', record, syncRunId);
+        await store.runs.quarantine('giftCards', record, syncRunId);
         context.stats.giftCards.quarantined += 1;
         return undefined;
       }
-      return store.card(giftCardRow(record), syncRunId, readAtMs);
+      return store.cards.card(giftCardRow(record), syncRunId, readAtMs);
     },
     finish: () => store.endLoad('gift_cards', syncRunId),
   });

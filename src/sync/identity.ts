@@ -33,7 +33,7 @@ export async function bindIdentity(
   rebind: boolean,
   nowMs: number,
 ): Promise<boolean> {
-  const row = await store.boundIdentity();
+  const row = await store.runs.boundIdentity();
   let bound: Identity | undefined = row && {
     giftcardBaseUrl: row.giftcard_base_url,
     giftcardClientId: row.giftcard_client_id,
@@ -41,7 +41,7 @@ export async function bindIdentity(
     dpClientId: row.dp_client_id,
   };
   if (!bound) {
-    const newest = await store.newestSyncAddresses();
+    const newest = await store.runs.newestSyncAddresses();
     // Earlier versions recorded the addresses only: those are what a legacy mirror can be held to.
     if (newest) bound = { ...identity, giftcardBaseUrl: newest.giftcard_base_url, dpBaseUrl: newest.dp_base_url };
   }
@@ -56,7 +56,7 @@ export async function bindIdentity(
       `this mirror holds another service's records: ${listed}. Give --db another mirror, or pass --rebind to move this one to these services on purpose (its history stays)`,
     );
   }
-  await store.bindIdentity({
+  await store.runs.bindIdentity({
     giftcard_base_url: identity.giftcardBaseUrl,
     giftcard_client_id: identity.giftcardClientId,
     dp_base_url: identity.dpBaseUrl,

@@ -26,13 +26,14 @@ export async function syncLedger(context: SyncContext): Promise<void> {
   const stats = context.stats.giftCardTransactions;
   // An empty ledger is a bulk load: its indexes are built once, sorted, at the end.
   const empty = await store.beginLoad('gift_card_transactions');
-  const stopBeforeMs = context.mode === 'full' ? null : (await store.newestEntryMs()) - context.overlapMs;
+  const stopBeforeMs = context.mode === 'full' ? null : (await store.ledger.newestEntryMs()) - context.overlapMs;
   await walk<Transaction>(context, {
     resource: 'giftCardTransactions',
     quarantineAs: 'giftCardTransactions',
     list: (startCursor) => giftcard.listTransactions(startCursor ? { startCursor } : {}),
     stopBeforeMs: () => stopBeforeMs,
-    expected: async () => (context.mode === 'full' && !empty ? store.listedCount('gift_card_transactions') : undefined),
+    expected: async () =>
+      context.mode === 'full' && !empty ? store.lists.listedCount('gift_card_transactions') : undefined,
     stopAfter: (page, checkpoint) =>
       checkpoint.mode !== 'full' &&
       checkpoint.stopBeforeMs !== null &&
@@ -49,13 +50,13 @@ export async function syncLedger(context: SyncContext): Promise<void> {
         }),
     // A full walk notes each entry it finds again, so that it can tell which ones vanished.
     write: (entry, position, { walkId, mode }) =>
-      store.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), {
+      store.ledger.entry(transactionRow(entry), syncRunId, walkListOrder(walkId, position), {
         bulkLoad: empty,
         fullWalkId: mode === 'full' ? walkId : undefined,
       }),
     onComplete: async (checkpoint) => {
       if (checkpoint.mode !== 'full') return;
-      const vanished = await store.markVanished(checkpoint.walkId, syncRunId);
+      const vanished = await store.ledger.markVanished(checkpoint.walkId, syncRunId);
       stats.notes['vanished'] = vanished;
     },
     finish: async () => {
@@ -82,7 +83,7 @@ export async function syncLedger(context: SyncContext): Promise<void> {
  */
 export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
   const { store, giftcard, syncRunId } = context;
-  const stopBeforeMs = (await store.newestEntryMs()) - context.overlapMs;
+  const stopBeforeMs = (await store.ledger.newestEntryMs()) - context.overlapMs;
   context.ledgerReadUntilMs = Date.now();
   const added: string[] = [];
   let position = 0;
@@ -94,7 +95,7 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
         page.records.map((entry) => entry.transactionId),
       );
       for (const entry of page.records) {
-        const outcome = await store.entry(
+        const outcome = await store.ledger.entry(
           transactionRow(entry),
           syncRunId,
           topUpListOrder(syncRunId, context.topUps, position),
@@ -102,7 +103,7 @@ export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
         position += 1;
         if (outcome === 'new') added.push(entry.transactionId);
       }
-      for (const rejected of page.rejected) await store.quarantine('giftCardTransactions', rejected, syncRunId);
+      for (const rejected of page.rejected) await store.runs.quarantine('giftCardTransactions', rejected, syncRunId);
     });
     if (!page.hasMore || wholePageBefore(page.records, stopBeforeMs)) break;
   }

@@ -18,7 +18,7 @@ export async function resolveMerchant(context: SyncContext): Promise<string | nu
     { table: 'coupons', lookup: (id) => giftcard.getCoupon(id) },
   ];
   for (const source of sources) {
-    for (const candidate of await store.oneRecordPerMerchant(source.table, MAX_CANDIDATES)) {
+    for (const candidate of await store.lists.oneRecordPerMerchant(source.table, MAX_CANDIDATES)) {
       const found = await ours(() => source.lookup(candidate));
       if (found) return found.merchantId;
     }

@@ -152,7 +152,7 @@ async function startSyncRun(
     options.dp.config.clientSecret.reveal(),
   ]);
   // We hold the lock: a run still marked running was stopped before it could finish.
-  await store.failInterruptedSyncs();
+  await store.runs.failInterruptedSyncs();
   const rebound = await bindIdentity(
     store,
     {
@@ -164,10 +164,10 @@ async function startSyncRun(
     options.rebind === true,
     started,
   );
-  const completedBefore = await store.completedSyncs();
+  const completedBefore = await store.runs.completedSyncs();
   // A rebind reads everything from the new services: nothing of the previous ones is current.
   const mode = options.full || rebound || completedBefore === 0 ? 'full' : 'incremental';
-  const syncRunId = await store.startSync({
+  const syncRunId = await store.runs.startSync({
     mode,
     started_at: new Date(started).toISOString(),
     started_at_ms: started,
@@ -192,7 +192,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   // The resources whose line is done, and the retries asked for once it was (see countRetry).
   const listed = new Set<SyncResource>();
   let retriesAfterLists = 0;
-  if (rebound) await store.retireBinding(syncRunId);
+  if (rebound) await store.runs.retireBinding(syncRunId);
   const context: SyncContext = {
     store,
     checkpointer,
@@ -235,7 +235,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     resources: context.stats,
   });
   const finish = (status: 'completed' | 'failed', summary: SyncSummary): Promise<void> =>
-    store.finishSync(syncRunId, {
+    store.runs.finishSync(syncRunId, {
       status,
       finished_at: new Date().toISOString(),
       finished_at_ms: Date.now(),

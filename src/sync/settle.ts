@@ -27,12 +27,12 @@ export async function settle(context: SyncContext): Promise<void> {
   context.progress.update('settle', stats);
   // Which cards can disagree with their ledger: all on a full pass (the whole ledger was read
   // again); otherwise those with new entries or a changed snapshot: the active ones.
-  const since = await store.lastCompletedBefore(syncRunId);
-  let active = context.mode === 'full' ? undefined : await store.activeCards(syncRunId, since);
-  const before = await store.cardStates(active === undefined ? 'all' : [...active, ...context.recheck]);
+  const since = await store.runs.lastCompletedBefore(syncRunId);
+  let active = context.mode === 'full' ? undefined : await store.cards.activeCards(syncRunId, since);
+  const before = await store.cards.cardStates(active === undefined ? 'all' : [...active, ...context.recheck]);
   // A full pass asks which cards are active only if one agrees but was read by an earlier sync.
   if (active === undefined && before.some((s) => !disagrees(s) && s.read_sync_run_id !== syncRunId))
-    active = await store.activeCards(syncRunId, since);
+    active = await store.cards.activeCards(syncRunId, since);
   // Re-read by ID: a card that disagrees, an active one whose snapshot is older than this run,
   // and every card the previous night left in flight, held or broken (with entries or not).
   // On a first sync every snapshot is this run's: the active cards are never asked for.
@@ -55,9 +55,9 @@ export async function settle(context: SyncContext): Promise<void> {
   });
   await store.batch(async () => {
     for (const { id, record, readAtMs } of reread) {
-      if (record === 'missing') await store.missingCard(id, syncRunId, readAtMs);
-      else if (record instanceof PayloadValidationError) await store.quarantine('giftCards', record, syncRunId);
-      else await store.card(giftCardRow(record), syncRunId, readAtMs);
+      if (record === 'missing') await store.cards.missingCard(id, syncRunId, readAtMs);
+      else if (record instanceof PayloadValidationError) await store.runs.quarantine('giftCards', record, syncRunId);
+      else await store.cards.card(giftCardRow(record), syncRunId, readAtMs);
     }
   });
   stats.notes['cardsReread'] = reread.length;
@@ -66,7 +66,11 @@ export async function settle(context: SyncContext): Promise<void> {
   stats.notes['entriesToppedUp'] = added.length;
   stats.new += added.length;
 
-  const inFlight = await judgeMovedCards(context, [...candidates, ...(await store.cardsOfEntries(added))], firstRead);
+  const inFlight = await judgeMovedCards(
+    context,
+    [...candidates, ...(await store.ledger.cardsOfEntries(added))],
+    firstRead,
+  );
   stats.notes['inFlight'] = inFlight;
   stats.notes['lookingUp'] = 1;
   context.progress.update('settle', stats);
@@ -81,7 +85,7 @@ export async function settle(context: SyncContext): Promise<void> {
 async function readUnknownCards(context: SyncContext): Promise<number> {
   const { store, syncRunId } = context;
   // A full pass looks at every entry; otherwise this run's new entries and the cards already missing.
-  const unknown = await store.unknownCards(syncRunId, context.mode === 'full');
+  const unknown = await store.cards.unknownCards(syncRunId, context.mode === 'full');
   const results = await mapLimit(unknown, context.concurrency, async (id) => ({
     id,
     record: await readCard(context, id),
@@ -91,13 +95,13 @@ async function readUnknownCards(context: SyncContext): Promise<number> {
   await store.batch(async () => {
     for (const { id, record, readAtMs } of results) {
       if (record === 'missing') {
-        await store.missingCard(id, syncRunId, readAtMs);
+        await store.cards.missingCard(id, syncRunId, readAtMs);
         missing += 1;
       } else if (record instanceof PayloadValidationError) {
-        await store.quarantine('giftCards', record, syncRunId);
+        await store.runs.quarantine('giftCards', record, syncRunId);
       } else {
-        await store.foundCard(id);
-        await store.card(giftCardRow(record), syncRunId, readAtMs);
+        await store.cards.foundCard(id);
+        await store.cards.card(giftCardRow(record), syncRunId, readAtMs);
       }
     }
   });
@@ -119,7 +123,7 @@ async function judgeMovedCards(
 ): Promise<number> {
   const { store, syncRunId } = context;
   let inFlight = 0;
-  const states = await store.cardStates(cardIds);
+  const states = await store.cards.cardStates(cardIds);
   await store.batch(async () => {
     for (const s of states) {
       if (!disagrees(s)) continue;
@@ -129,7 +133,7 @@ async function judgeMovedCards(
       const moved = readThisSync && (first.remaining !== s.remaining || first.status !== s.status);
       const ledgerAhead = s.tail_created_ms > s.updated_at_ms && s.tail_created_ms >= context.startedAtMs;
       if (!moved && !ledgerAhead) continue; // it stood still and still disagrees: a break, for the checker
-      await store.inFlight(
+      await store.cards.inFlight(
         syncRunId,
         s.gift_card_id,
         moved
@@ -157,5 +161,5 @@ export async function closeLedger(context: SyncContext): Promise<void> {
   stats.new += added.length;
   stats.notes['inFlight'] =
     (stats.notes['inFlight'] ?? 0) +
-    (await judgeMovedCards(context, await context.store.cardsOfEntries(added), new Map()));
+    (await judgeMovedCards(context, await context.store.ledger.cardsOfEntries(added), new Map()));
 }

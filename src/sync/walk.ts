@@ -49,7 +49,7 @@ async function openCheckpoint<T, P>(
   { store, syncRunId, mode, stats }: SyncContext,
   spec: WalkSpec<T, P>,
 ): Promise<{ checkpoint: Checkpoint; resumed: boolean }> {
-  const saved = await store.checkpoint(spec.resource);
+  const saved = await store.runs.checkpoint(spec.resource);
   const resumed = saved !== undefined && saved !== null && !saved.done;
   const checkpoint: Checkpoint = resumed
     ? saved
@@ -64,7 +64,7 @@ async function openCheckpoint<T, P>(
         done: false,
       };
   if (resumed) stats[spec.resource].notes['resumed'] = 1;
-  await store.batch(() => store.saveCheckpoint(checkpoint));
+  await store.batch(() => store.runs.saveCheckpoint(checkpoint));
   return { checkpoint, resumed };
 }
 
@@ -145,12 +145,12 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
             if (outcome === 'new') stats.new += 1;
             else if (outcome === 'changed') stats.changed += 1;
           }
-          for (const rejected of page.rejected) await store.quarantine(spec.quarantineAs, rejected, syncRunId);
+          for (const rejected of page.rejected) await store.runs.quarantine(spec.quarantineAs, rejected, syncRunId);
         }
         if (checkpoint.done) await spec.onComplete?.(checkpoint);
         if (checkpoint.done && listEnded && listed.ids && spec.unlisted)
-          stats.notes['vanished'] = await store.markUnlisted(spec.unlisted.table, listed.ids, syncRunId);
-        await store.saveCheckpoint(checkpoint);
+          stats.notes['vanished'] = await store.lists.markUnlisted(spec.unlisted.table, listed.ids, syncRunId);
+        await store.runs.saveCheckpoint(checkpoint);
       });
       context.checkpointer.afterCommit();
       batchRecords = 0;
@@ -189,7 +189,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     }
   }
   if (spec.unlisted && !listed.ids) stats.notes['vanishedUnchecked'] = 1;
-  if (!checkpoint.done) await store.batch(() => store.saveCheckpoint({ ...checkpoint, done: true }));
+  if (!checkpoint.done) await store.batch(() => store.runs.saveCheckpoint({ ...checkpoint, done: true }));
   await spec.finish?.();
   stats.durationMs += Date.now() - started;
   // A resumed walk read its first pages in an earlier process: what the list gained at its head

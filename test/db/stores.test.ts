@@ -31,14 +31,14 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
 
   it("prepares and runs the sync's statements", async () => {
     const store = new SyncStore(mirror);
-    expect(await store.listedCount('dp_orders')).toBe(0);
-    expect(await store.cardStates('all')).toEqual([]);
-    expect(await store.unknownCards(1, true)).toEqual([]);
-    expect(await store.activeCards(1, 0)).toEqual(new Set());
-    expect(await store.oneRecordPerMerchant('coupons', 5)).toEqual([]);
-    expect(await store.checkpoint('giftCards')).toBeUndefined();
-    expect(await store.boundIdentity()).toBeUndefined();
-    expect(await store.completedSyncs()).toBe(0);
+    expect(await store.lists.listedCount('dp_orders')).toBe(0);
+    expect(await store.cards.cardStates('all')).toEqual([]);
+    expect(await store.cards.unknownCards(1, true)).toEqual([]);
+    expect(await store.cards.activeCards(1, 0)).toEqual(new Set());
+    expect(await store.lists.oneRecordPerMerchant('coupons', 5)).toEqual([]);
+    expect(await store.runs.checkpoint('giftCards')).toBeUndefined();
+    expect(await store.runs.boundIdentity()).toBeUndefined();
+    expect(await store.runs.completedSyncs()).toBe(0);
   });
 
   it("prepares and runs the checks' reads, the card walk's cursors included", async () => {

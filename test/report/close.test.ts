@@ -69,7 +69,7 @@ async function mirrorOf(
         createdAt: spec.issued,
         updatedAt: spec.issued,
       };
-      await writer.card(giftCardRow(card), 1, asOfMs);
+      await writer.cards.card(giftCardRow(card), 1, asOfMs);
       for (const e of spec.entries) {
         const entry: Transaction = {
           transactionId: randomUUID(),
@@ -82,7 +82,7 @@ async function mirrorOf(
           idempotencyKey: randomUUID(),
           createdAt: e.at,
         };
-        await writer.entry(transactionRow(entry), 1, (listOrder += 1));
+        await writer.ledger.entry(transactionRow(entry), 1, (listOrder += 1));
       }
     }
   });

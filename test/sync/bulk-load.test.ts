@@ -66,7 +66,7 @@ describe("the ledger's bulk load", () => {
         entry('b', 25),
         entry('b', 26),
       ].entries())
-        await writer.entry(transactionRow(e), 1, -i, { bulkLoad: true });
+        await writer.ledger.entry(transactionRow(e), 1, -i, { bulkLoad: true });
     });
     expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM gift_card_transactions').pluck().get()).toBe(6);
 
@@ -107,7 +107,7 @@ describe("the ledger's bulk load", () => {
     const writer = new SyncStore(mirror);
     await writer.batch(async () => {
       for (const [i, e] of [entry('a', 10), entry('a', 10)].entries())
-        await writer.entry(transactionRow(e), 1, -i, { bulkLoad: true });
+        await writer.ledger.entry(transactionRow(e), 1, -i, { bulkLoad: true });
     });
     mirror.close();
     const warnings: string[] = [];
@@ -122,7 +122,7 @@ describe("the ledger's bulk load", () => {
     mirror = openMirror(join(dir, 'ledger.db'), { warn: (message) => warnings.push(message) });
     expect(warnings).toHaveLength(1);
     // With the unique index back, an entry seen again is an update, not a second row.
-    expect(await new SyncStore(mirror).entry(transactionRow(entry('a', 10)), 2, 5)).toBe('same');
+    expect(await new SyncStore(mirror).ledger.entry(transactionRow(entry('a', 10)), 2, 5)).toBe('same');
   });
 });
 
@@ -140,7 +140,7 @@ describe('a --full walk over a mirror that held entries before it', () => {
           );
           const id = (i: number) => `e${i}`;
           await writer.batch(async () => {
-            for (const i of earlier.keys()) await writer.entry(transactionRow(entry(id(i), 10)), 1, -i);
+            for (const i of earlier.keys()) await writer.ledger.entry(transactionRow(entry(id(i), 10)), 1, -i);
           });
           for (const [i, e] of earlier.entries())
             if (e.vanishedBefore)
@@ -152,10 +152,10 @@ describe('a --full walk over a mirror that held entries before it', () => {
           const vanished = await writer.batch(async () => {
             for (const [i, e] of earlier.entries())
               if (e.found)
-                await writer.entry(transactionRow(entry(id(i), e.changed ? 11 : 10)), 2, -i, { fullWalkId: 2 });
+                await writer.ledger.entry(transactionRow(entry(id(i), e.changed ? 11 : 10)), 2, -i, { fullWalkId: 2 });
             for (let n = 0; n < newOnes; n += 1)
-              await writer.entry(transactionRow(entry(`new${n}`, 5)), 2, 100 + n, { fullWalkId: 2 });
-            return writer.markVanished(2, 2);
+              await writer.ledger.entry(transactionRow(entry(`new${n}`, 5)), 2, 100 + n, { fullWalkId: 2 });
+            return writer.ledger.markVanished(2, 2);
           });
 
           const expected = earlier.flatMap((e, i) => (!e.found && !e.vanishedBefore ? [id(i)] : []));
