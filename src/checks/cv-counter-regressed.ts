@@ -10,7 +10,7 @@ export const cvCounterRegressed = rowsCheck({
   title: 'Coupon counter went back',
   description:
     "A coupon's redemption count only goes up, and a coupon that left ACTIVE does not come back to it. Between two syncs the count went down or the status returned to ACTIVE: redemptions were erased or a used coupon was revived.",
-  read: (store) => store.couponRegressions(),
+  read: (store) => store.coupons.couponRegressions(),
   decide(rows: readonly CouponStep[]) {
     return rows.map((row) => {
       const counter = row.redemption_count < row.previous_count;

@@ -10,7 +10,8 @@ export const cvExpiredButActive = rowsCheck({
   title: 'Expired coupon still active',
   description:
     'A coupon past its expiry date should no longer be ACTIVE. One that stays ACTIVE longer than the grace period (default 2 hours) could still be accepted.',
-  read: (store, { asOfMs, options }) => store.couponsActiveExpiredBefore(asOfMs - options.expiryGraceMinutes * 60_000),
+  read: (store, { asOfMs, options }) =>
+    store.coupons.couponsActiveExpiredBefore(asOfMs - options.expiryGraceMinutes * 60_000),
   decide: (rows: readonly CouponCounts[], { asOfMs }) =>
     rows.map((row) => ({
       entityType: 'coupon',

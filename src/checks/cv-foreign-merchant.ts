@@ -10,7 +10,7 @@ export const cvForeignMerchant = rowsCheck({
   title: "Another merchant's coupon",
   description:
     "Every request is scoped to the API client's merchant. A coupon owned by another merchant in our lists means the service's merchant scoping leaked.",
-  read: async (store, { merchantId }) => (merchantId === null ? [] : store.couponsOfOtherMerchants(merchantId)),
+  read: async (store, { merchantId }) => (merchantId === null ? [] : store.coupons.couponsOfOtherMerchants(merchantId)),
   decide: (rows: readonly CouponCounts[], { merchantId }) =>
     rows.map((row) => ({
       entityType: 'coupon',

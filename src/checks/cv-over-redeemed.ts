@@ -10,7 +10,7 @@ export const cvOverRedeemed = rowsCheck({
   title: 'Coupon redeemed beyond its limit',
   description:
     'A coupon with a total usage limit may be redeemed at most that many times. More redemptions mean discounts were given that the campaign did not allow.',
-  read: (store) => store.couponsOverRedeemed(),
+  read: (store) => store.coupons.couponsOverRedeemed(),
   decide: (rows: readonly CouponCounts[]) =>
     rows.map((row) => ({
       entityType: 'coupon',

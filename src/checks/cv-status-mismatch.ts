@@ -10,7 +10,7 @@ export const cvStatusMismatch = rowsCheck({
   title: 'Coupon status disagrees with its count',
   description:
     'A coupon that reached its usage limit should no longer be ACTIVE, and a coupon marked USED should have been redeemed at least once.',
-  read: (store) => store.couponsStatusDisagreeing(),
+  read: (store) => store.coupons.couponsStatusDisagreeing(),
   decide: (rows: readonly CouponCounts[]) =>
     rows.map((row) => ({
       entityType: 'coupon',

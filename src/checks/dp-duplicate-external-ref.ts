@@ -10,7 +10,7 @@ export const dpDuplicateExternalRef = rowsCheck({
   title: 'One purchase order placed twice',
   description:
     'externalRefID is our own reference for a purchase. Two orders under one reference mean the same purchase was ordered, and paid from the wallet, twice.',
-  read: (store) => store.ordersSharingReference(),
+  read: (store) => store.orders.ordersSharingReference(),
   decide(rows: readonly SharedReference[]) {
     const groups = new Map<string, SharedReference[]>();
     for (const row of rows) groups.set(row.externalRefId, [...(groups.get(row.externalRefId) ?? []), row]);

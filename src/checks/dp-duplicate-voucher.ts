@@ -10,7 +10,7 @@ export const dpDuplicateVoucher = rowsCheck({
   title: 'One voucher code delivered twice',
   description:
     'Every delivered voucher code must be unique. The same code on two lines or orders means a customer received a voucher that someone else can also spend (codes are compared by their SHA-256 hash).',
-  read: (store) => store.vouchersDeliveredTwice(),
+  read: (store) => store.orders.vouchersDeliveredTwice(),
   decide(rows: readonly SharedVoucher[]) {
     const groups = new Map<string, SharedVoucher[]>();
     for (const row of rows) groups.set(row.codeSha256, [...(groups.get(row.codeSha256) ?? []), row]);

@@ -10,7 +10,7 @@ export const dpFulfilmentMismatch = rowsCheck({
   title: 'Completed order not fully delivered',
   description:
     'A COMPLETED order must be FULFILLED, with every line fulfilled in full; and every line must carry as many vouchers as its fulfilled quantity. Otherwise the wallet paid for vouchers the customer did not receive.',
-  read: (store) => store.orderLineDeliveries(),
+  read: (store) => store.orders.orderLineDeliveries(),
   decide(rows: readonly OrderLineDelivery[]) {
     const findings: FindingDraft[] = [];
     const flagged = new Set<string>();

@@ -10,7 +10,7 @@ export const dpFxRateMismatch = rowsCheck({
   title: 'Same currency converted',
   description:
     "A line priced in the wallet's own currency needs no conversion: its FX rate must be 1. Another rate means the line was charged more or less than its price.",
-  read: (store) => store.linesConvertedInOwnCurrency(),
+  read: (store) => store.orders.linesConvertedInOwnCurrency(),
   decide: (rows: readonly ConvertedLine[]) =>
     rows.map((row) => ({
       entityType: 'dpOrder',

@@ -15,7 +15,7 @@ export const dpLineArithmetic = rowsCheck({
   title: 'Order line does not add up',
   description:
     "Within an order line, the total price must be price × quantity, the total MRP must be MRP × quantity, and the converted total must be the total price × the FX rate, to the cent (one cent of rounding tolerance). A difference means the line's charge is wrong.",
-  read: (store) => store.orderLineFigures(),
+  read: (store) => store.orders.orderLineFigures(),
   decide(rows: readonly OrderLineFigures[]) {
     const findings: FindingDraft[] = [];
     for (const row of rows) {

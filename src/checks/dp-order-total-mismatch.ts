@@ -10,7 +10,7 @@ export const dpOrderTotalMismatch = rowsCheck({
   title: 'Order total differs from its lines',
   description:
     "An order's total amount (what the wallet is charged) must equal the sum of its lines' converted totals. A difference means the wallet was charged more or less than the vouchers ordered.",
-  read: (store) => store.ordersTotalDisagreeing(),
+  read: (store) => store.orders.ordersTotalDisagreeing(),
   decide(rows: readonly OrderTotals[]) {
     return rows.map((row) => {
       const base = {

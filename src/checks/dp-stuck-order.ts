@@ -10,7 +10,7 @@ export const dpStuckOrder = rowsCheck({
   title: 'Order stuck short of completion',
   description:
     'An order should reach COMPLETED or FAILED within the SLA (default 24 hours). One that has not has been paid for from the wallet without vouchers being delivered.',
-  read: (store, { asOfMs, options }) => store.ordersOpenSince(asOfMs - options.stuckOrderSlaHours * 3_600_000),
+  read: (store, { asOfMs, options }) => store.orders.ordersOpenSince(asOfMs - options.stuckOrderSlaHours * 3_600_000),
   decide: (rows: readonly OpenOrder[], { asOfMs }) =>
     rows.map((row) => ({
       entityType: 'dpOrder',

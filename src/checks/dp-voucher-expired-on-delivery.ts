@@ -10,7 +10,7 @@ export const dpVoucherExpiredOnDelivery = rowsCheck({
   title: 'Voucher delivered already expired',
   description:
     'A voucher must still be valid when it is delivered. One that expired before its order was fulfilled cannot be used by the customer, although the wallet paid for it.',
-  read: (store) => store.vouchersExpiredByDelivery(),
+  read: (store) => store.orders.vouchersExpiredByDelivery(),
   decide: (rows: readonly DeliveredVoucher[]) =>
     rows.flatMap((row) =>
       row.expirationDateMs === null

@@ -57,7 +57,7 @@ export const dpWalletDrift = rowsCheck({
   title: 'Wallet moved more than its orders explain',
   description:
     "Between two syncs a wallet's balance should move only by the orders placed in between (deducted) and the orders that failed in between (credited back). Any other movement — a top-up, a fee, a charge without an order — is reported for someone to explain. A wallet read is an interval (the request sent to the answer received): an order placed inside it may be on either side, so a movement such orders explain is in flight, not drift.",
-  read: (store, { syncRunId }) => store.walletPairs(syncRunId),
+  read: (store, { syncRunId }) => store.wallets.walletPairs(syncRunId),
   decide(pairs: readonly WalletPair[]) {
     return pairs.flatMap(({ previous, current, moves: between }): FindingDraft[] => {
       const { expectedCents, explained } = judgeWallet(previous, current, between);

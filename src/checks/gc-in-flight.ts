@@ -10,7 +10,7 @@ export const gcInFlight = rowsCheck({
   title: 'Card moved during the sync',
   description:
     'The services keep working while the sync reads them. A card that still moved after the settle pass, or that the confirmation pass finds moved on (another balance or status; a new version alone is not a move), cannot be compared like with like; its balance checks wait for the next run, and a balance break seen before is held with its first-seen date. Not a break.',
-  read: (store, { syncRunId }) => store.cardsInFlight(syncRunId),
+  read: (store, { syncRunId }) => store.cards.cardsInFlight(syncRunId),
   decide: (rows: readonly CardInFlight[]) =>
     rows.map((row) => ({
       entityType: 'giftCard',

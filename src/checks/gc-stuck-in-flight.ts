@@ -10,7 +10,7 @@ export const gcStuckInFlight = rowsCheck({
   title: 'Card in flight run after run',
   description:
     'A card in flight is read again every run; one still in flight after several consecutive runs (3 by default) cannot hide behind "in flight" any longer: its snapshot and its ledger never come to agree, which a card that merely moves does not do. Look at its entries and the service\'s own record of it.',
-  read: (store, { syncRunId, options }) => store.cardsInFlightOnEach(syncRunId, options.stuckInFlightRuns),
+  read: (store, { syncRunId, options }) => store.cards.cardsInFlightOnEach(syncRunId, options.stuckInFlightRuns),
   decide(rows: readonly StuckCard[], { options }) {
     return rows.map((row) => ({
       entityType: 'giftCard' as const,

@@ -75,7 +75,7 @@ export async function runCatalogue(
   };
 
   // ---- card checks: one ordered pass over cards and their ledgers -----------------------
-  const inFlight = await checksStore(context).cardIdsInFlight(context.syncRunId);
+  const inFlight = await checksStore(context).cards.cardIdsInFlight(context.syncRunId);
   const cardChecks = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');
   const broken = new Set<CheckCode>();
   const countedCards = new Map<string, { ledger: WalkedCard; figures: CardBetween }>();

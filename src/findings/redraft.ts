@@ -43,7 +43,7 @@ export async function redraftCardChecks(
   const cardChecks = CATALOGUE.filter(
     (c): c is CardCheck<CheckCode> => c.kind === 'card' && c.code !== CHECKS.GC_IN_FLIGHT.code,
   );
-  const inFlight = await checksStore({ mirror }).cardIdsInFlight(run.syncRunId);
+  const inFlight = await checksStore({ mirror }).cards.cardIdsInFlight(run.syncRunId);
   const fingerprints = new Map<string, { code: CheckCode; record: string; severity: Severity }>();
   const broken = new Set<CheckCode>();
   for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, onOrphan))

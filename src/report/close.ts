@@ -111,7 +111,7 @@ export async function closePeriod(
   // One in-flight set for every surface of a night: the check run's over the newest sync (its
   // GC_IN_FLIGHT cards, the confirmation's included), else what that sync recorded.
   const runs = options.inFlight?.syncRunId === newest.syncRunId ? options.inFlight.cards : undefined;
-  const inFlight = !endsNow ? new Set<string>() : (runs ?? (await store.cardIdsInFlight(newest.syncRunId)));
+  const inFlight = !endsNow ? new Set<string>() : (runs ?? (await store.cards.cardIdsInFlight(newest.syncRunId)));
 
   const tally = new LiabilityTally({ fromMs: start, toMs: end }, merchantId, true);
   let unattributedEntries = 0;

@@ -44,11 +44,11 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
   it("prepares and runs the checks' reads, the card walk's cursors included", async () => {
     const store = new ChecksStore(mirror);
     for (const read of [
-      store.couponRegressions(),
-      store.entryRewrites(),
-      store.orphanEntries(undefined),
-      store.orderLineFigures(),
-      store.walletPairs(1),
+      store.coupons.couponRegressions(),
+      store.cards.entryRewrites(),
+      store.cards.orphanEntries(undefined),
+      store.orders.orderLineFigures(),
+      store.wallets.walletPairs(1),
       store.unlisted(),
       store.merchantCounts(),
     ])

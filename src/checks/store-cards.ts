@@ -1,0 +1,181 @@
+/**
+ * The checks' reads of gift cards and their ledger entries: the cards in flight, rewritten and
+ * orphaned entries, idempotency keys used twice. One method per query check's read, typed rows
+ * back (see store.ts).
+ */
+import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
+import type { SqlConnection } from '../db/connection.js';
+
+/** A card the sync recorded in flight, with its currency where the mirror holds the card. */
+export interface CardInFlight {
+  giftCardId: string;
+  detail: string;
+  currency: string | null;
+}
+
+/** A card in flight on every one of the recent syncs, since which. */
+export interface StuckCard {
+  giftCardId: string;
+  currency: string | null;
+  sinceSyncRunId: number;
+}
+
+/** A current ledger entry under an idempotency key that more than one entry carries. */
+export interface KeyedEntry {
+  idempotencyKey: string;
+  transactionId: string;
+  giftCardId: string;
+  currency: string | null;
+  amountCents: number | null;
+}
+
+/** A rewrite or disappearance of a ledger entry the mirror recorded, with the fields that changed. */
+export interface EntryRewrite {
+  transaction_id: string;
+  gift_card_id: string | null;
+  change: 'changed' | 'vanished';
+  sync_run_id: number;
+  fields: string | null;
+}
+
+/** An entry of a card the mirror lacks, and whether the service answered 404 for the card. */
+export interface OrphanEntry {
+  transaction_id: string;
+  gift_card_id: string;
+  type: string;
+  reference_id: string;
+  confirmed: number;
+}
+
+export class CardReads {
+  private readonly db: MirrorQueries;
+  readonly #c: SqlConnection;
+  readonly #dialect: SqlDialect;
+
+  constructor(mirror: Mirror) {
+    this.db = mirror.queries;
+    this.#c = mirror.connection;
+    this.#dialect = mirror.dialect;
+  }
+
+  /** The cards a sync recorded in flight. */
+  async cardIdsInFlight(syncRunId: number): Promise<Set<string>> {
+    const rows = await this.db
+      .selectFrom('gift_cards_in_flight')
+      .select('gift_card_id')
+      .where('sync_run_id', '=', syncRunId)
+      .execute();
+    return new Set(rows.map((row) => row.gift_card_id));
+  }
+
+  /** Every rewrite and disappearance of a ledger entry, with the top-level fields that changed. */
+  async entryRewrites(): Promise<EntryRewrite[]> {
+    return this.#c
+      .read<EntryRewrite>(`SELECT v.transaction_id, ${this.#dialect.jsonField('v.previous_raw_json', 'giftCardId')} AS gift_card_id, v.change, v.sync_run_id,
+              ${this.#dialect.changedJsonKeys('v.previous_raw_json', 'v.new_raw_json')} AS fields
+       FROM gift_card_transaction_versions v
+       ORDER BY v.transaction_id, v.version_id`)
+      .all();
+  }
+
+  /** The current entries of cards the mirror lacks: of `orphanCardIds` when the card walk found them, else found here. */
+  async orphanEntries(orphanCardIds: readonly string[] | undefined): Promise<OrphanEntry[]> {
+    if (orphanCardIds?.length === 0) return [];
+    const orphans = orphanCardIds
+      ? this.#dialect.inJsonArray('t.gift_card_id', '@cards')
+      : 't.gift_card_id IN (SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards)';
+    return this.#c
+      .read<OrphanEntry>(`SELECT t.transaction_id, t.gift_card_id, t.type, t.reference_id, m.gift_card_id IS NOT NULL AS confirmed
+       FROM gift_card_transactions t
+       LEFT JOIN missing_gift_cards m ON m.gift_card_id = t.gift_card_id
+       WHERE ${orphans}
+         AND t.vanished_sync_run_id IS NULL
+       ORDER BY t.gift_card_id, t.created_at_ms, t.list_order`)
+      .all(...(orphanCardIds ? [{ cards: JSON.stringify(orphanCardIds) }] : []));
+  }
+
+  /**
+   * The cards in flight on each of the last `runs` syncs: `syncRunId` and the completed ones
+   * before it (a failed sync between counts for nothing), with since which sync.
+   */
+  async cardsInFlightOnEach(syncRunId: number, runs: number): Promise<StuckCard[]> {
+    const recent = await this.db
+      .selectFrom('sync_runs')
+      .select('sync_run_id')
+      .where((eb) =>
+        eb.or([
+          eb('sync_run_id', '=', syncRunId),
+          eb.and([eb('sync_run_id', '<', syncRunId), eb('status', '=', 'completed')]),
+        ]),
+      )
+      .orderBy('sync_run_id', 'desc')
+      .limit(runs)
+      .execute();
+    if (recent.length < runs) return [];
+    return this.db
+      .selectFrom('gift_cards_in_flight as f')
+      .leftJoin('gift_cards as c', 'c.gift_card_id', 'f.gift_card_id')
+      .select((eb) => [
+        'f.gift_card_id as giftCardId',
+        'c.currency',
+        eb.fn.min<number>('f.sync_run_id').as('sinceSyncRunId'),
+      ])
+      .where(
+        'f.sync_run_id',
+        'in',
+        recent.map((row) => row.sync_run_id),
+      )
+      .groupBy(['f.gift_card_id', 'c.currency'])
+      .having((eb) => eb.fn.countAll(), '=', runs)
+      .orderBy('f.gift_card_id')
+      .execute();
+  }
+
+  /**
+   * The current ledger entries under an idempotency key more than one current entry carries,
+   * by key, then in the order they were mirrored. Candidates come from the index alone
+   * (vanished entries included); the count over current entries keeps the real ones.
+   */
+  async entriesSharingKey(): Promise<KeyedEntry[]> {
+    return this.db
+      .selectFrom('gift_card_transactions as t')
+      .leftJoin('gift_cards as c', 'c.gift_card_id', 't.gift_card_id')
+      .select([
+        't.idempotency_key as idempotencyKey',
+        't.transaction_id as transactionId',
+        't.gift_card_id as giftCardId',
+        'c.currency',
+        't.amount_cents as amountCents',
+      ])
+      .where('t.vanished_sync_run_id', 'is', null)
+      .where('t.idempotency_key', 'in', (eb) =>
+        eb
+          .selectFrom('gift_card_transactions as k')
+          .select('k.idempotency_key')
+          .where('k.vanished_sync_run_id', 'is', null)
+          .where('k.idempotency_key', 'in', (inner) =>
+            inner
+              .selectFrom('gift_card_transactions')
+              .select('idempotency_key')
+              .groupBy('idempotency_key')
+              .having((h) => h.fn.countAll(), '>', 1),
+          )
+          .groupBy('k.idempotency_key')
+          .having((h) => h.fn.countAll(), '>', 1),
+      )
+      .orderBy('t.idempotency_key')
+      .orderBy('t.entry_id')
+      .execute();
+  }
+
+  /** The cards the sync `syncRunId` recorded in flight. */
+  async cardsInFlight(syncRunId: number): Promise<CardInFlight[]> {
+    return this.db
+      .selectFrom('gift_cards_in_flight as f')
+      .leftJoin('gift_cards as c', 'c.gift_card_id', 'f.gift_card_id')
+      .select(['f.gift_card_id as giftCardId', 'f.detail', 'c.currency'])
+      .where('f.sync_run_id', '=', syncRunId)
+      .orderBy('f.gift_card_id')
+      .execute();
+  }
+}
