@@ -40,13 +40,13 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
   const { mirror, release } = await openForWriting(dbPath, 'accept');
   try {
     const store = findingsStore(mirror);
-    const finding = await store.latestFinding(fingerprint);
+    const finding = await store.history.latestFinding(fingerprint);
     if (!finding)
       throw new MirrorError(
         `no finding has the fingerprint ${fingerprint}: copy it from the findings JSON or the report`,
       );
     const by = options.by ?? operatingSystemUser();
-    await store.recordAcceptance({
+    await store.acceptances.record({
       fingerprint,
       note: options.note,
       by,

@@ -198,7 +198,7 @@ async function mirror(db: string): Promise<Line[]> {
         ? `held by ledger-recon ${holder.command} (process ${holder.pid}, started ${holder.startedAt})`
         : 'free',
     });
-    const last = await findingsStore(opened).completedRun();
+    const last = await findingsStore(opened).history.completedRun();
     if (!last) lines.push({ ok: true, subject: 'last run', text: 'none yet' });
     else {
       const summary = summaryOf(last);

@@ -67,7 +67,7 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
  */
 async function journalScope(mirror: Mirror, runId: number | undefined): Promise<JournalScope> {
   const findings = findingsStore(mirror);
-  const run = await findings.completedRun(runId);
+  const run = await findings.history.completedRun(runId);
   if (runId !== undefined && (run === null || run.asOfMs === null))
     throw new MirrorError(`check run ${runId} is not a completed run of this mirror: see \`ledger-recon history\``);
   if (run !== null && run.asOfMs !== null) return { cutOffMs: run.asOfMs, merchantId: run.merchantId };

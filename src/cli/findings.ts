@@ -42,11 +42,11 @@ export async function findingsList(options: FindingsListOptions): Promise<Export
   const mirror = await openForReading(options.db ?? defaultLocations().db);
   try {
     const store = findingsStore(mirror);
-    const run = await store.completedRun();
+    const run = await store.history.completedRun();
     if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` or `run` first');
     const rank = (severity: Severity): number => SEVERITIES.indexOf(severity);
     const listed: ExportedFinding[] = [];
-    for await (const finding of store.findingsOfRun(run.checkRunId)) {
+    for await (const finding of store.history.findingsOfRun(run.checkRunId)) {
       if (code !== undefined && finding.code !== (code as CheckCode)) continue;
       if (options.severity !== undefined && finding.severity !== options.severity) continue;
       if (options.minAge !== undefined && finding.ageDays < options.minAge) continue;

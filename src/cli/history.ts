@@ -42,7 +42,7 @@ export async function history(options: HistoryOptions): Promise<HistoryRow[]> {
   const mirror = await openForReading(dbPath);
   try {
     const running = (await mirrorHolder(dbPath)) !== undefined;
-    const rows = (await findingsStore(mirror).recentRuns(options.limit ?? 30)).map((r, i) =>
+    const rows = (await findingsStore(mirror).history.recentRuns(options.limit ?? 30)).map((r, i) =>
       historyRow(r, i === 0 && running),
     );
     if (options.json) write(`${JSON.stringify(rows)}\n`);

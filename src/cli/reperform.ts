@@ -92,7 +92,7 @@ async function closedSync(mirror: Mirror, cutOffMs: number): Promise<number | un
 
 /** The cards the newest completed check run over `syncRunId` counted in flight (what that close read). */
 async function inFlightAt(findings: FindingsStore, syncRunId: number): Promise<RunInFlight | null> {
-  for (let run = await findings.completedRun(); run; run = await findings.previousCompleteRun(run.checkRunId))
+  for (let run = await findings.history.completedRun(); run; run = await findings.previousCompleteRun(run.checkRunId))
     if (run.syncRunId === syncRunId) return findings.inFlightOf(run);
   return null;
 }

@@ -44,7 +44,7 @@ export class NotReperformable extends Error {}
 /** A completed night, walked again as of its sync: its tallies fed and its card checks drafted. */
 async function walkNight(mirror: Mirror, checkRunId: number) {
   const findings = findingsStore(mirror);
-  const found = await findings.completedRun(checkRunId);
+  const found = await findings.history.completedRun(checkRunId);
   if (!found || found.syncRunId === null)
     throw new NotReperformable(
       `check run ${checkRunId} is not a completed run of this mirror: see \`ledger-recon history\``,
@@ -117,7 +117,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
  * changed since. An acceptance is made under the mirror's lock, never during a night.
  */
 async function acceptancesNotHonoured(findings: FindingsStore, run: CheckRunRow): Promise<string[]> {
-  const acceptances = new Map((await findings.acceptances()).map((a) => [a.fingerprint, a]));
+  const acceptances = new Map((await findings.acceptances.all()).map((a) => [a.fingerprint, a]));
   const { findings: stated } = await findings.findingsAndHeld(run);
   return stated.flatMap((f) => {
     const a = acceptances.get(f.fingerprint);

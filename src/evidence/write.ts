@@ -52,7 +52,7 @@ export async function sealRun(
   { signingKey, nowMs = Date.now() }: SealOptions = {},
 ): Promise<string> {
   const findings = findingsStore(mirror);
-  const run = await findings.completedRun(checkRunId);
+  const run = await findings.history.completedRun(checkRunId);
   if (!run) throw new Error(`check run ${checkRunId} is not a completed run`);
   const manifest = await runManifest(mirror, findings, run, [outputs.workbook, outputs.csv, outputs.json]);
   const path = evidencePath(outputs.workbook);

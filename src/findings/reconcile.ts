@@ -100,7 +100,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     complete,
     drafted: catalogue.drafted,
     previous: previous ? await store.findingsAndHeld(previous) : { findings: [], held: [] },
-    acceptances: await store.acceptances(),
+    acceptances: await store.acceptances.all(),
     confirmation,
   });
   const rollForward = nightlyRollForward(tallies.night, opening);

@@ -5,115 +5,22 @@
  * types come from the one schema and are converted to the stage's values here, once. I/O
  * only: every decision is in standing.ts.
  */
-import { sql } from 'kysely';
-import type { RecordRef } from '../checks/check.js';
-import { type CheckCode, CHECK_CODES, CHECKS } from '../checks/index.js';
+import { CHECKS } from '../checks/index.js';
 import type { PreviousClosing, RollForward } from '../ledger/rollforward.js';
 import type { Mirror } from '../db/mirror.js';
 import { fromSql, toSql } from '../db/rows.js';
-import {
-  checkRuns,
-  findingAcceptances,
-  findings,
-  heldFindings,
-  liabilityRollforward,
-  resolvedFindings,
-} from '../db/schema.js';
+import { checkRuns, findings, heldFindings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
 import type { MirrorQueries } from '../db/mirror.js';
-import type { Acceptance, Finding } from './finding.js';
+import type { Finding } from './finding.js';
 import type { Standing } from './standing.js';
 import type { CheckRunSummary } from './summary.js';
+import { RunHistory } from './store-history.js';
+import { AcceptanceStore } from './store-acceptances.js';
 
-export type CheckRunRow = typeof checkRuns.$inferSelect;
-export type FindingRow = typeof findings.$inferSelect;
-export type AcceptanceRow = typeof findingAcceptances.$inferSelect;
-export type RollForwardRow = typeof liabilityRollforward.$inferSelect;
-export type ResolvedRow = typeof resolvedFindings.$inferSelect;
+export type { NewAcceptance } from './store-acceptances.js';
+import { findingOf, rowOf, type CheckRunRow, type ResolvedRow, type RollForwardRow } from './store-rows.js';
 
-const CODES = new Set<string>(CHECK_CODES);
-
-function codeOf(code: string): CheckCode {
-  if (!CODES.has(code))
-    throw new Error(`the mirror holds a finding of unknown code ${code}: it was written by a newer ledger-recon`);
-  return code as CheckCode;
-}
-
-/** A stored finding row back as a Finding. */
-function findingOf(row: FindingRow): Finding {
-  const stakeKey = row.stakeKey === '' ? row.fingerprint : row.stakeKey;
-  // Rows stored before stakes were recorded: a money measure's difference is its stake.
-  const stakeCents =
-    row.stakeKey === '' && row.unit === 'cents' && row.difference !== null ? Math.abs(row.difference) : row.stakeCents;
-  return {
-    checkRunId: row.checkRunId,
-    fingerprint: row.fingerprint,
-    code: codeOf(row.code),
-    severity: row.severity,
-    entityType: row.entityType as Finding['entityType'],
-    entityId: row.entityId,
-    giftCardId: row.giftCardId,
-    referenceId: row.referenceId,
-    currency: row.currency,
-    unit: row.unit,
-    expected: row.expected,
-    actual: row.actual,
-    difference: row.difference,
-    stakeCents,
-    stakeKey,
-    message: row.message,
-    state: row.state,
-    firstSeenCheckRunId: row.firstSeenCheckRunId,
-    firstSeenAtMs: row.firstSeenAtMs,
-    ageDays: row.ageDays,
-    records: JSON.parse(row.recordsJson) as RecordRef[],
-    detailSha256: row.detailSha256,
-    acceptance:
-      row.acceptedNote === null || row.acceptedAtMs === null
-        ? null
-        : {
-            fingerprint: row.fingerprint,
-            note: row.acceptedNote,
-            by: row.acceptedBy,
-            acceptedAtMs: row.acceptedAtMs,
-            untilMs: row.acceptedUntilMs,
-            detailSha256: row.detailSha256,
-          },
-    acceptanceEnded: row.acceptanceEnded,
-  };
-}
-
-function rowOf(f: Finding): FindingRow {
-  return {
-    checkRunId: f.checkRunId,
-    fingerprint: f.fingerprint,
-    code: f.code,
-    severity: f.severity,
-    entityType: f.entityType,
-    entityId: f.entityId,
-    giftCardId: f.giftCardId,
-    referenceId: f.referenceId,
-    currency: f.currency,
-    unit: f.unit,
-    expected: f.expected,
-    actual: f.actual,
-    difference: f.difference,
-    stakeCents: f.stakeCents,
-    stakeKey: f.stakeKey,
-    message: f.message,
-    state: f.state,
-    firstSeenCheckRunId: f.firstSeenCheckRunId,
-    firstSeenAt: new Date(f.firstSeenAtMs).toISOString(),
-    firstSeenAtMs: f.firstSeenAtMs,
-    ageDays: f.ageDays,
-    recordsJson: JSON.stringify(f.records),
-    detailSha256: f.detailSha256,
-    acceptedNote: f.acceptance?.note ?? null,
-    acceptedBy: f.acceptance?.by ?? null,
-    acceptedAtMs: f.acceptance?.acceptedAtMs ?? null,
-    acceptedUntilMs: f.acceptance?.untilMs ?? null,
-    acceptanceEnded: f.acceptanceEnded,
-  };
-}
+export type { AcceptanceRow, CheckRunRow, FindingRow, ResolvedRow, RollForwardRow } from './store-rows.js';
 
 export interface NewCheckRun {
   startedAtMs: number;
@@ -161,18 +68,6 @@ export interface RunRecord {
   finishedAtMs: number;
 }
 
-export interface NewAcceptance {
-  fingerprint: string;
-  note: string;
-  by: string;
-  acceptedAtMs: number;
-  /** The date as the person gave it (YYYY-MM-DD), and the instant it ends. */
-  until: string | null;
-  untilMs: number | null;
-  /** The finding accepted, as it stands in its newest run. */
-  finding: Finding;
-}
-
 /** The findings store of a mirror. */
 export function findingsStore(mirror: Pick<Mirror, 'queries'>): FindingsStore {
   return new FindingsStore(mirror.queries);
@@ -180,7 +75,15 @@ export function findingsStore(mirror: Pick<Mirror, 'queries'>): FindingsStore {
 
 /** The findings stage's tables, typed and async. */
 export class FindingsStore {
-  constructor(private readonly db: MirrorQueries) {}
+  /** Past runs and their findings, read back (store-history.ts). */
+  readonly history: RunHistory;
+  /** The acceptances on record (store-acceptances.ts). */
+  readonly acceptances: AcceptanceStore;
+
+  constructor(private readonly db: MirrorQueries) {
+    this.history = new RunHistory(db);
+    this.acceptances = new AcceptanceStore(db);
+  }
 
   /**
    * Records that a check run (or a nightly run, before its sync) started; returns its ID. A
@@ -309,7 +212,7 @@ export class FindingsStore {
    * run that checked no sync; the newest completed run when none is named.
    */
   async inFlightOf(run?: CheckRunRow | null): Promise<{ syncRunId: number; cards: Set<string> } | null> {
-    const checked = run === undefined ? await this.completedRun() : run;
+    const checked = run === undefined ? await this.history.completedRun() : run;
     if (!checked || checked.syncRunId === null) return null;
     const rows = await this.db
       .selectFrom('findings')
@@ -318,22 +221,6 @@ export class FindingsStore {
       .where('code', '=', CHECKS.GC_IN_FLIGHT.code)
       .execute();
     return { syncRunId: checked.syncRunId, cards: new Set(rows.map((row) => row.entity_id)) };
-  }
-
-  /** Every acceptance on record. */
-  async acceptances(): Promise<Acceptance[]> {
-    const rows = await this.db.selectFrom('finding_acceptances').selectAll().execute();
-    return rows.map((row) => {
-      const a = fromSql(findingAcceptances, row);
-      return {
-        fingerprint: a.fingerprint,
-        note: a.note,
-        by: a.acceptedBy,
-        acceptedAtMs: a.acceptedAtMs,
-        untilMs: a.untilMs,
-        detailSha256: a.detailSha256,
-      };
-    });
   }
 
   /** Where a run's roll-forward closed, per currency: the next run opens there. */
@@ -416,106 +303,6 @@ export class FindingsStore {
       .updateTable('check_runs')
       .set({ report_state: 'written' })
       .where('check_run_id', '=', checkRunId)
-      .execute();
-  }
-
-  /** A completed check run: the newest, or the one named. */
-  async completedRun(checkRunId?: number): Promise<CheckRunRow | null> {
-    let query = this.db.selectFrom('check_runs').selectAll().where('status', '=', 'completed');
-    query =
-      checkRunId === undefined
-        ? query.orderBy('check_run_id', 'desc').limit(1)
-        : query.where('check_run_id', '=', checkRunId);
-    const row = await query.executeTakeFirst();
-    return row ? fromSql(checkRuns, row) : null;
-  }
-
-  /** Past check runs, newest first. */
-  async recentRuns(limit: number): Promise<CheckRunRow[]> {
-    const rows = await this.db
-      .selectFrom('check_runs')
-      .selectAll()
-      .orderBy('check_run_id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => fromSql(checkRuns, row));
-  }
-
-  /**
-   * A run's findings, streamed in the auditors' order: errors first, accepted ones last within
-   * a severity, then by code and entity.
-   */
-  async *findingsOfRun(checkRunId: number): AsyncGenerator<Finding> {
-    const rows = this.db
-      .selectFrom('findings')
-      .selectAll()
-      .where('check_run_id', '=', checkRunId)
-      .orderBy(sql`CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`)
-      .orderBy(sql`CASE state WHEN 'accepted' THEN 1 ELSE 0 END`)
-      .orderBy('code')
-      .orderBy('entity_id')
-      .orderBy('fingerprint')
-      .stream(256);
-    for await (const row of rows) yield findingOf(fromSql(findings, row));
-  }
-
-  /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */
-  async largestOf(checkRunId: number, n: number): Promise<Finding[]> {
-    const rows = await this.db
-      .selectFrom('findings')
-      .selectAll()
-      .where('check_run_id', '=', checkRunId)
-      .where('severity', 'in', ['error', 'warning'])
-      .where('state', '<>', 'accepted')
-      .where('stake_cents', '>', 0)
-      .orderBy('stake_cents', 'desc')
-      .orderBy('fingerprint')
-      .limit(n)
-      .execute();
-    return rows.map((row) => findingOf(fromSql(findings, row)));
-  }
-
-  /** The previous findings a run resolved. */
-  async resolvedOf(checkRunId: number): Promise<ResolvedRow[]> {
-    const rows = await this.db
-      .selectFrom('resolved_findings')
-      .selectAll()
-      .where('check_run_id', '=', checkRunId)
-      .orderBy('code')
-      .orderBy('entity_id')
-      .execute();
-    return rows.map((row) => fromSql(resolvedFindings, row));
-  }
-
-  /** The newest finding with this fingerprint, or null. */
-  async latestFinding(fingerprint: string): Promise<Finding | null> {
-    const row = await this.db
-      .selectFrom('findings')
-      .selectAll()
-      .where('fingerprint', '=', fingerprint)
-      .orderBy('check_run_id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row ? findingOf(fromSql(findings, row)) : null;
-  }
-
-  /** Records (or replaces) the acceptance of a break as it stands. */
-  async recordAcceptance(a: NewAcceptance): Promise<void> {
-    const row = toSql(findingAcceptances, {
-      fingerprint: a.fingerprint,
-      note: a.note,
-      acceptedBy: a.by,
-      acceptedAt: new Date(a.acceptedAtMs).toISOString(),
-      acceptedAtMs: a.acceptedAtMs,
-      until: a.until,
-      untilMs: a.untilMs,
-      detailSha256: a.finding.detailSha256,
-      checkRunId: a.finding.checkRunId,
-    });
-    await this.db
-      .insertInto('finding_acceptances')
-      .values(row)
-      .onConflict((conflict) => conflict.column('fingerprint').doUpdateSet(row))
       .execute();
   }
 }

@@ -58,7 +58,7 @@ async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<
     set.add(code);
     codes.set(id, set);
   };
-  for await (const f of store.findingsOfRun(checkRunId)) {
+  for await (const f of store.history.findingsOfRun(checkRunId)) {
     add(f.entityId, f.code);
     add(f.giftCardId, f.code);
     for (const record of f.records) add(record.id, f.code);
@@ -394,7 +394,7 @@ async function* findingRows(
   checkRunId: number,
   materiality: Materiality,
 ): AsyncGenerator<Cell[]> {
-  for await (const f of store.findingsOfRun(checkRunId)) {
+  for await (const f of store.history.findingsOfRun(checkRunId)) {
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
     yield [
@@ -769,7 +769,7 @@ async function findingsByCode({
 }: SummaryContext): Promise<{ byCode: ByCode; all: Finding[] }> {
   const byCode: ByCode = new Map();
   const all: Finding[] = [];
-  for await (const f of store.findingsOfRun(run.checkRunId)) {
+  for await (const f of store.history.findingsOfRun(run.checkRunId)) {
     all.push(f);
     const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
     group.n += 1;
@@ -802,7 +802,7 @@ async function* headlineRows({ line, store, run, summary }: SummaryContext): Asy
     { note: 'errors and warnings not accepted; a break several checks see counts once' },
   ]);
   // The three findings that put the most money at stake, each with what it is about.
-  for (const [i, f] of (await store.largestOf(run.checkRunId, 3)).entries())
+  for (const [i, f] of (await store.history.largestOf(run.checkRunId, 3)).entries())
     yield line([
       i === 0 ? 'Largest findings' : '',
       { cents: f.stakeCents, currency: f.currency ?? '' },

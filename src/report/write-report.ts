@@ -49,9 +49,9 @@ export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' 
  */
 export async function writeReport(options: WriteReportOptions): Promise<ReportPaths & { checkRunId: number }> {
   const store = findingsStore(options.mirror);
-  const run = await store.completedRun(options.checkRunId);
+  const run = await store.history.completedRun(options.checkRunId);
   if (!run) {
-    const newest = await store.completedRun();
+    const newest = await store.history.completedRun();
     if (options.checkRunId === undefined || !newest)
       throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` first');
     throw new MirrorError(
@@ -142,7 +142,7 @@ async function writeFindingFiles(store: FindingsStore, checkRunId: number, paths
   await write(csv, `${CSV_COLUMNS.map((c) => csvField(c)).join(',')}\r\n`);
   await write(json, '[');
   let first = true;
-  for await (const finding of store.findingsOfRun(checkRunId)) {
+  for await (const finding of store.history.findingsOfRun(checkRunId)) {
     const f = exportFinding(finding);
     await write(json, `${first ? '\n' : ',\n'}${JSON.stringify(f)}`);
     first = false;

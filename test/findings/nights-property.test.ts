@@ -174,7 +174,7 @@ describe('a property over random sequences of nights, end to end', () => {
                   p.acceptedFrom !== undefined && p.acceptedFrom <= n ? 'accepted' : p.seenFrom === n ? 'new' : 'open',
                 );
               }
-              const resolved = await findingsStore(mirror).resolvedOf(summary.checkRunId);
+              const resolved = await findingsStore(mirror).history.resolvedOf(summary.checkRunId);
               for (const p of planted.filter((q) => q.repairedOn === n && q.fingerprint !== undefined))
                 expect(
                   resolved.filter((r) => r.fingerprint === p.fingerprint),
@@ -206,7 +206,7 @@ describe('a property over random sequences of nights, end to end', () => {
             for (const p of planted.filter((q) => q.repairedOn !== undefined && q.fingerprint !== undefined)) {
               let times = 0;
               for (let n = 0; n < plans.length; n += 1)
-                times += (await findingsStore(mirror).resolvedOf(n + 1)).filter(
+                times += (await findingsStore(mirror).history.resolvedOf(n + 1)).filter(
                   (r) => r.fingerprint === p.fingerprint,
                 ).length;
               expect(times).toBe(1);

@@ -1,0 +1,96 @@
+/**
+ * Past check runs as the reports, history, accept and verify read them back: a completed run,
+ * the recent ones, a run's findings in the auditors' order, its largest, what it resolved, and
+ * a fingerprint's newest finding. Reads only, through the typed query layer.
+ */
+import { sql } from 'kysely';
+import type { MirrorQueries } from '../db/mirror.js';
+import { fromSql } from '../db/rows.js';
+import { checkRuns, findings, resolvedFindings } from '../db/schema.js';
+import type { Finding } from './finding.js';
+import { findingOf, type CheckRunRow, type ResolvedRow } from './store-rows.js';
+
+/** Past check runs and their findings, read back. */
+export class RunHistory {
+  constructor(private readonly db: MirrorQueries) {}
+
+  /** A completed check run: the newest, or the one named. */
+  async completedRun(checkRunId?: number): Promise<CheckRunRow | null> {
+    let query = this.db.selectFrom('check_runs').selectAll().where('status', '=', 'completed');
+    query =
+      checkRunId === undefined
+        ? query.orderBy('check_run_id', 'desc').limit(1)
+        : query.where('check_run_id', '=', checkRunId);
+    const row = await query.executeTakeFirst();
+    return row ? fromSql(checkRuns, row) : null;
+  }
+
+  /** Past check runs, newest first. */
+  async recentRuns(limit: number): Promise<CheckRunRow[]> {
+    const rows = await this.db
+      .selectFrom('check_runs')
+      .selectAll()
+      .orderBy('check_run_id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => fromSql(checkRuns, row));
+  }
+
+  /**
+   * A run's findings, streamed in the auditors' order: errors first, accepted ones last within
+   * a severity, then by code and entity.
+   */
+  async *findingsOfRun(checkRunId: number): AsyncGenerator<Finding> {
+    const rows = this.db
+      .selectFrom('findings')
+      .selectAll()
+      .where('check_run_id', '=', checkRunId)
+      .orderBy(sql`CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`)
+      .orderBy(sql`CASE state WHEN 'accepted' THEN 1 ELSE 0 END`)
+      .orderBy('code')
+      .orderBy('entity_id')
+      .orderBy('fingerprint')
+      .stream(256);
+    for await (const row of rows) yield findingOf(fromSql(findings, row));
+  }
+
+  /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */
+  async largestOf(checkRunId: number, n: number): Promise<Finding[]> {
+    const rows = await this.db
+      .selectFrom('findings')
+      .selectAll()
+      .where('check_run_id', '=', checkRunId)
+      .where('severity', 'in', ['error', 'warning'])
+      .where('state', '<>', 'accepted')
+      .where('stake_cents', '>', 0)
+      .orderBy('stake_cents', 'desc')
+      .orderBy('fingerprint')
+      .limit(n)
+      .execute();
+    return rows.map((row) => findingOf(fromSql(findings, row)));
+  }
+
+  /** The previous findings a run resolved. */
+  async resolvedOf(checkRunId: number): Promise<ResolvedRow[]> {
+    const rows = await this.db
+      .selectFrom('resolved_findings')
+      .selectAll()
+      .where('check_run_id', '=', checkRunId)
+      .orderBy('code')
+      .orderBy('entity_id')
+      .execute();
+    return rows.map((row) => fromSql(resolvedFindings, row));
+  }
+
+  /** The newest finding with this fingerprint, or null. */
+  async latestFinding(fingerprint: string): Promise<Finding | null> {
+    const row = await this.db
+      .selectFrom('findings')
+      .selectAll()
+      .where('fingerprint', '=', fingerprint)
+      .orderBy('check_run_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? findingOf(fromSql(findings, row)) : null;
+  }
+}

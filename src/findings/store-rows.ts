@@ -1,0 +1,100 @@
+/**
+ * The findings tables' rows, and their conversion to the stage's values and back, once: a stored
+ * finding as a Finding (findingOf), a Finding as its row (rowOf). A code the registry does not
+ * know is refused: the mirror was written by a newer ledger-recon.
+ */
+import type { RecordRef } from '../checks/check.js';
+import { type CheckCode, CHECK_CODES } from '../checks/index.js';
+import type { checkRuns, findingAcceptances, findings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
+import type { Finding } from './finding.js';
+
+export type CheckRunRow = typeof checkRuns.$inferSelect;
+export type FindingRow = typeof findings.$inferSelect;
+export type AcceptanceRow = typeof findingAcceptances.$inferSelect;
+export type RollForwardRow = typeof liabilityRollforward.$inferSelect;
+export type ResolvedRow = typeof resolvedFindings.$inferSelect;
+
+const CODES = new Set<string>(CHECK_CODES);
+
+function codeOf(code: string): CheckCode {
+  if (!CODES.has(code))
+    throw new Error(`the mirror holds a finding of unknown code ${code}: it was written by a newer ledger-recon`);
+  return code as CheckCode;
+}
+
+/** A stored finding row back as a Finding. */
+export function findingOf(row: FindingRow): Finding {
+  const stakeKey = row.stakeKey === '' ? row.fingerprint : row.stakeKey;
+  // Rows stored before stakes were recorded: a money measure's difference is its stake.
+  const stakeCents =
+    row.stakeKey === '' && row.unit === 'cents' && row.difference !== null ? Math.abs(row.difference) : row.stakeCents;
+  return {
+    checkRunId: row.checkRunId,
+    fingerprint: row.fingerprint,
+    code: codeOf(row.code),
+    severity: row.severity,
+    entityType: row.entityType as Finding['entityType'],
+    entityId: row.entityId,
+    giftCardId: row.giftCardId,
+    referenceId: row.referenceId,
+    currency: row.currency,
+    unit: row.unit,
+    expected: row.expected,
+    actual: row.actual,
+    difference: row.difference,
+    stakeCents,
+    stakeKey,
+    message: row.message,
+    state: row.state,
+    firstSeenCheckRunId: row.firstSeenCheckRunId,
+    firstSeenAtMs: row.firstSeenAtMs,
+    ageDays: row.ageDays,
+    records: JSON.parse(row.recordsJson) as RecordRef[],
+    detailSha256: row.detailSha256,
+    acceptance:
+      row.acceptedNote === null || row.acceptedAtMs === null
+        ? null
+        : {
+            fingerprint: row.fingerprint,
+            note: row.acceptedNote,
+            by: row.acceptedBy,
+            acceptedAtMs: row.acceptedAtMs,
+            untilMs: row.acceptedUntilMs,
+            detailSha256: row.detailSha256,
+          },
+    acceptanceEnded: row.acceptanceEnded,
+  };
+}
+
+export function rowOf(f: Finding): FindingRow {
+  return {
+    checkRunId: f.checkRunId,
+    fingerprint: f.fingerprint,
+    code: f.code,
+    severity: f.severity,
+    entityType: f.entityType,
+    entityId: f.entityId,
+    giftCardId: f.giftCardId,
+    referenceId: f.referenceId,
+    currency: f.currency,
+    unit: f.unit,
+    expected: f.expected,
+    actual: f.actual,
+    difference: f.difference,
+    stakeCents: f.stakeCents,
+    stakeKey: f.stakeKey,
+    message: f.message,
+    state: f.state,
+    firstSeenCheckRunId: f.firstSeenCheckRunId,
+    firstSeenAt: new Date(f.firstSeenAtMs).toISOString(),
+    firstSeenAtMs: f.firstSeenAtMs,
+    ageDays: f.ageDays,
+    recordsJson: JSON.stringify(f.records),
+    detailSha256: f.detailSha256,
+    acceptedNote: f.acceptance?.note ?? null,
+    acceptedBy: f.acceptance?.by ?? null,
+    acceptedAtMs: f.acceptance?.acceptedAtMs ?? null,
+    acceptedUntilMs: f.acceptance?.untilMs ?? null,
+    acceptanceEnded: f.acceptanceEnded,
+  };
+}
