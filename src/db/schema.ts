@@ -6,6 +6,7 @@
  * Documented for investigators in src/db/README.md.
  */
 
+import { getTableColumns } from 'drizzle-orm';
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // ---- the sync's bookkeeping ---------------------------------------------------------------
@@ -230,9 +231,28 @@ export const giftCardTransactionVersions = sqliteTable(
     change: text('change', { enum: ['changed', 'vanished'] }).notNull(),
     previousRawJson: text('previous_raw_json').notNull(),
     newRawJson: text('new_raw_json'),
+    // The entry's figures as they were before this change, copied from its row (null on
+    // versions recorded before they were kept): a past night re-performs with them.
+    previousGiftCardId: text('previous_gift_card_id'),
+    previousType: text('previous_type'),
+    previousAmountCents: integer('previous_amount_cents'),
+    previousBalanceBeforeCents: integer('previous_balance_before_cents'),
+    previousBalanceAfterCents: integer('previous_balance_after_cents'),
+    previousReferenceId: text('previous_reference_id'),
+    previousIdempotencyKey: text('previous_idempotency_key'),
+    previousCreatedAtMs: integer('previous_created_at_ms'),
   },
   (t) => [index('gift_card_transaction_versions_entry').on(t.transactionId)],
 );
+
+/**
+ * An entry's columns its versions keep as they were before the change (`previous_<column>`):
+ * the sync copies them, and a past night's ledger is rebuilt with them.
+ */
+export const ENTRY_VERSIONED_COLUMNS: readonly string[] = Object.values(getTableColumns(giftCardTransactionVersions))
+  .map((column) => column.name)
+  .filter((name) => name.startsWith('previous_') && name !== 'previous_raw_json')
+  .map((name) => name.slice('previous_'.length));
 
 export const coupons = sqliteTable('coupons', {
   couponId: text('coupon_id').primaryKey(),

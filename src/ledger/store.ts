@@ -6,6 +6,7 @@ import type { AnyColumn } from 'drizzle-orm';
 import type { Mirror, SqlDialect } from '../db/mirror.js';
 import type { SqlConnection } from '../db/connection.js';
 import { selectList, type RowOf } from '../db/typed-rows.js';
+import { ENTRY_VERSIONED_COLUMNS } from '../db/schema.js';
 
 /**
  * The ordered card walk's two cursors: cards by ID, and their entries by card, createdAt and
@@ -20,6 +21,20 @@ export interface LedgerCursors<C extends readonly AnyColumn[], E extends readonl
 
 /** A card's columns its history keeps: as of a sync, they are read from there (the others do not change). */
 const AS_WAS = new Set(['status', 'remaining_balance_cents', 'read_at_ms']);
+
+/** An entry's versioned columns (what a rewrite can change). */
+const VERSIONED = new Set(ENTRY_VERSIONED_COLUMNS);
+
+/**
+ * An entry's column as a past sync read it: from the entry's first version after that sync
+ * (joined as `p`), which keeps the figures it changed; else, or where that version predates
+ * the kept figures, the entry's row (`t`).
+ */
+function entryAsWas(column: string): string {
+  return VERSIONED.has(column)
+    ? `CASE WHEN p.previous_created_at_ms IS NULL THEN t."${column}" ELSE p."previous_${column}" END`
+    : `t."${column}"`;
+}
 
 /** Rows the walk's cursors hand out at a time. */
 const WALK_ROWS = 1_000;
@@ -66,8 +81,10 @@ export class LedgerStore {
   /**
    * The same cursors over the mirror as it stood when sync `asOf` finished, rebuilt from its
    * history: the cards it had seen, each card's status, balance and read time from its newest
-   * history row of that sync or before; the entries it had seen and not yet found vanished. (An entry the
-   * service rewrote later reads as now: see {@link LedgerStore.entriesRewrittenAfter}.)
+   * history row of that sync or before; the entries it had seen and not yet found vanished, an
+   * entry the service rewrote later read as it was then, from its first version after that sync
+   * (one recorded before versions kept an entry's figures reads as now: see
+   * {@link LedgerStore.entriesRewrittenAfter}), the card's entries ordered by their time then.
    */
   #cursorsAsOf<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(
     cardColumns: C,
@@ -88,21 +105,30 @@ export class LedgerStore {
         .batches([{ asOf }], WALK_ROWS),
       entries: this.#c
         .readRaw<RowOf<E>>(
-          `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
-           WHERE first_sync_run_id <= @asOf AND (vanished_sync_run_id IS NULL OR vanished_sync_run_id > @asOf)
-           ORDER BY ${d.binaryOrder('gift_card_id')}, created_at_ms, list_order`,
+          `SELECT ${entryColumns.map((column) => entryAsWas(column.name)).join(', ')} FROM gift_card_transactions t
+           LEFT JOIN gift_card_transaction_versions p ON p.version_id = (
+             SELECT MIN(v.version_id) FROM gift_card_transaction_versions v
+             WHERE v.transaction_id = t.transaction_id AND v.sync_run_id > @asOf AND v.change = 'changed')
+           WHERE t.first_sync_run_id <= @asOf AND (t.vanished_sync_run_id IS NULL OR t.vanished_sync_run_id > @asOf)
+           ORDER BY ${d.binaryOrder(`(${entryAsWas('gift_card_id')})`)}, ${entryAsWas('created_at_ms')}, t.list_order`,
         )
         .batches([{ asOf }], WALK_ROWS),
     };
   }
 
-  /** Entries the mirror had by sync `asOf` that the service rewrote after it (their earlier versions are kept apart). */
+  /**
+   * Entries the mirror had by sync `asOf` that the service rewrote after it and whose figures
+   * before the rewrite were not kept (versions recorded before the mirror kept them): these
+   * alone read as they are now.
+   */
   async entriesRewrittenAfter(asOf: number): Promise<number> {
     const rows = await this.#c
       .read<{ n: number }>(
-        `SELECT COUNT(DISTINCT v.transaction_id) AS n FROM gift_card_transaction_versions v
-         JOIN gift_card_transactions t ON t.transaction_id = v.transaction_id
-         WHERE v.sync_run_id > @asOf AND t.first_sync_run_id <= @asOf`,
+        `SELECT COUNT(*) AS n FROM gift_card_transactions t
+         JOIN gift_card_transaction_versions p ON p.version_id = (
+           SELECT MIN(v.version_id) FROM gift_card_transaction_versions v
+           WHERE v.transaction_id = t.transaction_id AND v.sync_run_id > @asOf AND v.change = 'changed')
+         WHERE t.first_sync_run_id <= @asOf AND p.previous_created_at_ms IS NULL`,
       )
       .all({ asOf });
     return Number(rows[0]?.n ?? 0);

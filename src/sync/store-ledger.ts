@@ -3,8 +3,10 @@
  * the entries a --full walk no longer found (vanished), and the reads the settle pass makes.
  */
 import type { SqlRow } from '../db/connection.js';
+import { ENTRY_VERSIONED_COLUMNS } from '../db/schema.js';
 import type { TransactionRow } from './rows.js';
 import {
+  list,
   statesOf,
   type EntryBefore,
   type EntryLooked,
@@ -63,8 +65,12 @@ export class LedgerEntryStore {
         p(`UPDATE gift_card_transactions SET gift_card_id = @gift_card_id, type = @type, amount_cents = @amount_cents, balance_before_cents = @balance_before_cents, balance_after_cents = @balance_after_cents,
         reference_id = @reference_id, idempotency_key = @idempotency_key, created_at = @created_at, created_at_ms = @created_at_ms, vanished_sync_run_id = NULL, raw_json = @raw_json WHERE transaction_id = @transaction_id`),
       entrySeen: p('INSERT INTO ledger_walk_seen (walk_id, entry_id) VALUES (?, ?)'),
+      // The entry's figures before the change are copied from its row, which still holds them
+      // (the version is written before the entry's update): a past night re-performs with them.
       entryVersion: p(
-        'INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)',
+        `INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json, ${list(ENTRY_VERSIONED_COLUMNS.map((column) => `previous_${column}`))})
+         SELECT t.transaction_id, CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ${list(ENTRY_VERSIONED_COLUMNS.map((column) => `t.${column}`))}
+         FROM gift_card_transactions t WHERE t.transaction_id = ?`,
       ),
       // Entries first mirrored by this walk were seen by it; earlier ones must be in its seen list.
       vanishedSelect: c.read<
@@ -150,11 +156,11 @@ export class LedgerEntryStore {
     if (before.unchanged === 1 && before.vanished_sync_run_id === null) return 'same';
     if (before.unchanged !== 1)
       this.#s.entryVersion.later(
-        id,
         syncRunId,
         'changed',
         before.raw_json ?? (await this.#s.entryRaw.get(before.entry_id)),
         row.raw_json,
+        id,
       );
     this.#s.entryUpdate.later(row);
     return 'changed';
@@ -167,7 +173,7 @@ export class LedgerEntryStore {
   async markVanished(walkId: number, syncRunId: number): Promise<number> {
     const gone = await this.#s.vanishedSelect.all({ walkId });
     for (const entry of gone) {
-      this.#s.entryVersion.later(entry.transaction_id, syncRunId, 'vanished', entry.raw_json, null);
+      this.#s.entryVersion.later(syncRunId, 'vanished', entry.raw_json, null, entry.transaction_id);
       this.#s.vanishedMark.later(syncRunId, entry.transaction_id);
     }
     this.#s.seenClear.later();

@@ -2,8 +2,9 @@
  * Re-performing a past night (sealed nights, item 3, its first part): `verify --run N` rebuilds
  * the night's gift card ledger from the mirror's history and compares its population and its
  * roll-forward with what the night sealed and stated. Every past night of a world with legal activity, a planted break and a
- * weekly --full re-performs identically; a ledger entry's amount changed in the mirror's past by
- * SQL, a card's history row deleted and an acceptance dated back are each named.
+ * weekly --full re-performs identically, and so does every night after the service rewrote an
+ * entry they read (from the figures its version keeps); a ledger entry's amount changed in the
+ * mirror's past by SQL, a card's history row deleted and an acceptance dated back are each named.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -274,6 +275,47 @@ describe('verify --run', () => {
       await change(-1);
     }
   }, 60_000);
+
+  it('re-performs a night whose entries the service rewrote since, from the figures their versions keep', async () => {
+    const first = nights[0]!;
+    const { verified } = await verify(first);
+    // A debit the first night read, on a card with an earlier entry: the service rewrites its
+    // amount and moves it before that entry, and a --full night reads the rewrite.
+    const [entry] = await rowsOfMirror<{ transaction_id: string; gift_card_id: string; earliest: number }>(
+      db,
+      `SELECT t.transaction_id, t.gift_card_id, (SELECT MIN(e.created_at_ms) FROM gift_card_transactions e WHERE e.gift_card_id = t.gift_card_id) AS earliest
+       FROM gift_card_transactions t WHERE t.first_sync_run_id <= ? AND t.type = 'DEBIT' AND t.amount_cents > 100
+       AND t.created_at_ms > (SELECT MIN(e.created_at_ms) FROM gift_card_transactions e WHERE e.gift_card_id = t.gift_card_id)
+       ORDER BY t.transaction_id LIMIT 1`,
+      verified.syncRunId,
+    );
+    if (!entry) throw new Error('the first night read a debit after another entry of its card');
+    sim.mutate.rewriteEntry(entry.transaction_id, {
+      amount: 0.01,
+      createdAt: new Date(Number(entry.earliest) - 60_000).toISOString(),
+    });
+    const rewritten = await runCli(
+      ['run', '--db', db, '--out', join(dir, 'reports'), '--full', '--json'],
+      simulatorEnv(sim),
+    );
+    expect([0, 1], rewritten.stderr).toContain(rewritten.status);
+    const [version] = await rowsOfMirror<{ previous_amount_cents: number | null; change: string }>(
+      db,
+      'SELECT previous_amount_cents, change FROM gift_card_transaction_versions WHERE transaction_id = ?',
+      entry.transaction_id,
+    );
+    expect(version?.change).toBe('changed');
+    expect(Number(version?.previous_amount_cents)).toBeGreaterThan(100);
+    // Every earlier night re-performs as it read the entry then, and says nothing is read as now.
+    for (const run of nights) {
+      const again = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toContain('identical');
+      expect(again.stdout).not.toContain('read as they are now');
+    }
+    const latest = JSON.parse(rewritten.stdout) as { runId: number };
+    expect((await verify(latest.runId)).verified.identical).toBe(true);
+  }, 180_000);
 
   it('says in one line why a run cannot be re-performed', async () => {
     const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
