@@ -206,18 +206,23 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     });
     const p = result.population;
     const identical = result.differences.length === 0;
+    // A night older than the mirror's versions of its coupons and orders compares its wallets alone.
+    const lists =
+      result.listsKeptSince === undefined
+        ? 'coupons, DP orders and wallets'
+        : `DP wallets (its coupons and orders predate sync ${result.listsKeptSince}, from which the mirror keeps them as of each sync)`;
     record({
       identical,
       checkRunId,
       syncRunId: result.syncRunId,
       cutOff: result.cutOff,
-      reperformed:
-        "the gift card ledger population (counts, control totals per currency, Merkle root), the card checks' findings, the nightly roll-forward and the month to date",
+      reperformed: `the gift card ledger population (counts, control totals per currency, Merkle root), the card checks' findings, the nightly roll-forward and the month to date; the ${lists} as of its sync (counts, totals, Merkle roots)`,
       cardFindings: result.cardFindings,
       population: p,
       rollForward: result.rollForward,
       differences: result.differences,
       rewrittenAfter: result.rewrittenAfter,
+      ...(result.listsKeptSince !== undefined ? { listsKeptSince: result.listsKeptSince } : {}),
     });
     const rewritten =
       result.rewrittenAfter > 0
@@ -226,7 +231,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings, the nightly roll-forward and the month to date; not yet: the findings of the checks over coupons, orders, wallets and the books\n`,
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: the findings of the checks over coupons, orders, wallets and the books\n`,
       );
       return true;
     }

@@ -288,6 +288,21 @@ export const couponHistory = sqliteTable(
   (t) => [index('coupon_history_coupon').on(t.couponId, t.syncRunId)],
 );
 
+/**
+ * Each coupon as every sync that changed it read it (its raw JSON), or no longer listed (null):
+ * the coupons as of any sync, for a past night's population.
+ */
+export const couponVersions = sqliteTable(
+  'coupon_versions',
+  {
+    versionId: integer('version_id').primaryKey({ autoIncrement: true }),
+    couponId: text('coupon_id').notNull(),
+    syncRunId: integer('sync_run_id').notNull(),
+    rawJson: text('raw_json'),
+  },
+  (t) => [index('coupon_versions_coupon').on(t.couponId, t.syncRunId)],
+);
+
 // ---- delivery partner service --------------------------------------------------------------
 
 /** One row per wallet per sync: the balance as read then. */
@@ -409,6 +424,23 @@ export const dpOrderHistory = sqliteTable(
     updatedAtMs: integer('updated_at_ms').notNull(),
   },
   (t) => [index('dp_order_history_order').on(t.orderId, t.syncRunId)],
+);
+
+/**
+ * Each order as every sync that changed it read it (its raw JSON, currency and total), or no
+ * longer listed (null raw JSON): the orders as of any sync, for a past night's population.
+ */
+export const dpOrderVersions = sqliteTable(
+  'dp_order_versions',
+  {
+    versionId: integer('version_id').primaryKey({ autoIncrement: true }),
+    orderId: text('order_id').notNull(),
+    syncRunId: integer('sync_run_id').notNull(),
+    rawJson: text('raw_json'),
+    currency: text('currency'),
+    totalAmountCents: integer('total_amount_cents'),
+  },
+  (t) => [index('dp_order_versions_order').on(t.orderId, t.syncRunId)],
 );
 
 // ---- the checker ---------------------------------------------------------------------------

@@ -72,7 +72,7 @@ export function manifestDigest(manifest: Manifest | SealedManifest): string {
   return sha256Hex(canonicalJson(fields));
 }
 
-async function recordsPopulation(batches: AsyncIterable<RecordRow[]>): Promise<RecordsPopulation> {
+export async function recordsPopulation(batches: AsyncIterable<RecordRow[]>): Promise<RecordsPopulation> {
   const merkle = new MerkleBuilder();
   const totals = new Map<string, number>();
   for await (const batch of batches)
@@ -174,8 +174,8 @@ export async function runManifest(
     merchantId: summary.merchantId,
     population: {
       ...(summary.population ? { giftCards: summary.population } : {}),
-      coupons: await recordsPopulation(store.coupons()),
-      dpOrders: await recordsPopulation(store.orders()),
+      coupons: await recordsPopulation(store.coupons(summary.syncRunId)),
+      dpOrders: await recordsPopulation(store.orders(summary.syncRunId)),
       dpWallets: await recordsPopulation(store.wallets(summary.syncRunId)),
     },
     ...(summary.confirmation ? { confirmation: summary.confirmation } : {}),

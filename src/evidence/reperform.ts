@@ -19,7 +19,7 @@ import { formatCents } from '../money.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { LedgerPopulation } from '../ledger/population.js';
 import { LedgerStore } from '../ledger/store.js';
-import type { SealedManifest } from './manifest.js';
+import { recordsPopulation, type SealedManifest } from './manifest.js';
 import { EvidenceStore } from './store.js';
 
 export interface Reperformance {
@@ -36,6 +36,11 @@ export interface Reperformance {
   differences: string[];
   /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
   rewrittenAfter: number;
+  /**
+   * The sync from which the mirror keeps its coupons and orders as of each sync, when this night
+   * predates it (a mirror made before it kept them): its coupons and orders are not compared.
+   */
+  listsKeptSince?: number;
 }
 
 /** Why a run cannot be re-performed, for a person. */
@@ -85,6 +90,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
   const stated = summaryOf(run);
   const sealedRollForward = stated.rollForward;
   const monthToDate = tallies.monthToDate();
+  const keptSince = await new EvidenceStore(mirror).listsKeptSince();
   return {
     checkRunId,
     syncRunId: run.syncRunId,
@@ -106,9 +112,51 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
       ...(await cardFindingDifferences(findings, run, redrafted)),
       ...(await acceptancesNotHonoured(findings, run)),
+      ...(await listDifferences(mirror, manifest, run.syncRunId, keptSince)),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
+    ...(keptSince !== null && run.syncRunId < keptSince ? { listsKeptSince: keptSince } : {}),
   };
+}
+
+/**
+ * The coupons, orders and wallets as of the night's sync, against what the night sealed: each
+ * list's count, Merkle root and totals. Coupons and orders are compared where the mirror keeps
+ * them as of that sync (`keptSince`); wallets always (every sync's snapshot is kept).
+ */
+async function listDifferences(
+  mirror: Mirror,
+  manifest: SealedManifest,
+  syncRunId: number,
+  keptSince: number | null,
+): Promise<string[]> {
+  const store = new EvidenceStore(mirror);
+  const kept = keptSince === null || syncRunId >= keptSince;
+  const lists = [
+    ...(kept
+      ? [
+          { label: 'coupons', sealed: manifest.population.coupons, now: () => store.coupons(syncRunId) },
+          { label: 'DP orders', sealed: manifest.population.dpOrders, now: () => store.orders(syncRunId) },
+        ]
+      : []),
+    { label: 'DP wallets', sealed: manifest.population.dpWallets, now: () => store.wallets(syncRunId) },
+  ];
+  const differences: string[] = [];
+  for (const { label, sealed, now } of lists) {
+    if (!sealed) continue;
+    const is = await recordsPopulation(now());
+    if (is.records !== sealed.records)
+      differences.push(`${label}: sealed ${sealed.records}, re-performed ${is.records}`);
+    const currencies = [...new Set([...Object.keys(sealed.totalsCents), ...Object.keys(is.totalsCents)])].sort();
+    for (const currency of currencies)
+      if (sealed.totalsCents[currency] !== is.totalsCents[currency])
+        differences.push(
+          `${label} ${currency} total: sealed ${sealed.totalsCents[currency] ?? 'none'}, re-performed ${is.totalsCents[currency] ?? 'none'}`,
+        );
+    if (is.merkleRoot !== sealed.merkleRoot)
+      differences.push(`${label} Merkle root: sealed ${sealed.merkleRoot}, re-performed ${is.merkleRoot}`);
+  }
+  return differences;
 }
 
 /**

@@ -82,22 +82,40 @@ export class EvidenceStore {
     return row && [row.giftcard_base_url, row.giftcard_client_id, row.dp_base_url, row.dp_client_id];
   }
 
-  /** The coupons still listed, in ID order. */
-  coupons(): AsyncGenerator<RecordRow[]> {
+  /** The coupons listed as of sync `asOf`, in ID order: each one's newest version of that sync or before. */
+  coupons(asOf: number): AsyncGenerator<RecordRow[]> {
     return this.#c
       .read<RecordRow>(
-        'SELECT coupon_id AS id, raw_json AS raw, NULL AS currency, NULL AS cents FROM coupons WHERE vanished_sync_run_id IS NULL ORDER BY coupon_id',
+        `SELECT v.coupon_id AS id, v.raw_json AS raw, NULL AS currency, NULL AS cents FROM coupon_versions v
+         WHERE v.version_id = (SELECT MAX(w.version_id) FROM coupon_versions w WHERE w.coupon_id = v.coupon_id AND w.sync_run_id <= ?)
+         AND v.raw_json IS NOT NULL ORDER BY v.coupon_id`,
       )
-      .batches([], BATCH);
+      .batches([asOf], BATCH);
   }
 
-  /** The orders still listed, in ID order, with their totals. */
-  orders(): AsyncGenerator<RecordRow[]> {
+  /** The orders listed as of sync `asOf`, in ID order, with their totals: each one's newest version of that sync or before. */
+  orders(asOf: number): AsyncGenerator<RecordRow[]> {
     return this.#c
       .read<RecordRow>(
-        'SELECT order_id AS id, raw_json AS raw, currency, total_amount_cents AS cents FROM dp_orders WHERE vanished_sync_run_id IS NULL ORDER BY order_id',
+        `SELECT v.order_id AS id, v.raw_json AS raw, v.currency, v.total_amount_cents AS cents FROM dp_order_versions v
+         WHERE v.version_id = (SELECT MAX(w.version_id) FROM dp_order_versions w WHERE w.order_id = v.order_id AND w.sync_run_id <= ?)
+         AND v.raw_json IS NOT NULL ORDER BY v.order_id`,
       )
-      .batches([], BATCH);
+      .batches([asOf], BATCH);
+  }
+
+  /**
+   * The first sync whose coupons and orders the mirror keeps as of it (their versions' first
+   * sync): a mirror made before the versions kept its records from its newest sync then. Null
+   * when it has none.
+   */
+  async listsKeptSince(): Promise<number | null> {
+    const [row] = await this.#c
+      .read<{ since: number | null }>(
+        'SELECT MIN(since) AS since FROM (SELECT MIN(sync_run_id) AS since FROM coupon_versions UNION ALL SELECT MIN(sync_run_id) FROM dp_order_versions) firsts',
+      )
+      .all();
+    return row?.since === null || row?.since === undefined ? null : Number(row.since);
   }
 
   /** The wallets as one sync read them, in ID order, with their balances. */

@@ -76,6 +76,7 @@ export class ListStore {
       couponHistory: p(
         'INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, ?, ?, ?, ?)',
       ),
+      couponVersion: p('INSERT INTO coupon_versions (coupon_id, sync_run_id, raw_json) VALUES (?, ?, ?)'),
       wallet:
         p(`INSERT INTO dp_wallet_snapshots (sync_run_id, wallet_id, currency, balance_cents, selected, requested_at_ms, read_at_ms, raw_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (sync_run_id, wallet_id) DO UPDATE SET currency = excluded.currency, balance_cents = excluded.balance_cents, selected = excluded.selected, requested_at_ms = excluded.requested_at_ms, read_at_ms = excluded.read_at_ms, raw_json = excluded.raw_json`),
@@ -112,6 +113,9 @@ export class ListStore {
       ),
       orderHistory: p(
         'INSERT INTO dp_order_history (order_id, sync_run_id, status, fulfillment_status, updated_at_ms) VALUES (?, ?, ?, ?, ?)',
+      ),
+      orderVersion: p(
+        'INSERT INTO dp_order_versions (order_id, sync_run_id, raw_json, currency, total_amount_cents) VALUES (?, ?, ?, ?, ?)',
       ),
     };
   }
@@ -164,6 +168,7 @@ export class ListStore {
     ) {
       this.#s.couponHistory.later(row.coupon_id, syncRunId, row.status, row.redemption_count, row.version);
     }
+    this.#s.couponVersion.later(row.coupon_id, syncRunId, row.raw_json);
     return before ? 'changed' : 'new';
   }
 
@@ -224,6 +229,7 @@ export class ListStore {
         order.updated_at_ms,
       );
     }
+    this.#s.orderVersion.later(order.order_id, syncRunId, order.raw_json, order.currency, order.total_amount_cents);
     return before ? 'changed' : 'new';
   }
 
@@ -234,7 +240,12 @@ export class ListStore {
   async markUnlisted(table: ListedTable, listed: ReadonlySet<string>, syncRunId: number): Promise<number> {
     const { select, mark } = this.#unlisted[table];
     const gone = (await select.all()).filter((id) => !listed.has(id));
-    for (const id of gone) mark.later(syncRunId, id);
+    for (const id of gone) {
+      mark.later(syncRunId, id);
+      // A coupon's or order's versions say it is no longer listed from this sync on.
+      if (table === 'coupons') this.#s.couponVersion.later(id, syncRunId, null);
+      else if (table === 'dp_orders') this.#s.orderVersion.later(id, syncRunId, null, null, null);
+    }
     return gone.length;
   }
 

@@ -156,6 +156,17 @@ export class SyncRunStore {
       await c
         .write('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL')
         .run(syncRunId);
+      // The coupons' and orders' versions say they are no longer listed from this sync on.
+      await c
+        .write(
+          'INSERT INTO coupon_versions (coupon_id, sync_run_id, raw_json) SELECT coupon_id, CAST(? AS INTEGER), NULL FROM coupons WHERE vanished_sync_run_id IS NULL',
+        )
+        .run(syncRunId);
+      await c
+        .write(
+          'INSERT INTO dp_order_versions (order_id, sync_run_id, raw_json, currency, total_amount_cents) SELECT order_id, CAST(? AS INTEGER), NULL, NULL, NULL FROM dp_orders WHERE vanished_sync_run_id IS NULL',
+        )
+        .run(syncRunId);
       for (const table of [
         'missing_gift_cards',
         'gift_cards',

@@ -159,6 +159,70 @@ describe('verify --run', () => {
     expect((await verify(first)).status).toBe(0);
   }, 120_000);
 
+  it("re-performs each night's coupons, orders and wallets as of its sync, and names a coupon's past changed by SQL", async () => {
+    // Orders were placed and fulfilled between the nights: each night still compares its own lists.
+    for (const run of nights) {
+      const text = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      expect(text.status, text.stderr).toBe(0);
+      expect(text.stdout).toContain('the month to date and the coupons, DP orders and wallets as of its sync');
+    }
+    const first = nights[0]!;
+    const [version] = await rowsOfMirror<{ version_id: number }>(
+      db,
+      'SELECT version_id FROM coupon_versions WHERE sync_run_id <= ? AND raw_json IS NOT NULL ORDER BY coupon_id LIMIT 1',
+      (await verify(first)).verified.syncRunId,
+    );
+    if (!version) throw new Error('the first night read a coupon');
+    const edit = (sql: string) => changeMirror(db, sql, version.version_id);
+    await edit("UPDATE coupon_versions SET raw_json = raw_json || ' ' WHERE version_id = ?");
+    try {
+      const changed = await verify(first);
+      expect(changed.status).toBe(1);
+      expect(changed.verified.differences.some((d) => d.startsWith('coupons Merkle root: sealed '))).toBe(true);
+    } finally {
+      await edit(
+        'UPDATE coupon_versions SET raw_json = SUBSTR(raw_json, 1, LENGTH(raw_json) - 1) WHERE version_id = ?',
+      );
+    }
+    expect((await verify(first)).status).toBe(0);
+    // Orders moved after the first night (placed, fulfilled): it compared them as they were then.
+    const [moved] = await rowsOfMirror<{ n: number }>(
+      db,
+      'SELECT COUNT(*) AS n FROM dp_order_versions WHERE sync_run_id > ?',
+      (await verify(first)).verified.syncRunId,
+    );
+    expect(Number(moved?.n)).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('compares the wallets alone of a night older than the versions of a mirror made before them', async () => {
+    // What migration 0019 leaves in a mirror made before it: the lists as they stand, as of the newest sync.
+    const statements = (tables: string[], sql: (table: string) => string) =>
+      tables.reduce((done, table) => done.then(() => changeMirror(db, sql(table))), Promise.resolve());
+    const lists = ['coupon_versions', 'dp_order_versions'];
+    await statements(lists, (table) => `CREATE TABLE saved_${table} AS SELECT * FROM ${table}`);
+    try {
+      await statements(lists, (table) => `DELETE FROM ${table}`);
+      await changeMirror(
+        db,
+        'INSERT INTO coupon_versions (coupon_id, sync_run_id, raw_json) SELECT coupon_id, (SELECT MAX(sync_run_id) FROM sync_runs), raw_json FROM coupons WHERE vanished_sync_run_id IS NULL',
+      );
+      await changeMirror(
+        db,
+        'INSERT INTO dp_order_versions (order_id, sync_run_id, raw_json, currency, total_amount_cents) SELECT order_id, (SELECT MAX(sync_run_id) FROM sync_runs), raw_json, currency, total_amount_cents FROM dp_orders WHERE vanished_sync_run_id IS NULL',
+      );
+      const old = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+      expect(old.status, old.stderr).toBe(0);
+      expect(old.stdout).toMatch(
+        /the DP wallets \(its coupons and orders predate sync \d+, from which the mirror keeps them/,
+      );
+    } finally {
+      await statements(lists, (table) => `DELETE FROM ${table}`);
+      await statements(lists, (table) => `INSERT INTO ${table} SELECT * FROM saved_${table}`);
+      await statements(lists, (table) => `DROP TABLE saved_${table}`);
+    }
+    expect((await verify(nights[0]!)).verified.identical).toBe(true);
+  }, 120_000);
+
   it('names an acceptance dated back before a night that stated the finding open', async () => {
     const [first, last] = [nights[0]!, nights.at(-1)!];
     // A break the first night found and the last still finds, unchanged.
