@@ -14,6 +14,11 @@ export function cents(value: number): Cents {
   return value as Cents;
 }
 
+/** Brands a nullable integer read back from the mirror (null: an amount the edge found off the cent). */
+export function storedCents(value: number | null): Cents | null {
+  return value === null ? null : cents(value);
+}
+
 export type CentsResult = { ok: true; cents: Cents } | { ok: false; reason: string };
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;

@@ -20,6 +20,7 @@
  *   ledger balance; what its snapshot says beyond that is shown apart, as in flight.
  * Cents only; a card an amount off the cent leaves unknown is counted apart, never guessed.
  */
+import type { Cents } from '../money.js';
 
 /** What a roll-forward moves, in cents: opening + issued − debited + refunded − voided − expired. */
 export interface LiabilityFlows {
@@ -38,16 +39,16 @@ export interface CardFacts {
   currency: string;
   programId: string | null;
   issuedAtMs: number;
-  initialCents: number | null;
-  remainingCents: number | null;
+  initialCents: Cents | null;
+  remainingCents: Cents | null;
 }
 
 /** An entry as the core needs it, oldest first. */
 export interface EntryFacts {
   type: string;
-  amountCents: number | null;
-  beforeCents: number | null;
-  afterCents: number | null;
+  amountCents: Cents | null;
+  beforeCents: Cents | null;
+  afterCents: Cents | null;
   createdAtMs: number;
 }
 

@@ -1,3 +1,4 @@
+import type { Cents } from '../money.js';
 /** The ledger as the mirror holds it: a card's snapshot and its entries, as the walk hands them out. */
 
 /** One gift card snapshot as the mirror holds it. */
@@ -8,8 +9,8 @@ export interface CardSnapshot {
   currency: string;
   programId: string | null;
   issuedAtMs: number;
-  initialCents: number | null;
-  remainingCents: number | null;
+  initialCents: Cents | null;
+  remainingCents: Cents | null;
   expiresAtMs: number;
   /** When the sync read this snapshot (our clock). */
   readAtMs: number;
@@ -19,9 +20,9 @@ export interface CardSnapshot {
 export interface LedgerEntry {
   transactionId: string;
   type: string;
-  amountCents: number | null;
-  beforeCents: number | null;
-  afterCents: number | null;
+  amountCents: Cents | null;
+  beforeCents: Cents | null;
+  afterCents: Cents | null;
   referenceId: string;
   idempotencyKey: string;
   createdAtMs: number;

@@ -7,6 +7,7 @@ import type { AnyColumn } from 'drizzle-orm';
 import type { Mirror } from '../db/mirror.js';
 import { giftCards, giftCardTransactions } from '../db/schema.js';
 import type { RowOf } from '../db/typed-rows.js';
+import { storedCents } from '../money.js';
 import { LedgerStore } from './store.js';
 import type { CardLedger, CardSnapshot, LedgerEntry } from './types.js';
 import type { EntryFacts } from './state.js';
@@ -76,9 +77,9 @@ const FULL: EntryReader<typeof ENTRY_COLUMNS, WalkedEntry> = {
   entry: (e) => ({
     transactionId: e[1],
     type: e[2],
-    amountCents: e[3],
-    beforeCents: e[4],
-    afterCents: e[5],
+    amountCents: storedCents(e[3]),
+    beforeCents: storedCents(e[4]),
+    afterCents: storedCents(e[5]),
     referenceId: e[6],
     idempotencyKey: e[7],
     createdAtMs: e[8],
@@ -90,7 +91,13 @@ const FULL: EntryReader<typeof ENTRY_COLUMNS, WalkedEntry> = {
 const FIGURES: EntryReader<typeof FIGURE_COLUMNS, EntryFacts> = {
   columns: FIGURE_COLUMNS,
   cardOf: (e) => e[0],
-  entry: (e) => ({ type: e[1], amountCents: e[2], beforeCents: e[3], afterCents: e[4], createdAtMs: e[5] }),
+  entry: (e) => ({
+    type: e[1],
+    amountCents: storedCents(e[2]),
+    beforeCents: storedCents(e[3]),
+    afterCents: storedCents(e[4]),
+    createdAtMs: e[5],
+  }),
 };
 
 /** Called for each entry whose card the mirror does not hold (GC_ORPHAN_ENTRY reports them). */
@@ -169,8 +176,8 @@ async function* walk<C extends readonly AnyColumn[], E extends LinkedEntry>(
           currency: row[3],
           programId: row[4],
           issuedAtMs: row[5],
-          initialCents: row[6],
-          remainingCents: row[7],
+          initialCents: storedCents(row[6]),
+          remainingCents: storedCents(row[7]),
           expiresAtMs: row[8],
           readAtMs: row[9],
         };

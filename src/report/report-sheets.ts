@@ -18,7 +18,7 @@ import {
   type Materiality,
 } from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
-import { formatCents } from '../money.js';
+import { formatCents, storedCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
 import { BooksStore } from '../books/store.js';
@@ -518,7 +518,7 @@ async function* refundRows(
         currency = c;
         entries = [];
       }
-      entries.push({ type, referenceId, amountCents, transactionId });
+      entries.push({ type, referenceId, amountCents: storedCents(amountCents), transactionId });
     }
   yield* flush();
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger } from '../../src/checks/check.js';
 import { CATALOGUE, CHECKS, type CheckCode } from '../../src/checks/index.js';
 import { cardLedger, entryOf, MERCHANT, OTHER_MERCHANT, T0 } from '../support/fixtures.js';
+import { cents } from '../../src/money.js';
 
 const inspect = (check: CardCheck, ledger: CardLedger) =>
   check.inspect(ledger, { options: DEFAULT_CHECK_OPTIONS, merchantId: MERCHANT });
@@ -14,7 +15,7 @@ describe('GC_BALANCE_MISMATCH', () => {
         { type: 'DEBIT', amount: 3_000 },
         { type: 'DEBIT', amount: 2_000 },
       ],
-      { remainingCents: 5_500 },
+      { remainingCents: cents(5_500) },
     );
     const [finding, ...rest] = inspect(CHECKS.GC_BALANCE_MISMATCH, ledger);
     expect(rest).toEqual([]);
@@ -38,14 +39,14 @@ describe('GC_BALANCE_MISMATCH', () => {
 
   it('passes a VOID whose ignored amount is not zero', () => {
     const ledger = cardLedger(4_000, [{ type: 'DEBIT', amount: 1_000 }, { type: 'VOID' }]);
-    entryOf(ledger, 'entry-2').amountCents = 2_500;
+    entryOf(ledger, 'entry-2').amountCents = cents(2_500);
     expect(inspect(CHECKS.GC_BALANCE_MISMATCH, ledger)).toEqual([]);
   });
 });
 
 describe('GC_LEDGER_TAIL_MISMATCH', () => {
   it('flags a card whose newest entry ends elsewhere than the card', () => {
-    const ledger = cardLedger(10_000, [{ type: 'DEBIT', amount: 3_000 }], { remainingCents: 6_000 });
+    const ledger = cardLedger(10_000, [{ type: 'DEBIT', amount: 3_000 }], { remainingCents: cents(6_000) });
     expect(inspect(CHECKS.GC_LEDGER_TAIL_MISMATCH, ledger)).toMatchObject([
       {
         entityId: 'card-1',
@@ -85,7 +86,7 @@ describe('GC_CHAIN_GAP', () => {
   });
 
   it('flags a first entry that does not start at the initial balance', () => {
-    const ledger = cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }], { initialCents: 6_000 });
+    const ledger = cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }], { initialCents: cents(6_000) });
     expect(inspect(CHECKS.GC_CHAIN_GAP, ledger)).toMatchObject([
       { entityId: 'entry-1', measure: { expected: 6_000, actual: 5_000 } },
     ]);
@@ -107,7 +108,7 @@ describe('GC_ENTRY_ARITHMETIC', () => {
       { type: 'DEBIT', amount: 1_000 },
       { type: 'DEBIT', amount: 1_000 },
     ]);
-    entryOf(ledger, 'entry-2').afterCents = 5_800;
+    entryOf(ledger, 'entry-2').afterCents = cents(5_800);
     expect(inspect(CHECKS.GC_ENTRY_ARITHMETIC, ledger)).toMatchObject([
       { entityId: 'entry-2', measure: { expected: 6_000, actual: 5_800 } },
     ]);
@@ -115,7 +116,7 @@ describe('GC_ENTRY_ARITHMETIC', () => {
 
   it('flags an EXPIRE that changed the balance', () => {
     const ledger = cardLedger(1_000, [{ type: 'EXPIRE' }]);
-    entryOf(ledger, 'entry-1').afterCents = 0;
+    entryOf(ledger, 'entry-1').afterCents = cents(0);
     expect(inspect(CHECKS.GC_ENTRY_ARITHMETIC, ledger)).toMatchObject([
       { entityId: 'entry-1', measure: { expected: 1_000, actual: 0 } },
     ]);

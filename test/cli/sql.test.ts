@@ -11,6 +11,7 @@ import { cleanEnv, runCli } from '../support/cli.js';
 import { cardLedger, FixtureMirror, T0 } from '../support/fixtures.js';
 import { startServices } from '../support/simulator.js';
 import { mirrorAt, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
+import { cents } from '../../src/money.js';
 
 let dir: string;
 let fixture: string;
@@ -29,7 +30,7 @@ beforeAll(async () => {
         { type: 'REFUND', amount: 1_000, ref: 'R1' },
         { type: 'DEBIT', amount: 500, ref: 'R2' },
       ],
-      { remainingCents: 6_000 },
+      { remainingCents: cents(6_000) },
     ),
   );
   fx.order({ id: 'order-1', lines: [{ currency: 'EUR', fxRate: 1.1, priceCents: 1_000, totalConvertedCents: 1_105 }] });

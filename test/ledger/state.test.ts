@@ -16,6 +16,7 @@ import {
   type PreviousClosing,
   type RollForward,
 } from '../../src/ledger/rollforward.js';
+import { cents } from '../../src/money.js';
 
 const OURS = 'merchant-ours';
 const T0 = Date.UTC(2026, 9, 1);
@@ -44,9 +45,9 @@ function legalCard(
     entries.push({
       transactionId: `t${index}-${i}`,
       type: op.kind,
-      amountCents: amount,
-      beforeCents: before,
-      afterCents: balance,
+      amountCents: cents(amount),
+      beforeCents: cents(before),
+      afterCents: cents(balance),
       referenceId: `r${index}`,
       idempotencyKey: `k${index}-${i}`,
       createdAtMs: at,
@@ -62,8 +63,8 @@ function legalCard(
       currency: spec.currency,
       programId: index % 2 === 0 ? 'p1' : null,
       issuedAtMs: T0 + spec.issuedHours * HOUR,
-      initialCents: spec.initial,
-      remainingCents: balance,
+      initialCents: cents(spec.initial),
+      remainingCents: cents(balance),
       expiresAtMs: T0 + 9_000 * HOUR,
       readAtMs: T0 + 9_000 * HOUR,
     },
@@ -233,7 +234,7 @@ describe('the ledger-state core', () => {
             }),
           );
           const broken = cards[0]!;
-          broken.card.remainingCents = (broken.card.remainingCents ?? 0) + delta;
+          broken.card.remainingCents = cents((broken.card.remainingCents ?? 0) + delta);
           const all = nights(cards, cuts);
           for (const [n, rolls] of all.entries()) {
             const r = rolls.find((x) => x.currency === broken.card.currency)!;
@@ -300,7 +301,7 @@ describe('the ledger-state core', () => {
       ops: [{ kind: 'DEBIT', cents: 2_500, gapHours: 5 }],
     });
     // The snapshot was read before the debit: it still says 100.00.
-    card.card.remainingCents = 10_000;
+    card.card.remainingCents = cents(10_000);
     const [[still]] = nights([card], [T0 + 100 * HOUR], new Set()) as [[RollForward]];
     expect(still).toMatchObject({
       closingCents: 7_500,

@@ -8,6 +8,7 @@ import { DEFAULT_CHECK_OPTIONS, type CardCheck, type CardLedger } from '../../sr
 import { CATALOGUE, type CheckCode } from '../../src/checks/index.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0, type Op } from '../support/fixtures.js';
 import { mirrorAt } from '../support/test-db.js';
+import { cents } from '../../src/money.js';
 
 const CARD_CHECKS = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');
 const breaksOf = (ledger: CardLedger) =>
@@ -101,7 +102,7 @@ describe('ordering by the chain’s links', () => {
       { type: 'DEBIT', amount: 300, at: T0 },
       { type: 'DEBIT', amount: 200, at: T0 },
     ]);
-    ledger.entries[1]!.beforeCents = 650;
+    ledger.entries[1]!.beforeCents = cents(650);
     expect(orderByLinks(ledger.entries, 1_000).map((e) => e.transactionId)).toEqual(['entry-1', 'entry-2']);
   });
 });
@@ -189,10 +190,10 @@ describe('properties of the card checks', () => {
             ? { code: 'GC_CHAIN_GAP', entityId: next.transactionId }
             : { code: 'GC_BALANCE_MISMATCH', entityId: card.giftCardId };
         } else if (kind === 'alter-after') {
-          target.afterCents = (target.afterCents ?? 0) + by;
+          target.afterCents = cents((target.afterCents ?? 0) + by);
           expected = { code: 'GC_ENTRY_ARITHMETIC', entityId: target.transactionId };
         } else {
-          card.remainingCents = (card.remainingCents ?? 0) + by;
+          card.remainingCents = cents((card.remainingCents ?? 0) + by);
           expected = { code: 'GC_BALANCE_MISMATCH', entityId: card.giftCardId };
         }
         const found = breaksOf({ card, entries }).map((f) => ({ code: f.code, entityId: f.entityId }));

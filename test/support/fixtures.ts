@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mirror } from '../../src/db/mirror.js';
 import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckContext, type LedgerEntry } from '../../src/checks/check.js';
 import { ON_POSTGRES, openMirrorAt } from './test-db.js';
+import { cents } from '../../src/money.js';
 
 export const T0 = Date.parse('2026-10-01T12:00:00Z');
 export const MERCHANT = '00000000-0000-4000-8000-00000000000a';
@@ -33,9 +34,9 @@ export function cardLedger(initial: number, ops: Op[], card: Partial<CardLedger[
     return {
       transactionId: `entry-${i + 1}`,
       type: op.type,
-      amountCents: 'amount' in op ? op.amount : 0,
-      beforeCents: before,
-      afterCents: balance,
+      amountCents: cents('amount' in op ? op.amount : 0),
+      beforeCents: cents(before),
+      afterCents: cents(balance),
       referenceId: 'ref' in op && op.ref ? op.ref : `ORD-${i + 1}`,
       idempotencyKey: 'key' in op && op.key ? op.key : `key-${i + 1}`,
       createdAtMs: op.at ?? T0 + (i + 1) * 60_000,
@@ -50,8 +51,8 @@ export function cardLedger(initial: number, ops: Op[], card: Partial<CardLedger[
       currency: 'USD',
       programId: null,
       issuedAtMs: T0,
-      initialCents: initial,
-      remainingCents: balance,
+      initialCents: cents(initial),
+      remainingCents: cents(balance),
       expiresAtMs: T0 + 365 * 86_400_000,
       readAtMs: T0 + 86_400_000,
       ...card,
