@@ -103,17 +103,61 @@ export class LedgerStore {
           `SELECT ${cards} FROM gift_cards WHERE first_sync_run_id <= @asOf ORDER BY ${d.binaryOrder('gift_card_id')}`,
         )
         .batches([{ asOf }], WALK_ROWS),
-      entries: this.#c
-        .readRaw<RowOf<E>>(
-          `SELECT ${entryColumns.map((column) => entryAsWas(column.name)).join(', ')} FROM gift_card_transactions t
-           LEFT JOIN gift_card_transaction_versions p ON p.version_id = (
-             SELECT MIN(v.version_id) FROM gift_card_transaction_versions v
-             WHERE v.transaction_id = t.transaction_id AND v.sync_run_id > @asOf AND v.change = 'changed')
-           WHERE t.first_sync_run_id <= @asOf AND (t.vanished_sync_run_id IS NULL OR t.vanished_sync_run_id > @asOf)
-           ORDER BY ${d.binaryOrder(`(${entryAsWas('gift_card_id')})`)}, ${entryAsWas('created_at_ms')}, t.list_order`,
-        )
-        .batches([{ asOf }], WALK_ROWS),
+      entries: this.#entriesAsOf(entryColumns, asOf),
     };
+  }
+
+  /**
+   * The entries as of sync `asOf` (see #cursorsAsOf), in the walk's order: those the service
+   * did not rewrite since, in the index's order as the night read them, with the few it did
+   * merged in where their figures then place them. Each row carries its key after its columns
+   * (its card, time and list order then, and its ID).
+   */
+  async *#entriesAsOf<E extends readonly AnyColumn[]>(entryColumns: E, asOf: number): AsyncGenerator<Array<RowOf<E>>> {
+    const d = this.#dialect;
+    type Keyed = [...RowOf<E>, string, number, number, string];
+    const seen = 't.first_sync_run_id <= @asOf AND (t.vanished_sync_run_id IS NULL OR t.vanished_sync_run_id > @asOf)';
+    const width = entryColumns.length;
+    const rewritten = await this.#c
+      .readRaw<Keyed>(
+        `SELECT ${entryColumns.map((column) => entryAsWas(column.name)).join(', ')},
+                ${entryAsWas('gift_card_id')}, ${entryAsWas('created_at_ms')}, t.list_order, t.transaction_id
+         FROM gift_card_transactions t
+         JOIN gift_card_transaction_versions p ON p.version_id = (
+           SELECT MIN(v.version_id) FROM gift_card_transaction_versions v
+           WHERE v.transaction_id = t.transaction_id AND v.sync_run_id > @asOf AND v.change = 'changed')
+         WHERE ${seen}
+         ORDER BY ${d.binaryOrder(`(${entryAsWas('gift_card_id')})`)}, ${entryAsWas('created_at_ms')}, t.list_order`,
+      )
+      .all({ asOf });
+    const rewrittenIds = new Set(rewritten.map((row) => row[width + 3] as string));
+    // Whether row `a` walks before row `b`: by card ID byte by byte, then time, then list order.
+    const precedes = (a: Keyed, b: Keyed): boolean => {
+      const [cardA, atA, orderA] = [a[width] as string, a[width + 1] as number, a[width + 2] as number];
+      const [cardB, atB, orderB] = [b[width] as string, b[width + 1] as number, b[width + 2] as number];
+      return cardA !== cardB ? cardA < cardB : atA !== atB ? atA < atB : orderA < orderB;
+    };
+    let next = 0;
+    const rows = this.#c
+      .readRaw<Keyed>(
+        `SELECT ${entryColumns.map((column) => `t."${column.name}"`).join(', ')}, t.gift_card_id, t.created_at_ms, t.list_order, t.transaction_id
+         FROM gift_card_transactions t ${d.indexedBy('gift_card_transactions_card')}
+         WHERE ${seen} ORDER BY ${d.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order`,
+      )
+      .batches([{ asOf }], WALK_ROWS);
+    for await (const batch of rows) {
+      if (rewritten.length === 0) {
+        yield batch as unknown as Array<RowOf<E>>;
+        continue;
+      }
+      const merged: Keyed[] = [];
+      for (const row of batch) {
+        while (next < rewritten.length && precedes(rewritten[next]!, row)) merged.push(rewritten[next++]!);
+        if (!rewrittenIds.has(row[width + 3] as string)) merged.push(row);
+      }
+      yield merged as unknown as Array<RowOf<E>>;
+    }
+    if (next < rewritten.length) yield rewritten.slice(next) as unknown as Array<RowOf<E>>;
   }
 
   /**
