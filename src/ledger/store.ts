@@ -22,6 +22,13 @@ export interface LedgerCursors<C extends readonly AnyColumn[], E extends readonl
 /** A card's columns its history keeps: as of a sync, they are read from there (the others do not change). */
 const AS_WAS = new Set(['status', 'remaining_balance_cents', 'read_at_ms']);
 
+/**
+ * An entry's first change after sync @asOf (its version `p`'s entry): read from the versions,
+ * which are few, never probed for every entry.
+ */
+const FIRST_CHANGE_AFTER = `SELECT MIN(v.version_id) FROM gift_card_transaction_versions v
+  WHERE v.transaction_id = p.transaction_id AND v.sync_run_id > @asOf AND v.change = 'changed'`;
+
 /** An entry's versioned columns (what a rewrite can change). */
 const VERSIONED = new Set(ENTRY_VERSIONED_COLUMNS);
 
@@ -122,11 +129,8 @@ export class LedgerStore {
       .readRaw<Keyed>(
         `SELECT ${entryColumns.map((column) => entryAsWas(column.name)).join(', ')},
                 ${entryAsWas('gift_card_id')}, ${entryAsWas('created_at_ms')}, t.list_order, t.transaction_id
-         FROM gift_card_transactions t
-         JOIN gift_card_transaction_versions p ON p.version_id = (
-           SELECT MIN(v.version_id) FROM gift_card_transaction_versions v
-           WHERE v.transaction_id = t.transaction_id AND v.sync_run_id > @asOf AND v.change = 'changed')
-         WHERE ${seen}
+         FROM gift_card_transaction_versions p JOIN gift_card_transactions t ON t.transaction_id = p.transaction_id
+         WHERE p.version_id = (${FIRST_CHANGE_AFTER}) AND ${seen}
          ORDER BY ${d.binaryOrder(`(${entryAsWas('gift_card_id')})`)}, ${entryAsWas('created_at_ms')}, t.list_order`,
       )
       .all({ asOf });
@@ -138,9 +142,11 @@ export class LedgerStore {
       return cardA !== cardB ? cardA < cardB : atA !== atB ? atA < atB : orderA < orderB;
     };
     let next = 0;
+    // The key is read only where there is something to merge: most nights, nothing was rewritten since.
+    const key = rewritten.length === 0 ? '' : ', t.gift_card_id, t.created_at_ms, t.list_order, t.transaction_id';
     const rows = this.#c
       .readRaw<Keyed>(
-        `SELECT ${entryColumns.map((column) => `t."${column.name}"`).join(', ')}, t.gift_card_id, t.created_at_ms, t.list_order, t.transaction_id
+        `SELECT ${entryColumns.map((column) => `t."${column.name}"`).join(', ')}${key}
          FROM gift_card_transactions t ${d.indexedBy('gift_card_transactions_card')}
          WHERE ${seen} ORDER BY ${d.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order`,
       )
@@ -168,11 +174,8 @@ export class LedgerStore {
   async entriesRewrittenAfter(asOf: number): Promise<number> {
     const rows = await this.#c
       .read<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM gift_card_transactions t
-         JOIN gift_card_transaction_versions p ON p.version_id = (
-           SELECT MIN(v.version_id) FROM gift_card_transaction_versions v
-           WHERE v.transaction_id = t.transaction_id AND v.sync_run_id > @asOf AND v.change = 'changed')
-         WHERE t.first_sync_run_id <= @asOf AND p.previous_created_at_ms IS NULL`,
+        `SELECT COUNT(*) AS n FROM gift_card_transaction_versions p JOIN gift_card_transactions t ON t.transaction_id = p.transaction_id
+         WHERE p.version_id = (${FIRST_CHANGE_AFTER}) AND t.first_sync_run_id <= @asOf AND p.previous_created_at_ms IS NULL`,
       )
       .all({ asOf });
     return Number(rows[0]?.n ?? 0);

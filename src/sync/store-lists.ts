@@ -130,13 +130,13 @@ export class ListStore {
     this.#session.lookedUp.orders = await statesOf(this.#s.ordersGet, ids);
   }
 
-  /** A coupon's mirrored state, as {@link CardStore} a card's. */
+  /** A coupon's mirrored state: as looked up for the batch (then as this batch wrote it), or read now. */
   async #couponBefore(id: string): Promise<CouponBefore | undefined> {
     const looked = this.#session.lookedUp.coupons;
     return looked?.has(id) ? looked.get(id) : this.#s.couponGet.get(id);
   }
 
-  /** An order's mirrored state, as {@link CardStore} a card's. */
+  /** An order's mirrored state: as looked up for the batch (then as this batch wrote it), or read now. */
   async #orderBefore(id: string): Promise<OrderBefore | undefined> {
     const looked = this.#session.lookedUp.orders;
     return looked?.has(id) ? looked.get(id) : this.#s.orderGet.get(id);
