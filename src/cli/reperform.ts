@@ -30,7 +30,7 @@ export interface ReperformOptions extends Reporting {
  */
 export async function reperformClose(label: string, options: ReperformOptions): Promise<boolean> {
   const { say, record } = reporter(options);
-  const mirror = await openForReading(options.db ?? defaultLocations().db, 'sync');
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'sync', 'current');
   try {
     const manifests = await new EvidenceStore(mirror).bySubject(`close ${label}`);
     const stored = manifests.at(-1);
@@ -167,7 +167,7 @@ export async function whatIfRun(
 ): Promise<boolean> {
   const settings = settingsOf(pairs);
   const { say, record } = reporter(options);
-  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run');
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run', 'current');
   try {
     const result = await whatIf(mirror, checkRunId, settings).catch((error: unknown) => {
       throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
@@ -199,7 +199,7 @@ export async function whatIfRun(
  */
 export async function reperform(checkRunId: number, options: ReperformOptions): Promise<boolean> {
   const { say, record } = reporter(options);
-  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run');
+  const mirror = await openForReading(options.db ?? defaultLocations().db, 'run', 'current');
   try {
     const result = await reperformRun(mirror, checkRunId).catch((error: unknown) => {
       throw error instanceof NotReperformable ? new MirrorError(error.message) : error;

@@ -76,13 +76,28 @@ export async function openForWriting(db: string, command: string, options?: sqli
  * reading only. @throws MirrorError, naming `firstRun` (the command that makes one) when there
  * is no mirror there.
  */
-export async function openForReading(db: string, firstRun = 'sync'): Promise<Mirror> {
-  const missing = new MirrorError(
-    `there is no mirror at ${isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db}: run \`ledger-recon ${firstRun}\` first`,
-  );
-  if (isServerUrl(db)) return (await postgres()).openPgMirror(db, { command: 'read', readOnly: true, missing });
-  if (!existsSync(mirrorFile(db))) throw missing;
-  return sqlite.openMirrorReadOnly(mirrorFile(db));
+export async function openForReading(
+  db: string,
+  firstRun = 'sync',
+  schema: 'any' | 'current' = 'any',
+): Promise<Mirror> {
+  const shown = isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db;
+  const missing = new MirrorError(`there is no mirror at ${shown}: run \`ledger-recon ${firstRun}\` first`);
+  let mirror: Mirror;
+  if (isServerUrl(db)) mirror = await (await postgres()).openPgMirror(db, { command: 'read', readOnly: true, missing });
+  else if (!existsSync(mirrorFile(db))) throw missing;
+  else mirror = sqlite.openMirrorReadOnly(mirrorFile(db));
+  if (schema === 'current') {
+    // A reader cannot migrate: a mirror an older version made lacks what this one reads (verify's past nights).
+    const { applied, known } = await mirror.schemaVersion();
+    if (applied < known) {
+      await mirror.close();
+      throw new MirrorError(
+        `the mirror ${shown} was made by an older ledger-recon (schema ${applied}; this version knows ${known}): the next writing command (ledger-recon run, sync, report or close) brings it up to date; then read it again`,
+      );
+    }
+  }
+  return mirror;
 }
 
 /**

@@ -381,6 +381,31 @@ describe('verify --run', () => {
     expect((await verify(latest.runId)).verified.identical).toBe(true);
   }, 180_000);
 
+  it('refuses in one line a mirror an older version made, which a writing command migrates first', async () => {
+    // The mirror as an older version leaves it: its newest migration not applied.
+    const [newest] = await rowsOfMirror<{ hash: string; created_at: number }>(
+      db,
+      'SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1',
+    );
+    if (!newest) throw new Error('the mirror records its migrations');
+    await changeMirror(db, 'DELETE FROM __drizzle_migrations WHERE hash = ?', newest.hash);
+    try {
+      const old = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+      expect(old.status).toBe(2);
+      expect(old.stderr).toMatch(
+        /^ledger-recon: the mirror .* was made by an older ledger-recon \(schema \d+; this version knows \d+\): the next writing command \(ledger-recon run, sync, report or close\) brings it up to date; then read it again\n$/,
+      );
+    } finally {
+      await changeMirror(
+        db,
+        'INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)',
+        newest.hash,
+        newest.created_at,
+      );
+    }
+    expect((await verify(nights[0]!)).status).toBe(0);
+  });
+
   it('says in one line why a run cannot be re-performed', async () => {
     const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
     expect(result.status).toBe(2);
