@@ -374,8 +374,17 @@ describe('an incremental sync', () => {
         'SELECT coupon_id AS id, vanished_sync_run_id AS run FROM coupons WHERE vanished_sync_run_id IS NOT NULL UNION ALL SELECT order_id, vanished_sync_run_id FROM dp_orders WHERE vanished_sync_run_id IS NOT NULL ORDER BY 1',
       );
 
+    // The lists' versions (what a past night re-performs its coupons and orders from): one per record so far.
+    const versions = async () =>
+      Number(await value(mirror, 'SELECT COUNT(*) FROM coupon_versions')) +
+      Number(await value(mirror, 'SELECT COUNT(*) FROM dp_order_versions'));
+    const kept = await versions();
+    expect(kept).toBeGreaterThan(0);
+
     await sync();
     expect(await written()).toEqual([]);
+    // A quiet night keeps no version: the lists as of it are those of the night before.
+    expect(await versions()).toBe(kept);
 
     const { coupon, order } = validCouponAndOrder(services.sim);
     services.sim.mutate.setCouponListed(coupon, false);
@@ -389,11 +398,28 @@ describe('an incremental sync', () => {
       ].sort((a, b) => a.id.localeCompare(b.id)),
     );
     expect(await pictureOf(mirror)).toEqual(truthPicture(services.sim.truth()));
+    // Each keeps a version without JSON: no longer listed from that sync on.
+    const versionOf = (table: string, key: string, id: string, run: number) =>
+      value(mirror, `SELECT COUNT(*) FROM ${table} WHERE ${key} = ? AND sync_run_id = ? AND raw_json IS NULL`, id, run);
+    expect(Number(await versionOf('coupon_versions', 'coupon_id', coupon, gone.syncRunId))).toBe(1);
+    expect(Number(await versionOf('dp_order_versions', 'order_id', order, gone.syncRunId))).toBe(1);
 
     services.sim.mutate.setCouponListed(coupon, true);
     const back = await sync();
     expect(back.resources.coupons.changed).toBe(1);
     expect(await vanished()).toEqual([{ id: order, run: gone.syncRunId }]);
+    // Listed again: a version with its JSON, from that sync on.
+    expect(
+      Number(
+        await value(
+          mirror,
+          'SELECT COUNT(*) FROM coupon_versions WHERE coupon_id = ? AND sync_run_id = ? AND raw_json IS NOT NULL',
+          coupon,
+          back.syncRunId,
+        ),
+      ),
+    ).toBe(1);
+    expect(await versions()).toBe(kept + 3);
   });
 
   it('marks nothing vanished from a walk resumed from its checkpoint, which cannot tell, but from the whole list it reads again after it', async () => {
