@@ -76,7 +76,8 @@ async function walkNight(mirror: Mirror, checkRunId: number) {
 /** Re-performs check run `checkRunId`'s ledger population and compares it with its sealed manifest. */
 export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<Reperformance> {
   const { findings, run, opening, tallies, redrafted } = await walkNight(mirror, checkRunId);
-  const [stored] = await new EvidenceStore(mirror).bySubject(`check run ${checkRunId}`);
+  const evidence = new EvidenceStore(mirror);
+  const [stored] = await evidence.bySubject(`check run ${checkRunId}`);
   if (!stored)
     throw new NotReperformable(
       `check run ${checkRunId} was never sealed (no evidence manifest in the mirror): \`ledger-recon report --run ${checkRunId}\` seals it, from the mirror as it is now`,
@@ -90,7 +91,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
   const stated = summaryOf(run);
   const sealedRollForward = stated.rollForward;
   const monthToDate = tallies.monthToDate();
-  const keptSince = await new EvidenceStore(mirror).listsKeptSince();
+  const keptSince = await evidence.listsKeptSince();
   return {
     checkRunId,
     syncRunId: run.syncRunId,
@@ -112,7 +113,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
       ...(await cardFindingDifferences(findings, run, redrafted)),
       ...(await acceptancesNotHonoured(findings, run)),
-      ...(await listDifferences(mirror, manifest, run.syncRunId, keptSince)),
+      ...(await listDifferences(evidence, manifest, run.syncRunId, keptSince)),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
     ...(keptSince !== null && run.syncRunId < keptSince ? { listsKeptSince: keptSince } : {}),
@@ -125,12 +126,11 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
  * them as of that sync (`keptSince`); wallets always (every sync's snapshot is kept).
  */
 async function listDifferences(
-  mirror: Mirror,
+  store: EvidenceStore,
   manifest: SealedManifest,
   syncRunId: number,
   keptSince: number | null,
 ): Promise<string[]> {
-  const store = new EvidenceStore(mirror);
   const kept = keptSince === null || syncRunId >= keptSince;
   const lists = [
     ...(kept
