@@ -139,6 +139,17 @@ export function walkCardFigures(
 }
 
 /**
+ * The figures' walk of the cards in `only` (a JSON array of IDs), or of every card: what a
+ * card's reconciliation needs (the report's Card sheet), without the entries' identities.
+ */
+export function walkCardFiguresOf(
+  mirror: Mirror,
+  only: string | undefined,
+): AsyncGenerator<Array<{ card: CardSnapshot; entries: EntryFacts[] }>> {
+  return walk(new LedgerStore(mirror), FIGURES, undefined, only);
+}
+
+/**
  * Cards handed out per batch. Few: a card held in a batch while the checks allocate outlives a
  * young-generation collection and is promoted (512 a batch: the 1M check's peak RSS 351 MB, its
  * walk 2.3 s; 16: 285 MB and 1.8 s, as the synchronous walk); one a batch costs a promise per card.

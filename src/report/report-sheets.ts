@@ -6,7 +6,7 @@
  */
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
-import { walkCardLedgers } from '../ledger/walk.js';
+import { walkCardFiguresOf } from '../ledger/walk.js';
 import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
 import { cardReconciliation } from '../ledger/state.js';
 import {
@@ -72,8 +72,11 @@ export interface ReportScope {
   materiality?: Materiality;
 }
 
-/** A detail sheet's row: the key it is listed under once, its cells, and whether a finding of the run is about it. */
-type Keyed = [key: string, cells: Cell[], exception: boolean];
+/**
+ * A detail sheet's row: the key it is listed under once, its cells, whether a finding of the
+ * run is about it, and the record `only` names it by (its key, unless given).
+ */
+type Keyed = [key: string, cells: Cell[], exception: boolean, record?: string];
 /** The cells of a row asked for its key alone. */
 const NO_CELLS: Cell[] = [];
 /** A detail sheet's rows: all of them (`only` null), or only those about the records named in `only` (a JSON array of IDs). */
@@ -98,13 +101,17 @@ async function exceptionsFirst(
   // old generation, collected late (a report of 1,000,000 cards peaked at 1.1 GB, not 450 MB).
   // A key's rows come together.
   const keys: string[] = [];
+  const records = new Set<string>();
   let exceptions = 0;
   let last: string | null = null;
-  for await (const [key, , exception] of rowsOf(flagged, true)) {
+  for await (const [key, , exception, record] of rowsOf(flagged, true)) {
     if (!exception || key === last) continue;
     last = key;
     exceptions += 1;
-    if (keys.length < PRINTED_EXCEPTIONS) keys.push(key);
+    if (keys.length < PRINTED_EXCEPTIONS) {
+      keys.push(key);
+      records.add(record ?? key);
+    }
   }
   const more = exceptions - keys.length;
   const note =
@@ -116,7 +123,9 @@ async function exceptionsFirst(
     printNote: note,
     rows: (async function* () {
       const printed = new Set(keys);
-      if (keys.length > 0) for await (const [key, cells] of rowsOf(flagged)) if (printed.has(key)) yield cells;
+      // The printed rows are read again alone: the records they are about, not every flagged one.
+      if (keys.length > 0)
+        for await (const [key, cells] of rowsOf(JSON.stringify([...records]))) if (printed.has(key)) yield cells;
       for await (const [key, cells] of rowsOf(null)) if (!printed.has(key)) yield cells;
     })(),
   };
@@ -433,7 +442,8 @@ async function* cardRows(
   only: string | null,
   keysOnly = false,
 ): AsyncGenerator<Keyed> {
-  for await (const batch of walkCardLedgers(mirror, undefined, only ?? undefined))
+  // The entries' figures alone: a card's reconciliation needs no entry's identity.
+  for await (const batch of walkCardFiguresOf(mirror, only ?? undefined))
     for (const { card, entries } of batch) {
       const id = card.giftCardId;
       if (keysOnly) {
@@ -488,7 +498,7 @@ async function* refundRows(
     for (const [reference, group] of byReference(entries)) {
       if (group.refunds.length === 0) continue;
       const findings = findingsOf(card, ...group.refunds.map((refund) => refund.transactionId));
-      if (keysOnly) yield [`${card} ${reference}`, NO_CELLS, findings !== ''];
+      if (keysOnly) yield [`${card} ${reference}`, NO_CELLS, findings !== '', card];
       else {
         const left = refundableLeftCents(group);
         yield [
@@ -562,7 +572,7 @@ async function* orderRows(
     for (const r of batch) {
       const findings = findingsOf(r.order_id);
       if (keysOnly) {
-        yield [`${r.order_id} ${r.line_no ?? ''}`, NO_CELLS, findings !== ''];
+        yield [`${r.order_id} ${r.line_no ?? ''}`, NO_CELLS, findings !== '', r.order_id];
         continue;
       }
       yield [

@@ -9,7 +9,8 @@ import { once } from 'node:events';
 import { closeSync, createWriteStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { looksLikeFormula, visibleText } from './neutralise.js';
+import { looksLikeFormula } from './neutralise.js';
+import { columnLetter, SheetRows } from './xlsx-rows.js';
 
 /** A cell: text (as sent, control characters escaped), a number, a date (ms, UTC), money, a link to a sheet, or a heading. */
 export type Cell =
@@ -210,25 +211,32 @@ async function writeRows(
   );
   let part = 1;
   let sheet = openSheet(workbook, spec, part, widths, title);
+  let rows = new SheetRows(sheet);
   let rowsInSheet = spec.header ? 1 : 0;
   let written = 0;
   const put = async (cells: Cell[]): Promise<void> => {
     if (rowsInSheet >= maxRows) {
+      rows.flush();
       sheet.commit();
       part += 1;
       sheet = openSheet(workbook, spec, part, widths, title);
+      rows = new SheetRows(sheet);
       rowsInSheet = spec.header ? 1 : 0;
     }
-    writeRow(sheet, cells, spec.severityColumn, wrapped, rowsInSheet + 1, widths);
+    writeRow(sheet, rows, cells, spec.severityColumn, wrapped, rowsInSheet + 1, widths);
     rowsInSheet += 1;
     written += 1;
-    if (written % YIELD_EVERY === 0) await Promise.race([drained(sheet), failed]);
+    if (written % YIELD_EVERY === 0) {
+      rows.flush();
+      await Promise.race([drained(sheet), failed]);
+    }
   };
   for (const cells of sample) await put(cells);
   while (!next.done) {
     await put(next.value);
     next = await iterator.next();
   }
+  rows.flush();
   sheet.commit();
 }
 
@@ -336,6 +344,7 @@ export function fittedScale(widths: readonly number[]): number {
 
 function writeRow(
   sheet: ExcelJS.Worksheet,
+  rows: SheetRows,
   cells: Cell[],
   severityColumn: number | undefined,
   wrapped: readonly boolean[],
@@ -358,7 +367,7 @@ function writeRow(
       man: 1,
     });
   }
-  const row = sheet.addRow(cells.map((cell) => cellValueOf(cell, rowNumber)));
+  const styles: Partial<ExcelJS.Style>[] = [];
   let height = LINE_HEIGHT;
   for (let i = 0; i < cells.length; i += 1) {
     const cell = cells[i] ?? null;
@@ -366,7 +375,7 @@ function writeRow(
     // A result in large type (DOES NOT TIE OUT) wraps within its cell rather than be cut by the next one.
     const emphasised = cell !== null && typeof cell === 'object' && 'emphasis' in cell;
     const wraps = (wrapped[i] && !isNote(cell)) || emphasised;
-    row.getCell(i + 1).style = wraps ? wrappedStyle(style) : style;
+    styles.push(wraps ? wrappedStyle(style) : style);
     if (emphasised)
       height = Math.max(
         height,
@@ -376,13 +385,7 @@ function writeRow(
     else if (wraps) height = Math.max(height, Math.min(linesOf(cell, widths[i] ?? MAX_WIDTH), MAX_LINES) * LINE_HEIGHT);
   }
   // Spreadsheets do not grow a row for wrapped text they did not lay out themselves: say how tall.
-  if (height > LINE_HEIGHT) row.height = height;
-  row.commit();
-  // exceljs keeps every formula cell it has written, for shared formulae (which this writer
-  // never makes): 2,000,000 card rows' formulas held 600 MB. Forget them once written.
-  const written = sheet as unknown as { _formulae?: Record<string, unknown> };
-  if (written._formulae && cells.some((cell) => cell !== null && typeof cell === 'object' && 'formula' in cell))
-    written._formulae = {};
+  rows.write(rowNumber, cells, styles, height > LINE_HEIGHT ? height : undefined);
 }
 
 /** Points per line of 11-point text, and the most lines a row grows to. */
@@ -402,31 +405,41 @@ function linesOf(cell: Cell, width: number): number {
   if (typeof cell !== 'string' && !(cell !== null && typeof cell === 'object' && 'label' in cell)) return 1;
   const text = typeof cell === 'string' ? cell : cell.label;
   const perLine = Math.max(1, width - 1);
-  let lines = 0;
-  for (const paragraph of text.split('\n')) {
-    let used = 0;
-    lines += 1;
-    for (const part of paragraph.split(/(?<=-)|(?= )/)) {
-      const space = part.startsWith(' ') ? SPACE_UNITS : 0;
-      const word = unitsOf(space ? part.slice(1) : part);
-      if (used + space + word <= perLine || used === 0) {
-        used += (used === 0 ? 0 : space) + word;
-        // A word longer than a line fills lines of its own.
-        while (used > perLine) {
-          lines += 1;
-          used -= perLine;
-        }
-      } else {
-        lines += 1;
-        used = word;
-        while (used > perLine) {
-          lines += 1;
-          used -= perLine;
-        }
-      }
+  let lines = 1;
+  let used = 0;
+  // One character at a time (a card's ID on every row of a million): each part is a word with
+  // the space before it, ending before the next space, just after a hyphen, or at a line's end.
+  for (let i = 0; ; ) {
+    let space = 0;
+    if (text.charCodeAt(i) === 32) {
+      space = SPACE_UNITS;
+      i += 1;
+    }
+    let word = 0;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 10) break;
+      word += unitOf(c);
+      i += 1;
+      if (c === 45) break;
+    }
+    if (used + space + word <= perLine || used === 0) used += (used === 0 ? 0 : space) + word;
+    else {
+      lines += 1;
+      used = word;
+    }
+    // A word longer than a line fills lines of its own.
+    while (used > perLine) {
+      lines += 1;
+      used -= perLine;
+    }
+    if (i >= text.length) return lines;
+    if (text.charCodeAt(i) === 10) {
+      i += 1;
+      lines += 1;
+      used = 0;
     }
   }
-  return lines;
 }
 
 const SPACE_UNITS = 0.45;
@@ -443,11 +456,13 @@ const BOLD = 1.12;
 /** Width units of a word: digits 1, lower case 0.85, capitals 1.15, the rest 0.75 (Calibri / Carlito, rounded up). */
 function unitsOf(word: string): number {
   let units = 0;
-  for (let i = 0; i < word.length; i += 1) {
-    const c = word.charCodeAt(i);
-    units += c >= 48 && c <= 57 ? 1 : c >= 97 && c <= 122 ? 0.85 : c >= 65 && c <= 90 ? 1.15 : 0.75;
-  }
+  for (let i = 0; i < word.length; i += 1) units += unitOf(word.charCodeAt(i));
   return units;
+}
+
+/** One character's width units (its char code). */
+function unitOf(c: number): number {
+  return c >= 48 && c <= 57 ? 1 : c >= 97 && c <= 122 ? 0.85 : c >= 65 && c <= 90 ? 1.15 : 0.75;
 }
 
 function isNote(cell: Cell): boolean {
@@ -550,55 +565,6 @@ function baseStyleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   return HEADING_STYLE;
 }
 
-function cellValueOf(cell: Cell, row: number): ExcelJS.CellValue {
-  if (cell === null) return null;
-  if (typeof cell === 'string') return truncate(visibleText(cell));
-  if (typeof cell === 'number') return cell;
-  if ('formula' in cell) {
-    const formula = referencesOnly(cell.formula).replaceAll('{row}', String(row));
-    if ('count' in cell) return { formula, result: cell.count };
-    // Money adds and subtracts decimals a spreadsheet holds as binary floats: rounded to the cent,
-    // a recalculation gives exactly the cached value (0, not 2.99760216648792E-15).
-    return { formula: `ROUND(${formula},2)`, result: cell.cents / 100 };
-  }
-  if ('cents' in cell) return cell.cents / 100;
-  if ('label' in cell) return cell.label;
-  if ('emphasis' in cell) return cell.emphasis;
-  if ('note' in cell) return truncate(visibleText(cell.note));
-  if ('date' in cell) return new Date(cell.date);
-  // A link to one of our own sheets: a formula built from our constant sheet names, never API text.
-  if ('sheet' in cell)
-    return {
-      formula: `HYPERLINK("#'${cell.sheet.replace(/'/g, "''")}'!A1","${cell.text.replace(/"/g, '""')}")`,
-      result: cell.text,
-    };
-  return cell.heading;
-}
-
-/**
- * A formula the tool built: cell references and ranges (`A2`, `$B$3`, `B:B`, on our own sheets
- * as `'Findings'!B:B`), joined by + and −, or inside COUNTIFS and SUM. Anything else (a
- * string, another function) is a bug in the tool, refused. Templates (`D{row}-E{row}`) are
- * checked once each.
- */
-function referencesOnly(formula: string): string {
-  if (CHECKED_FORMULAS.has(formula)) return formula;
-  if (!FORMULA.test(formula.replaceAll('{row}', '1')))
-    throw new Error(`refusing a formula that is not cell references joined by + and -, COUNTIFS or SUM: ${formula}`);
-  if (CHECKED_FORMULAS.size < 10_000) CHECKED_FORMULAS.add(formula);
-  return formula;
-}
-
-const REFERENCE = String.raw`(?:'[A-Za-z ()0-9]+'!)?\$?[A-Z]{1,3}\$?(?:\d{1,7})?(?::\$?[A-Z]{1,3}\$?(?:\d{1,7})?)?`;
-const TERM = String.raw`(?:(?:COUNTIFS|SUM)\(${REFERENCE}(?:,${REFERENCE})*\)|${REFERENCE})`;
-const FORMULA = new RegExp(String.raw`^${TERM}(?:[+-]${TERM})*$`);
-const CHECKED_FORMULAS = new Set<string>();
-
-/** A cell holds at most 32,767 characters. */
-function truncate(text: string): string {
-  return text.length > 32_000 ? `${text.slice(0, 32_000)}… (truncated; the full text is in the mirror)` : text;
-}
-
 /** The widest a column grows; text longer than this wraps within it. */
 const MAX_WIDTH = 48;
 
@@ -628,12 +594,6 @@ function displayLength(cell: Cell): number {
   // A note runs on into the empty cells beside it: it neither widens nor wraps its column.
   if ('note' in cell) return 0;
   return Math.min(cell.heading.length, 30);
-}
-
-function columnLetter(n: number): string {
-  let result = '';
-  for (let i = n; i > 0; i = Math.floor((i - 1) / 26)) result = String.fromCharCode(65 + ((i - 1) % 26)) + result;
-  return result;
 }
 
 async function* toAsync<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {
