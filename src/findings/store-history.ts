@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { MirrorQueries } from '../db/mirror.js';
 import { fromSql } from '../db/rows.js';
 import { checkRuns, findings, resolvedFindings } from '../db/schema.js';
+import type { RecordRef } from '../checks/check.js';
 import type { Finding } from './finding.js';
 import { findingOf, type CheckRunRow, type ResolvedRow } from './store-rows.js';
 
@@ -52,6 +53,22 @@ export class RunHistory {
       .orderBy('fingerprint')
       .stream(256);
     for await (const row of rows) yield findingOf(fromSql(findings, row));
+  }
+
+  /**
+   * What each finding of a run is about, in no order (no sort of the run's findings): its code,
+   * and the IDs of its entity, its card and its records (the sheets' "findings" columns).
+   */
+  async *recordsOfRun(checkRunId: number): AsyncGenerator<{ code: string; ids: (string | null)[] }> {
+    const rows = this.db
+      .selectFrom('findings')
+      .select(['code', 'entity_id', 'gift_card_id', 'records_json'])
+      .where('check_run_id', '=', checkRunId)
+      .stream(1024);
+    for await (const row of rows) {
+      const records = JSON.parse(row.records_json) as RecordRef[];
+      yield { code: row.code, ids: [row.entity_id, row.gift_card_id, ...records.map((record) => record.id)] };
+    }
   }
 
   /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */

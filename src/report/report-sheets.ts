@@ -58,11 +58,7 @@ async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<
     set.add(code);
     codes.set(id, set);
   };
-  for await (const f of store.history.findingsOfRun(checkRunId)) {
-    add(f.entityId, f.code);
-    add(f.giftCardId, f.code);
-    for (const record of f.records) add(record.id, f.code);
-  }
+  for await (const { code, ids } of store.history.recordsOfRun(checkRunId)) for (const id of ids) add(id, code);
   return new Map([...codes].map(([id, set]) => [id, [...set].sort().join(', ')]));
 }
 
@@ -131,11 +127,17 @@ async function exceptionsFirst(
   };
 }
 
+/**
+ * The workbook's sheets, in order, each streaming its rows as the writer asks for them.
+ * `onFinding`: handed each finding of the run as the Findings sheet reads it (the CSV and JSON
+ * are written from that one read).
+ */
 export async function reportSheets(
   mirror: Mirror,
   store: FindingsStore,
   run: CheckRunRow,
   scope: ReportScope = {},
+  onFinding?: (finding: Finding) => Promise<void>,
 ): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
   const monthToDate = await monthToDateOf(mirror, run, () => store.inFlightOf(run));
@@ -163,7 +165,7 @@ export async function reportSheets(
       severityColumn: 0,
       printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1,
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
-      rows: findingRows(store, run.checkRunId, materiality),
+      rows: findingRows(store, run.checkRunId, materiality, onFinding),
     },
     await cardSheet(mirror, findingsOf, flagged),
     monthToDate
@@ -402,8 +404,10 @@ async function* findingRows(
   store: FindingsStore,
   checkRunId: number,
   materiality: Materiality,
+  onFinding?: (finding: Finding) => Promise<void>,
 ): AsyncGenerator<Cell[]> {
   for await (const f of store.history.findingsOfRun(checkRunId)) {
+    await onFinding?.(f);
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
     yield [

@@ -180,13 +180,21 @@ export class ReportStore {
     return Number(row?.n ?? 0);
   }
 
-  /** The cards' current DEBIT and REFUND entries, in card order (of the cards in `only`, a JSON array, when given). */
+  /**
+   * The current DEBIT and REFUND entries of the cards with a current refund, in card order (of
+   * the cards in `only`, a JSON array, when given): the sheet lists references with a refund,
+   * and a card without one has none. The card's entries are found in the walk's covering index;
+   * a card left out costs a look there, not a row handed to JavaScript.
+   */
   refundEntries(only: string | null): AsyncGenerator<RefundEntry[]> {
     const rows =
       this.#c.readRaw<RefundEntry>(`SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
        FROM gift_cards c ${this.#dialect.indexedBy('gift_cards_ledger_walk')}
        JOIN gift_card_transactions t ${this.#dialect.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`);
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND')
+         AND EXISTS (SELECT 1 FROM gift_card_transactions r ${this.#dialect.indexedBy('gift_card_transactions_card')}
+                     WHERE r.gift_card_id = c.gift_card_id AND r.vanished_sync_run_id IS NULL AND r.type = 'REFUND')
+         ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`);
     return rows.batches(bound(only));
   }
 

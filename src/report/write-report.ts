@@ -5,13 +5,13 @@
  * name, and earlier runs' files stay.
  */
 import type { Mirror } from '../db/mirror.js';
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
 import { ensureFolder, fileSystemError, replaceable } from '../paths.js';
-import { exportFinding, type ExportedFinding } from '../findings/finding.js';
-import { findingsStore, summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
+import { exportFinding, type ExportedFinding, type Finding } from '../findings/finding.js';
+import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
 import { reportSheets, type ReportScope } from './report-sheets.js';
@@ -73,17 +73,23 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   try {
     await options.mirror.withSmallCache(async () => {
       const summary = summaryOf(run);
-      await writeXlsx(
-        temporary.workbook,
-        {
-          title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`,
-          subject: 'Gift card, coupon and delivery partner reconciliation',
-          creator: 'ledger-recon',
-          created: new Date(run.startedAtMs),
-        },
-        await reportSheets(options.mirror, store, run, options.scope),
-      );
-      await writeFindingFiles(store, run.checkRunId, temporary);
+      // The CSV and JSON take each finding as the Findings sheet reads it: one read of the run's findings for the three.
+      const files = new FindingFiles(temporary);
+      try {
+        await writeXlsx(
+          temporary.workbook,
+          {
+            title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`,
+            subject: 'Gift card, coupon and delivery partner reconciliation',
+            creator: 'ledger-recon',
+            created: new Date(run.startedAtMs),
+          },
+          await reportSheets(options.mirror, store, run, options.scope, (finding) => files.add(finding)),
+        );
+        await files.end();
+      } finally {
+        files.close();
+      }
     });
     for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], replaceable(final[key]));
     return { ...final, checkRunId: run.checkRunId };
@@ -127,34 +133,53 @@ const CSV_COLUMNS = [
 
 const FIGURES = new Set<string>(['expected', 'actual', 'difference', 'atStake']);
 
-/** The findings as CSV (one row each, formula-safe) and as a JSON array, streamed. */
-async function writeFindingFiles(store: FindingsStore, checkRunId: number, paths: ReportPaths): Promise<void> {
-  const csv = createWriteStream(paths.csv);
-  const json = createWriteStream(paths.json);
-  // A file that fails (a disk full) ends every wait on it: a wait for 'drain' alone would never end.
-  const failed = Promise.race(
-    [csv, json].map((stream) => new Promise<never>((_resolve, reject) => stream.once('error', reject))),
-  );
-  failed.catch(() => undefined);
-  const write = async (stream: NodeJS.WritableStream, text: string): Promise<void> => {
-    if (!stream.write(text)) await Promise.race([once(stream, 'drain'), failed]);
-  };
-  await write(csv, `${CSV_COLUMNS.map((c) => csvField(c)).join(',')}\r\n`);
-  await write(json, '[');
-  let first = true;
-  for await (const finding of store.history.findingsOfRun(checkRunId)) {
+/** The findings as CSV (one row each, formula-safe) and as a JSON array, streamed as they are added. */
+class FindingFiles {
+  readonly #csv: WriteStream;
+  readonly #json: WriteStream;
+  /** Rejects when either file fails (a disk full): it ends every wait on them, where a wait for 'drain' alone would never end. */
+  readonly #failed: Promise<never>;
+  #first = true;
+
+  constructor(paths: ReportPaths) {
+    this.#csv = createWriteStream(paths.csv);
+    this.#json = createWriteStream(paths.json);
+    this.#failed = Promise.race(
+      [this.#csv, this.#json].map((stream) => new Promise<never>((_resolve, reject) => stream.once('error', reject))),
+    );
+    this.#failed.catch(() => undefined);
+    this.#csv.write(`${CSV_COLUMNS.map((c) => csvField(c)).join(',')}\r\n`);
+    this.#json.write('[');
+  }
+
+  /** Writes one finding to both files, in the order added. */
+  async add(finding: Finding): Promise<void> {
     const f = exportFinding(finding);
-    await write(json, `${first ? '\n' : ',\n'}${JSON.stringify(f)}`);
-    first = false;
+    await this.#write(this.#json, `${this.#first ? '\n' : ',\n'}${JSON.stringify(f)}`);
+    this.#first = false;
     const fields = CSV_COLUMNS.map((column) => {
       if (column === 'records') return csvField(f.records.map((r) => `${r.type} ${r.id}`).join('; '));
       const value = f[column];
       return FIGURES.has(column) ? csvFigure(value as string | null) : csvField(value as string | number | null);
     });
-    await write(csv, `${fields.join(',')}\r\n`);
+    await this.#write(this.#csv, `${fields.join(',')}\r\n`);
   }
-  await write(json, first ? ']\n' : '\n]\n');
-  csv.end();
-  json.end();
-  await Promise.race([Promise.all([once(csv, 'close'), once(json, 'close')]), failed]);
+
+  /** Closes both files complete, once every finding is added. */
+  async end(): Promise<void> {
+    await this.#write(this.#json, this.#first ? ']\n' : '\n]\n');
+    this.#csv.end();
+    this.#json.end();
+    await Promise.race([Promise.all([once(this.#csv, 'close'), once(this.#json, 'close')]), this.#failed]);
+  }
+
+  /** Lets go of both files whatever happened (a report that failed part-way leaves them to be removed). */
+  close(): void {
+    this.#csv.destroy();
+    this.#json.destroy();
+  }
+
+  async #write(stream: WriteStream, text: string): Promise<void> {
+    if (!stream.write(text)) await Promise.race([once(stream, 'drain'), this.#failed]);
+  }
 }

@@ -10,31 +10,9 @@ import { closeSync, createWriteStream, fstatSync, openSync, readSync, writeSync 
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { looksLikeFormula } from './neutralise.js';
-import { columnLetter, SheetRows } from './xlsx-rows.js';
+import { type Cell, columnLetter, SheetRows } from './xlsx-rows.js';
 
-/** A cell: text (as sent, control characters escaped), a number, a date (ms, UTC), money, a link to a sheet, or a heading. */
-export type Cell =
-  | string
-  | number
-  | null
-  | { date: number }
-  | { cents: number; currency: string | null }
-  | { sheet: string; text: string }
-  /** A section's heading; `pageBreak`: the section starts a printed page (a table kept with its result). */
-  | { heading: string; pageBreak?: boolean }
-  /**
-   * A figure computed by a formula the tool built from cell references alone (never from API
-   * text), with its value cached so a reader without recalculation sees the same figure: money
-   * (`cents`) or a count. `{row}` stands for the row the cell lands on.
-   */
-  | { formula: string; cents: number; currency: string | null }
-  | { formula: string; count: number }
-  /** A column's label over its figures in a free-form sheet: bold, right-aligned, underlined. */
-  | { label: string }
-  /** What a reader must see first (a verdict, whether a roll-forward closes): large, bold, filled green or red. */
-  | { emphasis: string; good: boolean }
-  /** A line of free text on a free-form sheet: never wrapped, it runs on into the empty cells to its right; `strong`: large and bold (the period covered). */
-  | { note: string; strong?: boolean };
+export type { Cell } from './xlsx-rows.js';
 
 export interface SheetSpec {
   name: string;
