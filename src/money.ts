@@ -153,3 +153,19 @@ export function formatMoney(value: Cents | number, currency: string): string {
 export function centsToNumber(value: Cents | number): number {
   return Number(formatCents(value));
 }
+
+/** No money. */
+export const ZERO_CENTS = 0 as Cents;
+
+/**
+ * Cents added, subtracted or negated stay cents: integers in, an integer out, with nothing to
+ * round (a sum beyond 2^53 cents, some 90 trillion, is not a gift card's). The ledger stage's
+ * figures keep their brand through these.
+ */
+export function plusCents(a: Cents, b: Cents): Cents {
+  return (a + b) as Cents;
+}
+
+export function minusCents(a: Cents, b: Cents): Cents {
+  return (a - b) as Cents;
+}

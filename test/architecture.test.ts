@@ -225,10 +225,17 @@ describe('the seam to the mirror', () => {
 describe('one truth per figure: balances and the liability are the ledger stage’s', () => {
   /** Ways of computing a balance, a flow or a roll-forward by hand. */
   const SECOND_DEFINITIONS: readonly [string, RegExp][] = [
-    ['sums an amount or a figure in cents', /\+=\s*[\w.]*\b(amount\w*|\w*Cents)\b|\b\w*Cents\s*[-+]=/],
+    // Cents keep their brand through money.ts's plusCents and minusCents (defined there, used in the ledger stage alone).
+    [
+      'sums an amount or a figure in cents',
+      /\+=\s*[\w.]*\b(amount\w*|\w*Cents)\b|\b\w*Cents\s*[-+]=|(?<!function )\b(plus|minus)Cents\(/,
+    ],
     ['rolls a liability forward', /[iI]ssued\w*\s*[-+]\s*[\w.]*[dD]ebited/],
     ['decides which entry closes a card', /type\s*===\s*'(VOID|EXPIRE)'/],
-    ['moves a balance by hand', /(before|after|initial|remaining)\w*Cents\s*[-+]\s*[\w.(]/],
+    [
+      'moves a balance by hand',
+      /(before|after|initial|remaining)\w*Cents\s*[-+]\s*[\w.(]|(?<!function )\bminusCents\([\w.]*(before|after|initial|remaining)/i,
+    ],
     ['sums balances or ledger amounts in SQL', /SUM\([^)]*\b(\w*balance\w*|t\.amount_cents)\b/i],
   ];
   const secondDefinitions = (file: string): string[] => {

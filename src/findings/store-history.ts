@@ -9,7 +9,7 @@ import { fromSql } from '../db/rows.js';
 import { checkRuns, findings, resolvedFindings } from '../db/schema.js';
 import type { RecordRef } from '../checks/check.js';
 import type { Finding } from './finding.js';
-import { findingOf, type CheckRunRow, type ResolvedRow } from './store-rows.js';
+import { findingOf, findingStakeOf, type CheckRunRow, type FindingStake, type ResolvedRow } from './store-rows.js';
 
 /** Past check runs and their findings, read back. */
 export class RunHistory {
@@ -69,6 +69,37 @@ export class RunHistory {
       const records = JSON.parse(row.records_json) as RecordRef[];
       yield { code: row.code, ids: [row.entity_id, row.gift_card_id, ...records.map((record) => record.id)] };
     }
+  }
+
+  /** A run's findings' codes, severities, states and stakes (the Summary's), in no order: a few columns of each, not the whole finding. */
+  async *stakesOfRun(checkRunId: number): AsyncGenerator<FindingStake> {
+    const rows = this.db
+      .selectFrom('findings')
+      .select([
+        'code',
+        'severity',
+        'state',
+        'currency',
+        'stake_key',
+        'stake_cents',
+        'fingerprint',
+        'unit',
+        'difference',
+      ])
+      .where('check_run_id', '=', checkRunId)
+      .stream(1024);
+    for await (const row of rows)
+      yield findingStakeOf({
+        code: row.code,
+        severity: row.severity,
+        state: row.state,
+        currency: row.currency,
+        stakeKey: row.stake_key,
+        stakeCents: row.stake_cents,
+        fingerprint: row.fingerprint,
+        unit: row.unit,
+        difference: row.difference,
+      });
   }
 
   /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */

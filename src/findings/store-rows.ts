@@ -22,12 +22,35 @@ function codeOf(code: string): CheckCode {
   return code as CheckCode;
 }
 
+/** What a finding puts at stake, and under which key, from its stored row. */
+export function stakeOf(
+  row: Pick<FindingRow, 'stakeKey' | 'stakeCents' | 'fingerprint' | 'unit' | 'difference'>,
+): Pick<Finding, 'stakeCents' | 'stakeKey'> {
+  // Rows stored before stakes were recorded: a money measure's difference is its stake.
+  return row.stakeKey === ''
+    ? {
+        stakeKey: row.fingerprint,
+        stakeCents: row.unit === 'cents' && row.difference !== null ? Math.abs(row.difference) : row.stakeCents,
+      }
+    : { stakeKey: row.stakeKey, stakeCents: row.stakeCents };
+}
+
+/** A finding's code, severity, state and stake: what the Summary's counts and money at stake need of it. */
+export type FindingStake = Pick<Finding, 'code' | 'severity' | 'state' | 'currency' | 'stakeCents' | 'stakeKey'>;
+
+/** The stake part of a stored finding row. */
+export function findingStakeOf(
+  row: Pick<
+    FindingRow,
+    'code' | 'severity' | 'state' | 'currency' | 'stakeKey' | 'stakeCents' | 'fingerprint' | 'unit' | 'difference'
+  >,
+): FindingStake {
+  return { code: codeOf(row.code), severity: row.severity, state: row.state, currency: row.currency, ...stakeOf(row) };
+}
+
 /** A stored finding row back as a Finding. */
 export function findingOf(row: FindingRow): Finding {
-  const stakeKey = row.stakeKey === '' ? row.fingerprint : row.stakeKey;
-  // Rows stored before stakes were recorded: a money measure's difference is its stake.
-  const stakeCents =
-    row.stakeKey === '' && row.unit === 'cents' && row.difference !== null ? Math.abs(row.difference) : row.stakeCents;
+  const { stakeKey, stakeCents } = stakeOf(row);
   return {
     checkRunId: row.checkRunId,
     fingerprint: row.fingerprint,

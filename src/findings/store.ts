@@ -5,6 +5,7 @@
  * types come from the one schema and are converted to the stage's values here, once. I/O
  * only: every decision is in standing.ts.
  */
+import { cents, storedCents } from '../money.js';
 import { CHECKS } from '../checks/index.js';
 import type { PreviousClosing, RollForward } from '../ledger/rollforward.js';
 import type { Mirror } from '../db/mirror.js';
@@ -20,7 +21,14 @@ import { AcceptanceStore } from './store-acceptances.js';
 export type { NewAcceptance } from './store-acceptances.js';
 import { findingOf, rowOf, type CheckRunRow, type ResolvedRow, type RollForwardRow } from './store-rows.js';
 
-export type { AcceptanceRow, CheckRunRow, FindingRow, ResolvedRow, RollForwardRow } from './store-rows.js';
+export type {
+  AcceptanceRow,
+  CheckRunRow,
+  FindingRow,
+  FindingStake,
+  ResolvedRow,
+  RollForwardRow,
+} from './store-rows.js';
 
 export interface NewCheckRun {
   startedAtMs: number;
@@ -230,7 +238,10 @@ export class FindingsStore {
       cutOffMs: rows.find((r) => r.cutOffMs !== null)?.cutOffMs ?? null,
       asOfMs: run.asOfMs,
       byCurrency: new Map(
-        rows.map((r) => [r.currency, { closingCents: r.closingCents, ledgerClosingCents: r.ledgerClosingCents }]),
+        rows.map((r) => [
+          r.currency,
+          { closingCents: cents(r.closingCents), ledgerClosingCents: storedCents(r.ledgerClosingCents) },
+        ]),
       ),
     };
   }

@@ -5,6 +5,7 @@
  * root over every card with its entries in the walk's order (cards by ID), so one card's
  * inclusion can be proved without the rest. Fed by the one walk; pure.
  */
+import { type Cents, plusCents, ZERO_CENTS } from '../money.js';
 import { MerkleBuilder, leafHash } from './merkle.js';
 import { entryMove } from './state.js';
 import type { CardLedger } from './types.js';
@@ -14,10 +15,10 @@ export interface CurrencyControls {
   cards: number;
   entries: number;
   /** Σ the cards' remainingBalance as the service last reported it. */
-  remainingCents: number;
+  remainingCents: Cents;
   /** Σ every DEBIT's amount and every REFUND's amount, all time. */
-  debitedCents: number;
-  refundedCents: number;
+  debitedCents: Cents;
+  refundedCents: Cents;
   /** Cards or entries with an amount off the cent: not in the sums above. */
   offTheCent: number;
 }
@@ -68,19 +69,26 @@ export class PopulationTally {
     const { card, entries } = ledger;
     let controls = this.#byCurrency.get(card.currency);
     if (!controls) {
-      controls = { cards: 0, entries: 0, remainingCents: 0, debitedCents: 0, refundedCents: 0, offTheCent: 0 };
+      controls = {
+        cards: 0,
+        entries: 0,
+        remainingCents: ZERO_CENTS,
+        debitedCents: ZERO_CENTS,
+        refundedCents: ZERO_CENTS,
+        offTheCent: 0,
+      };
       this.#byCurrency.set(card.currency, controls);
     }
     controls.cards += 1;
     controls.entries += entries.length;
     this.#entries += entries.length;
     if (card.remainingCents === null) controls.offTheCent += 1;
-    else controls.remainingCents += card.remainingCents;
+    else controls.remainingCents = plusCents(controls.remainingCents, card.remainingCents);
     for (const entry of entries) {
       const move = entryMove(entry);
       if (move === null || (move.flow !== 'debitedCents' && move.flow !== 'refundedCents')) continue;
       if (move.cents === null) controls.offTheCent += 1;
-      else controls[move.flow] += move.cents;
+      else controls[move.flow] = plusCents(controls[move.flow], move.cents);
     }
   }
 

@@ -3,6 +3,7 @@
  * with what each group debited and refunded. The refund checks and the Refunds sheet read
  * these groups and nothing else (pure: no I/O).
  */
+import { type Cents, minusCents, plusCents, ZERO_CENTS } from '../money.js';
 import type { LedgerEntry } from './types.js';
 
 /** What grouping needs of an entry. */
@@ -13,9 +14,9 @@ export interface ReferenceGroup<E extends ReferencedEntry> {
   debits: E[];
   refunds: E[];
   /** Σ the debits' amounts; null when one is off the cent (unknown, never guessed). */
-  debitedCents: number | null;
+  debitedCents: Cents | null;
   /** Σ the refunds' amounts; null when one is off the cent. */
-  refundedCents: number | null;
+  refundedCents: Cents | null;
 }
 
 /** A card's DEBITs and REFUNDs grouped by referenceId, in ledger order (the first reference seen first). */
@@ -25,22 +26,26 @@ export function byReference<E extends ReferencedEntry>(entries: readonly E[]): M
     if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
     let group = groups.get(entry.referenceId);
     if (!group) {
-      group = { debits: [], refunds: [], debitedCents: 0, refundedCents: 0 };
+      group = { debits: [], refunds: [], debitedCents: ZERO_CENTS, refundedCents: ZERO_CENTS };
       groups.set(entry.referenceId, group);
     }
     const amount = entry.amountCents;
     if (entry.type === 'DEBIT') {
       group.debits.push(entry);
-      group.debitedCents = amount === null || group.debitedCents === null ? null : group.debitedCents + amount;
+      group.debitedCents =
+        amount === null || group.debitedCents === null ? null : plusCents(group.debitedCents, amount);
     } else {
       group.refunds.push(entry);
-      group.refundedCents = amount === null || group.refundedCents === null ? null : group.refundedCents + amount;
+      group.refundedCents =
+        amount === null || group.refundedCents === null ? null : plusCents(group.refundedCents, amount);
     }
   }
   return groups;
 }
 
 /** What a reference can still refund: debited − refunded; null when either is unknown. */
-export function refundableLeftCents(group: ReferenceGroup<ReferencedEntry>): number | null {
-  return group.debitedCents === null || group.refundedCents === null ? null : group.debitedCents - group.refundedCents;
+export function refundableLeftCents(group: ReferenceGroup<ReferencedEntry>): Cents | null {
+  return group.debitedCents === null || group.refundedCents === null
+    ? null
+    : minusCents(group.debitedCents, group.refundedCents);
 }

@@ -8,6 +8,7 @@
  * against every card's balance at the closing cut-off and, for a period that ends now, the
  * service's. Cents only.
  */
+import { type Cents, minusCents, plusCents, ZERO_CENTS } from '../money.js';
 import {
   BEGINNING,
   type CardBetween,
@@ -27,18 +28,18 @@ export type { LiabilityFlows } from './state.js';
 export interface RollForward extends LiabilityFlows {
   currency: string;
   /** What the opening moved by, and why (null: no re-base). */
-  rebaseCents: number;
+  rebaseCents: Cents;
   rebaseReason: string | null;
   /** opening + re-base + issued − debited + refunded − voided − expired. */
-  closingCents: number;
+  closingCents: Cents;
   /** The service's figure at the cut-off: Σ the open cards' remainingBalance, cards in flight at their ledger balance. */
-  cardsRemainingCents: number;
+  cardsRemainingCents: Cents;
   /** cardsRemaining − closing: zero when the roll-forward closes. */
-  differenceCents: number;
+  differenceCents: Cents;
   /** Σ what the cards owe at the cut-off by their ledgers. */
-  ledgerClosingCents: number;
+  ledgerClosingCents: Cents;
   /** What cards in flight hold beyond their ledgers, and how many: shown apart, never a break. */
-  inFlightCents: number;
+  inFlightCents: Cents;
   inFlightCards: number;
   unknownCards: number;
   /** The opening cut-off (null: from the beginning) and the closing cut-off, epoch ms. */
@@ -52,7 +53,7 @@ export interface PreviousClosing {
   cutOffMs: number | null;
   /** Its "data as of", used as the cut-off of a run recorded before cut-offs were kept. */
   asOfMs: number | null;
-  byCurrency: ReadonlyMap<string, { closingCents: number; ledgerClosingCents: number | null }>;
+  byCurrency: ReadonlyMap<string, { closingCents: Cents; ledgerClosingCents: Cents | null }>;
 }
 
 /** Where a night's roll-forward opens: the previous run's cut-off, or the beginning on a first run. */
@@ -83,12 +84,12 @@ export function nightlyRollForward(tally: LiabilityTally, previous: PreviousClos
   return currencies.map((currency): RollForward => {
     const group: LiabilityGroup = groups.get(currency) ?? emptyGroup(currency, null);
     const before = previous?.byCurrency.get(currency);
-    const openingCents = before?.closingCents ?? 0;
-    let rebaseCents = 0;
+    const openingCents = before?.closingCents ?? ZERO_CENTS;
+    let rebaseCents = ZERO_CENTS;
     let rebaseReason: string | null = null;
     if (previous) {
-      const seenBefore = before ? (before.ledgerClosingCents ?? before.closingCents) : 0;
-      rebaseCents = group.openingCents - seenBefore;
+      const seenBefore = before ? (before.ledgerClosingCents ?? before.closingCents) : ZERO_CENTS;
+      rebaseCents = minusCents(group.openingCents, seenBefore);
       if (rebaseCents !== 0) {
         rebaseReason =
           previous.cutOffMs === null || (before !== undefined && before.ledgerClosingCents === null)
@@ -97,7 +98,7 @@ export function nightlyRollForward(tally: LiabilityTally, previous: PreviousClos
       }
     }
     const flows: LiabilityFlows = {
-      openingCents: openingCents + rebaseCents,
+      openingCents: plusCents(openingCents, rebaseCents),
       issuedCents: group.issuedCents,
       debitedCents: group.debitedCents,
       refundedCents: group.refundedCents,
@@ -117,7 +118,7 @@ export function nightlyRollForward(tally: LiabilityTally, previous: PreviousClos
       expiredCents: group.expiredCents,
       closingCents,
       cardsRemainingCents: group.serviceCents,
-      differenceCents: group.serviceCents - closingCents,
+      differenceCents: minusCents(group.serviceCents, closingCents),
       ledgerClosingCents: group.ledgerClosingCents,
       inFlightCents: group.inFlightCents,
       inFlightCards: group.inFlightCards,
@@ -133,16 +134,16 @@ export interface PeriodRollForward extends LiabilityFlows {
   currency: string;
   programId: string | null;
   /** opening + issued − debited + refunded − voided − expired. */
-  closingFromFlowsCents: number;
+  closingFromFlowsCents: Cents;
   /** Σ every card's balance at the closing cut-off. */
-  closingFromCardsCents: number;
+  closingFromCardsCents: Cents;
   /** closingFromCards − closingFromFlows: zero when the roll-forward ties out. */
-  differenceCents: number;
+  differenceCents: Cents;
   /** For a period that ends now: Σ the open cards' remainingBalance, and its difference to closingFromCards. */
-  serviceRemainingCents: number | null;
-  serviceDifferenceCents: number | null;
+  serviceRemainingCents: Cents | null;
+  serviceDifferenceCents: Cents | null;
   /** Cards whose snapshot and ledger are not of one moment (a period that ends now): what they hold beyond their ledgers, shown apart, never a break. */
-  inFlightCents: number;
+  inFlightCents: Cents;
   inFlightCards: number;
   cards: number;
   /** Cards whose figures an amount off the cent leaves unknown: the tie-out cannot close while any remain. */
@@ -160,10 +161,10 @@ export interface PeriodRollForward extends LiabilityFlows {
 export function periodRollForwards(tally: LiabilityTally, endsNow: boolean): PeriodRollForward[] {
   return tally.groups().map((group): PeriodRollForward => {
     const closingFromFlowsCents = closingOf(group);
-    const differenceCents = group.ledgerClosingCents - closingFromFlowsCents;
+    const differenceCents = minusCents(group.ledgerClosingCents, closingFromFlowsCents);
     const serviceRemainingCents = endsNow ? group.serviceCents : null;
     const serviceDifferenceCents =
-      serviceRemainingCents === null ? null : serviceRemainingCents - group.ledgerClosingCents;
+      serviceRemainingCents === null ? null : minusCents(serviceRemainingCents, group.ledgerClosingCents);
     return {
       currency: group.currency,
       programId: group.programId,
@@ -178,7 +179,7 @@ export function periodRollForwards(tally: LiabilityTally, endsNow: boolean): Per
       differenceCents,
       serviceRemainingCents,
       serviceDifferenceCents,
-      inFlightCents: endsNow ? group.inFlightCents : 0,
+      inFlightCents: endsNow ? group.inFlightCents : ZERO_CENTS,
       inFlightCards: endsNow ? group.inFlightCards : 0,
       cards: group.cards,
       unknownCards: group.unknownCards,

@@ -20,16 +20,16 @@
  *   ledger balance; what its snapshot says beyond that is shown apart, as in flight.
  * Cents only; a card an amount off the cent leaves unknown is counted apart, never guessed.
  */
-import type { Cents } from '../money.js';
+import { type Cents, minusCents, plusCents, ZERO_CENTS } from '../money.js';
 
 /** What a roll-forward moves, in cents: opening + issued − debited + refunded − voided − expired. */
 export interface LiabilityFlows {
-  openingCents: number;
-  issuedCents: number;
-  debitedCents: number;
-  refundedCents: number;
-  voidedCents: number;
-  expiredCents: number;
+  openingCents: Cents;
+  issuedCents: Cents;
+  debitedCents: Cents;
+  refundedCents: Cents;
+  voidedCents: Cents;
+  expiredCents: Cents;
 }
 
 /** A card as the core needs it. */
@@ -63,7 +63,7 @@ export interface CardState {
   issued: boolean;
   closed: boolean;
   /** What it owes: 0 before its issue or once closed; null when an amount off the cent leaves it unknown. */
-  owedCents: number | null;
+  owedCents: Cents | null;
 }
 
 /** The first instant of time: a cut-off before every record. */
@@ -71,7 +71,7 @@ export const BEGINNING = Number.NEGATIVE_INFINITY;
 
 /** A card's standing at `cutOffMs` (entries before it count; one at it does not). */
 export function cardAt(card: CardFacts, entries: readonly EntryFacts[], cutOffMs: number): CardState {
-  if (!(card.issuedAtMs < cutOffMs)) return { issued: false, closed: false, owedCents: 0 };
+  if (!(card.issuedAtMs < cutOffMs)) return { issued: false, closed: false, owedCents: ZERO_CENTS };
   let balance = card.initialCents;
   let closed = false;
   for (const entry of entries) {
@@ -79,7 +79,7 @@ export function cardAt(card: CardFacts, entries: readonly EntryFacts[], cutOffMs
     balance = entry.afterCents;
     if (closes(entry)) closed = true;
   }
-  return { issued: true, closed, owedCents: closed ? 0 : balance };
+  return { issued: true, closed, owedCents: closed ? ZERO_CENTS : balance };
 }
 
 /**
@@ -92,10 +92,10 @@ export function cardAtEach(
   fromMs: number,
   toMs: number,
 ): [CardState, CardState, CardState] {
-  const state = (cutOffMs: number, balance: number | null, closed: boolean): CardState =>
+  const state = (cutOffMs: number, balance: Cents | null, closed: boolean): CardState =>
     card.issuedAtMs < cutOffMs
-      ? { issued: true, closed, owedCents: closed ? 0 : balance }
-      : { issued: false, closed: false, owedCents: 0 };
+      ? { issued: true, closed, owedCents: closed ? ZERO_CENTS : balance }
+      : { issued: false, closed: false, owedCents: ZERO_CENTS };
   let balance = card.initialCents;
   let closed = false;
   let atFrom: CardState | null = null;
@@ -112,11 +112,11 @@ export function cardAtEach(
 
 /** A card's flows in [fromMs, toMs): null amounts make the card unknown. */
 export interface CardFlows {
-  issuedCents: number;
-  debitedCents: number;
-  refundedCents: number;
-  voidedCents: number;
-  expiredCents: number;
+  issuedCents: Cents;
+  debitedCents: Cents;
+  refundedCents: Cents;
+  voidedCents: Cents;
+  expiredCents: Cents;
   entries: number;
   unknown: boolean;
 }
@@ -125,11 +125,11 @@ export interface CardFlows {
 export function flowsBetween(card: CardFacts, entries: readonly EntryFacts[], fromMs: number, toMs: number): CardFlows {
   const issuedIn = card.issuedAtMs >= fromMs && card.issuedAtMs < toMs;
   const flows: CardFlows = {
-    issuedCents: 0,
-    debitedCents: 0,
-    refundedCents: 0,
-    voidedCents: 0,
-    expiredCents: 0,
+    issuedCents: ZERO_CENTS,
+    debitedCents: ZERO_CENTS,
+    refundedCents: ZERO_CENTS,
+    voidedCents: ZERO_CENTS,
+    expiredCents: ZERO_CENTS,
     entries: 0,
     unknown: false,
   };
@@ -144,7 +144,7 @@ export function flowsBetween(card: CardFacts, entries: readonly EntryFacts[], fr
     const move = entryMove(entry);
     if (move === null) continue;
     if (move.cents === null) flows.unknown = true;
-    else flows[move.flow] += move.cents;
+    else flows[move.flow] = plusCents(flows[move.flow], move.cents);
   }
   return flows;
 }
@@ -153,7 +153,7 @@ export function flowsBetween(card: CardFacts, entries: readonly EntryFacts[], fr
 export interface EntryMove {
   flow: 'debitedCents' | 'refundedCents' | 'voidedCents' | 'expiredCents';
   /** DEBIT and REFUND move their amount; VOID and EXPIRE take the card's balanceBefore out. */
-  cents: number | null;
+  cents: Cents | null;
 }
 
 /** The one definition of what an entry moves: a DEBIT its amount out, a REFUND its amount in, a VOID or EXPIRE its balanceBefore out. */
@@ -180,10 +180,10 @@ export const movesMoney = (entry: Pick<EntryFacts, 'type'>): boolean =>
   entry.type === 'DEBIT' || entry.type === 'REFUND';
 
 /** The cents a DEBIT or REFUND should move the balance by: −amount, +amount; 0 otherwise; null when off the cent. */
-export function signedAmount(entry: Pick<EntryFacts, 'type' | 'amountCents'>): number | null {
-  if (entry.type === 'DEBIT') return entry.amountCents === null ? null : -entry.amountCents;
+export function signedAmount(entry: Pick<EntryFacts, 'type' | 'amountCents'>): Cents | null {
+  if (entry.type === 'DEBIT') return entry.amountCents === null ? null : minusCents(ZERO_CENTS, entry.amountCents);
   if (entry.type === 'REFUND') return entry.amountCents;
-  return 0;
+  return ZERO_CENTS;
 }
 
 /** One card between two cut-offs, as every surface shows it. */
@@ -193,9 +193,9 @@ export interface CardBetween {
   closing: CardState;
   flows: CardFlows;
   /** The service's figure at the closing cut-off (see the module's definitions); null when unknown. */
-  serviceCents: number | null;
+  serviceCents: Cents | null;
   /** For a card in flight: what its snapshot holds beyond its ledger (remaining − ledger now). */
-  inFlightCents: number;
+  inFlightCents: Cents;
   inFlight: boolean;
   /** Its figures are unknown (an amount off the cent): counted apart. */
   unknown: boolean;
@@ -222,23 +222,23 @@ export function cardBetween(
   const flows = flowsBetween(card, entries, between.fromMs, between.toMs);
   const unknown = flows.unknown || opening.owedCents === null || closing.owedCents === null || now.owedCents === null;
   // The service owes what the card holds unless its ledger closed it.
-  const service = now.closed ? 0 : card.remainingCents;
-  let serviceCents: number | null = null;
-  let inFlightCents = 0;
+  const service = now.closed ? ZERO_CENTS : card.remainingCents;
+  let serviceCents: Cents | null = null;
+  let inFlightCents = ZERO_CENTS;
   if (!unknown && service !== null) {
-    const atCut = closing.owedCents as number;
-    const ledgerNow = now.owedCents as number;
+    const atCut = closing.owedCents as Cents;
+    const ledgerNow = now.owedCents as Cents;
     if (inFlight) {
       serviceCents = atCut;
-      inFlightCents = service - ledgerNow;
+      inFlightCents = minusCents(service, ledgerNow);
     } else {
-      serviceCents = service - (ledgerNow - atCut);
+      serviceCents = minusCents(service, minusCents(ledgerNow, atCut));
     }
   }
   // A card issued after the closing cut-off is not ours yet, whatever its snapshot says.
   if (!closing.issued) {
-    serviceCents = 0;
-    inFlightCents = 0;
+    serviceCents = ZERO_CENTS;
+    inFlightCents = ZERO_CENTS;
   }
   const unknownFigures = unknown || (serviceCents === null && closing.issued);
   // A card that owes nothing by its ledger still counts when the service says it holds something.
@@ -258,11 +258,11 @@ export interface LiabilityGroup extends LiabilityFlows {
   currency: string;
   programId: string | null;
   /** Σ what the cards owe at the closing cut-off, by their ledgers. */
-  ledgerClosingCents: number;
+  ledgerClosingCents: Cents;
   /** Σ the service's figures at the closing cut-off (cards in flight at their ledger balance). */
-  serviceCents: number;
+  serviceCents: Cents;
   /** Σ what cards in flight hold beyond their ledgers: shown apart, never a break by itself. */
-  inFlightCents: number;
+  inFlightCents: Cents;
   inFlightCards: number;
   cards: number;
   /** Cards whose figures an amount off the cent leaves unknown: counted apart. */
@@ -301,15 +301,15 @@ export class LiabilityTally {
       group.unknownCards += 1;
       return figures;
     }
-    group.openingCents += figures.opening.owedCents as number;
-    group.issuedCents += figures.flows.issuedCents;
-    group.debitedCents += figures.flows.debitedCents;
-    group.refundedCents += figures.flows.refundedCents;
-    group.voidedCents += figures.flows.voidedCents;
-    group.expiredCents += figures.flows.expiredCents;
-    group.ledgerClosingCents += figures.closing.owedCents as number;
-    group.serviceCents += figures.serviceCents as number;
-    group.inFlightCents += figures.inFlightCents;
+    group.openingCents = plusCents(group.openingCents, figures.opening.owedCents as Cents);
+    group.issuedCents = plusCents(group.issuedCents, figures.flows.issuedCents);
+    group.debitedCents = plusCents(group.debitedCents, figures.flows.debitedCents);
+    group.refundedCents = plusCents(group.refundedCents, figures.flows.refundedCents);
+    group.voidedCents = plusCents(group.voidedCents, figures.flows.voidedCents);
+    group.expiredCents = plusCents(group.expiredCents, figures.flows.expiredCents);
+    group.ledgerClosingCents = plusCents(group.ledgerClosingCents, figures.closing.owedCents as Cents);
+    group.serviceCents = plusCents(group.serviceCents, figures.serviceCents as Cents);
+    group.inFlightCents = plusCents(group.inFlightCents, figures.inFlightCents);
     if (figures.inFlight && figures.closing.issued) group.inFlightCards += 1;
     return figures;
   }
@@ -323,8 +323,11 @@ export class LiabilityTally {
     const group = this.#group(counted.card.currency, this.#byProgram ? counted.card.programId : null);
     const now = cardBetween(walked.card, walked.entries, this.between, true);
     if (now.unknown) return;
-    group.serviceCents += (now.serviceCents as number) - (counted.serviceCents as number);
-    group.inFlightCents += now.inFlightCents;
+    group.serviceCents = plusCents(
+      group.serviceCents,
+      minusCents(now.serviceCents as Cents, counted.serviceCents as Cents),
+    );
+    group.inFlightCents = plusCents(group.inFlightCents, now.inFlightCents);
     if (now.closing.issued) group.inFlightCards += 1;
   }
 
@@ -351,15 +354,15 @@ export function emptyGroup(currency: string, programId: string | null): Liabilit
   return {
     currency,
     programId,
-    openingCents: 0,
-    issuedCents: 0,
-    debitedCents: 0,
-    refundedCents: 0,
-    voidedCents: 0,
-    expiredCents: 0,
-    ledgerClosingCents: 0,
-    serviceCents: 0,
-    inFlightCents: 0,
+    openingCents: ZERO_CENTS,
+    issuedCents: ZERO_CENTS,
+    debitedCents: ZERO_CENTS,
+    refundedCents: ZERO_CENTS,
+    voidedCents: ZERO_CENTS,
+    expiredCents: ZERO_CENTS,
+    ledgerClosingCents: ZERO_CENTS,
+    serviceCents: ZERO_CENTS,
+    inFlightCents: ZERO_CENTS,
     inFlightCards: 0,
     cards: 0,
     unknownCards: 0,
@@ -368,19 +371,17 @@ export function emptyGroup(currency: string, programId: string | null): Liabilit
 }
 
 /** opening + issued − debited + refunded − voided − expired. */
-export function closingOf(flows: LiabilityFlows): number {
-  return (
-    flows.openingCents +
+export function closingOf(flows: LiabilityFlows): Cents {
+  return (flows.openingCents +
     flows.issuedCents -
     flows.debitedCents +
     flows.refundedCents -
     flows.voidedCents -
-    flows.expiredCents
-  );
+    flows.expiredCents) as Cents;
 }
 
 /** {@link closingOf} of figures that may be unknown (an amount off the cent): null when one is. */
-export function closingOfKnown(flows: { [K in keyof LiabilityFlows]: number | null }): number | null {
+export function closingOfKnown(flows: { [K in keyof LiabilityFlows]: Cents | null }): Cents | null {
   const { openingCents, issuedCents, debitedCents, refundedCents, voidedCents, expiredCents } = flows;
   if (
     openingCents === null ||
@@ -396,12 +397,12 @@ export function closingOfKnown(flows: { [K in keyof LiabilityFlows]: number | nu
 
 /** A card against its whole ledger, as the Card reconciliation sheet and the card_reconciliation view state it. */
 export interface CardReconciliation {
-  debitedCents: number;
-  refundedCents: number;
+  debitedCents: Cents;
+  refundedCents: Cents;
   /** initialBalance − debits + refunds; null when an amount off the cent leaves it unknown. */
-  recomputedCents: number | null;
+  recomputedCents: Cents | null;
   /** remainingBalance − recomputed; null when either is unknown. */
-  differenceCents: number | null;
+  differenceCents: Cents | null;
   entries: number;
 }
 
@@ -410,18 +411,20 @@ export function cardReconciliation(
   card: Pick<CardFacts, 'initialCents' | 'remainingCents'>,
   entries: readonly EntryFacts[],
 ): CardReconciliation {
-  let debitedCents = 0;
-  let refundedCents = 0;
+  let debitedCents = ZERO_CENTS;
+  let refundedCents = ZERO_CENTS;
   let unknown = card.initialCents === null;
   for (const entry of entries) {
     if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
     if (entry.amountCents === null) unknown = true;
-    else if (entry.type === 'DEBIT') debitedCents += entry.amountCents;
-    else refundedCents += entry.amountCents;
+    else if (entry.type === 'DEBIT') debitedCents = plusCents(debitedCents, entry.amountCents);
+    else refundedCents = plusCents(refundedCents, entry.amountCents);
   }
-  const recomputedCents = unknown ? null : (card.initialCents as number) - debitedCents + refundedCents;
+  const recomputedCents = unknown
+    ? null
+    : plusCents(minusCents(card.initialCents as Cents, debitedCents), refundedCents);
   const differenceCents =
-    recomputedCents === null || card.remainingCents === null ? null : card.remainingCents - recomputedCents;
+    recomputedCents === null || card.remainingCents === null ? null : minusCents(card.remainingCents, recomputedCents);
   return { debitedCents, refundedCents, recomputedCents, differenceCents, entries: entries.length };
 }
 
@@ -436,15 +439,15 @@ export interface BrokenLink<E> {
   /** The entry before it, or null for the first (it should start at the initial balance). */
   previous: E | null;
   /** Where the chain stood: the previous entry's balanceAfter, or the initial balance. */
-  previousAfterCents: number;
+  previousAfterCents: Cents;
   entry: E;
   /** balanceBefore − where the chain stood. */
-  gapCents: number;
+  gapCents: Cents;
 }
 
 /** Every link of a card's chain, in ledger order, whose entry's balanceBefore is not the previous balanceAfter (unknown amounts skip). */
 export function brokenLinks<E extends Pick<EntryFacts, 'beforeCents' | 'afterCents'>>(
-  initialCents: number | null,
+  initialCents: Cents | null,
   entries: readonly E[],
 ): BrokenLink<E>[] {
   const broken: BrokenLink<E>[] = [];
@@ -452,7 +455,7 @@ export function brokenLinks<E extends Pick<EntryFacts, 'beforeCents' | 'afterCen
   let after = initialCents;
   for (const entry of entries) {
     if (after !== null && entry.beforeCents !== null && entry.beforeCents !== after)
-      broken.push({ previous, previousAfterCents: after, entry, gapCents: entry.beforeCents - after });
+      broken.push({ previous, previousAfterCents: after, entry, gapCents: minusCents(entry.beforeCents, after) });
     previous = entry;
     after = entry.afterCents;
   }

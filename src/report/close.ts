@@ -10,6 +10,7 @@
  * or EXPIRE entry before the cut-off owes nothing (the voided or expired amount is the
  * entry's balanceBefore, as in the nightly roll-forward).
  */
+import type { Cents } from '../money.js';
 import { walkCardFigures } from '../ledger/walk.js';
 import { periodRollForwards, type PeriodRollForward } from '../ledger/rollforward.js';
 import { LiabilityTally } from '../ledger/state.js';
@@ -32,18 +33,18 @@ export interface CardAtCutOff {
   currency: string;
   programId: string | null;
   issuedAtMs: number;
-  openingCents: number | null;
-  issuedCents: number | null;
-  debitedCents: number | null;
-  refundedCents: number | null;
-  voidedCents: number | null;
-  expiredCents: number | null;
+  openingCents: Cents | null;
+  issuedCents: Cents | null;
+  debitedCents: Cents | null;
+  refundedCents: Cents | null;
+  voidedCents: Cents | null;
+  expiredCents: Cents | null;
   /** Its balance at the closing cut-off, from its ledger. */
-  closingCents: number | null;
+  closingCents: Cents | null;
   /** The service's figure at the closing cut-off (null when the card is closed, or the period does not end now). */
-  remainingCents: number | null;
+  remainingCents: Cents | null;
   /** For a card in flight: what its snapshot holds beyond its ledger, shown apart. */
-  inFlightCents: number | null;
+  inFlightCents: Cents | null;
   closed: boolean;
   entriesInPeriod: number;
 }

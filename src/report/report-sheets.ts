@@ -17,7 +17,7 @@ import {
   type Finding,
   type Materiality,
 } from '../findings/finding.js';
-import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
+import { summaryOf, type CheckRunRow, type FindingStake, type FindingsStore } from '../findings/store.js';
 import { formatCents, storedCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
@@ -780,10 +780,10 @@ async function findingsByCode({
   store,
   run,
   materiality,
-}: SummaryContext): Promise<{ byCode: ByCode; all: Finding[] }> {
+}: SummaryContext): Promise<{ byCode: ByCode; all: FindingStake[] }> {
   const byCode: ByCode = new Map();
-  const all: Finding[] = [];
-  for await (const f of store.history.findingsOfRun(run.checkRunId)) {
+  const all: FindingStake[] = [];
+  for await (const f of store.history.stakesOfRun(run.checkRunId)) {
     all.push(f);
     const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
     group.n += 1;
@@ -909,7 +909,7 @@ async function* checkedRows({ line, reads, books, run }: SummaryContext): AsyncG
 async function* findingsByCodeRows(
   { line, row, materiality, summary }: SummaryContext,
   byCode: ByCode,
-  all: Finding[],
+  all: FindingStake[],
 ): AsyncGenerator<Cell[]> {
   // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
   const findingsHeader = row() + 1;
@@ -966,7 +966,11 @@ async function* findingsByCodeRows(
 }
 
 /** Money at stake, per currency and per code. */
-async function* moneyAtStakeRows({ line }: SummaryContext, byCode: ByCode, all: Finding[]): AsyncGenerator<Cell[]> {
+async function* moneyAtStakeRows(
+  { line }: SummaryContext,
+  byCode: ByCode,
+  all: FindingStake[],
+): AsyncGenerator<Cell[]> {
   yield line([{ heading: 'Money at stake' }, { label: 'currency' }, { label: 'at stake' }]);
   yield line([{ note: 'Errors and warnings not accepted; money that several findings point at is counted once.' }]);
   const stake = moneyAtStakeCents(all);

@@ -340,7 +340,7 @@ describe('the ledger-state core', () => {
     const previous: PreviousClosing = {
       cutOffMs: T0 + 10 * HOUR,
       asOfMs: T0 + 10 * HOUR,
-      byCurrency: new Map([['EUR', { closingCents: 14_800, ledgerClosingCents: 14_800 }]]),
+      byCurrency: new Map([['EUR', { closingCents: cents(14_800), ledgerClosingCents: cents(14_800) }]]),
     };
     const tally = nightlyTally(previous, T0 + 20 * HOUR, OURS);
     for (const card of [ours, theirs]) tally.add(card, false);
