@@ -144,12 +144,12 @@ async function writeSheet(
   title: string,
   failed: Promise<never>,
 ): Promise<void> {
-  const iterator = toAsync(spec.rows);
+  const iterator = rowsIterator(spec.rows);
   try {
     await writeRows(workbook, spec, maxRows, title, failed, iterator);
   } finally {
     // A sheet that fails part-way (a full disk) closes its rows' reader: its finally blocks run.
-    await iterator.return(undefined);
+    await iterator.return?.(undefined);
   }
 }
 
@@ -167,7 +167,7 @@ async function writeRows(
   maxRows: number,
   title: string,
   failed: Promise<never>,
-  iterator: AsyncGenerator<Cell[]>,
+  iterator: AsyncIterator<Cell[]>,
 ): Promise<void> {
   // Widths must be set before the first row is committed: fit them to a sample of the rows.
   const sample: Cell[][] = [];
@@ -574,6 +574,13 @@ function displayLength(cell: Cell): number {
   return Math.min(cell.heading.length, 30);
 }
 
-async function* toAsync<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {
-  yield* rows;
+/**
+ * A sheet's rows one at a time: an asynchronous source's own iterator (a generator wrapped
+ * around it would cost each of a million rows another promise), a synchronous one wrapped.
+ */
+function rowsIterator<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {
+  if (Symbol.asyncIterator in rows) return rows[Symbol.asyncIterator]();
+  return (async function* () {
+    yield* rows;
+  })();
 }
