@@ -502,3 +502,61 @@ describe('a table longer than a sheet', () => {
     expect(book.getWorksheet('Long (3)')?.getRow(4).getCell(2).value).toBe(8);
   });
 });
+
+describe('the rows the tool writes itself (xlsx-rows.ts)', () => {
+  it('gives every kind of cell back as a spreadsheet reads it: value, type, formula with its cached value, format and fill', async () => {
+    const file = join(dir, 'kinds.xlsx');
+    const created = new Date(Date.UTC(2026, 10, 28, 6, 0, 0));
+    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created }, [
+      {
+        name: 'Kinds',
+        header: ['severity', 'text', 'number', 'empty', 'date', 'money', 'recomputed', 'count', 'link'],
+        severityColumn: 0,
+        rows: [
+          [
+            'error',
+            `a <b> & "c" 'd'\u0001`,
+            42.5,
+            null,
+            { date: created.getTime() },
+            { cents: 123_456, currency: 'EUR' },
+            { formula: 'F{row}-F{row}+F{row}', cents: 123_456, currency: 'EUR' },
+            { formula: 'C{row}+C{row}', count: 85 },
+            { sheet: 'Kinds', text: 'back "here"' },
+          ],
+          [{ heading: 'A heading' }, { label: 'a label' }, { emphasis: 'TIES OUT', good: true }, { note: 'a note' }],
+        ],
+      },
+    ]);
+    const sheet = (await new ExcelJS.Workbook().xlsx.readFile(file)).getWorksheet('Kinds')!;
+    const row = sheet.getRow(2);
+    const cell = (i: number) => row.getCell(i);
+    expect(cell(1).value).toBe('error');
+    expect((cell(1).fill as ExcelJS.FillPattern).fgColor?.argb).toBe('FFF4C7C3');
+    // XML's specials kept, a control character shown escaped (never dropped silently).
+    expect(cell(2).value).toBe(`a <b> & "c" 'd'\\u0001`);
+    expect(cell(3).value).toBe(42.5);
+    expect(cell(4).value).toBeNull();
+    expect(cell(5).value).toEqual(created);
+    expect(cell(5).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+    expect(cell(6).value).toBe(1234.56);
+    expect(cell(6).numFmt).toBe('"EUR "#,##0.00;-"EUR "#,##0.00');
+    expect(cell(7).value).toEqual({ formula: 'ROUND(F2-F2+F2,2)', result: 1234.56 });
+    expect(cell(8).value).toEqual({ formula: 'C2+C2', result: 85 });
+    expect(cell(9).value).toEqual({ formula: `HYPERLINK("#'Kinds'!A1","back ""here""")`, result: 'back "here"' });
+    const free = sheet.getRow(3);
+    expect([1, 2, 3, 4].map((i) => free.getCell(i).value)).toEqual(['A heading', 'a label', 'TIES OUT', 'a note']);
+    expect(free.getCell(3).font?.bold).toBe(true);
+    // The emphasis wraps within its cell: its row is told how tall it is.
+    expect(free.height).toBeGreaterThan(14);
+  });
+
+  it('refuses a formula that is not cell references, whatever sheet it is in', async () => {
+    const file = join(dir, 'refused.xlsx');
+    await expect(
+      writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [
+        { name: 'Bad', header: ['x'], rows: [[{ formula: 'WEBSERVICE("http://x")', count: 1 }]] },
+      ]),
+    ).rejects.toThrow(/refusing a formula/);
+  });
+});
