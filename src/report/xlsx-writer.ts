@@ -91,6 +91,11 @@ export async function writeXlsx(
     // The sheets not written let go of what their rows hold (a cursor, a pooled connection):
     // held, a server's pool never ends and the process never exits.
     await Promise.all(sheets.map((spec) => closeRows(spec.rows)));
+    // And the file is let go of before the failure is told: a failure before the file had even
+    // opened left it to be created afterwards, in a folder its caller was already removing.
+    file.on('error', () => undefined);
+    file.destroy();
+    if (!file.closed) await once(file, 'close');
     throw error;
   }
   await Promise.race([workbook.commit(), failed]);
