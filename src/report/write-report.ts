@@ -88,7 +88,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
         );
         await files.end();
       } finally {
-        files.close();
+        await files.close();
       }
     });
     for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], replaceable(final[key]));
@@ -173,10 +173,18 @@ class FindingFiles {
     await Promise.race([Promise.all([once(this.#csv, 'close'), once(this.#json, 'close')]), this.#failed]);
   }
 
-  /** Lets go of both files whatever happened (a report that failed part-way leaves them to be removed). */
-  close(): void {
-    this.#csv.destroy();
-    this.#json.destroy();
+  /**
+   * Lets go of both files whatever happened, once they are closed (a report that failed before
+   * they had opened would otherwise see them created after it removed its partial files).
+   */
+  async close(): Promise<void> {
+    await Promise.all(
+      [this.#csv, this.#json].map(async (stream) => {
+        stream.on('error', () => undefined);
+        stream.destroy();
+        if (!stream.closed) await once(stream, 'close');
+      }),
+    );
   }
 
   async #write(stream: WriteStream, text: string): Promise<void> {
