@@ -1,4 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+/** Each check's own test file that opens a mirror (test/support/check-kit.ts's `useFixtureMirror()`). */
+const CHECKS_ON_A_MIRROR = readdirSync('test/checks')
+  .filter((f) => f.endsWith('.test.ts') && readFileSync(`test/checks/${f}`, 'utf8').includes('useFixtureMirror()'))
+  .map((f) => `test/checks/${f}`);
 
 /**
  * The files that read or write a mirror through the product and run again with the mirror in
@@ -19,9 +25,7 @@ const ON_BOTH = [
   'test/cli/interrupt.test.ts',
   'test/cli/month-of-nights.test.ts',
   'test/cli/pipe.test.ts',
-  'test/checks/books-checks.test.ts',
   'test/ledger/walk.test.ts',
-  'test/checks/query-checks.test.ts',
   'test/checks/runs.test.ts',
   'test/db/views.test.ts',
   'test/cli/run.test.ts',
@@ -43,6 +47,7 @@ const ON_BOTH = [
   'test/sync/sync.test.ts',
   'test/cli/demo.test.ts',
   'test/evidence/reperform.test.ts',
+  ...CHECKS_ON_A_MIRROR,
 ];
 
 export default defineConfig({

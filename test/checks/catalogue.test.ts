@@ -4,10 +4,6 @@ import { cataloguePage } from '../../src/checks/catalogue-page.js';
 import { BOOKS_CODES, CATALOGUE, CHECK_CODES, CHECKS } from '../../src/checks/index.js';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
-const testSources = readdirSync(new URL('.', import.meta.url))
-  .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => read(`./${f}`))
-  .join('\n');
 /**
  * DESIGN.md's catalogue (../shared/DESIGN.md, beside this repository on a developer's machine,
  * absent from a clone alone): its table's codes and severities.
@@ -36,16 +32,25 @@ describe('the check catalogue', () => {
     expect(read('../../docs/catalogue.md')).toBe(cataloguePage());
   });
 
-  it.each(CHECK_CODES)('%s has a file named after it, tests with a failing fixture and a passing one', (code) => {
-    const check = CHECKS[code];
-    const file = `${code.toLowerCase().replace(/_/g, '-')}.ts`;
-    expect(readdirSync(new URL('../../src/checks/', import.meta.url))).toContain(file);
-    expect(check.title.length).toBeGreaterThan(5);
-    expect(check.description.length).toBeGreaterThan(60);
-    const block = testSources.split(`describe('${code}'`)[1]?.split(/\ndescribe\(/)[0] ?? '';
-    expect(block, `tests of ${code}`).toMatch(/it\('flags /);
-    expect(block, `look-alike of ${code}`).toMatch(/it\('(passes|forgets) /);
-  });
+  it.each(CHECK_CODES)(
+    '%s is its file, its registry line and its test file beside it: a failing fixture with its messages exactly, and a passing one',
+    (code) => {
+      const check = CHECKS[code];
+      const name = code.toLowerCase().replace(/_/g, '-');
+      expect(readdirSync(new URL('../../src/checks/', import.meta.url))).toContain(`${name}.ts`);
+      expect(check.title.length).toBeGreaterThan(5);
+      expect(check.description.length).toBeGreaterThan(60);
+      const tests = read(`./${name}.test.ts`);
+      expect(tests).toContain(`describe('${code}'`);
+      const flags = tests.split(/\n {2}it\(/).filter((t) => t.startsWith("'flags "));
+      expect(flags.length, `failing fixtures of ${code}`).toBeGreaterThan(0);
+      for (const test of flags)
+        expect(test, `messages of ${code}'s ${test.split('\n')[0]}`).toMatch(
+          /expect\(messagesSaid\(\)\)\.toMatchInlineSnapshot\(`\s*\[\s*"/,
+        );
+      expect(tests, `look-alike of ${code}`).toMatch(/\n {2}it\('(passes|forgets) /);
+    },
+  );
 
   it("says which checks need the books: exactly those that read the matching's tables", () => {
     for (const check of CATALOGUE) {

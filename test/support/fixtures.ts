@@ -3,7 +3,6 @@
  * pure card checks), and a real mirror filled row by row (for the query checks), on the test
  * file's backend (test/support/test-db.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { Mirror } from '../../src/db/mirror.js';
 import { DEFAULT_CHECK_OPTIONS, type CardLedger, type CheckContext, type LedgerEntry } from '../../src/checks/check.js';
 import { ON_POSTGRES, openMirrorAt } from './test-db.js';
@@ -79,6 +78,13 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export class FixtureMirror {
   syncRunId = 0;
   readonly #startedAtMs = new Map<number, number>();
+  #made = 0;
+
+  /** A UUID of its own for a record the test did not name, the same on every run (messages quote it). */
+  #uuid(prefix: 'c' | 'd' | 'e'): string {
+    this.#made += 1;
+    return `${prefix}0000000-0000-4000-8000-${this.#made.toString().padStart(12, '0')}`;
+  }
 
   private constructor(readonly mirror: Mirror) {
     this.sync();
@@ -190,7 +196,7 @@ export class FixtureMirror {
     usageLimitTotal?: number;
     expiresAtMs?: number;
   }): string {
-    const id = c.id ?? randomUUID();
+    const id = c.id ?? this.#uuid('c');
     const status = c.status ?? 'ACTIVE';
     const count = c.redemptionCount ?? 0;
     const expires = c.expiresAtMs ?? T0 + 30 * 86_400_000;
@@ -246,7 +252,7 @@ export class FixtureMirror {
       expiresAtMs?: number;
     }>;
   }): string {
-    const id = o.id ?? randomUUID();
+    const id = o.id ?? this.#uuid('d');
     const status = o.status ?? 'COMPLETED';
     const completed = status === 'COMPLETED';
     const currency = o.currency ?? 'USD';
@@ -258,7 +264,7 @@ export class FixtureMirror {
       const totalPrice = l.totalPriceCents ?? price * quantity;
       const converted = l.totalConvertedCents ?? Math.round(totalPrice * fx);
       const fulfilled = l.fulfilledQty ?? (completed ? quantity : 0);
-      const vouchers = l.vouchers ?? Array.from({ length: fulfilled }, () => randomUUID());
+      const vouchers = l.vouchers ?? Array.from({ length: fulfilled }, () => this.#uuid('e'));
       return {
         no: i + 1,
         quantity,
