@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECK_OPTIONS } from '../../src/checks/check.js';
 import { CHECKS } from '../../src/checks/index.js';
-import { type CouponCounts } from '../../src/checks/store.js';
+import type { CouponCounts } from '../../src/checks/store.js';
 import { T0 } from '../support/fixtures.js';
 import { HOUR, useFixtureMirror } from '../support/check-kit.js';
 
