@@ -3,9 +3,7 @@ import { DEFAULT_CHECK_OPTIONS } from '../../src/checks/check.js';
 import { CHECKS } from '../../src/checks/index.js';
 import type { CouponCounts } from '../../src/checks/store.js';
 import { T0 } from '../support/fixtures.js';
-import { HOUR, useFixtureMirror } from '../support/check-kit.js';
-
-useFixtureMirror();
+import { HOUR } from '../support/check-kit.js';
 
 describe('the coupon checks decide over rows, without a database', () => {
   const coupon = (over: Partial<CouponCounts>): CouponCounts => ({
