@@ -86,23 +86,6 @@ export interface ActivityScope {
   except?: readonly string[];
 }
 
-/** A card with one of its entries (none: the entry's columns null), and the raw text of amounts off the cent. */
-export interface JournalRow {
-  gift_card_id: string;
-  currency: string;
-  issued_at: string;
-  initial_balance_cents: number | null;
-  initial_raw: number | null;
-  transaction_id: string | null;
-  type: string | null;
-  created_at: string | null;
-  amount_cents: number | null;
-  amount_raw: number | null;
-  balance_after_cents: number | null;
-  after_raw: number | null;
-  reference_id: string | null;
-}
-
 /** Tables the Summary counts. */
 export type CountedTable =
   | 'gift_cards'
@@ -247,18 +230,6 @@ export class ReportStore {
        ${sql}
        ORDER BY ${this.#dialect.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order LIMIT ?`);
     return rows.batches([...args, limit]);
-  }
-
-  /** Every card with its current entries, in card and ledger order: the journal's rows. */
-  journal(): AsyncGenerator<JournalRow[]> {
-    const d = this.#dialect;
-    const rows =
-      this.#c.read<JournalRow>(`SELECT c.gift_card_id, c.currency, c.issued_at, c.initial_balance_cents, CASE WHEN c.initial_balance_cents IS NULL THEN ${d.jsonField('c.raw_json', 'initialBalance')} END AS initial_raw,
-              t.transaction_id, t.type, t.created_at, t.amount_cents, CASE WHEN t.amount_cents IS NULL THEN ${d.jsonField('t.raw_json', 'amount')} END AS amount_raw,
-              t.balance_after_cents, CASE WHEN t.balance_after_cents IS NULL THEN ${d.jsonField('t.raw_json', 'balanceAfter')} END AS after_raw, t.reference_id
-       FROM gift_cards c LEFT JOIN gift_card_transactions t ON t.gift_card_id = c.gift_card_id AND t.vanished_sync_run_id IS NULL
-       ORDER BY ${d.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`);
-    return rows.batches();
   }
 }
 

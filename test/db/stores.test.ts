@@ -68,7 +68,6 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
       reads.orderLines(null),
       reads.wallets(),
       reads.quarantine(),
-      reads.journal(),
       reads.activity({ fromMs: 0, toMs: 1, merchantId: null }, 10),
     ] as AsyncIterable<unknown[]>[])
       expect(await all(rows)).toEqual([]);
