@@ -50,7 +50,8 @@ const sqlPattern = (text: string) =>
 
 /** The SQL a template or string becomes: its literal text in order, anything where it interpolates. */
 function patternOf(node: ts.Expression, checker: ts.TypeChecker): RegExp | null {
-  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return new RegExp(`^${sqlPattern(node.text)}$`);
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+    return new RegExp(`^${sqlPattern(node.text)}$`);
   if (ts.isTemplateExpression(node))
     return new RegExp(
       `^${sqlPattern(node.head.text)}${node.templateSpans.map((s) => `[\\s\\S]*?${sqlPattern(s.literal.text)}`).join('')}$`,
