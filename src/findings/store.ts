@@ -55,6 +55,9 @@ const FINDINGS_VERSION = 1;
 /** Rows written per INSERT: well inside every dialect's limit on bound parameters. */
 const INSERT_BATCH = 500;
 
+/** Rows a run's findings are read back in at a time (streamed: see findingsAndHeld). */
+const FINDINGS_READ_ROWS = 1_024;
+
 /** Why a failed run failed, or null. */
 export function errorOf(run: CheckRunRow): RunError | null {
   return run.errorJson === null ? null : (JSON.parse(run.errorJson) as RunError);
@@ -182,15 +185,25 @@ export class FindingsStore {
   async findingsAndHeld(
     run: CheckRunRow,
   ): Promise<{ findings: Finding[]; held: Finding[]; sameFingerprints: boolean }> {
-    const found = await this.db.selectFrom('findings').selectAll().where('check_run_id', '=', run.checkRunId).execute();
-    const held = await this.db
+    // Streamed, each row made a finding as it comes: 100,000 rows read whole before mapping
+    // (the planted findings of the report bench) lifted the check's peak from 313 to 594 MB.
+    const found: Finding[] = [];
+    for await (const row of this.db
+      .selectFrom('findings')
+      .selectAll()
+      .where('check_run_id', '=', run.checkRunId)
+      .stream(FINDINGS_READ_ROWS))
+      found.push(findingOf(fromSql(findings, row)));
+    const held: Finding[] = [];
+    for await (const row of this.db
       .selectFrom('held_findings')
       .selectAll()
       .where('check_run_id', '=', run.checkRunId)
-      .execute();
+      .stream(FINDINGS_READ_ROWS))
+      held.push(findingOf(fromSql(heldFindings, row)));
     return {
-      findings: found.map((row) => findingOf(fromSql(findings, row))),
-      held: held.map((row) => findingOf(fromSql(heldFindings, row))),
+      findings: found,
+      held,
       sameFingerprints: run.findingsVersion === FINDINGS_VERSION,
     };
   }
