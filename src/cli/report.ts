@@ -6,6 +6,7 @@ import { sealRun } from '../evidence/write.js';
 import { readKey } from '../evidence/sign.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
+import { withHeapPaced } from './heap.js';
 
 export interface ReportCommandOptions {
   db?: string;
@@ -32,12 +33,14 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {
-    const paths = await writeReport({
-      mirror,
-      outDir: options.out ?? defaultLocations().reports,
-      ...(options.run !== undefined ? { checkRunId: options.run } : {}),
-      scope: scopeOf(options),
-    });
+    const paths = await withHeapPaced(() =>
+      writeReport({
+        mirror,
+        outDir: options.out ?? defaultLocations().reports,
+        ...(options.run !== undefined ? { checkRunId: options.run } : {}),
+        scope: scopeOf(options),
+      }),
+    );
     const evidence = await sealRun(mirror, paths.checkRunId, paths, signingKey ? { signingKey } : {});
     say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n`);
     record({

@@ -21,7 +21,7 @@ import { importBooksForNight, type BooksFigures } from './books.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { createClients, type Clients } from './clients.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
-import { withHeapPacedForSync } from './heap.js';
+import { withHeapPaced } from './heap.js';
 import { onInterrupt } from './interrupt.js';
 import { nightMetrics, pushMetrics, pushUrl, writeMetricsFile, type StageTimes } from './metrics.js';
 import { createProgress } from './progress.js';
@@ -258,7 +258,7 @@ async function nightly(
     signal.throwIfAborted();
     // Every card the previous night left in flight, held or broken is read again, moved or not.
     const recheckCards = await findingsStore(mirror).cardsToReread();
-    const sync = await withHeapPacedForSync(() =>
+    const sync = await withHeapPaced(() =>
       runSync({
         mirror,
         giftcard: clients.giftcard,
@@ -291,12 +291,14 @@ async function nightly(
     stageEnds('check');
     signal.throwIfAborted();
     progress.step('report');
-    const written = await writeReport({
-      mirror,
-      outDir: options.out ?? defaultLocations().reports,
-      checkRunId: summary.checkRunId,
-      scope: scopeOf(options),
-    });
+    const written = await withHeapPaced(() =>
+      writeReport({
+        mirror,
+        outDir: options.out ?? defaultLocations().reports,
+        checkRunId: summary.checkRunId,
+        scope: scopeOf(options),
+      }),
+    );
     await findingsStore(mirror).markReportWritten(summary.checkRunId);
     const evidence = await sealRun(mirror, summary.checkRunId, written, signingKey ? { signingKey } : {});
     stageEnds('report');

@@ -6,7 +6,7 @@ import { findingsStore } from '../findings/store.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
 import { createClients } from './clients.js';
-import { withHeapPacedForSync } from './heap.js';
+import { withHeapPaced } from './heap.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress, syncClosingLine } from './progress.js';
 
@@ -50,7 +50,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   try {
     // Every card the previous night left in flight, held or broken is read again, moved or not.
     const recheckCards = await findingsStore(mirror).cardsToReread();
-    const summary = await withHeapPacedForSync(() =>
+    const summary = await withHeapPaced(() =>
       runSync({
         mirror,
         giftcard: clients.giftcard,

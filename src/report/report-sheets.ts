@@ -8,7 +8,8 @@ import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
 import { walkCardFiguresOf } from '../ledger/walk.js';
 import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
-import { cardReconciliation } from '../ledger/state.js';
+import { cardReconciliation, type EntryFacts } from '../ledger/state.js';
+import type { CardSnapshot } from '../ledger/types.js';
 import {
   AGE_BUCKETS,
   FINDING_STATES,
@@ -28,7 +29,7 @@ import { closePeriod, type PeriodClose, type RunInFlight } from './close.js';
 import { describeInstant, periodOf } from './period.js';
 import { reportBaseName } from './names.js';
 import { rollForwardSheet } from './write-close.js';
-import type { Cell, SheetSpec } from './xlsx-writer.js';
+import { type Cell, RowBatch, type SheetSpec } from './xlsx-writer.js';
 
 export const SHEET_NAMES = [
   'Summary',
@@ -76,7 +77,7 @@ type Keyed = [key: string, cells: Cell[], exception: boolean, record?: string];
 /** The cells of a row asked for its key alone. */
 const NO_CELLS: Cell[] = [];
 /** A detail sheet's rows: all of them (`only` null), or only those about the records named in `only` (a JSON array of IDs). */
-type KeyedRows = (only: string | null, keysOnly?: boolean) => AsyncIterable<Keyed>;
+type KeyedRows = (only: string | null, keysOnly?: boolean) => AsyncIterable<Keyed[]>;
 
 /** The most exception rows a detail sheet lists first and prints (held in memory until the sheet is written). */
 export const PRINTED_EXCEPTIONS = 1_000;
@@ -100,15 +101,16 @@ async function exceptionsFirst(
   const records = new Set<string>();
   let exceptions = 0;
   let last: string | null = null;
-  for await (const [key, , exception, record] of rowsOf(flagged, true)) {
-    if (!exception || key === last) continue;
-    last = key;
-    exceptions += 1;
-    if (keys.length < PRINTED_EXCEPTIONS) {
-      keys.push(key);
-      records.add(record ?? key);
+  for await (const batch of rowsOf(flagged, true))
+    for (const [key, , exception, record] of batch) {
+      if (!exception || key === last) continue;
+      last = key;
+      exceptions += 1;
+      if (keys.length < PRINTED_EXCEPTIONS) {
+        keys.push(key);
+        records.add(record ?? key);
+      }
     }
-  }
   const more = exceptions - keys.length;
   const note =
     keys.length === 0
@@ -120,9 +122,12 @@ async function exceptionsFirst(
     rows: (async function* () {
       const printed = new Set(keys);
       // The printed rows are read again alone: the records they are about, not every flagged one.
+      // A batch of rows at a time: a promise per row of a million cost the writer seconds.
       if (keys.length > 0)
-        for await (const [key, cells] of rowsOf(JSON.stringify([...records]))) if (printed.has(key)) yield cells;
-      for await (const [key, cells] of rowsOf(null)) if (!printed.has(key)) yield cells;
+        for await (const batch of rowsOf(JSON.stringify([...records])))
+          yield new RowBatch(batch.filter(([key]) => printed.has(key)).map(([, cells]) => cells));
+      for await (const batch of rowsOf(null))
+        yield new RowBatch(batch.filter(([key]) => !printed.has(key)).map(([, cells]) => cells));
     })(),
   };
 }
@@ -445,46 +450,46 @@ async function* cardRows(
   findingsOf: FindingsOf,
   only: string | null,
   keysOnly = false,
-): AsyncGenerator<Keyed> {
+): AsyncGenerator<Keyed[]> {
   // The entries' figures alone: a card's reconciliation needs no entry's identity.
   for await (const batch of walkCardFiguresOf(mirror, only ?? undefined))
-    for (const { card, entries } of batch) {
-      const id = card.giftCardId;
-      if (keysOnly) {
-        yield [id, NO_CELLS, findingsOf(id) !== ''];
-        continue;
-      }
-      const c = card.currency;
-      const figures = cardReconciliation(card, entries);
-      // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
-      // An amount off the cent leaves the figures unknown: the cells stay empty rather than wrong.
-      const recomputedCell: Cell =
-        figures.recomputedCents === null
-          ? null
-          : { formula: 'D{row}-E{row}+F{row}', cents: figures.recomputedCents, currency: c };
-      const differenceCell: Cell =
-        figures.differenceCents === null
-          ? null
-          : { formula: 'H{row}-G{row}', cents: figures.differenceCents, currency: c };
-      const findings = findingsOf(id);
-      yield [
-        id,
-        [
-          id,
-          c,
-          card.status,
-          money(card.initialCents, c),
-          money(figures.debitedCents, c),
-          money(figures.refundedCents, c),
-          recomputedCell,
-          money(card.remainingCents, c),
-          differenceCell,
-          figures.entries,
-          findings,
-        ],
-        findings !== '',
-      ];
-    }
+    yield batch.map(({ card, entries }) => cardRow(card, entries, findingsOf, keysOnly));
+}
+
+/** One card's row of the Card reconciliation sheet (its key alone, asked for keys). */
+
+/** One card's row of the Card reconciliation sheet (its key alone, asked for keys). */
+function cardRow(card: CardSnapshot, entries: EntryFacts[], findingsOf: FindingsOf, keysOnly: boolean): Keyed {
+  const id = card.giftCardId;
+  if (keysOnly) return [id, NO_CELLS, findingsOf(id) !== ''];
+  const c = card.currency;
+  const figures = cardReconciliation(card, entries);
+  // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
+  // An amount off the cent leaves the figures unknown: the cells stay empty rather than wrong.
+  const recomputedCell: Cell =
+    figures.recomputedCents === null
+      ? null
+      : { formula: 'D{row}-E{row}+F{row}', cents: figures.recomputedCents, currency: c };
+  const differenceCell: Cell =
+    figures.differenceCents === null ? null : { formula: 'H{row}-G{row}', cents: figures.differenceCents, currency: c };
+  const findings = findingsOf(id);
+  return [
+    id,
+    [
+      id,
+      c,
+      card.status,
+      money(card.initialCents, c),
+      money(figures.debitedCents, c),
+      money(figures.refundedCents, c),
+      recomputedCell,
+      money(card.remainingCents, c),
+      differenceCell,
+      figures.entries,
+      findings,
+    ],
+    findings !== '',
+  ];
 }
 
 /** Per card and reference with a refund: one pass over the ledger in card order, grouped one card at a time by the ledger stage. */
@@ -493,7 +498,7 @@ async function* refundRows(
   findingsOf: FindingsOf,
   only: string | null,
   keysOnly = false,
-): AsyncGenerator<Keyed> {
+): AsyncGenerator<Keyed[]> {
   type Entry = ReferencedEntry & { transactionId: string };
   let card = '';
   let currency = '';
@@ -524,17 +529,20 @@ async function* refundRows(
       }
     }
   };
-  for await (const batch of reads.refundEntries(only))
+  for await (const batch of reads.refundEntries(only)) {
+    const rows: Keyed[] = [];
     for (const [id, c, referenceId, type, amountCents, transactionId] of batch) {
       if (id !== card) {
-        yield* flush();
+        rows.push(...flush());
         card = id;
         currency = c;
         entries = [];
       }
       entries.push({ type, referenceId, amountCents: storedCents(amountCents), transactionId });
     }
-  yield* flush();
+    yield rows;
+  }
+  yield [...flush()];
 }
 
 async function* couponRows(
@@ -542,28 +550,27 @@ async function* couponRows(
   findingsOf: FindingsOf,
   only: string | null,
   keysOnly = false,
-): AsyncGenerator<Keyed> {
+): AsyncGenerator<Keyed[]> {
   for await (const batch of reads.coupons(only))
-    for (const c of batch) {
+    yield batch.map((c): Keyed => {
       const findings = findingsOf(c.coupon_id);
-      if (keysOnly) yield [c.coupon_id, NO_CELLS, findings !== ''];
-      else
-        yield [
+      if (keysOnly) return [c.coupon_id, NO_CELLS, findings !== ''];
+      return [
+        c.coupon_id,
+        [
           c.coupon_id,
-          [
-            c.coupon_id,
-            c.merchant_id,
-            c.status,
-            c.redemption_count,
-            c.usage_limit_total,
-            date(c.expires_at_ms),
-            date(c.updated_at_ms),
-            c.vanished_sync_run_id,
-            findings,
-          ],
-          findings !== '',
-        ];
-    }
+          c.merchant_id,
+          c.status,
+          c.redemption_count,
+          c.usage_limit_total,
+          date(c.expires_at_ms),
+          date(c.updated_at_ms),
+          c.vanished_sync_run_id,
+          findings,
+        ],
+        findings !== '',
+      ];
+    });
 }
 
 async function* orderRows(
@@ -571,15 +578,14 @@ async function* orderRows(
   findingsOf: FindingsOf,
   only: string | null,
   keysOnly = false,
-): AsyncGenerator<Keyed> {
+): AsyncGenerator<Keyed[]> {
   for await (const batch of reads.orderLines(only))
-    for (const r of batch) {
+    yield batch.map((r): Keyed => {
       const findings = findingsOf(r.order_id);
       if (keysOnly) {
-        yield [`${r.order_id} ${r.line_no ?? ''}`, NO_CELLS, findings !== '', r.order_id];
-        continue;
+        return [`${r.order_id} ${r.line_no ?? ''}`, NO_CELLS, findings !== '', r.order_id];
       }
-      yield [
+      return [
         `${r.order_id} ${r.line_no ?? ''}`,
         [
           r.order_id,
@@ -604,7 +610,7 @@ async function* orderRows(
         ],
         findings !== '',
       ];
-    }
+    });
 }
 
 /**

@@ -45,6 +45,14 @@ interface StreamingSheet {
 /** Text is handed to the sheet's stream in pieces of about this many characters. */
 const FLUSH_AT = 1 << 16;
 
+/**
+ * Rows a sheet's source hands out together: one await for many rows, where a million rows
+ * awaited one by one would cost each its own promises (the report's Card reconciliation).
+ */
+export class RowBatch {
+  constructor(readonly rows: Cell[][]) {}
+}
+
 /** Rows of one sheet (part), written in order after its header. */
 export class SheetRows {
   readonly #sheet: StreamingSheet;

@@ -10,9 +10,10 @@ import { closeSync, createWriteStream, fstatSync, openSync, readSync, writeSync 
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { looksLikeFormula } from './neutralise.js';
-import { type Cell, columnLetter, SheetRows } from './xlsx-rows.js';
+import { type Cell, columnLetter, RowBatch, SheetRows } from './xlsx-rows.js';
 
 export type { Cell } from './xlsx-rows.js';
+export { RowBatch } from './xlsx-rows.js';
 
 export interface SheetSpec {
   name: string;
@@ -42,7 +43,7 @@ export interface SheetSpec {
    * across pages, they repeat on every page, so no printed figure is without its key.
    */
   printKeyColumns?: number;
-  rows: Iterable<Cell[]> | AsyncIterable<Cell[]>;
+  rows: Iterable<Cell[]> | AsyncIterable<Cell[] | RowBatch>;
   /** The column (0-based) holding a severity, coloured by it. */
   severityColumn?: number;
 }
@@ -172,13 +173,13 @@ async function writeRows(
   maxRows: number,
   title: string,
   failed: Promise<never>,
-  iterator: AsyncIterator<Cell[]>,
+  iterator: AsyncIterator<Cell[] | RowBatch>,
 ): Promise<void> {
   // Widths must be set before the first row is committed: fit them to a sample of the rows.
   const sample: Cell[][] = [];
   let next = await iterator.next();
   while (!next.done && sample.length < FIT_SAMPLE) {
-    sample.push(next.value);
+    sample.push(...rowsIn(next.value));
     next = await iterator.next();
   }
   // No header breaks inside a word ("currenc/y"): a column is at least as wide as its header's longest word, set bold.
@@ -197,7 +198,8 @@ async function writeRows(
   let rows = new SheetRows(sheet);
   let rowsInSheet = spec.header ? 1 : 0;
   let written = 0;
-  const put = async (cells: Cell[]): Promise<void> => {
+  // Writes one row; true when the rows written so far should wait for the zip to drain.
+  const put = (cells: Cell[]): boolean => {
     if (rowsInSheet >= maxRows) {
       rows.flush();
       sheet.commit();
@@ -209,18 +211,25 @@ async function writeRows(
     writeRow(sheet, rows, cells, spec.severityColumn, wrapped, rowsInSheet + 1, widths);
     rowsInSheet += 1;
     written += 1;
-    if (written % YIELD_EVERY === 0) {
-      rows.flush();
-      await Promise.race([drained(sheet), failed]);
-    }
+    if (written % YIELD_EVERY !== 0) return false;
+    rows.flush();
+    return true;
   };
-  for (const cells of sample) await put(cells);
+  const putAll = async (batch: Cell[][]): Promise<void> => {
+    for (const cells of batch) if (put(cells)) await Promise.race([drained(sheet), failed]);
+  };
+  await putAll(sample);
   while (!next.done) {
-    await put(next.value);
+    await putAll(rowsIn(next.value));
     next = await iterator.next();
   }
   rows.flush();
   sheet.commit();
+}
+
+/** The rows a sheet's source handed out at once: one row, or a batch of them. */
+function rowsIn(value: Cell[] | RowBatch): Cell[][] {
+  return value instanceof RowBatch ? value.rows : [value];
 }
 
 /**

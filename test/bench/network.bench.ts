@@ -21,7 +21,7 @@ import { openMirror } from '../../src/db/mirror.js';
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { peakRssMb } from './measure.js';
-import { withHeapPacedForSync } from '../../src/cli/heap.js';
+import { withHeapPaced } from '../../src/cli/heap.js';
 
 const LATENCY_MS = 20;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -89,7 +89,7 @@ async function timedSync(dbPath: string, full = false): Promise<SyncSummary> {
   const c = clients();
   const mirror = openMirror(dbPath);
   try {
-    return await withHeapPacedForSync(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full }));
+    return await withHeapPaced(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full }));
   } finally {
     mirror.close();
     await Promise.all([c.giftcard.close(), c.dp.close()]);

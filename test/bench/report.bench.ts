@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { writeReport } from '../../src/report/write-report.js';
+import { withHeapPaced } from '../../src/cli/heap.js';
 import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
@@ -88,7 +89,10 @@ async function report(path: string): Promise<void> {
       .get(),
   );
   const started = performance.now();
-  const paths = await writeReport({ mirror, checkRunId, outDir: join(tmpdir(), 'ledger-recon-report-bench') });
+  // Paced as the CLI's report is (src/cli/heap.ts).
+  const paths = await withHeapPaced(() =>
+    writeReport({ mirror, checkRunId, outDir: join(tmpdir(), 'ledger-recon-report-bench') }),
+  );
   const seconds = (performance.now() - started) / 1000;
   await mirror.close();
   const size = (p: string) => `${(statSync(p).size / 1e6).toFixed(1)} MB`;

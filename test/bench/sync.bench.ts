@@ -19,7 +19,7 @@ import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror } from './back
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { bytesWritten, peakRssMb, processCpuSeconds, timed } from './measure.js';
-import { withHeapPacedForSync } from '../../src/cli/heap.js';
+import { withHeapPaced } from '../../src/cli/heap.js';
 
 const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -127,7 +127,7 @@ const sync = async (mirror: Mirror, label: string, full = false): Promise<SyncSu
     },
   };
   const summary = await timed(label, () =>
-    withHeapPacedForSync(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress })),
+    withHeapPaced(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress })),
   );
   const written = (bytesWritten() ?? NaN) - (writtenBefore ?? NaN);
   await Promise.all([c.giftcard.close(), c.dp.close()]);
