@@ -172,7 +172,7 @@ export async function reportSheets(
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
       rows: findingRows(store, run.checkRunId, materiality, onFinding),
     },
-    await cardSheet(mirror, findingsOf, flagged),
+    await cardSheet(mirror, reads, findingsOf, flagged),
     monthToDate
       ? rollForwardSheet('Month to date', monthToDate)
       : {
@@ -193,7 +193,12 @@ export async function reportSheets(
 type FindingsOf = (...ids: (string | null)[]) => string;
 
 /** The Card reconciliation sheet: each card's figures, the cards with a finding first. */
-async function cardSheet(mirror: Mirror, findingsOf: FindingsOf, flagged: string): Promise<SheetSpec> {
+async function cardSheet(
+  mirror: Mirror,
+  reads: ReportStore,
+  findingsOf: FindingsOf,
+  flagged: string,
+): Promise<SheetSpec> {
   return {
     name: 'Card reconciliation',
     header: [
@@ -211,7 +216,11 @@ async function cardSheet(mirror: Mirror, findingsOf: FindingsOf, flagged: string
     ],
     // One page wide at 0.75: a card's ID wraps at its hyphens onto two lines.
     fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
-    ...(await exceptionsFirst('card', (only, keysOnly) => cardRows(mirror, findingsOf, only, keysOnly), flagged)),
+    ...(await exceptionsFirst(
+      'card',
+      (only, keysOnly) => cardRows(mirror, reads, findingsOf, only, keysOnly),
+      flagged,
+    )),
   };
 }
 
@@ -447,21 +456,26 @@ async function* findingRows(
 /** Per card, from the ledger-state core over the one walk: initial − debits + refunds against the reported balance. */
 async function* cardRows(
   mirror: Mirror,
+  reads: ReportStore,
   findingsOf: FindingsOf,
   only: string | null,
   keysOnly = false,
 ): AsyncGenerator<Keyed[]> {
+  // Asked for keys alone, the cards' IDs: the ledger's entries are read for the rows' figures only.
+  if (keysOnly) {
+    for await (const ids of reads.cardIds(only)) yield ids.map((id): Keyed => [id, NO_CELLS, findingsOf(id) !== '']);
+    return;
+  }
   // The entries' figures alone: a card's reconciliation needs no entry's identity.
   for await (const batch of walkCardFiguresOf(mirror, only ?? undefined))
-    yield batch.map(({ card, entries }) => cardRow(card, entries, findingsOf, keysOnly));
+    yield batch.map(({ card, entries }) => cardRow(card, entries, findingsOf));
 }
 
 /** One card's row of the Card reconciliation sheet (its key alone, asked for keys). */
 
-/** One card's row of the Card reconciliation sheet (its key alone, asked for keys). */
-function cardRow(card: CardSnapshot, entries: EntryFacts[], findingsOf: FindingsOf, keysOnly: boolean): Keyed {
+/** One card's row of the Card reconciliation sheet. */
+function cardRow(card: CardSnapshot, entries: EntryFacts[], findingsOf: FindingsOf): Keyed {
   const id = card.giftCardId;
-  if (keysOnly) return [id, NO_CELLS, findingsOf(id) !== ''];
   const c = card.currency;
   const figures = cardReconciliation(card, entries);
   // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.

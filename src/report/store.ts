@@ -164,6 +164,19 @@ export class ReportStore {
   }
 
   /**
+   * The cards' IDs in the ledger walk's order (those in `only`, a JSON array, when given): the
+   * Card reconciliation sheet's keys, read without the cards' entries.
+   */
+  cardIds(only: string | null): AsyncGenerator<string[]> {
+    const d = this.#dialect;
+    return this.#c
+      .pluck<string>(
+        `SELECT gift_card_id FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${only === null ? '' : `WHERE ${this.#only('gift_card_id')}`} ORDER BY ${d.binaryOrder('gift_card_id')}`,
+      )
+      .batches(bound(only));
+  }
+
+  /**
    * The current DEBIT and REFUND entries of the cards with a current refund, in card order (of
    * the cards in `only`, a JSON array, when given): the sheet lists references with a refund,
    * and a card without one has none. The cards with a refund are listed first from the walk's
