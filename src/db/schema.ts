@@ -121,7 +121,7 @@ export const giftCards = sqliteTable(
   ],
 );
 
-/** A row per observed change of a card's balance, status or version. */
+/** A row per observed change of a card (its balance, status, version or any other field the sync read), with the fields the ledger walk reads as of then. */
 export const giftCardHistory = sqliteTable(
   'gift_card_history',
   {
@@ -132,12 +132,36 @@ export const giftCardHistory = sqliteTable(
     status: text('status').notNull(),
     remainingBalanceCents: integer('remaining_balance_cents'),
     version: integer('version').notNull(),
+    /**
+     * 1 when this row keeps the card's other fields the ledger walk reads, as the sync read them
+     * (a row from before migration 0020 / pg 0006 keeps none: its card reads them as it is now).
+     */
+    fieldsKept: integer('fields_kept'),
+    merchantId: text('merchant_id'),
+    currency: text('currency'),
+    programId: text('program_id'),
+    issuedAtMs: integer('issued_at_ms'),
+    initialBalanceCents: integer('initial_balance_cents'),
+    expiresAtMs: integer('expires_at_ms'),
   },
   (t) => [
     index('gift_card_history_card').on(t.giftCardId, t.syncRunId),
     index('gift_card_history_sync').on(t.syncRunId),
   ],
 );
+
+/**
+ * A card's fields its history keeps beside its status, balance and read time (where
+ * `fields_kept` is 1): those the ledger walk reads of a card as of a past sync.
+ */
+export const CARD_HISTORY_FIELDS = [
+  'merchant_id',
+  'currency',
+  'program_id',
+  'issued_at_ms',
+  'initial_balance_cents',
+  'expires_at_ms',
+] as const;
 
 /** Cards the ledger names but the service answered 404 for (orphaned entries). */
 export const missingGiftCards = sqliteTable('missing_gift_cards', {

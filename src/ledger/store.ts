@@ -6,7 +6,7 @@ import type { AnyColumn } from 'drizzle-orm';
 import type { Mirror, SqlDialect } from '../db/mirror.js';
 import type { SqlConnection } from '../db/connection.js';
 import { selectList, type RowOf } from '../db/typed-rows.js';
-import { ENTRY_VERSIONED_COLUMNS } from '../db/schema.js';
+import { CARD_HISTORY_FIELDS, ENTRY_VERSIONED_COLUMNS } from '../db/schema.js';
 
 /**
  * The ordered card walk's two cursors: cards by ID, and their entries by card, createdAt and
@@ -19,8 +19,21 @@ export interface LedgerCursors<C extends readonly AnyColumn[], E extends readonl
   entries: AsyncGenerator<Array<RowOf<E>>>;
 }
 
-/** A card's columns its history keeps: as of a sync, they are read from there (the others do not change). */
+/** A card's columns every history row keeps: as of a sync, they are read from its newest row then (`h`). */
 const AS_WAS = new Set(['status', 'remaining_balance_cents', 'read_at_ms']);
+
+/**
+ * A card's other columns a history row keeps when it says so (`fields_kept`, since migration
+ * 0020 / pg 0006); from an older row, or none, the card's row (`c`) as it is now.
+ */
+const KEPT: ReadonlySet<string> = new Set(CARD_HISTORY_FIELDS);
+
+/** A card's column as a past sync read it, from its newest history row then (`h`) or its row (`c`). */
+function cardAsWas(column: string): string {
+  if (AS_WAS.has(column)) return `h."${column}"`;
+  if (KEPT.has(column)) return `CASE WHEN h.fields_kept = 1 THEN h."${column}" ELSE c."${column}" END`;
+  return `c."${column}"`;
+}
 
 /**
  * An entry's first change after sync @asOf (its version `p`'s entry): read from the versions,
@@ -87,8 +100,8 @@ export class LedgerStore {
 
   /**
    * The same cursors over the mirror as it stood when sync `asOf` finished, rebuilt from its
-   * history: the cards it had seen, each card's status, balance and read time from its newest
-   * history row of that sync or before; the entries it had seen and not yet found vanished, an
+   * history: the cards it had seen, each card's status, balance, read time and (kept since
+   * migration 0020) its other fields from its newest history row of that sync or before; the entries it had seen and not yet found vanished, an
    * entry the service rewrote later read as it was then, from its first version after that sync
    * (one recorded before versions kept an entry's figures reads as now: see
    * {@link LedgerStore.entriesRewrittenAfter}), the card's entries ordered by their time then.
@@ -99,15 +112,13 @@ export class LedgerStore {
     asOf: number,
   ): LedgerCursors<C, E> {
     const d = this.#dialect;
-    const asWas = (column: string) =>
-      `(SELECT h.${column} FROM gift_card_history h WHERE h.gift_card_id = gift_cards.gift_card_id AND h.sync_run_id <= @asOf ORDER BY h.history_id DESC LIMIT 1)`;
-    const cards = cardColumns
-      .map((column) => (AS_WAS.has(column.name) ? asWas(column.name) : `"${column.name}"`))
-      .join(', ');
+    const cards = cardColumns.map((column) => cardAsWas(column.name)).join(', ');
     return {
       cards: this.#c
         .readRaw<RowOf<C>>(
-          `SELECT ${cards} FROM gift_cards WHERE first_sync_run_id <= @asOf ORDER BY ${d.binaryOrder('gift_card_id')}`,
+          `SELECT ${cards} FROM gift_cards c
+           LEFT JOIN gift_card_history h ON h.history_id = (SELECT MAX(x.history_id) FROM gift_card_history x WHERE x.gift_card_id = c.gift_card_id AND x.sync_run_id <= @asOf)
+           WHERE c.first_sync_run_id <= @asOf ORDER BY ${d.binaryOrder('c.gift_card_id')}`,
         )
         .batches([{ asOf }], WALK_ROWS),
       entries: this.#entriesAsOf(entryColumns, asOf),

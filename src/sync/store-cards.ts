@@ -5,6 +5,7 @@
 import type { SqlDialect } from '../db/mirror.js';
 import type { SqlRow } from '../db/connection.js';
 import type { GiftCardRow } from './rows.js';
+import { CARD_HISTORY_FIELDS } from '../db/schema.js';
 import {
   list,
   marks,
@@ -77,7 +78,8 @@ export class CardStore {
         `UPDATE gift_cards SET (${list(CARD_COLUMNS)}, read_at_ms, read_sync_run_id) = (${marks(CARD_COLUMNS.length + 2)}) WHERE gift_card_id = ?`,
       ),
       cardHistory: p(
-        'INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version) VALUES (?, ?, ?, ?, ?, ?)',
+        `INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version, fields_kept, ${list(CARD_HISTORY_FIELDS)})
+         VALUES (${marks(7 + CARD_HISTORY_FIELDS.length)})`,
       ),
       missing: p(
         'INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms',
@@ -104,7 +106,7 @@ export class CardStore {
     return looked?.has(id) ? looked.get(id) : this.#s.cardGet.get(id);
   }
 
-  /** Upserts a card snapshot; a history row marks a new card or a changed balance, status or version. */
+  /** Upserts a card snapshot; a history row marks a new card or a changed one, with the fields the ledger walk reads. */
   async card(read: GiftCardRow, syncRunId: number, readAtMs: number): Promise<WriteOutcome> {
     const row = this.#session.storable(read);
     const before = this.#session.unseen('gift_cards', row.gift_card_id)
@@ -126,6 +128,8 @@ export class CardStore {
         row.status,
         row.remaining_balance_cents,
         row.version,
+        1,
+        ...CARD_HISTORY_FIELDS.map((column) => row[column]),
       );
     if (!before) {
       this.#s.cardInsert.later(...values, syncRunId);
@@ -136,12 +140,8 @@ export class CardStore {
     // the settle pass re-reads it if its ledger moved since.
     if (before.raw_json === row.raw_json) return 'same';
     this.#s.cardUpdate.later(...values, row.gift_card_id);
-    if (
-      before.status === row.status &&
-      before.remaining_balance_cents === row.remaining_balance_cents &&
-      before.version === row.version
-    )
-      return 'changed';
+    // Any change is kept as of this sync, not only its balance, status or version: a night
+    // re-performed later reads the card's fields (its expiry, its merchant) as that night did.
     history();
     return 'changed';
   }

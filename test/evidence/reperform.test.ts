@@ -381,6 +381,42 @@ describe('verify --run', () => {
     expect((await verify(latest.runId)).verified.identical).toBe(true);
   }, 180_000);
 
+  it('re-performs a night whose cards the service changed since in fields it keeps no history of by status or balance', async () => {
+    const first = nights[0]!;
+    const { verified } = await verify(first);
+    // A card the first night read ACTIVE: the service moves its expiry into the past, its
+    // status, balance and version untouched, and a --full night reads the change.
+    const [card] = await rowsOfMirror<{ gift_card_id: string }>(
+      db,
+      `SELECT gift_card_id FROM gift_cards WHERE first_sync_run_id <= ? AND status = 'ACTIVE' AND expires_at_ms > ?
+       ORDER BY gift_card_id LIMIT 1`,
+      verified.syncRunId,
+      Date.now() + 86_400_000,
+    );
+    if (!card) throw new Error('the first night read an ACTIVE card expiring later');
+    sim.mutate.setCard(card.gift_card_id, { expiresAt: new Date(Date.now() - 3 * 86_400_000).toISOString() });
+    const changed = await runCli(
+      ['run', '--db', db, '--out', join(dir, 'reports'), '--full', '--json'],
+      simulatorEnv(sim),
+    );
+    expect([0, 1], changed.stderr).toContain(changed.status);
+    const latest = JSON.parse(changed.stdout) as { runId: number };
+    const overdue = await rowsOfMirror<{ code: string }>(
+      db,
+      "SELECT code FROM findings WHERE check_run_id = ? AND entity_id = ? AND code = 'GC_EXPIRY_OVERDUE'",
+      latest.runId,
+      card.gift_card_id,
+    );
+    expect(overdue).toHaveLength(1);
+    // Every earlier night re-performs with the expiry it read then.
+    for (const run of nights) {
+      const again = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      expect(again.status, again.stdout + again.stderr).toBe(0);
+      expect(again.stdout).toContain('identical');
+    }
+    expect((await verify(latest.runId)).verified.identical).toBe(true);
+  }, 180_000);
+
   it('refuses in one line a mirror an older version made, which a writing command migrates first', async () => {
     // The mirror as an older version leaves it: its newest migration not applied.
     const [newest] = await rowsOfMirror<{ hash: string; created_at: number }>(
