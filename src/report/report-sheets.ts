@@ -122,7 +122,7 @@ async function exceptionsFirst(
     rows: (async function* () {
       const printed = new Set(keys);
       // The printed rows are read again alone: the records they are about, not every flagged one.
-      // A batch of rows at a time: a promise per row of a million cost the writer seconds.
+      // A batch of rows at a time (RowBatch): one await per batch, not one per row of a million.
       if (keys.length > 0)
         for await (const batch of rowsOf(JSON.stringify([...records])))
           yield new RowBatch(batch.filter(([key]) => printed.has(key)).map(([, cells]) => cells));
