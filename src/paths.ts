@@ -18,7 +18,9 @@ import {
   statSync,
   type Stats,
   writeFileSync,
+  type WriteStream,
 } from 'node:fs';
+import { once } from 'node:events';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FileSystemError } from './errors.js';
 
@@ -254,4 +256,15 @@ export function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, text);
   renameSync(temporary, path);
+}
+
+/**
+ * Lets go of a file being written, whatever happened to it: destroys its stream, its errors
+ * heard, and waits until the file is closed. A stream whose file had not opened yet would
+ * otherwise create it afterwards, in a folder its caller may be removing.
+ */
+export async function letGoOfFile(stream: WriteStream): Promise<void> {
+  stream.on('error', () => undefined);
+  stream.destroy();
+  if (!stream.closed) await once(stream, 'close');
 }

@@ -9,7 +9,7 @@ import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
-import { ensureFolder, fileSystemError, replaceable } from '../paths.js';
+import { ensureFolder, fileSystemError, letGoOfFile, replaceable } from '../paths.js';
 import { exportFinding, type ExportedFinding, type Finding } from '../findings/finding.js';
 import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
@@ -173,18 +173,9 @@ class FindingFiles {
     await Promise.race([Promise.all([once(this.#csv, 'close'), once(this.#json, 'close')]), this.#failed]);
   }
 
-  /**
-   * Lets go of both files whatever happened, once they are closed (a report that failed before
-   * they had opened would otherwise see them created after it removed its partial files).
-   */
+  /** Lets go of both files whatever happened, once they are closed (see letGoOfFile). */
   async close(): Promise<void> {
-    await Promise.all(
-      [this.#csv, this.#json].map(async (stream) => {
-        stream.on('error', () => undefined);
-        stream.destroy();
-        if (!stream.closed) await once(stream, 'close');
-      }),
-    );
+    await Promise.all([letGoOfFile(this.#csv), letGoOfFile(this.#json)]);
   }
 
   async #write(stream: WriteStream, text: string): Promise<void> {

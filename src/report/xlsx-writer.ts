@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { closeSync, createWriteStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import { letGoOfFile } from '../paths.js';
 import { looksLikeFormula } from './neutralise.js';
 import { type Cell, columnLetter, RowBatch, SheetRows } from './xlsx-rows.js';
 
@@ -92,11 +93,8 @@ export async function writeXlsx(
     // The sheets not written let go of what their rows hold (a cursor, a pooled connection):
     // held, a server's pool never ends and the process never exits.
     await Promise.all(sheets.map((spec) => closeRows(spec.rows)));
-    // And the file is let go of before the failure is told: a failure before the file had even
-    // opened left it to be created afterwards, in a folder its caller was already removing.
-    file.on('error', () => undefined);
-    file.destroy();
-    if (!file.closed) await once(file, 'close');
+    // And the file is let go of before the failure is told.
+    await letGoOfFile(file);
     throw error;
   }
   await Promise.race([workbook.commit(), failed]);
@@ -589,8 +587,8 @@ function displayLength(cell: Cell): number {
 }
 
 /**
- * A sheet's rows one at a time: an asynchronous source's own iterator (a generator wrapped
- * around it would cost each of a million rows another promise), a synchronous one wrapped.
+ * A sheet's rows (or batches of them): an asynchronous source's own iterator (a generator
+ * wrapped around it would cost each of a million rows another promise), a synchronous one wrapped.
  */
 function rowsIterator<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncIterator<T> {
   if (Symbol.asyncIterator in rows) return rows[Symbol.asyncIterator]();
