@@ -575,9 +575,8 @@ export const resolvedFindings = sqliteTable(
   (t) => [primaryKey({ columns: [t.checkRunId, t.fingerprint] })],
 );
 
-/** Known breaks a person accepted: visible in every report, not failing runs. */
-export const findingAcceptances = sqliteTable('finding_acceptances', {
-  fingerprint: text('fingerprint').primaryKey(),
+/** An acceptance's particulars: of the one in force (finding_acceptances) and of each recorded (its history). */
+const acceptanceColumns = () => ({
   note: text('note').notNull(),
   acceptedAt: text('accepted_at').notNull(),
   acceptedAtMs: integer('accepted_at_ms').notNull(),
@@ -590,6 +589,28 @@ export const findingAcceptances = sqliteTable('finding_acceptances', {
   detailSha256: text('detail_sha256').notNull(),
   checkRunId: integer('check_run_id').notNull(),
 });
+
+/** Known breaks a person accepted: visible in every report, not failing runs. */
+export const findingAcceptances = sqliteTable('finding_acceptances', {
+  fingerprint: text('fingerprint').primaryKey(),
+  ...acceptanceColumns(),
+});
+
+/**
+ * Every acceptance as it was recorded, never replaced: finding_acceptances holds the one in force
+ * now, this the ones in force before it, so a past night's standing is re-performed with the
+ * acceptances as they stood then (`verify --run`). Migration 0021 / pg 0007 copied in those on
+ * record then; one replaced before it is not known.
+ */
+export const findingAcceptanceHistory = sqliteTable(
+  'finding_acceptance_history',
+  {
+    historyId: integer('history_id').primaryKey({ autoIncrement: true }),
+    fingerprint: text('fingerprint').notNull(),
+    ...acceptanceColumns(),
+  },
+  (t) => [index('finding_acceptance_history_fingerprint').on(t.fingerprint, t.acceptedAtMs)],
+);
 
 /** The gift card liability roll-forward per currency, per check run. */
 export const liabilityRollforward = sqliteTable(

@@ -9,7 +9,12 @@
 import type { Mirror } from '../db/mirror.js';
 import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
-import { cardFindingDifferences, type Redrafted, redraftCardChecks } from '../findings/redraft.js';
+import {
+  cardFindingDifferences,
+  cardStandingDifferences,
+  type Redrafted,
+  redraftCardChecks,
+} from '../findings/redraft.js';
 import { exitCodeOf, type FailOn, type Verdict, verdictOf } from '../findings/verdict.js';
 import { isMaterial, type Materiality } from '../findings/finding.js';
 import type { CheckOptions, Severity } from '../checks/check.js';
@@ -112,6 +117,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
         ? []
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
       ...(await cardFindingDifferences(findings, run, redrafted)),
+      ...(await cardStandingDifferences(findings, run, redrafted)),
       ...(await acceptancesNotHonoured(findings, run)),
       ...(await listDifferences(evidence, manifest, run.syncRunId, keptSince)),
     ],

@@ -11,18 +11,21 @@ import {
   isTimeSensitive,
   type Severity,
 } from '../checks/check.js';
-import { CATALOGUE, CHECKS, type CheckCode } from '../checks/index.js';
+import { CATALOGUE, CHECKS, type CheckCode, type Drafted } from '../checks/index.js';
 import { checksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { type WalkedCard, walkCardLedgersAsOf } from '../ledger/walk.js';
-import { fingerprintOf } from './finding.js';
-import type { CheckRunRow, FindingsStore } from './store.js';
+import { type Finding, fingerprintOf } from './finding.js';
+import { standing } from './standing.js';
+import { type CheckRunRow, type FindingsStore, summaryOf } from './store.js';
 
 export interface Redrafted {
   /** The card checks' codes compared (GC_IN_FLIGHT, which the confirmation and the standing make, aside). */
   codes: ReadonlySet<CheckCode>;
   /** Each drafted finding's fingerprint, as the standing gives it, with its code and record. */
   fingerprints: Map<string, { code: CheckCode; record: string; severity: Severity }>;
+  /** The drafts themselves, in the walk's order, for their standing. */
+  drafted: Drafted[];
 }
 
 /** Walks the ledger as of `run`'s sync and drafts its card checks again; `onCard` sees every walked card. */
@@ -45,6 +48,7 @@ export async function redraftCardChecks(
   );
   const inFlight = await checksStore({ mirror }).cards.cardIdsInFlight(run.syncRunId);
   const fingerprints = new Map<string, { code: CheckCode; record: string; severity: Severity }>();
+  const drafted: Drafted[] = [];
   const broken = new Set<CheckCode>();
   for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, onOrphan))
     for (const walked of batch) {
@@ -54,6 +58,7 @@ export async function redraftCardChecks(
         if ((moved && isTimeSensitive(check)) || broken.has(check.code)) continue;
         try {
           for (const draft of check.inspect(walked, context)) {
+            drafted.push({ check, draft });
             // Two findings alike in every identity are kept apart, as the standing numbers them.
             let fingerprint = fingerprintOf(check.code, draft);
             for (let n = 2; fingerprints.has(fingerprint); n += 1)
@@ -69,7 +74,7 @@ export async function redraftCardChecks(
         }
       }
     }
-  return { codes: new Set(cardChecks.map((c) => c.code)), fingerprints };
+  return { codes: new Set(cardChecks.map((c) => c.code)), fingerprints, drafted };
 }
 
 /**
@@ -95,5 +100,62 @@ export async function cardFindingDifferences(
   for (const [fingerprint, { code }] of redrafted.fingerprints)
     if (!statedHere.has(fingerprint) && !heldHere.has(fingerprint))
       differences.push(`finding ${code} ${fingerprint}: drafted again, not stated`);
+  return differences.sort();
+}
+
+/**
+ * The standing of the card findings re-performed: the drafts made again, weighed against the
+ * previous complete night's findings and the acceptances in force when the night started (as
+ * the standing weighed them then), and compared with what the night stated of each break: its
+ * state (new, open, accepted) and the night it was first seen; and the breaks it resolved. A
+ * break the night held in flight, or did not state at all, is left to cardFindingDifferences.
+ */
+export async function cardStandingDifferences(
+  findings: FindingsStore,
+  run: CheckRunRow,
+  redrafted: Redrafted,
+): Promise<string[]> {
+  const ours = (f: { code: CheckCode }) => redrafted.codes.has(f.code);
+  const previousRun = await findings.previousCompleteRun(run.checkRunId);
+  const previous = previousRun ? await findings.findingsAndHeld(previousRun) : undefined;
+  const decided = standing({
+    checkRunId: run.checkRunId,
+    nowMs: run.startedAtMs,
+    complete: summaryOf(run).verdict !== 'INCOMPLETE',
+    drafted: redrafted.drafted,
+    previous: {
+      findings: previous?.findings.filter(ours) ?? [],
+      held: previous?.held.filter(ours) ?? [],
+      ...(previous ? { sameFingerprints: previous.sameFingerprints } : {}),
+    },
+    acceptances: await findings.acceptances.inForceAt(run.startedAtMs),
+    confirmation: null,
+  });
+  const { findings: stated, held } = await findings.findingsAndHeld(run);
+  const statedHere = new Map(stated.filter(ours).map((f) => [f.fingerprint, f]));
+  const heldHere = new Set(held.filter(ours).map((f) => f.fingerprint));
+  const differences: string[] = [];
+  const named = (f: Finding) => `finding ${f.code} ${f.fingerprint} (${f.entityType} ${f.entityId})`;
+  for (const now of decided.findings) {
+    const was = statedHere.get(now.fingerprint);
+    if (!was) continue;
+    if (was.state !== now.state) differences.push(`${named(was)}: stated ${was.state}, re-performed ${now.state}`);
+    if (was.firstSeenCheckRunId !== now.firstSeenCheckRunId)
+      differences.push(
+        `${named(was)}: stated first seen in check run ${was.firstSeenCheckRunId}, re-performed ${now.firstSeenCheckRunId}`,
+      );
+  }
+  const resolvedThen = new Set(
+    (await findings.history.resolvedOf(run.checkRunId))
+      .filter((r) => redrafted.codes.has(r.code as CheckCode))
+      .map((r) => r.fingerprint),
+  );
+  const resolvedNow = new Set(decided.resolved.map((f) => f.fingerprint));
+  for (const fingerprint of resolvedThen)
+    if (!resolvedNow.has(fingerprint))
+      differences.push(`finding ${fingerprint}: resolved by the night, not by the re-performance`);
+  for (const f of decided.resolved)
+    if (!resolvedThen.has(f.fingerprint) && !heldHere.has(f.fingerprint))
+      differences.push(`${named(f)}: resolved by the re-performance, not by the night`);
   return differences.sort();
 }

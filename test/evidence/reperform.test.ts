@@ -27,9 +27,21 @@ interface Verified {
   population: { cards: number; entries: number; merkleRoot: string };
 }
 
-const verify = async (run: number) => {
-  const result = await runCli(['verify', '--run', String(run), '--db', db, '--json'], simulatorEnv(sim));
+/** `verify --run N --json` of the mirror at `mirror` (the shared world's unless named). */
+const verify = async (run: number, mirror = db, simulator = sim) => {
+  const result = await runCli(['verify', '--run', String(run), '--db', mirror, '--json'], simulatorEnv(simulator));
   return { ...result, verified: JSON.parse(result.stdout) as Verified };
+};
+
+/** A finding's record as a difference names it: "giftCard <id>". */
+const recordOf = async (run: number, fingerprint: string): Promise<string> => {
+  const [row] = await rowsOfMirror<{ entity_type: string; entity_id: string }>(
+    db,
+    'SELECT entity_type, entity_id FROM findings WHERE check_run_id = ? AND fingerprint = ?',
+    run,
+    fingerprint,
+  );
+  return `${row?.entity_type} ${row?.entity_id}`;
 };
 
 beforeAll(async () => {
@@ -261,6 +273,46 @@ describe('verify --run', () => {
     }
   }, 60_000);
 
+  it("names a finding's standing changed in the mirror's past: its state, and the night it was first seen", async () => {
+    const [second, last] = [nights[1]!, nights.at(-1)!];
+    // A card break the second night stated open (first seen the night before), still found by the last.
+    const [found] = await rowsOfMirror<{ fingerprint: string; code: string; first_seen_check_run_id: number }>(
+      db,
+      `SELECT fingerprint, code, first_seen_check_run_id FROM findings
+       WHERE check_run_id = ? AND state = 'open' AND code LIKE 'GC_%' AND code <> 'GC_IN_FLIGHT' ORDER BY fingerprint LIMIT 1`,
+      second,
+    );
+    if (!found) throw new Error('the planted world keeps a card break open from the first night to the second');
+    const where = 'WHERE check_run_id = ? AND fingerprint = ?';
+    await changeMirror(db, `UPDATE findings SET state = 'new' ${where}`, second, found.fingerprint);
+    try {
+      const changed = await verify(second);
+      expect(changed.status).toBe(1);
+      expect(changed.verified.differences).toContain(
+        `finding ${found.code} ${found.fingerprint} (${await recordOf(second, found.fingerprint)}): stated new, re-performed open`,
+      );
+    } finally {
+      await changeMirror(db, `UPDATE findings SET state = 'open' ${where}`, second, found.fingerprint);
+    }
+    await changeMirror(db, `UPDATE findings SET first_seen_check_run_id = ? ${where}`, last, second, found.fingerprint);
+    try {
+      const changed = await verify(second);
+      expect(changed.status).toBe(1);
+      expect(changed.verified.differences).toContain(
+        `finding ${found.code} ${found.fingerprint} (${await recordOf(second, found.fingerprint)}): stated first seen in check run ${last}, re-performed ${found.first_seen_check_run_id}`,
+      );
+    } finally {
+      await changeMirror(
+        db,
+        `UPDATE findings SET first_seen_check_run_id = ? ${where}`,
+        found.first_seen_check_run_id,
+        second,
+        found.fingerprint,
+      );
+    }
+    expect((await verify(second)).status).toBe(0);
+  }, 60_000);
+
   it('says what would change under other settings, the sealed night untouched', async () => {
     const first = nights[0]!;
     const count = async () =>
@@ -449,4 +501,71 @@ describe('verify --run', () => {
       'ledger-recon: check run 999 is not a completed run of this mirror: see `ledger-recon history`\n',
     );
   });
+});
+
+describe('verify --run, the acceptances as they stood', () => {
+  let own: string;
+  let ownDb: string;
+  let ownSim: Simulator;
+
+  beforeAll(async () => {
+    own = mkdtempSync(join(tmpdir(), 'ledger-recon-reperform-accepted-'));
+    ownDb = mirrorAt(own);
+    ownSim = await startSimulator({ seed: 62, size: 'tiny', plant: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await ownSim.close();
+    rmSync(own, { recursive: true, force: true });
+  });
+
+  const night = async (): Promise<number> => {
+    const result = await runCli(['run', '--db', ownDb, '--out', join(own, 'reports'), '--json'], simulatorEnv(ownSim));
+    expect([0, 1], result.stderr).toContain(result.status);
+    return (JSON.parse(result.stdout) as { runId: number }).runId;
+  };
+  const accept = async (fingerprint: string, note: string) => {
+    const result = await runCli(
+      ['accept', fingerprint, '--db', ownDb, '--note', note, '--by', 'controller'],
+      simulatorEnv(ownSim),
+    );
+    expect(result.status, result.stderr).toBe(0);
+  };
+  const verifyOwn = (run: number) => verify(run, ownDb, ownSim);
+
+  it('re-performs a night that honoured an acceptance replaced since, and names its history row deleted', async () => {
+    const first = await night();
+    const [found] = await rowsOfMirror<{ fingerprint: string; code: string; entity_type: string; entity_id: string }>(
+      ownDb,
+      `SELECT fingerprint, code, entity_type, entity_id FROM findings
+       WHERE check_run_id = ? AND code LIKE 'GC_%' AND code <> 'GC_IN_FLIGHT' ORDER BY fingerprint LIMIT 1`,
+      first,
+    );
+    if (!found) throw new Error('the planted world has a card break on its first night');
+    await accept(found.fingerprint, 'explained by the partner');
+    const second = await night();
+    const [stated] = await rowsOfMirror<{ state: string }>(
+      ownDb,
+      'SELECT state FROM findings WHERE check_run_id = ? AND fingerprint = ?',
+      second,
+      found.fingerprint,
+    );
+    expect(stated?.state).toBe('accepted');
+    // Accepted again after the second night, with another note: the acceptance in force now is a later one.
+    await accept(found.fingerprint, 'explained again, with the partner’s letter');
+    const { status, stderr, verified } = await verifyOwn(second);
+    expect(status, `${stderr}${verified.differences.join('\n')}`).toBe(0);
+    expect(verified.differences).toEqual([]);
+    // The acceptance the second night honoured, deleted from the history: the night is no longer re-performed.
+    await changeMirror(
+      ownDb,
+      'DELETE FROM finding_acceptance_history WHERE history_id = (SELECT MIN(history_id) FROM finding_acceptance_history WHERE fingerprint = ?)',
+      found.fingerprint,
+    );
+    const changed = await verifyOwn(second);
+    expect(changed.status).toBe(1);
+    expect(changed.verified.differences).toContain(
+      `finding ${found.code} ${found.fingerprint} (${found.entity_type} ${found.entity_id}): stated accepted, re-performed open`,
+    );
+  }, 120_000);
 });

@@ -124,6 +124,7 @@ export const findings = pgTableOf(sqlite.findings);
 export const heldFindings = pgTableOf(sqlite.heldFindings);
 export const resolvedFindings = pgTableOf(sqlite.resolvedFindings);
 export const findingAcceptances = pgTableOf(sqlite.findingAcceptances);
+export const findingAcceptanceHistory = pgTableOf(sqlite.findingAcceptanceHistory);
 export const liabilityRollforward = pgTableOf(sqlite.liabilityRollforward);
 export const evidenceManifests = pgTableOf(sqlite.evidenceManifests);
 export const booksFiles = pgTableOf(sqlite.booksFiles);
@@ -158,6 +159,7 @@ export const PG_TABLES: readonly Table[] = [
   heldFindings,
   resolvedFindings,
   findingAcceptances,
+  findingAcceptanceHistory,
   liabilityRollforward,
   evidenceManifests,
   booksFiles,
