@@ -93,6 +93,12 @@ export class ChecksStore {
     return row && edgeOf(row);
   }
 
+  /** Sync `syncRunId` (whatever its status), or undefined. */
+  async sync(syncRunId: number): Promise<SyncEdge | undefined> {
+    const row = await this.#syncs().where('sync_run_id', '=', syncRunId).executeTakeFirst();
+    return row && edgeOf(row);
+  }
+
   #syncs() {
     return this.db
       .selectFrom('sync_runs')

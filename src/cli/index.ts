@@ -519,7 +519,7 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
     )
     .option(
       '--set <key=value>',
-      'with --run: what would change under another setting (fail-on, materiality, expiry-grace-minutes, double-debit-window-seconds); repeatable',
+      'with --run: what would change under another setting (fail-on, materiality, expiry-grace-minutes, double-debit-window-seconds, stuck-order-sla-hours); repeatable',
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .addOption(db())

@@ -4,8 +4,12 @@
  */
 import { ConfigError, MirrorError } from '../errors.js';
 import { defaultLocations } from '../locations.js';
-import { openForReading, type Mirror } from '../db/mirror.js';
-import { NotReperformable, reperformRun, whatIf, type WhatIfSettings } from '../evidence/reperform.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openForReading, openMirror, type Mirror } from '../db/mirror.js';
+import { type ListsAt, NotReperformable, reperformRun, whatIf, type WhatIfSettings } from '../evidence/reperform.js';
+import { rebuildListsAsOf } from '../sync/as-of.js';
 import { EvidenceStore } from '../evidence/store.js';
 import type { SealedManifest } from '../evidence/manifest.js';
 import { canonicalJson, sha256Hex } from '../evidence/canonical.js';
@@ -78,6 +82,26 @@ export async function reperformClose(label: string, options: ReperformOptions): 
   }
 }
 
+/**
+ * Runs `work` with the lists of `mirror` rebuilt as of a sync on demand (sync/as-of.ts), each in a
+ * scratch mirror of its own in a temporary folder, which is removed after, whatever happens.
+ */
+export async function withListsAsOf<T>(mirror: Mirror, work: (listsAt: ListsAt) => Promise<T>): Promise<T> {
+  const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-lists-'));
+  const opened: Mirror[] = [];
+  try {
+    return await work(async (syncRunId) => {
+      const lists = openMirror(join(folder, `lists-${opened.length + 1}.db`));
+      opened.push(lists);
+      const { unreadable } = await rebuildListsAsOf(mirror, syncRunId, lists);
+      return { lists, unreadable };
+    });
+  } finally {
+    for (const lists of opened) await lists.close().catch(() => undefined);
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 /** The completed sync whose data edge is `cutOffMs`, if any. */
 async function closedSync(mirror: Mirror, cutOffMs: number): Promise<number | undefined> {
   const store = new ChecksStore(mirror);
@@ -120,11 +144,13 @@ const SETTABLE: Record<string, (value: string, into: WhatIfSettings) => void> = 
   'double-debit-window-seconds': (value, into) => {
     into.options.doubleDebitWindowSeconds = wholeNumber(value);
   },
+  'stuck-order-sla-hours': (value, into) => {
+    into.options.stuckOrderSlaHours = wholeNumber(value);
+  },
 };
 
 /** Settings that shape checks verify does not re-perform yet. */
 const NOT_SETTABLE: Record<string, string> = {
-  'stuck-order-sla-hours': 'the check over DP orders',
   'books-tolerance': "the matching of the merchant's books",
   'books-window-hours': "the matching of the merchant's books",
   'books-cutoff-minutes': "the matching of the merchant's books",
@@ -169,15 +195,17 @@ export async function whatIfRun(
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'run', 'current');
   try {
-    const result = await whatIf(mirror, checkRunId, settings).catch((error: unknown) => {
-      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
-    });
+    const result = await withListsAsOf(mirror, (listsAt) => whatIf(mirror, checkRunId, settings, listsAt)).catch(
+      (error: unknown) => {
+        throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+      },
+    );
     record({ whatIf: pairs, ...result });
     const lines = [
       `what if check run ${checkRunId} had run with ${pairs.join(', ')} (the sealed night is unchanged):`,
       ...result.appear.map((f) => `  + ${f.code} ${f.record} (${f.severity}), fingerprint ${f.fingerprint}`),
       ...result.disappear.map((f) => `  - ${f.code} ${f.record} (${f.severity}), fingerprint ${f.fingerprint}`),
-      ...(result.appear.length + result.disappear.length === 0 ? ["  the card checks' findings: the same"] : []),
+      ...(result.appear.length + result.disappear.length === 0 ? ['  the findings: the same'] : []),
       `  verdict ${result.verdict.stated} → ${result.verdict.whatIf}; exit code ${result.exitCode.stated} → ${result.exitCode.whatIf}`,
       ...(settings.materiality
         ? [
@@ -201,9 +229,11 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'run', 'current');
   try {
-    const result = await reperformRun(mirror, checkRunId).catch((error: unknown) => {
-      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
-    });
+    const result = await withListsAsOf(mirror, (listsAt) => reperformRun(mirror, checkRunId, listsAt)).catch(
+      (error: unknown) => {
+        throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+      },
+    );
     const p = result.population;
     const identical = result.differences.length === 0;
     // A night older than the mirror's versions of its coupons and orders compares its wallets alone.
@@ -211,13 +241,17 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
       result.listsKeptSince === undefined
         ? 'coupons, DP orders and wallets'
         : `DP wallets (its coupons and orders predate sync ${result.listsKeptSince}, from which the mirror keeps them as of each sync)`;
+    // The checks over the lists, re-performed over them as of the night's sync where the mirror keeps them.
+    const checked =
+      result.listFindings === undefined ? '' : ', the findings of the checks over coupons, DP orders and wallets';
     record({
       identical,
       checkRunId,
       syncRunId: result.syncRunId,
       cutOff: result.cutOff,
-      reperformed: `the gift card ledger population (counts, control totals per currency, Merkle root), the card checks' findings, the nightly roll-forward and the month to date; the ${lists} as of its sync (counts, totals, Merkle roots)`,
+      reperformed: `the gift card ledger population (counts, control totals per currency, Merkle root), the card checks' findings${checked}, their standing, the nightly roll-forward and the month to date; the ${lists} as of its sync (counts, totals, Merkle roots)`,
       cardFindings: result.cardFindings,
+      ...(result.listFindings !== undefined ? { listFindings: result.listFindings } : {}),
       population: p,
       rollForward: result.rollForward,
       differences: result.differences,
@@ -231,7 +265,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: the findings of the checks over coupons, orders, wallets and the books\n`,
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`} and their standing, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: the findings of the books' checks and of the gift card checks that query the mirror\n`,
       );
       return true;
     }

@@ -1,19 +1,24 @@
 /**
- * Re-performance of a past night, its first part: the gift card ledger at the night's sync,
- * rebuilt from the mirror's history (the cards it had seen with their status and balance as of
- * then, the entries it had seen and not yet found vanished), walked again exactly as the night
- * walked it: its population (counts, control totals per currency, Merkle root) compared with what
- * the night's manifest sealed, and its roll-forward per currency with what the night stated. The
- * findings are not recomputed yet (docs/evidence.md says what is and is not re-performed).
+ * Re-performance of a past night: the gift card ledger at the night's sync, rebuilt from the
+ * mirror's history (the cards it had seen with their fields as of then, the entries it had seen
+ * and not yet found vanished), walked again exactly as the night walked it: its population
+ * (counts, control totals per currency, Merkle root) compared with what the night's manifest
+ * sealed, its roll-forward per currency with what the night stated; its card checks and (over
+ * the lists as of its sync, rebuilt by the caller) its checks over coupons, DP orders and wallets
+ * drafted again, and their standing, against the findings it stated. The books' checks and the
+ * gift card query checks are not recomputed yet (docs/evidence.md says what is and is not).
  */
 import type { Mirror } from '../db/mirror.js';
 import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
 import {
-  cardFindingDifferences,
-  cardStandingDifferences,
+  findingDifferences,
+  nightSyncOf,
+  standingDifferences,
   type Redrafted,
   redraftCardChecks,
+  redraftListChecks,
+  together,
 } from '../findings/redraft.js';
 import { exitCodeOf, type FailOn, type Verdict, verdictOf } from '../findings/verdict.js';
 import { isMaterial, type Materiality } from '../findings/finding.js';
@@ -37,6 +42,8 @@ export interface Reperformance {
   rollForward: RollForwardFigures[];
   /** How many findings the card checks drafted again. */
   cardFindings: number;
+  /** How many findings the checks over coupons, DP orders and wallets drafted again; absent when not re-performed. */
+  listFindings?: number;
   /** Each difference from the sealed population, one line each; none when identical. */
   differences: string[];
   /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
@@ -47,6 +54,13 @@ export interface Reperformance {
    */
   listsKeptSince?: number;
 }
+
+/**
+ * The lists (coupons, DP orders, wallets) as the mirror held them at a sync, rebuilt into a
+ * scratch mirror by the caller (the sync's rebuild: see sync/as-of.ts), with each kept record
+ * that did not read; the caller drops the scratch mirror after.
+ */
+export type ListsAt = (syncRunId: number) => Promise<{ lists: Mirror; unreadable: string[] }>;
 
 /** Why a run cannot be re-performed, for a person. */
 export class NotReperformable extends Error {}
@@ -78,9 +92,26 @@ async function walkNight(mirror: Mirror, checkRunId: number) {
   return { findings, run, opening, tallies, redrafted };
 }
 
-/** Re-performs check run `checkRunId`'s ledger population and compares it with its sealed manifest. */
-export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<Reperformance> {
-  const { findings, run, opening, tallies, redrafted } = await walkNight(mirror, checkRunId);
+/**
+ * The lists as of the night's sync (`listsAt`), when the mirror keeps them as of it; undefined
+ * when not (no `listsAt`, or a night older than the versions).
+ */
+async function listsOfNight(
+  run: CheckRunRow & { syncRunId: number },
+  keptSince: number | null,
+  listsAt: ListsAt | undefined,
+): Promise<{ lists: Mirror; unreadable: string[] } | undefined> {
+  if (listsAt === undefined || keptSince === null || run.syncRunId < keptSince) return undefined;
+  return listsAt(run.syncRunId);
+}
+
+/**
+ * Re-performs check run `checkRunId` and compares it with its sealed manifest and what it stated:
+ * its ledger population, roll-forward and month to date, its card checks' findings, and (given
+ * `listsAt`) its checks' findings over coupons, DP orders and wallets; and their standing.
+ */
+export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?: ListsAt): Promise<Reperformance> {
+  const { findings, run, opening, tallies, redrafted: cards } = await walkNight(mirror, checkRunId);
   const evidence = new EvidenceStore(mirror);
   const [stored] = await evidence.bySubject(`check run ${checkRunId}`);
   if (!stored)
@@ -97,13 +128,17 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
   const sealedRollForward = stated.rollForward;
   const monthToDate = tallies.monthToDate();
   const keptSince = await evidence.listsKeptSince();
+  const night = await listsOfNight(run, keptSince, listsAt);
+  const listsRedrafted = night && (await redraftListChecks(night.lists, run, await nightSyncOf(mirror, run.syncRunId)));
+  const redrafted = listsRedrafted ? together(cards, listsRedrafted) : cards;
   return {
     checkRunId,
     syncRunId: run.syncRunId,
     cutOff: manifest.cutOff,
     population,
     rollForward,
-    cardFindings: redrafted.fingerprints.size,
+    cardFindings: cards.fingerprints.size,
+    ...(listsRedrafted ? { listFindings: listsRedrafted.fingerprints.size } : {}),
     differences: [
       ...differencesOf(sealed, population),
       ...rollForwardDifferences(sealedRollForward, rollForward),
@@ -116,8 +151,9 @@ export async function reperformRun(mirror: Mirror, checkRunId: number): Promise<
       sha256Hex(canonicalJson(monthToDate)) === manifest.digests['monthToDate']
         ? []
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
-      ...(await cardFindingDifferences(findings, run, redrafted)),
-      ...(await cardStandingDifferences(findings, run, redrafted)),
+      ...(night?.unreadable ?? []),
+      ...(await findingDifferences(findings, run, redrafted)),
+      ...(await standingDifferences(findings, run, redrafted)),
       ...(await acceptancesNotHonoured(findings, run)),
       ...(await listDifferences(evidence, manifest, run.syncRunId, keptSince)),
     ],
@@ -241,6 +277,8 @@ function differencesOf(sealed: LedgerPopulation, now: LedgerPopulation): string[
   return differences;
 }
 
+const noop = (): void => undefined;
+
 /** Other settings for a past night (`verify --run N --set KEY=VALUE`). */
 export interface WhatIfSettings {
   failOn?: FailOn;
@@ -262,22 +300,27 @@ export interface WhatIf {
 
 /**
  * Re-performs night `checkRunId` under other settings and says what would change, the sealed
- * night untouched: the card checks' findings that would appear or disappear, the verdict and exit
- * code, and which findings would be material. The checks over coupons, orders, wallets and the
- * books are not re-performed, so their options cannot be changed here.
+ * night untouched: the findings of the card checks and (given `listsAt`) of the checks over
+ * coupons, DP orders and wallets that would appear or disappear, the verdict and exit code, and
+ * which findings would be material. The books' checks are not re-performed, so their options
+ * cannot be changed here.
  */
-export async function whatIf(mirror: Mirror, checkRunId: number, settings: WhatIfSettings): Promise<WhatIf> {
-  const { findings, run, opening, tallies, redrafted: night } = await walkNight(mirror, checkRunId);
+export async function whatIf(
+  mirror: Mirror,
+  checkRunId: number,
+  settings: WhatIfSettings,
+  listsAt?: ListsAt,
+): Promise<WhatIf> {
+  const { findings, run, opening, tallies, redrafted: cards } = await walkNight(mirror, checkRunId);
   const changed = Object.keys(settings.options).length > 0;
-  const underSettings = changed
-    ? await redraftCardChecks(
-        mirror,
-        run,
-        () => {},
-        () => {},
-        settings.options,
-      )
-    : night;
+  const cardsUnder = changed ? await redraftCardChecks(mirror, run, noop, noop, settings.options) : cards;
+  // The checks over the lists too, where the mirror keeps them as of the night's sync.
+  const lists = await listsOfNight(run, await new EvidenceStore(mirror).listsKeptSince(), listsAt);
+  const sync = await nightSyncOf(mirror, run.syncRunId);
+  const listsThen = lists && (await redraftListChecks(lists.lists, run, sync));
+  const listsUnder = lists && changed ? await redraftListChecks(lists.lists, run, sync, settings.options) : listsThen;
+  const night = listsThen ? together(cards, listsThen) : cards;
+  const underSettings = listsUnder ? together(cardsUnder, listsUnder) : cardsUnder;
   const listed = (from: Redrafted, without: Redrafted) =>
     [...from.fingerprints]
       .filter(([fingerprint]) => !without.fingerprints.has(fingerprint))

@@ -9,6 +9,7 @@ import {
   type CheckOptions,
   DEFAULT_CHECK_OPTIONS,
   isTimeSensitive,
+  type RowsCheck,
   type Severity,
 } from '../checks/check.js';
 import { CATALOGUE, CHECKS, type CheckCode, type Drafted } from '../checks/index.js';
@@ -20,12 +21,17 @@ import { standing } from './standing.js';
 import { type CheckRunRow, type FindingsStore, summaryOf } from './store.js';
 
 export interface Redrafted {
-  /** The card checks' codes compared (GC_IN_FLIGHT, which the confirmation and the standing make, aside). */
+  /** The checks' codes compared: the card checks' (GC_IN_FLIGHT, which the confirmation and the standing make, aside), and the lists' checks' when re-performed. */
   codes: ReadonlySet<CheckCode>;
   /** Each drafted finding's fingerprint, as the standing gives it, with its code and record. */
   fingerprints: Map<string, { code: CheckCode; record: string; severity: Severity }>;
-  /** The drafts themselves, in the walk's order, for their standing. */
+  /** The drafts themselves, in the night's order (the card checks', then the query checks'), for their standing. */
   drafted: Drafted[];
+}
+
+/** The night's check options, with other settings (a what-if) over them. */
+function optionsOf(run: CheckRunRow, changed: Partial<CheckOptions>): CheckOptions {
+  return { ...DEFAULT_CHECK_OPTIONS, ...(JSON.parse(run.optionsJson) as Partial<CheckOptions>), ...changed };
 }
 
 /** Walks the ledger as of `run`'s sync and drafts its card checks again; `onCard` sees every walked card. */
@@ -37,17 +43,11 @@ export async function redraftCardChecks(
   /** Other settings than the night's (a what-if). */
   changed: Partial<CheckOptions> = {},
 ): Promise<Redrafted> {
-  const options: CheckOptions = {
-    ...DEFAULT_CHECK_OPTIONS,
-    ...(JSON.parse(run.optionsJson) as Partial<CheckOptions>),
-    ...changed,
-  };
-  const context = { options, merchantId: run.merchantId };
+  const context = { options: optionsOf(run, changed), merchantId: run.merchantId };
   const cardChecks = CATALOGUE.filter(
     (c): c is CardCheck<CheckCode> => c.kind === 'card' && c.code !== CHECKS.GC_IN_FLIGHT.code,
   );
   const inFlight = await checksStore({ mirror }).cards.cardIdsInFlight(run.syncRunId);
-  const fingerprints = new Map<string, { code: CheckCode; record: string; severity: Severity }>();
   const drafted: Drafted[] = [];
   const broken = new Set<CheckCode>();
   for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, onOrphan))
@@ -57,32 +57,98 @@ export async function redraftCardChecks(
       for (const check of cardChecks) {
         if ((moved && isTimeSensitive(check)) || broken.has(check.code)) continue;
         try {
-          for (const draft of check.inspect(walked, context)) {
-            drafted.push({ check, draft });
-            // Two findings alike in every identity are kept apart, as the standing numbers them.
-            let fingerprint = fingerprintOf(check.code, draft);
-            for (let n = 2; fingerprints.has(fingerprint); n += 1)
-              fingerprint = fingerprintOf(check.code, { ...draft, identity: [...(draft.identity ?? []), `#${n}`] });
-            fingerprints.set(fingerprint, {
-              code: check.code,
-              record: `${draft.entityType} ${draft.entityId}`,
-              severity: check.severity,
-            });
-          }
+          for (const draft of check.inspect(walked, context)) drafted.push({ check, draft });
         } catch {
           broken.add(check.code);
         }
       }
     }
-  return { codes: new Set(cardChecks.map((c) => c.code)), fingerprints, drafted };
+  return fingerprinted(new Set(cardChecks.map((c) => c.code)), drafted);
 }
 
 /**
- * What differs between the card findings drafted again and those the night stated: one it stated
+ * The query checks over the services' lists (coupons, DP orders and their vouchers, wallets),
+ * those that read neither the books nor the gift card tables: what `redraftListChecks` re-performs.
+ */
+export const LIST_CHECKS: readonly RowsCheck<CheckCode>[] = CATALOGUE.filter(
+  (c): c is RowsCheck<CheckCode> => c.kind === 'rows' && c.needsBooks !== true && /^(CV|DP)_/.test(c.code),
+);
+
+/** The sync a night checked, as its checks saw it: when it started, and the completed sync before it. */
+export interface NightSync {
+  syncRunId: number;
+  startedAtMs: number;
+  previousSyncRunId: number | null;
+}
+
+/** The sync `syncRunId` of `mirror` as its night's checks saw it. */
+export async function nightSyncOf(mirror: Mirror, syncRunId: number): Promise<NightSync> {
+  const store = checksStore({ mirror });
+  const sync = await store.sync(syncRunId);
+  const previous = await store.newestCompletedSync(syncRunId);
+  return { syncRunId, startedAtMs: sync?.startedAtMs ?? 0, previousSyncRunId: previous?.syncRunId ?? null };
+}
+
+/**
+ * Drafts the night's checks over the lists again, over `lists`: a scratch mirror holding the
+ * lists as of the night's sync (sync/as-of.ts), with the night's options (or `changed` over them).
+ * A check that fails here is left out of the comparison, its code not among those compared.
+ */
+export async function redraftListChecks(
+  lists: Mirror,
+  run: CheckRunRow,
+  sync: NightSync,
+  changed: Partial<CheckOptions> = {},
+): Promise<Redrafted> {
+  const context = {
+    mirror: lists,
+    syncRunId: sync.syncRunId,
+    previousSyncRunId: sync.previousSyncRunId,
+    asOfMs: sync.startedAtMs,
+    merchantId: run.merchantId,
+    options: optionsOf(run, changed),
+  };
+  const store = checksStore(context);
+  const drafted: Drafted[] = [];
+  const codes = new Set<CheckCode>();
+  for (const check of LIST_CHECKS) {
+    try {
+      for (const draft of check.decide(await check.read(store, context), context)) drafted.push({ check, draft });
+      codes.add(check.code);
+    } catch {
+      // Not compared: the night names its own failure (an incomplete night).
+    }
+  }
+  return fingerprinted(codes, drafted);
+}
+
+/** Two redrafts as one, fingerprinted together as the night fingerprinted its drafts. */
+export function together(a: Redrafted, b: Redrafted): Redrafted {
+  return fingerprinted(new Set([...a.codes, ...b.codes]), [...a.drafted, ...b.drafted]);
+}
+
+/** The drafts' fingerprints as the standing gives them: two findings alike in every identity kept apart, numbered. */
+function fingerprinted(codes: ReadonlySet<CheckCode>, drafted: Drafted[]): Redrafted {
+  const fingerprints = new Map<string, { code: CheckCode; record: string; severity: Severity }>();
+  for (const { check, draft } of drafted) {
+    let fingerprint = fingerprintOf(check.code, draft);
+    for (let n = 2; fingerprints.has(fingerprint); n += 1)
+      fingerprint = fingerprintOf(check.code, { ...draft, identity: [...(draft.identity ?? []), `#${n}`] });
+    fingerprints.set(fingerprint, {
+      code: check.code,
+      record: `${draft.entityType} ${draft.entityId}`,
+      severity: check.severity,
+    });
+  }
+  return { codes, fingerprints, drafted };
+}
+
+/**
+ * What differs between the findings drafted again (of the codes compared) and those the night stated: one it stated
  * (not carried from an earlier night as an event, not held in flight) that no card check drafts
  * now, and one drafted now that it neither stated nor held.
  */
-export async function cardFindingDifferences(
+export async function findingDifferences(
   findings: FindingsStore,
   run: CheckRunRow,
   redrafted: Redrafted,
@@ -104,13 +170,13 @@ export async function cardFindingDifferences(
 }
 
 /**
- * The standing of the card findings re-performed: the drafts made again, weighed against the
+ * The standing of the findings re-performed: the drafts made again, weighed against the
  * previous complete night's findings and the acceptances in force when the night started (as
  * the standing weighed them then), and compared with what the night stated of each break: its
  * state (new, open, accepted) and the night it was first seen; and the breaks it resolved. A
- * break the night held in flight, or did not state at all, is left to cardFindingDifferences.
+ * break the night held in flight, or did not state at all, is left to findingDifferences.
  */
-export async function cardStandingDifferences(
+export async function standingDifferences(
   findings: FindingsStore,
   run: CheckRunRow,
   redrafted: Redrafted,

@@ -4,8 +4,18 @@
  * epoch milliseconds, voucher codes become SHA-256 hashes and PINs disappear.
  */
 import { createHash } from 'node:crypto';
-import type { Coupon, GiftCard, Order, Product, Transaction, Wallet } from '../api/wire-types.js';
-import { rawJsonOf, sourceOf } from '../api/json-text.js';
+import {
+  type Coupon,
+  couponSchema,
+  type GiftCard,
+  type Order,
+  orderSchema,
+  parseRecord,
+  type Product,
+  type Transaction,
+  type Wallet,
+} from '../api/wire-types.js';
+import { parseExact, rawJsonOf, sourceOf } from '../api/json-text.js';
 import type { SqlRow } from '../db/tables.js';
 import { toCents, type NumberLiteral } from '../money.js';
 
@@ -335,4 +345,39 @@ export function recordIdOf(raw: unknown): string | null {
     if (typeof value === 'string' && value !== '') return value;
   }
   return null;
+}
+
+/**
+ * A coupon's row from the raw JSON the mirror kept of it (a version of it): parsed and validated
+ * as the sync parsed the service's answer, and made a row by the same builder.
+ * @throws PayloadValidationError when the kept text is not a coupon (it was changed by hand).
+ */
+export function keptCouponRow(raw: string): CouponRow {
+  return couponRow(parseRecord(couponSchema, 'coupons', parseExact(raw)));
+}
+
+/** A kept voucher: its code replaced by the code's hash (scrubVouchers), no PIN. */
+type KeptVoucher = { voucherCode?: unknown; voucherCodeSha256?: unknown };
+
+/**
+ * An order's rows from the raw JSON the mirror kept of it, as the sync made them from the
+ * service's answer: the same validation and builder, each voucher's hash taken as kept (its code
+ * was never stored). @throws PayloadValidationError when the kept text is not an order.
+ */
+export function keptOrderRows(raw: string): OrderRows {
+  const parsed = parseExact(raw) as { lineItems?: Array<{ vouchers?: KeptVoucher[] }> };
+  const hashes: Array<string | undefined> = [];
+  for (const line of Array.isArray(parsed?.lineItems) ? parsed.lineItems : [])
+    for (const voucher of Array.isArray(line?.vouchers) ? line.vouchers : []) {
+      const hash = typeof voucher?.voucherCodeSha256 === 'string' ? voucher.voucherCodeSha256 : undefined;
+      hashes.push(hash);
+      // The schema asks for a code: the kept hash stands in for it while the order is validated.
+      if (hash !== undefined && voucher.voucherCode === undefined) voucher.voucherCode = hash;
+    }
+  const rows = orderRows(parseRecord(orderSchema, 'dpOrders', parsed));
+  return {
+    order: { ...rows.order, raw_json: raw },
+    lines: rows.lines,
+    vouchers: rows.vouchers.map((v, i) => ({ ...v, code_sha256: hashes[i] ?? v.code_sha256 })),
+  };
 }

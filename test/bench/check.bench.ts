@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sealRun } from '../../src/evidence/write.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
+import { withListsAsOf } from '../../src/cli/reperform.js';
 import { fileURLToPath } from 'node:url';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
@@ -44,7 +45,7 @@ async function check(path: string): Promise<void> {
   rmSync(outputs, { recursive: true, force: true });
   // Re-performing the night's ledger population from the mirror's history (verify --run).
   const reperformStarted = performance.now();
-  const reperformed = await reperformRun(mirror, summary.checkRunId);
+  const reperformed = await withListsAsOf(mirror, (listsAt) => reperformRun(mirror, summary.checkRunId, listsAt));
   const reperformSeconds = (performance.now() - reperformStarted) / 1000;
   await mirror.close();
   process.stdout.write(

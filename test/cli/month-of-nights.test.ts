@@ -21,6 +21,7 @@ import { startSimulator, type GroundTruth, type Simulator } from '../../src/sim/
 import { type CliResult, runCli, simulatorEnv } from '../support/cli.js';
 import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror, sessionsOfServer } from '../support/test-db.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
+import { withListsAsOf } from '../../src/cli/reperform.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -325,7 +326,10 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
     const mirror = await openMirrorAt(db);
     try {
       for (const [i, runId] of runIds.entries())
-        expect((await reperformRun(mirror, runId)).differences, `night ${i + 1} (run ${runId})`).toEqual([]);
+        expect(
+          (await withListsAsOf(mirror, (listsAt) => reperformRun(mirror, runId, listsAt))).differences,
+          `night ${i + 1} (run ${runId})`,
+        ).toEqual([]);
     } finally {
       await mirror.close();
     }

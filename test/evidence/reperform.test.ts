@@ -206,6 +206,52 @@ describe('verify --run', () => {
     expect(Number(moved?.n)).toBeGreaterThan(0);
   }, 120_000);
 
+  it('drafts the checks over coupons, DP orders and wallets again over the lists as of each night, and names a finding a kept coupon changed by SQL would make', async () => {
+    let drafted = 0;
+    for (const run of nights) {
+      const { status, stderr, verified } = await verify(run);
+      expect(status, stderr).toBe(0);
+      const listFindings = (verified as Verified & { listFindings?: number }).listFindings;
+      expect(listFindings).toBeTypeOf('number');
+      drafted += listFindings ?? 0;
+    }
+    // The planted world's coupon and order breaks are drafted again, each one the night stated.
+    expect(drafted).toBeGreaterThan(0);
+    const first = nights[0]!;
+    const sync = (await verify(first)).verified.syncRunId;
+    // A coupon the first night read with room under its limit: its kept record made over-redeemed.
+    const versions = await rowsOfMirror<{ version_id: number; raw_json: string }>(
+      db,
+      `SELECT v.version_id, v.raw_json FROM coupon_versions v WHERE v.sync_run_id <= ? AND v.raw_json IS NOT NULL
+       AND v.version_id = (SELECT MAX(w.version_id) FROM coupon_versions w WHERE w.coupon_id = v.coupon_id AND w.sync_run_id <= ?)
+       ORDER BY v.coupon_id`,
+      sync,
+      sync,
+    );
+    const version = versions.find((v) => {
+      const coupon = JSON.parse(v.raw_json) as { status: string; redemptionCount: number; usageLimitTotal: number };
+      return (
+        coupon.status === 'ACTIVE' && coupon.usageLimitTotal > 1 && coupon.redemptionCount < coupon.usageLimitTotal
+      );
+    });
+    if (!version) throw new Error('the first night read an active coupon under its limit');
+    const coupon = JSON.parse(version.raw_json) as { redemptionCount: number; usageLimitTotal: number };
+    const overRedeemed = JSON.stringify({ ...coupon, redemptionCount: coupon.usageLimitTotal + 1 });
+    const put = (raw: string) =>
+      changeMirror(db, 'UPDATE coupon_versions SET raw_json = ? WHERE version_id = ?', raw, version.version_id);
+    await put(overRedeemed);
+    try {
+      const changed = await verify(first);
+      expect(changed.status).toBe(1);
+      expect(changed.verified.differences).toContainEqual(
+        expect.stringMatching(/^finding CV_OVER_REDEEMED [0-9a-f]+: drafted again, not stated$/),
+      );
+    } finally {
+      await put(version.raw_json);
+    }
+    expect((await verify(first)).status).toBe(0);
+  }, 120_000);
+
   it('compares the wallets alone of a night older than the versions of a mirror made before them', async () => {
     // What migration 0019 leaves in a mirror made before it: the lists as they stand, as of the newest sync.
     const statements = (tables: string[], sql: (table: string) => string) =>
@@ -269,7 +315,9 @@ describe('verify --run', () => {
         ),
       );
     } finally {
+      // The mirror as it was: the acceptance gone, and its history row too (a night after it reads none).
       await changeMirror(db, 'DELETE FROM finding_acceptances WHERE fingerprint = ?', found.fingerprint);
+      await changeMirror(db, 'DELETE FROM finding_acceptance_history WHERE fingerprint = ?', found.fingerprint);
     }
   }, 60_000);
 
@@ -363,6 +411,33 @@ describe('verify --run', () => {
     expect(refused.stderr).toContain('which verify does not re-perform yet');
   }, 60_000);
 
+  it('says what the checks over DP orders would find under another SLA, over the orders as of the night', async () => {
+    const first = nights[0]!;
+    const whatIf = async (hours: number) => {
+      const result = await runCli(
+        ['verify', '--run', String(first), '--db', db, '--json', '--set', `stuck-order-sla-hours=${hours}`],
+        simulatorEnv(sim),
+      );
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { appear: { code: string }[]; disappear: { code: string }[] };
+    };
+    const stuck = (fs: { code: string }[]) => fs.filter((f) => f.code === 'DP_STUCK_ORDER').length;
+    const [stated] = await rowsOfMirror<{ n: number }>(
+      db,
+      "SELECT COUNT(*) AS n FROM findings WHERE check_run_id = ? AND code = 'DP_STUCK_ORDER'",
+      first,
+    );
+    // An SLA of about a century: no order the night read is stuck.
+    const lenient = await whatIf(876_000);
+    expect(stuck(lenient.disappear)).toBe(Number(stated?.n));
+    expect(lenient.appear).toEqual([]);
+    // No SLA at all: every order the night read open is stuck, some of them not stated stuck by the night.
+    const strict = await whatIf(0);
+    expect(strict.disappear).toEqual([]);
+    expect(stuck(strict.appear)).toBeGreaterThan(0);
+    expect(strict.appear.every((f) => f.code === 'DP_STUCK_ORDER')).toBe(true);
+  }, 60_000);
+
   it("re-performs the month's close over the mirror's history at the sync it read, after later nights", async () => {
     const result = await runCli(['verify', '--close', month, '--db', db], simulatorEnv(sim));
     expect(result.status, result.stderr).toBe(0);
@@ -430,7 +505,8 @@ describe('verify --run', () => {
       expect(again.stdout).not.toContain('read as they are now');
     }
     const latest = JSON.parse(rewritten.stdout) as { runId: number };
-    expect((await verify(latest.runId)).verified.identical).toBe(true);
+    const latestVerified = (await verify(latest.runId)).verified;
+    expect(latestVerified.identical, latestVerified.differences.join('\n')).toBe(true);
   }, 180_000);
 
   it('re-performs a night whose cards the service changed since in fields it keeps no history of by status or balance', async () => {
@@ -466,7 +542,8 @@ describe('verify --run', () => {
       expect(again.status, again.stdout + again.stderr).toBe(0);
       expect(again.stdout).toContain('identical');
     }
-    expect((await verify(latest.runId)).verified.identical).toBe(true);
+    const latestVerified = (await verify(latest.runId)).verified;
+    expect(latestVerified.identical, latestVerified.differences.join('\n')).toBe(true);
   }, 180_000);
 
   it('refuses in one line a mirror an older version made, which a writing command migrates first', async () => {
