@@ -3,7 +3,7 @@
  * time across cards as a real ledger is, plus coupons and orders. Built once under
  * data/bench/ and reused by later runs.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openMirror } from '../../src/db/mirror.js';
@@ -13,6 +13,8 @@ import { Random } from '../../src/sim/random.js';
 const DAY = 86_400_000;
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'INR'];
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Writes a mirror of `entries` legal ledger entries over `cards` cards, plus coupons and orders. */
 export function build(path: string, entries: number, cards: number): void {
@@ -126,9 +128,15 @@ export function build(path: string, entries: number, cards: number): void {
     `INSERT INTO gift_card_history (gift_card_id, sync_run_id, read_at_ms, status, remaining_balance_cents, version)
      SELECT gift_card_id, 1, read_at_ms, status, remaining_balance_cents, version FROM gift_cards`,
   );
+  // Coupons and orders as a sync keeps them: each row with the service's record as its raw JSON
+  // (an order's voucher codes as their hashes) and the version the sync wrote of it, so a night
+  // over this mirror re-performs its checks over them (verify --run rebuilds them from the versions).
   const insertCoupon = sqlite.prepare(
     `INSERT INTO coupons (coupon_id, merchant_id, status, redemption_count, usage_limit_total, version, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, first_sync_run_id, raw_json)
-     VALUES (?, ?, 'ACTIVE', ?, 0, 1, ?, ?, ?, ?, ?, 1, '{}')`,
+     VALUES (?, ?, 'ACTIVE', ?, 0, 1, ?, ?, ?, ?, ?, 1, ?)`,
+  );
+  const insertCouponVersion = sqlite.prepare(
+    'INSERT INTO coupon_versions (coupon_id, sync_run_id, raw_json) VALUES (?, 1, ?)',
   );
   const insertHistory = sqlite.prepare(
     'INSERT INTO coupon_history (coupon_id, sync_run_id, status, redemption_count, version) VALUES (?, 1, ?, ?, 1)',
@@ -137,28 +145,76 @@ export function build(path: string, entries: number, cards: number): void {
     for (let i = 0; i < cards / 10; i += 1) {
       const id = randomUUID();
       const expires = nowMs + 30 * DAY;
-      insertCoupon.run(id, merchantId, i % 7, iso(expires), expires, iso(t0), iso(t0), t0);
+      const raw = JSON.stringify({
+        couponId: id,
+        merchantId,
+        status: 'ACTIVE',
+        redemptionCount: i % 7,
+        usageLimitTotal: 0,
+        expiresAt: iso(expires),
+        version: 1,
+        createdAt: iso(t0),
+        updatedAt: iso(t0),
+      });
+      insertCoupon.run(id, merchantId, i % 7, iso(expires), expires, iso(t0), iso(t0), t0, raw);
+      insertCouponVersion.run(id, raw);
       insertHistory.run(id, 'ACTIVE', i % 7);
     }
   })();
   const insertOrder = sqlite.prepare(
     `INSERT INTO dp_orders (order_id, external_ref_id, dp_id, status, fulfillment_status, currency, total_amount_cents, created_at, created_at_ms, updated_at, updated_at_ms, first_sync_run_id, raw_json)
-     VALUES (?, ?, 'DP-1', 'COMPLETED', 'FULFILLED', 'USD', ?, ?, ?, ?, ?, 1, '{}')`,
+     VALUES (?, ?, 'DP-1', 'COMPLETED', 'FULFILLED', 'USD', ?, ?, ?, ?, ?, 1, ?)`,
+  );
+  const insertOrderVersion = sqlite.prepare(
+    "INSERT INTO dp_order_versions (order_id, sync_run_id, raw_json, currency, total_amount_cents) VALUES (?, 1, ?, 'USD', ?)",
   );
   const insertLine = sqlite.prepare(
     `INSERT INTO dp_order_lines (order_id, line_no, variant_id, product_id, quantity, currency, mrp_cents, price_cents, total_mrp_cents, total_price_cents, total_converted_price_cents, fx_rate, fulfillment_status, fulfilled_qty)
-     VALUES (?, 1, 'v', 'p', 2, 'USD', 1000, 1000, 2000, 2000, 2000, 1, 'FULFILLED', 2)`,
+     VALUES (?, 0, 'v', 'p', 2, 'USD', 1000, 1000, 2000, 2000, 2000, 1, 'FULFILLED', 2)`,
   );
   const insertVoucher = sqlite.prepare(
-    'INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (?, 1, ?, ?, ?, ?)',
+    'INSERT INTO dp_vouchers (order_id, line_no, voucher_no, code_sha256, expiration_date, expiration_date_ms) VALUES (?, 0, ?, ?, ?, ?)',
   );
   sqlite.transaction(() => {
     for (let i = 0; i < cards / 100; i += 1) {
       const id = randomUUID();
       const at = t0 + i * 60_000;
-      insertOrder.run(id, `PO-${i}`, 2_000, iso(at), at, iso(at + 60_000), at + 60_000);
+      const expires = nowMs + 365 * DAY;
+      const vouchers = [0, 1].map(() => ({ voucherCodeSha256: sha256Hex(randomUUID()), expirationDate: iso(expires) }));
+      const raw = JSON.stringify({
+        orderID: id,
+        externalRefID: `PO-${i}`,
+        dpID: 'DP-1',
+        totalAmount: 20,
+        currency: 'USD',
+        status: 'COMPLETED',
+        fulfillmentStatus: 'FULFILLED',
+        createdAt: iso(at),
+        updatedAt: iso(at + 60_000),
+        lineItems: [
+          {
+            variantID: 'v',
+            productID: 'p',
+            quantity: 2,
+            mrp: 10,
+            price: 10,
+            totalMRP: 20,
+            totalPrice: 20,
+            totalConvertedPrice: 20,
+            currency: 'USD',
+            fxRate: 1,
+            vouchers,
+            fulfillmentStatus: 'FULFILLED',
+            fulfilledQty: 2,
+          },
+        ],
+      });
+      insertOrder.run(id, `PO-${i}`, 2_000, iso(at), at, iso(at + 60_000), at + 60_000, raw);
+      insertOrderVersion.run(id, raw, 2_000);
       insertLine.run(id);
-      for (const n of [1, 2]) insertVoucher.run(id, n, randomUUID(), iso(nowMs + 365 * DAY), nowMs + 365 * DAY);
+      vouchers.forEach((voucher, n) =>
+        insertVoucher.run(id, n, voucher.voucherCodeSha256, voucher.expirationDate, expires),
+      );
     }
   })();
   createLedgerIndexes(sqlite);

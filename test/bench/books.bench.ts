@@ -103,7 +103,7 @@ const args = process.argv.slice(2);
 if (args[0] === '--child') {
   await child(args[1] ?? '', args[2] ?? '', args[3] ?? '');
 } else {
-  const source = benchMirror('check-1m-v3', ENTRIES, CARDS);
+  const source = benchMirror('check-1m-v4', ENTRIES, CARDS);
   const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-books-bench-'));
   try {
     const mirrorPath = join(dir, 'ledger.db');

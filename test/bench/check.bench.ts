@@ -56,7 +56,7 @@ async function check(path: string): Promise<void> {
   process.stdout.write(`  verdict ${summary.verdict}, ${summary.findings} findings\n`);
   process.stdout.write(`  TOTAL ${seconds.toFixed(2)} s   peak RSS ${peakRssMb()} MB\n`);
   process.stdout.write(
-    `  verify --run (the population, card checks and figures re-performed: ${reperformed.differences.length === 0 ? 'identical' : 'DIFFERS'}) ${reperformSeconds.toFixed(2)} s: ${(reperformSeconds / seconds).toFixed(2)}x the check\n`,
+    `  verify --run (the population, card and list checks, standing and figures re-performed: ${reperformed.differences.length === 0 ? 'identical' : 'DIFFERS'}) ${reperformSeconds.toFixed(2)} s: ${(reperformSeconds / seconds).toFixed(2)}x the check\n`,
   );
   process.stdout.write(
     `  seal (manifest and chain, outputs aside) ${sealSeconds.toFixed(2)} s: ${((100 * sealSeconds) / seconds).toFixed(1)} % of the check\n`,
@@ -69,7 +69,7 @@ if (args[0] === '--check') {
 } else {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
-    const file = benchMirror(`check-${size.millions}m-v3`, size.entries, size.cards);
+    const file = benchMirror(`check-${size.millions}m-v4`, size.entries, size.cards);
     const path = PG_SERVER === '' ? file : await postgresCopyOf(file, `bench_check_${size.millions}m`);
     process.stdout.write(
       `check in ${BACKEND} over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`,

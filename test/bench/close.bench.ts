@@ -58,7 +58,7 @@ if (args[0] === '--close') {
 } else {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
-    const path = benchMirror(`check-${size.millions}m-v3`, size.entries, size.cards);
+    const path = benchMirror(`check-${size.millions}m-v4`, size.entries, size.cards);
     process.stdout.write(
       `close over ${size.entries.toLocaleString('en')} entries, ${size.cards.toLocaleString('en')} cards (${path})\n`,
     );

@@ -120,7 +120,7 @@ if (args[0] === '--report') {
 } else if (args[0] === '--check') {
   await check(args[1] ?? '');
 } else {
-  const path = benchMirror('report-1m-cards-v3', 3_000_000, 1_000_000);
+  const path = benchMirror('report-1m-cards-v4', 3_000_000, 1_000_000);
   await prepare(path);
   const location = PG_SERVER === '' ? path : await postgresCopyOf(path, 'bench_report_1m_cards');
   process.stdout.write(
