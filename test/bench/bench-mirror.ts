@@ -212,9 +212,8 @@ export function build(path: string, entries: number, cards: number): void {
       insertOrder.run(id, `PO-${i}`, 2_000, iso(at), at, iso(at + 60_000), at + 60_000, raw);
       insertOrderVersion.run(id, raw, 2_000);
       insertLine.run(id);
-      vouchers.forEach((voucher, n) =>
-        insertVoucher.run(id, n, voucher.voucherCodeSha256, voucher.expirationDate, expires),
-      );
+      for (const [n, voucher] of vouchers.entries())
+        insertVoucher.run(id, n, voucher.voucherCodeSha256, voucher.expirationDate, expires);
     }
   })();
   createLedgerIndexes(sqlite);
