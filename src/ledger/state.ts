@@ -409,7 +409,7 @@ export interface CardReconciliation {
 /** A card's initialBalance − debits + refunds over every mirrored entry, against its remainingBalance. */
 export function cardReconciliation(
   card: Pick<CardFacts, 'initialCents' | 'remainingCents'>,
-  entries: readonly EntryFacts[],
+  entries: readonly Pick<EntryFacts, 'type' | 'amountCents'>[],
 ): CardReconciliation {
   let debitedCents = ZERO_CENTS;
   let refundedCents = ZERO_CENTS;

@@ -6,9 +6,9 @@
  */
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
-import { walkCardFiguresOf } from '../ledger/walk.js';
+import { type SummedEntry, walkCardSumsOf } from '../ledger/walk.js';
 import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
-import { cardReconciliation, type EntryFacts } from '../ledger/state.js';
+import { cardReconciliation } from '../ledger/state.js';
 import type { CardSnapshot } from '../ledger/types.js';
 import {
   AGE_BUCKETS,
@@ -467,14 +467,14 @@ async function* cardRows(
     return;
   }
   // The entries' figures alone: a card's reconciliation needs no entry's identity.
-  for await (const batch of walkCardFiguresOf(mirror, only ?? undefined))
+  for await (const batch of walkCardSumsOf(mirror, only ?? undefined))
     yield batch.map(({ card, entries }) => cardRow(card, entries, findingsOf));
 }
 
 /** One card's row of the Card reconciliation sheet (its key alone, asked for keys). */
 
 /** One card's row of the Card reconciliation sheet. */
-function cardRow(card: CardSnapshot, entries: EntryFacts[], findingsOf: FindingsOf): Keyed {
+function cardRow(card: CardSnapshot, entries: SummedEntry[], findingsOf: FindingsOf): Keyed {
   const id = card.giftCardId;
   const c = card.currency;
   const figures = cardReconciliation(card, entries);

@@ -184,14 +184,21 @@ export class ReportStore {
    * 3,000,000 entries: 5.3 s read whole, 2.6 s this way).
    */
   refundEntries(only: string | null): AsyncGenerator<RefundEntry[]> {
+    const d = this.#dialect;
+    // Of every card: the cards with a refund listed once, from the index. Of a few (`only`): each
+    // asked whether it has one (the bench's 100,000 flagged cards: 0.64 s against 0.84 s).
+    const refunded =
+      only === null
+        ? `c.gift_card_id IN (SELECT r.gift_card_id FROM gift_card_transactions r ${d.indexedBy('gift_card_transactions_card')}
+                                WHERE r.vanished_sync_run_id IS NULL AND r.type = 'REFUND')`
+        : `${this.#only('c.gift_card_id')} AND EXISTS (SELECT 1 FROM gift_card_transactions r ${d.indexedBy('gift_card_transactions_card')}
+              WHERE r.gift_card_id = c.gift_card_id AND r.vanished_sync_run_id IS NULL AND r.type = 'REFUND')`;
     const rows =
       this.#c.readRaw<RefundEntry>(`SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
-       FROM gift_cards c ${this.#dialect.indexedBy('gift_cards_ledger_walk')}
-       JOIN gift_card_transactions t ${this.#dialect.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND')
-         AND c.gift_card_id IN (SELECT r.gift_card_id FROM gift_card_transactions r ${this.#dialect.indexedBy('gift_card_transactions_card')}
-                                WHERE r.vanished_sync_run_id IS NULL AND r.type = 'REFUND')
-         ${only === null ? '' : `AND ${this.#only('c.gift_card_id')}`} ORDER BY ${this.#dialect.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`);
+       FROM gift_cards c ${d.indexedBy('gift_cards_ledger_walk')}
+       JOIN gift_card_transactions t ${d.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
+       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') AND ${refunded}
+       ORDER BY ${d.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`);
     return rows.batches(bound(only));
   }
 
