@@ -10,7 +10,8 @@ export const gcLedgerRewritten = rowsCheck({
   title: 'Ledger entry changed or vanished',
   description:
     'Ledger entries are immutable. An entry mirrored earlier that later came back different, or no longer came back at all, means the ledger was rewritten. The mirror keeps both versions (gift_card_transaction_versions). An entry the ledger list returns but that reads 404 or other figures by ID is the service disagreeing with itself, and is reported the same way. It stays open until a person accepts it.',
-  read: (store) => store.cards.entryRewrites(),
+  // Those recorded by the checked sync or before (a past night re-performed reads its own).
+  read: (store, { syncRunId }) => store.cards.entryRewrites(syncRunId),
   decide(rows: readonly EntryRewrite[]) {
     return rows.map((row) => ({
       entityType: 'giftCardTransaction',

@@ -68,14 +68,14 @@ export class CardReads {
     return new Set(rows.map((row) => row.gift_card_id));
   }
 
-  /** Every rewrite and disappearance of a ledger entry, with the top-level fields that changed. */
-  async entryRewrites(): Promise<EntryRewrite[]> {
+  /** Every rewrite and disappearance of a ledger entry recorded by sync `upToSyncRunId` or before, with the top-level fields that changed. */
+  async entryRewrites(upToSyncRunId: number): Promise<EntryRewrite[]> {
     return this.#c
       .read<EntryRewrite>(`SELECT v.transaction_id, ${this.#dialect.jsonField('v.previous_raw_json', 'giftCardId')} AS gift_card_id, v.change, v.sync_run_id,
               ${this.#dialect.changedJsonKeys('v.previous_raw_json', 'v.new_raw_json')} AS fields
-       FROM gift_card_transaction_versions v
+       FROM gift_card_transaction_versions v WHERE v.sync_run_id <= ?
        ORDER BY v.transaction_id, v.version_id`)
-      .all();
+      .all(upToSyncRunId);
   }
 
   /** The current entries of cards the mirror lacks: of `orphanCardIds` when the card walk found them, else found here. */

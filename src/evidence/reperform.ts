@@ -16,8 +16,10 @@ import {
   nightSyncOf,
   standingDifferences,
   type Redrafted,
+  BOUNDED_CHECKS,
+  LIST_CHECKS,
   redraftCardChecks,
-  redraftListChecks,
+  redraftQueryChecks,
   together,
 } from '../findings/redraft.js';
 import { exitCodeOf, type FailOn, type Verdict, verdictOf } from '../findings/verdict.js';
@@ -129,8 +131,10 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
   const monthToDate = tallies.monthToDate();
   const keptSince = await evidence.listsKeptSince();
   const night = await listsOfNight(run, keptSince, listsAt);
-  const listsRedrafted = night && (await redraftListChecks(night.lists, run, await nightSyncOf(mirror, run.syncRunId)));
-  const redrafted = listsRedrafted ? together(cards, listsRedrafted) : cards;
+  const sync = await nightSyncOf(mirror, run.syncRunId);
+  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync);
+  const listsRedrafted = night && (await redraftQueryChecks(night.lists, LIST_CHECKS, run, sync));
+  const redrafted = together(cards, bounded, ...(listsRedrafted ? [listsRedrafted] : []));
   return {
     checkRunId,
     syncRunId: run.syncRunId,
@@ -317,10 +321,15 @@ export async function whatIf(
   // The checks over the lists too, where the mirror keeps them as of the night's sync.
   const lists = await listsOfNight(run, await new EvidenceStore(mirror).listsKeptSince(), listsAt);
   const sync = await nightSyncOf(mirror, run.syncRunId);
-  const listsThen = lists && (await redraftListChecks(lists.lists, run, sync));
-  const listsUnder = lists && changed ? await redraftListChecks(lists.lists, run, sync, settings.options) : listsThen;
-  const night = listsThen ? together(cards, listsThen) : cards;
-  const underSettings = listsUnder ? together(cardsUnder, listsUnder) : cardsUnder;
+  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync);
+  const boundedUnder = changed
+    ? await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync, settings.options)
+    : bounded;
+  const listsThen = lists && (await redraftQueryChecks(lists.lists, LIST_CHECKS, run, sync));
+  const listsUnder =
+    lists && changed ? await redraftQueryChecks(lists.lists, LIST_CHECKS, run, sync, settings.options) : listsThen;
+  const night = together(cards, bounded, ...(listsThen ? [listsThen] : []));
+  const underSettings = together(cardsUnder, boundedUnder, ...(listsUnder ? [listsUnder] : []));
   const listed = (from: Redrafted, without: Redrafted) =>
     [...from.fingerprints]
       .filter(([fingerprint]) => !without.fingerprints.has(fingerprint))

@@ -68,11 +68,19 @@ export async function redraftCardChecks(
 
 /**
  * The query checks over the services' lists (coupons, DP orders and their vouchers, wallets),
- * those that read neither the books nor the gift card tables: what `redraftListChecks` re-performs.
+ * those that read neither the books nor the gift card tables: re-performed over the lists as of
+ * the night's sync, rebuilt into a scratch mirror.
  */
 export const LIST_CHECKS: readonly RowsCheck<CheckCode>[] = CATALOGUE.filter(
   (c): c is RowsCheck<CheckCode> => c.kind === 'rows' && c.needsBooks !== true && /^(CV|DP)_/.test(c.code),
 );
+
+/**
+ * The gift card query checks whose reads the night's sync bounds (the syncs and their cards in
+ * flight up to it, the entries' rewrites it or an earlier sync recorded): re-performed over the
+ * mirror itself. The others read the entries or the quarantine as they are now.
+ */
+export const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [CHECKS.GC_STUCK_IN_FLIGHT, CHECKS.GC_LEDGER_REWRITTEN];
 
 /** The sync a night checked, as its checks saw it: when it started, and the completed sync before it. */
 export interface NightSync {
@@ -90,18 +98,20 @@ export async function nightSyncOf(mirror: Mirror, syncRunId: number): Promise<Ni
 }
 
 /**
- * Drafts the night's checks over the lists again, over `lists`: a scratch mirror holding the
- * lists as of the night's sync (sync/as-of.ts), with the night's options (or `changed` over them).
- * A check that fails here is left out of the comparison, its code not among those compared.
+ * Drafts `checks` (query checks) of the night again over `mirror` (the mirror itself for
+ * BOUNDED_CHECKS, or a scratch mirror holding the lists as of the night's sync for LIST_CHECKS),
+ * with the night's options (or `changed` over them). A check that fails here is left out of the
+ * comparison, its code not among those compared.
  */
-export async function redraftListChecks(
-  lists: Mirror,
+export async function redraftQueryChecks(
+  mirror: Mirror,
+  checks: readonly RowsCheck<CheckCode>[],
   run: CheckRunRow,
   sync: NightSync,
   changed: Partial<CheckOptions> = {},
 ): Promise<Redrafted> {
   const context = {
-    mirror: lists,
+    mirror,
     syncRunId: sync.syncRunId,
     previousSyncRunId: sync.previousSyncRunId,
     asOfMs: sync.startedAtMs,
@@ -111,7 +121,7 @@ export async function redraftListChecks(
   const store = checksStore(context);
   const drafted: Drafted[] = [];
   const codes = new Set<CheckCode>();
-  for (const check of LIST_CHECKS) {
+  for (const check of checks) {
     try {
       for (const draft of check.decide(await check.read(store, context), context)) drafted.push({ check, draft });
       codes.add(check.code);
@@ -122,9 +132,12 @@ export async function redraftListChecks(
   return fingerprinted(codes, drafted);
 }
 
-/** Two redrafts as one, fingerprinted together as the night fingerprinted its drafts. */
-export function together(a: Redrafted, b: Redrafted): Redrafted {
-  return fingerprinted(new Set([...a.codes, ...b.codes]), [...a.drafted, ...b.drafted]);
+/** Redrafts as one, fingerprinted together as the night fingerprinted its drafts. */
+export function together(...parts: readonly Redrafted[]): Redrafted {
+  return fingerprinted(
+    new Set(parts.flatMap((part) => [...part.codes])),
+    parts.flatMap((part) => part.drafted),
+  );
 }
 
 /** The drafts' fingerprints as the standing gives them: two findings alike in every identity kept apart, numbered. */

@@ -26,7 +26,8 @@ describe('GC_LEDGER_REWRITTEN', () => {
       JSON.stringify({ giftCardId: 'card-1', amount: 12 }),
     );
     insert('entry-2', 3, 'vanished', JSON.stringify({ giftCardId: 'card-1', amount: 5 }), null);
-    const findings = await readAndDecide(CHECKS.GC_LEDGER_REWRITTEN, fx.context());
+    // Checked as of sync 3, which recorded the disappearance.
+    const findings = await readAndDecide(CHECKS.GC_LEDGER_REWRITTEN, fx.context({ syncRunId: 3 }));
     expect(findings).toMatchObject([
       { entityId: 'entry-1', giftCardId: 'card-1' },
       { entityId: 'entry-2', giftCardId: 'card-1' },
@@ -44,5 +45,18 @@ describe('GC_LEDGER_REWRITTEN', () => {
   it('passes a ledger no sync saw change', async () => {
     fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }]));
     expect(await readAndDecide(CHECKS.GC_LEDGER_REWRITTEN, fx.context())).toEqual([]);
+  });
+
+  it('passes a rewrite a later sync than the one checked recorded (a past night re-performed)', async () => {
+    fx.ledger(cardLedger(5_000, [{ type: 'DEBIT', amount: 1_000 }]));
+    fx.run(
+      'INSERT INTO gift_card_transaction_versions (transaction_id, sync_run_id, change, previous_raw_json, new_raw_json) VALUES (?, ?, ?, ?, ?)',
+      'entry-1',
+      2,
+      'changed',
+      JSON.stringify({ giftCardId: 'card-1', amount: 10 }),
+      JSON.stringify({ giftCardId: 'card-1', amount: 12 }),
+    );
+    expect(await readAndDecide(CHECKS.GC_LEDGER_REWRITTEN, fx.context({ syncRunId: 1 }))).toEqual([]);
   });
 });

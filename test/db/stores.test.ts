@@ -45,7 +45,7 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
     const store = new ChecksStore(mirror);
     for (const read of [
       store.coupons.couponRegressions(),
-      store.cards.entryRewrites(),
+      store.cards.entryRewrites(1),
       store.cards.orphanEntries(undefined),
       store.orders.orderLineFigures(),
       store.wallets.walletPairs(1),

@@ -507,6 +507,34 @@ describe('verify --run', () => {
     const latest = JSON.parse(rewritten.stdout) as { runId: number };
     const latestVerified = (await verify(latest.runId)).verified;
     expect(latestVerified.identical, latestVerified.differences.join('\n')).toBe(true);
+    // The night that read the rewrite stated it (GC_LEDGER_REWRITTEN); with the version it kept
+    // deleted by SQL, the night is no longer re-performed, and the finding is named.
+    const [kept] = await rowsOfMirror<Record<string, unknown>>(
+      db,
+      'SELECT * FROM gift_card_transaction_versions WHERE transaction_id = ?',
+      entry.transaction_id,
+    );
+    if (!kept) throw new Error('the rewrite was kept');
+    await changeMirror(db, 'DELETE FROM gift_card_transaction_versions WHERE transaction_id = ?', entry.transaction_id);
+    try {
+      const changed = await verify(latest.runId);
+      expect(changed.status).toBe(1);
+      expect(changed.verified.differences).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^finding GC_LEDGER_REWRITTEN [0-9a-f]+ \\(giftCardTransaction ${entry.transaction_id}\\): stated, not drafted again$`,
+          ),
+        ),
+      );
+    } finally {
+      const columns = Object.keys(kept);
+      await changeMirror(
+        db,
+        `INSERT INTO gift_card_transaction_versions (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        ...columns.map((column) => kept[column]),
+      );
+    }
+    expect((await verify(latest.runId)).status).toBe(0);
   }, 180_000);
 
   it('re-performs a night whose cards the service changed since in fields it keeps no history of by status or balance', async () => {
