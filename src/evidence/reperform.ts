@@ -12,14 +12,16 @@ import type { Mirror } from '../db/mirror.js';
 import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
 import {
-  findingDifferences,
-  nightSyncOf,
-  standingDifferences,
-  type Redrafted,
   BOUNDED_CHECKS,
+  findingDifferences,
   LIST_CHECKS,
+  type NightSync,
+  nightSyncOf,
+  type Redrafted,
   redraftCardChecks,
   redraftQueryChecks,
+  type Stated,
+  standingDifferences,
   together,
 } from '../findings/redraft.js';
 import { exitCodeOf, type FailOn, type Verdict, verdictOf } from '../findings/verdict.js';
@@ -108,6 +110,25 @@ async function listsOfNight(
 }
 
 /**
+ * The night's query checks drafted again beside its card checks (`cards`), with `changed` over
+ * its options: the gift card checks its sync bounds over the mirror, and the checks over the lists
+ * over `lists` when there are lists as of the night; all fingerprinted as the night did.
+ */
+async function withQueryChecks(
+  mirror: Mirror,
+  run: CheckRunRow,
+  sync: NightSync,
+  cards: Redrafted,
+  lists: Mirror | undefined,
+  changed: Partial<CheckOptions> = {},
+): Promise<{ redrafted: Redrafted; lists?: Redrafted }> {
+  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync, changed);
+  if (lists === undefined) return { redrafted: together(cards, bounded) };
+  const listed = await redraftQueryChecks(lists, LIST_CHECKS, run, sync, changed);
+  return { redrafted: together(cards, bounded, listed), lists: listed };
+}
+
+/**
  * Re-performs check run `checkRunId` and compares it with its sealed manifest and what it stated:
  * its ledger population, roll-forward and month to date, its card checks' findings, and (given
  * `listsAt`) its checks' findings over coupons, DP orders and wallets; and their standing.
@@ -132,9 +153,9 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
   const keptSince = await evidence.listsKeptSince();
   const night = await listsOfNight(run, keptSince, listsAt);
   const sync = await nightSyncOf(mirror, run.syncRunId);
-  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync);
-  const listsRedrafted = night && (await redraftQueryChecks(night.lists, LIST_CHECKS, run, sync));
-  const redrafted = together(cards, bounded, ...(listsRedrafted ? [listsRedrafted] : []));
+  const { redrafted, lists: listsRedrafted } = await withQueryChecks(mirror, run, sync, cards, night?.lists);
+  // What the night stated, read once for the three comparisons below.
+  const statedThen: Stated = await findings.findingsAndHeld(run);
   return {
     checkRunId,
     syncRunId: run.syncRunId,
@@ -156,9 +177,9 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
         ? []
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
       ...(night?.unreadable ?? []),
-      ...(await findingDifferences(findings, run, redrafted)),
-      ...(await standingDifferences(findings, run, redrafted)),
-      ...(await acceptancesNotHonoured(findings, run)),
+      ...findingDifferences(statedThen, run, redrafted),
+      ...(await standingDifferences(findings, statedThen, run, redrafted)),
+      ...(await acceptancesNotHonoured(findings, statedThen, run)),
       ...(await listDifferences(evidence, manifest, run.syncRunId, keptSince)),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
@@ -210,10 +231,9 @@ async function listDifferences(
  * not lapsed by then, which the night did not honour (it stated the finding open): dated back, or
  * changed since. An acceptance is made under the mirror's lock, never during a night.
  */
-async function acceptancesNotHonoured(findings: FindingsStore, run: CheckRunRow): Promise<string[]> {
+async function acceptancesNotHonoured(findings: FindingsStore, stated: Stated, run: CheckRunRow): Promise<string[]> {
   const acceptances = new Map((await findings.acceptances.all()).map((a) => [a.fingerprint, a]));
-  const { findings: stated } = await findings.findingsAndHeld(run);
-  return stated.flatMap((f) => {
+  return stated.findings.flatMap((f) => {
     const a = acceptances.get(f.fingerprint);
     const claimed =
       a !== undefined &&
@@ -318,18 +338,13 @@ export async function whatIf(
   const { findings, run, opening, tallies, redrafted: cards } = await walkNight(mirror, checkRunId);
   const changed = Object.keys(settings.options).length > 0;
   const cardsUnder = changed ? await redraftCardChecks(mirror, run, noop, noop, settings.options) : cards;
-  // The checks over the lists too, where the mirror keeps them as of the night's sync.
-  const lists = await listsOfNight(run, await new EvidenceStore(mirror).listsKeptSince(), listsAt);
+  // The query checks too: the bounded ones, and the lists' where the mirror keeps them as of the night's sync.
+  const lists = (await listsOfNight(run, await new EvidenceStore(mirror).listsKeptSince(), listsAt))?.lists;
   const sync = await nightSyncOf(mirror, run.syncRunId);
-  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync);
-  const boundedUnder = changed
-    ? await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync, settings.options)
-    : bounded;
-  const listsThen = lists && (await redraftQueryChecks(lists.lists, LIST_CHECKS, run, sync));
-  const listsUnder =
-    lists && changed ? await redraftQueryChecks(lists.lists, LIST_CHECKS, run, sync, settings.options) : listsThen;
-  const night = together(cards, bounded, ...(listsThen ? [listsThen] : []));
-  const underSettings = together(cardsUnder, boundedUnder, ...(listsUnder ? [listsUnder] : []));
+  const { redrafted: night } = await withQueryChecks(mirror, run, sync, cards, lists);
+  const { redrafted: underSettings } = changed
+    ? await withQueryChecks(mirror, run, sync, cardsUnder, lists, settings.options)
+    : { redrafted: night };
   const listed = (from: Redrafted, without: Redrafted) =>
     [...from.fingerprints]
       .filter(([fingerprint]) => !without.fingerprints.has(fingerprint))

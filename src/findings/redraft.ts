@@ -156,17 +156,22 @@ function fingerprinted(codes: ReadonlySet<CheckCode>, drafted: Drafted[]): Redra
   return { codes, fingerprints, drafted };
 }
 
+/** What a night stated: its findings and the breaks it held in flight (FindingsStore.findingsAndHeld, read once). */
+export interface Stated {
+  findings: readonly Finding[];
+  held: readonly Finding[];
+}
+
 /**
- * What differs between the findings drafted again (of the codes compared) and those the night stated: one it stated
- * (not carried from an earlier night as an event, not held in flight) that no card check drafts
- * now, and one drafted now that it neither stated nor held.
+ * What differs between the findings drafted again (of the codes compared) and those the night
+ * stated: one it stated (not carried from an earlier night as an event, not held in flight) that
+ * no check drafts now, and one drafted now that it neither stated nor held.
  */
-export async function findingDifferences(
-  findings: FindingsStore,
+export function findingDifferences(
+  { findings: stated, held }: Stated,
   run: CheckRunRow,
   redrafted: Redrafted,
-): Promise<string[]> {
-  const { findings: stated, held } = await findings.findingsAndHeld(run);
+): string[] {
   const ours = (f: { code: CheckCode }) => redrafted.codes.has(f.code);
   const statedHere = new Map(stated.filter(ours).map((f) => [f.fingerprint, f]));
   const heldHere = new Set(held.filter(ours).map((f) => f.fingerprint));
@@ -191,6 +196,7 @@ export async function findingDifferences(
  */
 export async function standingDifferences(
   findings: FindingsStore,
+  { findings: stated, held }: Stated,
   run: CheckRunRow,
   redrafted: Redrafted,
 ): Promise<string[]> {
@@ -210,7 +216,6 @@ export async function standingDifferences(
     acceptances: await findings.acceptances.inForceAt(run.startedAtMs),
     confirmation: null,
   });
-  const { findings: stated, held } = await findings.findingsAndHeld(run);
   const statedHere = new Map(stated.filter(ours).map((f) => [f.fingerprint, f]));
   const heldHere = new Set(held.filter(ours).map((f) => f.fingerprint));
   const differences: string[] = [];
