@@ -50,8 +50,13 @@ export interface SqlConnection {
   read<Row>(sql: string): Read<Row>;
   /** Prepares a read of one column, each row that column's value `V`. */
   pluck<V>(sql: string): Read<V>;
-  /** Prepares a read yielding each row as a positional tuple `Row`, in its SELECT list's order. */
-  readRaw<Row extends unknown[]>(sql: string): Read<Row>;
+  /**
+   * Prepares a read yielding each row as a positional tuple `Row`, in its SELECT list's order.
+   * `onAThread`: for a long walk whose rows the caller works on as they come, SQLite steps its
+   * batches on a second thread with its own connection (src/db/sqlite/thread-read.ts), so that
+   * reading overlaps the caller's work; a server's rows come from its own process already.
+   */
+  readRaw<Row extends unknown[]>(sql: string, options?: { onAThread?: boolean }): Read<Row>;
   /** Prepares a write. */
   write(sql: string): Write;
   /**

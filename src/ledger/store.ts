@@ -70,13 +70,16 @@ export class LedgerStore {
 
   /**
    * Opens the card walk's cursors (see {@link LedgerCursors}): the caller merges them in one
-   * ordered pass and closes the entries' cursor when done.
+   * ordered pass and closes the entries' cursor when done. `onAThread`: the mirror as it is now,
+   * its rows stepped on other threads (SqlConnection.readRaw's `onAThread`), for a walk whose caller
+   * has work of its own to do with each card (the report's Card sheet).
    */
   ledgerCursors<C extends readonly AnyColumn[], E extends readonly AnyColumn[]>(
     cardColumns: C,
     entryColumns: E,
     only?: string,
     asOfSync?: number,
+    onAThread = false,
   ): LedgerCursors<C, E> {
     if (asOfSync !== undefined) return this.#cursorsAsOf(cardColumns, entryColumns, asOfSync);
     const d = this.#dialect;
@@ -87,12 +90,14 @@ export class LedgerStore {
       cards: this.#c
         .readRaw<RowOf<C>>(
           `SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY ${d.binaryOrder('gift_card_id')}`,
+          { onAThread },
         )
         .batches(bound, WALK_ROWS),
       entries: this.#c
         .readRaw<RowOf<E>>(
           `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
            WHERE vanished_sync_run_id IS NULL ${entriesOnly} ORDER BY ${d.binaryOrder('gift_card_id')}, created_at_ms, list_order`,
+          { onAThread },
         )
         .batches(bound, WALK_ROWS),
     };

@@ -3,9 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 /** The peak before the kernel's high-water mark was last reset (see `timed`). */
 let peakBeforeReset = 0;
 
-/** Figures the benchmarks print: wall time and this process's peak resident memory. */
+/**
+ * Figures the benchmarks print: wall time and this process's peak resident memory. Linux's own
+ * high-water mark where it can be read: getrusage's maxRSS carries over a fork and exec, so a
+ * bench child of a process that had just built a mirror printed its parent's 1,106 MB.
+ */
 export function peakRssMb(): number {
-  return Math.max(peakBeforeReset, Math.round(process.resourceUsage().maxRSS / 1024));
+  return Math.max(peakBeforeReset, stepPeakMb() ?? Math.round(process.resourceUsage().maxRSS / 1024));
 }
 
 /**

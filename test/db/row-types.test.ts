@@ -121,7 +121,9 @@ function declarations(): Declared[] {
         if (name === 'read' || name === 'readRaw' || name === 'pluck') {
           const typeNode = node.typeArguments[0]!;
           const type = checker.getTypeFromTypeNode(typeNode);
-          const sql = node.arguments[node.arguments.length - 1]!;
+          // The SQL is the last argument, or the one before options given as an object ({ onAThread }).
+          const last = node.arguments.length - 1;
+          const sql = node.arguments[ts.isObjectLiteralExpression(node.arguments[last]!) ? last - 1 : last]!;
           const line = file.getLineAndCharacterOfPosition(node.getStart()).line + 1;
           found.push({
             where: `${relative(ROOT, file.fileName)}:${line}`,

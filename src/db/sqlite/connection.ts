@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { BATCH_ROWS, singleTransactions, type Read, type SqlConnection, type Write } from '../connection.js';
 import { sqliteDialect } from './dialect.js';
+import { threadRead } from './thread-read.js';
 
 class SqliteRead<Row> implements Read<Row> {
   constructor(private readonly statement: Database.Statement) {}
@@ -49,7 +50,10 @@ export function sqliteConnection(sqlite: Database.Database): SqlConnection {
     remote: false,
     read: <Row>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql)),
     pluck: <V>(sql: string) => new SqliteRead<V>(sqlite.prepare(sql).pluck()),
-    readRaw: <Row extends unknown[]>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql).raw(true)),
+    readRaw: <Row extends unknown[]>(sql: string, options?: { onAThread?: boolean }) => {
+      const here = new SqliteRead<Row>(sqlite.prepare(sql).raw(true));
+      return options?.onAThread ? threadRead<Row>(sqlite, sql, here) : here;
+    },
     write: (sql: string): Write => {
       const statement = sqlite.prepare(sql);
       return {
