@@ -33,10 +33,15 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? defaultLocations().db;
   refuseConjuredMirror(dbPath, options.init === true || isDefaultMirror(dbPath));
-  const { mirror, release } = await openForWriting(dbPath, 'sync');
+  // Taken before the mirror is opened (a server's connection and schema can take a second): a
+  // Ctrl-C while it opens stops the sync before its first page, with the one line and exit 130.
   const interruption = onInterrupt(
     'the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there',
   );
+  const { mirror, release } = await openForWriting(dbPath, 'sync').catch((error: unknown) => {
+    interruption.dispose();
+    throw error;
+  });
   const clients = createClients(config, {
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     signal: interruption.signal,
