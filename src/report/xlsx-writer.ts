@@ -203,7 +203,7 @@ async function writeRows(
   let rows = new SheetRows(sheet);
   let rowsInSheet = spec.header ? 1 : 0;
   let written = 0;
-  // Writes one row; true when the rows written so far should wait for the zip to drain.
+  // Writes one row; true when the rows so far are handed to the zip and the loop should turn (and, every YIELD_EVERY rows, wait for it to drain).
   const put = (cells: Cell[]): boolean => {
     if (rowsInSheet >= maxRows) {
       rows.flush();

@@ -51,6 +51,7 @@ export function sqliteConnection(sqlite: Database.Database): SqlConnection {
     read: <Row>(sql: string) => new SqliteRead<Row>(sqlite.prepare(sql)),
     pluck: <V>(sql: string) => new SqliteRead<V>(sqlite.prepare(sql).pluck()),
     readRaw: <Row extends unknown[]>(sql: string, options?: { onAThread?: boolean }) => {
+      // Prepared here either way: a statement the mirror cannot run fails at once, on this thread.
       const here = new SqliteRead<Row>(sqlite.prepare(sql).raw(true));
       return options?.onAThread ? threadRead<Row>(sqlite, sql, here) : here;
     },

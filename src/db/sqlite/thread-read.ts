@@ -83,7 +83,7 @@ async function* batchesOnAThread<Row>(
   };
   // A batch crosses as one flat array of its values: cloned as one array, not one per row.
   worker.on('message', (batch: { width: number; values: unknown[] } | null) => {
-    arrived.push(batch === null ? null : rowsOf<Row>(batch.width, batch.values));
+    arrived.push(batch === null ? null : unflattened<Row>(batch.width, batch.values));
     woken();
   });
   worker.once('error', (error) => {
@@ -116,7 +116,7 @@ async function* batchesOnAThread<Row>(
 }
 
 /** A flat array's values as rows of `width`. */
-function rowsOf<Row>(width: number, values: unknown[]): Row[] {
+function unflattened<Row>(width: number, values: unknown[]): Row[] {
   const rows: Row[] = [];
   for (let at = 0; at < values.length; at += width) rows.push(values.slice(at, at + width) as Row);
   return rows;
