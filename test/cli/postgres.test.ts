@@ -31,7 +31,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 52, size: 'small', plant: true });
+    sim = await startSimulator({ seed: 52, size: 'small', plant: true, recordRequests: true });
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-pg-cli-'));
     sim.writeBooks(join(dir, 'books'));
     env = simulatorEnv(sim);
@@ -142,7 +142,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     );
   }, 120_000);
 
-  /** Starts a sync in a child process, slowed so that it is mid-walk when `interrupt` runs; resolves when it ends. */
+  /** Starts a sync in a child process, slowed, and runs `interrupt` once it is mid-walk (five answers in); resolves when it ends. */
   const interrupted = async (db: string, interrupt: (pid: number) => Promise<void>): Promise<CliResult> => {
     sim.faults.options = { rate: 0.6, kinds: ['slow'], slowMs: 60 };
     try {
@@ -154,7 +154,11 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
       const ended = new Promise<CliResult>((resolve) =>
         child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr })),
       );
-      await new Promise((resolve) => setTimeout(resolve, 900));
+      // Mid-walk: the sync asks the services only once its mirror is open (which takes a second or more on a loaded machine).
+      const asked = sim.requests.length;
+      const started = Date.now();
+      while (sim.requests.length < asked + 5 && Date.now() - started < 30_000)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       await interrupt(child.pid ?? 0);
       return await ended;
     } finally {

@@ -1,13 +1,18 @@
 /**
  * The PostgreSQL connection's own logic: placeholders written for SQLite as PostgreSQL reads
- * them, and deferred writes sent in order (many inserts as one statement), committed with their
- * transaction or dropped with it.
+ * them, deferred writes sent in order (many inserts as one statement), committed with their
+ * transaction or dropped with it, and a session killed (mid-run or while the mirror opens) told in one line.
  */
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import type { Mirror } from '../../src/db/mirror.js';
-import { convertPlaceholders } from '../../src/db/pg/connection.js';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+import pg from 'pg';
+import { openForWriting } from '../../src/db/mirror.js';
+import { convertPlaceholders, serverGone } from '../../src/db/pg/connection.js';
+import { MirrorError } from '../../src/errors.js';
 import { BACKENDS } from '../support/backends.js';
+import { newSchema } from '../support/postgres.js';
 
 describe('placeholders', () => {
   it('become $n by position or by name, never inside quoted text or names', () => {
@@ -138,6 +143,65 @@ describe.skipIf(inject('postgresUrl') === '')('integers on PostgreSQL', () => {
       await expect(read('SELECT -9007199254740993::numeric')).rejects.toThrow(/past 2\^53/);
     } finally {
       await cleanup();
+    }
+  });
+});
+
+describe('a server gone while a statement runs', () => {
+  it('is the one line that names the mirror, also when Drizzle’s migrator wrapped the driver’s error', () => {
+    const killed = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    for (const error of [killed, new DrizzleQueryError('rollback', [], killed)]) {
+      const said = serverGone('postgres://h/db?schema=s', error);
+      expect(said).toBeInstanceOf(MirrorError);
+      expect((said as Error).message).toBe(
+        'the mirror postgres://h/db?schema=s went away mid-run (terminating connection due to administrator command): what was committed stays, and the next run resumes from it once the server is back',
+      );
+    }
+    const other = new DrizzleQueryError('select 1', [], Object.assign(new Error('syntax error'), { code: '42601' }));
+    expect(serverGone('postgres://h/db?schema=s', other)).toBe(other);
+  });
+});
+
+describe.skipIf(inject('postgresUrl') === '')('a mirror whose session is killed while it opens', () => {
+  it('stops in the one line a killed session gives mid-run, not "cannot be opened"', async () => {
+    const server = inject('postgresUrl');
+    const { url, schema, drop } = newSchema(server);
+    // Two sessions: one holds the lock in a transaction; the other watches (in a transaction, pg_stat_activity stays as first read).
+    const [holder, watcher] = [
+      new pg.Client({ connectionString: server }),
+      new pg.Client({ connectionString: server }),
+    ];
+    await holder.connect();
+    await watcher.connect();
+    try {
+      await (await openForWriting(url, 'sync')).release();
+      // The opening waits on this lock (it reads which migrations the schema has) until its session is ended.
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE "${schema}".__drizzle_migrations IN ACCESS EXCLUSIVE MODE`);
+      const opening = openForWriting(url, 'sync').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      const endWaiting = async () =>
+        (
+          await watcher.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE $1 AND wait_event_type = 'Lock'",
+            [`ledger-recon sync ${process.pid} %`],
+          )
+        ).rowCount;
+      const started = Date.now();
+      while ((await endWaiting()) === 0 && Date.now() - started < 20_000)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const error = await opening;
+      expect(error).toBeInstanceOf(MirrorError);
+      expect((error as Error).message).toMatch(
+        /^the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ went away mid-run \(terminating connection due to administrator command\): what was committed stays/,
+      );
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await watcher.end();
+      await drop();
     }
   });
 });

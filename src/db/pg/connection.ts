@@ -127,7 +127,12 @@ const GONE_MESSAGE =
  * back with its connection), and the next run resumes from what was committed.
  */
 export function serverGone(shown: string, error: unknown): unknown {
-  const { code, message } = error as { code?: string; message?: string };
+  // Drizzle's migrator wraps the driver's error ("Failed query: …") and keeps it as the cause.
+  const { cause } = error as { cause?: unknown };
+  const { code, message } = (typeof cause === 'object' && cause !== null ? cause : error) as {
+    code?: string;
+    message?: string;
+  };
   if (code === '55P03')
     return new MirrorError(
       `the mirror ${shown} waited too long for a lock another session holds on its tables (${code}: ${message}; LEDGER_RECON_LOCK_WAIT): nothing half-written stays; find that session (SELECT pid, application_name, state, query FROM pg_stat_activity WHERE pid IN (SELECT unnest(pg_blocking_pids(pid)) FROM pg_stat_activity)), let it finish or end it, then run again: it resumes from what was committed`,

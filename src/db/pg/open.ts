@@ -167,6 +167,9 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
     session.release(true);
     await pool.end().catch(() => undefined);
     if (error instanceof LockHeldError || error instanceof MirrorError || error === options.missing) throw error;
+    // The server shut down or the session was killed while the mirror opened: the same one line as mid-run.
+    const gone = serverGone(location.shown, error);
+    if (gone instanceof MirrorError) throw gone;
     throw new MirrorError(`the mirror ${location.shown} cannot be opened: ${(error as Error).message}`);
   }
 }
