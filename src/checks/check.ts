@@ -115,6 +115,11 @@ export interface CheckContext {
   options: CheckOptions;
   /** Cards the ledger names but the mirror lacks, when the card walk has found them already. */
   orphanCardIds?: readonly string[];
+  /**
+   * Re-performance: the checks that read the ledger's entries read them as sync `asOfSync` left
+   * them, rebuilt from the mirror's history; absent, as they are now (the night's own run).
+   */
+  asOfSync?: number;
 }
 
 /** What a card check may know besides the card: thresholds and our merchant. */

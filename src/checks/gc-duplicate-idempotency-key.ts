@@ -10,7 +10,7 @@ export const gcDuplicateIdempotencyKey = rowsCheck({
   title: 'One idempotency key, several entries',
   description:
     'An idempotency key makes a retried request safe: the service must commit it once. Several entries under one key mean a retry was applied twice, usually a double charge or a double refund.',
-  read: (store) => store.cards.entriesSharingKey(),
+  read: (store, { asOfSync }) => store.cards.entriesSharingKey(asOfSync),
   decide(rows: readonly KeyedEntry[]) {
     const byKey = new Map<string, KeyedEntry[]>();
     for (const row of rows) byKey.set(row.idempotencyKey, [...(byKey.get(row.idempotencyKey) ?? []), row]);

@@ -11,7 +11,7 @@ export const gcOrphanEntry = rowsCheck({
   description:
     "Every ledger entry belongs to a card. An entry whose card the service answers 'not found' for moved money on a card that no longer exists for this merchant.",
   // The card walk has met every orphan already; without it, the store finds them.
-  read: (store, { orphanCardIds }) => store.cards.orphanEntries(orphanCardIds),
+  read: (store, { orphanCardIds, asOfSync }) => store.cards.orphanEntries(orphanCardIds, asOfSync),
   decide(rows: readonly OrphanEntry[]) {
     return rows.map((row) => ({
       entityType: 'giftCardTransaction',

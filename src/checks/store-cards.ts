@@ -47,6 +47,26 @@ export interface OrphanEntry {
   confirmed: number;
 }
 
+/** An entry's columns a rewrite can change, as sync @asOf read them (see ENTRIES_AS_OF). */
+const AS_WAS = ['gift_card_id', 'type', 'amount_cents', 'reference_id', 'idempotency_key', 'created_at_ms'];
+
+/**
+ * The ledger's entries as sync @asOf left them, as the table `s` (re-performance): those it had
+ * seen and not yet found vanished, each column a later rewrite changed read from the entry's
+ * first version after that sync (as the ledger's walk as of a sync reads them; a version
+ * recorded before versions kept an entry's figures reads as now).
+ */
+const ENTRIES_AS_OF = `WITH first_change AS (
+    SELECT v.transaction_id, MIN(v.version_id) AS version_id FROM gift_card_transaction_versions v
+    WHERE v.sync_run_id > @asOf AND v.change = 'changed' GROUP BY v.transaction_id),
+  s AS (
+    SELECT t.entry_id, t.transaction_id, t.list_order,
+      ${AS_WAS.map((column) => `CASE WHEN p.previous_created_at_ms IS NULL THEN t.${column} ELSE p.previous_${column} END AS ${column}`).join(', ')}
+    FROM gift_card_transactions t
+    LEFT JOIN first_change f ON f.transaction_id = t.transaction_id
+    LEFT JOIN gift_card_transaction_versions p ON p.version_id = f.version_id
+    WHERE t.first_sync_run_id <= @asOf AND (t.vanished_sync_run_id IS NULL OR t.vanished_sync_run_id > @asOf))`;
+
 export class CardReads {
   private readonly db: MirrorQueries;
   readonly #c: SqlConnection;
@@ -78,9 +98,20 @@ export class CardReads {
       .all(upToSyncRunId);
   }
 
-  /** The current entries of cards the mirror lacks: of `orphanCardIds` when the card walk found them, else found here. */
-  async orphanEntries(orphanCardIds: readonly string[] | undefined): Promise<OrphanEntry[]> {
+  /**
+   * The current entries of cards the mirror lacks: of `orphanCardIds` when the card walk found them, else found here.
+   * `asOfSync` (re-performance): the entries sync `asOfSync` had seen, as they were then, of the cards it had not.
+   */
+  async orphanEntries(orphanCardIds: readonly string[] | undefined, asOfSync?: number): Promise<OrphanEntry[]> {
     if (orphanCardIds?.length === 0) return [];
+    if (asOfSync !== undefined)
+      return this.#c
+        .read<OrphanEntry>(`${ENTRIES_AS_OF}
+         SELECT s.transaction_id, s.gift_card_id, s.type, s.reference_id, m.gift_card_id IS NOT NULL AS confirmed
+         FROM s LEFT JOIN missing_gift_cards m ON m.gift_card_id = s.gift_card_id
+         WHERE s.gift_card_id NOT IN (SELECT gift_card_id FROM gift_cards WHERE first_sync_run_id <= @asOf)
+         ORDER BY s.gift_card_id, s.created_at_ms, s.list_order`)
+        .all({ asOf: asOfSync });
     const orphans = orphanCardIds
       ? this.#dialect.inJsonArray('t.gift_card_id', '@cards')
       : 't.gift_card_id IN (SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards)';
@@ -135,8 +166,18 @@ export class CardReads {
    * The current ledger entries under an idempotency key more than one current entry carries,
    * by key, then in the order they were mirrored. Candidates come from the index alone
    * (vanished entries included); the count over current entries keeps the real ones.
+   * `asOfSync` (re-performance): the entries sync `asOfSync` had seen, as they were then.
    */
-  async entriesSharingKey(): Promise<KeyedEntry[]> {
+  async entriesSharingKey(asOfSync?: number): Promise<KeyedEntry[]> {
+    if (asOfSync !== undefined)
+      return this.#c
+        .read<KeyedEntry>(`${ENTRIES_AS_OF}
+         SELECT s.idempotency_key AS "idempotencyKey", s.transaction_id AS "transactionId", s.gift_card_id AS "giftCardId",
+                c.currency, s.amount_cents AS "amountCents"
+         FROM s LEFT JOIN gift_cards c ON c.gift_card_id = s.gift_card_id AND c.first_sync_run_id <= @asOf
+         WHERE s.idempotency_key IN (SELECT k.idempotency_key FROM s k GROUP BY k.idempotency_key HAVING COUNT(*) > 1)
+         ORDER BY s.idempotency_key, s.entry_id`)
+        .all({ asOf: asOfSync });
     return this.db
       .selectFrom('gift_card_transactions as t')
       .leftJoin('gift_cards as c', 'c.gift_card_id', 't.gift_card_id')

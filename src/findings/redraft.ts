@@ -77,10 +77,16 @@ export const LIST_CHECKS: readonly RowsCheck<CheckCode>[] = CATALOGUE.filter(
 
 /**
  * The gift card query checks whose reads the night's sync bounds (the syncs and their cards in
- * flight up to it, the entries' rewrites it or an earlier sync recorded): re-performed over the
- * mirror itself. The others read the entries or the quarantine as they are now.
+ * flight up to it, the entries' rewrites it or an earlier sync recorded, the entries as it left
+ * them: CheckContext.asOfSync): re-performed over the mirror itself. SYNC_REJECTED_RECORD reads
+ * the quarantine, which keeps the last sync's only.
  */
-export const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [CHECKS.GC_STUCK_IN_FLIGHT, CHECKS.GC_LEDGER_REWRITTEN];
+export const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [
+  CHECKS.GC_STUCK_IN_FLIGHT,
+  CHECKS.GC_LEDGER_REWRITTEN,
+  CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY,
+  CHECKS.GC_ORPHAN_ENTRY,
+];
 
 /** The sync a night checked, as its checks saw it: when it started, and the completed sync before it. */
 export interface NightSync {
@@ -115,6 +121,7 @@ export async function redraftQueryChecks(
     syncRunId: sync.syncRunId,
     previousSyncRunId: sync.previousSyncRunId,
     asOfMs: sync.startedAtMs,
+    asOfSync: sync.syncRunId,
     merchantId: run.merchantId,
     options: optionsOf(run, changed),
   };

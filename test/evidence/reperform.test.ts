@@ -3,8 +3,10 @@
  * the night's gift card ledger from the mirror's history and compares its population and its
  * roll-forward with what the night sealed and stated. Every past night of a world with legal activity, a planted break and a
  * weekly --full re-performs identically, and so does every night after the service rewrote an
- * entry they read (from the figures its version keeps); a ledger entry's amount changed in the
- * mirror's past by SQL, a card's history row deleted and an acceptance dated back are each named.
+ * entry they read (from the figures its version keeps) or re-keyed one (the entries under one key
+ * and the orphaned ones are read as each night saw them); a ledger entry's amount, key or card
+ * changed in the mirror's past by SQL, a card's history row deleted and an acceptance dated back
+ * are each named.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -598,6 +600,88 @@ describe('verify --run', () => {
     }
     expect((await verify(nights[0]!)).status).toBe(0);
   });
+
+  it('re-performs the entries under one idempotency key and the orphaned entries as each night saw them, after the service re-keyed one; each changed in the past by SQL is named', async () => {
+    const first = nights[0]!;
+    const findingOf = async (code: string) => {
+      const [found] = await rowsOfMirror<{ entity_id: string }>(
+        db,
+        'SELECT entity_id FROM findings WHERE check_run_id = ? AND code = ? ORDER BY fingerprint LIMIT 1',
+        first,
+        code,
+      );
+      if (!found) throw new Error(`the planted world's first night states ${code}`);
+      return found.entity_id;
+    };
+    await findingOf('GC_DUPLICATE_IDEMPOTENCY_KEY');
+    const orphan = await findingOf('GC_ORPHAN_ENTRY');
+    // The newest of the entries the first night found under one key.
+    const [shared] = await rowsOfMirror<{ transaction_id: string; idempotency_key: string }>(
+      db,
+      `SELECT transaction_id, idempotency_key FROM gift_card_transactions
+       WHERE idempotency_key IN (SELECT idempotency_key FROM gift_card_transactions WHERE first_sync_run_id <= ? GROUP BY idempotency_key HAVING COUNT(*) > 1)
+       ORDER BY entry_id DESC LIMIT 1`,
+      (await verify(first)).verified.syncRunId,
+    );
+    if (!shared) throw new Error('the first night read two entries under one key');
+    /** An entry's column set by SQL in the mirror's past: the first night names the finding it stated and no longer drafts; put back after. */
+    const namedWhenChanged = async (
+      column: string,
+      transactionId: string,
+      value: unknown,
+      code: string,
+      record: string,
+    ) => {
+      const [was] = await rowsOfMirror<Record<string, unknown>>(
+        db,
+        `SELECT ${column} AS value FROM gift_card_transactions WHERE transaction_id = ?`,
+        transactionId,
+      );
+      const set = (to: unknown) =>
+        changeMirror(db, `UPDATE gift_card_transactions SET ${column} = ? WHERE transaction_id = ?`, to, transactionId);
+      await set(value);
+      try {
+        const changed = await verify(first);
+        expect(changed.status).toBe(1);
+        expect(changed.verified.differences).toContainEqual(
+          expect.stringMatching(new RegExp(`^finding ${code} [0-9a-f]+ \\(${record}\\): stated, not drafted again$`)),
+        );
+      } finally {
+        await set(was?.value);
+      }
+    };
+    // Its key changed: the duplicate the night stated is no longer drafted.
+    await namedWhenChanged(
+      'idempotency_key',
+      shared.transaction_id,
+      'changed-by-sql',
+      'GC_DUPLICATE_IDEMPOTENCY_KEY',
+      'giftCard [\\w-]+',
+    );
+    // The orphaned entry moved onto a card the night had: its finding is no longer drafted.
+    const [card] = await rowsOfMirror<{ id: string }>(db, 'SELECT MIN(gift_card_id) AS id FROM gift_cards');
+    await namedWhenChanged('gift_card_id', orphan, card?.id, 'GC_ORPHAN_ENTRY', `giftCardTransaction ${orphan}`);
+    expect((await verify(first)).status).toBe(0);
+
+    // The service re-keys the entry, and a --full night reads it: every night re-performs with the key it saw.
+    sim.mutate.rewriteEntry(shared.transaction_id, { idempotencyKey: `${shared.idempotency_key}-rekeyed` });
+    const rekeyed = await runCli(
+      ['run', '--db', db, '--out', join(dir, 'reports'), '--full', '--json'],
+      simulatorEnv(sim),
+    );
+    expect([0, 1], rekeyed.stderr).toContain(rekeyed.status);
+    const [now] = await rowsOfMirror<{ idempotency_key: string }>(
+      db,
+      'SELECT idempotency_key FROM gift_card_transactions WHERE transaction_id = ?',
+      shared.transaction_id,
+    );
+    expect(now?.idempotency_key).toBe(`${shared.idempotency_key}-rekeyed`);
+    for (const run of [...nights, (JSON.parse(rekeyed.stdout) as { runId: number }).runId]) {
+      const again = await verify(run);
+      expect(again.verified.differences, `check run ${run}`).toEqual([]);
+      expect(again.status).toBe(0);
+    }
+  }, 180_000);
 
   it('says in one line why a run cannot be re-performed', async () => {
     const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
