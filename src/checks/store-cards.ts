@@ -47,16 +47,19 @@ export interface OrphanEntry {
   confirmed: number;
 }
 
-/** An entry's columns a rewrite can change, as sync @asOf read them (see ENTRIES_AS_OF). */
+/** An entry's columns a rewrite can change, as sync @asOf read them (see entriesAsOf). */
 const AS_WAS = ['gift_card_id', 'type', 'amount_cents', 'reference_id', 'idempotency_key', 'created_at_ms'];
 
 /**
  * The ledger's entries as sync @asOf left them, as the table `s` (re-performance): those it had
  * seen and not yet found vanished, each column a later rewrite changed read from the entry's
  * first version after that sync (as the ledger's walk as of a sync reads them; a version
- * recorded before versions kept an entry's figures reads as now).
+ * recorded before versions kept an entry's figures reads as now). Only the entries rewritten
+ * since and those `candidates` admits are read, each by an index: the caller's condition, on
+ * the entry's row `c` as it is now, must admit every entry that can be its as it was.
  */
-const ENTRIES_AS_OF = `WITH first_change AS (
+function entriesAsOf(candidates: string): string {
+  return `WITH first_change AS (
     SELECT v.transaction_id, MIN(v.version_id) AS version_id FROM gift_card_transaction_versions v
     WHERE v.sync_run_id > @asOf AND v.change = 'changed' GROUP BY v.transaction_id),
   s AS (
@@ -65,7 +68,9 @@ const ENTRIES_AS_OF = `WITH first_change AS (
     FROM gift_card_transactions t
     LEFT JOIN first_change f ON f.transaction_id = t.transaction_id
     LEFT JOIN gift_card_transaction_versions p ON p.version_id = f.version_id
-    WHERE t.first_sync_run_id <= @asOf AND (t.vanished_sync_run_id IS NULL OR t.vanished_sync_run_id > @asOf))`;
+    WHERE t.transaction_id IN (SELECT c.transaction_id FROM gift_card_transactions c WHERE ${candidates} UNION SELECT transaction_id FROM first_change)
+      AND t.first_sync_run_id <= @asOf AND (t.vanished_sync_run_id IS NULL OR t.vanished_sync_run_id > @asOf))`;
+}
 
 export class CardReads {
   private readonly db: MirrorQueries;
@@ -104,14 +109,19 @@ export class CardReads {
    */
   async orphanEntries(orphanCardIds: readonly string[] | undefined, asOfSync?: number): Promise<OrphanEntry[]> {
     if (orphanCardIds?.length === 0) return [];
-    if (asOfSync !== undefined)
+    if (asOfSync !== undefined) {
+      // The cards the walk as of that sync found missing, else those the mirror did not have then.
+      const missing = orphanCardIds
+        ? (column: string) => this.#dialect.inJsonArray(column, '@cards')
+        : (column: string) => `${column} NOT IN (SELECT gift_card_id FROM gift_cards WHERE first_sync_run_id <= @asOf)`;
       return this.#c
-        .read<OrphanEntry>(`${ENTRIES_AS_OF}
+        .read<OrphanEntry>(`${entriesAsOf(missing('c.gift_card_id'))}
          SELECT s.transaction_id, s.gift_card_id, s.type, s.reference_id, m.gift_card_id IS NOT NULL AS confirmed
          FROM s LEFT JOIN missing_gift_cards m ON m.gift_card_id = s.gift_card_id
-         WHERE s.gift_card_id NOT IN (SELECT gift_card_id FROM gift_cards WHERE first_sync_run_id <= @asOf)
+         WHERE ${missing('s.gift_card_id')}
          ORDER BY s.gift_card_id, s.created_at_ms, s.list_order`)
-        .all({ asOf: asOfSync });
+        .all({ asOf: asOfSync, ...(orphanCardIds ? { cards: JSON.stringify(orphanCardIds) } : {}) });
+    }
     const orphans = orphanCardIds
       ? this.#dialect.inJsonArray('t.gift_card_id', '@cards')
       : 't.gift_card_id IN (SELECT DISTINCT gift_card_id FROM gift_card_transactions EXCEPT SELECT gift_card_id FROM gift_cards)';
@@ -171,7 +181,11 @@ export class CardReads {
   async entriesSharingKey(asOfSync?: number): Promise<KeyedEntry[]> {
     if (asOfSync !== undefined)
       return this.#c
-        .read<KeyedEntry>(`${ENTRIES_AS_OF}
+        .read<KeyedEntry>(`${entriesAsOf(
+          // A key shared then is shared by two entries now, or was an entry's before a rewrite since.
+          `c.idempotency_key IN (SELECT idempotency_key FROM gift_card_transactions GROUP BY idempotency_key HAVING COUNT(*) > 1
+             UNION SELECT previous_idempotency_key FROM gift_card_transaction_versions WHERE sync_run_id > @asOf)`,
+        )}
          SELECT s.idempotency_key AS "idempotencyKey", s.transaction_id AS "transactionId", s.gift_card_id AS "giftCardId",
                 c.currency, s.amount_cents AS "amountCents"
          FROM s LEFT JOIN gift_cards c ON c.gift_card_id = s.gift_card_id AND c.first_sync_run_id <= @asOf

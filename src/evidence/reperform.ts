@@ -122,7 +122,7 @@ async function withQueryChecks(
   lists: Mirror | undefined,
   changed: Partial<CheckOptions> = {},
 ): Promise<{ redrafted: Redrafted; lists?: Redrafted }> {
-  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync, changed);
+  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync, changed, cards.orphanCardIds);
   if (lists === undefined) return { redrafted: together(cards, bounded) };
   const listed = await redraftQueryChecks(lists, LIST_CHECKS, run, sync, changed);
   return { redrafted: together(cards, bounded, listed), lists: listed };

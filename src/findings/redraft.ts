@@ -27,6 +27,8 @@ export interface Redrafted {
   fingerprints: Map<string, { code: CheckCode; record: string; severity: Severity }>;
   /** The drafts themselves, in the night's order (the card checks', then the query checks'), for their standing. */
   drafted: Drafted[];
+  /** The cards the walk met entries of but no card (the card checks' redraft only): GC_ORPHAN_ENTRY's read. */
+  orphanCardIds?: readonly string[];
 }
 
 /** The night's check options, with other settings (a what-if) over them. */
@@ -50,7 +52,12 @@ export async function redraftCardChecks(
   const inFlight = await checksStore({ mirror }).cards.cardIdsInFlight(run.syncRunId);
   const drafted: Drafted[] = [];
   const broken = new Set<CheckCode>();
-  for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, onOrphan))
+  const orphans = new Set<string>();
+  const orphan = (giftCardId: string, createdAtMs: number) => {
+    orphans.add(giftCardId);
+    onOrphan(giftCardId, createdAtMs);
+  };
+  for await (const batch of walkCardLedgersAsOf(mirror, run.syncRunId, orphan))
     for (const walked of batch) {
       onCard(walked);
       const moved = inFlight.has(walked.card.giftCardId);
@@ -63,7 +70,7 @@ export async function redraftCardChecks(
         }
       }
     }
-  return fingerprinted(new Set(cardChecks.map((c) => c.code)), drafted);
+  return { ...fingerprinted(new Set(cardChecks.map((c) => c.code)), drafted), orphanCardIds: [...orphans] };
 }
 
 /**
@@ -115,9 +122,12 @@ export async function redraftQueryChecks(
   run: CheckRunRow,
   sync: NightSync,
   changed: Partial<CheckOptions> = {},
+  /** The cards the walk as of the night found missing (Redrafted.orphanCardIds), when it ran. */
+  orphanCardIds?: readonly string[],
 ): Promise<Redrafted> {
   const context = {
     mirror,
+    ...(orphanCardIds ? { orphanCardIds } : {}),
     syncRunId: sync.syncRunId,
     previousSyncRunId: sync.previousSyncRunId,
     asOfMs: sync.startedAtMs,
