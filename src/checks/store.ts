@@ -99,6 +99,14 @@ export class ChecksStore {
     return row && edgeOf(row);
   }
 
+  /** Whether sync `syncRunId` recorded each record it rejected (quarantine_sightings), so its rejections can be read as they stood. */
+  async sightingsKept(syncRunId: number): Promise<boolean> {
+    const kept = await this.#c
+      .pluck<number>('SELECT CASE WHEN sightings_kept THEN 1 ELSE 0 END FROM sync_runs WHERE sync_run_id = ?')
+      .get(syncRunId);
+    return Number(kept ?? 0) === 1;
+  }
+
   #syncs() {
     return this.db
       .selectFrom('sync_runs')
@@ -144,18 +152,40 @@ export class ChecksStore {
 
   /**
    * Records rejected by the sync `syncRunId`, and ledger entries rejected earlier of which no
-   * valid copy has arrived since (an entry is not read again after its sync).
+   * valid copy has arrived since (an entry is not read again after its sync). `asOf`
+   * (re-performance): as they stood when that sync finished, from the syncs each record's
+   * rejection was recorded by (quarantine_sightings) and the entries the mirror had then.
    */
-  async quarantinedAt(syncRunId: number): Promise<Quarantined[]> {
-    return this.db
-      .selectFrom('quarantine as q')
-      .select([
-        'q.quarantine_id as quarantineId',
-        'q.resource',
-        'q.record_id as recordId',
-        'q.reason',
-        'q.raw_sha256 as rawSha256',
-      ])
+  async quarantinedAt(syncRunId: number, asOf = false): Promise<Quarantined[]> {
+    if (asOf)
+      return this.#quarantine()
+        .where((eb) =>
+          eb.or([
+            eb.exists(
+              eb
+                .selectFrom('quarantine_sightings as s')
+                .select('s.quarantine_id')
+                .whereRef('s.quarantine_id', '=', 'q.quarantine_id')
+                .where('s.sync_run_id', '=', syncRunId),
+            ),
+            eb.and([
+              eb('q.resource', '=', 'giftCardTransactions'),
+              eb('q.first_sync_run_id', '<=', syncRunId),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('gift_card_transactions as t')
+                    .select('t.transaction_id')
+                    .whereRef('t.transaction_id', '=', 'q.record_id')
+                    .where('t.first_sync_run_id', '<=', syncRunId),
+                ),
+              ),
+            ]),
+          ]),
+        )
+        .orderBy('q.quarantine_id')
+        .execute();
+    return this.#quarantine()
       .where((eb) =>
         eb.or([
           eb('q.last_sync_run_id', '=', syncRunId),
@@ -174,5 +204,17 @@ export class ChecksStore {
       )
       .orderBy('q.quarantine_id')
       .execute();
+  }
+
+  #quarantine() {
+    return this.db
+      .selectFrom('quarantine as q')
+      .select([
+        'q.quarantine_id as quarantineId',
+        'q.resource',
+        'q.record_id as recordId',
+        'q.reason',
+        'q.raw_sha256 as rawSha256',
+      ]);
   }
 }

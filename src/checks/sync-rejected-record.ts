@@ -20,7 +20,7 @@ export const syncRejectedRecord = rowsCheck({
   description:
     'A record the service sent did not match its documented shape (a missing field, a number sent as text…). It was kept aside in the quarantine table with its raw JSON and the reason, never dropped or coerced; until it is fixed, the checks cannot vouch for it.',
   // Ledger entries are not re-read after their sync: one stays rejected until a valid copy arrives.
-  read: (store, { syncRunId }) => store.quarantinedAt(syncRunId),
+  read: (store, { syncRunId, asOfSync }) => store.quarantinedAt(syncRunId, asOfSync !== undefined),
   decide: (rows: readonly Quarantined[]) =>
     rows.map((row) => ({
       entityType: RECORD_TYPE[row.resource] ?? 'giftCard',

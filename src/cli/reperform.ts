@@ -256,6 +256,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
       rollForward: result.rollForward,
       differences: result.differences,
       rewrittenAfter: result.rewrittenAfter,
+      rejectionsKept: result.rejectionsKept,
       ...(result.listsKeptSince !== undefined ? { listsKeptSince: result.listsKeptSince } : {}),
     });
     const rewritten =
@@ -265,7 +266,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with GC_STUCK_IN_FLIGHT's, GC_LEDGER_REWRITTEN's, GC_DUPLICATE_IDEMPOTENCY_KEY's and GC_ORPHAN_ENTRY's)${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`} and their standing, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: the findings of the books' checks, of GC_IN_FLIGHT (its confirmation's re-reads are kept as a count and a digest) and of SYNC_REJECTED_RECORD (the quarantine keeps the last sync's)\n`,
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with GC_STUCK_IN_FLIGHT's, GC_LEDGER_REWRITTEN's, GC_DUPLICATE_IDEMPOTENCY_KEY's, GC_ORPHAN_ENTRY's${result.rejectionsKept ? " and SYNC_REJECTED_RECORD's" : ''})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`} and their standing, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: the findings of the books' checks, of GC_IN_FLIGHT (its confirmation's re-reads are kept as a count and a digest)${result.rejectionsKept ? '' : ' and of SYNC_REJECTED_RECORD (its sync predates the quarantine keeping each sync that rejected a record: migration 0022)'}\n`,
       );
       return true;
     }

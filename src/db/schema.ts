@@ -24,6 +24,8 @@ export const syncRuns = sqliteTable('sync_runs', {
   dpBaseUrl: text('dp_base_url').notNull(),
   error: text('error'),
   summaryJson: text('summary_json'),
+  /** The sync recorded each quarantined record it rejected in quarantine_sightings (since migration 0022, pg 0008). */
+  sightingsKept: integer('sightings_kept', { mode: 'boolean' }).notNull().default(false),
 });
 
 /**
@@ -73,6 +75,19 @@ export const quarantine = sqliteTable(
     uniqueIndex('quarantine_record').on(t.resource, t.rawSha256),
     index('quarantine_last_run').on(t.lastSyncRunId),
   ],
+);
+
+/**
+ * Each sync that rejected a quarantined record (its row keeps the first and the last alone): a
+ * past night's SYNC_REJECTED_RECORD is re-performed with the records its sync rejected.
+ */
+export const quarantineSightings = sqliteTable(
+  'quarantine_sightings',
+  {
+    quarantineId: integer('quarantine_id').notNull(),
+    syncRunId: integer('sync_run_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.syncRunId, t.quarantineId] })],
 );
 
 // ---- gift card service ------------------------------------------------------------------

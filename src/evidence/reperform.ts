@@ -12,7 +12,7 @@ import type { Mirror } from '../db/mirror.js';
 import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
 import {
-  BOUNDED_CHECKS,
+  boundedChecksOf,
   findingDifferences,
   LIST_CHECKS,
   type NightSync,
@@ -52,6 +52,8 @@ export interface Reperformance {
   differences: string[];
   /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
   rewrittenAfter: number;
+  /** The night's sync recorded each record it rejected, so SYNC_REJECTED_RECORD was re-performed. */
+  rejectionsKept: boolean;
   /**
    * The sync from which the mirror keeps its coupons and orders as of each sync, when this night
    * predates it (a mirror made before it kept them): its coupons and orders are not compared.
@@ -122,7 +124,7 @@ async function withQueryChecks(
   lists: Mirror | undefined,
   changed: Partial<CheckOptions> = {},
 ): Promise<{ redrafted: Redrafted; lists?: Redrafted }> {
-  const bounded = await redraftQueryChecks(mirror, BOUNDED_CHECKS, run, sync, changed, cards.orphanCardIds);
+  const bounded = await redraftQueryChecks(mirror, boundedChecksOf(sync), run, sync, changed, cards.orphanCardIds);
   if (lists === undefined) return { redrafted: together(cards, bounded) };
   const listed = await redraftQueryChecks(lists, LIST_CHECKS, run, sync, changed);
   return { redrafted: together(cards, bounded, listed), lists: listed };
@@ -183,6 +185,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
       ...(await listDifferences(evidence, manifest, run.syncRunId, keptSince)),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
+    rejectionsKept: sync.sightingsKept,
     ...(keptSince !== null && run.syncRunId < keptSince ? { listsKeptSince: keptSince } : {}),
   };
 }

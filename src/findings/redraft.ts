@@ -85,21 +85,28 @@ export const LIST_CHECKS: readonly RowsCheck<CheckCode>[] = CATALOGUE.filter(
 /**
  * The gift card query checks whose reads the night's sync bounds (the syncs and their cards in
  * flight up to it, the entries' rewrites it or an earlier sync recorded, the entries as it left
- * them: CheckContext.asOfSync): re-performed over the mirror itself. SYNC_REJECTED_RECORD reads
- * the quarantine, which keeps the last sync's only.
+ * them: CheckContext.asOfSync): re-performed over the mirror itself. SYNC_REJECTED_RECORD joins
+ * them for a night whose sync recorded the records it rejected (NightSync.sightingsKept).
  */
-export const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [
+const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [
   CHECKS.GC_STUCK_IN_FLIGHT,
   CHECKS.GC_LEDGER_REWRITTEN,
   CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY,
   CHECKS.GC_ORPHAN_ENTRY,
 ];
 
+/** The query checks re-performed over the mirror itself for a night of `sync`. */
+export function boundedChecksOf(sync: NightSync): readonly RowsCheck<CheckCode>[] {
+  return sync.sightingsKept ? [...BOUNDED_CHECKS, CHECKS.SYNC_REJECTED_RECORD] : BOUNDED_CHECKS;
+}
+
 /** The sync a night checked, as its checks saw it: when it started, and the completed sync before it. */
 export interface NightSync {
   syncRunId: number;
   startedAtMs: number;
   previousSyncRunId: number | null;
+  /** It recorded each record it rejected (since migration 0022, pg 0008): SYNC_REJECTED_RECORD is re-performed. */
+  sightingsKept: boolean;
 }
 
 /** The sync `syncRunId` of `mirror` as its night's checks saw it. */
@@ -107,7 +114,12 @@ export async function nightSyncOf(mirror: Mirror, syncRunId: number): Promise<Ni
   const store = checksStore({ mirror });
   const sync = await store.sync(syncRunId);
   const previous = await store.newestCompletedSync(syncRunId);
-  return { syncRunId, startedAtMs: sync?.startedAtMs ?? 0, previousSyncRunId: previous?.syncRunId ?? null };
+  return {
+    syncRunId,
+    startedAtMs: sync?.startedAtMs ?? 0,
+    previousSyncRunId: previous?.syncRunId ?? null,
+    sightingsKept: await store.sightingsKept(syncRunId),
+  };
 }
 
 /**

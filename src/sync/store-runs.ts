@@ -32,6 +32,9 @@ export class SyncRunStore {
       quarantine:
         p(`INSERT INTO quarantine (resource, record_id, reason, raw_json, raw_sha256, first_sync_run_id, last_sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (resource, raw_sha256) DO UPDATE SET last_sync_run_id = excluded.last_sync_run_id, reason = excluded.reason`),
+      sighting:
+        p(`INSERT INTO quarantine_sightings (quarantine_id, sync_run_id) SELECT quarantine_id, last_sync_run_id FROM quarantine WHERE resource = ? AND raw_sha256 = ?
+        ON CONFLICT (sync_run_id, quarantine_id) DO NOTHING`),
       checkpointGet: c.read<SqlRow<'sync_checkpoints'>>('SELECT * FROM sync_checkpoints WHERE resource = ?'),
       checkpointPut:
         p(`INSERT INTO sync_checkpoints (resource, walk_id, mode, cursor, pages, records, stop_before_ms, done, updated_at_ms) VALUES (@resource, @walkId, @mode, @cursor, @pages, @records, @stopBeforeMs, @done, @updatedAtMs)
@@ -78,7 +81,8 @@ export class SyncRunStore {
   ): Promise<number> {
     const started = await this.#session.db
       .insertInto('sync_runs')
-      .values({ ...run, status: 'running' })
+      // Each record it rejects is also recorded as rejected by this sync (quarantine_sightings).
+      .values({ ...run, status: 'running', sightings_kept: 1 })
       .returning('sync_run_id')
       .executeTakeFirstOrThrow();
     return started.sync_run_id;
@@ -209,6 +213,8 @@ export class SyncRunStore {
   /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
   async quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): Promise<void> {
     const raw = redact(storedRawJson(error.raw), this.#session.secrets);
-    this.#s.quarantine.later(resource, recordIdOf(error.raw), error.reason, raw, sha256(raw), syncRunId, syncRunId);
+    const digest = sha256(raw);
+    this.#s.quarantine.later(resource, recordIdOf(error.raw), error.reason, raw, digest, syncRunId, syncRunId);
+    this.#s.sighting.later(resource, digest);
   }
 }

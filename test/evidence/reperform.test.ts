@@ -683,6 +683,45 @@ describe('verify --run', () => {
     }
   }, 180_000);
 
+  it("re-performs each night's rejected records from the syncs that rejected them, after later syncs rejected them again; a sighting deleted by SQL is named", async () => {
+    const first = nights[0]!;
+    const { verified, stdout } = await verify(first);
+    expect(verified).toMatchObject({ identical: true, rejectionsKept: true });
+    // A record the first night's sync rejected, and a later sync (the --full night) rejected again.
+    const [rejected] = await rowsOfMirror<{ quarantine_id: number; resource: string; last_sync_run_id: number }>(
+      db,
+      `SELECT q.quarantine_id, q.resource, q.last_sync_run_id FROM quarantine q JOIN quarantine_sightings s ON s.quarantine_id = q.quarantine_id
+       WHERE s.sync_run_id = ? AND q.resource <> 'giftCardTransactions' ORDER BY q.quarantine_id LIMIT 1`,
+      verified.syncRunId,
+    );
+    if (!rejected) throw new Error("the planted world's first sync rejected a record other than an entry");
+    expect(Number(rejected.last_sync_run_id)).toBeGreaterThan(verified.syncRunId);
+    expect(JSON.parse(stdout)).toMatchObject({ differences: [] });
+    await changeMirror(
+      db,
+      'DELETE FROM quarantine_sightings WHERE quarantine_id = ? AND sync_run_id = ?',
+      rejected.quarantine_id,
+      verified.syncRunId,
+    );
+    try {
+      const deleted = await verify(first);
+      expect(deleted.status).toBe(1);
+      expect(deleted.verified.differences).toContainEqual(
+        expect.stringMatching(/^finding SYNC_REJECTED_RECORD [0-9a-f]+ \(\w+ [^)]+\): stated, not drafted again$/),
+      );
+    } finally {
+      await changeMirror(
+        db,
+        'INSERT INTO quarantine_sightings (quarantine_id, sync_run_id) VALUES (?, ?)',
+        rejected.quarantine_id,
+        verified.syncRunId,
+      );
+    }
+    const text = await runCli(['verify', '--run', String(first), '--db', db], simulatorEnv(sim));
+    expect(text.stdout).toContain("GC_ORPHAN_ENTRY's and SYNC_REJECTED_RECORD's)");
+    expect(text.stdout).toMatch(/not yet: the findings of the books' checks, of GC_IN_FLIGHT \([^)]*\)\n$/);
+  });
+
   it('says in one line why a run cannot be re-performed', async () => {
     const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
     expect(result.status).toBe(2);

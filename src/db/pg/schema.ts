@@ -101,6 +101,7 @@ export const syncRuns = pgTableOf(sqlite.syncRuns);
 export const mirrorIdentity = pgTableOf(sqlite.mirrorIdentity);
 export const syncCheckpoints = pgTableOf(sqlite.syncCheckpoints);
 export const quarantine = pgTableOf(sqlite.quarantine);
+export const quarantineSightings = pgTableOf(sqlite.quarantineSightings);
 export const giftCards = pgTableOf(sqlite.giftCards);
 export const giftCardHistory = pgTableOf(sqlite.giftCardHistory);
 export const missingGiftCards = pgTableOf(sqlite.missingGiftCards);
@@ -138,6 +139,7 @@ export const PG_TABLES: readonly Table[] = [
   mirrorIdentity,
   syncCheckpoints,
   quarantine,
+  quarantineSightings,
   giftCards,
   giftCardHistory,
   missingGiftCards,
