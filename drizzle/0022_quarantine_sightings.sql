@@ -4,4 +4,5 @@ CREATE TABLE `quarantine_sightings` (
 	PRIMARY KEY(`sync_run_id`, `quarantine_id`)
 );
 --> statement-breakpoint
-ALTER TABLE `sync_runs` ADD `sightings_kept` integer DEFAULT false NOT NULL;
+ALTER TABLE `sync_runs` ADD `sightings_kept` integer DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE `sync_runs` ADD `rebound` integer DEFAULT false NOT NULL;

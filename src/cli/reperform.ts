@@ -8,7 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openForReading, openMirror, type Mirror } from '../db/mirror.js';
-import { type ListsAt, NotReperformable, reperformRun, whatIf, type WhatIfSettings } from '../evidence/reperform.js';
+import {
+  type ListsAt,
+  NotReperformable,
+  refuseRebound,
+  reperformRun,
+  whatIf,
+  type WhatIfSettings,
+} from '../evidence/reperform.js';
 import { rebuildListsAsOf } from '../sync/as-of.js';
 import { EvidenceStore } from '../evidence/store.js';
 import type { SealedManifest } from '../evidence/manifest.js';
@@ -50,6 +57,9 @@ export async function reperformClose(label: string, options: ReperformOptions): 
       throw new MirrorError(
         `no completed sync of this mirror ends at the close's cut-off (${manifest.cutOff}): its history was changed`,
       );
+    await refuseRebound(mirror, `the close of ${label}`, sync).catch((error: unknown) => {
+      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+    });
     const settings = manifest.settings as { period?: string; timeZone?: string };
     const [from, to] = label.split(' to ');
     const period = periodOf(

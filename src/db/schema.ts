@@ -26,6 +26,11 @@ export const syncRuns = sqliteTable('sync_runs', {
   summaryJson: text('summary_json'),
   /** The sync recorded each quarantined record it rejected in quarantine_sightings (since migration 0022, pg 0008). */
   sightingsKept: integer('sightings_kept', { mode: 'boolean' }).notNull().default(false),
+  /**
+   * The sync moved the mirror to other services (`--rebind`, since migration 0022, pg 0008): the
+   * earlier services' cards, coupons and orders left the current tables, their versions closed by it.
+   */
+  rebound: integer('rebound', { mode: 'boolean' }).notNull().default(false),
 });
 
 /**

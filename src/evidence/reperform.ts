@@ -71,6 +71,19 @@ export type ListsAt = (syncRunId: number) => Promise<{ lists: Mirror; unreadable
 /** Why a run cannot be re-performed, for a person. */
 export class NotReperformable extends Error {}
 
+/**
+ * Refuses a night or close (`what`) whose sync `syncRunId` read services the mirror was rebound
+ * from since: their records left its current tables, so it cannot be rebuilt. Its files still
+ * verify offline.
+ */
+export async function refuseRebound(mirror: Mirror, what: string, syncRunId: number): Promise<void> {
+  const rebound = await new EvidenceStore(mirror).reboundAfter(syncRunId);
+  if (rebound)
+    throw new NotReperformable(
+      `${what} read sync ${syncRunId}, and sync ${rebound.syncRunId} rebound the mirror to other services on ${rebound.at} (\`sync --rebind\`): the earlier services' cards, coupons and orders left its current tables, so it cannot be rebuilt from the mirror; its files still verify offline (\`ledger-recon verify --dir <its reports folder>\`)`,
+    );
+}
+
 /** A completed night, walked again as of its sync: its tallies fed and its card checks drafted. */
 async function walkNight(mirror: Mirror, checkRunId: number) {
   const findings = findingsStore(mirror);
@@ -80,6 +93,7 @@ async function walkNight(mirror: Mirror, checkRunId: number) {
       `check run ${checkRunId} is not a completed run of this mirror: see \`ledger-recon history\``,
     );
   const run = { ...found, syncRunId: found.syncRunId };
+  await refuseRebound(mirror, `check run ${checkRunId}`, run.syncRunId);
   // The night's roll-forward, as the night computed it: from the previous complete run's closing,
   // to this run's cut-off, the cards it counted in flight apart (its GC_IN_FLIGHT findings, the
   // confirmation's included).

@@ -82,6 +82,29 @@ export class EvidenceStore {
     return row && [row.giftcard_base_url, row.giftcard_client_id, row.dp_base_url, row.dp_client_id];
   }
 
+  /**
+   * The sync that rebound the mirror to other services (`sync --rebind`) after sync `syncRunId`,
+   * and when; undefined when the mirror reads the services it read then. A rebind takes the
+   * earlier services' cards, coupons, products and orders out of the current tables, so a
+   * night or close before it cannot be rebuilt from the mirror.
+   */
+  async reboundAfter(syncRunId: number): Promise<{ syncRunId: number; at: string } | undefined> {
+    // The syncs that say so; a rebind from before they did (migration 0022, pg 0008) is the
+    // binding's: the last sync started by the time the mirror was bound, when it is a later one.
+    const [row] = await this.#c
+      .read<{ sync_run_id: number | null; at: string | null }>(
+        `SELECT s.sync_run_id, s.started_at AS at FROM sync_runs s
+         WHERE s.sync_run_id = COALESCE(
+           (SELECT MIN(r.sync_run_id) FROM sync_runs r WHERE r.rebound AND r.sync_run_id > @after),
+           (SELECT MAX(b.sync_run_id) FROM sync_runs b, mirror_identity i WHERE b.started_at <= i.bound_at))
+           AND s.sync_run_id > @after`,
+      )
+      .all({ after: syncRunId });
+    return row?.sync_run_id === null || row?.sync_run_id === undefined || row.at === null
+      ? undefined
+      : { syncRunId: Number(row.sync_run_id), at: row.at };
+  }
+
   /** The coupons listed as of sync `asOf`, in ID order: each one's newest version of that sync or before. */
   coupons(asOf: number): AsyncGenerator<RecordRow[]> {
     return this.#c

@@ -33,7 +33,11 @@ const WALLET_SNAPSHOTS = [
 
 const BATCH = 1_000;
 
-/** The versions of the kept records of `table` (coupons' or orders'), as of sync `?`, in ID order. */
+/**
+ * The versions of the kept records of `table` (coupons' or orders'), as of sync `@asOf`, in ID
+ * order; a record a rebind took out of the current tables (its newest version then closed by
+ * the rebinding sync) is not among them, as it was not in the mirror's tables then.
+ */
 function versionsAsOf(versions: 'coupon_versions' | 'dp_order_versions', id: 'coupon_id' | 'order_id'): string {
   return `SELECT v.${id} AS id, v.sync_run_id, v.raw_json AS raw,
             (SELECT w.raw_json FROM ${versions} w WHERE w.${id} = v.${id} AND w.sync_run_id <= @asOf AND w.raw_json IS NOT NULL
@@ -41,6 +45,7 @@ function versionsAsOf(versions: 'coupon_versions' | 'dp_order_versions', id: 'co
             (SELECT MIN(f.sync_run_id) FROM ${versions} f WHERE f.${id} = v.${id}) AS first_sync_run_id
           FROM ${versions} v
           WHERE v.version_id = (SELECT MAX(x.version_id) FROM ${versions} x WHERE x.${id} = v.${id} AND x.sync_run_id <= @asOf)
+            AND NOT (v.raw_json IS NULL AND v.sync_run_id IN (SELECT r.sync_run_id FROM sync_runs r WHERE r.rebound))
           ORDER BY v.${id}`;
 }
 

@@ -153,10 +153,13 @@ export class SyncRunStore {
    * coupons, products and orders leave the current tables, their history staying in
    * gift_card_history, coupon_history and dp_order_history; walks in progress start again.
    * Records the new services list again (the same service at a new address) come back as read.
+   * The sync is marked `rebound`.
    */
   async retireBinding(syncRunId: number): Promise<void> {
     const c = this.#session.c;
     await this.#session.serially(async () => {
+      // Re-performance reads it: a night before it cannot be rebuilt, and what it closed is gone after it.
+      await c.write('UPDATE sync_runs SET rebound = ? WHERE sync_run_id = ?').run(1, syncRunId);
       await c
         .write('UPDATE gift_card_transactions SET vanished_sync_run_id = ? WHERE vanished_sync_run_id IS NULL')
         .run(syncRunId);

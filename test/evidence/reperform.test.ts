@@ -797,3 +797,62 @@ describe('verify --run, the acceptances as they stood', () => {
     );
   }, 120_000);
 });
+
+describe('verify after the mirror was rebound to other services', () => {
+  let own: string;
+  let ownDb: string;
+  let before: Simulator;
+  let after: Simulator;
+
+  beforeAll(async () => {
+    own = mkdtempSync(join(tmpdir(), 'ledger-recon-reperform-rebound-'));
+    ownDb = mirrorAt(own);
+    before = await startSimulator({ seed: 63, size: 'tiny' });
+    after = await startSimulator({ seed: 64, size: 'tiny' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await before.close();
+    await after.close();
+    rmSync(own, { recursive: true, force: true });
+  });
+
+  it('refuses in one line a night and a close from before the rebind, and re-performs the nights after it', async () => {
+    const night = async (simulator: Simulator, extra: string[] = []) => {
+      const result = await runCli(
+        ['run', '--db', ownDb, '--out', join(own, 'reports'), '--json', ...extra],
+        simulatorEnv(simulator),
+      );
+      expect([0, 1], result.stderr).toContain(result.status);
+      return JSON.parse(result.stdout) as { runId: number; asOf: string };
+    };
+    const first = await night(before);
+    const period = first.asOf.slice(0, 7);
+    const closed = await runCli(
+      ['close', '--db', ownDb, '--out', join(own, 'reports'), '--period', period, '--quiet'],
+      simulatorEnv(before),
+    );
+    expect([0, 1], closed.stderr).toContain(closed.status);
+    expect((await verify(first.runId, ownDb, before)).status).toBe(0);
+    // The mirror moves to other services on purpose: the first services' records leave its current tables.
+    const second = await night(after, ['--rebind']);
+    const refused = await runCli(['verify', '--run', String(first.runId), '--db', ownDb], simulatorEnv(after));
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^ledger-recon: check run ${first.runId} read sync \\d+, and sync \\d+ rebound the mirror to other services on \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\`sync --rebind\`\\): the earlier services' cards, coupons and orders left its current tables, so it cannot be rebuilt from the mirror; its files still verify offline \\(\`ledger-recon verify --dir <its reports folder>\`\\)\\n$`,
+      ),
+    );
+    const closeRefused = await runCli(['verify', '--close', period, '--db', ownDb], simulatorEnv(after));
+    expect(closeRefused.status).toBe(2);
+    expect(closeRefused.stderr).toMatch(
+      new RegExp(`^ledger-recon: the close of ${period} read sync \\d+, and sync \\d+ rebound the mirror`),
+    );
+    // The night after the rebind reads the services it is bound to: it re-performs.
+    const again = await verify(second.runId, ownDb, after);
+    expect(again.verified.differences).toEqual([]);
+    expect(again.status).toBe(0);
+    // The reports folder still verifies offline, across the rebind.
+    expect((await runCli(['verify', '--dir', join(own, 'reports')], simulatorEnv(after))).status).toBe(0);
+  }, 180_000);
+});
