@@ -32,12 +32,16 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const period = periodOf(options);
   const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
   const dbPath = options.db ?? defaultLocations().db;
-  const { mirror, release } = await openExistingForWriting(dbPath, 'close', 'sync');
+  // Taken before the mirror is opened: a signal held while the process loaded ends it before the lock.
   const interruption = onInterrupt(
     'the close stopped before its workpapers were whole: none was written (their temporary files go at the next close); close the period again',
     process.stderr,
     { atOnce: true },
   );
+  const { mirror, release } = await openExistingForWriting(dbPath, 'close', 'sync').catch((error: unknown) => {
+    interruption.dispose();
+    throw error;
+  });
   try {
     const findings = findingsStore(mirror);
     const { close: result, paths } = await writeClose({

@@ -9,6 +9,10 @@ import { SQL_FORMATS } from './sql-formats.js';
 import { LOG_LEVELS } from '../log.js';
 import { shownDb } from '../db/location.js';
 import { defaultLocations, type Locations } from '../locations.js';
+import { releaseSignals } from './held-signals.js';
+
+/** The commands that take SIGINT and SIGTERM themselves (onInterrupt): a signal held while the process loaded is theirs. */
+const TAKES_SIGNALS: ReadonlySet<string> = new Set(['sync', 'run', 'books import', 'close']);
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -191,6 +195,10 @@ function rootCommand(): Command {
       // The global options reach every command: --quiet as the command's own option, the log level
       // through the environment the service clients read.
       .hook('preAction', (root, command) => {
+        // A command that works for a while takes the signals held while the process loaded; the others give them back.
+        const path =
+          command.parent && command.parent !== root ? `${command.parent.name()} ${command.name()}` : command.name();
+        if (!TAKES_SIGNALS.has(path)) releaseSignals();
         const globals = command.optsWithGlobals();
         if (globals['quiet'] === true) command.setOptionValue('quiet', true);
         const level =

@@ -7,6 +7,7 @@
  */
 import { InterruptedError } from '../errors.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
+import { takeHeldSignal } from './held-signals.js';
 
 export interface Interruption {
   /** Aborts, with an InterruptedError as its reason, at the first SIGINT or SIGTERM. */
@@ -50,6 +51,9 @@ export function onInterrupt(
   const onTerm = (): void => handler('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  // One that came while the process loaded stops the work now, before it begins.
+  const held = takeHeldSignal();
+  if (held !== undefined) handler(held);
   return {
     signal: controller.signal,
     dispose: () => {

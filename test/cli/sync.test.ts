@@ -111,7 +111,8 @@ describe('ledger-recon sync', () => {
 
   // SQLite's lock file; PostgreSQL's advisory lock is test/db/pg-mirror.test.ts's and test/cli/postgres.test.ts's.
   it.skipIf(ON_POSTGRES)('lets one sync at a time hold a mirror: a second exits 2 naming the holder', async () => {
-    const slow = await startSimulator({ seed: 52, size: 'tiny', faults: { rate: 1, kinds: ['slow'], slowMs: 150 } });
+    // Every answer 500 ms late: the first sync still holds the mirror when the second, started after it, asks (a loaded machine takes a second or more to start one).
+    const slow = await startSimulator({ seed: 52, size: 'tiny', faults: { rate: 1, kinds: ['slow'], slowMs: 500 } });
     const db = join(dir, 'locked', 'locked.db');
     try {
       const first = runCli(['sync', '--db', db], simulatorEnv(slow));

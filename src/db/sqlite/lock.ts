@@ -51,19 +51,20 @@ export function acquireLock(dbPath: string, command: string): MirrorLock {
     throw error;
   }
   let released = false;
-  return {
-    holder,
-    release: () => {
-      if (released) return;
-      released = true;
-      try {
-        unlinkSync(holderFile);
-      } catch {
-        // already gone: nothing to remove
-      }
-      handle.close(); // ends the transaction: the lock is free
-    },
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    process.off('exit', release);
+    try {
+      unlinkSync(holderFile);
+    } catch {
+      // already gone: nothing to remove
+    }
+    handle.close(); // ends the transaction: the lock is free
   };
+  // A process that ends while holding it (a close stopped at once by a signal) takes its name away too.
+  process.on('exit', release);
+  return { holder, release };
 }
 
 function heldMessage(dbPath: string, holder: LockHolder | undefined): string {
