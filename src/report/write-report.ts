@@ -133,6 +133,9 @@ const CSV_COLUMNS = [
 
 const FIGURES = new Set<string>(['expected', 'actual', 'difference', 'atStake']);
 
+/** Findings held before both files are written: a few hundred kilobytes of text. */
+const CHUNK_FINDINGS = 500;
+
 /** The findings as CSV (one row each, formula-safe) and as a JSON array, streamed as they are added. */
 class FindingFiles {
   readonly #csv: WriteStream;
@@ -140,6 +143,9 @@ class FindingFiles {
   /** Rejects when either file fails (a disk full): it ends every wait on them, where a wait for 'drain' alone would never end. */
   readonly #failed: Promise<never>;
   #first = true;
+  /** The findings' text not yet handed to each file: written a chunk at a time, not two small writes a finding. */
+  #csvChunk: string[] = [];
+  #jsonChunk: string[] = [];
 
   constructor(paths: ReportPaths) {
     this.#csv = createWriteStream(paths.csv);
@@ -152,22 +158,24 @@ class FindingFiles {
     this.#json.write('[');
   }
 
-  /** Writes one finding to both files, in the order added. */
+  /** Writes one finding to both files, in the order added (held until a chunk's worth is ready). */
   async add(finding: Finding): Promise<void> {
     const f = exportFinding(finding);
-    await this.#write(this.#json, `${this.#first ? '\n' : ',\n'}${JSON.stringify(f)}`);
+    this.#jsonChunk.push(`${this.#first ? '\n' : ',\n'}${JSON.stringify(f)}`);
     this.#first = false;
     const fields = CSV_COLUMNS.map((column) => {
       if (column === 'records') return csvField(f.records.map((r) => `${r.type} ${r.id}`).join('; '));
       const value = f[column];
       return FIGURES.has(column) ? csvFigure(value as string | null) : csvField(value as string | number | null);
     });
-    await this.#write(this.#csv, `${fields.join(',')}\r\n`);
+    this.#csvChunk.push(`${fields.join(',')}\r\n`);
+    if (this.#csvChunk.length >= CHUNK_FINDINGS) await this.#flush();
   }
 
   /** Closes both files complete, once every finding is added. */
   async end(): Promise<void> {
-    await this.#write(this.#json, this.#first ? ']\n' : '\n]\n');
+    this.#jsonChunk.push(this.#first ? ']\n' : '\n]\n');
+    await this.#flush();
     this.#csv.end();
     this.#json.end();
     await Promise.race([Promise.all([once(this.#csv, 'close'), once(this.#json, 'close')]), this.#failed]);
@@ -178,7 +186,14 @@ class FindingFiles {
     await Promise.all([letGoOfFile(this.#csv), letGoOfFile(this.#json)]);
   }
 
-  async #write(stream: WriteStream, text: string): Promise<void> {
-    if (!stream.write(text)) await Promise.race([once(stream, 'drain'), this.#failed]);
+  /** Hands the findings held so far to both files, one write each, and waits while either is full. */
+  async #flush(): Promise<void> {
+    const written = [
+      this.#csv.write(this.#csvChunk.join('')) || once(this.#csv, 'drain'),
+      this.#json.write(this.#jsonChunk.join('')) || once(this.#json, 'drain'),
+    ];
+    this.#csvChunk = [];
+    this.#jsonChunk = [];
+    await Promise.race([Promise.all(written), this.#failed]);
   }
 }
