@@ -1,9 +1,8 @@
 /**
  * Past check runs as the reports, history, accept and verify read them back: a completed run,
- * the recent ones, a run's findings in the auditors' order, its largest, what it resolved, and
+ * the recent ones, what a run's findings are about and put at stake, its largest, what it resolved, and
  * a fingerprint's newest finding. Reads only, through the typed query layer.
  */
-import { sql } from 'kysely';
 import type { MirrorQueries } from '../db/mirror.js';
 import { fromSql } from '../db/rows.js';
 import { checkRuns, findings, resolvedFindings } from '../db/schema.js';
@@ -35,24 +34,6 @@ export class RunHistory {
       .limit(limit)
       .execute();
     return rows.map((row) => fromSql(checkRuns, row));
-  }
-
-  /**
-   * A run's findings, streamed in the auditors' order: errors first, accepted ones last within
-   * a severity, then by code and entity.
-   */
-  async *findingsOfRun(checkRunId: number): AsyncGenerator<Finding> {
-    const rows = this.db
-      .selectFrom('findings')
-      .selectAll()
-      .where('check_run_id', '=', checkRunId)
-      .orderBy(sql`CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`)
-      .orderBy(sql`CASE state WHEN 'accepted' THEN 1 ELSE 0 END`)
-      .orderBy('code')
-      .orderBy('entity_id')
-      .orderBy('fingerprint')
-      .stream(256);
-    for await (const row of rows) yield findingOf(fromSql(findings, row));
   }
 
   /**

@@ -17,6 +17,7 @@ import type { Standing } from './standing.js';
 import type { CheckRunSummary } from './summary.js';
 import { RunHistory } from './store-history.js';
 import { AcceptanceStore } from './store-acceptances.js';
+import { OrderedFindings } from './store-ordered.js';
 
 export type { NewAcceptance } from './store-acceptances.js';
 import { findingOf, rowOf, type CheckRunRow, type ResolvedRow, type RollForwardRow } from './store-rows.js';
@@ -80,8 +81,8 @@ export interface RunRecord {
 }
 
 /** The findings store of a mirror. */
-export function findingsStore(mirror: Pick<Mirror, 'queries'>): FindingsStore {
-  return new FindingsStore(mirror.queries);
+export function findingsStore(mirror: Pick<Mirror, 'queries' | 'connection'>): FindingsStore {
+  return new FindingsStore(mirror);
 }
 
 /** The findings stage's tables, typed and async. */
@@ -90,10 +91,15 @@ export class FindingsStore {
   readonly history: RunHistory;
   /** The acceptances on record (store-acceptances.ts). */
   readonly acceptances: AcceptanceStore;
+  /** A run's findings read whole, in the auditors' order (store-ordered.ts). */
+  readonly ordered: OrderedFindings;
+  private readonly db: MirrorQueries;
 
-  constructor(private readonly db: MirrorQueries) {
-    this.history = new RunHistory(db);
-    this.acceptances = new AcceptanceStore(db);
+  constructor(mirror: Pick<Mirror, 'queries' | 'connection'>) {
+    this.db = mirror.queries;
+    this.history = new RunHistory(this.db);
+    this.acceptances = new AcceptanceStore(this.db);
+    this.ordered = new OrderedFindings(mirror);
   }
 
   /**

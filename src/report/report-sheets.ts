@@ -420,7 +420,7 @@ async function* findingRows(
   materiality: Materiality,
   onFinding?: (finding: Finding) => Promise<void>,
 ): AsyncGenerator<Cell[]> {
-  for await (const f of store.history.findingsOfRun(checkRunId)) {
+  for await (const f of store.ordered.ofRun(checkRunId)) {
     await onFinding?.(f);
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
