@@ -178,17 +178,19 @@ describe('the seam to the mirror', () => {
     expect(executing.map((file) => relative(SRC, file))).toEqual([]);
   });
 
-  it("keeps the findings stage typed end to end: its stores speak the typed, async query layer, but for one raw read typed from the schema's columns", () => {
+  it("keeps the findings stage typed end to end: its stores speak the typed, async query layer, but for the report's raw reads typed from the schema's columns", () => {
     const files = [...sources(join(SRC, 'findings'))];
     expect(files.length).toBeGreaterThan(3);
     const raw = files.filter((file) =>
       /from 'better-sqlite3'|\.prepare\(|Database\.Database|\.connection\b/.test(readFileSync(file, 'utf8')),
     );
-    // store-ordered.ts reads a run's findings whole on a second thread: its row type is RowOf the schema's columns.
-    expect(raw.map((file) => relative(SRC, file))).toEqual([join('findings', 'store-ordered.ts')]);
-    const ordered = readFileSync(join(SRC, 'findings', 'store-ordered.ts'), 'utf8');
-    expect(ordered.match(/\.readRaw<[^>]*>/g)).toEqual(['.readRaw<RowOf<typeof FINDING_COLUMNS>']);
-    expect(ordered).not.toMatch(/\.(read|pluck|write|exec)\(|\.read</);
+    // store-whole.ts reads a run's findings whole on a second thread: each row type is RowOf the schema's columns.
+    expect(raw.map((file) => relative(SRC, file))).toEqual([join('findings', 'store-whole.ts')]);
+    const whole = readFileSync(join(SRC, 'findings', 'store-whole.ts'), 'utf8');
+    const reads = whole.match(/\.readRaw<[^>]*>/g) ?? [];
+    expect(reads.length).toBe(3);
+    for (const read of reads) expect(read).toMatch(/^\.readRaw<RowOf<typeof [A-Z_]+_COLUMNS>$/);
+    expect(whole).not.toMatch(/\.(read|pluck|write|exec)\(|\.read</);
   });
 
   it('casts no query result outside the typed statements: a read declares its row type where it is prepared', () => {

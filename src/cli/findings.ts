@@ -46,7 +46,7 @@ export async function findingsList(options: FindingsListOptions): Promise<Export
     if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` or `run` first');
     const rank = (severity: Severity): number => SEVERITIES.indexOf(severity);
     const listed: ExportedFinding[] = [];
-    for await (const finding of store.ordered.ofRun(run.checkRunId)) {
+    for await (const finding of store.whole.findingsOf(run.checkRunId)) {
       if (code !== undefined && finding.code !== (code as CheckCode)) continue;
       if (options.severity !== undefined && finding.severity !== options.severity) continue;
       if (options.minAge !== undefined && finding.ageDays < options.minAge) continue;

@@ -1,14 +1,13 @@
 /**
  * Past check runs as the reports, history, accept and verify read them back: a completed run,
- * the recent ones, what a run's findings are about and put at stake, its largest, what it resolved, and
+ * the recent ones, a run's largest findings, what it resolved, and
  * a fingerprint's newest finding. Reads only, through the typed query layer.
  */
 import type { MirrorQueries } from '../db/mirror.js';
 import { fromSql } from '../db/rows.js';
 import { checkRuns, findings, resolvedFindings } from '../db/schema.js';
-import type { RecordRef } from '../checks/check.js';
 import type { Finding } from './finding.js';
-import { findingOf, findingStakeOf, type CheckRunRow, type FindingStake, type ResolvedRow } from './store-rows.js';
+import { findingOf, type CheckRunRow, type ResolvedRow } from './store-rows.js';
 
 /** Past check runs and their findings, read back. */
 export class RunHistory {
@@ -34,53 +33,6 @@ export class RunHistory {
       .limit(limit)
       .execute();
     return rows.map((row) => fromSql(checkRuns, row));
-  }
-
-  /**
-   * What each finding of a run is about, in no order (no sort of the run's findings): its code,
-   * and the IDs of its entity, its card and its records (the sheets' "findings" columns).
-   */
-  async *recordsOfRun(checkRunId: number): AsyncGenerator<{ code: string; ids: (string | null)[] }> {
-    const rows = this.db
-      .selectFrom('findings')
-      .select(['code', 'entity_id', 'gift_card_id', 'records_json'])
-      .where('check_run_id', '=', checkRunId)
-      .stream(1024);
-    for await (const row of rows) {
-      const records = JSON.parse(row.records_json) as RecordRef[];
-      yield { code: row.code, ids: [row.entity_id, row.gift_card_id, ...records.map((record) => record.id)] };
-    }
-  }
-
-  /** A run's findings' codes, severities, states and stakes (the Summary's), in no order: a few columns of each, not the whole finding. */
-  async *stakesOfRun(checkRunId: number): AsyncGenerator<FindingStake> {
-    const rows = this.db
-      .selectFrom('findings')
-      .select([
-        'code',
-        'severity',
-        'state',
-        'currency',
-        'stake_key',
-        'stake_cents',
-        'fingerprint',
-        'unit',
-        'difference',
-      ])
-      .where('check_run_id', '=', checkRunId)
-      .stream(1024);
-    for await (const row of rows)
-      yield findingStakeOf({
-        code: row.code,
-        severity: row.severity,
-        state: row.state,
-        currency: row.currency,
-        stakeKey: row.stake_key,
-        stakeCents: row.stake_cents,
-        fingerprint: row.fingerprint,
-        unit: row.unit,
-        difference: row.difference,
-      });
   }
 
   /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */

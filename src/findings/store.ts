@@ -17,7 +17,7 @@ import type { Standing } from './standing.js';
 import type { CheckRunSummary } from './summary.js';
 import { RunHistory } from './store-history.js';
 import { AcceptanceStore } from './store-acceptances.js';
-import { OrderedFindings } from './store-ordered.js';
+import { WholeRun } from './store-whole.js';
 
 export type { NewAcceptance } from './store-acceptances.js';
 import { findingOf, rowOf, type CheckRunRow, type ResolvedRow, type RollForwardRow } from './store-rows.js';
@@ -91,15 +91,15 @@ export class FindingsStore {
   readonly history: RunHistory;
   /** The acceptances on record (store-acceptances.ts). */
   readonly acceptances: AcceptanceStore;
-  /** A run's findings read whole, in the auditors' order (store-ordered.ts). */
-  readonly ordered: OrderedFindings;
+  /** A run's findings read whole, for the report (store-whole.ts). */
+  readonly whole: WholeRun;
   private readonly db: MirrorQueries;
 
   constructor(mirror: Pick<Mirror, 'queries' | 'connection'>) {
     this.db = mirror.queries;
     this.history = new RunHistory(this.db);
     this.acceptances = new AcceptanceStore(this.db);
-    this.ordered = new OrderedFindings(mirror);
+    this.whole = new WholeRun(mirror);
   }
 
   /**

@@ -59,7 +59,8 @@ async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<
     set.add(code);
     codes.set(id, set);
   };
-  for await (const { code, ids } of store.history.recordsOfRun(checkRunId)) for (const id of ids) add(id, code);
+  for await (const batch of store.whole.recordsOf(checkRunId))
+    for (const { code, ids } of batch) for (const id of ids) add(id, code);
   return new Map([...codes].map(([id, set]) => [id, [...set].sort().join(', ')]));
 }
 
@@ -420,7 +421,7 @@ async function* findingRows(
   materiality: Materiality,
   onFinding?: (finding: Finding) => Promise<void>,
 ): AsyncGenerator<Cell[]> {
-  for await (const f of store.ordered.ofRun(checkRunId)) {
+  for await (const f of store.whole.findingsOf(checkRunId)) {
     await onFinding?.(f);
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
@@ -803,14 +804,15 @@ async function findingsByCode({
 }: SummaryContext): Promise<{ byCode: ByCode; all: FindingStake[] }> {
   const byCode: ByCode = new Map();
   const all: FindingStake[] = [];
-  for await (const f of store.history.stakesOfRun(run.checkRunId)) {
-    all.push(f);
-    const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
-    group.n += 1;
-    if (isMaterial(f, materiality)) group.material += 1;
-    group.states[f.state] = (group.states[f.state] ?? 0) + 1;
-    byCode.set(f.code, group);
-  }
+  for await (const batch of store.whole.stakesOf(run.checkRunId))
+    for (const f of batch) {
+      all.push(f);
+      const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
+      group.n += 1;
+      if (isMaterial(f, materiality)) group.material += 1;
+      group.states[f.state] = (group.states[f.state] ?? 0) + 1;
+      byCode.set(f.code, group);
+    }
   return { byCode, all };
 }
 
