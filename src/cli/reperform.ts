@@ -166,6 +166,11 @@ const NOT_SETTABLE: Record<string, string> = {
   'books-cutoff-minutes': "the matching of the merchant's books",
 };
 
+/** Items as a sentence lists them: "a", "a and b", "a, b and c". */
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 function wholeNumber(value: string): number {
   if (!/^\d{1,9}$/.test(value)) throw new Error('a whole number');
   return Number(value);
@@ -267,8 +272,31 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
       differences: result.differences,
       rewrittenAfter: result.rewrittenAfter,
       rejectionsKept: result.rejectionsKept,
+      confirmationKept: result.confirmationKept,
       ...(result.listsKeptSince !== undefined ? { listsKeptSince: result.listsKeptSince } : {}),
     });
+    // The gift card query checks re-performed, and what is not yet, for this night.
+    const queried = [
+      'GC_STUCK_IN_FLIGHT',
+      'GC_LEDGER_REWRITTEN',
+      'GC_DUPLICATE_IDEMPOTENCY_KEY',
+      'GC_ORPHAN_ENTRY',
+      ...(result.confirmationKept ? ['GC_IN_FLIGHT'] : []),
+      ...(result.rejectionsKept ? ['SYNC_REJECTED_RECORD'] : []),
+    ];
+    const notYet = [
+      "the findings of the books' checks",
+      ...(result.confirmationKept
+        ? []
+        : [
+            "of GC_IN_FLIGHT (the night predates the mirror keeping its confirmation's answers, not only their count and digest: migration 0023)",
+          ]),
+      ...(result.rejectionsKept
+        ? []
+        : [
+            'of SYNC_REJECTED_RECORD (its sync predates the quarantine keeping each sync that rejected a record: migration 0022)',
+          ]),
+    ];
     const rewritten =
       result.rewrittenAfter > 0
         ? `; ${result.rewrittenAfter} of its entries were rewritten by the service since, and read as they are now`
@@ -276,7 +304,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with GC_STUCK_IN_FLIGHT's, GC_LEDGER_REWRITTEN's, GC_DUPLICATE_IDEMPOTENCY_KEY's, GC_ORPHAN_ENTRY's${result.rejectionsKept ? " and SYNC_REJECTED_RECORD's" : ''})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`} and their standing, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: the findings of the books' checks, of GC_IN_FLIGHT (its confirmation's re-reads are kept as a count and a digest)${result.rejectionsKept ? '' : ' and of SYNC_REJECTED_RECORD (its sync predates the quarantine keeping each sync that rejected a record: migration 0022)'}\n`,
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with ${listed(queried.map((code) => `${code}'s`))})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`} and their standing${result.confirmationKept ? ", the confirmation's answers judged again" : ''}, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: ${listed(notYet)}\n`,
       );
       return true;
     }

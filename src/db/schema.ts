@@ -524,6 +524,18 @@ export const checkRuns = sqliteTable('check_runs', {
   reportState: text('report_state', { enum: ['pending', 'written'] }),
 });
 
+/**
+ * What a check run's confirmation pass re-read by ID (since migration 0023, pg 0009): a row for
+ * every run recorded since, so that re-performance knows the night's answers. `rereads_json` is
+ * the answers exactly as the run digested them (its summary's `confirmation.sha256` is their
+ * SHA-256): each card and entry re-read, as the mirror held it and as the service answered;
+ * NULL for a run without a confirmation pass (`check`).
+ */
+export const checkRunRereads = sqliteTable('check_run_rereads', {
+  checkRunId: integer('check_run_id').primaryKey(),
+  rereadsJson: text('rereads_json'),
+});
+
 /** A finding's columns, shared by the findings of a run and the findings it held in flight. */
 function findingColumns() {
   return {

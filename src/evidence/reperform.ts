@@ -16,6 +16,7 @@ import {
   findingDifferences,
   LIST_CHECKS,
   type NightSync,
+  nightConfirmationOf,
   nightSyncOf,
   type Redrafted,
   redraftCardChecks,
@@ -54,6 +55,8 @@ export interface Reperformance {
   rewrittenAfter: number;
   /** The night's sync recorded each record it rejected, so SYNC_REJECTED_RECORD was re-performed. */
   rejectionsKept: boolean;
+  /** The mirror kept the night's confirmation answers, so GC_IN_FLIGHT and the confirmation's own findings were re-performed. */
+  confirmationKept: boolean;
   /**
    * The sync from which the mirror keeps its coupons and orders as of each sync, when this night
    * predates it (a mirror made before it kept them): its coupons and orders are not compared.
@@ -137,8 +140,17 @@ async function withQueryChecks(
   cards: Redrafted,
   lists: Mirror | undefined,
   changed: Partial<CheckOptions> = {},
+  /** The night's confirmation answers are kept: GC_IN_FLIGHT is drafted again too. */
+  confirmationKept = false,
 ): Promise<{ redrafted: Redrafted; lists?: Redrafted }> {
-  const bounded = await redraftQueryChecks(mirror, boundedChecksOf(sync), run, sync, changed, cards.orphanCardIds);
+  const bounded = await redraftQueryChecks(
+    mirror,
+    boundedChecksOf(sync, confirmationKept),
+    run,
+    sync,
+    changed,
+    cards.orphanCardIds,
+  );
   if (lists === undefined) return { redrafted: together(cards, bounded) };
   const listed = await redraftQueryChecks(lists, LIST_CHECKS, run, sync, changed);
   return { redrafted: together(cards, bounded, listed), lists: listed };
@@ -169,7 +181,16 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
   const keptSince = await evidence.listsKeptSince();
   const night = await listsOfNight(run, keptSince, listsAt);
   const sync = await nightSyncOf(mirror, run.syncRunId);
-  const { redrafted, lists: listsRedrafted } = await withQueryChecks(mirror, run, sync, cards, night?.lists);
+  const confirmed = await nightConfirmationOf(findings, run);
+  const { redrafted, lists: listsRedrafted } = await withQueryChecks(
+    mirror,
+    run,
+    sync,
+    cards,
+    night?.lists,
+    {},
+    confirmed.kept,
+  );
   // What the night stated, read once for the three comparisons below.
   const statedThen: Stated = await findings.findingsAndHeld(run);
   return {
@@ -193,13 +214,15 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
         ? []
         : [monthToDateDifference(stated.monthToDate, monthToDate)]),
       ...(night?.unreadable ?? []),
-      ...findingDifferences(statedThen, run, redrafted),
-      ...(await standingDifferences(findings, statedThen, run, redrafted)),
+      ...confirmed.differences,
+      ...findingDifferences(statedThen, run, redrafted, confirmed.confirmation),
+      ...(await standingDifferences(findings, statedThen, run, redrafted, confirmed.confirmation)),
       ...(await acceptancesNotHonoured(findings, statedThen, run)),
       ...(await listDifferences(evidence, manifest, run.syncRunId, keptSince)),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
     rejectionsKept: sync.sightingsKept,
+    confirmationKept: confirmed.kept,
     ...(keptSince !== null && run.syncRunId < keptSince ? { listsKeptSince: keptSince } : {}),
   };
 }

@@ -5,6 +5,7 @@
  * that answers 404 or other figures under the same identity is the service disagreeing with
  * itself, which is a break (GC_LEDGER_REWRITTEN), never "in flight".
  */
+import { createHash } from 'node:crypto';
 import { type Drafted, CHECKS } from '../checks/index.js';
 import { cardRef, entryRef } from '../checks/refs.js';
 import type { EntryFigures, EntryReread, RereadRequest, Rereads } from '../sync/confirm.js';
@@ -30,6 +31,11 @@ export function confirmationRequest(drafted: readonly Drafted[]): RereadRequest 
     for (const record of draft.records) if (record.type === 'giftCardTransaction') entries.add(record.id);
   }
   return { cards: [...cards].sort(), entries: [...entries].sort() };
+}
+
+/** The confirmation's answers as one text (in ID order, each object built in one order: one text for one set of answers), digested. */
+export function rereadsDigest(rereadsJson: string): string {
+  return createHash('sha256').update(rereadsJson).digest('hex');
 }
 
 /** Decides each re-read card's verdict and the breaks the re-read entries reveal. */

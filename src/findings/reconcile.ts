@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 /**
  * One check run, start to finish: the catalogue's drafts, the confirmation pass (when the
  * caller can re-read the service), every finding's standing across runs, the liability
@@ -12,7 +11,7 @@ import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import type { RereadRequest, Rereads } from '../sync/confirm.js';
-import { confirmationRequest, judge, type Confirmation } from './confirmation.js';
+import { confirmationRequest, judge, rereadsDigest, type Confirmation } from './confirmation.js';
 import type { Finding } from './finding.js';
 import { standing, type Standing } from './standing.js';
 import { findingsStore } from './store.js';
@@ -87,6 +86,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const catalogue = await runCatalogue(checkContext, tallies, booksMatching);
   const rereads = input.confirm ? await input.confirm(confirmationRequest(catalogue.drafted)) : null;
   const confirmation = rereads ? judge(rereads) : null;
+  // The answers as one text: digested for the manifest, and kept for re-performance.
+  const rereadsJson = rereads ? JSON.stringify(rereads) : null;
   // A card the confirmation pass found moved on counts as in flight, as the findings do.
   for (const [giftCardId, verdict] of confirmation?.cards ?? []) {
     const counted = catalogue.countedCards.get(giftCardId);
@@ -122,7 +123,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
           confirmation: {
             cards: rereads.cards.length,
             entries: rereads.entries.length,
-            sha256: rereadsDigest(rereads),
+            sha256: rereadsDigest(rereadsJson!),
           },
         }
       : {}),
@@ -141,6 +142,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     summary,
     finishedAtMs: nowMs + durationMs,
     reportPending: input.reportPending === true,
+    rereadsJson,
   });
   return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
 }
@@ -171,9 +173,4 @@ async function openRun(
   if (!input.dryRun)
     await store.attachSync(checkRunId, { syncRunId: sync.syncRunId, asOfMs: sync.cutOffMs, merchantId });
   return { merchantId, checkRunId };
-}
-
-/** The confirmation's answers, digested: in ID order, each object built in one order, one text for one set of answers. */
-function rereadsDigest(rereads: Rereads): string {
-  return createHash('sha256').update(JSON.stringify(rereads)).digest('hex');
 }

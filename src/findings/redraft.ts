@@ -16,6 +16,8 @@ import { CATALOGUE, CHECKS, type CheckCode, type Drafted } from '../checks/index
 import { checksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { type WalkedCard, walkCardLedgersAsOf } from '../ledger/walk.js';
+import type { Rereads } from '../sync/confirm.js';
+import { type Confirmation, judge, rereadsDigest } from './confirmation.js';
 import { type Finding, fingerprintOf } from './finding.js';
 import { standing } from './standing.js';
 import { type CheckRunRow, type FindingsStore, summaryOf } from './store.js';
@@ -95,9 +97,85 @@ const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [
   CHECKS.GC_ORPHAN_ENTRY,
 ];
 
-/** The query checks re-performed over the mirror itself for a night of `sync`. */
-export function boundedChecksOf(sync: NightSync): readonly RowsCheck<CheckCode>[] {
-  return sync.sightingsKept ? [...BOUNDED_CHECKS, CHECKS.SYNC_REJECTED_RECORD] : BOUNDED_CHECKS;
+/**
+ * The query checks re-performed over the mirror itself for a night of `sync`; with GC_IN_FLIGHT
+ * (the cards its sync found in flight, bounded by it) when the night's confirmation answers are
+ * kept (`confirmationKept`), for the confirmation adds the cards it found moved.
+ */
+export function boundedChecksOf(sync: NightSync, confirmationKept = false): readonly RowsCheck<CheckCode>[] {
+  return [
+    ...BOUNDED_CHECKS,
+    ...(sync.sightingsKept ? [CHECKS.SYNC_REJECTED_RECORD] : []),
+    ...(confirmationKept ? [CHECKS.GC_IN_FLIGHT] : []),
+  ];
+}
+
+/** A night's confirmation pass, from the answers the mirror kept of it. */
+export interface NightConfirmation {
+  /** Its answers are kept (since migration 0023, pg 0009): GC_IN_FLIGHT and the confirmation's own findings are re-performed. */
+  kept: boolean;
+  /** What its answers mean, judged again (confirmation.ts); null without a confirmation pass, or answers not kept. */
+  confirmation: Confirmation | null;
+  /** The kept answers against the digest the night sealed: each difference, one line. */
+  differences: string[];
+}
+
+/**
+ * Run `run`'s confirmation as the mirror kept its answers: judged again, and held to the digest
+ * of them its summary (and manifest) sealed, so an answer changed since is named, not believed.
+ */
+export async function nightConfirmationOf(findings: FindingsStore, run: CheckRunRow): Promise<NightConfirmation> {
+  const json = await findings.history.rereadsOf(run.checkRunId);
+  if (json === undefined) return { kept: false, confirmation: null, differences: [] };
+  const sealed = summaryOf(run).confirmation?.sha256;
+  if (json === null)
+    return {
+      kept: true,
+      confirmation: null,
+      differences: sealed
+        ? [
+            `check run ${run.checkRunId} sealed a confirmation pass's answers (SHA-256 ${sealed}), and the mirror keeps none`,
+          ]
+        : [],
+    };
+  const digest = rereadsDigest(json);
+  return {
+    kept: true,
+    confirmation: judge(JSON.parse(json) as Rereads),
+    differences:
+      digest === sealed
+        ? []
+        : [
+            `the confirmation's answers kept for check run ${run.checkRunId} are not the ones it sealed: SHA-256 ${digest}, sealed ${sealed ?? 'none'}`,
+          ],
+  };
+}
+
+/**
+ * The drafts' fingerprints as the night's confirmation left them, by the standing's own rules
+ * (standing.ts, weighed against no earlier night): a moved card's time-sensitive drafts out, its
+ * GC_IN_FLIGHT in, the re-read's own drafts in.
+ */
+function confirmedFingerprints(
+  run: CheckRunRow,
+  redrafted: Redrafted,
+  confirmation: Confirmation,
+): Redrafted['fingerprints'] {
+  const { findings } = standing({
+    checkRunId: run.checkRunId,
+    nowMs: run.startedAtMs,
+    complete: false,
+    drafted: redrafted.drafted,
+    previous: { findings: [], held: [] },
+    acceptances: [],
+    confirmation,
+  });
+  return new Map(
+    findings.map((f) => [
+      f.fingerprint,
+      { code: f.code, record: `${f.entityType} ${f.entityId}`, severity: f.severity },
+    ]),
+  );
 }
 
 /** The sync a night checked, as its checks saw it: when it started, and the completed sync before it. */
@@ -200,17 +278,20 @@ export function findingDifferences(
   { findings: stated, held }: Stated,
   run: CheckRunRow,
   redrafted: Redrafted,
+  /** The night's confirmation, judged again from its kept answers (nightConfirmationOf). */
+  confirmation: Confirmation | null = null,
 ): string[] {
   const ours = (f: { code: CheckCode }) => redrafted.codes.has(f.code);
+  const drafted = confirmation ? confirmedFingerprints(run, redrafted, confirmation) : redrafted.fingerprints;
   const statedHere = new Map(stated.filter(ours).map((f) => [f.fingerprint, f]));
   const heldHere = new Set(held.filter(ours).map((f) => f.fingerprint));
   const differences: string[] = [];
   for (const [fingerprint, f] of statedHere) {
     const carriedEvent = CHECKS[f.code].lifecycle === 'event' && f.firstSeenCheckRunId < run.checkRunId;
-    if (!redrafted.fingerprints.has(fingerprint) && !carriedEvent)
+    if (!drafted.has(fingerprint) && !carriedEvent)
       differences.push(`finding ${f.code} ${fingerprint} (${f.entityType} ${f.entityId}): stated, not drafted again`);
   }
-  for (const [fingerprint, { code }] of redrafted.fingerprints)
+  for (const [fingerprint, { code }] of drafted)
     if (!statedHere.has(fingerprint) && !heldHere.has(fingerprint))
       differences.push(`finding ${code} ${fingerprint}: drafted again, not stated`);
   return differences.sort();
@@ -228,6 +309,8 @@ export async function standingDifferences(
   { findings: stated, held }: Stated,
   run: CheckRunRow,
   redrafted: Redrafted,
+  /** The night's confirmation, judged again from its kept answers (nightConfirmationOf). */
+  confirmation: Confirmation | null = null,
 ): Promise<string[]> {
   const ours = (f: { code: CheckCode }) => redrafted.codes.has(f.code);
   const previousRun = await findings.previousCompleteRun(run.checkRunId);
@@ -243,7 +326,7 @@ export async function standingDifferences(
       ...(previous ? { sameFingerprints: previous.sameFingerprints } : {}),
     },
     acceptances: await findings.acceptances.inForceAt(run.startedAtMs),
-    confirmation: null,
+    confirmation,
   });
   const statedHere = new Map(stated.filter(ours).map((f) => [f.fingerprint, f]));
   const heldHere = new Set(held.filter(ours).map((f) => f.fingerprint));

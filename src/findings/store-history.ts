@@ -35,6 +35,20 @@ export class RunHistory {
     return rows.map((row) => fromSql(checkRuns, row));
   }
 
+  /**
+   * What run `checkRunId`'s confirmation pass re-read, as the run digested it: undefined for a run
+   * recorded before the answers were kept (migration 0023, pg 0009), null for a run without a
+   * confirmation pass (`check`).
+   */
+  async rereadsOf(checkRunId: number): Promise<string | null | undefined> {
+    const row = await this.db
+      .selectFrom('check_run_rereads')
+      .select('rereads_json')
+      .where('check_run_id', '=', checkRunId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : row.rereads_json;
+  }
+
   /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */
   async largestOf(checkRunId: number, n: number): Promise<Finding[]> {
     const rows = await this.db

@@ -78,6 +78,8 @@ export interface RunRecord {
   rollForward: readonly RollForward[];
   summary: CheckRunSummary;
   finishedAtMs: number;
+  /** What the confirmation pass re-read, as the run digested it (summary.confirmation.sha256); null without one. */
+  rereadsJson: string | null;
 }
 
 /** The findings store of a mirror. */
@@ -302,6 +304,10 @@ export class FindingsStore {
           .insertInto('resolved_findings')
           .values(resolved.slice(i, i + INSERT_BATCH).map((row) => toSql(resolvedFindings, row)))
           .execute();
+      await trx
+        .insertInto('check_run_rereads')
+        .values({ check_run_id: checkRunId, rereads_json: record.rereadsJson })
+        .execute();
       if (record.rollForward.length > 0)
         await trx
           .insertInto('liability_rollforward')

@@ -121,6 +121,7 @@ export const dpVouchers = pgTableOf(sqlite.dpVouchers);
 export const dpOrderHistory = pgTableOf(sqlite.dpOrderHistory);
 export const dpOrderVersions = pgTableOf(sqlite.dpOrderVersions);
 export const checkRuns = pgTableOf(sqlite.checkRuns);
+export const checkRunRereads = pgTableOf(sqlite.checkRunRereads);
 export const findings = pgTableOf(sqlite.findings);
 export const heldFindings = pgTableOf(sqlite.heldFindings);
 export const resolvedFindings = pgTableOf(sqlite.resolvedFindings);
@@ -157,6 +158,7 @@ export const PG_TABLES: readonly Table[] = [
   dpVouchers,
   dpOrderHistory,
   checkRuns,
+  checkRunRereads,
   findings,
   heldFindings,
   resolvedFindings,
