@@ -22,6 +22,7 @@ import type { SealedManifest } from '../evidence/manifest.js';
 import { canonicalJson, sha256Hex } from '../evidence/canonical.js';
 import { closePeriod, type RunInFlight } from '../report/close.js';
 import { periodOf } from '../report/period.js';
+import { CHECKS } from '../checks/index.js';
 import { ChecksStore } from '../checks/store.js';
 import { findingsStore, type FindingsStore } from '../findings/store.js';
 import { FAIL_ON, type FailOn } from '../findings/verdict.js';
@@ -277,13 +278,13 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     });
     // The gift card query checks re-performed, and what is not yet, for this night.
     const queried = [
-      'GC_STUCK_IN_FLIGHT',
-      'GC_LEDGER_REWRITTEN',
-      'GC_DUPLICATE_IDEMPOTENCY_KEY',
-      'GC_ORPHAN_ENTRY',
-      ...(result.confirmationKept ? ['GC_IN_FLIGHT'] : []),
-      ...(result.rejectionsKept ? ['SYNC_REJECTED_RECORD'] : []),
-    ];
+      CHECKS.GC_STUCK_IN_FLIGHT,
+      CHECKS.GC_LEDGER_REWRITTEN,
+      CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY,
+      CHECKS.GC_ORPHAN_ENTRY,
+      ...(result.confirmationKept ? [CHECKS.GC_IN_FLIGHT] : []),
+      ...(result.rejectionsKept ? [CHECKS.SYNC_REJECTED_RECORD] : []),
+    ].map((check) => check.code);
     const notYet = [
       "the findings of the books' checks",
       ...(result.confirmationKept
