@@ -47,6 +47,7 @@ const ON_BOTH = [
   'test/sync/sync.test.ts',
   'test/cli/demo.test.ts',
   'test/evidence/reperform.test.ts',
+  'test/evidence/reperform-books.test.ts',
   'test/evidence/reperform-confirmation.test.ts',
   ...CHECKS_ON_A_MIRROR,
 ];

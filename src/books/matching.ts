@@ -29,6 +29,8 @@ export interface MatchInput {
 /** What a matching found: records per status, per kind. */
 export interface MatchOutcome {
   kinds: string[];
+  /** The newest books file (books_files.file_id) imported when it matched: the books it read are those up to it; null when none. */
+  throughFileId: number | null;
   groups: number;
   byStatus: Partial<Record<MatchStatus, number>>;
 }
@@ -43,6 +45,7 @@ export async function matchBooks(mirror: Mirror, input: MatchInput): Promise<Mat
   const store = new BooksStore(mirror);
   const options: MatchOptions = { ...DEFAULT_MATCH_OPTIONS, ...input.options };
   const nowMs = input.nowMs ?? Date.now();
+  const throughFileId = await store.newestFileId();
   const spans = new Map<string, Span>((await store.spans()).map((span) => [span.kind, span]));
   const { groups, byStatus } = await store.replaceMatching(nowMs, async (session) => {
     const tenders = spans.get('tenders');
@@ -52,7 +55,7 @@ export async function matchBooks(mirror: Mirror, input: MatchInput): Promise<Mat
     const purchases = spans.get('dp-purchases');
     if (purchases) await matchPurchases(session, input, options, purchases);
   });
-  return { kinds: [...spans.keys()].sort(), groups, byStatus };
+  return { kinds: [...spans.keys()].sort(), throughFileId, groups, byStatus };
 }
 
 /** The end of the data: the earlier of the books' newest row and the sync's start. */

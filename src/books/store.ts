@@ -181,6 +181,15 @@ export class BooksStore {
     return this.#c.transaction(() => work(new ImportSession(this.#c)));
   }
 
+  /** The newest books file imported (its file_id), or null before the first import. */
+  async newestFileId(): Promise<number | null> {
+    const row = await this.#db
+      .selectFrom('books_files')
+      .select((eb) => eb.fn.max('file_id').as('newest'))
+      .executeTakeFirst();
+    return row?.newest === null || row?.newest === undefined ? null : Number(row.newest);
+  }
+
   /** Each kind's time span among the rows held. */
   async spans(): Promise<BooksSpan[]> {
     const rows = await this.#db

@@ -32,6 +32,8 @@ export interface CatalogueRun {
 /** How the books' matching went, a step before the checks: why it failed, if it did. */
 export interface BooksMatching {
   failed?: unknown;
+  /** The newest books file the matching read (null: there were no books); absent when it failed. */
+  throughFileId?: number | null;
 }
 
 /**
@@ -44,12 +46,12 @@ export async function matchBooksForRun(
 ): Promise<BooksMatching & { ms: number }> {
   const started = performance.now();
   try {
-    await matchBooks(context.mirror, {
+    const { throughFileId } = await matchBooks(context.mirror, {
       asOfMs: context.asOfMs,
       merchantId: context.merchantId,
       options: booksMatchOptions(context.options),
     });
-    return { ms: Math.round(performance.now() - started) };
+    return { throughFileId, ms: Math.round(performance.now() - started) };
   } catch (error) {
     return { failed: error, ms: Math.round(performance.now() - started) };
   }

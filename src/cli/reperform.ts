@@ -17,6 +17,7 @@ import {
   type WhatIfSettings,
 } from '../evidence/reperform.js';
 import { rebuildListsAsOf } from '../sync/as-of.js';
+import { copyBooksAsOf } from '../books/store-past.js';
 import { EvidenceStore } from '../evidence/store.js';
 import type { SealedManifest } from '../evidence/manifest.js';
 import { canonicalJson, sha256Hex } from '../evidence/canonical.js';
@@ -94,18 +95,23 @@ export async function reperformClose(label: string, options: ReperformOptions): 
 }
 
 /**
- * Runs `work` with the lists of `mirror` rebuilt as of a sync on demand (sync/as-of.ts), each in a
- * scratch mirror of its own in a temporary folder, which is removed after, whatever happens.
+ * Runs `work` with the lists of `mirror` rebuilt as of a sync on demand (sync/as-of.ts), and the
+ * books as of a books file when asked (books/store-past.ts), each in a scratch mirror of its own
+ * in a temporary folder, which is removed after, whatever happens.
  */
 export async function withListsAsOf<T>(mirror: Mirror, work: (listsAt: ListsAt) => Promise<T>): Promise<T> {
   const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-lists-'));
   const opened: Mirror[] = [];
   try {
-    return await work(async (syncRunId) => {
+    return await work(async (syncRunId, booksThroughFileId) => {
       const lists = openMirror(join(folder, `lists-${opened.length + 1}.db`));
       opened.push(lists);
       const { unreadable } = await rebuildListsAsOf(mirror, syncRunId, lists);
-      return { lists, unreadable };
+      const books =
+        booksThroughFileId === undefined || booksThroughFileId === null
+          ? undefined
+          : await copyBooksAsOf(mirror, booksThroughFileId, lists);
+      return { lists, unreadable, ...(books ? { books } : {}) };
     });
   } finally {
     for (const lists of opened) await lists.close().catch(() => undefined);
@@ -139,15 +145,7 @@ const SETTABLE: Record<string, (value: string, into: WhatIfSettings) => void> = 
     into.failOn = value as FailOn;
   },
   materiality: (value, into) => {
-    const thresholds = new Map<string, number>();
-    for (const part of value.split(',')) {
-      const [currency, amount] = part.split('=');
-      const parsed = amount === undefined ? undefined : decimalTextCents(amount);
-      if (!currency || !/^[A-Z]{3}$/.test(currency) || !parsed?.ok)
-        throw new Error('CURRENCY=AMOUNT pairs, e.g. USD=500.00,EUR=100.00');
-      thresholds.set(currency, parsed.cents);
-    }
-    into.materiality = thresholds;
+    into.materiality = perCurrency(value);
   },
   'expiry-grace-minutes': (value, into) => {
     into.options.expiryGraceMinutes = wholeNumber(value);
@@ -158,14 +156,32 @@ const SETTABLE: Record<string, (value: string, into: WhatIfSettings) => void> = 
   'stuck-order-sla-hours': (value, into) => {
     into.options.stuckOrderSlaHours = wholeNumber(value);
   },
+  'books-tolerance': (value, into) => {
+    into.options.booksToleranceCents = Object.fromEntries(perCurrency(value));
+  },
+  'books-window-hours': (value, into) => {
+    into.options.booksWindowHours = wholeNumber(value);
+  },
+  'books-cutoff-minutes': (value, into) => {
+    into.options.booksCutoffMinutes = wholeNumber(value);
+  },
 };
 
-/** Settings that shape checks verify does not re-perform yet. */
-const NOT_SETTABLE: Record<string, string> = {
-  'books-tolerance': "the matching of the merchant's books",
-  'books-window-hours': "the matching of the merchant's books",
-  'books-cutoff-minutes': "the matching of the merchant's books",
-};
+/** The settings that shape the matching of the merchant's books. */
+const BOOKS_SETTINGS = ['books-tolerance', 'books-window-hours', 'books-cutoff-minutes'];
+
+/** CURRENCY=AMOUNT pairs, each amount in cents. @throws naming the form when one does not read. */
+function perCurrency(value: string): Map<string, number> {
+  const amounts = new Map<string, number>();
+  for (const part of value.split(',')) {
+    const [currency, amount] = part.split('=');
+    const parsed = amount === undefined ? undefined : decimalTextCents(amount);
+    if (!currency || !/^[A-Z]{3}$/.test(currency) || !parsed?.ok)
+      throw new Error('CURRENCY=AMOUNT pairs, e.g. USD=500.00,EUR=100.00');
+    amounts.set(currency, parsed.cents);
+  }
+  return amounts;
+}
 
 /** Items as a sentence lists them: "a", "a and b", "a, b and c". */
 function listed(items: readonly string[]): string {
@@ -183,9 +199,6 @@ function settingsOf(pairs: readonly string[]): WhatIfSettings {
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     const [key, value] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
-    const notYet = NOT_SETTABLE[key];
-    if (notYet !== undefined)
-      throw new ConfigError('--set', `--set ${key}: it shapes ${notYet}, which verify does not re-perform yet`);
     const read = SETTABLE[key];
     if (read === undefined)
       throw new ConfigError(
@@ -216,6 +229,12 @@ export async function whatIfRun(
         throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
       },
     );
+    const books = pairs.map((pair) => pair.split('=')[0]!).find((key) => BOOKS_SETTINGS.includes(key));
+    if (books !== undefined && !result.booksKept)
+      throw new ConfigError(
+        '--set',
+        `--set ${books}: check run ${checkRunId}'s books cannot be matched again (the night predates the mirror keeping which books its matching read, or its matching failed), so it shapes nothing verify re-performs`,
+      );
     record({ whatIf: pairs, ...result });
     const lines = [
       `what if check run ${checkRunId} had run with ${pairs.join(', ')} (the sealed night is unchanged):`,
@@ -258,8 +277,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
         ? 'coupons, DP orders and wallets'
         : `DP wallets (its coupons and orders predate sync ${result.listsKeptSince}, from which the mirror keeps them as of each sync)`;
     // The checks over the lists, re-performed over them as of the night's sync where the mirror keeps them.
-    const checked =
-      result.listFindings === undefined ? '' : ', the findings of the checks over coupons, DP orders and wallets';
+    const checked = `${result.listFindings === undefined ? '' : ', the findings of the checks over coupons, DP orders and wallets'}${result.booksKept ? ", the books' checks' findings over the books matched again" : ''}`;
     record({
       identical,
       checkRunId,
@@ -268,12 +286,14 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
       reperformed: `the gift card ledger population (counts, control totals per currency, Merkle root), the card checks' findings${checked}, their standing, the nightly roll-forward and the month to date; the ${lists} as of its sync (counts, totals, Merkle roots)`,
       cardFindings: result.cardFindings,
       ...(result.listFindings !== undefined ? { listFindings: result.listFindings } : {}),
+      ...(result.booksFindings !== undefined ? { booksFindings: result.booksFindings } : {}),
       population: p,
       rollForward: result.rollForward,
       differences: result.differences,
       rewrittenAfter: result.rewrittenAfter,
       rejectionsKept: result.rejectionsKept,
       confirmationKept: result.confirmationKept,
+      booksKept: result.booksKept,
       ...(result.listsKeptSince !== undefined ? { listsKeptSince: result.listsKeptSince } : {}),
     });
     // The gift card query checks re-performed, and what is not yet, for this night.
@@ -286,7 +306,11 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
       ...(result.rejectionsKept ? [CHECKS.SYNC_REJECTED_RECORD] : []),
     ].map((check) => check.code);
     const notYet = [
-      "the findings of the books' checks",
+      ...(result.booksKept
+        ? []
+        : [
+            "the findings of the books' checks (the night predates the mirror keeping which books its matching read, or its coupons and orders as of its sync, or its matching failed)",
+          ]),
       ...(result.confirmationKept
         ? []
         : [
@@ -305,7 +329,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with ${listed(queried.map((code) => `${code}'s`))})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`} and their standing${result.confirmationKept ? ", the confirmation's answers judged again" : ''}, the nightly roll-forward, the month to date and the ${lists} as of its sync; not yet: ${listed(notYet)}\n`,
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with ${listed(queried.map((code) => `${code}'s`))})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`}${result.booksFindings === undefined ? '' : `, the ${result.booksFindings.toLocaleString('en-US')} findings of the books' checks over its books matched again`} and their standing${result.confirmationKept ? ", the confirmation's answers judged again" : ''}, the nightly roll-forward, the month to date and the ${lists} as of its sync${notYet.length === 0 ? '' : `; not yet: ${listed(notYet)}`}\n`,
       );
       return true;
     }

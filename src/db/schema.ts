@@ -756,6 +756,28 @@ export const booksRows = sqliteTable(
   (t) => [uniqueIndex('books_rows_identity_key').on(t.identity)],
 );
 
+/**
+ * A books row's line and withdrawal before a version of its file changed them (it moved to
+ * another line, was withdrawn, or came back): what a past night's matching read of it, for
+ * re-performance (books/store-past.ts). Written by the trigger books_rows_changed (migration 0024,
+ * pg 0010) on every such change to books_rows, the books stage's own writes; a row unchanged by a
+ * version adds nothing.
+ */
+export const booksRowChanges = sqliteTable(
+  'books_row_changes',
+  {
+    changeId: integer('change_id').primaryKey({ autoIncrement: true }),
+    rowId: integer('row_id').notNull(),
+    /** The version of the file that changed it (books_files.file_id). */
+    fileId: integer('file_id').notNull(),
+    /** Its line before the change. */
+    lineNo: integer('line_no').notNull(),
+    /** Its withdrawal before the change (NULL: it was held). */
+    withdrawnFileId: integer('withdrawn_file_id'),
+  },
+  (t) => [index('books_row_changes_row').on(t.rowId, t.fileId)],
+);
+
 /** A row of a books file that was not imported, with why. */
 export const booksRejections = sqliteTable('books_rejections', {
   rejectionId: integer('rejection_id').primaryKey({ autoIncrement: true }),

@@ -5,20 +5,25 @@
  * (counts, control totals per currency, Merkle root) compared with what the night's manifest
  * sealed, its roll-forward per currency with what the night stated; its card checks and (over
  * the lists as of its sync, rebuilt by the caller) its checks over coupons, DP orders and wallets
- * drafted again, and their standing, against the findings it stated. The books' checks and the
- * gift card query checks are not recomputed yet (docs/evidence.md says what is and is not).
+ * drafted again, its gift card query checks over the mirror as its sync bounds it, and (over
+ * the books as its matching read them, rebuilt by the caller beside the lists, with the ledger as
+ * of its sync) its books matched again and the books' checks drafted again; and their standing,
+ * against the findings it stated (docs/evidence.md says what is re-performed and what is not).
  */
 import type { Mirror } from '../db/mirror.js';
 import { type CheckRunRow, type FindingsStore, findingsStore, summaryOf } from '../findings/store.js';
 import { rollForwardFigures, type RollForwardFigures } from '../findings/summary.js';
 import {
   boundedChecksOf,
+  booksOfNight,
+  booksWindowMs,
   findingDifferences,
   LIST_CHECKS,
   type NightSync,
   nightConfirmationOf,
   nightSyncOf,
   type Redrafted,
+  redraftBooksChecks,
   redraftCardChecks,
   redraftQueryChecks,
   type Stated,
@@ -36,6 +41,7 @@ import type { LedgerPopulation } from '../ledger/population.js';
 import { LedgerStore } from '../ledger/store.js';
 import { recordsPopulation, type SealedManifest } from './manifest.js';
 import { EvidenceStore } from './store.js';
+import { ledgerForBooks } from './night-books.js';
 
 export interface Reperformance {
   checkRunId: number;
@@ -49,6 +55,8 @@ export interface Reperformance {
   cardFindings: number;
   /** How many findings the checks over coupons, DP orders and wallets drafted again; absent when not re-performed. */
   listFindings?: number;
+  /** How many findings the books' checks drafted again, over the books matched again; absent when not re-performed. */
+  booksFindings?: number;
   /** Each difference from the sealed population, one line each; none when identical. */
   differences: string[];
   /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
@@ -57,6 +65,8 @@ export interface Reperformance {
   rejectionsKept: boolean;
   /** The mirror kept the night's confirmation answers, so GC_IN_FLIGHT and the confirmation's own findings were re-performed. */
   confirmationKept: boolean;
+  /** The night kept which books its matching read (and the lists as of its sync are kept), so its books were matched again and the books' checks re-performed. */
+  booksKept: boolean;
   /**
    * The sync from which the mirror keeps its coupons and orders as of each sync, when this night
    * predates it (a mirror made before it kept them): its coupons and orders are not compared.
@@ -64,12 +74,21 @@ export interface Reperformance {
   listsKeptSince?: number;
 }
 
+/** A night's lists, and its books when asked, rebuilt into a scratch mirror (see {@link ListsAt}). */
+export interface NightLists {
+  lists: Mirror;
+  unreadable: string[];
+  /** The books rows copied, and when the earliest tender among them was made (null: none). */
+  books?: { rows: number; firstTenderAtMs: number | null };
+}
+
 /**
  * The lists (coupons, DP orders, wallets) as the mirror held them at a sync, rebuilt into a
  * scratch mirror by the caller (the sync's rebuild: see sync/as-of.ts), with each kept record
- * that did not read; the caller drops the scratch mirror after.
+ * that did not read; given `booksThroughFileId`, the books too, as they stood once that books
+ * file was imported (books/store-past.ts). The caller drops the scratch mirror after.
  */
-export type ListsAt = (syncRunId: number) => Promise<{ lists: Mirror; unreadable: string[] }>;
+export type ListsAt = (syncRunId: number, booksThroughFileId?: number | null) => Promise<NightLists>;
 
 /** Why a run cannot be re-performed, for a person. */
 export class NotReperformable extends Error {}
@@ -116,33 +135,44 @@ async function walkNight(mirror: Mirror, checkRunId: number) {
 }
 
 /**
- * The lists as of the night's sync (`listsAt`), when the mirror keeps them as of it; undefined
- * when not (no `listsAt`, or a night older than the versions).
+ * The lists as of the night's sync (`listsAt`), when the mirror keeps them as of it, undefined
+ * when not (no `listsAt`, or a night older than the versions); with them, where the night kept
+ * which books its matching read, those books and the ledger they are matched against as of its
+ * sync (its cards, and its payments and refunds from the books' first tender on, less the widest
+ * window of the night's and `changed`).
  */
 async function listsOfNight(
+  mirror: Mirror,
   run: CheckRunRow & { syncRunId: number },
   keptSince: number | null,
   listsAt: ListsAt | undefined,
-): Promise<{ lists: Mirror; unreadable: string[] } | undefined> {
+  changed: Partial<CheckOptions> = {},
+): Promise<(NightLists & { booksKept: boolean }) | undefined> {
   if (listsAt === undefined || keptSince === null || run.syncRunId < keptSince) return undefined;
-  return listsAt(run.syncRunId);
+  const books = booksOfNight(run);
+  const night = await listsAt(run.syncRunId, books);
+  const firstTender = night.books?.firstTenderAtMs;
+  if (firstTender !== undefined && firstTender !== null)
+    await ledgerForBooks(mirror, run.syncRunId, firstTender - booksWindowMs(run, changed), night.lists);
+  return { ...night, booksKept: books !== undefined };
 }
 
 /**
  * The night's query checks drafted again beside its card checks (`cards`), with `changed` over
- * its options: the gift card checks its sync bounds over the mirror, and the checks over the lists
- * over `lists` when there are lists as of the night; all fingerprinted as the night did.
+ * its options: the gift card checks its sync bounds over the mirror, the checks over the lists
+ * over `night` when there are lists as of the night, and the books' checks there too when the
+ * night kept its books; all fingerprinted as the night did.
  */
 async function withQueryChecks(
   mirror: Mirror,
   run: CheckRunRow,
   sync: NightSync,
   cards: Redrafted,
-  lists: Mirror | undefined,
+  night: { lists: Mirror; booksKept: boolean } | undefined,
   changed: Partial<CheckOptions> = {},
   /** The night's confirmation answers are kept: GC_IN_FLIGHT is drafted again too. */
   confirmationKept = false,
-): Promise<{ redrafted: Redrafted; lists?: Redrafted }> {
+): Promise<{ redrafted: Redrafted; lists?: Redrafted; books?: Redrafted }> {
   const bounded = await redraftQueryChecks(
     mirror,
     boundedChecksOf(sync, confirmationKept),
@@ -151,9 +181,11 @@ async function withQueryChecks(
     changed,
     cards.orphanCardIds,
   );
-  if (lists === undefined) return { redrafted: together(cards, bounded) };
-  const listed = await redraftQueryChecks(lists, LIST_CHECKS, run, sync, changed);
-  return { redrafted: together(cards, bounded, listed), lists: listed };
+  if (night === undefined) return { redrafted: together(cards, bounded) };
+  const listed = await redraftQueryChecks(night.lists, LIST_CHECKS, run, sync, changed);
+  if (!night.booksKept) return { redrafted: together(cards, bounded, listed), lists: listed };
+  const books = await redraftBooksChecks(night.lists, run, sync, changed);
+  return { redrafted: together(cards, bounded, listed, books), lists: listed, books };
 }
 
 /**
@@ -179,18 +211,14 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
   const sealedRollForward = stated.rollForward;
   const monthToDate = tallies.monthToDate();
   const keptSince = await evidence.listsKeptSince();
-  const night = await listsOfNight(run, keptSince, listsAt);
+  const night = await listsOfNight(mirror, run, keptSince, listsAt);
   const sync = await nightSyncOf(mirror, run.syncRunId);
   const confirmed = await nightConfirmationOf(findings, run);
-  const { redrafted, lists: listsRedrafted } = await withQueryChecks(
-    mirror,
-    run,
-    sync,
-    cards,
-    night?.lists,
-    {},
-    confirmed.kept,
-  );
+  const {
+    redrafted,
+    lists: listsRedrafted,
+    books: booksRedrafted,
+  } = await withQueryChecks(mirror, run, sync, cards, night, {}, confirmed.kept);
   // What the night stated, read once for the three comparisons below.
   const statedThen: Stated = await findings.findingsAndHeld(run);
   return {
@@ -201,6 +229,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
     rollForward,
     cardFindings: cards.fingerprints.size,
     ...(listsRedrafted ? { listFindings: listsRedrafted.fingerprints.size } : {}),
+    ...(booksRedrafted ? { booksFindings: booksRedrafted.fingerprints.size } : {}),
     differences: [
       ...differencesOf(sealed, population),
       ...rollForwardDifferences(sealedRollForward, rollForward),
@@ -223,6 +252,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
     rejectionsKept: sync.sightingsKept,
     confirmationKept: confirmed.kept,
+    booksKept: night?.booksKept ?? false,
     ...(keptSince !== null && run.syncRunId < keptSince ? { listsKeptSince: keptSince } : {}),
   };
 }
@@ -360,14 +390,16 @@ export interface WhatIf {
   exitCode: { stated: number; whatIf: number };
   /** With --set materiality: the night's open findings that would be material. */
   material: { code: CheckCode; fingerprint: string; stakeCents: number; currency: string }[];
+  /** The night's books were matched again (it kept which books its matching read): the books' checks are among those compared. */
+  booksKept: boolean;
 }
 
 /**
  * Re-performs night `checkRunId` under other settings and says what would change, the sealed
  * night untouched: the findings of the card checks and (given `listsAt`) of the checks over
  * coupons, DP orders and wallets that would appear or disappear, the verdict and exit code, and
- * which findings would be material. The books' checks are not re-performed, so their options
- * cannot be changed here.
+ * which findings would be material; and, where the night kept which books its matching read,
+ * the books' checks' findings under other matching options.
  */
 export async function whatIf(
   mirror: Mirror,
@@ -379,7 +411,13 @@ export async function whatIf(
   const changed = Object.keys(settings.options).length > 0;
   const cardsUnder = changed ? await redraftCardChecks(mirror, run, noop, noop, settings.options) : cards;
   // The query checks too: the bounded ones, and the lists' where the mirror keeps them as of the night's sync.
-  const lists = (await listsOfNight(run, await new EvidenceStore(mirror).listsKeptSince(), listsAt))?.lists;
+  const lists = await listsOfNight(
+    mirror,
+    run,
+    await new EvidenceStore(mirror).listsKeptSince(),
+    listsAt,
+    settings.options,
+  );
   const sync = await nightSyncOf(mirror, run.syncRunId);
   const { redrafted: night } = await withQueryChecks(mirror, run, sync, cards, lists);
   const { redrafted: underSettings } = changed
@@ -406,6 +444,7 @@ export async function whatIf(
     checkRunId,
     appear,
     disappear,
+    booksKept: lists?.booksKept ?? false,
     verdict: { stated: stated.verdict, whatIf: verdictThen },
     exitCode: {
       stated: stated.exitCode,

@@ -35,6 +35,21 @@ export class EvidenceStore {
     this.#c = mirror.connection;
   }
 
+  /**
+   * Writes `rows` (each its values in the order of `columns`) into `table` of this mirror, in one
+   * transaction: for a scratch mirror alone, into which re-performance copies the ledger as of a
+   * night beside its books (reperform.ts).
+   */
+  async intoScratch(
+    table: 'gift_cards' | 'gift_card_transactions',
+    columns: readonly string[],
+    batches: AsyncIterable<unknown[][]>,
+  ): Promise<void> {
+    await this.#c.transaction(async () => {
+      for await (const rows of batches) await this.#c.insertMany(table, columns, rows);
+    });
+  }
+
   /** The newest manifest of the chain, or undefined. */
   async newest(): Promise<StoredManifest | undefined> {
     return this.#manifests().orderBy('sequence', 'desc').limit(1).executeTakeFirst();

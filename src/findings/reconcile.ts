@@ -127,6 +127,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
           },
         }
       : {}),
+    ...(booksMatching.throughFileId !== undefined ? { booksThroughFileId: booksMatching.throughFileId } : {}),
     failedChecks: catalogue.failedChecks,
     booksNotImported,
     checkTimesMs: catalogue.checkTimesMs,

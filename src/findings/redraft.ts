@@ -12,7 +12,8 @@ import {
   type RowsCheck,
   type Severity,
 } from '../checks/check.js';
-import { CATALOGUE, CHECKS, type CheckCode, type Drafted } from '../checks/index.js';
+import { BOOKS_CODES, CATALOGUE, CHECKS, type CheckCode, type Drafted } from '../checks/index.js';
+import { booksMatchOptions, matchBooksForRun } from '../checks/run-checks.js';
 import { checksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { type WalkedCard, walkCardLedgersAsOf } from '../ledger/walk.js';
@@ -237,6 +238,49 @@ export async function redraftQueryChecks(
     }
   }
   return fingerprinted(codes, drafted);
+}
+
+/** The checks that read the books' matching. */
+const BOOKS_CHECKS: readonly RowsCheck<CheckCode>[] = CATALOGUE.filter(
+  (c): c is RowsCheck<CheckCode> => c.kind === 'rows' && c.needsBooks === true,
+);
+
+/**
+ * The books the night's matching read (the newest books file by then, null for none), when its
+ * books' checks can be drafted again: the night kept it (runs since it was kept) and its books'
+ * checks ran (its matching did not fail). Undefined when not.
+ */
+export function booksOfNight(run: CheckRunRow): number | null | undefined {
+  const summary = summaryOf(run);
+  if (summary.failedChecks.some((f) => BOOKS_CODES.includes(f.code))) return undefined;
+  return summary.booksThroughFileId;
+}
+
+/** The widest window the matching reads the ledger over before the books' first row, under the night's options and `changed`. */
+export function booksWindowMs(run: CheckRunRow, changed: Partial<CheckOptions> = {}): number {
+  return Math.max(booksMatchOptions(optionsOf(run, {})).windowMs, booksMatchOptions(optionsOf(run, changed)).windowMs);
+}
+
+/**
+ * The books' checks of the night drafted again over `scratch` (a scratch mirror holding the books
+ * as the night's matching read them, and the ledger's cards and tenders as of its sync): the
+ * books matched again there with the night's options (or `changed` over them), then the checks
+ * read what that matching kept. A matching that fails leaves them out of the comparison.
+ */
+export async function redraftBooksChecks(
+  scratch: Mirror,
+  run: CheckRunRow,
+  sync: NightSync,
+  changed: Partial<CheckOptions> = {},
+): Promise<Redrafted> {
+  const matched = await matchBooksForRun({
+    mirror: scratch,
+    asOfMs: sync.startedAtMs,
+    merchantId: run.merchantId,
+    options: optionsOf(run, changed),
+  });
+  if (matched.failed !== undefined) return fingerprinted(new Set(), []);
+  return redraftQueryChecks(scratch, BOOKS_CHECKS, run, sync, changed);
 }
 
 /** Redrafts as one, fingerprinted together as the night fingerprinted its drafts. */

@@ -56,6 +56,12 @@ export interface CheckRunSummary {
   failedChecks: { code: CheckCode; error: string }[];
   /** Books files the night could not import: the matching, and so the run, is not complete. */
   booksNotImported: { file: string; reason: string }[];
+  /**
+   * The books the matching read: every books file imported up to this one (books_files.file_id),
+   * null when there were none. Absent when the matching failed, and from runs recorded before it
+   * was kept: their books' checks are not re-performed.
+   */
+  booksThroughFileId?: number | null;
   checkTimesMs: Partial<Record<CheckCode, number>>;
   cards: number;
   entries: number;
@@ -105,6 +111,7 @@ export interface SummaryInput {
   confirmation?: ConfirmationReads;
   failedChecks: { code: CheckCode; error: string }[];
   booksNotImported?: { file: string; reason: string }[];
+  booksThroughFileId?: number | null;
   checkTimesMs: Partial<Record<CheckCode, number>>;
   cards: number;
   entries: number;
@@ -155,6 +162,7 @@ export function summarise(input: SummaryInput): CheckRunSummary {
     ...(input.confirmation ? { confirmation: input.confirmation } : {}),
     failedChecks: input.failedChecks,
     booksNotImported: input.booksNotImported ?? [],
+    ...(input.booksThroughFileId !== undefined ? { booksThroughFileId: input.booksThroughFileId } : {}),
     checkTimesMs: input.checkTimesMs,
     cards: input.cards,
     entries: input.entries,

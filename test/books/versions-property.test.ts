@@ -4,7 +4,9 @@
  * of the rows and however the batches of the import cut them, the rows held are exactly the
  * version's rows (each meaning as many times as the version has it, at its lines), the rows
  * withdrawn are what the version before held beyond it, the rows added what no version before
- * held (a row withdrawn and back is held again, not new), and no row is held twice.
+ * held (a row withdrawn and back is held again, not new), and no row is held twice. And each
+ * version's rows as they stood once it was imported (their lines, their withdrawals) are rebuilt
+ * from the mirror after every later version (books/store-past.ts: a past night's books).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { importBooksFile } from '../../src/books/import-books.js';
 import { ADD_AT_ONCE } from '../../src/books/store.js';
+import { copyBooksAsOf } from '../../src/books/store-past.js';
+import { openMirror } from '../../src/db/mirror.js';
 import { mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 
 const CODES = ['SUMMER', 'WINTER', 'SPRING'] as const;
@@ -59,6 +63,11 @@ describe('versions of a books file of equal rows', () => {
           let before = new Map<string, number>();
           // A row a version withdrew and a later one holds again is the same row, held again: not new.
           const ever = new Map<string, number>();
+          // Every row as each version left them, by the version's file ID.
+          const stood: Array<{ fileId: number; rows: string[] }> = [];
+          const everyRow = 'SELECT row_id, line_no, withdrawn_file_id FROM books_rows ORDER BY row_id';
+          const rowText = (r: { row_id: number; line_no: number; withdrawn_file_id: number | null }) =>
+            `${r.row_id} line ${r.line_no} withdrawn ${r.withdrawn_file_id ?? '-'}`;
           for (const [n, uses] of versions.entries()) {
             // A version of no row is a quiet day's header alone; a trailing number keeps equal versions apart.
             writeFileSync(
@@ -84,6 +93,25 @@ describe('versions of a books file of equal rows', () => {
             );
             before = now;
             for (const [meaning, count] of now) ever.set(meaning, Math.max(count, ever.get(meaning) ?? 0));
+            const [newest] = await rowsOfMirror<{ id: number }>(
+              mirrorAt(dir),
+              'SELECT MAX(file_id) AS id FROM books_files',
+            );
+            stood.push({
+              fileId: Number(newest?.id),
+              rows: (await rowsOfMirror<Parameters<typeof rowText>[0]>(mirrorAt(dir), everyRow)).map(rowText),
+            });
+          }
+          for (const [n, { fileId, rows }] of stood.entries()) {
+            // The scratch mirror re-performance rebuilds a night in: SQLite, whatever the mirror's database.
+            const scratch = openMirror(join(dir, `as-of-${n}.db`));
+            try {
+              await copyBooksAsOf(mirror, fileId, scratch);
+              const copied = await scratch.connection.read<Parameters<typeof rowText>[0]>(everyRow).all();
+              expect(copied.map(rowText)).toEqual(rows);
+            } finally {
+              await scratch.close();
+            }
           }
         } finally {
           await mirror.close();

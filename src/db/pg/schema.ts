@@ -131,6 +131,7 @@ export const liabilityRollforward = pgTableOf(sqlite.liabilityRollforward);
 export const evidenceManifests = pgTableOf(sqlite.evidenceManifests);
 export const booksFiles = pgTableOf(sqlite.booksFiles);
 export const booksRows = pgTableOf(sqlite.booksRows);
+export const booksRowChanges = pgTableOf(sqlite.booksRowChanges);
 export const booksRejections = pgTableOf(sqlite.booksRejections);
 export const booksMatchRows = pgTableOf(sqlite.booksMatchRows);
 
@@ -168,6 +169,7 @@ export const PG_TABLES: readonly Table[] = [
   evidenceManifests,
   booksFiles,
   booksRows,
+  booksRowChanges,
   booksRejections,
   booksMatchRows,
 ];

@@ -1,0 +1,117 @@
+/**
+ * `verify --run N` re-performs a night's books: the books as its matching read them (rows the
+ * books import added later left out, a row a later version withdrew still in), matched again
+ * against the ledger as of its sync, and the books' checks drafted again and compared with what
+ * it stated. The real CLI over the simulator's planted world and its books exports.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { runCli, simulatorEnv } from '../support/cli.js';
+import { changeMirror, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+
+let dir: string;
+let sim: Simulator;
+let db: string;
+const nights: number[] = [];
+
+interface Verified {
+  differences: string[];
+  booksKept: boolean;
+  booksFindings?: number;
+}
+
+const verify = async (run: number, ...more: string[]) => {
+  const result = await runCli(['verify', '--run', String(run), '--db', db, '--json', ...more], simulatorEnv(sim));
+  return { ...result, verified: JSON.parse(result.stdout || '{}') as Verified };
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-reperform-books-'));
+  db = mirrorAt(dir);
+  sim = await startSimulator({ seed: 21, size: 'tiny', plant: true });
+  const books = join(dir, 'books');
+  const night = async () => {
+    const result = await runCli(
+      ['run', '--db', db, '--out', join(dir, 'reports'), '--books', books, '--json'],
+      simulatorEnv(sim),
+    );
+    expect([0, 1], result.stderr).toContain(result.status);
+    nights.push((JSON.parse(result.stdout) as { runId: number }).runId);
+  };
+  sim.writeBooks(books);
+  await night();
+  // The next night: activity in the services, and the books' tenders file loses its last row
+  // (a later version withdraws it) and gains a row of its own (a payment the ledger never saw).
+  sim.applyActivity(30);
+  const tenders = join(books, 'tenders.csv');
+  const original = readFileSync(tenders, 'utf8');
+  const lines = original.trimEnd().split('\n');
+  const last = lines.at(-1)!.split(',');
+  const added = [...last];
+  added[0] = 'POS-REPERFORM-0001';
+  writeFileSync(tenders, `${[...lines.slice(0, -1), added.join(',')].join('\n')}\n`);
+  await night();
+  // The third: the file as it was, so the withdrawn row comes back and the added one is withdrawn.
+  sim.applyActivity(30);
+  writeFileSync(tenders, original);
+  await night();
+}, 240_000);
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("verify --run, the books' checks", () => {
+  it("re-performs each night's books as its matching read them, after later versions withdrew a row, added one and brought the first back", async () => {
+    const [changed] = await rowsOfMirror<{ withdrawn: number; back: number }>(
+      db,
+      `SELECT SUM(CASE WHEN withdrawn_file_id IS NOT NULL THEN 1 ELSE 0 END) AS withdrawn,
+              (SELECT COUNT(*) FROM books_row_changes WHERE withdrawn_file_id IS NOT NULL) AS back FROM books_rows`,
+    );
+    expect(Number(changed?.withdrawn)).toBe(1);
+    expect(Number(changed?.back)).toBe(1);
+    for (const run of nights) {
+      const { status, stderr, verified } = await verify(run);
+      expect(verified.differences, stderr).toEqual([]);
+      expect(status).toBe(0);
+      expect(verified.booksKept).toBe(true);
+      expect(verified.booksFindings).toBeGreaterThan(0);
+    }
+    const text = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+    expect(text.stdout).toMatch(/findings of the books' checks over its books matched again/);
+    expect(text.stdout).not.toContain('not yet');
+  }, 120_000);
+
+  it("names a books row's amount changed in the mirror's past by SQL", async () => {
+    const [row] = await rowsOfMirror<{ row_id: number; amount_cents: number }>(
+      db,
+      `SELECT b.row_id, b.amount_cents FROM books_rows b WHERE b.kind = 'tenders' AND b.withdrawn_file_id IS NULL
+       AND b.reference IS NOT NULL ORDER BY b.row_id LIMIT 1`,
+    );
+    if (!row) throw new Error('the books hold no tender');
+    await changeMirror(db, 'UPDATE books_rows SET amount_cents = amount_cents + 100 WHERE row_id = ?', row.row_id);
+    try {
+      const { status, verified } = await verify(nights[0]!);
+      expect(status).toBe(1);
+      expect(verified.differences.some((d) => /^finding BK_\w+ [0-9a-f]+/.test(d))).toBe(true);
+    } finally {
+      await changeMirror(db, 'UPDATE books_rows SET amount_cents = ? WHERE row_id = ?', row.amount_cents, row.row_id);
+    }
+    expect((await verify(nights[0]!)).status).toBe(0);
+  }, 120_000);
+
+  it('says what the books would show under another tolerance, the sealed night untouched', async () => {
+    const result = await runCli(
+      ['verify', '--run', String(nights[0]), '--db', db, '--json', '--set', 'books-tolerance=USD=1000.00'],
+      simulatorEnv(sim),
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const what = JSON.parse(result.stdout) as { disappear: { code: string }[]; booksKept: boolean };
+    expect(what.booksKept).toBe(true);
+    expect(what.disappear.map((f) => f.code)).toContain('BK_AMOUNT_MISMATCH');
+  }, 120_000);
+});
