@@ -2,7 +2,8 @@
  * The merchant's books as a past night's matching read them, rebuilt from the mirror (`verify
  * --run N` matches them again): every row imported by the books file the night's matching read
  * last (its summary names it), withdrawn where a file imported by then had withdrawn it. A row
- * the books import added later is left out; one a later version withdrew is in, as it was then.
+ * the books import added later is left out; one a later version withdrew is in, and one it
+ * brought back still withdrawn, as they were then (books_row_changes).
  * They are written into a scratch mirror (SQLite), under the table's own name, with their own
  * IDs, so the matching numbers its groups as the night did and the books checks name the rows
  * the night named.
@@ -20,12 +21,12 @@ const AT_MS = at('at_ms');
 const WITHDRAWN = at('withdrawn_file_id');
 
 /**
- * A books row's columns as of file @through: its line and withdrawal from its first change by a
- * later version (`ch`, which keeps them as they were before it), else as they are (a withdrawal
- * by a later version recorded before the changes were kept is not yet one).
+ * A books row's columns as of file @through: its withdrawal from its first change by a later
+ * version (`ch`, which keeps it as it was before), else as it is (a withdrawal by a later version
+ * recorded before the changes were kept is not yet one). Its other columns as they are: a row's
+ * meaning never changes, and its line (which only messages name) is the newest version's.
  */
 function columnAsOf(name: string): string {
-  if (name === 'line_no') return 'CASE WHEN ch.change_id IS NULL THEN b.line_no ELSE ch.line_no END AS line_no';
   if (name === 'withdrawn_file_id')
     return `CASE WHEN ch.change_id IS NOT NULL THEN ch.withdrawn_file_id
                  WHEN b.withdrawn_file_id <= @through THEN b.withdrawn_file_id END AS withdrawn_file_id`;

@@ -757,11 +757,11 @@ export const booksRows = sqliteTable(
 );
 
 /**
- * A books row's line and withdrawal before a version of its file changed them (it moved to
- * another line, was withdrawn, or came back): what a past night's matching read of it, for
- * re-performance (books/store-past.ts). Written by the trigger books_rows_changed (migration 0024,
- * pg 0010) on every such change to books_rows, the books stage's own writes; a row unchanged by a
- * version adds nothing.
+ * A books row's withdrawal before a version of its file changed it (withdrew the row, or brought
+ * it back): whether a past night's matching read the row, for re-performance (books/store-past.ts).
+ * Written by the trigger books_rows_withdrawals (migration 0024, pg 0010) on every such change
+ * to books_rows, the books stage's own writes; a row a version keeps adds nothing. (A row's line
+ * is not kept: a rolling export moves every line every night, and only messages name lines.)
  */
 export const booksRowChanges = sqliteTable(
   'books_row_changes',
@@ -770,8 +770,6 @@ export const booksRowChanges = sqliteTable(
     rowId: integer('row_id').notNull(),
     /** The version of the file that changed it (books_files.file_id). */
     fileId: integer('file_id').notNull(),
-    /** Its line before the change. */
-    lineNo: integer('line_no').notNull(),
     /** Its withdrawal before the change (NULL: it was held). */
     withdrawnFileId: integer('withdrawn_file_id'),
   },

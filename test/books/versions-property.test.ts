@@ -5,8 +5,8 @@
  * version's rows (each meaning as many times as the version has it, at its lines), the rows
  * withdrawn are what the version before held beyond it, the rows added what no version before
  * held (a row withdrawn and back is held again, not new), and no row is held twice. And each
- * version's rows as they stood once it was imported (their lines, their withdrawals) are rebuilt
- * from the mirror after every later version (books/store-past.ts: a past night's books).
+ * version's rows as they stood once it was imported (which were held, which withdrawn) are
+ * rebuilt from the mirror after every later version (books/store-past.ts: a past night's books).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -65,9 +65,9 @@ describe('versions of a books file of equal rows', () => {
           const ever = new Map<string, number>();
           // Every row as each version left them, by the version's file ID.
           const stood: Array<{ fileId: number; rows: string[] }> = [];
-          const everyRow = 'SELECT row_id, line_no, withdrawn_file_id FROM books_rows ORDER BY row_id';
-          const rowText = (r: { row_id: number; line_no: number; withdrawn_file_id: number | null }) =>
-            `${r.row_id} line ${r.line_no} withdrawn ${r.withdrawn_file_id ?? '-'}`;
+          const everyRow = 'SELECT row_id, withdrawn_file_id FROM books_rows ORDER BY row_id';
+          const rowText = (r: { row_id: number; withdrawn_file_id: number | null }) =>
+            `${r.row_id} withdrawn ${r.withdrawn_file_id ?? '-'}`;
           for (const [n, uses] of versions.entries()) {
             // A version of no row is a quiet day's header alone; a trailing number keeps equal versions apart.
             writeFileSync(
