@@ -56,7 +56,7 @@ export interface Manifest {
   };
   /** What the confirmation pass re-read by ID, and the SHA-256 of its answers (a run with one). */
   confirmation?: ConfirmationReads;
-  /** The books files the matching read (their newest versions). */
+  /** The books files the night's matching read: the newest version of each by then (SHA-256). */
   books: { kind: string; source: string; sha256: string }[];
   /** SHA-256 of the canonical JSON of the findings (by fingerprint) and of the figures. */
   digests: Record<string, string>;
@@ -179,7 +179,7 @@ export async function runManifest(
       dpWallets: await recordsPopulation(store.wallets(summary.syncRunId)),
     },
     ...(summary.confirmation ? { confirmation: summary.confirmation } : {}),
-    books: await store.booksFiles(),
+    books: await store.booksFiles(summary.booksThroughFileId),
     digests: {
       findings: sha256Hex(canonicalJson(canonicalFindings)),
       rollForward: sha256Hex(canonicalJson(summary.rollForward)),

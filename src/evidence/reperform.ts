@@ -248,6 +248,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
       ...(await standingDifferences(findings, statedThen, run, redrafted, confirmed.confirmation)),
       ...(await acceptancesNotHonoured(findings, statedThen, run)),
       ...(await listDifferences(evidence, manifest, run.syncRunId, keptSince)),
+      ...(night?.booksKept ? await booksFileDifferences(evidence, manifest, booksOfNight(run)) : []),
     ],
     rewrittenAfter: await new LedgerStore(mirror).entriesRewrittenAfter(run.syncRunId),
     rejectionsKept: sync.sightingsKept,
@@ -294,6 +295,24 @@ async function listDifferences(
       differences.push(`${label} Merkle root: sealed ${sealed.merkleRoot}, re-performed ${is.merkleRoot}`);
   }
   return differences;
+}
+
+/**
+ * The books files the night's matching read (the newest version of each by the file it names),
+ * against those its manifest sealed: each file sealed and not found, or found and not sealed.
+ */
+async function booksFileDifferences(
+  store: EvidenceStore,
+  manifest: SealedManifest,
+  throughFileId: number | null | undefined,
+): Promise<string[]> {
+  const named = (f: { kind: string; source: string; sha256: string }) => `${f.kind} ${f.source} (SHA-256 ${f.sha256})`;
+  const sealed = new Set(manifest.books.map(named));
+  const now = new Set((await store.booksFiles(throughFileId)).map(named));
+  return [
+    ...[...sealed].filter((f) => !now.has(f)).map((f) => `books file ${f}: sealed, not among those the night read`),
+    ...[...now].filter((f) => !sealed.has(f)).map((f) => `books file ${f}: read by the night, not sealed`),
+  ];
 }
 
 /**

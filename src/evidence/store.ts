@@ -165,8 +165,14 @@ export class EvidenceStore {
       .batches([syncRunId], BATCH);
   }
 
-  /** The newest version of every books file, by kind and source, with its SHA-256. */
-  async booksFiles(): Promise<{ kind: string; source: string; sha256: string }[]> {
+  /**
+   * The newest version of every books file, by kind and source, with its SHA-256: of those
+   * imported up to file `throughFileId` (what a night's matching read; none for null), or of all
+   * when it is not known (a night from before it was kept).
+   */
+  async booksFiles(throughFileId?: number | null): Promise<{ kind: string; source: string; sha256: string }[]> {
+    if (throughFileId === null) return [];
+    const through = throughFileId ?? Number.MAX_SAFE_INTEGER;
     return this.#db
       .selectFrom('books_files as f')
       .select(['f.kind', 'f.source', 'f.sha256'])
@@ -177,7 +183,8 @@ export class EvidenceStore {
           selectFrom('books_files as g')
             .select(({ fn }) => fn.max('g.file_id').as('newest'))
             .whereRef('g.kind', '=', 'f.kind')
-            .whereRef('g.source', '=', 'f.source'),
+            .whereRef('g.source', '=', 'f.source')
+            .where('g.file_id', '<=', through),
         ),
       )
       .orderBy('f.kind')

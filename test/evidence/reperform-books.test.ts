@@ -104,6 +104,43 @@ describe("verify --run, the books' checks", () => {
     expect((await verify(nights[0]!)).status).toBe(0);
   }, 120_000);
 
+  it("seals the books files each night read, not the newest, and names a file's digest changed since", async () => {
+    const booksOf = async (run: number) => {
+      const [stored] = await rowsOfMirror<{ manifest_json: string }>(
+        db,
+        'SELECT manifest_json FROM evidence_manifests WHERE subject = ? ORDER BY sequence DESC LIMIT 1',
+        `check run ${run}`,
+      );
+      const books = (JSON.parse(stored!.manifest_json) as { books: { source: string; sha256: string }[] }).books;
+      return books.find((f) => f.source === 'tenders.csv')?.sha256;
+    };
+    const [first, second] = [await booksOf(nights[0]!), await booksOf(nights[1]!)];
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(second).not.toBe(first);
+    // Written again after later imports, the first night's report still seals the books it read.
+    const again = await runCli(
+      ['report', '--db', db, '--run', String(nights[0]), '--out', join(dir, 'again')],
+      simulatorEnv(sim),
+    );
+    expect(again.status, again.stderr).toBeLessThan(2);
+    expect(await booksOf(nights[0]!)).toBe(first);
+    const [file] = await rowsOfMirror<{ file_id: number }>(
+      db,
+      "SELECT file_id FROM books_files WHERE source = 'tenders.csv' AND sha256 = ? ORDER BY file_id LIMIT 1",
+      first,
+    );
+    await changeMirror(db, 'UPDATE books_files SET sha256 = ? WHERE file_id = ?', 'f'.repeat(64), file!.file_id);
+    try {
+      const { status, verified } = await verify(nights[0]!);
+      expect(status).toBe(1);
+      expect(verified.differences).toContain(
+        `books file tenders tenders.csv (SHA-256 ${first}): sealed, not among those the night read`,
+      );
+    } finally {
+      await changeMirror(db, 'UPDATE books_files SET sha256 = ? WHERE file_id = ?', first, file!.file_id);
+    }
+  }, 120_000);
+
   it('says what the books would show under another tolerance, the sealed night untouched', async () => {
     const result = await runCli(
       ['verify', '--run', String(nights[0]), '--db', db, '--json', '--set', 'books-tolerance=USD=1000.00'],
