@@ -38,13 +38,18 @@ export class EvidenceStore {
   /**
    * Writes `rows` (each its values in the order of `columns`) into `table` of this mirror, in one
    * transaction: for a scratch mirror alone, into which re-performance copies the ledger as of a
-   * night beside its books (reperform.ts).
+   * night beside its books (night-books.ts). The table's indexes but `keep` are dropped first: a
+   * scratch table is read once, and a million rows kept in the walk's wide index cost more than
+   * the whole read.
    */
   async intoScratch(
     table: 'gift_cards' | 'gift_card_transactions',
     columns: readonly string[],
     batches: AsyncIterable<unknown[][]>,
+    indexes: { all: readonly string[]; keep: readonly string[] },
   ): Promise<void> {
+    for (const index of indexes.all)
+      if (!indexes.keep.includes(index)) await this.#c.exec(`DROP INDEX IF EXISTS ${index}`);
     await this.#c.transaction(async () => {
       for await (const rows of batches) await this.#c.insertMany(table, columns, rows);
     });

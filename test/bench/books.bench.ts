@@ -6,6 +6,9 @@
  * that its peak RSS is its own. Targets: import under 30 s, matching under 30 s, RSS under 500 MB.
  * And equal rows, as a promo code used all day with date-only times writes them: 1,000,000 coupon
  * uses of 1,000 distinct meanings into an empty mirror, under 30 s (each equal row one insert).
+ * Then a night over those books, and the night re-performed with them (`verify --run`: the books
+ * rebuilt as its matching read them, matched again beside the ledger as of its sync), against
+ * the night's check and report: under 2x.
  *
  * On PostgreSQL (LEDGER_RECON_BENCH_PG) the mirror is a fresh copy of the check bench's in a
  * schema, dropped after, as the equal rows' empty one is.
@@ -16,14 +19,20 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { importBooksFile } from '../../src/books/import-books.js';
 import { matchBooks } from '../../src/books/matching.js';
+import { withListsAsOf } from '../../src/cli/reperform.js';
+import { reperformRun } from '../../src/evidence/reperform.js';
+import { sealRun } from '../../src/evidence/write.js';
+import { writeReport } from '../../src/report/write-report.js';
+import { withHeapPaced } from '../../src/cli/heap.js';
+import { reconcile } from '../../src/findings/reconcile.js';
 import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
-import { timed } from './measure.js';
+import { peakRssMb, timed } from './measure.js';
 
 const ENTRIES = 1_000_000;
 const CARDS = 100_000;
@@ -85,6 +94,26 @@ async function child(step: string, location: string, csvPath: string): Promise<v
     process.stdout.write(
       `  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`,
     );
+  } else if (step === 'night') {
+    // A night over the books (their matching, the checks), then that night re-performed with its
+    // books: rebuilt as the matching read them, beside the ledger's tenders as of its sync, matched again.
+    const started = performance.now();
+    const { summary } = await reconcile({ mirror });
+    const night = (performance.now() - started) / 1000;
+    // Its report written and sealed, as a night's is: re-performance compares with what it sealed.
+    const reportStarted = performance.now();
+    const paths = await withHeapPaced(() =>
+      writeReport({ mirror, checkRunId: summary.checkRunId, outDir: join(dirname(csvPath), 'reports') }),
+    );
+    const report = (performance.now() - reportStarted) / 1000;
+    await sealRun(mirror, summary.checkRunId, paths);
+    const again = performance.now();
+    const reperformed = await withListsAsOf(mirror, (listsAt) => reperformRun(mirror, summary.checkRunId, listsAt));
+    const seconds = (performance.now() - again) / 1000;
+    process.stdout.write(
+      `  night: check (matching and checks) ${night.toFixed(2)} s, ${summary.findings.toLocaleString('en')} findings; report ${report.toFixed(2)} s\n` +
+        `  verify --run with its books (${reperformed.booksFindings?.toLocaleString('en') ?? 'not'} books findings re-performed: ${reperformed.differences.length === 0 ? 'identical' : `DIFFERS: ${reperformed.differences.slice(0, 3).join('; ')}`}) ${seconds.toFixed(2)} s: ${(seconds / (night + report)).toFixed(2)}x the night's check and report (${(seconds / night).toFixed(2)}x its check)   peak RSS ${peakRssMb()} MB\n`,
+    );
   } else {
     const asOfMs = (await mirror.connection.pluck<number>('SELECT MAX(started_at_ms) FROM sync_runs').get()) ?? 0;
     const outcome = await timed('  matching (all rules, books_match_rows)', () =>
@@ -123,6 +152,7 @@ if (args[0] === '--child') {
       for (const [step, mirror, csv] of [
         ['import', location, csvPath],
         ['match', location, csvPath],
+        ['night', location, csvPath],
         ['repeated', repeated, repeatedPath],
       ] as const) {
         const result = spawnSync(
