@@ -151,4 +151,34 @@ describe("verify --run, the books' checks", () => {
     expect(what.booksKept).toBe(true);
     expect(what.disappear.map((f) => f.code)).toContain('BK_AMOUNT_MISMATCH');
   }, 120_000);
+
+  it('says in one line that a night from before it kept its books cannot have them matched again', async () => {
+    const run = nights[0]!;
+    const [row] = await rowsOfMirror<{ summary_json: string }>(
+      db,
+      'SELECT summary_json FROM check_runs WHERE check_run_id = ?',
+      run,
+    );
+    const kept = row!.summary_json;
+    const { booksThroughFileId: _, ...older } = JSON.parse(kept) as Record<string, unknown>;
+    await changeMirror(db, 'UPDATE check_runs SET summary_json = ? WHERE check_run_id = ?', JSON.stringify(older), run);
+    try {
+      const { status, verified } = await verify(run);
+      expect(verified.differences).toEqual([]);
+      expect(status).toBe(0);
+      expect(verified.booksKept).toBe(false);
+      const text = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      expect(text.stdout).toMatch(/; not yet: the findings of the books' checks \(the night predates/);
+      const refused = await runCli(
+        ['verify', '--run', String(run), '--db', db, '--set', 'books-window-hours=1'],
+        simulatorEnv(sim),
+      );
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toBe(
+        `ledger-recon: --set books-window-hours: check run ${run}'s books cannot be matched again (the night predates the mirror keeping which books its matching read, or its matching failed), so it shapes nothing verify re-performs\n`,
+      );
+    } finally {
+      await changeMirror(db, 'UPDATE check_runs SET summary_json = ? WHERE check_run_id = ?', kept, run);
+    }
+  }, 120_000);
 });
