@@ -24,7 +24,7 @@ import { standing } from './standing.js';
 import { type CheckRunRow, type FindingsStore, summaryOf } from './store.js';
 
 export interface Redrafted {
-  /** The checks' codes compared: the card checks' (GC_IN_FLIGHT, which the confirmation and the standing make, aside), and the lists' checks' when re-performed. */
+  /** The checks' codes compared: those drafted again without failing (the card checks', the query checks' re-performed: see reperform.ts). */
   codes: ReadonlySet<CheckCode>;
   /** Each drafted finding's fingerprint, as the standing gives it, with its code and record. */
   fingerprints: Map<string, { code: CheckCode; record: string; severity: Severity }>;
