@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openForReading, openMirror, type Mirror } from '../db/mirror.js';
 import {
+  BooksNotMatchable,
   type ListsAt,
   NotReperformable,
   refuseRebound,
@@ -226,15 +227,13 @@ export async function whatIfRun(
   try {
     const result = await withListsAsOf(mirror, (listsAt) => whatIf(mirror, checkRunId, settings, listsAt)).catch(
       (error: unknown) => {
+        if (error instanceof BooksNotMatchable) {
+          const books = pairs.map((pair) => pair.split('=')[0]!).find((key) => BOOKS_SETTINGS.includes(key));
+          throw new ConfigError('--set', `--set ${books}: ${error.message}, so it shapes nothing verify re-performs`);
+        }
         throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
       },
     );
-    const books = pairs.map((pair) => pair.split('=')[0]!).find((key) => BOOKS_SETTINGS.includes(key));
-    if (books !== undefined && !result.booksKept)
-      throw new ConfigError(
-        '--set',
-        `--set ${books}: check run ${checkRunId}'s books cannot be matched again (the night predates the mirror keeping which books its matching read, or its matching failed), so it shapes nothing verify re-performs`,
-      );
     record({ whatIf: pairs, ...result });
     const lines = [
       `what if check run ${checkRunId} had run with ${pairs.join(', ')} (the sealed night is unchanged):`,

@@ -93,6 +93,22 @@ export type ListsAt = (syncRunId: number, booksThroughFileId?: number | null) =>
 /** Why a run cannot be re-performed, for a person. */
 export class NotReperformable extends Error {}
 
+/** A what-if changes how the books are matched, and the night's books cannot be matched again: it would shape nothing. */
+export class BooksNotMatchable extends Error {
+  constructor(readonly checkRunId: number) {
+    super(
+      `check run ${checkRunId}'s books cannot be matched again (the night predates the mirror keeping which books its matching read, or its coupons and orders as of its sync, or its matching failed)`,
+    );
+  }
+}
+
+/** The check options that shape the matching of the merchant's books. */
+const BOOKS_OPTIONS = [
+  'booksToleranceCents',
+  'booksWindowHours',
+  'booksCutoffMinutes',
+] as const satisfies readonly (keyof CheckOptions)[];
+
 /**
  * Refuses a night or close (`what`) whose sync `syncRunId` read services the mirror was rebound
  * from since: their records left its current tables, so it cannot be rebuilt. Its files still
@@ -106,15 +122,20 @@ export async function refuseRebound(mirror: Mirror, what: string, syncRunId: num
     );
 }
 
-/** A completed night, walked again as of its sync: its tallies fed and its card checks drafted. */
-async function walkNight(mirror: Mirror, checkRunId: number) {
-  const findings = findingsStore(mirror);
+/** A completed night of this mirror, with the sync it read. @throws NotReperformable when there is none. */
+async function nightRun(findings: FindingsStore, checkRunId: number): Promise<CheckRunRow & { syncRunId: number }> {
   const found = await findings.history.completedRun(checkRunId);
   if (!found || found.syncRunId === null)
     throw new NotReperformable(
       `check run ${checkRunId} is not a completed run of this mirror: see \`ledger-recon history\``,
     );
-  const run = { ...found, syncRunId: found.syncRunId };
+  return { ...found, syncRunId: found.syncRunId };
+}
+
+/** A completed night, walked again as of its sync: its tallies fed and its card checks drafted. */
+async function walkNight(mirror: Mirror, checkRunId: number) {
+  const findings = findingsStore(mirror);
+  const run = await nightRun(findings, checkRunId);
   await refuseRebound(mirror, `check run ${checkRunId}`, run.syncRunId);
   // The night's roll-forward, as the night computed it: from the previous complete run's closing,
   // to this run's cut-off, the cards it counted in flight apart (its GC_IN_FLIGHT findings, the
@@ -148,13 +169,22 @@ async function listsOfNight(
   listsAt: ListsAt | undefined,
   changed: Partial<CheckOptions> = {},
 ): Promise<(NightLists & { booksKept: boolean }) | undefined> {
-  if (listsAt === undefined || keptSince === null || run.syncRunId < keptSince) return undefined;
+  if (!listsKeptAsOf(run, keptSince, listsAt)) return undefined;
   const books = booksOfNight(run);
   const night = await listsAt(run.syncRunId, books);
   const firstTender = night.books?.firstTenderAtMs;
   if (firstTender !== undefined && firstTender !== null)
     await ledgerForBooks(mirror, run.syncRunId, firstTender - booksWindowMs(run, changed), night.lists);
   return { ...night, booksKept: books !== undefined };
+}
+
+/** The night's lists can be rebuilt as of its sync: the caller can rebuild them, and the mirror keeps them from before it. */
+function listsKeptAsOf(
+  run: { syncRunId: number },
+  keptSince: number | null,
+  listsAt: ListsAt | undefined,
+): listsAt is ListsAt {
+  return listsAt !== undefined && keptSince !== null && run.syncRunId >= keptSince;
 }
 
 /**
@@ -426,17 +456,18 @@ export async function whatIf(
   settings: WhatIfSettings,
   listsAt?: ListsAt,
 ): Promise<WhatIf> {
+  // Other matching options for books that cannot be matched again are refused before the night is walked.
+  const keptSince = await new EvidenceStore(mirror).listsKeptSince();
+  if (BOOKS_OPTIONS.some((option) => settings.options[option] !== undefined)) {
+    const run = await nightRun(findingsStore(mirror), checkRunId);
+    if (!listsKeptAsOf(run, keptSince, listsAt) || booksOfNight(run) === undefined)
+      throw new BooksNotMatchable(checkRunId);
+  }
   const { findings, run, opening, tallies, redrafted: cards } = await walkNight(mirror, checkRunId);
   const changed = Object.keys(settings.options).length > 0;
   const cardsUnder = changed ? await redraftCardChecks(mirror, run, noop, noop, settings.options) : cards;
   // The query checks too: the bounded ones, and the lists' where the mirror keeps them as of the night's sync.
-  const lists = await listsOfNight(
-    mirror,
-    run,
-    await new EvidenceStore(mirror).listsKeptSince(),
-    listsAt,
-    settings.options,
-  );
+  const lists = await listsOfNight(mirror, run, keptSince, listsAt, settings.options);
   const sync = await nightSyncOf(mirror, run.syncRunId);
   const { redrafted: night } = await withQueryChecks(mirror, run, sync, cards, lists);
   const { redrafted: underSettings } = changed

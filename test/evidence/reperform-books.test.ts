@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
-import { changeMirror, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { BooksNotMatchable, whatIf } from '../../src/evidence/reperform.js';
 
 let dir: string;
 let sim: Simulator;
@@ -174,8 +175,22 @@ describe("verify --run, the books' checks", () => {
         simulatorEnv(sim),
       );
       expect(refused.status).toBe(2);
+      // Refused before the night is walked or anything rebuilt: nothing would be matched again.
+      const mirror = await openMirrorAt(db);
+      const rebuilt: number[] = [];
+      try {
+        await expect(
+          whatIf(mirror, run, { options: { booksWindowHours: 1 } }, async (syncRunId) => {
+            rebuilt.push(syncRunId);
+            throw new Error('the lists were rebuilt');
+          }),
+        ).rejects.toBeInstanceOf(BooksNotMatchable);
+      } finally {
+        await mirror.close();
+      }
+      expect(rebuilt).toEqual([]);
       expect(refused.stderr).toBe(
-        `ledger-recon: --set books-window-hours: check run ${run}'s books cannot be matched again (the night predates the mirror keeping which books its matching read, or its matching failed), so it shapes nothing verify re-performs\n`,
+        `ledger-recon: --set books-window-hours: check run ${run}'s books cannot be matched again (the night predates the mirror keeping which books its matching read, or its coupons and orders as of its sync, or its matching failed), so it shapes nothing verify re-performs\n`,
       );
     } finally {
       await changeMirror(db, 'UPDATE check_runs SET summary_json = ? WHERE check_run_id = ?', kept, run);
