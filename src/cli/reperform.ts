@@ -12,6 +12,7 @@ import {
   BooksNotMatchable,
   type ListsAt,
   NotReperformable,
+  type Reperformance,
   refuseRebound,
   reperformRun,
   whatIf,
@@ -184,6 +185,13 @@ function perCurrency(value: string): Map<string, number> {
   return amounts;
 }
 
+/** What the verify line says of the books' checks re-performed: over how many books rows, or that there were none. */
+function booksReperformed({ booksFindings, booksRows }: Reperformance): string {
+  if (booksFindings === undefined) return '';
+  if (!booksRows) return ", the books' checks (no books had been imported by then: nothing to match)";
+  return `, the ${booksFindings.toLocaleString('en-US')} findings of the books' checks over its ${booksRows.toLocaleString('en-US')} books rows matched again`;
+}
+
 /** Items as a sentence lists them: "a", "a and b", "a, b and c". */
 function listed(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
@@ -286,6 +294,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
       cardFindings: result.cardFindings,
       ...(result.listFindings !== undefined ? { listFindings: result.listFindings } : {}),
       ...(result.booksFindings !== undefined ? { booksFindings: result.booksFindings } : {}),
+      ...(result.booksRows !== undefined ? { booksRows: result.booksRows } : {}),
       population: p,
       rollForward: result.rollForward,
       differences: result.differences,
@@ -328,7 +337,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     if (identical) {
       say(
         `re-performed check run ${checkRunId} (sync ${result.syncRunId}, data as of ${result.cutOff}): identical: ${p.cards.toLocaleString('en-US')} cards, ${p.entries.toLocaleString('en-US')} entries, Merkle root ${p.merkleRoot}${rewritten}\n` +
-          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with ${listed(queried.map((code) => `${code}'s`))})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`}${result.booksFindings === undefined ? '' : `, the ${result.booksFindings.toLocaleString('en-US')} findings of the books' checks over its books matched again`} and their standing${result.confirmationKept ? ", the confirmation's answers judged again" : ''}, the nightly roll-forward, the month to date and the ${lists} as of its sync${notYet.length === 0 ? '' : `; not yet: ${listed(notYet)}`}\n`,
+          `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with ${listed(queried.map((code) => `${code}'s`))})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`}${booksReperformed(result)} and their standing${result.confirmationKept ? ", the confirmation's answers judged again" : ''}, the nightly roll-forward, the month to date and the ${lists} as of its sync${notYet.length === 0 ? '' : `; not yet: ${listed(notYet)}`}\n`,
       );
       return true;
     }

@@ -57,6 +57,8 @@ export interface Reperformance {
   listFindings?: number;
   /** How many findings the books' checks drafted again, over the books matched again; absent when not re-performed. */
   booksFindings?: number;
+  /** How many books rows were matched again, as the night's matching read them (0: none had been imported); absent when not re-performed. */
+  booksRows?: number;
   /** Each difference from the sealed population, one line each; none when identical. */
   differences: string[];
   /** Entries the service rewrote after that night: they read as now, so a difference may be theirs. */
@@ -259,7 +261,7 @@ export async function reperformRun(mirror: Mirror, checkRunId: number, listsAt?:
     rollForward,
     cardFindings: cards.fingerprints.size,
     ...(listsRedrafted ? { listFindings: listsRedrafted.fingerprints.size } : {}),
-    ...(booksRedrafted ? { booksFindings: booksRedrafted.fingerprints.size } : {}),
+    ...(booksRedrafted ? { booksFindings: booksRedrafted.fingerprints.size, booksRows: night?.books?.rows ?? 0 } : {}),
     differences: [
       ...differencesOf(sealed, population),
       ...rollForwardDifferences(sealedRollForward, rollForward),

@@ -22,6 +22,7 @@ interface Verified {
   differences: string[];
   booksKept: boolean;
   booksFindings?: number;
+  booksRows?: number;
 }
 
 const verify = async (run: number, ...more: string[]) => {
@@ -81,9 +82,10 @@ describe("verify --run, the books' checks", () => {
       expect(status).toBe(0);
       expect(verified.booksKept).toBe(true);
       expect(verified.booksFindings).toBeGreaterThan(0);
+      expect(verified.booksRows).toBeGreaterThan(0);
     }
     const text = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
-    expect(text.stdout).toMatch(/findings of the books' checks over its books matched again/);
+    expect(text.stdout).toMatch(/findings of the books' checks over its [\d,]+ books rows matched again/);
     expect(text.stdout).not.toContain('not yet');
   }, 120_000);
 
