@@ -12,6 +12,7 @@ import { getTableColumns } from 'drizzle-orm';
 import type { Mirror } from '../db/mirror.js';
 import { booksRows } from '../db/schema.js';
 import { type RowOf, selectList } from '../db/typed-rows.js';
+import { fillScratchTable } from '../db/scratch.js';
 
 /** Every column of a books row, in the schema's order. */
 const COLUMNS = Object.values(getTableColumns(booksRows));
@@ -53,24 +54,26 @@ export async function copyBooksAsOf(source: Mirror, throughFileId: number, scrat
        WHERE b.first_file_id <= @through ORDER BY b.row_id`,
     )
     .batches([{ through: throughFileId }]);
-  let copied = 0;
-  let firstTenderAtMs: number | null = null;
-  // The matching reads the rows whole, never by identity: the scratch table needs no index on it.
-  await scratch.connection.exec('DROP INDEX IF EXISTS books_rows_identity_key');
-  await scratch.connection.transaction(async () => {
-    for await (const batch of rows) {
-      await scratch.connection.insertMany(
-        'books_rows',
-        COLUMNS.map((column) => column.name),
-        batch,
-      );
-      copied += batch.length;
-      for (const row of batch)
-        if (row[KIND] === 'tenders' && row[WITHDRAWN] === null) {
-          const atMs = Number(row[AT_MS]);
-          if (firstTenderAtMs === null || atMs < firstTenderAtMs) firstTenderAtMs = atMs;
-        }
-    }
-  });
-  return { rows: copied, firstTenderAtMs };
+  const copied: BooksAsOf = { rows: 0, firstTenderAtMs: null };
+  // The matching reads the rows whole, never by identity: the scratch table keeps no index.
+  await fillScratchTable(
+    scratch.connection,
+    booksRows,
+    COLUMNS.map((column) => column.name),
+    counted(rows, copied),
+  );
+  return copied;
+}
+
+/** `rows` as they pass, counted into `copied` with the earliest tender among them still held. */
+async function* counted(rows: AsyncIterable<unknown[][]>, copied: BooksAsOf): AsyncGenerator<unknown[][]> {
+  for await (const batch of rows) {
+    copied.rows += batch.length;
+    for (const row of batch)
+      if (row[KIND] === 'tenders' && row[WITHDRAWN] === null) {
+        const atMs = Number(row[AT_MS]);
+        if (copied.firstTenderAtMs === null || atMs < copied.firstTenderAtMs) copied.firstTenderAtMs = atMs;
+      }
+    yield batch;
+  }
 }

@@ -6,7 +6,6 @@
  * copied.
  */
 import { getTableColumns } from 'drizzle-orm';
-import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Mirror } from '../db/mirror.js';
 import { giftCards, giftCardTransactions } from '../db/schema.js';
 import { LedgerStore } from '../ledger/store.js';
@@ -14,9 +13,6 @@ import { EvidenceStore } from './store.js';
 
 const CARD_COLUMNS = Object.values(getTableColumns(giftCards));
 const ENTRY_COLUMNS = Object.values(getTableColumns(giftCardTransactions));
-
-/** A table's indexes by name. */
-const indexesOf = (table: SQLiteTable): string[] => getTableConfig(table).indexes.map((index) => index.config.name);
 
 /** An entry's column's place in a row of ENTRY_COLUMNS. */
 const at = (name: string): number => ENTRY_COLUMNS.findIndex((column) => column.name === name);
@@ -41,16 +37,15 @@ export async function ledgerForBooks(
   const store = new EvidenceStore(scratch);
   // Only what the matching and the books' checks read by: a card by its ID (the primary key), an entry by its ID.
   await store.intoScratch(
-    'gift_cards',
+    giftCards,
     CARD_COLUMNS.map((column) => column.name),
     cards,
-    { all: indexesOf(giftCards), keep: [] },
   );
   await store.intoScratch(
-    'gift_card_transactions',
+    giftCardTransactions,
     ENTRY_COLUMNS.map((column) => column.name),
     tendersOf(entries, fromMs),
-    { all: indexesOf(giftCardTransactions), keep: ['gift_card_transactions_id'] },
+    ['gift_card_transactions_id'],
   );
 }
 

@@ -6,6 +6,8 @@
  */
 import type { Mirror, MirrorQueries } from '../db/mirror.js';
 import type { SqlConnection } from '../db/connection.js';
+import type { giftCards, giftCardTransactions } from '../db/schema.js';
+import { fillScratchTable } from '../db/scratch.js';
 
 export interface StoredManifest {
   sequence: number;
@@ -38,21 +40,16 @@ export class EvidenceStore {
   /**
    * Writes `rows` (each its values in the order of `columns`) into `table` of this mirror, in one
    * transaction: for a scratch mirror alone, into which re-performance copies the ledger as of a
-   * night beside its books (night-books.ts). The table's indexes but `keep` are dropped first: a
-   * scratch table is read once, and a million rows kept in the walk's wide index cost more than
-   * the whole read.
+   * night beside its books (night-books.ts). The table's indexes but `keep` are dropped first
+   * (db/scratch.ts).
    */
   async intoScratch(
-    table: 'gift_cards' | 'gift_card_transactions',
+    table: typeof giftCards | typeof giftCardTransactions,
     columns: readonly string[],
     batches: AsyncIterable<unknown[][]>,
-    indexes: { all: readonly string[]; keep: readonly string[] },
+    keep: readonly string[] = [],
   ): Promise<void> {
-    for (const index of indexes.all)
-      if (!indexes.keep.includes(index)) await this.#c.exec(`DROP INDEX IF EXISTS ${index}`);
-    await this.#c.transaction(async () => {
-      for await (const rows of batches) await this.#c.insertMany(table, columns, rows);
-    });
+    await fillScratchTable(this.#c, table, columns, batches, keep);
   }
 
   /** The newest manifest of the chain, or undefined. */
@@ -177,7 +174,6 @@ export class EvidenceStore {
    */
   async booksFiles(throughFileId?: number | null): Promise<{ kind: string; source: string; sha256: string }[]> {
     if (throughFileId === null) return [];
-    const through = throughFileId ?? Number.MAX_SAFE_INTEGER;
     return this.#db
       .selectFrom('books_files as f')
       .select(['f.kind', 'f.source', 'f.sha256'])
@@ -189,7 +185,7 @@ export class EvidenceStore {
             .select(({ fn }) => fn.max('g.file_id').as('newest'))
             .whereRef('g.kind', '=', 'f.kind')
             .whereRef('g.source', '=', 'f.source')
-            .where('g.file_id', '<=', through),
+            .$if(throughFileId !== undefined, (newest) => newest.where('g.file_id', '<=', throughFileId!)),
         ),
       )
       .orderBy('f.kind')
