@@ -10,6 +10,7 @@ import { LOG_LEVELS } from '../log.js';
 import { shownDb } from '../db/location.js';
 import { defaultLocations, type Locations } from '../locations.js';
 import { releaseSignals } from './held-signals.js';
+import { amountsPerCurrency, SETTABLE_KEYS } from './settings.js';
 
 /** The commands that take SIGINT and SIGTERM themselves (onInterrupt): a signal held while the process loaded is theirs. */
 const TAKES_SIGNALS: ReadonlySet<string> = new Set(['sync', 'run', 'books import', 'close']);
@@ -23,20 +24,16 @@ const integer =
       throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
     return Number(value);
   };
-/** `USD=100.00,EUR=100` → cents per currency, read exactly from the decimal text. */
-const materiality = (value: string): Map<string, number> => amountsByCurrency(value);
-/** The same, as the JSON-friendly record the check options keep. */
-const amounts = (value: string): Record<string, number> => Object.fromEntries(amountsByCurrency(value));
-const amountsByCurrency = (value: string): Map<string, number> => {
-  const thresholds = new Map<string, number>();
-  for (const part of value.split(',')) {
-    const match = /^([A-Z]{3})=(\d{1,13})(?:\.(\d{1,2}))?$/.exec(part.trim());
-    if (!match)
-      throw new InvalidArgumentError(`${part.trim()} is not CURRENCY=AMOUNT in cents at most, e.g. USD=100.00`);
-    thresholds.set(match[1] ?? '', Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0')));
+/** `USD=100.00,EUR=100` → cents per currency, read exactly from the decimal text; a usage error saying why not. */
+const materiality = (value: string): Map<string, number> => {
+  try {
+    return amountsPerCurrency(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`It takes ${(error as Error).message}.`);
   }
-  return thresholds;
 };
+/** The same, as the JSON-friendly record the check options keep. */
+const amounts = (value: string): Record<string, number> => Object.fromEntries(materiality(value));
 /** A help's examples, as gh and hledger show them: what each does (`# …`), then the command line. */
 export function examples(lines: readonly (readonly [string, string])[]): string {
   return `\nExamples:\n${lines.map(([command, comment]) => `  # ${comment}\n  ledger-recon ${command}`).join('\n\n')}`;
@@ -527,7 +524,7 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
     )
     .option(
       '--set <key=value>',
-      'with --run: what would change under another setting (fail-on, materiality, expiry-grace-minutes, double-debit-window-seconds, stuck-order-sla-hours); repeatable',
+      `with --run: what would change under another setting (${SETTABLE_KEYS.join(', ')}); repeatable`,
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .addOption(db())

@@ -28,10 +28,10 @@ import { periodOf } from '../report/period.js';
 import { CHECKS } from '../checks/index.js';
 import { ChecksStore } from '../checks/store.js';
 import { findingsStore, type FindingsStore } from '../findings/store.js';
-import { FAIL_ON, type FailOn } from '../findings/verdict.js';
-import { decimalTextCents, formatCents } from '../money.js';
+import { formatCents } from '../money.js';
 import { oneLine } from '../log.js';
 import { reporter, type Reporting } from './reporter.js';
+import { BOOKS_SETTINGS, whatIfSettingsOf } from './settings.js';
 
 /** What a re-performance takes of verify's options: the mirror and how to report. */
 export interface ReperformOptions extends Reporting {
@@ -140,51 +140,6 @@ async function inFlightAt(findings: FindingsStore, syncRunId: number): Promise<R
   return null;
 }
 
-/** What `--set` may change, and how each value is read. */
-const SETTABLE: Record<string, (value: string, into: WhatIfSettings) => void> = {
-  'fail-on': (value, into) => {
-    if (!(FAIL_ON as readonly string[]).includes(value)) throw new Error(`one of ${FAIL_ON.join(', ')}`);
-    into.failOn = value as FailOn;
-  },
-  materiality: (value, into) => {
-    into.materiality = perCurrency(value);
-  },
-  'expiry-grace-minutes': (value, into) => {
-    into.options.expiryGraceMinutes = wholeNumber(value);
-  },
-  'double-debit-window-seconds': (value, into) => {
-    into.options.doubleDebitWindowSeconds = wholeNumber(value);
-  },
-  'stuck-order-sla-hours': (value, into) => {
-    into.options.stuckOrderSlaHours = wholeNumber(value);
-  },
-  'books-tolerance': (value, into) => {
-    into.options.booksToleranceCents = Object.fromEntries(perCurrency(value));
-  },
-  'books-window-hours': (value, into) => {
-    into.options.booksWindowHours = wholeNumber(value);
-  },
-  'books-cutoff-minutes': (value, into) => {
-    into.options.booksCutoffMinutes = wholeNumber(value);
-  },
-};
-
-/** The settings that shape the matching of the merchant's books. */
-const BOOKS_SETTINGS = ['books-tolerance', 'books-window-hours', 'books-cutoff-minutes'];
-
-/** CURRENCY=AMOUNT pairs, each amount in cents. @throws naming the form when one does not read. */
-function perCurrency(value: string): Map<string, number> {
-  const amounts = new Map<string, number>();
-  for (const part of value.split(',')) {
-    const [currency, amount] = part.split('=');
-    const parsed = amount === undefined ? undefined : decimalTextCents(amount);
-    if (!currency || !/^[A-Z]{3}$/.test(currency) || !parsed?.ok)
-      throw new Error('CURRENCY=AMOUNT pairs, e.g. USD=500.00,EUR=100.00');
-    amounts.set(currency, parsed.cents);
-  }
-  return amounts;
-}
-
 /** What the verify line says of the books' checks re-performed: over how many books rows, or that there were none. */
 function booksReperformed({ booksFindings, booksRows }: Reperformance): string {
   if (booksFindings === undefined) return '';
@@ -197,30 +152,13 @@ function listed(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-function wholeNumber(value: string): number {
-  if (!/^\d{1,9}$/.test(value)) throw new Error('a whole number');
-  return Number(value);
-}
-
 /** The --set values read. @throws ConfigError naming the one that cannot be. */
 function settingsOf(pairs: readonly string[]): WhatIfSettings {
-  const settings: WhatIfSettings = { options: {} };
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    const [key, value] = at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
-    const read = SETTABLE[key];
-    if (read === undefined)
-      throw new ConfigError(
-        '--set',
-        `--set ${oneLine(pair)}: not a setting verify can change (${Object.keys(SETTABLE).join(', ')})`,
-      );
-    try {
-      read(value, settings);
-    } catch (error) {
-      throw new ConfigError('--set', `--set ${oneLine(pair)}: ${key} takes ${(error as Error).message}`);
-    }
+  try {
+    return whatIfSettingsOf(pairs);
+  } catch (error) {
+    throw new ConfigError('--set', (error as Error).message);
   }
-  return settings;
 }
 
 /** `verify --run N --set KEY=VALUE…`: what would change under other settings; the sealed night is untouched. */
