@@ -7,6 +7,9 @@ import type { RecordRef } from '../checks/check.js';
 import { type CheckCode, CHECK_CODES } from '../checks/index.js';
 import type { checkRuns, findingAcceptances, findings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
 import type { Finding } from './finding.js';
+import type { RollForward } from '../ledger/rollforward.js';
+import type { Standing } from './standing.js';
+import type { CheckRunSummary } from './summary.js';
 
 export type CheckRunRow = typeof checkRuns.$inferSelect;
 export type FindingRow = typeof findings.$inferSelect;
@@ -120,4 +123,46 @@ export function rowOf(f: Finding): FindingRow {
     acceptedUntilMs: f.acceptance?.untilMs ?? null,
     acceptanceEnded: f.acceptanceEnded,
   };
+}
+
+export interface NewCheckRun {
+  startedAtMs: number;
+  optionsJson: string;
+}
+
+/** The sync a check run checks, known once the run has it. */
+export interface CheckedSync {
+  syncRunId: number;
+  asOfMs: number;
+  merchantId: string | null;
+}
+
+/** Why a run could not finish, as every output names it. */
+export interface RunError {
+  /** Stable: CONFIG, AUTH, UNAVAILABLE, LOCK_HELD, MIRROR, … or UNEXPECTED. */
+  code: string;
+  message: string;
+}
+
+/** Why a failed run failed, or null. */
+export function errorOf(run: CheckRunRow): RunError | null {
+  return run.errorJson === null ? null : (JSON.parse(run.errorJson) as RunError);
+}
+
+/** The summary a completed run stored. */
+export function summaryOf(run: CheckRunRow): CheckRunSummary {
+  if (run.summaryJson === null) throw new Error(`check run ${run.checkRunId} has no summary: it did not complete`);
+  return JSON.parse(run.summaryJson) as CheckRunSummary;
+}
+
+export interface RunRecord {
+  checkRunId: number;
+  /** The nightly run writes a report after this: the run's report stays 'pending' until {@link FindingsStore.markReportWritten}. */
+  reportPending?: boolean;
+  standing: Standing;
+  rollForward: readonly RollForward[];
+  summary: CheckRunSummary;
+  finishedAtMs: number;
+  /** What the confirmation pass re-read, as the run digested it (summary.confirmation.sha256); null without one. */
+  rereadsJson: string | null;
 }

@@ -7,48 +7,42 @@
  */
 import { cents, storedCents } from '../money.js';
 import { CHECKS } from '../checks/index.js';
-import type { PreviousClosing, RollForward } from '../ledger/rollforward.js';
-import type { Mirror } from '../db/mirror.js';
+import type { PreviousClosing } from '../ledger/rollforward.js';
 import { fromSql, toSql } from '../db/rows.js';
 import { checkRuns, findings, heldFindings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
-import type { MirrorQueries } from '../db/mirror.js';
+import type { Mirror, MirrorQueries } from '../db/mirror.js';
 import type { Finding } from './finding.js';
-import type { Standing } from './standing.js';
-import type { CheckRunSummary } from './summary.js';
 import { RunHistory } from './store-history.js';
 import { AcceptanceStore } from './store-acceptances.js';
 import { WholeRun } from './store-whole.js';
 
 export type { NewAcceptance } from './store-acceptances.js';
-import { findingOf, rowOf, type CheckRunRow, type ResolvedRow, type RollForwardRow } from './store-rows.js';
-
-export type {
-  AcceptanceRow,
-  CheckRunRow,
-  FindingRow,
-  FindingStake,
-  ResolvedRow,
-  RollForwardRow,
+import {
+  type CheckedSync,
+  type CheckRunRow,
+  findingOf,
+  type NewCheckRun,
+  type ResolvedRow,
+  type RollForwardRow,
+  type RunError,
+  type RunRecord,
+  rowOf,
 } from './store-rows.js';
 
-export interface NewCheckRun {
-  startedAtMs: number;
-  optionsJson: string;
-}
-
-/** The sync a check run checks, known once the run has it. */
-export interface CheckedSync {
-  syncRunId: number;
-  asOfMs: number;
-  merchantId: string | null;
-}
-
-/** Why a run could not finish, as every output names it. */
-export interface RunError {
-  /** Stable: CONFIG, AUTH, UNAVAILABLE, LOCK_HELD, MIRROR, … or UNEXPECTED. */
-  code: string;
-  message: string;
-}
+export {
+  type AcceptanceRow,
+  type CheckedSync,
+  type CheckRunRow,
+  errorOf,
+  type NewCheckRun,
+  type RunError,
+  type RunRecord,
+  summaryOf,
+  type FindingRow,
+  type FindingStake,
+  type ResolvedRow,
+  type RollForwardRow,
+} from './store-rows.js';
 
 /** How fingerprints are made (check_runs.findings_version): runs compare event breaks only within one. */
 const FINDINGS_VERSION = 1;
@@ -58,29 +52,6 @@ const INSERT_BATCH = 500;
 
 /** Rows a run's findings are read back in at a time (streamed: see findingsAndHeld). */
 const FINDINGS_READ_ROWS = 1_024;
-
-/** Why a failed run failed, or null. */
-export function errorOf(run: CheckRunRow): RunError | null {
-  return run.errorJson === null ? null : (JSON.parse(run.errorJson) as RunError);
-}
-
-/** The summary a completed run stored. */
-export function summaryOf(run: CheckRunRow): CheckRunSummary {
-  if (run.summaryJson === null) throw new Error(`check run ${run.checkRunId} has no summary: it did not complete`);
-  return JSON.parse(run.summaryJson) as CheckRunSummary;
-}
-
-export interface RunRecord {
-  checkRunId: number;
-  /** The nightly run writes a report after this: the run's report stays 'pending' until {@link FindingsStore.markReportWritten}. */
-  reportPending?: boolean;
-  standing: Standing;
-  rollForward: readonly RollForward[];
-  summary: CheckRunSummary;
-  finishedAtMs: number;
-  /** What the confirmation pass re-read, as the run digested it (summary.confirmation.sha256); null without one. */
-  rereadsJson: string | null;
-}
 
 /** The findings store of a mirror. */
 export function findingsStore(mirror: Pick<Mirror, 'queries' | 'connection'>): FindingsStore {
