@@ -49,9 +49,7 @@ export async function redraftCardChecks(
   changed: Partial<CheckOptions> = {},
 ): Promise<Redrafted> {
   const context = { options: optionsOf(run, changed), merchantId: run.merchantId };
-  const cardChecks = CATALOGUE.filter(
-    (c): c is CardCheck<CheckCode> => c.kind === 'card' && c.code !== CHECKS.GC_IN_FLIGHT.code,
-  );
+  const cardChecks = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');
   const inFlight = await checksStore({ mirror }).cards.cardIdsInFlight(run.syncRunId);
   const drafted: Drafted[] = [];
   const broken = new Set<CheckCode>();
