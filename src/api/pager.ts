@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { PaginationError, PayloadValidationError, type ServiceName } from '../errors.js';
+import { sha256Hex } from '../hash.js';
 
 /** The documented maximum page size of every list of both services. */
 export const MAX_PAGE_SIZE = 100;
@@ -105,9 +105,7 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
     if (raw.hasMore && raw.items.length > 0) {
       // Its first and last element stand for the page: cheap on the hot path, and a page that
       // repeats both under a fresh cursor is the same page again.
-      const content = createHash('sha256')
-        .update(JSON.stringify([raw.items.length, raw.items[0], raw.items.at(-1)]))
-        .digest('base64');
+      const content = sha256Hex(JSON.stringify([raw.items.length, raw.items[0], raw.items.at(-1)]));
       if (contents.has(content))
         stop(`the service returned on page ${index + 1} exactly the records of an earlier page, under a fresh cursor`);
       contents.add(content);

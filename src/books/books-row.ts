@@ -3,10 +3,10 @@
  * cents (a value off the cent is rejected, never rounded), times in the formats and zone the
  * map names, codes hashed with SHA-256 at once (the plaintext goes no further). Pure.
  */
-import { createHash } from 'node:crypto';
 import { decimalTextCents } from '../money.js';
 import { utcMs, wallClockInstant } from '../time-zone.js';
 import { BOOKS_FIELDS, type BooksField, type BooksKind, type BooksMap } from './books-map.js';
+import { sha256Hex } from '../hash.js';
 
 /** A books row as the mirror keeps it. */
 export interface BooksRow {
@@ -28,8 +28,6 @@ export interface BooksRow {
 }
 
 export type RowResult = { ok: true; row: BooksRow } | { ok: false; reason: string; raw: string };
-
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** The fields whose values are codes: hashed before anything keeps them. */
 const CODE_FIELDS: readonly BooksField[] = ['cardCode', 'couponCode'];
@@ -56,7 +54,7 @@ export function scrubbed(fields: Readonly<Record<string, unknown>>, map: BooksMa
       value !== undefined &&
       typeof value !== 'object' &&
       (CODE_FIELDS.includes(field) ? String(value).trim() !== '' : codes.has(String(value).trim()));
-    shown[column] = isCode ? `sha256:${sha256(String(value).trim())}` : value;
+    shown[column] = isCode ? `sha256:${sha256Hex(String(value).trim())}` : value;
   }
   return shown;
 }
@@ -107,7 +105,7 @@ export function readBooksRow(
     return {
       ok: false,
       reason: error.reason,
-      raw: JSON.stringify({ ...shown, [column]: `sha256:${sha256(value.trim())}` }),
+      raw: JSON.stringify({ ...shown, [column]: `sha256:${sha256Hex(value.trim())}` }),
     };
   }
 }
@@ -154,16 +152,16 @@ function rowOf(kind: BooksKind, map: BooksMap, text: FieldText, lineNo: number, 
   const written = text('reference');
   const cardCode = text('cardCode');
   const reference =
-    written !== null && cardCode !== null && written.trim() === cardCode ? `sha256:${sha256(cardCode)}` : written;
+    written !== null && cardCode !== null && written.trim() === cardCode ? `sha256:${sha256Hex(cardCode)}` : written;
   if (reference === null && kind === 'tenders' && cardCode === null && text('giftCardId') === null)
     throw new Refused(`${map.columns.reference} is empty and the row names no card`);
   const code = kind === 'coupon-uses' ? text('couponCode') : text('cardCode');
   if (kind === 'coupon-uses' && code === null) throw new Refused(`${map.columns.couponCode} is empty`);
   const externalRef = kind === 'dp-purchases' ? text('externalRef') : null;
   if (kind === 'dp-purchases' && externalRef === null) throw new Refused(`${map.columns.externalRef} is empty`);
-  const codeSha256 = code === null ? null : sha256(code);
+  const codeSha256 = code === null ? null : sha256Hex(code);
   const giftCardId = kind === 'tenders' ? text('giftCardId') : null;
-  const meaning = sha256(
+  const meaning = sha256Hex(
     JSON.stringify([kind, reference, entryType, amountCents, currency, atMs, codeSha256, giftCardId, externalRef]),
   );
   return {

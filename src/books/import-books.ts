@@ -24,7 +24,8 @@ import {
   type BooksKind,
   type BooksMap,
 } from './books-map.js';
-import { readBooksRow, sha256, type BooksRow } from './books-row.js';
+import { readBooksRow, type BooksRow } from './books-row.js';
+import { sha256Hex } from '../hash.js';
 import type { Mirror } from '../db/mirror.js';
 import { ADD_AT_ONCE, BooksStore, type ImportSession } from './store.js';
 
@@ -362,7 +363,7 @@ function bounded(reason: string): string {
  * memory). The same row in a later version of the file has the same identity.
  */
 function identityOf(kind: BooksKind, source: string, meaning: string, occurrence: number): string {
-  return sha256(`${kind}\u0000${source}\u0000${meaning}\u0000${occurrence}`).slice(0, 32);
+  return sha256Hex(`${kind}\u0000${source}\u0000${meaning}\u0000${occurrence}`).slice(0, 32);
 }
 
 async function fileSha256(stream: Readable, path: string): Promise<string> {

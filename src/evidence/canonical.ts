@@ -13,10 +13,6 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
 /** A file's SHA-256 and size, streamed. */
 export async function fileDigest(path: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');

@@ -11,7 +11,8 @@ import { summaryOf } from '../findings/store.js';
 import type { ConfirmationReads } from '../findings/summary.js';
 import { leafHash, MerkleBuilder } from '../ledger/merkle.js';
 import type { LedgerPopulation } from '../ledger/population.js';
-import { canonicalJson, fileDigest, sha256Hex } from './canonical.js';
+import { canonicalJson, fileDigest } from './canonical.js';
+import { sha256Hex } from '../hash.js';
 import { EvidenceStore, type RecordRow } from './store.js';
 import { toolIdentity, type ToolIdentity } from './tool.js';
 

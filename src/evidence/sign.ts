@@ -8,7 +8,8 @@
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { readRegularFile } from '../paths.js';
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson } from './canonical.js';
+import { sha256Hex } from '../hash.js';
 import type { SealedManifest } from './manifest.js';
 
 /** DSSE's payload type of an in-toto Statement. */

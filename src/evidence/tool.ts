@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256Hex } from './canonical.js';
+import { sha256Hex } from '../hash.js';
 
 export interface ToolIdentity {
   name: string;

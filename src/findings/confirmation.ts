@@ -5,10 +5,10 @@
  * that answers 404 or other figures under the same identity is the service disagreeing with
  * itself, which is a break (GC_LEDGER_REWRITTEN), never "in flight".
  */
-import { createHash } from 'node:crypto';
 import { type Drafted, CHECKS } from '../checks/index.js';
 import { cardRef, entryRef } from '../checks/refs.js';
 import type { EntryFigures, EntryReread, RereadRequest, Rereads } from '../sync/confirm.js';
+import { sha256Hex } from '../hash.js';
 
 export type CardVerdict =
   | { verdict: 'confirmed' }
@@ -35,7 +35,7 @@ export function confirmationRequest(drafted: readonly Drafted[]): RereadRequest 
 
 /** The confirmation's answers as one text (in ID order, each object built in one order: one text for one set of answers), digested. */
 export function rereadsDigest(rereadsJson: string): string {
-  return createHash('sha256').update(rereadsJson).digest('hex');
+  return sha256Hex(rereadsJson);
 }
 
 /** Decides each re-read card's verdict and the breaks the re-read entries reveal. */

@@ -2,10 +2,10 @@
  * A finding as stored and exported: a check's draft plus its code, severity, fingerprint and
  * its standing across runs. Pure functions; the store does the I/O.
  */
-import { createHash } from 'node:crypto';
 import type { FindingDraft, RecordRef, Severity } from '../checks/check.js';
 import type { CheckCode } from '../checks/index.js';
 import { formatCents } from '../money.js';
+import { sha256Hex } from '../hash.js';
 
 /** A finding's standing in the files: every output spells these the same way. */
 export const FINDING_STATES = ['new', 'open', 'accepted'] as const;
@@ -84,18 +84,16 @@ export interface ExportedFinding {
   acceptanceEnded: string | null;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 /** The same break gets the same fingerprint in every run: code plus the identities it is about. */
 export function fingerprintOf(code: CheckCode, draft: FindingDraft): string {
-  return sha256(
+  return sha256Hex(
     [code, draft.entityType, draft.entityId, draft.referenceId ?? '', ...(draft.identity ?? [])].join('\u001f'),
   ).slice(0, 16);
 }
 
 /** The break's particulars: an acceptance lapses when they change. */
 export function detailOf(draft: Pick<FindingDraft, 'measure' | 'records'>): string {
-  return sha256(JSON.stringify({ measure: draft.measure ?? null, records: draft.records }));
+  return sha256Hex(JSON.stringify({ measure: draft.measure ?? null, records: draft.records }));
 }
 
 export const DAY_MS = 86_400_000;

@@ -6,22 +6,22 @@
  * odd node out, it is carried up unchanged (as RFC 6962 splits: the left subtree is the largest
  * power of two), so the root of n leaves is the same whichever way it is computed.
  */
-import { createHash } from 'node:crypto';
+import { sha256Bytes, sha256Hex } from '../hash.js';
 
-const LEAF = Buffer.from([0]);
+/** The prefix of an inner node's bytes (a leaf's is 0x00, written as the text's first character). */
 const NODE = Buffer.from([1]);
 
 /** The leaf hash of a record's canonical text. */
 export function leafHash(canonical: string): Buffer {
-  return createHash('sha256').update(LEAF).update(canonical, 'utf8').digest();
+  return sha256Bytes(`\u0000${canonical}`);
 }
 
 function nodeHash(left: Buffer, right: Buffer): Buffer {
-  return createHash('sha256').update(NODE).update(left).update(right).digest();
+  return sha256Bytes(Buffer.concat([NODE, left, right], 1 + left.length + right.length));
 }
 
 /** The root of an empty population. */
-export const EMPTY_ROOT = createHash('sha256').digest('hex');
+export const EMPTY_ROOT = sha256Hex('');
 
 /** Builds a root from leaves added in order: a stack of complete subtrees, largest first. */
 export class MerkleBuilder {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A seeded pseudo-random source (sfc32): the same seed gives the same world, so a test or
@@ -87,6 +87,7 @@ export class Random {
   }
 }
 
+/** The simulated services' own SHA-256 (the simulator imports nothing of the pipeline, src/hash.ts included). */
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }

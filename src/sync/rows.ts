@@ -3,7 +3,6 @@
  * integer cents (NULL when not on a cent; the raw JSON keeps what was sent), timestamps gain
  * epoch milliseconds, voucher codes become SHA-256 hashes and PINs disappear.
  */
-import { createHash } from 'node:crypto';
 import {
   type Coupon,
   couponSchema,
@@ -18,10 +17,7 @@ import {
 import { parseExact, rawJsonOf, sourceOf } from '../api/json-text.js';
 import type { SqlRow } from '../db/tables.js';
 import { toCents, type NumberLiteral } from '../money.js';
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+import { sha256Hex } from '../hash.js';
 
 /** Cents of an API amount, or null when it is not on a cent (a finding, never rounded). */
 export function centsOrNull(value: number | NumberLiteral | undefined): number | null {
@@ -249,7 +245,7 @@ export function orderRows(order: Order): OrderRows {
         order_id: order.orderID,
         line_no: lineNo,
         voucher_no: voucherNo,
-        code_sha256: sha256(voucher.voucherCode),
+        code_sha256: sha256Hex(voucher.voucherCode),
         expiration_date: voucher.expirationDate,
         expiration_date_ms: ms(voucher.expirationDate),
       });
@@ -312,7 +308,7 @@ export function scrubVouchers<T>(value: T): T {
   for (const [key, inner] of Object.entries(value)) {
     if (PIN_FIELD.test(key)) continue;
     if (CODE_FIELD.test(key))
-      out[`${key}Sha256`] = sha256(typeof inner === 'string' ? inner : (JSON.stringify(inner) ?? String(inner)));
+      out[`${key}Sha256`] = sha256Hex(typeof inner === 'string' ? inner : (JSON.stringify(inner) ?? String(inner)));
     else out[key] = scrubVouchers(inner);
   }
   return out as T;

@@ -6,7 +6,8 @@ import type { SqlRow } from '../db/connection.js';
 import type { PayloadValidationError } from '../errors.js';
 import { carriesSecret, redact } from '../log.js';
 import type { Resource } from '../api/wire-types.js';
-import { recordIdOf, sha256, storedRawJson } from './rows.js';
+import { recordIdOf, storedRawJson } from './rows.js';
+import { sha256Hex } from '../hash.js';
 import type { SyncSession } from './store-session.js';
 
 export interface Checkpoint {
@@ -216,7 +217,7 @@ export class SyncRunStore {
   /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */
   async quarantine(resource: Resource, error: PayloadValidationError, syncRunId: number): Promise<void> {
     const raw = redact(storedRawJson(error.raw), this.#session.secrets);
-    const digest = sha256(raw);
+    const digest = sha256Hex(raw);
     this.#s.quarantine.later(resource, recordIdOf(error.raw), error.reason, raw, digest, syncRunId, syncRunId);
     this.#s.sighting.later(resource, digest);
   }

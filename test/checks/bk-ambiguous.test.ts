@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
-import { sha256 } from '../../src/sync/rows.js';
+import { sha256Hex as sha256 } from '../../src/hash.js';
 import { cardLedger } from '../support/fixtures.js';
 import {
   allBooksFindings,

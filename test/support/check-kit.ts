@@ -23,7 +23,7 @@ import {
 import { BOOKS_CODES, CATALOGUE, CHECKS, type CheckCode } from '../../src/checks/index.js';
 import { booksMatchOptions } from '../../src/checks/run-checks.js';
 import { checksStore } from '../../src/checks/store.js';
-import { sha256 } from '../../src/sync/rows.js';
+import { sha256Hex as sha256 } from '../../src/hash.js';
 import { FixtureMirror, MERCHANT, T0 } from './fixtures.js';
 import { mirrorAt } from './test-db.js';
 
