@@ -181,6 +181,29 @@ describe('a command stopped by the operator', () => {
     await expectIntact(db);
   }, 120_000);
 
+  it('stops a verify --run on Ctrl-C at once, and the next verify removes the scratch copy of the night it left', async () => {
+    const db = mirrorAt(dir, 'verify');
+    const night = await runCli(['run', '--json', '--db', db, '--out', join(dir, 'verify-reports')], env);
+    expect([0, 1], night.stderr).toContain(night.status);
+    const scratch = mkdtempSync(join(dir, 'tmp-'));
+    const inScratch = { ...env, TMPDIR: scratch };
+    const child = spawn(process.execPath, [CLI, 'verify', '--run', '1', '--db', db], { env: inScratch });
+    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_status, by) => resolve(by)));
+    // Signalled as soon as its scratch copy of the night exists.
+    let sent = false;
+    while (!sent && child.exitCode === null) {
+      if (readdirSync(scratch).some((name) => name.startsWith('ledger-recon-lists-'))) sent = child.kill('SIGINT');
+      else await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(sent, 'verify ended before its scratch copy was seen').toBe(true);
+    expect(await closed).toBe('SIGINT');
+    expect(readdirSync(scratch)).toHaveLength(1);
+    // The next verify, its process gone, removes the copy it left, and removes its own after.
+    const again = await runCli(['verify', '--run', '1', '--db', db], inScratch);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readdirSync(scratch)).toEqual([]);
+  }, 60_000);
+
   it('ends at once on a second Ctrl-C', async () => {
     const db = mirrorAt(dir, 'twice');
     const stopped = await signalled(['sync', '--db', db, '--quiet'], 'SIGINT', 1_500, 20);
