@@ -35,6 +35,7 @@ const ON_BOTH = [
   'test/evidence/evidence.test.ts',
   'test/findings/nights.test.ts',
   'test/findings/nights-property.test.ts',
+  'test/report/card-sums.test.ts',
   'test/report/close.test.ts',
   'test/report/hledger.test.ts',
   'test/report/in-flight.test.ts',

@@ -20,7 +20,6 @@ import {
   writeFileSync,
   type WriteStream,
 } from 'node:fs';
-import { once } from 'node:events';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FileSystemError } from './errors.js';
 
@@ -265,6 +264,10 @@ export function writeAtomically(path: string, text: string): void {
  */
 export async function letGoOfFile(stream: WriteStream): Promise<void> {
   stream.on('error', () => undefined);
+  // Waited for without once(): a write still under way when the stream is destroyed fails, and
+  // once() would reject with that ("Cannot call write after a stream was destroyed"), in place
+  // of the failure that made the caller let go (a mirror error mid-report).
+  const closed = stream.closed ? Promise.resolve() : new Promise<void>((resolve) => stream.once('close', resolve));
   stream.destroy();
-  if (!stream.closed) await once(stream, 'close');
+  await closed;
 }

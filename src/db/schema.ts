@@ -536,6 +536,24 @@ export const checkRunRereads = sqliteTable('check_run_rereads', {
   rereadsJson: text('rereads_json'),
 });
 
+/**
+ * The sums the newest check run's walk made of every card's ledger (since migration 0025, pg
+ * 0011), kept for its report's Card reconciliation sheet, which then reads the cards alone and
+ * not their entries: a row per chunk of 16,384 cards in the walk's order, its record in base64
+ * (see src/ledger/card-sums.ts for the layout). A run keeps its own and drops the run's before;
+ * a report of an earlier run walks the ledger.
+ */
+export const checkRunCardSums = sqliteTable(
+  'check_run_card_sums',
+  {
+    checkRunId: integer('check_run_id').notNull(),
+    chunk: integer('chunk').notNull(),
+    cards: integer('cards').notNull(),
+    sumsBase64: text('sums_base64').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.checkRunId, t.chunk] })],
+);
+
 /** A finding's columns, shared by the findings of a run and the findings it held in flight. */
 function findingColumns() {
   return {

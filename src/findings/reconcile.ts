@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
 import { nightlyRollForward, nightlyTally, RunTallies, type RollForward } from '../ledger/rollforward.js';
-import { inferMerchant, matchBooksForRun, runCatalogue, syncToCheck } from '../checks/run-checks.js';
+import { type CatalogueRun, inferMerchant, matchBooksForRun, runCatalogue, syncToCheck } from '../checks/run-checks.js';
 import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
@@ -54,6 +54,18 @@ export interface ReconcileResult {
 /** The id a dry run is judged under: after every recorded run (see `ReconcileInput.dryRun`). */
 export const DRY_RUN_ID = Number.MAX_SAFE_INTEGER;
 
+/** A card the confirmation pass found moved on counts as in flight in the tallies, as the findings do. */
+function countMovedInFlight(
+  tallies: RunTallies,
+  catalogue: Pick<CatalogueRun, 'countedCards'>,
+  confirmation: Confirmation | null,
+): void {
+  for (const [giftCardId, verdict] of confirmation?.cards ?? []) {
+    const counted = catalogue.countedCards.get(giftCardId);
+    if (verdict.verdict === 'moved' && counted) tallies.moveInFlight(counted.ledger);
+  }
+}
+
 /**
  * Checks the mirror's newest sync and records the run.
  * @throws MirrorError when the mirror holds no sync yet.
@@ -72,7 +84,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const previous = await store.previousCompleteRun(checkRunId);
   const opening = previous ? await store.previousClosing(previous) : null;
 
-  const tallies = new RunTallies(nightlyTally(opening, sync.cutOffMs, merchantId));
+  const tallies = new RunTallies(nightlyTally(opening, sync.cutOffMs, merchantId), input.dryRun !== true);
   const checkContext = {
     mirror: input.mirror,
     syncRunId: sync.syncRunId,
@@ -88,11 +100,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const confirmation = rereads ? judge(rereads) : null;
   // The answers as one text: digested for the manifest, and kept for re-performance.
   const rereadsJson = rereads ? JSON.stringify(rereads) : null;
-  // A card the confirmation pass found moved on counts as in flight, as the findings do.
-  for (const [giftCardId, verdict] of confirmation?.cards ?? []) {
-    const counted = catalogue.countedCards.get(giftCardId);
-    if (verdict.verdict === 'moved' && counted) tallies.moveInFlight(counted.ledger);
-  }
+  countMovedInFlight(tallies, catalogue, confirmation);
   const booksNotImported = [...(input.booksNotImported ?? [])];
   const complete = sync.status === 'completed' && catalogue.failedChecks.length === 0 && booksNotImported.length === 0;
   const decided = standing({
@@ -144,6 +152,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     finishedAtMs: nowMs + durationMs,
     reportPending: input.reportPending === true,
     rereadsJson,
+    cardSums: tallies.cards?.kept() ?? null,
   });
   return { summary, findings: decided.findings, standing: decided, rollForward, confirmation };
 }

@@ -6,6 +6,7 @@
 import type { MirrorQueries } from '../db/mirror.js';
 import { fromSql } from '../db/rows.js';
 import { checkRuns, findings, resolvedFindings } from '../db/schema.js';
+import type { KeptCardSums } from '../ledger/card-sums.js';
 import type { Finding } from './finding.js';
 import { findingOf, type CheckRunRow, type ResolvedRow } from './store-rows.js';
 
@@ -47,6 +48,26 @@ export class RunHistory {
       .where('check_run_id', '=', checkRunId)
       .executeTakeFirst();
     return row === undefined ? undefined : row.rereads_json;
+  }
+
+  /** The sums run `checkRunId`'s walk made of every card's ledger, a chunk read at a time: null unless it is the newest run to keep them. */
+  async cardSumsOf(checkRunId: number): Promise<KeptCardSums | null> {
+    const row = await this.db
+      .selectFrom('check_run_card_sums')
+      .select((eb) => eb.fn.sum<number>('cards').as('cards'))
+      .where('check_run_id', '=', checkRunId)
+      .executeTakeFirst();
+    if (row?.cards === null || row?.cards === undefined) return null;
+    const chunk = async (index: number): Promise<Buffer> => {
+      const found = await this.db
+        .selectFrom('check_run_card_sums')
+        .select('sums_base64')
+        .where('check_run_id', '=', checkRunId)
+        .where('chunk', '=', index)
+        .executeTakeFirst();
+      return Buffer.from(found?.sums_base64 ?? '', 'base64');
+    };
+    return { checkRunId, cards: Number(row.cards), chunk };
   }
 
   /** A run's `n` errors and warnings not accepted that put the most money at stake, largest first. */

@@ -165,4 +165,6 @@ export interface RunRecord {
   finishedAtMs: number;
   /** What the confirmation pass re-read, as the run digested it (summary.confirmation.sha256); null without one. */
   rereadsJson: string | null;
+  /** The sums its walk made of every card's ledger, for its report's Card sheet (src/ledger/card-sums.ts). */
+  cardSums: { cards: number; chunks: readonly Buffer[] } | null;
 }

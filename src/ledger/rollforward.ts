@@ -20,6 +20,7 @@ import {
   type LiabilityGroup,
 } from './state.js';
 
+import { CardSumsTally } from './card-sums.js';
 import { PopulationTally } from './population.js';
 import type { CardLedger } from './types.js';
 
@@ -220,11 +221,14 @@ export class RunTallies {
   readonly month: LiabilityTally;
   /** The population the walk read: counts, control totals, its Merkle root. */
   readonly population = new PopulationTally();
+  /** Each card's sums, kept for the run's report (null: not kept, as a re-performance or dry run). */
+  readonly cards: CardSumsTally | null;
   #unattributed = 0;
   #dataFromMs: number | null = null;
 
-  constructor(night: LiabilityTally) {
+  constructor(night: LiabilityTally, keepCardSums = false) {
     this.night = night;
+    this.cards = keepCardSums ? new CardSumsTally() : null;
     const toMs = night.between.toMs;
     this.month = new LiabilityTally({ fromMs: monthStartUtc(toMs), toMs }, night.merchantId, true);
   }
@@ -234,6 +238,7 @@ export class RunTallies {
     if (this.#dataFromMs === null || walked.card.issuedAtMs < this.#dataFromMs)
       this.#dataFromMs = walked.card.issuedAtMs;
     this.population.add(walked);
+    this.cards?.add(walked);
     this.month.add(walked, inFlight);
     return this.night.add(walked, inFlight);
   }

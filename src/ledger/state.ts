@@ -406,26 +406,50 @@ export interface CardReconciliation {
   entries: number;
 }
 
+/** What a card's reconciliation sums of its ledger: the run keeps these per card for the Card sheet. */
+export interface CardSums {
+  debitedCents: Cents;
+  refundedCents: Cents;
+  /** An entry's amount was off the cent: what it sums is unknown. */
+  unknownAmount: boolean;
+  entries: number;
+}
+
+/** The debits and refunds of a card's mirrored entries, summed. */
+export function cardSums(entries: readonly Pick<EntryFacts, 'type' | 'amountCents'>[]): CardSums {
+  let debitedCents = ZERO_CENTS;
+  let refundedCents = ZERO_CENTS;
+  let unknownAmount = false;
+  for (const entry of entries) {
+    if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
+    if (entry.amountCents === null) unknownAmount = true;
+    else if (entry.type === 'DEBIT') debitedCents = plusCents(debitedCents, entry.amountCents);
+    else refundedCents = plusCents(refundedCents, entry.amountCents);
+  }
+  return { debitedCents, refundedCents, unknownAmount, entries: entries.length };
+}
+
 /** A card's initialBalance − debits + refunds over every mirrored entry, against its remainingBalance. */
 export function cardReconciliation(
   card: Pick<CardFacts, 'initialCents' | 'remainingCents'>,
   entries: readonly Pick<EntryFacts, 'type' | 'amountCents'>[],
 ): CardReconciliation {
-  let debitedCents = ZERO_CENTS;
-  let refundedCents = ZERO_CENTS;
-  let unknown = card.initialCents === null;
-  for (const entry of entries) {
-    if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
-    if (entry.amountCents === null) unknown = true;
-    else if (entry.type === 'DEBIT') debitedCents = plusCents(debitedCents, entry.amountCents);
-    else refundedCents = plusCents(refundedCents, entry.amountCents);
-  }
-  const recomputedCents = unknown
-    ? null
-    : plusCents(minusCents(card.initialCents as Cents, debitedCents), refundedCents);
+  return reconciliationOf(card, cardSums(entries));
+}
+
+/** {@link cardReconciliation} from the sums of the card's entries (as a run kept them). */
+export function reconciliationOf(
+  card: Pick<CardFacts, 'initialCents' | 'remainingCents'>,
+  sums: CardSums,
+): CardReconciliation {
+  const { debitedCents, refundedCents } = sums;
+  const recomputedCents =
+    card.initialCents === null || sums.unknownAmount
+      ? null
+      : plusCents(minusCents(card.initialCents, debitedCents), refundedCents);
   const differenceCents =
     recomputedCents === null || card.remainingCents === null ? null : minusCents(card.remainingCents, recomputedCents);
-  return { debitedCents, refundedCents, recomputedCents, differenceCents, entries: entries.length };
+  return { debitedCents, refundedCents, recomputedCents, differenceCents, entries: sums.entries };
 }
 
 /** What an entry's balanceAfter should be: its balanceBefore moved by its own amount (VOID and EXPIRE move nothing); null when unknown. */

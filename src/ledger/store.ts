@@ -87,12 +87,7 @@ export class LedgerStore {
     const entriesOnly = only === undefined ? '' : `AND ${d.inJsonArray('gift_card_id', '@only')}`;
     const bound = only === undefined ? [] : [{ only }];
     return {
-      cards: this.#c
-        .readRaw<RowOf<C>>(
-          `SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${cardsOnly} ORDER BY ${d.binaryOrder('gift_card_id')}`,
-          { onAThread },
-        )
-        .batches(bound, WALK_ROWS),
+      cards: this.#cards(cardColumns, cardsOnly, bound, onAThread),
       entries: this.#c
         .readRaw<RowOf<E>>(
           `SELECT ${selectList(entryColumns)} FROM gift_card_transactions ${d.indexedBy('gift_card_transactions_card')}
@@ -101,6 +96,35 @@ export class LedgerStore {
         )
         .batches(bound, WALK_ROWS),
     };
+  }
+
+  /**
+   * The walk's cursor of cards alone, as the mirror holds them now, in the walk's order: every
+   * card the walk hands out, one for one (a run's kept sums are zipped with it by position).
+   */
+  cards<C extends readonly AnyColumn[]>(cardColumns: C, onAThread = false): AsyncGenerator<Array<RowOf<C>>> {
+    return this.#cards(cardColumns, '', [], onAThread);
+  }
+
+  /** How many cards the walk of the mirror as it is now hands out. */
+  async cardCount(): Promise<number> {
+    const rows = await this.#c.read<{ n: number }>('SELECT COUNT(*) AS n FROM gift_cards').all();
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  #cards<C extends readonly AnyColumn[]>(
+    cardColumns: C,
+    where: string,
+    bound: object[],
+    onAThread: boolean,
+  ): AsyncGenerator<Array<RowOf<C>>> {
+    const d = this.#dialect;
+    return this.#c
+      .readRaw<RowOf<C>>(
+        `SELECT ${selectList(cardColumns)} FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${where} ORDER BY ${d.binaryOrder('gift_card_id')}`,
+        { onAThread },
+      )
+      .batches(bound, WALK_ROWS);
   }
 
   /**

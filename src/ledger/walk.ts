@@ -27,7 +27,7 @@ export interface WalkedEntry extends LedgerEntry {
 }
 
 /** What the walk reads of a card and of an entry, in this order: its rows' types come from these columns. */
-const CARD_COLUMNS = [
+export const CARD_COLUMNS = [
   giftCards.giftCardId,
   giftCards.merchantId,
   giftCards.status,
@@ -180,6 +180,22 @@ export function walkCardSumsOf(
   return walk(new LedgerStore(mirror), SUMS, undefined, only, undefined, true);
 }
 
+/** A card's snapshot from its row of the walk's cards cursor. */
+export function snapshotOf(row: RowOf<typeof CARD_COLUMNS>): CardSnapshot {
+  return {
+    giftCardId: row[0],
+    merchantId: row[1],
+    status: row[2],
+    currency: row[3],
+    programId: row[4],
+    issuedAtMs: row[5],
+    initialCents: storedCents(row[6]),
+    remainingCents: storedCents(row[7]),
+    expiresAtMs: row[8],
+    readAtMs: row[9],
+  };
+}
+
 /**
  * Cards handed out per batch. Few: a card held in a batch while the checks allocate outlives a
  * young-generation collection and is promoted (512 a batch: the 1M check's peak RSS 351 MB, its
@@ -212,18 +228,7 @@ async function* walk<C extends readonly AnyColumn[], E>(
   try {
     for await (const rows of cards) {
       for (const row of rows) {
-        const card: CardSnapshot = {
-          giftCardId: row[0],
-          merchantId: row[1],
-          status: row[2],
-          currency: row[3],
-          programId: row[4],
-          issuedAtMs: row[5],
-          initialCents: storedCents(row[6]),
-          remainingCents: storedCents(row[7]),
-          expiresAtMs: row[8],
-          readAtMs: row[9],
-        };
+        const card = snapshotOf(row);
         // IDs are ASCII UUIDs, ordered byte by byte by the cursors: as JavaScript compares them.
         while (pending !== undefined && cardOf(pending) < card.giftCardId) {
           onOrphan?.(cardOf(pending), reader.createdAtMs(reader.entry(pending)));

@@ -6,9 +6,10 @@
  */
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
-import { type SummedEntry, walkCardSumsOf } from '../ledger/walk.js';
+import { walkCardSumsOf } from '../ledger/walk.js';
+import { cardsWithKeptSums, type KeptCardSums } from '../ledger/card-sums.js';
 import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
-import { cardReconciliation } from '../ledger/state.js';
+import { cardReconciliation, type CardReconciliation, reconciliationOf } from '../ledger/state.js';
 import type { CardSnapshot } from '../ledger/types.js';
 import {
   AGE_BUCKETS,
@@ -173,7 +174,7 @@ export async function reportSheets(
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
       rows: findingRows(store, run.checkRunId, materiality, onFinding),
     },
-    await cardSheet(mirror, reads, findingsOf, flagged),
+    await cardSheet(mirror, store, run, reads, findingsOf, flagged),
     monthToDate
       ? rollForwardSheet('Month to date', monthToDate)
       : {
@@ -193,13 +194,21 @@ export async function reportSheets(
 /** The codes of this run's findings about the records named, for a sheet's findings column. */
 type FindingsOf = (...ids: (string | null)[]) => string;
 
-/** The Card reconciliation sheet: each card's figures, the cards with a finding first. */
+/**
+ * The Card reconciliation sheet: each card's figures, the cards with a finding first. The sums
+ * of each card's ledger are those the run's walk kept, while the mirror's cards are still those
+ * it walked (no sync since); else, for an earlier run, the ledger as it is now is walked.
+ */
 async function cardSheet(
   mirror: Mirror,
+  store: FindingsStore,
+  run: CheckRunRow,
   reads: ReportStore,
   findingsOf: FindingsOf,
   flagged: string,
 ): Promise<SheetSpec> {
+  const unchanged = run.syncRunId !== null && (await reads.newestSyncRunId()) === run.syncRunId;
+  const kept = unchanged ? await store.history.cardSumsOf(run.checkRunId) : null;
   return {
     name: 'Card reconciliation',
     header: [
@@ -219,7 +228,7 @@ async function cardSheet(
     fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
     ...(await exceptionsFirst(
       'card',
-      (only, keysOnly) => cardRows(mirror, reads, findingsOf, only, keysOnly),
+      (only, keysOnly) => cardRows(mirror, reads, findingsOf, kept, only, keysOnly),
       flagged,
     )),
   };
@@ -454,11 +463,15 @@ async function* findingRows(
   }
 }
 
-/** Per card, from the ledger-state core over the one walk: initial − debits + refunds against the reported balance. */
+/**
+ * Per card, from the ledger stage: initial − debits + refunds against the reported balance, the
+ * sums as the run's walk kept them (`kept`), or else summed by a walk of the ledger now.
+ */
 async function* cardRows(
   mirror: Mirror,
   reads: ReportStore,
   findingsOf: FindingsOf,
+  kept: KeptCardSums | null,
   only: string | null,
   keysOnly = false,
 ): AsyncGenerator<Keyed[]> {
@@ -467,18 +480,20 @@ async function* cardRows(
     for await (const ids of reads.cardIds(only)) yield ids.map((id): Keyed => [id, NO_CELLS, findingsOf(id) !== '']);
     return;
   }
+  if (kept !== null) {
+    for await (const batch of cardsWithKeptSums(mirror, kept, only ?? undefined))
+      yield batch.map(({ card, sums }) => cardRow(card, reconciliationOf(card, sums), findingsOf));
+    return;
+  }
   // The entries' figures alone: a card's reconciliation needs no entry's identity.
   for await (const batch of walkCardSumsOf(mirror, only ?? undefined))
-    yield batch.map(({ card, entries }) => cardRow(card, entries, findingsOf));
+    yield batch.map(({ card, entries }) => cardRow(card, cardReconciliation(card, entries), findingsOf));
 }
 
-/** One card's row of the Card reconciliation sheet (its key alone, asked for keys). */
-
 /** One card's row of the Card reconciliation sheet. */
-function cardRow(card: CardSnapshot, entries: SummedEntry[], findingsOf: FindingsOf): Keyed {
+function cardRow(card: CardSnapshot, figures: CardReconciliation, findingsOf: FindingsOf): Keyed {
   const id = card.giftCardId;
   const c = card.currency;
-  const figures = cardReconciliation(card, entries);
   // Each row re-performs itself: recomputed = initial − debits + refunds, difference = reported − recomputed.
   // An amount off the cent leaves the figures unknown: the cells stay empty rather than wrong.
   const recomputedCell: Cell =

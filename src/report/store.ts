@@ -136,7 +136,15 @@ export class ReportStore {
       .executeTakeFirst();
   }
 
-  /** The rows of a mirrored table; `unlistedOnly`: those the service no longer lists. */
+  /** The newest sync the mirror has begun, whatever became of it (null: none). */
+  async newestSyncRunId(): Promise<number | null> {
+    const row = await this.#db
+      .selectFrom('sync_runs')
+      .select((eb) => eb.fn.max('sync_run_id').as('newest'))
+      .executeTakeFirst();
+    return row?.newest === null || row?.newest === undefined ? null : Number(row.newest);
+  }
+
   /** Rows of `table` (only those no longer listed, with `unlistedOnly`); wallet snapshots up to sync `upToSyncRunId`. */
   async count(table: CountedTable, unlistedOnly = false, upToSyncRunId = Number.MAX_SAFE_INTEGER): Promise<number> {
     if (unlistedOnly) {

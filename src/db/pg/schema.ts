@@ -122,6 +122,7 @@ export const dpOrderHistory = pgTableOf(sqlite.dpOrderHistory);
 export const dpOrderVersions = pgTableOf(sqlite.dpOrderVersions);
 export const checkRuns = pgTableOf(sqlite.checkRuns);
 export const checkRunRereads = pgTableOf(sqlite.checkRunRereads);
+export const checkRunCardSums = pgTableOf(sqlite.checkRunCardSums);
 export const findings = pgTableOf(sqlite.findings);
 export const heldFindings = pgTableOf(sqlite.heldFindings);
 export const resolvedFindings = pgTableOf(sqlite.resolvedFindings);
@@ -160,6 +161,7 @@ export const PG_TABLES: readonly Table[] = [
   dpOrderHistory,
   checkRuns,
   checkRunRereads,
+  checkRunCardSums,
   findings,
   heldFindings,
   resolvedFindings,

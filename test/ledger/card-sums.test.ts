@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CHUNK_CARDS, CardSumsTally, KeptChunk } from '../../src/ledger/card-sums.js';
+import type { CardSums } from '../../src/ledger/state.js';
+import { cardReconciliation, cardSums, reconciliationOf } from '../../src/ledger/state.js';
+import type { CardLedger } from '../../src/ledger/types.js';
+import { cents, type Cents } from '../../src/money.js';
+
+const amount = fc.option(
+  fc.integer({ min: 0, max: 2 ** 40 }).map((n) => cents(n)),
+  { freq: 12, nil: null },
+);
+const entry = fc.record({ type: fc.constantFrom('DEBIT', 'REFUND', 'VOID', 'EXPIRE'), amountCents: amount });
+const card = fc.record({
+  id: fc.uuid(),
+  initialCents: amount,
+  remainingCents: amount,
+  entries: fc.array(entry, { maxLength: 8 }),
+});
+
+/** A walked card of the given figures (the sums read only its ID, initial, remaining and entries' types and amounts). */
+function ledgerOf(c: {
+  id: string;
+  initialCents: Cents | null;
+  remainingCents: Cents | null;
+  entries: { type: string; amountCents: Cents | null }[];
+}): CardLedger {
+  return {
+    card: {
+      giftCardId: c.id,
+      merchantId: 'm',
+      status: 'ACTIVE',
+      currency: 'USD',
+      programId: null,
+      issuedAtMs: 0,
+      initialCents: c.initialCents,
+      remainingCents: c.remainingCents,
+      expiresAtMs: 0,
+      readAtMs: 0,
+    },
+    entries: c.entries.map((e, i) => ({
+      transactionId: `t${i}`,
+      type: e.type,
+      amountCents: e.amountCents,
+      beforeCents: null,
+      afterCents: null,
+      referenceId: 'r',
+      idempotencyKey: `k${i}`,
+      createdAtMs: i,
+      listOrder: i,
+    })),
+  };
+}
+
+/** The tally's kept chunks read back: the sums at a position, once the card's ID there is shown. */
+function readBack(tally: CardSumsTally): { cards: number; at: (position: number, id: string) => CardSums } {
+  const kept = tally.kept();
+  const chunks = kept.chunks.map((record) => KeptChunk.of(record)!);
+  return {
+    cards: kept.cards,
+    at: (position, id) => {
+      const chunk = chunks[Math.floor(position / CHUNK_CARDS)]!;
+      if (!chunk.holds(position % CHUNK_CARDS, id)) throw new Error(`not ${id} at ${position}`);
+      return chunk.at(position % CHUNK_CARDS);
+    },
+  };
+}
+
+describe("a run's kept card sums", () => {
+  it('read back, card by card, the sums and the reconciliation the ledger stage gives (property)', () => {
+    fc.assert(
+      fc.property(fc.array(card, { maxLength: 5_000 }), (cards) => {
+        const tally = new CardSumsTally();
+        for (const c of cards) tally.add(ledgerOf(c));
+        const kept = readBack(tally);
+        expect(kept.cards).toBe(cards.length);
+        cards.forEach((c, i) => {
+          const sums = kept.at(i, c.id);
+          expect(sums).toEqual(cardSums(c.entries));
+          expect(reconciliationOf(c, sums)).toEqual(cardReconciliation(c, c.entries));
+        });
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('hold any number of cards, a chunk of 16,384 at a time', () => {
+    const tally = new CardSumsTally();
+    const n = 2 * CHUNK_CARDS + 5;
+    for (let i = 0; i < n; i++)
+      tally.add(
+        ledgerOf({
+          id: `card-${i}`,
+          initialCents: cents(10_000),
+          remainingCents: cents(10_000 - i),
+          entries: [{ type: 'DEBIT', amountCents: cents(i) }],
+        }),
+      );
+    const kept = readBack(tally);
+    expect(kept.cards).toBe(n);
+    expect(tally.kept().chunks.map((chunk) => chunk.readUInt32LE(4))).toEqual([CHUNK_CARDS, CHUNK_CARDS, 5]);
+    for (const i of [0, CHUNK_CARDS - 1, CHUNK_CARDS, 2 * CHUNK_CARDS, n - 1])
+      expect(kept.at(i, `card-${i}`)).toEqual({ debitedCents: i, refundedCents: 0, unknownAmount: false, entries: 1 });
+  });
+
+  it("tell a card read back in another card's place, and refuse a record of another layout or length", () => {
+    const tally = new CardSumsTally();
+    tally.add(ledgerOf({ id: 'card-a', initialCents: cents(500), remainingCents: cents(500), entries: [] }));
+    const [record] = tally.kept().chunks;
+    const chunk = KeptChunk.of(record!)!;
+    expect(chunk.holds(0, 'card-a')).toBe(true);
+    expect(chunk.holds(0, 'card-b')).toBe(false);
+    expect(chunk.holds(1, 'card-a')).toBe(false);
+    const otherLayout = Buffer.from(record!);
+    otherLayout.writeUInt32LE(2, 0);
+    expect(KeptChunk.of(otherLayout)).toBeNull();
+    expect(KeptChunk.of(record!.subarray(0, record!.length - 1))).toBeNull();
+    expect(KeptChunk.of(Buffer.alloc(0))).toBeNull();
+  });
+});

@@ -1,0 +1,120 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Mirror } from '../../src/db/mirror.js';
+import { reconcile } from '../../src/findings/reconcile.js';
+import { writeReport } from '../../src/report/write-report.js';
+import { runSync } from '../../src/sync/run-sync.js';
+import { startServices, type TestServices } from '../support/simulator.js';
+import { changeMirror, mirrorAt, numberOfMirror, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+
+let dir: string;
+let db: string;
+let services: TestServices;
+let mirror: Mirror;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-card-sums-'));
+  db = mirrorAt(dir);
+  services = await startServices({ size: 'small', seed: 23, plant: true });
+  mirror = await openMirrorAt(db);
+  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  await reconcile({ mirror });
+});
+afterEach(async () => {
+  await mirror.close();
+  await services.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The Card reconciliation sheet of a report written into `folder`, a row of cell values per card, by card. */
+async function cardSheet(
+  folder: string,
+  checkRunId?: number,
+): Promise<{ rows: Map<string, unknown[]>; bytes: Buffer }> {
+  const paths = await writeReport({ mirror, outDir: join(dir, folder), ...(checkRunId ? { checkRunId } : {}) });
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(paths.workbook);
+  const ws = workbook.getWorksheet('Card reconciliation')!;
+  const rows = new Map<string, unknown[]>();
+  for (const row of ws.getRows(2, ws.rowCount - 1) ?? []) {
+    const values = (row.values as unknown[])
+      .slice(1)
+      .map((v) => (v && typeof v === 'object' && 'result' in v ? v.result : v));
+    rows.set(String(values[0]), values);
+  }
+  return { rows, bytes: readFileSync(paths.workbook) };
+}
+
+/** A card with a debit in its ledger, and that debit. */
+async function aDebit(): Promise<{ card: string; transaction: string }> {
+  const [row] = await rowsOfMirror<{ card: string; transaction: string }>(
+    db,
+    'SELECT gift_card_id AS card, transaction_id AS "transaction" FROM gift_card_transactions WHERE type = \'DEBIT\' AND vanished_sync_run_id IS NULL ORDER BY transaction_id LIMIT 1',
+  );
+  return row!;
+}
+
+describe("the Card reconciliation sheet of the run's report", () => {
+  it('writes the sums the run kept, the very cells a walk of the ledger gives, to the byte', async () => {
+    expect(
+      await numberOfMirror(db, 'SELECT COUNT(*) FROM check_run_card_sums WHERE check_run_id = 1 AND chunk = 0'),
+    ).toBe(1);
+    const kept = await cardSheet('kept');
+    expect(kept.rows.size).toBe(await numberOfMirror(db, 'SELECT COUNT(*) FROM gift_cards'));
+    await changeMirror(db, 'DELETE FROM check_run_card_sums');
+    const walked = await cardSheet('walked');
+    expect(walked.bytes.equals(kept.bytes)).toBe(true);
+  });
+
+  it('does not walk the ledger again: an entry taken out after the run leaves the sheet as the run summed it', async () => {
+    const before = await cardSheet('before');
+    const { card, transaction } = await aDebit();
+    await changeMirror(db, 'DELETE FROM gift_card_transactions WHERE transaction_id = ?', transaction);
+    const after = await cardSheet('after');
+    expect(after.rows.get(card)).toEqual(before.rows.get(card));
+    // Walked now, the card's debits and entries are the mirror's.
+    await changeMirror(db, 'DELETE FROM check_run_card_sums');
+    const walked = await cardSheet('walked');
+    expect(walked.rows.get(card)).not.toEqual(before.rows.get(card));
+  });
+
+  it('is written from a walk for a run whose cards a later sync may have changed, and each run keeps its own sums alone', async () => {
+    const first = await cardSheet('first');
+    await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+    const { card, transaction } = await aDebit();
+    await changeMirror(db, 'DELETE FROM gift_card_transactions WHERE transaction_id = ?', transaction);
+    // Walked now, as the documented past run's workbook is: the mirror as it is now.
+    const again = await cardSheet('again', 1);
+    expect(again.rows.get(card)).not.toEqual(first.rows.get(card));
+    await reconcile({ mirror });
+    expect(await rowsOfMirror(db, 'SELECT check_run_id, chunk FROM check_run_card_sums')).toEqual([
+      { check_run_id: 2, chunk: 0 },
+    ]);
+  });
+
+  it('is refused in one sentence when the cards are not those the run summed', async () => {
+    await changeMirror(
+      db,
+      `INSERT INTO gift_cards (gift_card_id, merchant_id, program_id, template_id, status, currency, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json)
+       SELECT '00000000-planted', merchant_id, program_id, template_id, status, currency, initial_balance_cents, remaining_balance_cents, version, issued_at, issued_at_ms, expires_at, expires_at_ms, created_at, updated_at, updated_at_ms, read_at_ms, read_sync_run_id, first_sync_run_id, raw_json
+       FROM gift_cards ORDER BY gift_card_id LIMIT 1`,
+    );
+    await expect(cardSheet('planted')).rejects.toThrow(
+      /^the mirror holds \d+ cards where the check run summed \d+: the mirror's cards changed after check run 1; write the report again after the next run$/,
+    );
+  });
+
+  it('is refused in one sentence when a card is not the one the run summed in its place', async () => {
+    const [first] = await rowsOfMirror<{ id: string }>(
+      db,
+      'SELECT gift_card_id AS id FROM gift_cards ORDER BY gift_card_id LIMIT 1',
+    );
+    await changeMirror(db, "UPDATE gift_cards SET gift_card_id = '00000000-planted' WHERE gift_card_id = ?", first!.id);
+    await expect(cardSheet('replaced')).rejects.toThrow(
+      /^card 00000000-planted is not the card the check run summed at position 1 of \d+: the mirror's cards changed after check run 1; write the report again after the next run$/,
+    );
+  });
+});
