@@ -33,6 +33,7 @@ const ON_BOTH = [
   'test/cli/sql.test.ts',
   'test/cli/terminal.test.ts',
   'test/evidence/evidence.test.ts',
+  'test/findings/interrupted-check.test.ts',
   'test/findings/nights.test.ts',
   'test/findings/nights-property.test.ts',
   'test/report/card-sums.test.ts',

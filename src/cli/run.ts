@@ -282,6 +282,7 @@ async function nightly(
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
       options: pickCheckOptions(options),
       reportPending: true,
+      signal,
       booksNotImported: books?.failed ?? [],
       confirm: (request) => {
         progress.step(`confirmation (${request.cards.length} cards)`);

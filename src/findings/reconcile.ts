@@ -38,6 +38,8 @@ export interface ReconcileInput {
   reportPending?: boolean;
   /** Books files the night could not import: its matching is not complete, so neither is the run. */
   booksNotImported?: readonly { file: string; reason: string }[];
+  /** Stops the check where it stands (an InterruptedError), recording nothing: Ctrl-C or SIGTERM during the night's check. */
+  signal?: AbortSignal;
   /** Re-reads the records behind gift card errors by ID (the nightly run); none for `check`. */
   confirm?: (request: RereadRequest) => Promise<Rereads>;
 }
@@ -95,7 +97,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   };
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = await matchBooksForRun(checkContext);
-  const catalogue = await runCatalogue(checkContext, tallies, booksMatching);
+  const catalogue = await runCatalogue(checkContext, tallies, booksMatching, input.signal);
   const rereads = input.confirm ? await input.confirm(confirmationRequest(catalogue.drafted)) : null;
   const confirmation = rereads ? judge(rereads) : null;
   // The answers as one text: digested for the manifest, and kept for re-performance.
