@@ -537,11 +537,12 @@ export const checkRunRereads = sqliteTable('check_run_rereads', {
 });
 
 /**
- * The sums the newest check run's walk made of every card's ledger (since migration 0025, pg
- * 0011), kept for its report's Card reconciliation sheet, which then reads the cards alone and
- * not their entries: a row per chunk of 16,384 cards in the walk's order, its record in base64
- * (see src/ledger/card-sums.ts for the layout). A run keeps its own and drops the run's before;
- * a report of an earlier run walks the ledger.
+ * What the newest check run's walk made of every card's ledger (since migration 0025, pg 0011;
+ * with each card's references with a refund since 0026, pg 0012), kept for its report's Card
+ * reconciliation and Refunds by reference sheets, which then read the cards alone and not their
+ * entries: a row per chunk of 16,384 cards in the walk's order, its record in base64 (see
+ * src/ledger/card-sums.ts for the layout). A run keeps its own and drops the run's before; a
+ * report of an earlier run walks the ledger.
  */
 export const checkRunCardSums = sqliteTable(
   'check_run_card_sums',

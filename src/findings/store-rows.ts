@@ -7,6 +7,7 @@ import type { RecordRef } from '../checks/check.js';
 import { type CheckCode, CHECK_CODES } from '../checks/index.js';
 import type { checkRuns, findingAcceptances, findings, liabilityRollforward, resolvedFindings } from '../db/schema.js';
 import type { Finding } from './finding.js';
+import type { KeptRecord } from '../ledger/card-sums.js';
 import type { RollForward } from '../ledger/rollforward.js';
 import type { Standing } from './standing.js';
 import type { CheckRunSummary } from './summary.js';
@@ -165,6 +166,6 @@ export interface RunRecord {
   finishedAtMs: number;
   /** What the confirmation pass re-read, as the run digested it (summary.confirmation.sha256); null without one. */
   rereadsJson: string | null;
-  /** The sums its walk made of every card's ledger, for its report's Card sheet (src/ledger/card-sums.ts). */
-  cardSums: { cards: number; chunks: readonly Buffer[] } | null;
+  /** What its walk made of every card's ledger, for its report's Card and Refunds sheets (src/ledger/card-sums.ts). */
+  cardSums: { cards: number; chunks: readonly KeptRecord[] } | null;
 }

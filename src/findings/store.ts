@@ -282,13 +282,13 @@ export class FindingsStore {
       // The newest run's card sums alone are kept: a night's take a few tens of MB at a million cards.
       if (record.cardSums) {
         await trx.deleteFrom('check_run_card_sums').execute();
-        for (const [chunk, sums] of record.cardSums.chunks.entries())
+        for (const [chunk, { cards, record: sums }] of record.cardSums.chunks.entries())
           await trx
             .insertInto('check_run_card_sums')
             .values({
               check_run_id: checkRunId,
               chunk,
-              cards: sums.readUInt32LE(4),
+              cards,
               sums_base64: sums.toString('base64'),
             })
             .execute();

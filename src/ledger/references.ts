@@ -44,8 +44,37 @@ export function byReference<E extends ReferencedEntry>(entries: readonly E[]): M
 }
 
 /** What a reference can still refund: debited − refunded; null when either is unknown. */
-export function refundableLeftCents(group: ReferenceGroup<ReferencedEntry>): Cents | null {
+export function refundableLeftCents(group: Pick<RefundGroup, 'debitedCents' | 'refundedCents'>): Cents | null {
   return group.debitedCents === null || group.refundedCents === null
     ? null
     : minusCents(group.debitedCents, group.refundedCents);
+}
+
+/** A reference with a refund on one card, as the Refunds by reference sheet lists it (and a run keeps it). */
+export interface RefundGroup {
+  referenceId: string;
+  /** How many debits and refunds name it. */
+  debits: number;
+  refunds: number;
+  debitedCents: Cents | null;
+  refundedCents: Cents | null;
+  /** The refunds' transaction IDs, in ledger order: the findings about them are the row's too. */
+  refundIds: string[];
+}
+
+/** A card's references with a refund, in ledger order (the first reference seen first). */
+export function refundGroupsOf(entries: readonly (ReferencedEntry & { transactionId: string })[]): RefundGroup[] {
+  const out: RefundGroup[] = [];
+  for (const [referenceId, group] of byReference(entries)) {
+    if (group.refunds.length === 0) continue;
+    out.push({
+      referenceId,
+      debits: group.debits.length,
+      refunds: group.refunds.length,
+      debitedCents: group.debitedCents,
+      refundedCents: group.refundedCents,
+      refundIds: group.refunds.map((refund) => refund.transactionId),
+    });
+  }
+  return out;
 }

@@ -7,8 +7,8 @@
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
 import { walkCardSumsOf } from '../ledger/walk.js';
-import { cardsWithKeptSums, type KeptCardSums } from '../ledger/card-sums.js';
-import { byReference, refundableLeftCents, type ReferencedEntry } from '../ledger/references.js';
+import { cardsWithKeptRefunds, cardsWithKeptSums, type KeptCardSums } from '../ledger/card-sums.js';
+import { type ReferencedEntry, type RefundGroup, refundableLeftCents, refundGroupsOf } from '../ledger/references.js';
 import { cardReconciliation, type CardReconciliation, reconciliationOf } from '../ledger/state.js';
 import type { CardSnapshot } from '../ledger/types.js';
 import {
@@ -157,6 +157,11 @@ export async function reportSheets(
   };
   // Every record a finding of this run is about: the detail sheets list (and print) theirs first.
   const flagged = JSON.stringify([...codes.keys()]);
+  // What the run's walk kept of each card, while the mirror's cards are still those it walked (no
+  // sync since); else, for an earlier run, the ledger as it is now is walked.
+  const unchanged = run.syncRunId !== null && (await reads.newestSyncRunId()) === run.syncRunId;
+  const kept = unchanged ? await store.history.cardSumsOf(run.checkRunId) : null;
+  const ledgerReads: LedgerSheetReads = { mirror, reads, kept, findingsOf, flagged };
   return [
     {
       name: 'Summary',
@@ -174,7 +179,7 @@ export async function reportSheets(
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
       rows: findingRows(store, run.checkRunId, materiality, onFinding),
     },
-    await cardSheet(mirror, store, run, reads, findingsOf, flagged),
+    await cardSheet(ledgerReads),
     monthToDate
       ? rollForwardSheet('Month to date', monthToDate)
       : {
@@ -182,7 +187,7 @@ export async function reportSheets(
           rows: [['No month-to-date roll-forward: the check run has no data as of this month.']],
         },
     await matchingSheet(books, findingsOf),
-    await refundsSheet(reads, findingsOf, flagged),
+    await refundsSheet(ledgerReads),
     await couponsSheet(reads, findingsOf, flagged),
     await ordersSheet(reads, findingsOf, flagged),
     walletsSheet(reads, run, findingsOf),
@@ -194,21 +199,20 @@ export async function reportSheets(
 /** The codes of this run's findings about the records named, for a sheet's findings column. */
 type FindingsOf = (...ids: (string | null)[]) => string;
 
+/** What the sheets of the ledger read: the mirror, what the run's walk kept (null: walk the ledger now) and the run's findings. */
+interface LedgerSheetReads {
+  mirror: Mirror;
+  reads: ReportStore;
+  kept: KeptCardSums | null;
+  findingsOf: FindingsOf;
+  flagged: string;
+}
+
 /**
  * The Card reconciliation sheet: each card's figures, the cards with a finding first. The sums
- * of each card's ledger are those the run's walk kept, while the mirror's cards are still those
- * it walked (no sync since); else, for an earlier run, the ledger as it is now is walked.
+ * of each card's ledger are those the run's walk kept (`kept`), or else a walk's of the ledger now.
  */
-async function cardSheet(
-  mirror: Mirror,
-  store: FindingsStore,
-  run: CheckRunRow,
-  reads: ReportStore,
-  findingsOf: FindingsOf,
-  flagged: string,
-): Promise<SheetSpec> {
-  const unchanged = run.syncRunId !== null && (await reads.newestSyncRunId()) === run.syncRunId;
-  const kept = unchanged ? await store.history.cardSumsOf(run.checkRunId) : null;
+async function cardSheet({ mirror, reads, kept, findingsOf, flagged }: LedgerSheetReads): Promise<SheetSpec> {
   return {
     name: 'Card reconciliation',
     header: [
@@ -234,8 +238,11 @@ async function cardSheet(
   };
 }
 
-/** Refunds by reference: what was debited and refunded under each reference, the flagged first. */
-async function refundsSheet(reads: ReportStore, findingsOf: FindingsOf, flagged: string): Promise<SheetSpec> {
+/**
+ * Refunds by reference: what was debited and refunded under each reference, the flagged first;
+ * the references as the run's walk kept them (`kept`), or else as the ledger groups them now.
+ */
+async function refundsSheet({ mirror, reads, kept, findingsOf, flagged }: LedgerSheetReads): Promise<SheetSpec> {
   return {
     name: 'Refunds by reference',
     header: [
@@ -250,7 +257,14 @@ async function refundsSheet(reads: ReportStore, findingsOf: FindingsOf, flagged:
       'findings',
     ],
     fixedWidths: { 0: 20, 1: 8, 2: 24, 3: 8, 4: 13, 5: 8, 6: 13, 7: 13, 8: 25 },
-    ...(await exceptionsFirst('reference', (only, keysOnly) => refundRows(reads, findingsOf, only, keysOnly), flagged)),
+    ...(await exceptionsFirst(
+      'reference',
+      (only, keysOnly) =>
+        kept === null
+          ? refundRows(reads, findingsOf, only, keysOnly)
+          : keptRefundRows(mirror, kept, findingsOf, only, keysOnly),
+      flagged,
+    )),
   };
 }
 
@@ -529,36 +543,10 @@ async function* refundRows(
   only: string | null,
   keysOnly = false,
 ): AsyncGenerator<Keyed[]> {
-  type Entry = ReferencedEntry & { transactionId: string };
   let card = '';
   let currency = '';
-  let entries: Entry[] = [];
-  const flush = function* (): Generator<Keyed> {
-    for (const [reference, group] of byReference(entries)) {
-      if (group.refunds.length === 0) continue;
-      const findings = findingsOf(card, ...group.refunds.map((refund) => refund.transactionId));
-      if (keysOnly) yield [`${card} ${reference}`, NO_CELLS, findings !== '', card];
-      else {
-        const left = refundableLeftCents(group);
-        yield [
-          `${card} ${reference}`,
-          [
-            card,
-            currency,
-            reference,
-            group.debits.length,
-            money(group.debitedCents, currency),
-            group.refunds.length,
-            money(group.refundedCents, currency),
-            // Re-performs itself: debited − refunded.
-            left === null ? null : { formula: 'E{row}-G{row}', cents: left, currency },
-            findings,
-          ],
-          findings !== '',
-        ];
-      }
-    }
-  };
+  let entries: Array<ReferencedEntry & { transactionId: string }> = [];
+  const flush = (): Keyed[] => refundGroupRows(card, currency, refundGroupsOf(entries), findingsOf, keysOnly);
   for await (const batch of reads.refundEntries(only)) {
     const rows: Keyed[] = [];
     for (const [id, c, referenceId, type, amountCents, transactionId] of batch) {
@@ -572,7 +560,53 @@ async function* refundRows(
     }
     yield rows;
   }
-  yield [...flush()];
+  yield flush();
+}
+
+/** Per card and reference with a refund, as the run's walk kept them: the cards' rows alone are read. */
+async function* keptRefundRows(
+  mirror: Mirror,
+  kept: KeptCardSums,
+  findingsOf: FindingsOf,
+  only: string | null,
+  keysOnly = false,
+): AsyncGenerator<Keyed[]> {
+  for await (const batch of cardsWithKeptRefunds(mirror, kept, only ?? undefined))
+    yield batch.flatMap(({ card, groups }) =>
+      refundGroupRows(card.giftCardId, card.currency, groups, findingsOf, keysOnly),
+    );
+}
+
+/** One card's rows of the Refunds by reference sheet, a row per reference with a refund. */
+function refundGroupRows(
+  card: string,
+  currency: string,
+  groups: readonly RefundGroup[],
+  findingsOf: FindingsOf,
+  keysOnly: boolean,
+): Keyed[] {
+  return groups.map((group): Keyed => {
+    const key = `${card} ${group.referenceId}`;
+    const findings = findingsOf(card, ...group.refundIds);
+    if (keysOnly) return [key, NO_CELLS, findings !== '', card];
+    const left = refundableLeftCents(group);
+    return [
+      key,
+      [
+        card,
+        currency,
+        group.referenceId,
+        group.debits,
+        money(group.debitedCents, currency),
+        group.refunds,
+        money(group.refundedCents, currency),
+        // Re-performs itself: debited − refunded.
+        left === null ? null : { formula: 'E{row}-G{row}', cents: left, currency },
+        findings,
+      ],
+      findings !== '',
+    ];
+  });
 }
 
 async function* couponRows(

@@ -186,7 +186,8 @@ export class ReportStore {
 
   /**
    * The current DEBIT and REFUND entries of the cards with a current refund, in card order (of
-   * the cards in `only`, a JSON array, when given): the sheet lists references with a refund,
+   * the cards in `only`, a JSON array, when given), for the Refunds by reference sheet of a run
+   * that kept no references (an earlier run's): the sheet lists references with a refund,
    * and a card without one has none. The cards with a refund are listed first from the walk's
    * covering index (one scan); a card left out costs no row handed to JavaScript (the bench's
    * 3,000,000 entries: 5.3 s read whole, 2.6 s this way).

@@ -29,35 +29,47 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The Card reconciliation sheet of a report written into `folder`, a row of cell values per card, by card. */
-async function cardSheet(
-  folder: string,
-  checkRunId?: number,
-): Promise<{ rows: Map<string, unknown[]>; bytes: Buffer }> {
+/** A sheet's rows of cell values by key (a card, or a card and a reference), and the workbook's bytes. */
+interface Sheet {
+  rows: Map<string, unknown[]>;
+  bytes: Buffer;
+}
+
+/** A sheet of a report written into `folder`, a row of cell values per card (or per card and the column `andColumn`). */
+async function sheetOf(folder: string, name: string, checkRunId?: number, andColumn?: number): Promise<Sheet> {
   const paths = await writeReport({ mirror, outDir: join(dir, folder), ...(checkRunId ? { checkRunId } : {}) });
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(paths.workbook);
-  const ws = workbook.getWorksheet('Card reconciliation')!;
+  const ws = workbook.getWorksheet(name)!;
   const rows = new Map<string, unknown[]>();
   for (const row of ws.getRows(2, ws.rowCount - 1) ?? []) {
     const values = (row.values as unknown[])
       .slice(1)
       .map((v) => (v && typeof v === 'object' && 'result' in v ? v.result : v));
-    rows.set(String(values[0]), values);
+    rows.set(andColumn === undefined ? String(values[0]) : `${values[0]} ${values[andColumn]}`, values);
   }
   return { rows, bytes: readFileSync(paths.workbook) };
 }
 
-/** A card with a debit in its ledger, and that debit. */
-async function aDebit(): Promise<{ card: string; transaction: string }> {
-  const [row] = await rowsOfMirror<{ card: string; transaction: string }>(
+/** The Card reconciliation sheet of a report written into `folder`, a row per card. */
+const cardSheet = (folder: string, checkRunId?: number): Promise<Sheet> =>
+  sheetOf(folder, 'Card reconciliation', checkRunId);
+/** The Refunds by reference sheet of a report written into `folder`, a row per card and reference. */
+const refundsSheet = (folder: string, checkRunId?: number): Promise<Sheet> =>
+  sheetOf(folder, 'Refunds by reference', checkRunId, 2);
+
+/** A card with an entry of `type` in its ledger, and that entry and its reference. */
+async function anEntry(type = 'DEBIT'): Promise<{ card: string; transaction: string; reference: string }> {
+  const [row] = await rowsOfMirror<{ card: string; transaction: string; reference: string }>(
     db,
-    'SELECT gift_card_id AS card, transaction_id AS "transaction" FROM gift_card_transactions WHERE type = \'DEBIT\' AND vanished_sync_run_id IS NULL ORDER BY transaction_id LIMIT 1',
+    'SELECT gift_card_id AS card, transaction_id AS "transaction", reference_id AS reference FROM gift_card_transactions WHERE type = ? AND vanished_sync_run_id IS NULL ORDER BY transaction_id LIMIT 1',
+    type,
   );
   return row!;
 }
+const aDebit = anEntry;
 
-describe("the Card reconciliation sheet of the run's report", () => {
+describe("the Card reconciliation and Refunds by reference sheets of the run's report", () => {
   it('writes the sums the run kept, the very cells a walk of the ledger gives, to the byte', async () => {
     expect(
       await numberOfMirror(db, 'SELECT COUNT(*) FROM check_run_card_sums WHERE check_run_id = 1 AND chunk = 0'),
@@ -67,6 +79,21 @@ describe("the Card reconciliation sheet of the run's report", () => {
     await changeMirror(db, 'DELETE FROM check_run_card_sums');
     const walked = await cardSheet('walked');
     expect(walked.bytes.equals(kept.bytes)).toBe(true);
+  });
+
+  it("writes the Refunds by reference sheet from the references the run kept, with the findings about each reference's refunds", async () => {
+    const kept = await refundsSheet('kept');
+    const flagged = [...kept.rows.values()].filter((row) => String(row[8] ?? '') !== '');
+    expect(kept.rows.size).toBeGreaterThan(flagged.length);
+    expect(flagged.map((row) => String(row[8]))).toContain('GC_REFUND_OVER_DEBIT');
+    // An entry taken out after the run: the sheet stays as the run kept it, no walk of the ledger.
+    const { card, transaction, reference } = await anEntry('REFUND');
+    await changeMirror(db, 'DELETE FROM gift_card_transactions WHERE transaction_id = ?', transaction);
+    const after = await refundsSheet('after');
+    expect(after.rows).toEqual(kept.rows);
+    await changeMirror(db, 'DELETE FROM check_run_card_sums');
+    const walked = await refundsSheet('walked');
+    expect(walked.rows.get(`${card} ${reference}`)).not.toEqual(kept.rows.get(`${card} ${reference}`));
   });
 
   it('does not walk the ledger again: an entry taken out after the run leaves the sheet as the run summed it', async () => {
