@@ -5,10 +5,14 @@
  * {@link CHUNK_CARDS} cards, each a compact record: for each card its debits, its refunds, its
  * number of entries, whether an amount was off the cent, a 32-bit hash of its ID that proves,
  * card by card, that the cards read back are the ones the walk summed, and its references with a
- * refund (the ledger stage's `refundGroupsOf`). A chunk at a time is held, written or read: a
- * million cards' figures never sit in memory whole.
+ * refund (the ledger stage's `refundGroupsOf`), deflated. A chunk at a time is read: a million
+ * cards' figures never sit in memory whole, and the run holds them deflated until it is recorded.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { AnyColumn } from 'drizzle-orm';
 import type { Mirror } from '../db/mirror.js';
+import { giftCards } from '../db/schema.js';
+import type { RowOf } from '../db/typed-rows.js';
 import { MirrorError } from '../errors.js';
 import type { Cents } from '../money.js';
 import type { CardSums } from './state.js';
@@ -85,7 +89,7 @@ class GroupWriter {
   }
 }
 
-/** One chunk's record, as the run keeps it: how many cards it holds, and the record. */
+/** One chunk's record, as the run keeps it: how many cards it holds, and the record, deflated. */
 export interface KeptRecord {
   cards: number;
   record: Buffer;
@@ -143,7 +147,9 @@ export class CardSumsTally {
     for (let i = 0; i < n; i++, at += 4) out.writeUInt32LE(this.#groups[i]!, at);
     out.set(this.#unknown.subarray(0, n), at);
     references.copy(out, at + n);
-    return { cards: n, record: out };
+    // Deflated, the run holds and keeps a third of it (the report bench's million cards: 51 MB
+    // raw, 19 MB deflated, in 0.7 s of the check's walk; inflated again in 0.2 s).
+    return { cards: n, record: deflateRawSync(out, { level: 1 }) };
   }
 }
 
@@ -155,7 +161,13 @@ export class KeptChunk {
   #starts: Uint32Array | null = null;
 
   /** @returns null for a record of another layout or length: its sums are not read. */
-  static of(record: Buffer): KeptChunk | null {
+  static of(deflated: Buffer): KeptChunk | null {
+    let record: Buffer;
+    try {
+      record = inflateRawSync(deflated);
+    } catch {
+      return null;
+    }
     if (record.length < HEADER_BYTES || record.readUInt32LE(0) !== LAYOUT) return null;
     const count = record.readUInt32LE(4);
     const references = record.readUInt32LE(8);
@@ -253,50 +265,97 @@ export interface KeptCardSums {
   chunk(index: number): Promise<Buffer>;
 }
 
-/** The figures kept of a card, by its position: its chunk, and where in it. */
-interface KeptAt {
-  card: CardSnapshot;
+/** A card's row as read (its ID first), and where its figures were kept: its chunk, and where in it. */
+interface KeptAt<Row> {
+  row: Row;
   chunk: KeptChunk;
   at: number;
 }
 
+/** The columns the Refunds sheet reads of a card beside its kept references. */
+const ID_AND_CURRENCY = [giftCards.giftCardId, giftCards.currency] as const;
+
 /**
- * Every card as the mirror holds it now, in the walk's order, with where the run kept its
- * figures (`kept`): the cards' rows alone are read, never their entries. `only`: a JSON array of
- * card IDs, to hand out those cards alone (still read in order: a card's figures are found by
- * position; a chunk is read only when a card wanted is in it).
+ * Every card as the mirror holds it now (the `columns` of its row, its ID first), in the walk's
+ * order, with where the run kept its figures (`kept`): the cards' rows alone are read, never
+ * their entries. `only`: a JSON array of card IDs, to hand out those cards alone (their
+ * positions found from the IDs of all, their rows read alone; a chunk is read only when a card
+ * wanted is in it).
  * @throws MirrorError when the mirror holds other cards than the run summed, before any is handed out.
  */
-async function* keptInWalkOrder(mirror: Mirror, kept: KeptCardSums, only?: string): AsyncGenerator<KeptAt[]> {
+async function* keptInWalkOrder<C extends readonly [typeof giftCards.giftCardId, ...AnyColumn[]]>(
+  mirror: Mirror,
+  kept: KeptCardSums,
+  columns: C,
+  only?: string,
+): AsyncGenerator<Array<KeptAt<RowOf<C>>>> {
   const store = new LedgerStore(mirror);
   const refused = (why: string): MirrorError => new MirrorError(`${why}; write the report again after the next run`);
   const changed = (why: string): MirrorError =>
     refused(`${why}: the mirror's cards changed after check run ${kept.checkRunId}`);
   const count = await store.cardCount();
   if (count !== kept.cards) throw changed(`the mirror holds ${count} cards where the check run summed ${kept.cards}`);
-  const wanted = only === undefined ? null : new Set<string>(JSON.parse(only) as string[]);
   let position = 0;
   let chunk: KeptChunk | null = null;
   let chunkIndex = -1;
-  for await (const rows of store.cards(CARD_COLUMNS, true)) {
-    const out: KeptAt[] = [];
-    for (const row of rows) {
-      const at = position++;
-      if (wanted !== null && !wanted.has(row[0])) continue;
-      const index = Math.floor(at / CHUNK_CARDS);
-      if (index !== chunkIndex) {
-        chunk = KeptChunk.of(await kept.chunk(index));
-        chunkIndex = index;
-        if (chunk === null)
-          throw refused(
-            `the figures check run ${kept.checkRunId} kept for cards ${at + 1} on are of a layout this version cannot read`,
-          );
+  /** Reads the chunk that holds position `at`. */
+  const load = async (at: number): Promise<void> => {
+    chunkIndex = Math.floor(at / CHUNK_CARDS);
+    chunk = KeptChunk.of(await kept.chunk(chunkIndex));
+    if (chunk === null)
+      throw refused(
+        `the figures check run ${kept.checkRunId} kept for cards ${at + 1} on are of a layout this version cannot read`,
+      );
+  };
+  /** Where the figures at position `at` are, in the chunk loaded, once the card there is shown to be `id`. */
+  const keptAt = (at: number, id: string): { chunk: KeptChunk; at: number } => {
+    if (!chunk!.holds(at % CHUNK_CARDS, id))
+      throw changed(`card ${id} is not the card the check run summed at position ${at + 1} of ${kept.cards}`);
+    return { chunk: chunk!, at: at % CHUNK_CARDS };
+  };
+  const inChunk = (at: number): boolean => Math.floor(at / CHUNK_CARDS) === chunkIndex;
+  if (only === undefined) {
+    for await (const rows of store.cards(columns, true)) {
+      const out: Array<KeptAt<RowOf<C>>> = [];
+      for (const row of rows) {
+        const at = position++;
+        if (!inChunk(at)) await load(at);
+        out.push({ row, ...keptAt(at, row[0] as string) });
       }
-      if (!chunk!.holds(at % CHUNK_CARDS, row[0]))
-        throw changed(`card ${row[0]} is not the card the check run summed at position ${at + 1} of ${kept.cards}`);
-      out.push({ card: snapshotOf(row), chunk: chunk!, at: at % CHUNK_CARDS });
+      yield out;
     }
-    if (out.length > 0) yield out;
+    return;
+  }
+  // A few cards (a sheet's flagged or printed ones): their positions from the IDs of all (a
+  // million in 1.0 s, against 3.7 s for the Card sheet's columns), their rows read alone, in the
+  // same order.
+  const wanted = store.cards(columns, true, only);
+  try {
+    let next: Array<RowOf<C>> = [];
+    let taken = 0;
+    let allTaken = false;
+    for await (const ids of store.cards([giftCards.giftCardId] as const, true)) {
+      const out: Array<KeptAt<RowOf<C>>> = [];
+      for (const [id] of ids) {
+        const at = position++;
+        if (taken === next.length) {
+          const batch = await wanted.next();
+          allTaken = batch.done === true;
+          if (allTaken) break;
+          next = batch.value as Array<RowOf<C>>;
+          taken = 0;
+        }
+        if (next[taken]![0] !== id) continue;
+        if (!inChunk(at)) await load(at);
+        out.push({ row: next[taken++]!, ...keptAt(at, id) });
+      }
+      if (out.length > 0) yield out;
+      if (allTaken) return;
+    }
+    const left = next[taken] ?? (await wanted.next()).value?.[0];
+    if (left !== undefined) throw changed(`card ${left[0]} is not where the check run summed it`);
+  } finally {
+    await wanted.return(undefined);
   }
 }
 
@@ -310,24 +369,26 @@ export async function* cardsWithKeptSums(
   kept: KeptCardSums,
   only?: string,
 ): AsyncGenerator<Array<{ card: CardSnapshot; sums: CardSums }>> {
-  for await (const batch of keptInWalkOrder(mirror, kept, only))
-    yield batch.map(({ card, chunk, at }) => ({ card, sums: chunk.at(at) }));
+  for await (const batch of keptInWalkOrder(mirror, kept, CARD_COLUMNS, only))
+    yield batch.map(({ row, chunk, at }) => ({ card: snapshotOf(row), sums: chunk.at(at) }));
 }
 
 /**
- * The cards with a reference with a refund, as the mirror holds them now, in the walk's order,
- * with those references as the run kept them. `only`: a JSON array of card IDs, to hand out those alone.
+ * The cards with a reference with a refund (their ID and currency), as the mirror holds them
+ * now, in the walk's order, with those references as the run kept them. `only`: a JSON array of
+ * card IDs, to hand out those alone.
  * @throws MirrorError when the mirror holds other cards than the run summed, before any is handed out.
  */
 export async function* cardsWithKeptRefunds(
   mirror: Mirror,
   kept: KeptCardSums,
   only?: string,
-): AsyncGenerator<Array<{ card: CardSnapshot; groups: RefundGroup[] }>> {
-  for await (const batch of keptInWalkOrder(mirror, kept, only)) {
-    const out: Array<{ card: CardSnapshot; groups: RefundGroup[] }> = [];
-    for (const { card, chunk, at } of batch)
-      if (chunk.refundGroupCount(at) > 0) out.push({ card, groups: chunk.refundGroupsAt(at) });
+): AsyncGenerator<Array<{ giftCardId: string; currency: string; groups: RefundGroup[] }>> {
+  for await (const batch of keptInWalkOrder(mirror, kept, ID_AND_CURRENCY, only)) {
+    const out: Array<{ giftCardId: string; currency: string; groups: RefundGroup[] }> = [];
+    for (const { row, chunk, at } of batch)
+      if (chunk.refundGroupCount(at) > 0)
+        out.push({ giftCardId: row[0], currency: row[1], groups: chunk.refundGroupsAt(at) });
     if (out.length > 0) yield out;
   }
 }

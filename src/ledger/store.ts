@@ -100,10 +100,17 @@ export class LedgerStore {
 
   /**
    * The walk's cursor of cards alone, as the mirror holds them now, in the walk's order: every
-   * card the walk hands out, one for one (a run's kept sums are zipped with it by position).
+   * card the walk hands out, one for one (a run's kept sums are zipped with it by position), or
+   * those in `only` (a JSON array of IDs) alone.
    */
-  cards<C extends readonly AnyColumn[]>(cardColumns: C, onAThread = false): AsyncGenerator<Array<RowOf<C>>> {
-    return this.#cards(cardColumns, '', [], onAThread);
+  cards<C extends readonly AnyColumn[]>(
+    cardColumns: C,
+    onAThread = false,
+    only?: string,
+  ): AsyncGenerator<Array<RowOf<C>>> {
+    return only === undefined
+      ? this.#cards(cardColumns, '', [], onAThread)
+      : this.#cards(cardColumns, `WHERE ${this.#dialect.inJsonArray('gift_card_id', '@only')}`, [{ only }], onAThread);
   }
 
   /** How many cards the walk of the mirror as it is now hands out. */

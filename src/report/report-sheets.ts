@@ -572,8 +572,8 @@ async function* keptRefundRows(
   keysOnly = false,
 ): AsyncGenerator<Keyed[]> {
   for await (const batch of cardsWithKeptRefunds(mirror, kept, only ?? undefined))
-    yield batch.flatMap(({ card, groups }) =>
-      refundGroupRows(card.giftCardId, card.currency, groups, findingsOf, keysOnly),
+    yield batch.flatMap(({ giftCardId, currency, groups }) =>
+      refundGroupRows(giftCardId, currency, groups, findingsOf, keysOnly),
     );
 }
 

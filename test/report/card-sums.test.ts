@@ -2,9 +2,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/db/mirror.js';
 import { reconcile } from '../../src/findings/reconcile.js';
+import { findingsStore } from '../../src/findings/store.js';
+import { cardsWithKeptRefunds, cardsWithKeptSums } from '../../src/ledger/card-sums.js';
+import type { RefundGroup } from '../../src/ledger/references.js';
+import type { CardSums } from '../../src/ledger/state.js';
+import type { CardSnapshot } from '../../src/ledger/types.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, type TestServices } from '../support/simulator.js';
@@ -120,6 +126,32 @@ describe("the Card reconciliation and Refunds by reference sheets of the run's r
     expect(await rowsOfMirror(db, 'SELECT check_run_id, chunk FROM check_run_card_sums')).toEqual([
       { check_run_id: 2, chunk: 0 },
     ]);
+  });
+
+  it("hands out any few cards asked for with the figures the full pass gives them, in the walk's order (property)", async () => {
+    const kept = (await findingsStore(mirror).history.cardSumsOf(1))!;
+    const all: Array<{ card: CardSnapshot; sums: CardSums }> = [];
+    for await (const batch of cardsWithKeptSums(mirror, kept)) all.push(...batch);
+    const refunds: Array<{ giftCardId: string; groups: RefundGroup[] }> = [];
+    for await (const batch of cardsWithKeptRefunds(mirror, kept)) refunds.push(...batch);
+    expect(all.length).toBe(kept.cards);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.subarray(all.map(({ card }) => card.giftCardId)),
+        fc.array(fc.uuid(), { maxLength: 3 }),
+        async (cards, others) => {
+          const only = JSON.stringify([...others, ...cards].sort());
+          const wanted = new Set(cards);
+          const few: typeof all = [];
+          for await (const batch of cardsWithKeptSums(mirror, kept, only)) few.push(...batch);
+          expect(few).toEqual(all.filter(({ card }) => wanted.has(card.giftCardId)));
+          const fewRefunds: typeof refunds = [];
+          for await (const batch of cardsWithKeptRefunds(mirror, kept, only)) fewRefunds.push(...batch);
+          expect(fewRefunds).toEqual(refunds.filter(({ giftCardId }) => wanted.has(giftCardId)));
+        },
+      ),
+      { numRuns: 15 },
+    );
   });
 
   it('is refused in one sentence when the cards are not those the run summed', async () => {
