@@ -320,16 +320,24 @@ class PgRead<Row> implements Read<Row> {
       ),
     );
     let failed = false;
+    // The next batch is asked for before this one is handed out: the server steps it while the
+    // caller works on this one (a report over a million cards waited 4 s for rows without this).
+    let next: Promise<unknown[]> | null = null;
     try {
-      for (;;) {
-        const rows = await cursor.read(size);
+      for (next = cursor.read(size); ; ) {
+        const rows = await next;
+        next = null;
         if (rows.length === 0) return;
+        next = cursor.read(size);
+        // Handled where it is awaited: a caller that stops early must not leave it unhandled.
+        next.catch(() => undefined);
         yield this.#shape(rows);
       }
     } catch (error) {
       failed = true;
       throw serverGone(this.session.shown, error);
     } finally {
+      await next?.catch(() => undefined);
       await cursor.close().catch(() => undefined);
       client.release(failed);
     }
