@@ -19,8 +19,20 @@ export interface ReferenceGroup<E extends ReferencedEntry> {
   refundedCents: Cents | null;
 }
 
-/** A card's DEBITs and REFUNDs grouped by referenceId, in ledger order (the first reference seen first). */
+/**
+ * The last card's groups, by its entries: the walk hands each card to the three reference checks
+ * and to the kept figures, and each asks for the same groups (a million cards: grouped once, not
+ * four times). The entries of a card do not change once it is walked.
+ */
+let last: { entries: readonly ReferencedEntry[]; groups: Map<string, ReferenceGroup<ReferencedEntry>> } | null = null;
+
+/**
+ * A card's DEBITs and REFUNDs grouped by referenceId, in ledger order (the first reference seen
+ * first). The groups are shared with the next caller that asks for the same entries: read them,
+ * never change them.
+ */
 export function byReference<E extends ReferencedEntry>(entries: readonly E[]): Map<string, ReferenceGroup<E>> {
+  if (last?.entries === entries) return last.groups as Map<string, ReferenceGroup<E>>;
   const groups = new Map<string, ReferenceGroup<E>>();
   for (const entry of entries) {
     if (entry.type !== 'DEBIT' && entry.type !== 'REFUND') continue;
@@ -40,6 +52,7 @@ export function byReference<E extends ReferencedEntry>(entries: readonly E[]): M
         amount === null || group.refundedCents === null ? null : plusCents(group.refundedCents, amount);
     }
   }
+  last = { entries, groups: groups as Map<string, ReferenceGroup<ReferencedEntry>> };
   return groups;
 }
 
