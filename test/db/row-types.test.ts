@@ -162,6 +162,7 @@ let sqliteMirror = '';
  * The real CLI, on `backend`, through the commands that read the mirror: the demo's night with
  * its books, its report written again, verified, a close, the investigator's commands, and two
  * nights of `run` on a second mirror (the second one incremental, with no merchant named) and
+ * an earlier night's report written again after the second (its sheets walk the ledger), and
  * `doctor` over it.
  */
 async function prepareOn(backend: Backend, record: string): Promise<void> {
@@ -197,6 +198,10 @@ async function prepareOn(backend: Backend, record: string): Promise<void> {
       const result = await runCli(args, { ...simulatorEnv(sim), ...recorded });
       expect(result.status, `${args.join(' ')}: ${result.stderr}`).toBeLessThan(2);
     }
+    // The first night's report again, written after the second night: an earlier run's sheets
+    // walk the ledger (the newest run's are written from what its walk kept).
+    const earlier = await runCli(['report', '--db', second, '--run', '1', '--out', join(dir, 'earlier')], recorded);
+    expect(earlier.status, earlier.stderr).toBe(0);
     const doctor = await runCli(['doctor', '--db', second, '--out', join(dir, 'nights')], {
       ...simulatorEnv(sim),
       ...recorded,
