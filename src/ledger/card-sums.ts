@@ -33,6 +33,8 @@ const LAYOUT = 2;
 const CARD_BYTES = 8 + 8 + 4 + 4 + 4 + 1;
 /** Layout, cards, and the bytes of the references that follow the columns (uint32 each). */
 const HEADER_BYTES = 12;
+/** Bytes a reference takes after its ID: debits and refunds (uint32), flags (uint8), their sums (float64); its refunds' IDs follow. */
+const GROUP_BYTES = 4 + 4 + 1 + 8 + 8;
 /** A reference's flags: its debits' or its refunds' sum is unknown (an amount off the cent). */
 const DEBITED_UNKNOWN = 1;
 const REFUNDED_UNKNOWN = 2;
@@ -49,14 +51,10 @@ class GroupWriter {
   #bytes = Buffer.alloc(64 * 1024);
   #at = 0;
 
-  get length(): number {
-    return this.#at;
-  }
-
   /** Writes one reference: its ID, counts, flags, sums and its refunds' IDs. */
   write(group: RefundGroup): void {
     this.#text(group.referenceId);
-    this.#room(4 + 4 + 1 + 8 + 8);
+    this.#room(GROUP_BYTES);
     this.#at = this.#bytes.writeUInt32LE(group.debits, this.#at);
     this.#at = this.#bytes.writeUInt32LE(group.refunds, this.#at);
     const flags =
@@ -221,7 +219,7 @@ export class KeptChunk {
       const flags = r[offset + 8]!;
       const debited = r.readDoubleLE(offset + 9) as Cents;
       const refunded = r.readDoubleLE(offset + 17) as Cents;
-      offset += 25;
+      offset += GROUP_BYTES;
       const refundIds: string[] = [];
       for (let i = 0; i < refunds; i++) refundIds.push(text());
       out.push({
@@ -250,7 +248,7 @@ export class KeptChunk {
       for (let g = this.refundGroupCount(card); g > 0; g--) {
         skipText();
         const refunds = r.readUInt32LE(offset + 4);
-        offset += 25;
+        offset += GROUP_BYTES;
         for (let i = 0; i < refunds; i++) skipText();
       }
     }
