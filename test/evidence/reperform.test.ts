@@ -101,8 +101,10 @@ describe('verify --run', () => {
     // An entry the first night read, its amount changed by SQL.
     const [entry] = await rowsOfMirror<{ transaction_id: string; amount_cents: number }>(
       db,
-      "SELECT transaction_id, amount_cents FROM gift_card_transactions WHERE first_sync_run_id <= ? AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY transaction_id LIMIT 1",
+      // One of the night's month where it has one: an earlier month's debit moves neither the month to date nor its close.
+      "SELECT transaction_id, amount_cents FROM gift_card_transactions WHERE first_sync_run_id <= ? AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY CASE WHEN created_at_ms >= ? THEN 0 ELSE 1 END, transaction_id LIMIT 1",
       verified.syncRunId,
+      Date.parse(`${month}-01T00:00:00Z`),
     );
     if (!entry) throw new Error('the first night read a debit');
     await changeMirror(
@@ -450,7 +452,9 @@ describe('verify --run', () => {
     // An entry the close read, changed by SQL: the close no longer re-performs.
     const [entry] = await rowsOfMirror<{ transaction_id: string }>(
       db,
-      "SELECT transaction_id FROM gift_card_transactions WHERE first_sync_run_id = 1 AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY transaction_id LIMIT 1",
+      // One of the closed month where the close read one: an earlier month's debit is not the month's.
+      "SELECT transaction_id FROM gift_card_transactions WHERE first_sync_run_id <= 2 AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY CASE WHEN created_at_ms >= ? THEN 0 ELSE 1 END, transaction_id LIMIT 1",
+      Date.parse(`${month}-01T00:00:00Z`),
     );
     const change = (by: number) =>
       changeMirror(
