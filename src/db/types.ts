@@ -54,7 +54,7 @@ export interface Mirror {
   startCheckpointer(): Checkpointer;
   /** After a large write: the write-ahead log copied into the database and started again. */
   compact(): Promise<void>;
-  /** Runs a long streaming read with a small page cache (a report reads each table once), restoring it after. */
+  /** Runs a long streaming read with a small page cache (a report or a check reads each table once), restoring it after. */
   withSmallCache<T>(work: () => Promise<T>): Promise<T>;
   /**
    * Runs one investigator's statement that only reads. @throws MirrorError when it does not

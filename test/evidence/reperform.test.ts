@@ -21,6 +21,8 @@ let sim: Simulator;
 let db: string;
 const nights: number[] = [];
 let month = '';
+/** Where the closed month begins: a debit from it moves the month to date and the month's close. */
+const monthStartMs = (): number => Date.parse(`${month}-01T00:00:00Z`);
 
 interface Verified {
   identical: boolean;
@@ -104,7 +106,7 @@ describe('verify --run', () => {
       // One of the night's month where it has one: an earlier month's debit moves neither the month to date nor its close.
       "SELECT transaction_id, amount_cents FROM gift_card_transactions WHERE first_sync_run_id <= ? AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY CASE WHEN created_at_ms >= ? THEN 0 ELSE 1 END, transaction_id LIMIT 1",
       verified.syncRunId,
-      Date.parse(`${month}-01T00:00:00Z`),
+      monthStartMs(),
     );
     if (!entry) throw new Error('the first night read a debit');
     await changeMirror(
@@ -454,7 +456,7 @@ describe('verify --run', () => {
       db,
       // One of the closed month where the close read one: an earlier month's debit is not the month's.
       "SELECT transaction_id FROM gift_card_transactions WHERE first_sync_run_id <= 2 AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY CASE WHEN created_at_ms >= ? THEN 0 ELSE 1 END, transaction_id LIMIT 1",
-      Date.parse(`${month}-01T00:00:00Z`),
+      monthStartMs(),
     );
     const change = (by: number) =>
       changeMirror(
