@@ -11,6 +11,9 @@ import {
 } from './giftcard-world.js';
 import type { SimOrder, SimProduct } from './dp-world.js';
 
+/** The planted breaks begin this many days before the world's now: a month wholly before that is quiet. */
+export const PLANTED_DAYS_BACK = 20;
+
 /** A record a planted break or look-alike is about, as findings name records. */
 export interface RecordRef {
   type: 'giftCard' | 'giftCardTransaction' | 'coupon' | 'dpOrder' | 'dpWallet';
@@ -502,7 +505,7 @@ function plantKit(context: PlantContext): Kit {
     allowPartial: true,
     validityDays: 365,
   };
-  const t0 = nowMs - 20 * DAY;
+  const t0 = nowMs - PLANTED_DAYS_BACK * DAY;
   const at = (minutes: number): number => t0 + minutes * 60_000;
   const usd = context.products.find((p) => p.record.currency === 'USD');
   const eur = context.products.find((p) => p.record.currency === 'EUR');

@@ -11,6 +11,7 @@ import { mirrorHolder, openForReading } from '../../src/db/mirror.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { CLI, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { changeMirror, mirrorAt, numberOfMirror, ON_POSTGRES, rowsOfMirror } from '../support/test-db.js';
+import { quietMonthOfPlanted } from '../support/simulator.js';
 
 let sim: Simulator;
 let dir: string;
@@ -153,9 +154,8 @@ describe('a command stopped by the operator', () => {
     const db = mirrorAt(dir, 'close');
     const out = join(dir, 'close-out');
     expect((await runCli(['demo', '--db', db, '--out', join(dir, 'close-demo')], env)).status).toBe(0);
-    // Last month: the demo's world ties out there (its planted breaks are recent).
-    const now = new Date();
-    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+    // A month the demo's world ties out in (before its planted breaks).
+    const month = quietMonthOfPlanted();
     for (const [signal, afterMs] of [
       ['SIGINT', 250 + Math.floor(Math.random() * 200)],
       ['SIGTERM', 250 + Math.floor(Math.random() * 200)],

@@ -2,7 +2,17 @@ import { DpClient, type DpClientOptions } from '../../src/api/dp-client.js';
 import { GiftCardClient, type GiftCardClientOptions } from '../../src/api/giftcard-client.js';
 import type { ServiceConfig } from '../../src/config.js';
 import { Secret } from '../../src/secret.js';
+import { PLANTED_DAYS_BACK } from '../../src/sim/planted-breaks.js';
 import { startSimulator, type Credentials, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
+
+/**
+ * A month a planted world (the demo's) ties out in: the one before the month its planted breaks
+ * begin in. "Last month" held them on the first twenty days of a month.
+ */
+export function quietMonthOfPlanted(nowMs = Date.now()): string {
+  const planted = new Date(nowMs - PLANTED_DAYS_BACK * 86_400_000);
+  return new Date(Date.UTC(planted.getUTCFullYear(), planted.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+}
 
 /** Fast retries for tests: the policy is the same, only the waits are short. */
 export const FAST_RETRY = { baseDelayMs: 2, maxDelayMs: 20, maxRetries: 8 };
