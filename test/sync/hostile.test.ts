@@ -448,13 +448,15 @@ describe('walks at the same time', () => {
     expect(result.status, result.stderr).toBe(0);
     const received = hostile?.received ?? [];
     const limitedAt = received.find((r) => r.path === '/v1/coupons')?.at ?? NaN;
-    // The gift card list and the ledger, walking beside the coupons, wait out the Retry-After too.
+    // Every walk of the service still going beside the coupons waits out the Retry-After too. The
+    // ledger, the longest walk, is always still going; the short gift card list may have ended
+    // before the 429 on a loaded machine, so it is held to the quiet window but not required after it.
     const during = received.filter(
       (r) => r.service === 'giftcard' && r.at > limitedAt + 100 && r.at < limitedAt + 1_900,
     );
     expect(during).toEqual([]);
     expect(received.filter((r) => r.service === 'giftcard' && r.at >= limitedAt + 1_900).map((r) => r.path)).toEqual(
-      expect.arrayContaining(['/v1/giftCards', '/v1/giftCards/transactions', '/v1/coupons']),
+      expect.arrayContaining(['/v1/giftCards/transactions', '/v1/coupons']),
     );
   });
 
