@@ -1,5 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { DEFAULT_TEST_NOW } from './test/support/test-clock.js';
+
+/**
+ * One clock for the whole run (test/support/clock.mjs): the instant of LEDGER_RECON_TEST_NOW (an
+ * RFC 3339 instant) or DEFAULT_TEST_NOW, anchored at the run's real start, preloaded into every
+ * Node process the run starts (vitest's workers, the CLI's children, a CLI in a tmux pane) so
+ * that none of them reads the wall clock's day, month or hour.
+ */
+process.env['LEDGER_RECON_TEST_NOW'] ||= DEFAULT_TEST_NOW;
+process.env['LEDGER_RECON_TEST_ANCHOR'] ||= String(Date.now());
+const CLOCK = fileURLToPath(new URL('./test/support/clock.mjs', import.meta.url));
+if (!(process.env['NODE_OPTIONS'] ?? '').includes(CLOCK))
+  process.env['NODE_OPTIONS'] = `${process.env['NODE_OPTIONS'] ?? ''} --import ${CLOCK}`.trim();
 
 /** Each check's own test file that opens a mirror (test/support/check-kit.ts's `useFixtureMirror()`). */
 const CHECKS_ON_A_MIRROR = readdirSync('test/checks')
@@ -14,6 +28,7 @@ const CHECKS_ON_A_MIRROR = readdirSync('test/checks')
  * its lock file, WAL checkpointer, file permissions, full disk, and its tables read directly.
  */
 const ON_BOTH = [
+  'test/app/night.test.ts',
   'test/books/books-e2e.test.ts',
   'test/books/hostile.test.ts',
   'test/books/import.test.ts',
@@ -54,16 +69,41 @@ const ON_BOTH = [
   ...CHECKS_ON_A_MIRROR,
 ];
 
+/**
+ * The quick tier (`npm run test:quick`), for the edit loop: every file that starts no child
+ * process (no CLI, no LibreOffice, hledger, tmux or Pushgateway) and needs no PostgreSQL (files
+ * on both backends run their SQLite half; PostgreSQL's half is skipped, as where it is not installed).
+ */
+const NEEDS_MORE = /runCli\(|child_process|hasProgram|support\/cli\.js|support\/mounts/;
+const QUICK = readdirSync('test', { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.test.ts') && !f.startsWith('bench/'))
+  .map((f) => `test/${f}`)
+  .filter((f) => !NEEDS_MORE.test(readFileSync(f, 'utf8')))
+  .sort();
+
+/** Every file's duration, kept for `npm run test:slowest` (vitest's JSON reporter). */
+const DURATIONS = 'test-results/durations.json';
+
 export default defineConfig({
   test: {
     exclude: ['test/bench/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // One PostgreSQL server for the run: the tests' second backend (test/support/postgres.ts).
+    // One PostgreSQL server for the run: the tests' second backend (test/support/postgres.ts); none for the quick tier.
     globalSetup: ['test/support/postgres-setup.ts'],
+    // Every property test's seed and run count (FC_SEED, FC_NUM_RUNS).
+    setupFiles: ['test/support/property.ts'],
+    reporters: ['default', 'json'],
+    outputFile: { json: DURATIONS },
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['test/**/*.test.ts'],
+        },
+      },
       {
         extends: true,
         test: {
@@ -72,6 +112,10 @@ export default defineConfig({
           env: { LEDGER_RECON_TEST_DB: 'postgres' },
           setupFiles: ['test/support/postgres-schemas.ts'],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'quick', include: QUICK, provide: { postgresUrl: '' } },
       },
     ],
   },

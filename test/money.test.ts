@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatCents, groupThousands, toCents } from '../src/money.js';
+import { runs } from './support/property.js';
 
 describe('toCents', () => {
   it('reads every amount on a cent exactly, as JSON carries it', () => {
@@ -40,7 +41,7 @@ describe('toCents', () => {
           );
         },
       ),
-      { numRuns: 2_000 },
+      runs(2_000),
     );
   });
 

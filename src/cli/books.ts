@@ -2,18 +2,11 @@ import { defaultLocations } from '../locations.js';
 import { oneLine } from '../log.js';
 import { existsSync, statSync } from 'node:fs';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
-import {
-  importBooksFile,
-  kindOfName,
-  mapBeside,
-  type BooksFailure,
-  type BooksFile,
-  type BooksFolder,
-  type ImportResult,
-} from '../books/import-books.js';
+import { importBooksFile, kindOfName, mapBeside, type BooksFile, type ImportResult } from '../books/import-books.js';
 import { openForWriting, type Mirror } from '../db/mirror.js';
-import { BooksImportError, ConfigError, InterruptedError, LedgerReconError } from '../errors.js';
+import { BooksImportError, ConfigError } from '../errors.js';
 import { onInterrupt } from './interrupt.js';
+import { describeImport } from '../app/books.js';
 
 export interface BooksImportOptions {
   kind?: BooksKind;
@@ -26,61 +19,6 @@ export interface BooksImportOptions {
   quiet?: boolean;
   write?: (text: string) => void;
   stderr?: (text: string) => void;
-}
-
-/** What the night's JSON record says of the books it imported. */
-export interface BooksFigures {
-  files: number;
-  unchanged: number;
-  /** Files of a header alone (a quiet day): imported as versions of zero rows. */
-  empty: number;
-  rowsAdded: number;
-  rowsWithdrawn: number;
-  rowsRejected: number;
-  /** Files the night could not import (their map, or every row, failed): the matching is not complete. */
-  failed: BooksFailure[];
-}
-
-/**
- * The night's books (`run --books`): every file it can import is imported; one it cannot is
- * named with why, and the night goes on: the services are synced, checked and reported, and
- * the night is INCOMPLETE because its matching is.
- */
-export async function importBooksForNight(
-  mirror: Mirror,
-  folder: BooksFolder,
-  problem: (text: string) => void,
-  signal?: AbortSignal,
-): Promise<BooksFigures> {
-  const results: ImportResult[] = [];
-  const failed: BooksFailure[] = [...folder.failed];
-  for (const file of folder.files) {
-    try {
-      const result = await importBooksFile(mirror, file.path, {
-        kind: file.kind,
-        map: file.map,
-        ...(signal ? { signal } : {}),
-      });
-      for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
-      // The same export under another name is said once and counted once: its rows are in already.
-      if (result.duplicateOf !== null) problem(`${describeImport(result)}\n`);
-      else if (result.fileId === null)
-        failed.push({
-          file: file.path,
-          reason: `no row could be imported (${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'}; the first, line ${result.problems[0]?.line}: ${result.problems[0]?.reason})`,
-        });
-      else {
-        results.push(result);
-        // What landed is matched; what the file hid or lost makes the matching incomplete, named.
-        if (result.incomplete !== null) failed.push({ file: file.path, reason: result.incomplete });
-      }
-    } catch (error) {
-      // The operator's stop ends the night; any other failure is this file's alone.
-      if (!(error instanceof LedgerReconError) || error instanceof InterruptedError) throw error;
-      failed.push({ file: file.path, reason: error.message });
-    }
-  }
-  return { ...booksFigures(results), failed };
 }
 
 /**
@@ -174,41 +112,4 @@ function fileToImport(path: string, options: BooksImportOptions): BooksFile {
       `${path}: say what it holds with --kind ${BOOKS_KINDS.join('|')} (or name it after its kind, e.g. tenders-2026-10.csv)`,
     );
   return { path, kind, map: options.map !== undefined ? readMap(options.map) : mapBeside(path, kind) };
-}
-
-/** One line per file: what was read, new, withdrawn and rejected. */
-export function describeImport(r: ImportResult): string {
-  return oneLine(importLine(r));
-}
-
-function importLine(r: ImportResult): string {
-  const n = (value: number): string => value.toLocaleString('en-US');
-  if (r.unchanged) return `${r.file}: ${r.kind}, unchanged since imported: nothing added`;
-  if (r.duplicateOf !== null)
-    return `${r.file}: ${r.kind}, the same bytes as ${r.duplicateOf}, imported already: not imported twice (--source NAME imports it as a version of NAME)`;
-  if (r.fileId === null)
-    return `${r.file}: ${r.kind}, nothing imported (${n(r.problems.length)} problem${r.problems.length === 1 ? '' : 's'})`;
-  if (r.rowsRead === 0)
-    return `${r.file}: ${r.kind}, no rows (a header alone: a quiet day): imported as a version of 0 rows, ${n(r.rowsWithdrawn)} withdrawn`;
-  // Rows are counted against the file's lines: a file whose rows end early says so.
-  const lines = r.lines > r.rowsRead + 1 ? ` from ${n(r.lines)} lines` : '';
-  const incomplete = r.incomplete === null ? '' : `; not complete: ${r.incomplete}`;
-  // Rows a rolling export no longer holds because they are older than its window stay, and are counted apart.
-  const agedOut =
-    r.rowsAgedOut > 0
-      ? ` (${n(r.rowsAgedOut)} older than this version's first row kept: aged out of the export's window)`
-      : '';
-  return `${r.file}: ${r.kind}, ${n(r.rowsRead)} rows read${lines}: ${n(r.rowsAdded)} new, ${n(r.rowsWithdrawn)} withdrawn${agedOut}, ${n(r.problems.length)} rejected${incomplete}`;
-}
-
-export function booksFigures(results: readonly ImportResult[]): BooksFigures {
-  return {
-    files: results.length,
-    unchanged: results.filter((r) => r.unchanged).length,
-    empty: results.filter((r) => !r.unchanged && r.rowsRead === 0).length,
-    failed: [],
-    rowsAdded: results.reduce((n, r) => n + r.rowsAdded, 0),
-    rowsWithdrawn: results.reduce((n, r) => n + r.rowsWithdrawn, 0),
-    rowsRejected: results.reduce((n, r) => n + r.problems.length, 0),
-  };
 }

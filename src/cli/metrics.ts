@@ -5,6 +5,7 @@
  * own (its JSON record's), never computed again; money is integer cents.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import type { StageTimes } from '../app/night.js';
 import { decimalTextCents } from '../money.js';
 import { outputTarget, writeAtomically } from '../paths.js';
 
@@ -26,7 +27,6 @@ function gauge(name: string, help: string, samples: Sample[] | number): Family {
 }
 
 /** How long each stage of the night took (ms), as `run` measured it. */
-export type StageTimes = Partial<Record<'books' | 'sync' | 'check' | 'report', number>>;
 
 /** What any night's JSON record says (`run`'s FailedRunSummary): enough for a failed night's metrics. */
 interface NightRecord {

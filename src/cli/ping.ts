@@ -1,6 +1,8 @@
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
+import { logLevelOf } from '../log.js';
+import { requestLog } from '../app/clients.js';
 import { reporter, type Reporting } from './reporter.js';
 
 export interface PingOptions extends ConfigFlags, Reporting {
@@ -15,8 +17,11 @@ export interface PingOptions extends ConfigFlags, Reporting {
 export async function ping(options: PingOptions): Promise<void> {
   const { say, record } = reporter(options);
   const config = loadConfig(options, options.env);
-  const giftcard = new GiftCardClient(config.giftcard, { retry: { maxRetries: 2 } });
-  const dp = new DpClient(config.dp, { retry: { maxRetries: 2 } });
+  // -v / --log-level debug: the talk with both services on stderr, as every command logs it.
+  const onEvent = requestLog(logLevelOf(), [config.giftcard.clientSecret.reveal(), config.dp.clientSecret.reveal()]);
+  const clientOptions = { retry: { maxRetries: 2 }, ...(onEvent ? { onEvent } : {}) };
+  const giftcard = new GiftCardClient(config.giftcard, clientOptions);
+  const dp = new DpClient(config.dp, clientOptions);
   try {
     const page = await giftcard.listGiftCards({ limit: 1 }).next();
     const cards = page.value?.records.length ?? 0;

@@ -7,7 +7,8 @@
  */
 import cliProgress from 'cli-progress';
 import { wrapLine } from '../fit-width.js';
-import type { ProgressReporter, ResourceStats, SyncResource } from '../sync/context.js';
+import type { Progress } from '../app/context.js';
+import type { ResourceStats, SyncResource } from '../sync/context.js';
 
 const LABEL: Record<SyncResource, string> = {
   giftCards: 'gift cards',
@@ -49,13 +50,8 @@ export interface ProgressOptions {
   quiet: boolean;
 }
 
-/** The sync's reporter, plus the steps that follow it and the closing line. */
-export interface Progress extends ProgressReporter {
-  /** A named step (check, confirmation, report) starts; the previous one ends. */
-  step(label: string): void;
-  /** Ends every live line and writes the closing line, if any. */
-  finish(closing?: string): void;
-}
+/** The sync's reporter, plus the steps that follow it and the closing line: the application layer's Progress. */
+export type { Progress } from '../app/context.js';
 
 const number = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;

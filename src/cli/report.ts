@@ -6,7 +6,7 @@ import { sealRun } from '../evidence/write.js';
 import { readKey } from '../evidence/sign.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
-import { withHeapPaced } from './heap.js';
+import { withHeapPaced } from '../app/heap.js';
 
 export interface ReportCommandOptions {
   db?: string;

@@ -2,11 +2,11 @@ import { defaultLocations, isDefaultMirror } from '../locations.js';
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { openForWriting, refuseConjuredMirror, shownMirror } from '../db/mirror.js';
-import { findingsStore } from '../findings/store.js';
-import { runSync, type SyncSummary } from '../sync/run-sync.js';
+import { systemClock } from '../app/context.js';
+import { syncMirror } from '../app/sync.js';
+import type { SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
-import { createClients } from './clients.js';
-import { withHeapPaced } from './heap.js';
+import { createClients } from '../app/clients.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress, syncClosingLine } from './progress.js';
 
@@ -52,23 +52,20 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
     tty: stderr.isTTY === true,
     quiet: options.json === true || options.quiet === true,
   });
+  const context = {
+    clock: systemClock,
+    signal: interruption.signal,
+    mirror,
+    clients,
+    sink: { progress, note: (text: string) => stderr.write(text) },
+  };
   try {
-    // Every card the previous night left in flight, held or broken is read again, moved or not.
-    const recheckCards = await findingsStore(mirror).cardsToReread();
-    const summary = await withHeapPaced(() =>
-      runSync({
-        mirror,
-        giftcard: clients.giftcard,
-        dp: clients.dp,
-        full: options.full === true,
-        rebind: options.rebind === true,
-        recheckCards,
-        ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
-        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-        progress,
-        signal: interruption.signal,
-      }),
-    );
+    const summary = await syncMirror(context, {
+      full: options.full === true,
+      rebind: options.rebind === true,
+      ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    });
     progress.finish(syncClosingLine(summary));
     if (options.json) process.stdout.write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`);
     // A sync that read every list but could mirror nothing of one: exit 2, naming it.

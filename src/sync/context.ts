@@ -77,6 +77,8 @@ export interface SyncContext {
   stats: Record<SyncResource, ResourceStats>;
   /** When the sync began: an entry committed before it is one every card read since reflects. */
   startedAtMs: number;
+  /** The sync's clock (epoch ms): every instant it reads and records. */
+  now: () => number;
   /** Cards the previous night left in flight, held or behind a gift card break: read again by ID, moved or not. */
   recheck: ReadonlySet<string>;
   /** When the last read of the ledger head began: every entry committed before it is mirrored. */

@@ -7,12 +7,12 @@ import { walk } from './walk.js';
 export async function syncWallets(context: SyncContext): Promise<void> {
   const { store, dp, syncRunId } = context;
   const stats = context.stats.dpWallets;
-  const started = Date.now();
+  const started = context.now();
   context.progress.update('dpWallets', stats);
   // A wallet carries no timestamp: its read is the interval from the request sent to the answer.
-  const requestedAtMs = Date.now();
+  const requestedAtMs = context.now();
   const all = await dp.getWallets();
-  const readAtMs = Date.now();
+  const readAtMs = context.now();
   const selected = await dp.getWallets({ selectedOnly: true });
   const selectedIds = new Set(selected.wallets.map((w) => w.walletID));
   await store.batch(async () => {
@@ -25,7 +25,7 @@ export async function syncWallets(context: SyncContext): Promise<void> {
   stats.new = all.wallets.length;
   stats.quarantined = all.rejected.length + selected.rejected.length;
   stats.pages = 2;
-  stats.durationMs = Date.now() - started;
+  stats.durationMs = context.now() - started;
   context.progress.done('dpWallets', stats);
 }
 

@@ -42,7 +42,7 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       return fetched;
     },
     write: async (element, _position, _walk, fetched) => {
-      const readAtMs = Date.now();
+      const readAtMs = context.now();
       const record = element.full ?? fetched?.get(element.giftCardId);
       if (record === undefined) return undefined; // minimal, known and unchanged: the mirror's snapshot stands
       if (record === 'missing') {

@@ -67,11 +67,11 @@ export async function syncLedger(context: SyncContext): Promise<void> {
         context.progress.update('giftCardTransactions', stats);
       }
       // Entries a bulk load mirrored twice (the list shifted under the walk) count once.
-      const indexing = Date.now();
+      const indexing = context.now();
       stats.new -= await store.endLoad('gift_card_transactions', syncRunId);
       if (empty) {
         delete stats.notes['buildingIndexes'];
-        stats.notes['indexBuildMs'] = Date.now() - indexing;
+        stats.notes['indexBuildMs'] = context.now() - indexing;
       }
     },
   });
@@ -84,7 +84,7 @@ export async function syncLedger(context: SyncContext): Promise<void> {
 export async function topUpLedgerHead(context: SyncContext): Promise<string[]> {
   const { store, giftcard, syncRunId } = context;
   const stopBeforeMs = (await store.ledger.newestEntryMs()) - context.overlapMs;
-  context.ledgerReadUntilMs = Date.now();
+  context.ledgerReadUntilMs = context.now();
   const added: string[] = [];
   let position = 0;
   for await (const page of giftcard.listTransactions()) {

@@ -41,6 +41,8 @@ export interface SyncOptions {
    * held break is judged, and a repaired one resolved, the next night.
    */
   recheckCards?: readonly string[];
+  /** The clock every instant of the sync is read from (default the system's). */
+  clock?: { now(): number };
   /** The operator's stop (Ctrl-C, SIGTERM): the walks halt at their next page, keeping what they read whole, and its reason is thrown. */
   signal?: AbortSignal;
 }
@@ -186,7 +188,9 @@ async function startSyncRun(
  * @returns the run's summary; @throws what the clients throw (auth, unavailable, …).
  */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
-  const started = Date.now();
+  const clock = options.clock ?? { now: () => Date.now() };
+  const now = (): number => clock.now();
+  const started = now();
   const { store, rebound, mode, syncRunId } = await startSyncRun(options, started);
   const checkpointer = options.mirror.startCheckpointer();
   // The resources whose line is done, and the retries asked for once it was (see countRetry).
@@ -205,6 +209,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     progress: reportingDone(options.progress ?? silent, (resource) => listed.add(resource)),
     stats: Object.fromEntries(SYNC_RESOURCES.map((r) => [r, emptyStats()])) as Record<SyncResource, ResourceStats>,
     startedAtMs: started,
+    now,
     recheck: new Set(options.recheckCards ?? []),
     ledgerReadUntilMs: started,
     topUps: 0,
@@ -225,7 +230,7 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
     mode,
     completed,
     error,
-    durationMs: Date.now() - started,
+    durationMs: now() - started,
     retries: SYNC_RESOURCES.reduce((sum, r) => sum + context.stats[r].retries, retriesAfterLists),
     retriesAfterLists,
     requests: options.giftcard.http.stats.requests + options.dp.http.stats.requests,
@@ -237,8 +242,8 @@ export async function runSync(options: SyncOptions): Promise<SyncSummary> {
   const finish = (status: 'completed' | 'failed', summary: SyncSummary): Promise<void> =>
     store.runs.finishSync(syncRunId, {
       status,
-      finished_at: new Date().toISOString(),
-      finished_at_ms: Date.now(),
+      finished_at: new Date(now()).toISOString(),
+      finished_at_ms: now(),
       error: summary.error ?? null,
       summary_json: JSON.stringify(summary),
     });

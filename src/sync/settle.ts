@@ -21,7 +21,7 @@ const disagrees = (s: CardState): boolean => s.tail_after !== s.remaining || s.t
 export async function settle(context: SyncContext): Promise<void> {
   const { store, syncRunId } = context;
   const stats = context.stats.settle;
-  const started = Date.now();
+  const started = context.now();
   // Comparing every card with its ledger takes a while on a large mirror: the line says so.
   stats.notes['comparing'] = 1;
   context.progress.update('settle', stats);
@@ -48,7 +48,7 @@ export async function settle(context: SyncContext): Promise<void> {
   // Each card read again moves the line on (a resumed first sync re-reads every card: minutes).
   stats.expected = candidates.length;
   const reread = await mapLimit(candidates, context.concurrency, async (id) => {
-    const read = { id, record: await readCard(context, id), readAtMs: Date.now() };
+    const read = { id, record: await readCard(context, id), readAtMs: context.now() };
     stats.records += 1;
     context.progress.update('settle', stats);
     return read;
@@ -77,7 +77,7 @@ export async function settle(context: SyncContext): Promise<void> {
   stats.notes['missingCards'] = await readUnknownCards(context);
   delete stats.notes['lookingUp'];
   stats.records = reread.length;
-  stats.durationMs = Date.now() - started;
+  stats.durationMs = context.now() - started;
   context.progress.done('settle', stats);
 }
 
@@ -89,7 +89,7 @@ async function readUnknownCards(context: SyncContext): Promise<number> {
   const results = await mapLimit(unknown, context.concurrency, async (id) => ({
     id,
     record: await readCard(context, id),
-    readAtMs: Date.now(),
+    readAtMs: context.now(),
   }));
   let missing = 0;
   await store.batch(async () => {
@@ -154,7 +154,7 @@ const cents = (value: number | null | undefined): string =>
  * committed before the sync ended; cards those late entries moved are recorded in flight.
  */
 export async function closeLedger(context: SyncContext): Promise<void> {
-  context.ledgerReadUntilMs = Date.now();
+  context.ledgerReadUntilMs = context.now();
   const added = await topUpLedgerHead(context);
   const stats = context.stats.settle;
   stats.notes['entriesToppedUp'] = (stats.notes['entriesToppedUp'] ?? 0) + added.length;

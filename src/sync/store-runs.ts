@@ -206,12 +206,12 @@ export class SyncRunStore {
   /**
    * Keeps a walk's place. A cursor that carries a client secret is sent back to the service as
    * received but never stored: the checkpoint keeps no cursor, and a resumed walk starts the
-   * list again from its head.
+   * list again from its head. `updatedAtMs`: when, by the sync's clock.
    */
-  async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+  async saveCheckpoint(checkpoint: Checkpoint, updatedAtMs: number): Promise<void> {
     const cursor =
       checkpoint.cursor !== null && carriesSecret(checkpoint.cursor, this.#session.secrets) ? null : checkpoint.cursor;
-    this.#s.checkpointPut.later({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs: Date.now() });
+    this.#s.checkpointPut.later({ ...checkpoint, cursor, done: checkpoint.done ? 1 : 0, updatedAtMs });
   }
 
   /** Sets a failed record aside with its raw JSON (voucher codes hashed, PINs removed) and reason. */

@@ -46,7 +46,7 @@ export interface WalkSpec<T, P> {
 
 /** The walk's checkpoint: the unfinished one an earlier walk left (resumed), or a new one; saved. */
 async function openCheckpoint<T, P>(
-  { store, syncRunId, mode, stats }: SyncContext,
+  { store, syncRunId, mode, stats, now }: SyncContext,
   spec: WalkSpec<T, P>,
 ): Promise<{ checkpoint: Checkpoint; resumed: boolean }> {
   const saved = await store.runs.checkpoint(spec.resource);
@@ -64,7 +64,7 @@ async function openCheckpoint<T, P>(
         done: false,
       };
   if (resumed) stats[spec.resource].notes['resumed'] = 1;
-  await store.batch(() => store.runs.saveCheckpoint(checkpoint));
+  await store.batch(() => store.runs.saveCheckpoint(checkpoint, now()));
   return { checkpoint, resumed };
 }
 
@@ -111,9 +111,9 @@ function advanced(checkpoint: Checkpoint, page: Page<unknown>, stop: boolean): C
  * A cursor the service refuses restarts the walk from the newest page (upserts make it safe).
  */
 export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpec<T, P>): Promise<void> {
-  const { store, syncRunId } = context;
+  const { store, syncRunId, now } = context;
   const stats = context.stats[spec.resource];
-  const started = Date.now();
+  const started = now();
   const expected = await spec.expected?.();
   if (expected !== undefined && expected > 0) stats.expected = expected;
   context.progress.update(spec.resource, stats);
@@ -132,7 +132,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     // Fewer, larger commits write each touched index page to the WAL once instead of per page.
     let pending: Array<{ page: Page<T>; prepared: P | undefined; before: Checkpoint }> = [];
     let batchRecords = 0;
-    let batchStarted = Date.now();
+    let batchStarted = now();
     const commit = async (): Promise<void> => {
       if (pending.length === 0) return;
       const pages = pending;
@@ -150,11 +150,11 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
         if (checkpoint.done) await spec.onComplete?.(checkpoint);
         if (checkpoint.done && listEnded && listed.ids && spec.unlisted)
           stats.notes['vanished'] = await store.lists.markUnlisted(spec.unlisted.table, listed.ids, syncRunId);
-        await store.runs.saveCheckpoint(checkpoint);
+        await store.runs.saveCheckpoint(checkpoint, now());
       });
       context.checkpointer.afterCommit();
       batchRecords = 0;
-      batchStarted = Date.now();
+      batchStarted = now();
       context.progress.update(spec.resource, stats);
     };
     /** Takes a page into the batch: its checkpoint moves on; its rows are written at the commit. */
@@ -172,7 +172,7 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
       for await (const page of prefetch(spec.list(checkpoint.cursor ?? undefined))) {
         const prepared = spec.beforeWrite ? await spec.beforeWrite(page) : undefined;
         takePage(page, prepared);
-        if (checkpoint.done || batchRecords >= BATCH_RECORDS || Date.now() - batchStarted >= BATCH_MS) await commit();
+        if (checkpoint.done || batchRecords >= BATCH_RECORDS || now() - batchStarted >= BATCH_MS) await commit();
         if (checkpoint.done) break;
         // Another walk of this sync failed: keep what was read, and stop.
         if (context.halted) throw context.halted;
@@ -189,9 +189,9 @@ export async function walk<T, P = undefined>(context: SyncContext, spec: WalkSpe
     }
   }
   if (spec.unlisted && !listed.ids) stats.notes['vanishedUnchecked'] = 1;
-  if (!checkpoint.done) await store.batch(() => store.runs.saveCheckpoint({ ...checkpoint, done: true }));
+  if (!checkpoint.done) await store.batch(() => store.runs.saveCheckpoint({ ...checkpoint, done: true }, now()));
   await spec.finish?.();
-  stats.durationMs += Date.now() - started;
+  stats.durationMs += now() - started;
   // A resumed walk read its first pages in an earlier process: what the list gained at its head
   // since (orders placed while the killed sync ran) is not among them. A list read whole every
   // run is read once more from its head, so the sync holds it as of its own time, as the wallets.

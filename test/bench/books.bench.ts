@@ -28,7 +28,7 @@ import { withListsAsOf } from '../../src/cli/reperform.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
 import { sealRun } from '../../src/evidence/write.js';
 import { writeReport } from '../../src/report/write-report.js';
-import { withHeapPaced } from '../../src/cli/heap.js';
+import { withHeapPaced } from '../../src/app/heap.js';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';

@@ -21,7 +21,7 @@ import { openMirror } from '../../src/db/mirror.js';
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { peakRssMb } from './measure.js';
-import { withHeapPaced } from '../../src/cli/heap.js';
+import { withHeapPaced } from '../../src/app/heap.js';
 
 const LATENCY_MS = 20;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));

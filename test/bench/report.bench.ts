@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { writeReport } from '../../src/report/write-report.js';
-import { withHeapPaced } from '../../src/cli/heap.js';
+import { withHeapPaced } from '../../src/app/heap.js';
 import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
@@ -124,7 +124,7 @@ async function report(path: string): Promise<void> {
       .get(),
   );
   const started = performance.now();
-  // Paced as the CLI's report is (src/cli/heap.ts).
+  // Paced as the CLI's report is (src/app/heap.ts).
   const paths = await withHeapPaced(() =>
     writeReport({ mirror, checkRunId, outDir: join(tmpdir(), 'ledger-recon-report-bench') }),
   );

@@ -19,7 +19,7 @@ import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror } from './back
 import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { bytesWritten, peakRssMb, processCpuSeconds, timed } from './measure.js';
-import { withHeapPaced } from '../../src/cli/heap.js';
+import { withHeapPaced } from '../../src/app/heap.js';
 
 const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));

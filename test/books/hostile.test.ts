@@ -14,6 +14,7 @@ import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { everyTextInMirror, mirrorAt, numberOfMirror, rowsOfMirror } from '../support/test-db.js';
 import { everyByteWritten } from '../support/written.js';
+import { runs } from '../support/property.js';
 
 let dir: string;
 let db: string;
@@ -428,7 +429,7 @@ describe('a rolling export (the last N days)', () => {
           }
         },
       ),
-      { numRuns: 8 },
+      runs(8),
     );
   }, 120_000);
 });

@@ -19,6 +19,7 @@ import { ADD_AT_ONCE } from '../../src/books/store.js';
 import { copyBooksAsOf } from '../../src/books/store-past.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { runs } from '../support/property.js';
 
 const CODES = ['SUMMER', 'WINTER', 'SPRING'] as const;
 const DAYS = ['2026-10-01', '2026-10-02'] as const;
@@ -118,7 +119,7 @@ describe('versions of a books file of equal rows', () => {
           rmSync(dir, { recursive: true, force: true });
         }
       }),
-      { numRuns: 15 },
+      runs(15),
     );
   }, 120_000);
 });

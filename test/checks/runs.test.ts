@@ -9,6 +9,7 @@ import { runSync } from '../../src/sync/run-sync.js';
 import { cardLedger, FixtureMirror } from '../support/fixtures.js';
 import { startServices, type TestServices } from '../support/simulator.js';
 import { mirrorAt } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 const opened: Array<{ services: TestServices; mirror: Mirror }> = [];
@@ -139,7 +140,7 @@ describe('findings across runs', () => {
   it('shows a repaired break as resolved, a new one as new, an unchanged one as open with its first-seen date', async () => {
     const { services, mirror, sync } = await setup({ seed: 44, plant: true });
     await sync();
-    const day1 = Date.now();
+    const day1 = testNow();
     const first = await reconcile({ mirror, nowMs: day1 });
     expect(first.findings.every((f) => f.state === 'new')).toBe(true);
 
@@ -185,7 +186,7 @@ describe('findings across runs', () => {
     const wallet = services.sim.truth().wallets[0]!;
     services.sim.mutate.moveWallet(wallet.walletID, -1_234);
     await sync();
-    const now = Date.now();
+    const now = testNow();
     const drifted = await reconcile({ mirror, nowMs: now, failOn: 'warning' });
     expect(drifted.summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1 });
     const [drift] = drifted.findings;

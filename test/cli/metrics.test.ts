@@ -13,6 +13,7 @@ import { decimalTextCents } from '../../src/money.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
+import { testNow } from '../support/test-clock.js';
 
 const HAS_PUSHGATEWAY = hasProgram('prometheus-pushgateway', 'prometheus-pushgateway');
 
@@ -111,7 +112,7 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
     const file = join(dir, 'textfile', 'ledger_recon.prom');
     mkdirSync(join(dir, 'textfile'));
     const args = ['run', '--db', db, '--out', join(dir, 'out'), '--json'];
-    const before = Math.floor(Date.now() / 1000);
+    const before = Math.floor(testNow() / 1000);
     const night = await runCli([...args, '--push-metrics', gatewayUrl, '--metrics-file', file], simulatorEnv(sim));
     expect(night.status, night.stderr).toBe(1);
     expect(night.stderr).toBe('');

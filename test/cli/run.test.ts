@@ -31,21 +31,10 @@ afterAll(async () => {
 });
 
 describe('ledger-recon run', () => {
-  it('syncs, checks, confirms and reports under one lock, printing one JSON summary; exit 1 over planted breaks', async () => {
-    expect(first).toMatchObject({
-      runId: 1,
-      verdict: 'BREAKS',
-      exitCode: 1,
-      failOn: 'error',
-      sync: { syncRunId: 1, mode: 'full', completed: true },
-    });
-    expect(first.bySeverity.error).toBeGreaterThan(0);
-    expect(first.new).toBe(first.findings);
-    // Every gift card error's records were re-read from the service; none moved.
-    expect(first.confirmation.cards).toBeGreaterThan(10);
-    expect(first.confirmation.moved).toBe(0);
+  it('prints the night as one JSON object on stdout and exits 1 over planted breaks, its lock released', async () => {
+    // What the night computes is tested in-process (test/app/night.test.ts); here, what the CLI shows.
+    expect(first).toMatchObject({ runId: 1, verdict: 'BREAKS', exitCode: 1, failOn: 'error' });
     for (const path of Object.values(first.report)) expect(existsSync(path), path).toBe(true);
-    expect(JSON.parse(readFileSync(first.report.json, 'utf8'))).toHaveLength(first.findings);
     if (!ON_POSTGRES) expect(existsSync(`${db}.lock`)).toBe(false);
     expect(await mirrorHolder(db)).toBeUndefined();
   });

@@ -10,6 +10,7 @@ import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { CLI, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
 import { changeMirror, mirrorAt, ON_POSTGRES } from '../support/test-db.js';
+import { deadlineIn } from '../support/test-clock.js';
 
 let sim: Simulator;
 let dir: string;
@@ -43,11 +44,11 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
     panes += 1;
     const session = `pane${panes}`;
     expect(tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', '50', command).status).toBe(0);
-    const deadline = Date.now() + 60_000;
+    const late = deadlineIn(60_000);
     for (;;) {
       const captured = tmux('capture-pane', '-p', '-J', '-t', session).stdout;
       if (/^exit \d+$/m.test(captured)) return captured.split('\n').filter((line) => line.trim() !== '');
-      if (Date.now() > deadline) throw new Error(`no exit in the pane after 60 s:\n${captured}`);
+      if (late()) throw new Error(`no exit in the pane after 60 s:\n${captured}`);
       await new Promise((done) => setTimeout(done, 200));
     }
   }
@@ -81,13 +82,12 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
       const command = `env ${env.join(' ')} TERM=xterm-256color '${process.execPath}' '${CLI}' sync --db '${mirrorAt(dir, 'ctrl-c')}'; echo "exit $?"; sleep 60`;
       expect(tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '50', command).status).toBe(0);
       const capture = (): string => tmux('capture-pane', '-p', '-J', '-t', session).stdout;
-      const deadline = Date.now() + 30_000;
-      while (!/^DP orders /m.test(capture()) && Date.now() < deadline)
-        await new Promise((done) => setTimeout(done, 100));
+      const late = deadlineIn(30_000);
+      while (!/^DP orders /m.test(capture()) && !late()) await new Promise((done) => setTimeout(done, 100));
       await new Promise((done) => setTimeout(done, 700));
       tmux('send-keys', '-t', session, 'C-c');
-      while (!/^exit \d+$/m.test(capture()) && Date.now() < deadline + 10_000)
-        await new Promise((done) => setTimeout(done, 100));
+      const later = deadlineIn(40_000);
+      while (!/^exit \d+$/m.test(capture()) && !later()) await new Promise((done) => setTimeout(done, 100));
       const lines = capture()
         .split('\n')
         .filter((line) => line.trim() !== '');

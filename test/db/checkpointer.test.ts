@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from '../../src/db/sqlite/checkpointer.js';
 import { openMirror, type SqliteMirror as Mirror } from '../../src/db/mirror.js';
+import { deadlineIn } from '../support/test-clock.js';
 
 let dir: string;
 let mirror: Mirror;
@@ -28,9 +29,9 @@ function commitRows(): void {
 const fileSize = (suffix = ''): number => statSync(`${mirror.path}${suffix}`).size;
 
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const late = deadlineIn(timeoutMs);
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
+    if (late()) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

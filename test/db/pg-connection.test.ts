@@ -13,6 +13,7 @@ import { convertPlaceholders, serverGone } from '../../src/db/pg/connection.js';
 import { MirrorError } from '../../src/errors.js';
 import { BACKENDS } from '../support/backends.js';
 import { newSchema } from '../support/postgres.js';
+import { deadlineIn } from '../support/test-clock.js';
 
 describe('placeholders', () => {
   it('become $n by position or by name, never inside quoted text or names', () => {
@@ -189,9 +190,8 @@ describe.skipIf(inject('postgresUrl') === '')('a mirror whose session is killed 
             [`ledger-recon sync ${process.pid} %`],
           )
         ).rowCount;
-      const started = Date.now();
-      while ((await endWaiting()) === 0 && Date.now() - started < 20_000)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      const late = deadlineIn(20_000);
+      while ((await endWaiting()) === 0 && !late()) await new Promise((resolve) => setTimeout(resolve, 20));
       const error = await opening;
       expect(error).toBeInstanceOf(MirrorError);
       expect((error as Error).message).toMatch(

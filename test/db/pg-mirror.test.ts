@@ -9,6 +9,7 @@ import { openForReading, openForWriting, mirrorHolder, type OpenedMirror } from 
 import { openPgMirror, type PgMirror } from '../../src/db/pg/open.js';
 import { LockHeldError, MirrorError } from '../../src/errors.js';
 import { newSchema } from '../support/postgres.js';
+import { deadlineIn } from '../support/test-clock.js';
 
 const serverUrl = inject('postgresUrl');
 
@@ -163,7 +164,7 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     await killer.connect();
     try {
       let pid: number | undefined;
-      for (const started = Date.now(); pid === undefined && Date.now() - started < 10_000; ) {
+      for (const late = deadlineIn(10_000); pid === undefined && !late(); ) {
         pid = (
           await killer.query<{ pid: number }>(
             "SELECT pid FROM pg_stat_activity WHERE query LIKE '%' || $1 AND state = 'active' AND pid <> pg_backend_pid()",

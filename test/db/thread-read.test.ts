@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMirror, type SqliteMirror } from '../../src/db/mirror.js';
+import { runs } from '../support/property.js';
 
 let dir: string;
 let mirror: SqliteMirror;
@@ -42,7 +43,7 @@ describe('a read stepped on another thread', () => {
         const there = await collect(mirror.connection.readRaw(SQL, { onAThread: true }).batches([{ from: 10 }], size));
         expect(there).toEqual(here);
       }),
-      { numRuns: 12 },
+      runs(12),
     );
   });
 

@@ -15,6 +15,7 @@ import { walkCardLedgers } from '../../src/ledger/walk.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
 import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { runs } from '../support/property.js';
 
 let dir: string;
 beforeEach(() => {
@@ -119,7 +120,7 @@ describe(`the views for SQL users (${BACKEND_NAME})`, () => {
           await services.close();
         }
       }),
-      { numRuns: 6 },
+      runs(6),
     );
   });
 });

@@ -11,6 +11,7 @@ import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { BACKEND_NAME, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { testDate } from '../support/test-clock.js';
 
 let dir: string;
 let sim: Simulator | undefined;
@@ -56,7 +57,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
       expect(run.status, run.stderr).toBe(0);
       nights.push(JSON.parse(run.stdout) as { report: { evidence: string } });
     }
-    const month = new Date().toISOString().slice(0, 7);
+    const month = testDate().toISOString().slice(0, 7);
     const close = await runCli(['close', '--period', month, '--db', db, '--out', reports], env);
     expect(close.status, close.stderr).toBe(0);
     expect(close.stdout).toContain(`ledger-recon-close-${month}-evidence.json`);

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { changeMirror, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 let sim: Simulator;
@@ -556,10 +557,10 @@ describe('verify --run', () => {
       `SELECT gift_card_id FROM gift_cards WHERE first_sync_run_id <= ? AND status = 'ACTIVE' AND expires_at_ms > ?
        ORDER BY gift_card_id LIMIT 1`,
       verified.syncRunId,
-      Date.now() + 86_400_000,
+      testNow() + 86_400_000,
     );
     if (!card) throw new Error('the first night read an ACTIVE card expiring later');
-    sim.mutate.setCard(card.gift_card_id, { expiresAt: new Date(Date.now() - 3 * 86_400_000).toISOString() });
+    sim.mutate.setCard(card.gift_card_id, { expiresAt: new Date(testNow() - 3 * 86_400_000).toISOString() });
     const changed = await runCli(
       ['run', '--db', db, '--out', join(dir, 'reports'), '--full', '--json'],
       simulatorEnv(sim),

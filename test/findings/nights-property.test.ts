@@ -21,6 +21,7 @@ import { rereadGiftCards } from '../../src/sync/confirm.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
 import { mirrorAt, openMirrorAt } from '../support/test-db.js';
+import { runs } from '../support/property.js';
 
 interface Plan {
   alter: boolean;
@@ -223,7 +224,7 @@ describe('a property over random sequences of nights, end to end', () => {
         },
       ),
       // A shrunk counterexample kept: a balance altered on the third night (its cents built exactly).
-      { numRuns: 15, examples: [[[QUIET, QUIET, { ...QUIET, alter: true }], 662]] },
+      runs(15, { examples: [[[QUIET, QUIET, { ...QUIET, alter: true }], 662]] }),
     );
   }, 180_000);
 });

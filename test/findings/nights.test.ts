@@ -15,6 +15,7 @@ import type { ExportedFinding } from '../../src/findings/finding.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { mirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 interface Night {
   summary: RunSummary;
@@ -76,7 +77,7 @@ beforeAll(async () => {
       c.merchantId === truth.merchantId &&
       c.status === 'ACTIVE' &&
       !planted.has(c.giftCardId) &&
-      Date.parse(c.expiresAt) > Date.now() + 7 * 86_400_000,
+      Date.parse(c.expiresAt) > testNow() + 7 * 86_400_000,
   );
   // Entries far older than the incremental pass's overlap: only the weekly --full re-reads them.
   const [rewritten, deleted] = legalCards.filter(
@@ -136,7 +137,7 @@ beforeAll(async () => {
   sim.mutate.writeEntry(gap.giftCardId, {
     type: 'DEBIT',
     amountCents: 300,
-    atMs: Date.now(),
+    atMs: testNow(),
     beforeCents: Math.round(gap.remainingBalance * 100) + 500,
   });
   sim.applyActivity(40);

@@ -6,6 +6,7 @@ import { judge, type Confirmation } from '../../src/findings/confirmation.js';
 import { ageDaysOf, DAY_MS, detailOf, fingerprintOf, type Acceptance } from '../../src/findings/finding.js';
 import { standing, type Standing, type StandingInput } from '../../src/findings/standing.js';
 import { summarise } from '../../src/findings/summary.js';
+import { runs } from '../support/property.js';
 
 const T0 = Date.parse('2026-11-01T02:00:00Z');
 const CARD = 'card-1';
@@ -441,7 +442,7 @@ describe('a property over random sequences of nights', () => {
           });
         },
       ),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 });

@@ -7,6 +7,7 @@ import type { CardSums } from '../../src/ledger/state.js';
 import { cardReconciliation, cardSums, reconciliationOf } from '../../src/ledger/state.js';
 import type { CardLedger } from '../../src/ledger/types.js';
 import { cents, type Cents } from '../../src/money.js';
+import { runs } from '../support/property.js';
 
 const amount = fc.option(
   fc.integer({ min: 0, max: 2 ** 40 }).map((n) => cents(n)),
@@ -94,7 +95,7 @@ describe("a run's kept card sums", () => {
           expect(kept.groupsAt(i)).toEqual(refundGroupsOf(walked[i]!.entries));
         });
       }),
-      { numRuns: 30 },
+      runs(30),
     );
   });
 

@@ -17,6 +17,7 @@ import {
   type RollForward,
 } from '../../src/ledger/rollforward.js';
 import { cents } from '../../src/money.js';
+import { runs } from '../support/property.js';
 
 const OURS = 'merchant-ours';
 const T0 = Date.UTC(2026, 9, 1);
@@ -197,7 +198,7 @@ describe('the ledger-state core', () => {
         for (const [currency, second] of close(cards, b, c))
           expect(second.opening).toBe(first.get(currency)?.closingFromCards ?? owedAt(cards, b).get(currency) ?? 0);
       }),
-      { numRuns: 200 },
+      runs(200),
     );
   });
 
@@ -214,7 +215,7 @@ describe('the ledger-state core', () => {
           ]);
         }
       }),
-      { numRuns: 200 },
+      runs(200),
     );
   });
 
@@ -246,7 +247,7 @@ describe('the ledger-state core', () => {
           }
         },
       ),
-      { numRuns: 100 },
+      runs(100),
     );
   });
 
@@ -288,7 +289,7 @@ describe('the ledger-state core', () => {
           }
         },
       ),
-      { numRuns: 100 },
+      runs(100),
     );
   });
 

@@ -9,6 +9,7 @@ import { CATALOGUE, type CheckCode } from '../../src/checks/index.js';
 import { cardLedger, FixtureMirror, MERCHANT, T0, type Op } from '../support/fixtures.js';
 import { mirrorAt } from '../support/test-db.js';
 import { cents } from '../../src/money.js';
+import { runs } from '../support/property.js';
 
 const CARD_CHECKS = CATALOGUE.filter((c): c is CardCheck<CheckCode> => c.kind === 'card');
 const breaksOf = (ledger: CardLedger) =>
@@ -161,7 +162,7 @@ describe('properties of the card checks', () => {
         const walked = { card: ledger.card, entries: orderByLinks(scrambled, ledger.card.initialCents) };
         expect(breaksOf(walked).filter((f) => f.severity !== 'info')).toEqual([]);
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 
@@ -199,7 +200,7 @@ describe('properties of the card checks', () => {
         const found = breaksOf({ card, entries }).map((f) => ({ code: f.code, entityId: f.entityId }));
         expect(found).toContainEqual(expected);
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 });

@@ -15,6 +15,7 @@ import { writeReport } from '../../src/report/write-report.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, type TestServices } from '../support/simulator.js';
 import { changeMirror, mirrorAt, numberOfMirror, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { runs } from '../support/property.js';
 
 let dir: string;
 let db: string;
@@ -150,7 +151,7 @@ describe("the Card reconciliation and Refunds by reference sheets of the run's r
           expect(fewRefunds).toEqual(refunds.filter(({ giftCardId }) => wanted.has(giftCardId)));
         },
       ),
-      { numRuns: 15 },
+      runs(15),
     );
   });
 

@@ -17,6 +17,7 @@ import { giftCardRow, transactionRow } from '../../src/sync/rows.js';
 import { SyncStore } from '../../src/sync/store.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { mirrorAt, openMirrorAt } from '../support/test-db.js';
+import { runs } from '../support/property.js';
 
 const MERCHANT = randomUUID();
 const folders: string[] = [];
@@ -435,7 +436,7 @@ describe('closing consecutive periods (property)', () => {
           await mirror.close();
         }
       }),
-      { numRuns: 25 },
+      runs(25),
     );
   });
 });

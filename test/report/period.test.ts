@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readTime } from '../../src/books/books-row.js';
 import { midnight, periodOf } from '../../src/report/period.js';
 import { offsetMs, utcMs, wallClockInstant } from '../../src/time-zone.js';
+import { runs } from '../support/property.js';
 
 const at = (iso: string): number => Date.parse(iso);
 
@@ -54,7 +55,7 @@ describe('a midnight that does not exist', () => {
           expect(first + offsetMs(first, zone)).toBe(wall);
         },
       ),
-      { numRuns: 2_000 },
+      runs(2_000),
     );
   });
 });

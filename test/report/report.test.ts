@@ -13,6 +13,7 @@ import { writeXlsx } from '../../src/report/xlsx-writer.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
 import { mirrorAt, numberOfMirror, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { testDate } from '../support/test-clock.js';
 
 let dir: string;
 let services: TestServices;
@@ -56,7 +57,7 @@ const column = (ws: ExcelJS.Worksheet, header: string): number => (ws.getRow(1).
 
 describe('the workbook', () => {
   it('is named with the run’s UTC date and id, beside its CSV and JSON, and nothing half-written', () => {
-    const date = new Date().toISOString().slice(0, 10);
+    const date = testDate().toISOString().slice(0, 10);
     expect(readdirSync(join(dir, 'reports')).sort()).toEqual([
       `ledger-recon-${date}-run-1-findings.csv`,
       `ledger-recon-${date}-run-1-findings.json`,
@@ -447,7 +448,7 @@ describe('workbook text', () => {
   it('gives text that starts like a formula the Text format (@), so an edit keeps it text; a CR is shown, never turned into a line feed', async () => {
     const file = join(dir, 'text.xlsx');
     const texts = ['=1+1', '+SUM(A1:A2)', '-2+3', '@cmd', ' =x', 'ORD-1 = fine', 'ORD-7\r', 'a\r\nb'];
-    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [
+    await writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: testDate() }, [
       { name: 'Text', header: ['text'], rows: texts.map((t) => [t]) },
     ]);
     const book = new ExcelJS.Workbook();
@@ -487,7 +488,7 @@ describe('a table longer than a sheet', () => {
     const rows = Array.from({ length: 9 }, (_, i) => [`row ${i + 1}`, { cents: i * 100, currency: 'EUR' }]);
     await writeXlsx(
       file,
-      { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() },
+      { title: 't', subject: 's', creator: 'ledger-recon', created: testDate() },
       [{ name: 'Long', header: ['name', 'amount'], rows }],
       4,
     );
@@ -554,7 +555,7 @@ describe('the rows the tool writes itself (xlsx-rows.ts)', () => {
   it('refuses a formula that is not cell references, whatever sheet it is in', async () => {
     const file = join(dir, 'refused.xlsx');
     await expect(
-      writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: new Date() }, [
+      writeXlsx(file, { title: 't', subject: 's', creator: 'ledger-recon', created: testDate() }, [
         { name: 'Bad', header: ['x'], rows: [[{ formula: 'WEBSERVICE("http://x")', count: 1 }]] },
       ]),
     ).rejects.toThrow(/refusing a formula/);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { startSimulator, type GroundTruth } from '../../src/sim/simulator.js';
+import { runs } from '../support/property.js';
 
 const cents = (n: number): number => Math.round(n * 100);
 
@@ -73,7 +74,7 @@ describe('the generator', () => {
         await sim.close();
         expect(violations(truth)).toEqual([]);
       }),
-      { numRuns: 25 },
+      runs(25),
     );
   });
 

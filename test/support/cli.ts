@@ -32,7 +32,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Preloaded into the CLI's process to start its clock at a test's instant (`nowMs`). */
+/** Preloaded into the CLI's process: the run's test clock, or a test's own instant (`nowMs`). */
 const CLOCK = fileURLToPath(new URL('./clock.mjs', import.meta.url));
 
 /**
@@ -47,9 +47,7 @@ export function runCli(
   options: { killAfterMs?: number; nowMs?: number; onStart?: (pid: number) => void } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
-    const clock = options.nowMs === undefined ? [] : ['--import', CLOCK];
-    const childEnv = options.nowMs === undefined ? env : { ...env, LEDGER_RECON_TEST_NOW: String(options.nowMs) };
-    const child = spawn(process.execPath, [...clock, CLI, ...args], { env: childEnv });
+    const child = spawn(process.execPath, ['--import', CLOCK, CLI, ...args], { env: clockEnv(env, options.nowMs) });
     if (child.pid !== undefined) options.onStart?.(child.pid);
     let stdout = '';
     let stderr = '';
@@ -62,6 +60,23 @@ export function runCli(
       resolve({ status, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * The child's clock: the run's (its instant and anchor, from this process's environment) or, with
+ * `nowMs`, a clock that starts at that instant when the child starts.
+ */
+export function clockEnv(env: NodeJS.ProcessEnv, nowMs?: number): NodeJS.ProcessEnv {
+  const { LEDGER_RECON_TEST_NOW: now, LEDGER_RECON_TEST_ANCHOR: anchor } = process.env;
+  if (nowMs !== undefined) {
+    const { LEDGER_RECON_TEST_ANCHOR: _ignored, ...rest } = env;
+    return { ...rest, LEDGER_RECON_TEST_NOW: String(nowMs) };
+  }
+  return {
+    ...env,
+    ...(now ? { LEDGER_RECON_TEST_NOW: now } : {}),
+    ...(anchor ? { LEDGER_RECON_TEST_ANCHOR: anchor } : {}),
+  };
 }
 
 /**

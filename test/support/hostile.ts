@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Simulator } from '../../src/sim/simulator.js';
+import { testNow } from './test-clock.js';
 
 /** What the hostile server can do, one switch per attack. */
 export interface Switches {
@@ -104,7 +105,7 @@ export async function startHostile(sim: Simulator, switches: Switches = {}): Pro
         hostile.received.push({
           service,
           path: new URL(request.url ?? '/', 'http://hostile').pathname,
-          at: Date.now(),
+          at: testNow(),
         });
         void answer(service, upstream, secret, hostile.switches, request, response).catch((error: unknown) =>
           response.destroy(error as Error),

@@ -4,7 +4,7 @@
  * PostgreSQL half is skipped with one line naming the package; under CI=true that fails instead.
  */
 import type { TestProject } from 'vitest/node';
-import { postgresMissing, startPostgres } from './postgres.js';
+import { postgresMissing, startPostgres, type TestServer } from './postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,16 +13,37 @@ declare module 'vitest' {
   }
 }
 
+/** The run's one server, shared by the projects' setups (vitest calls this once per project and once for the root). */
+interface Shared {
+  server: Promise<TestServer>;
+  users: number;
+}
+const SHARED = Symbol.for('ledger-recon.test-postgres');
+const registry = globalThis as { [SHARED]?: Shared };
+
 export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
+  // The quick tier runs no PostgreSQL: its files on both backends run their SQLite half.
+  if (project.name === 'quick') {
+    project.provide('postgresUrl', '');
+    return undefined;
+  }
   const missing = postgresMissing();
   if (missing !== undefined) {
     if (process.env['CI'] === 'true')
       throw new Error(`${missing}; under CI=true it must run: install postgresql (.ci/run does)`);
-    process.stderr.write(`ledger-recon tests: ${missing}\n`);
+    if (project.name === 'sqlite') process.stderr.write(`ledger-recon tests: ${missing}\n`);
     project.provide('postgresUrl', '');
     return undefined;
   }
-  const server = await startPostgres();
-  project.provide('postgresUrl', server.url);
-  return () => server.stop();
+  const shared = (registry[SHARED] ??= { server: startPostgres(), users: 0 });
+  shared.users += 1;
+  const server = await shared.server;
+  project.provide('postgresUrl', server?.url ?? '');
+  return () => {
+    shared.users -= 1;
+    if (shared.users === 0) {
+      server.stop();
+      delete registry[SHARED];
+    }
+  };
 }

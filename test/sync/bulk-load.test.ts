@@ -18,6 +18,7 @@ import {
 import { SyncStore } from '../../src/sync/store.js';
 import { transactionRow } from '../../src/sync/rows.js';
 import type { Transaction } from '../../src/api/wire-types.js';
+import { runs } from '../support/property.js';
 
 let dir: string;
 let mirror: Mirror;
@@ -180,7 +181,7 @@ describe('a --full walk over a mirror that held entries before it', () => {
           expect(mirror.sqlite.prepare('SELECT COUNT(*) FROM ledger_walk_seen').pluck().get()).toBe(0);
         },
       ),
-      { numRuns: 60 },
+      runs(60),
     );
   });
 });

@@ -11,6 +11,7 @@ import { runSync } from '../../src/sync/run-sync.js';
 import { centsTotals, pictureOf, truthPicture } from '../support/mirror.js';
 import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
 import { everyTextInMirror, mirrorAt, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 // Reads of the mirror under test, on whichever database holds it.
 const rows = (mirror: Mirror, sql: string, ...params: unknown[]) =>
@@ -274,7 +275,7 @@ describe('an incremental sync', () => {
       services.sim.mutate.writeEntry(card.giftCardId, { type: 'REFUND', amountCents: 1, atMs });
     // Newest first, the list will show 99 new entries, then one stamped ten days ago at the end of
     // the first page, then 150 more new ones behind it.
-    const now = Date.now();
+    const now = testNow();
     const added = [
       ...Array.from({ length: 150 }, (_, i) => write(now + i)),
       write(now - 10 * 86_400_000),

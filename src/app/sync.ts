@@ -1,0 +1,43 @@
+import { findingsStore } from '../findings/store.js';
+import { runSync, type SyncSummary } from '../sync/run-sync.js';
+import type { ServiceJobContext } from './context.js';
+import { withHeapPaced } from './heap.js';
+
+/** How a sync walks the services (`sync` and `run` flags). */
+export interface SyncSettings {
+  /** Re-read every list and the whole ledger (`--full`, weekly). */
+  full?: boolean;
+  /** Move a mirror bound to other services to these ones (`--rebind`). */
+  rebind?: boolean;
+  /** Overlap below the newest mirrored entry for incremental ledger walks (`--overlap-minutes`). */
+  overlapMs?: number;
+  /** By-ID reads in flight at once (`--concurrency`). */
+  concurrency?: number;
+}
+
+/**
+ * The sync job, alone (`ledger-recon sync`) or as the night's first stage: every card the
+ * previous night left in flight, held or broken is read again, moved or not, then both
+ * services are walked into the mirror with the heap paced.
+ * @throws what the sync throws (AuthError, ServiceUnavailableError, InterruptedError…); what was
+ * committed before stays in the mirror.
+ */
+export async function syncMirror(context: ServiceJobContext, settings: SyncSettings = {}): Promise<SyncSummary> {
+  const { mirror, clients, sink, signal, clock } = context;
+  const recheckCards = await findingsStore(mirror).cardsToReread();
+  return withHeapPaced(() =>
+    runSync({
+      mirror,
+      giftcard: clients.giftcard,
+      dp: clients.dp,
+      full: settings.full === true,
+      rebind: settings.rebind === true,
+      recheckCards,
+      progress: sink.progress,
+      signal,
+      clock,
+      ...(settings.overlapMs !== undefined ? { overlapMs: settings.overlapMs } : {}),
+      ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
+    }),
+  );
+}

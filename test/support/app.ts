@@ -1,0 +1,61 @@
+/**
+ * The application layer's jobs called in the test's own process: the test clock, a signal the
+ * test may abort, a real mirror (a SQLite file, or a PostgreSQL schema in the postgres project),
+ * clients of a simulator over real HTTP on 127.0.0.1, and a sink that keeps its notes.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createClients } from '../../src/app/clients.js';
+import { keepingSink, type Clock, type ServiceJobContext } from '../../src/app/context.js';
+import { night, type NightResult, type NightSettings } from '../../src/app/night.js';
+import { isServerUrl, openForWriting, shownMirror } from '../../src/db/mirror.js';
+import type { Simulator } from '../../src/sim/simulator.js';
+import { dpConfig, giftcardConfig } from './simulator.js';
+import { testNow } from './test-clock.js';
+
+/** The run's test clock as a job's clock. */
+export const testClock: Clock = { now: testNow };
+
+/** A clock that stands at `nowMs` and moves only when told (a night of a simulated month). */
+export function clockAt(nowMs: number): Clock & { set(ms: number): void } {
+  let at = nowMs;
+  return { now: () => at, set: (ms) => void (at = ms) };
+}
+
+export interface InProcessNight {
+  result: NightResult;
+  /** The notes the night's sink was given (a books file's problems). */
+  notes: string[];
+}
+
+/**
+ * One night of `sim` into the mirror at `db` (made if new), its outputs in `outDir`, as
+ * `ledger-recon run` would run it but in this process. `abort` stops it at once or when the
+ * caller says so (an AbortController the test holds).
+ */
+export async function nightOf(
+  sim: Simulator,
+  db: string,
+  outDir: string,
+  settings: Partial<NightSettings> & { clock?: Clock; signal?: AbortSignal; secrets?: readonly string[] } = {},
+): Promise<InProcessNight> {
+  if (!isServerUrl(db)) mkdirSync(dirname(db), { recursive: true });
+  const { clock = testClock, signal = new AbortController().signal, ...nightSettings } = settings;
+  const { mirror, release } = await openForWriting(db, 'run');
+  const clients = createClients({ giftcard: giftcardConfig(sim), dp: dpConfig(sim) }, { signal });
+  const sink = keepingSink();
+  const context: ServiceJobContext = { clock, signal, mirror, clients, sink };
+  try {
+    const result = await night(context, {
+      location: db,
+      shownMirror: shownMirror(db),
+      outDir,
+      secrets: [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret],
+      ...nightSettings,
+    });
+    return { result, notes: sink.notes };
+  } finally {
+    await clients.close();
+    await release();
+  }
+}
