@@ -21,7 +21,10 @@ import { writeReport, type ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import type { SyncSummary } from '../sync/run-sync.js';
 import { importBooksForNight, type BooksFigures } from './books.js';
-import type { Clock, ServiceJobContext } from './context.js';
+import type { Config } from '../config.js';
+import { openForWriting } from '../db/mirror.js';
+import { createClients } from './clients.js';
+import type { Clock, JobContext, ServiceJobContext } from './context.js';
 import { withHeapPaced } from './heap.js';
 import { syncMirror, type SyncSettings } from './sync.js';
 
@@ -142,6 +145,30 @@ export async function night(context: ServiceJobContext, settings: NightSettings)
       // A mirror that cannot take the record (its disk is full) keeps the run as interrupted.
     }
     return { ok: false, error, record };
+  }
+}
+
+/**
+ * The night on the mirror at `settings.location` (opened for writing under its lock) with clients
+ * of the services `config` names: what `run` and the demo call. The mirror and the clients are
+ * closed when it ends.
+ * @throws what opening the mirror throws (LockHeldError, MirrorError): the night had not begun.
+ */
+export async function nightAt(
+  config: Config,
+  context: Omit<JobContext, 'mirror'>,
+  settings: NightSettings,
+): Promise<NightResult> {
+  const { mirror, release } = await openForWriting(settings.location, 'run');
+  const clients = createClients(config, {
+    ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
+    signal: context.signal,
+  });
+  try {
+    return await night({ ...context, mirror, clients }, settings);
+  } finally {
+    await clients.close();
+    await release();
   }
 }
 

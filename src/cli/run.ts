@@ -1,8 +1,8 @@
-import { systemClock, type ServiceJobContext } from '../app/context.js';
+import { systemClock } from '../app/context.js';
 import {
   failedNight,
   incompleteReason,
-  night,
+  nightAt,
   type FailedRunSummary,
   type NightResult,
   type RunSummary,
@@ -10,7 +10,7 @@ import {
 import { booksFilesIn } from '../books/import-books.js';
 import type { CheckOptions } from '../checks/check.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { openForWriting, refuseConjuredMirror, shownMirror } from '../db/mirror.js';
+import { refuseConjuredMirror, shownMirror } from '../db/mirror.js';
 import { readKey } from '../evidence/sign.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
@@ -19,7 +19,6 @@ import { defaultLocations, isDefaultMirror } from '../locations.js';
 import { oneLine } from '../log.js';
 import { ensureFolder, outputTarget } from '../paths.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
-import { createClients } from '../app/clients.js';
 import { onInterrupt } from './interrupt.js';
 import { nightMetrics, pushMetrics, pushUrl, writeMetricsFile } from './metrics.js';
 import { createProgress } from './progress.js';
@@ -110,11 +109,6 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
   // A key that cannot sign fails the night before its work, not after it.
   const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
   const books = options.books !== undefined ? booksFilesIn(options.books) : null;
-  const { mirror, release } = await openForWriting(location, 'run');
-  const clients = createClients(config, {
-    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-    signal,
-  });
   const stderr = options.stderr ?? process.stderr;
   const tty = stderr.isTTY === true;
   const progress = createProgress({
@@ -122,15 +116,11 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
     tty,
     quiet: !tty || options.json === true || options.quiet === true,
   });
-  const context: ServiceJobContext = {
-    clock: systemClock,
-    signal,
-    mirror,
-    clients,
-    sink: { progress, note: (text) => stderr.write(text) },
-  };
-  try {
-    return await night(context, {
+  const sink = { progress, note: (text: string) => stderr.write(text) };
+  return nightAt(
+    config,
+    { clock: systemClock, signal, sink },
+    {
       location,
       shownMirror: shownMirror(location),
       outDir,
@@ -144,11 +134,8 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       ...(options.rebind ? { rebind: true } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(signingKey ? { signingKey } : {}),
-    });
-  } finally {
-    await clients.close();
-    await release();
-  }
+    },
+  );
 }
 
 /** The night's outcome for its reader: the JSON record, the summary on a terminal, or the one line when it is not clean. */
@@ -159,9 +146,9 @@ function printNight(
   stderr: NodeJS.WritableStream,
 ): void {
   const write = writerOf(options);
+  const onTerminal = (stderr as NodeJS.WriteStream).isTTY === true && !options.quiet;
   if (options.json) write(`${JSON.stringify(record)}\n`);
-  else if ((stderr as NodeJS.WriteStream).isTTY === true && !options.quiet) printSummary(options, summary, record);
-  else if (options.verbose) printSummary(options, summary, record);
+  else if (onTerminal || options.verbose) printSummary(summary, record, write, options.write === undefined);
   else if (summary.exitCode !== 0) {
     const incomplete = summary.verdict === 'INCOMPLETE' ? `; ${incompleteReason(summary)}` : '';
     stderr.write(
@@ -170,11 +157,19 @@ function printNight(
   }
 }
 
-/** The verdict, the findings by code and the outputs' paths, as a terminal (or the demo) shows them. */
-function printSummary(options: RunCommandOptions, summary: CheckRunSummary, record: RunSummary): void {
-  const colour = options.write === undefined && colourFor(process.stdout);
+/**
+ * The verdict, the findings by code and the outputs' paths, as a terminal (or the demo) shows
+ * them; on stdout itself (`toStdout`), in colour where it takes it and wrapped at its width.
+ */
+export function printSummary(
+  summary: CheckRunSummary,
+  record: RunSummary,
+  write: (text: string) => void,
+  toStdout: boolean,
+): void {
+  const colour = toStdout && colourFor(process.stdout);
   const text = `${formatCheckSummary(summary, colour)}workbook: ${record.report.workbook}\nfindings: ${record.report.csv}, ${record.report.json}\n`;
-  writerOf(options)(options.write === undefined ? wrapText(text, terminalWidth(process.stdout)) : text);
+  write(toStdout ? wrapText(text, terminalWidth(process.stdout)) : text);
 }
 
 function writerOf(options: RunCommandOptions): (text: string) => void {

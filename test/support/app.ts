@@ -5,10 +5,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createClients } from '../../src/app/clients.js';
-import { keepingSink, type Clock, type ServiceJobContext } from '../../src/app/context.js';
-import { night, type NightResult, type NightSettings } from '../../src/app/night.js';
-import { isServerUrl, openForWriting, shownMirror } from '../../src/db/mirror.js';
+import { keepingSink, type Clock } from '../../src/app/context.js';
+import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
+import { isServerUrl, shownMirror } from '../../src/db/mirror.js';
 import type { Simulator } from '../../src/sim/simulator.js';
 import { dpConfig, giftcardConfig } from './simulator.js';
 import { testNow } from './test-clock.js';
@@ -41,21 +40,17 @@ export async function nightOf(
 ): Promise<InProcessNight> {
   if (!isServerUrl(db)) mkdirSync(dirname(db), { recursive: true });
   const { clock = testClock, signal = new AbortController().signal, ...nightSettings } = settings;
-  const { mirror, release } = await openForWriting(db, 'run');
-  const clients = createClients({ giftcard: giftcardConfig(sim), dp: dpConfig(sim) }, { signal });
   const sink = keepingSink();
-  const context: ServiceJobContext = { clock, signal, mirror, clients, sink };
-  try {
-    const result = await night(context, {
+  const result = await nightAt(
+    { giftcard: giftcardConfig(sim), dp: dpConfig(sim) },
+    { clock, signal, sink },
+    {
       location: db,
       shownMirror: shownMirror(db),
       outDir,
       secrets: [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret],
       ...nightSettings,
-    });
-    return { result, notes: sink.notes };
-  } finally {
-    await clients.close();
-    await release();
-  }
+    },
+  );
+  return { result, notes: sink.notes };
 }
