@@ -38,7 +38,7 @@ const ON_BOTH = [
   'test/cli/doctor.test.ts',
   'test/cli/failures.test.ts',
   'test/cli/interrupt.test.ts',
-  'test/cli/month-of-nights.test.ts',
+  'test/app/month-of-nights.test.ts',
   'test/cli/pipe.test.ts',
   'test/ledger/walk.test.ts',
   'test/checks/runs.test.ts',

@@ -1,6 +1,7 @@
 /**
- * A month of nights as the cron runs them: the real CLI in a child process every night at 02:30
- * UTC for a month of simulated days against one mirror, its clock the test's, with ordinary
+ * A month of nights as the cron runs them: the night (src/app/night.ts, in this process) every
+ * night at 02:30 UTC for a month of simulated days against one mirror, its clock the test's, the
+ * closes and their re-performance by the real CLI, with ordinary
  * activity between the nights, a weekly --full, a month boundary and its close, and balance
  * breaks planted on some days and repaired on later ones. Nothing moves while a night runs: a
  * break must be an error the first night it can be seen, a repaired one resolved the next night,
@@ -22,6 +23,7 @@ import { type CliResult, runCli, simulatorEnv } from '../support/cli.js';
 import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror, sessionsOfServer } from '../support/test-db.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
 import { withListsAsOf } from '../../src/cli/reperform.js';
+import { clockAt, nightOf } from '../support/app.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -219,11 +221,15 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
       }
 
       // ---- the night -------------------------------------------------------------------------------
-      const args = ['run', '--json', '--db', db, '--out', out, ...(FULL_NIGHTS.has(night) ? ['--full'] : [])];
+      // The night in this process (src/app/night.ts), its clock standing at 02:30 as the world's does.
       const label = `night ${night} (${new Date(nightMs(night)).toISOString().slice(0, 10)})`;
-      const result = await cli(args, nightMs(night));
-      expect(result.status, `${label}: ${result.stderr}`).not.toBe(2);
-      const json = JSON.parse(result.stdout) as NightJson;
+      const { result } = await nightOf(sim, db, out, {
+        clock: clockAt(nightMs(night)),
+        ...(FULL_NIGHTS.has(night) ? { full: true } : {}),
+      });
+      if (!result.ok)
+        throw new Error(`${label} (${month}): ${result.record.error.code}: ${result.record.error.message}`);
+      const json: NightJson = result.record;
       runIds.push(json.runId);
       const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as ExportedFinding[];
       const open = plants.filter((p) => seenFrom(p) <= night && p.until > night);
@@ -259,7 +265,7 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
         });
       }
       expect(json.verdict, label).toBe(open.length > 0 ? 'BREAKS' : 'RECONCILED');
-      expect(result.status, label).toBe(open.length > 0 ? 1 : 0);
+      expect(json.exitCode, label).toBe(open.length > 0 ? 1 : 0);
       for (const plant of plants.filter((p) => p.until === night && seenFrom(p) < night))
         resolvedOn.set(planted.get(plant)!, json.runId);
 
