@@ -90,6 +90,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: one on this 2-core machine, a suite run end to end. Most
+    // files wait on HTTP, a child process or a server, so two run beside each other on two cores.
+    maxWorkers: 2,
     // One PostgreSQL server for the run: the tests' second backend (test/support/postgres.ts); none for the quick tier.
     globalSetup: ['test/support/postgres-setup.ts'],
     // Every property test's seed and run count (FC_SEED, FC_NUM_RUNS).

@@ -2,35 +2,15 @@
  * Re-performance from the mirror, for `ledger-recon verify`: a past night (`--run N`), a period's
  * close (`--close 2026-10`), and a night under other settings (`--run N --set KEY=VALUE`).
  */
-import { ConfigError, MirrorError } from '../errors.js';
-import { defaultLocations } from '../locations.js';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openForReading, openMirror, type Mirror } from '../db/mirror.js';
-import {
-  BooksNotMatchable,
-  type ListsAt,
-  NotReperformable,
-  type Reperformance,
-  refuseRebound,
-  reperformRun,
-  whatIf,
-  type WhatIfSettings,
-} from '../evidence/reperform.js';
-import { rebuildListsAsOf } from '../sync/as-of.js';
-import { copyBooksAsOf } from '../books/store-past.js';
-import { EvidenceStore } from '../evidence/store.js';
-import type { SealedManifest } from '../evidence/manifest.js';
-import { canonicalJson } from '../evidence/canonical.js';
-import { sha256Hex } from '../hash.js';
-import { closePeriod, type RunInFlight } from '../report/close.js';
-import { periodOf } from '../report/period.js';
+import { reperformNight, reperformPeriod, whatIfNight } from '../app/verify.js';
 import { CHECKS } from '../checks/index.js';
-import { ChecksStore } from '../checks/store.js';
-import { findingsStore, type FindingsStore } from '../findings/store.js';
+import { openForReading } from '../db/mirror.js';
+import { ConfigError, MirrorError } from '../errors.js';
+import { canonicalJson } from '../evidence/canonical.js';
+import { BooksNotMatchable, NotReperformable, type Reperformance, type WhatIfSettings } from '../evidence/reperform.js';
+import { sha256Hex } from '../hash.js';
+import { defaultLocations } from '../locations.js';
 import { formatCents } from '../money.js';
-import { oneLine } from '../log.js';
 import { reporter, type Reporting } from './reporter.js';
 import { BOOKS_SETTINGS, whatIfSettingsOf } from './settings.js';
 
@@ -48,36 +28,7 @@ export async function reperformClose(label: string, options: ReperformOptions): 
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'sync', 'current');
   try {
-    const manifests = await new EvidenceStore(mirror).bySubject(`close ${label}`);
-    const stored = manifests.at(-1);
-    if (!stored)
-      throw new MirrorError(
-        `the period ${oneLine(label)} was never closed and sealed in this mirror: see \`ledger-recon close --help\``,
-      );
-    const manifest = JSON.parse(stored.manifestJson) as SealedManifest;
-    const cutOffMs = Date.parse(manifest.cutOff);
-    // The sync the close read: the completed one whose data edge is the close's cut-off.
-    const sync = await closedSync(mirror, cutOffMs);
-    if (sync === undefined)
-      throw new MirrorError(
-        `no completed sync of this mirror ends at the close's cut-off (${manifest.cutOff}): its history was changed`,
-      );
-    await refuseRebound(mirror, `the close of ${label}`, sync).catch((error: unknown) => {
-      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
-    });
-    const settings = manifest.settings as { period?: string; timeZone?: string };
-    const [from, to] = label.split(' to ');
-    const period = periodOf(
-      /^\d{4}-\d{2}$/.test(label)
-        ? { period: label, tz: settings.timeZone ?? 'UTC' }
-        : { from: from ?? '', to: to ?? '', tz: settings.timeZone ?? 'UTC' },
-    );
-    const findings = findingsStore(mirror);
-    const result = await closePeriod(mirror, period, () => undefined, {
-      asOfSync: sync,
-      merchantId: manifest.merchantId,
-      inFlight: await inFlightAt(findings, sync),
-    });
+    const { manifest, sync, result } = await reperformPeriod(mirror, label);
     const figures = { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries };
     const identical = sha256Hex(canonicalJson(figures)) === manifest.digests['rollForward'];
     record({ identical, close: label, syncRunId: sync, cutOff: manifest.cutOff, closes: result.closes, figures });
@@ -95,84 +46,6 @@ export async function reperformClose(label: string, options: ReperformOptions): 
   } finally {
     await mirror.close();
   }
-}
-
-/** A scratch copy's folder in the temporary folder: the prefix, then the process that made it. */
-const SCRATCH_PREFIX = 'ledger-recon-lists-';
-const SCRATCH_NAME = new RegExp(`^${SCRATCH_PREFIX}(\\d+)-`);
-
-/**
- * Runs `work` with the lists of `mirror` rebuilt as of a sync on demand (sync/as-of.ts), and the
- * books as of a books file when asked (books/store-past.ts), each in a scratch mirror of its own
- * in a temporary folder, removed after; one a stopped verify left behind, the next removes.
- */
-export async function withListsAsOf<T>(mirror: Mirror, work: (listsAt: ListsAt) => Promise<T>): Promise<T> {
-  removeAbandonedScratch();
-  const folder = mkdtempSync(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
-  const opened: Mirror[] = [];
-  try {
-    return await work(async (syncRunId, booksThroughFileId) => {
-      const lists = openMirror(join(folder, `lists-${opened.length + 1}.db`));
-      opened.push(lists);
-      const { unreadable } = await rebuildListsAsOf(mirror, syncRunId, lists);
-      const books =
-        booksThroughFileId === undefined || booksThroughFileId === null
-          ? undefined
-          : await copyBooksAsOf(mirror, booksThroughFileId, lists);
-      return { lists, unreadable, ...(books ? { books } : {}) };
-    });
-  } finally {
-    for (const lists of opened) await lists.close().catch(() => undefined);
-    rmSync(folder, { recursive: true, force: true });
-  }
-}
-
-/**
- * Removes the scratch copies that a verify stopped by Ctrl-C, SIGTERM or SIGKILL left behind (its
- * process gone): hundreds of megabytes for a night of a million entries. A stopped verify ends at
- * once, as Node's default has it; its walk holds the thread, so it could not remove its own.
- */
-function removeAbandonedScratch(): void {
-  let names: string[];
-  try {
-    names = readdirSync(tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(SCRATCH_NAME.exec(name)?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid))
-      rmSync(join(tmpdir(), name), { recursive: true, force: true });
-  }
-}
-
-/** Whether process `pid` is running (signal 0 tests it without sending anything). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The completed sync whose data edge is `cutOffMs`, if any. */
-async function closedSync(mirror: Mirror, cutOffMs: number): Promise<number | undefined> {
-  const store = new ChecksStore(mirror);
-  for (
-    let sync = await store.newestCompletedSync();
-    sync !== undefined;
-    sync = await store.newestCompletedSync(sync.syncRunId)
-  )
-    if (sync.cutOffMs === cutOffMs) return sync.syncRunId;
-  return undefined;
-}
-
-/** The cards the newest completed check run over `syncRunId` counted in flight (what that close read). */
-async function inFlightAt(findings: FindingsStore, syncRunId: number): Promise<RunInFlight | null> {
-  for (let run = await findings.history.completedRun(); run; run = await findings.previousCompleteRun(run.checkRunId))
-    if (run.syncRunId === syncRunId) return findings.inFlightOf(run);
-  return null;
 }
 
 /** What the verify line says of the books' checks re-performed: over how many books rows, or that there were none. */
@@ -206,15 +79,13 @@ export async function whatIfRun(
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'run', 'current');
   try {
-    const result = await withListsAsOf(mirror, (listsAt) => whatIf(mirror, checkRunId, settings, listsAt)).catch(
-      (error: unknown) => {
-        if (error instanceof BooksNotMatchable) {
-          const books = pairs.map((pair) => pair.split('=')[0]!).find((key) => BOOKS_SETTINGS.includes(key));
-          throw new ConfigError('--set', `--set ${books}: ${error.message}, so it shapes nothing verify re-performs`);
-        }
-        throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
-      },
-    );
+    const result = await whatIfNight(mirror, checkRunId, settings).catch((error: unknown) => {
+      if (error instanceof BooksNotMatchable) {
+        const books = pairs.map((pair) => pair.split('=')[0]!).find((key) => BOOKS_SETTINGS.includes(key));
+        throw new ConfigError('--set', `--set ${books}: ${error.message}, so it shapes nothing verify re-performs`);
+      }
+      throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
+    });
     record({ whatIf: pairs, ...result });
     const lines = [
       `what if check run ${checkRunId} had run with ${pairs.join(', ')} (the sealed night is unchanged):`,
@@ -244,11 +115,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'run', 'current');
   try {
-    const result = await withListsAsOf(mirror, (listsAt) => reperformRun(mirror, checkRunId, listsAt)).catch(
-      (error: unknown) => {
-        throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
-      },
-    );
+    const result = await reperformNight(mirror, checkRunId);
     const p = result.population;
     const identical = result.differences.length === 0;
     // A night older than the mirror's versions of its coupons and orders compares its wallets alone.

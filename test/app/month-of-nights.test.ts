@@ -22,7 +22,7 @@ import { startSimulator, type GroundTruth, type Simulator } from '../../src/sim/
 import { type CliResult, runCli, simulatorEnv } from '../support/cli.js';
 import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror, sessionsOfServer } from '../support/test-db.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
-import { withListsAsOf } from '../../src/cli/reperform.js';
+import { withListsAsOf } from '../../src/app/verify.js';
 import { clockAt, nightOf } from '../support/app.js';
 
 const HOUR = 3_600_000;

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { importBooksFile } from '../../src/books/import-books.js';
 import { matchBooks } from '../../src/books/matching.js';
-import { withListsAsOf } from '../../src/cli/reperform.js';
+import { withListsAsOf } from '../../src/app/verify.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
 import { sealRun } from '../../src/evidence/write.js';
 import { writeReport } from '../../src/report/write-report.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sealRun } from '../../src/evidence/write.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
-import { withListsAsOf } from '../../src/cli/reperform.js';
+import { withListsAsOf } from '../../src/app/verify.js';
 import { fileURLToPath } from 'node:url';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';

@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
-import { changeMirror, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { reperformNight } from '../../src/app/verify.js';
+import { nightOf } from '../support/app.js';
 import { testNow } from '../support/test-clock.js';
 
 let dir: string;
@@ -32,10 +34,19 @@ interface Verified {
   population: { cards: number; entries: number; merkleRoot: string };
 }
 
-/** `verify --run N --json` of the mirror at `mirror` (the shared world's unless named). */
-const verify = async (run: number, mirror = db, simulator = sim) => {
-  const result = await runCli(['verify', '--run', String(run), '--db', mirror, '--json'], simulatorEnv(simulator));
-  return { ...result, verified: JSON.parse(result.stdout) as Verified };
+/**
+ * Check run `run` of the mirror at `mirror` (the shared world's unless named) re-performed in this
+ * process (src/app/verify.ts, what `verify --run N` calls); `status` is the exit code verify gives it.
+ */
+const verify = async (run: number, mirror = db) => {
+  const opened = await openMirrorAt(mirror);
+  try {
+    const result = await reperformNight(opened, run);
+    const identical = result.differences.length === 0;
+    return { status: identical ? 0 : 1, verified: { ...result, identical } satisfies Verified };
+  } finally {
+    await opened.close();
+  }
 };
 
 /** A finding's record as a difference names it: "giftCard <id>". */
@@ -54,14 +65,13 @@ beforeAll(async () => {
   db = mirrorAt(dir);
   sim = await startSimulator({ seed: 61, size: 'tiny', plant: true });
   const env = simulatorEnv(sim);
-  // Four nights: legal activity between them (balances move, cards and entries are added), the
-  // third a weekly --full pass. Each is sealed as it runs.
+  // Four nights (in this process, src/app/night.ts): legal activity between them (balances move,
+  // cards and entries are added), the third a weekly --full pass. Each is sealed as it runs.
   for (const night of [1, 2, 3, 4]) {
     if (night > 1) sim.applyActivity(40);
-    const args = ['run', '--db', db, '--out', join(dir, 'reports'), '--json', ...(night === 3 ? ['--full'] : [])];
-    const result = await runCli(args, env);
-    expect([0, 1], result.stderr).toContain(result.status);
-    const night_ = JSON.parse(result.stdout) as { runId: number; asOf: string };
+    const { result } = await nightOf(sim, db, join(dir, 'reports'), night === 3 ? { full: true } : {});
+    if (!result.ok) throw new Error(`night ${night}: ${result.record.error.message}`);
+    const night_ = result.record;
     nights.push(night_.runId);
     // The month closed after the second night; later nights move the ledger on.
     if (night === 2) {
@@ -84,8 +94,8 @@ describe('verify --run', () => {
   it('re-performs every past night identically after later nights of activity and a --full pass', async () => {
     const roots = new Set<string>();
     for (const run of nights) {
-      const { status, stderr, verified } = await verify(run);
-      expect(status, stderr).toBe(0);
+      const { status, verified } = await verify(run);
+      expect(status, verified.differences.join('\n')).toBe(0);
       expect(verified.identical).toBe(true);
       expect(verified.differences).toEqual([]);
       // The planted world's card breaks are drafted again, each one the night stated.
@@ -131,7 +141,10 @@ describe('verify --run', () => {
       expect(changed.verified.differences).toContainEqual(
         expect.stringMatching(/^finding GC_[A-Z_]+ [0-9a-f]+: drafted again, not stated$/),
       );
-      expect(changed.stderr).toContain(`check run ${first} does not re-perform`);
+      // As the operator reads it: one line per difference, then what it means; exit 1.
+      const said = await runCli(['verify', '--run', String(first), '--db', db], simulatorEnv(sim));
+      expect(said.status).toBe(1);
+      expect(said.stderr).toContain(`check run ${first} does not re-perform`);
     } finally {
       await changeMirror(
         db,
@@ -216,8 +229,8 @@ describe('verify --run', () => {
   it('drafts the checks over coupons, DP orders and wallets again over the lists as of each night, and names a finding a kept coupon changed by SQL would make', async () => {
     let drafted = 0;
     for (const run of nights) {
-      const { status, stderr, verified } = await verify(run);
-      expect(status, stderr).toBe(0);
+      const { status, verified } = await verify(run);
+      expect(status, verified.differences.join('\n')).toBe(0);
       const listFindings = (verified as Verified & { listFindings?: number }).listFindings;
       expect(listFindings).toBeTypeOf('number');
       drafted += listFindings ?? 0;
@@ -693,7 +706,7 @@ describe('verify --run', () => {
 
   it("re-performs each night's rejected records from the syncs that rejected them, after later syncs rejected them again; a sighting deleted by SQL is named", async () => {
     const first = nights[0]!;
-    const { verified, stdout } = await verify(first);
+    const { verified } = await verify(first);
     expect(verified).toMatchObject({ identical: true, rejectionsKept: true });
     // A record the first night's sync rejected, and a later sync (the --full night) rejected again.
     const [rejected] = await rowsOfMirror<{ quarantine_id: number; resource: string; last_sync_run_id: number }>(
@@ -704,7 +717,7 @@ describe('verify --run', () => {
     );
     if (!rejected) throw new Error("the planted world's first sync rejected a record other than an entry");
     expect(Number(rejected.last_sync_run_id)).toBeGreaterThan(verified.syncRunId);
-    expect(JSON.parse(stdout)).toMatchObject({ differences: [] });
+    expect(verified.differences).toEqual([]);
     await changeMirror(
       db,
       'DELETE FROM quarantine_sightings WHERE quarantine_id = ? AND sync_run_id = ?',
@@ -771,7 +784,7 @@ describe('verify --run, the acceptances as they stood', () => {
     );
     expect(result.status, result.stderr).toBe(0);
   };
-  const verifyOwn = (run: number) => verify(run, ownDb, ownSim);
+  const verifyOwn = (run: number) => verify(run, ownDb);
 
   it('re-performs a night that honoured an acceptance replaced since, and names its history row deleted', async () => {
     const first = await night();
@@ -793,8 +806,8 @@ describe('verify --run, the acceptances as they stood', () => {
     expect(stated?.state).toBe('accepted');
     // Accepted again after the second night, with another note: the acceptance in force now is a later one.
     await accept(found.fingerprint, 'explained again, with the partner’s letter');
-    const { status, stderr, verified } = await verifyOwn(second);
-    expect(status, `${stderr}${verified.differences.join('\n')}`).toBe(0);
+    const { status, verified } = await verifyOwn(second);
+    expect(status, verified.differences.join('\n')).toBe(0);
     expect(verified.differences).toEqual([]);
     // The acceptance the second night honoured, deleted from the history: the night is no longer re-performed.
     await changeMirror(
@@ -845,7 +858,7 @@ describe('verify after the mirror was rebound to other services', () => {
       simulatorEnv(before),
     );
     expect([0, 1], closed.stderr).toContain(closed.status);
-    expect((await verify(first.runId, ownDb, before)).status).toBe(0);
+    expect((await verify(first.runId, ownDb)).status).toBe(0);
     // The mirror moves to other services on purpose: the first services' records leave its current tables.
     const second = await night(after, ['--rebind']);
     const refused = await runCli(['verify', '--run', String(first.runId), '--db', ownDb], simulatorEnv(after));
@@ -861,7 +874,7 @@ describe('verify after the mirror was rebound to other services', () => {
       new RegExp(`^ledger-recon: the close of ${period} read sync \\d+, and sync \\d+ rebound the mirror`),
     );
     // The night after the rebind reads the services it is bound to: it re-performs.
-    const again = await verify(second.runId, ownDb, after);
+    const again = await verify(second.runId, ownDb);
     expect(again.verified.differences).toEqual([]);
     expect(again.status).toBe(0);
     // The reports folder still verifies offline, across the rebind.

@@ -15,7 +15,7 @@ import { reconcile } from '../../src/findings/reconcile.js';
 import { findingsStore } from '../../src/findings/store.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
-import { withListsAsOf } from '../../src/cli/reperform.js';
+import { withListsAsOf } from '../../src/app/verify.js';
 import { sealRun } from '../../src/evidence/write.js';
 import { rereadGiftCards } from '../../src/sync/confirm.js';
 import { runSync } from '../../src/sync/run-sync.js';
