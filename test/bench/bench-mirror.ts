@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { openMirror } from '../../src/db/mirror.js';
 import { createLedgerIndexes, dropLedgerIndexes } from '../../src/db/sqlite/indexes.js';
 import { Random } from '../../src/sim/random.js';
+import { testNow } from '../support/test-clock.js';
 
 const DAY = 86_400_000;
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'INR'];
@@ -28,7 +29,7 @@ export function build(path: string, entries: number, cards: number): void {
   dropLedgerIndexes(sqlite);
   const random = new Random(7);
   const merchantId = randomUUID();
-  const nowMs = Date.now();
+  const nowMs = testNow();
   const t0 = nowMs - 400 * DAY;
   sqlite
     .prepare(

@@ -22,6 +22,7 @@ import { periodOf } from '../../src/report/period.js';
 import { writeClose } from '../../src/report/write-close.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
+import { testNow } from '../support/test-clock.js';
 
 const SIZES = [
   { millions: 1, entries: 1_000_000, cards: 100_000 },
@@ -31,7 +32,7 @@ const SIZES = [
 /** Child mode: one close over `path`, its figures on stdout. */
 async function close(path: string): Promise<void> {
   const mirror = await openForReading(path);
-  const asOf = new Date((await dataAsOf(mirror)) ?? Date.now());
+  const asOf = new Date((await dataAsOf(mirror)) ?? testNow());
   // The month that began some 200 days before the data's edge.
   const middle = new Date(asOf.getTime() - 200 * 86_400_000);
   const period = periodOf({ period: middle.toISOString().slice(0, 7) });

@@ -18,6 +18,7 @@ import { withHeapPaced } from '../../src/app/heap.js';
 import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
+import { testNow, testDate } from '../support/test-clock.js';
 
 const FINDINGS = 100_000;
 
@@ -92,8 +93,8 @@ async function plant(path: string): Promise<void> {
       `card ${card.gift_card_id}: the ledger gives ${card.currency} ${(expected / 100).toFixed(2)} but the card reports ${(actual / 100).toFixed(2)}`,
       i % 5 === 0 ? 'new' : 'open',
       checkRunId,
-      new Date().toISOString(),
-      Date.now(),
+      testDate().toISOString(),
+      testNow(),
       i % 40,
       JSON.stringify([{ type: 'giftCard', id: card.gift_card_id }]),
       'x',
