@@ -24,7 +24,7 @@ function nowIn(env: Record<string, string>): { status: number | null; stdout: st
       '--import',
       CLOCK,
       '-e',
-      'const t = Date.now.call(Date); process.stdout.write(`${t} ${new Date(t).toISOString()}`)',
+      'const t = Date.now.call(Date); process.stdout.write(t + " " + new Date(t).toISOString())',
     ],
     { env: { ...rest, ...env }, encoding: 'utf8' },
   );
