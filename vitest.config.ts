@@ -99,6 +99,13 @@ export default defineConfig({
     setupFiles: ['test/support/property.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: DURATIONS },
+    // `npm run test:coverage`: line coverage of src/ by the in-process tests (the quick tier), kept in docs/performance.md.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'test-results/coverage',
+    },
     projects: [
       {
         extends: true,
