@@ -75,10 +75,12 @@ const ON_BOTH = [
  * on both backends run their SQLite half; PostgreSQL's half is skipped, as where it is not installed).
  */
 const NEEDS_MORE = /runCli\(|child_process|hasProgram|support\/cli\.js|support\/mounts/;
+/** In-process, but a simulated month long: the whole suite's, not the edit loop's. */
+const LONG = new Set(['test/app/month-of-nights.test.ts']);
 const QUICK = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.test.ts') && !f.startsWith('bench/'))
   .map((f) => `test/${f}`)
-  .filter((f) => !NEEDS_MORE.test(readFileSync(f, 'utf8')))
+  .filter((f) => !LONG.has(f) && !NEEDS_MORE.test(readFileSync(f, 'utf8')))
   .sort();
 
 /** Every file's duration, kept for `npm run test:slowest` (vitest's JSON reporter). */

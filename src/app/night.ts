@@ -241,7 +241,7 @@ async function nightly(
         mirror,
         outDir: settings.outDir,
         checkRunId: summary.checkRunId,
-        ...(settings.scope ? { scope: settings.scope } : {}),
+        scope: { ...settings.scope, preparedAtMs: clock.now() },
       }),
     );
     await findingsStore(mirror).markReportWritten(summary.checkRunId);

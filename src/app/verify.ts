@@ -20,7 +20,9 @@ import {
   whatIf,
   type WhatIfSettings,
 } from '../evidence/reperform.js';
+import { canonicalJson } from '../evidence/canonical.js';
 import { EvidenceStore } from '../evidence/store.js';
+import { sha256Hex } from '../hash.js';
 import { findingsStore, type FindingsStore } from '../findings/store.js';
 import { oneLine } from '../log.js';
 import { closePeriod, type PeriodClose, type RunInFlight } from '../report/close.js';
@@ -55,6 +57,10 @@ export interface PeriodReperformance {
   /** The sync the close read. */
   sync: number;
   result: PeriodClose;
+  /** The figures the close's manifest sealed the digest of, computed again. */
+  figures: Pick<PeriodClose, 'rollForwards' | 'unattributedEntries'>;
+  /** Whether they are the sealed ones. */
+  identical: boolean;
 }
 
 /**
@@ -93,7 +99,9 @@ export async function reperformPeriod(mirror: Mirror, label: string): Promise<Pe
     merchantId: manifest.merchantId,
     inFlight: await inFlightAt(findings, sync),
   });
-  return { manifest, sync, result };
+  const figures = { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries };
+  const identical = sha256Hex(canonicalJson(figures)) === manifest.digests['rollForward'];
+  return { manifest, sync, result, figures, identical };
 }
 
 /** The completed sync whose data edge is `cutOffMs`, if any. */

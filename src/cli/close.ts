@@ -1,12 +1,12 @@
 import { defaultLocations } from '../locations.js';
-import { findingsStore } from '../findings/store.js';
 import { resolve } from 'node:path';
 import { openExistingForWriting } from '../db/mirror.js';
-import { sealClose } from '../evidence/write.js';
 import { readKey } from '../evidence/sign.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
-import { writeClose, type ClosePaths } from '../report/write-close.js';
+import type { ClosePaths } from '../report/write-close.js';
+import { closePeriodOf } from '../app/close.js';
+import { systemClock } from '../app/context.js';
 import type { PeriodClose } from '../report/close.js';
 import { onInterrupt } from './interrupt.js';
 import { reporter } from './reporter.js';
@@ -43,15 +43,15 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     throw error;
   });
   try {
-    const findings = findingsStore(mirror);
-    const { close: result, paths } = await writeClose({
-      mirror,
-      period,
-      merchantId: await findings.pinnedMerchant(),
-      inFlight: await findings.inFlightOf(),
-      outDir: options.out ?? defaultLocations().reports,
-      ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
-    });
+    const { result, paths, outputs, evidence } = await closePeriodOf(
+      { mirror, clock: systemClock },
+      {
+        period,
+        outDir: options.out ?? defaultLocations().reports,
+        ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
+        ...(signingKey ? { signingKey } : {}),
+      },
+    );
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
     for (const r of result.rollForwards) write(`${rollForwardLine(r)}\n`);
     // Nothing to tie out is not a tie-out: say what the data covers, so that nobody signs an empty period.
@@ -64,24 +64,6 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
         `ledger-recon: the period ${period.label} holds no data (no card owed anything or moved in it): ${covers}\n`,
       );
     }
-    const outputs = [paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json];
-    const evidence = await sealClose(
-      mirror,
-      {
-        label: period.label,
-        asOfMs: result.asOfMs,
-        merchantId: result.merchantId,
-        settings: {
-          period: period.label,
-          timeZone: period.timeZone,
-          from: new Date(period.startMs).toISOString(),
-          to: new Date(period.endMs).toISOString(),
-        },
-        figures: { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries },
-      },
-      outputs,
-      signingKey ? { signingKey } : {},
-    );
     write(
       `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence].map((p) => resolve(p)).join('\n')}\n`,
     );

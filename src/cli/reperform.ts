@@ -6,9 +6,7 @@ import { reperformNight, reperformPeriod, whatIfNight } from '../app/verify.js';
 import { CHECKS } from '../checks/index.js';
 import { openForReading } from '../db/mirror.js';
 import { ConfigError, MirrorError } from '../errors.js';
-import { canonicalJson } from '../evidence/canonical.js';
 import { BooksNotMatchable, NotReperformable, type Reperformance, type WhatIfSettings } from '../evidence/reperform.js';
-import { sha256Hex } from '../hash.js';
 import { defaultLocations } from '../locations.js';
 import { formatCents } from '../money.js';
 import { reporter, type Reporting } from './reporter.js';
@@ -28,9 +26,7 @@ export async function reperformClose(label: string, options: ReperformOptions): 
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'sync', 'current');
   try {
-    const { manifest, sync, result } = await reperformPeriod(mirror, label);
-    const figures = { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries };
-    const identical = sha256Hex(canonicalJson(figures)) === manifest.digests['rollForward'];
+    const { manifest, sync, result, figures, identical } = await reperformPeriod(mirror, label);
     record({ identical, close: label, syncRunId: sync, cutOff: manifest.cutOff, closes: result.closes, figures });
     if (identical) {
       say(

@@ -4,3 +4,8 @@ import type { CheckRunRow } from '../findings/store.js';
 export function reportBaseName(run: Pick<CheckRunRow, 'checkRunId' | 'startedAtMs'>): string {
   return `ledger-recon-${new Date(run.startedAtMs).toISOString().slice(0, 10)}-run-${run.checkRunId}`;
 }
+
+/** The sign-off's date (UTC) of a report prepared at `atMs`; the moment it is written when the job names none. */
+export function preparedOn(atMs: number | undefined): string {
+  return new Date(atMs ?? Date.now()).toISOString().slice(0, 10);
+}

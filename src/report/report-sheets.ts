@@ -6,6 +6,7 @@
  */
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
+import { preparedOn } from './names.js';
 import { walkCardSumsOf } from '../ledger/walk.js';
 import { cardsWithKeptRefunds, cardsWithKeptSums, type KeptCardSums } from '../ledger/card-sums.js';
 import { type ReferencedEntry, type RefundGroup, refundableLeftCents, refundGroupsOf } from '../ledger/references.js';
@@ -68,6 +69,8 @@ async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<
 /** Who prepared the workpapers, and the materiality thresholds the auditor set. */
 export interface ReportScope {
   preparer?: string;
+  /** When it was prepared (epoch ms, the job's clock): the sign-off's date beside the preparer. */
+  preparedAtMs?: number;
   materiality?: Materiality;
 }
 
@@ -942,7 +945,7 @@ async function* signOffRows({ line, run, scope, summary }: SummaryContext): Asyn
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
   // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.
-  yield line(['Prepared by', scope.preparer ?? '', '', scope.preparer ? new Date().toISOString().slice(0, 10) : '']);
+  yield line(['Prepared by', scope.preparer ?? '', '', scope.preparer ? preparedOn(scope.preparedAtMs) : '']);
   yield line(['Reviewed by', '', '', '']);
   // What ties this workbook to what it was computed from: its manifest (which holds this file's
   // SHA-256, so it cannot be named inside it) and the population's root the manifest states.

@@ -13,6 +13,7 @@ import { ensureFolder, replaceable } from '../paths.js';
 import { closePeriod, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
+import { preparedOn } from './names.js';
 import { removeStalePartials } from './partials.js';
 import { ReportStore, type ActivityScope } from './store.js';
 import { writeXlsx, type Cell, type SheetSpec } from './xlsx-writer.js';
@@ -30,6 +31,8 @@ export interface WriteCloseOptions {
   outDir: string;
   /** Fills "Prepared by" on the Summary; the reviewer's lines stay blank to sign. */
   preparer?: string;
+  /** When it was prepared (epoch ms, the job's clock): the sign-off's date. */
+  preparedAtMs?: number;
   /** Our merchant, as the newest check run pinned it; every card when null. */
   merchantId?: string | null;
   /** The newest check run's in-flight cards: a period ending now shows the same ones apart. */
@@ -412,7 +415,7 @@ function closeSummary(options: WriteCloseOptions, close: PeriodClose, cards: num
     ],
     [],
     [{ heading: 'Sign-off' }],
-    ['Prepared by', options.preparer ?? '', 'Date', options.preparer ? new Date().toISOString().slice(0, 10) : ''],
+    ['Prepared by', options.preparer ?? '', 'Date', options.preparer ? preparedOn(options.preparedAtMs) : ''],
     ['Reviewed by', '', 'Date', ''],
     [],
     [{ sheet: 'Period roll-forward', text: 'Period roll-forward' }],

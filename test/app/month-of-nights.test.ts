@@ -1,7 +1,8 @@
 /**
- * A month of nights as the cron runs them: the night (src/app/night.ts, in this process) every
- * night at 02:30 UTC for a month of simulated days against one mirror, its clock the test's, the
- * closes and their re-performance by the real CLI, with ordinary
+ * A month of nights as the cron runs them, in this process through the application layer: the
+ * night (src/app/night.ts) every night at 02:30 UTC for a month of simulated days against one
+ * mirror, its clock the test's, the closes (src/app/close.ts) and their re-performance
+ * (src/app/verify.ts), with ordinary
  * activity between the nights, a weekly --full, a month boundary and its close, and balance
  * breaks planted on some days and repaired on later ones. Nothing moves while a night runs: a
  * break must be an error the first night it can be seen, a repaired one resolved the next night,
@@ -11,7 +12,7 @@
  * seen that night; one without is seen on the first night after the day's activity gives its
  * card an entry, or by the next --full, which reads every card.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -19,35 +20,18 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExportedFinding } from '../../src/findings/finding.js';
 import { toCents } from '../../src/money.js';
 import { startSimulator, type GroundTruth, type Simulator } from '../../src/sim/simulator.js';
-import { type CliResult, runCli, simulatorEnv } from '../support/cli.js';
-import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror, sessionsOfServer } from '../support/test-db.js';
+import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { reperformRun } from '../../src/evidence/reperform.js';
-import { withListsAsOf } from '../../src/app/verify.js';
-import { clockAt, nightOf } from '../support/app.js';
+import { reperformPeriod, withListsAsOf } from '../../src/app/verify.js';
+import { clockAt, closeOf, nightOf } from '../support/app.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** The JavaScript stack and open handles of the Node.js report written in `folder`, if one was. */
-function nodeReport(folder: string): string {
-  const [file] = existsSync(folder) ? readdirSync(folder) : [];
-  if (file === undefined) return 'none written';
-  const report = JSON.parse(readFileSync(join(folder, file), 'utf8')) as {
-    javascriptStack?: { message?: string; stack?: string[] };
-    libuv?: Array<{ type: string; is_active: boolean; remoteEndpoint?: unknown; localEndpoint?: unknown }>;
-  };
-  const handles = (report.libuv ?? [])
-    .filter((h) => h.is_active)
-    .map((h) => `${h.type} ${JSON.stringify(h.remoteEndpoint ?? h.localEndpoint ?? '')}`);
-  return JSON.stringify({ stack: report.javascriptStack, handles }, null, 1);
-}
-
 /** The first night: 17 October, so that 1 November (night 16) is a month boundary. */
 const FIRST_NIGHT_MS = Date.parse('2026-10-17T02:30:00.000Z');
 const NIGHTS = 31;
 /** The weekly --full. */
 const FULL_NIGHTS = new Set([8, 15, 22, 29]);
-/** A command takes a second or two: one that has not ended in three minutes hangs, and is stopped to say so. */
-const NIGHT_LIMIT_MS = 180_000;
 
 /** A balance break: planted during the day before night `from`, repaired during the day before night `until`. */
 interface Plant {
@@ -130,37 +114,6 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
   const seenOn = new Map<Plant, number>();
   const seenFrom = (plant: Plant): number => seenOn.get(plant) ?? Infinity;
   try {
-    const env = simulatorEnv(sim);
-    const reports = join(dir, 'node-reports');
-    mkdirSync(reports);
-    const reporting = {
-      ...env,
-      NODE_OPTIONS: `--report-on-signal --report-signal=SIGUSR2 --report-directory=${reports}`,
-    };
-    /** The CLI at `nowMs`, stopped and failing with the month's name if it hangs. */
-    const cli = async (args: string[], nowMs?: number): Promise<CliResult> => {
-      // Shortly before it is stopped, a hung command is asked what it waits for: its Node.js
-      // report (its stack and open handles) and, on PostgreSQL, the server's sessions.
-      let asked: Promise<string> | undefined;
-      let watch: NodeJS.Timeout | undefined;
-      const result = await runCli(args, reporting, {
-        killAfterMs: NIGHT_LIMIT_MS,
-        ...(nowMs === undefined ? {} : { nowMs }),
-        onStart: (pid) => {
-          watch = setTimeout(() => {
-            process.kill(pid, 'SIGUSR2');
-            asked = sessionsOfServer(db).catch((error: unknown) => String(error));
-          }, NIGHT_LIMIT_MS - 15_000);
-        },
-      });
-      clearTimeout(watch);
-      if (result.signal === 'SIGKILL')
-        throw new Error(
-          `${args.join(' ')} ran past ${NIGHT_LIMIT_MS / 1000} s (${month}); its stderr: ${result.stderr}\n` +
-            `the server's sessions:\n${await asked}\nits Node.js report: ${nodeReport(reports)}`,
-        );
-      return result;
-    };
     const db = mirrorAt(dir);
     const out = join(dir, 'reports');
     const nightMs = (night: number): number => FIRST_NIGHT_MS + (night - 1) * DAY;
@@ -271,10 +224,8 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
 
       // ---- the month boundary: October is closed on the morning of 1 November -------------------------
       if (new Date(nightMs(night)).toISOString().slice(0, 10) === '2026-11-01') {
-        const close = await cli(['close', '--period', '2026-10', '--db', db, '--out', out], nightMs(night) + HOUR);
-        expect(close.status, close.stdout + close.stderr).toBe(0);
-        expect(close.stdout).toMatch(/ties out/);
-        expect(close.stdout).not.toMatch(/DOES NOT TIE OUT/);
+        const october = await closeOf(db, out, '2026-10', nightMs(night) + HOUR);
+        expect(october.result.closes, `October: ${JSON.stringify(october.result.rollForwards)}`).toBe(true);
       }
     }
 
@@ -315,8 +266,8 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
       ).toEqual([runId]);
     }
     // ---- November so far ends now and ties out against the service; the months chain -------------------------
-    const november = await cli(['close', '--period', '2026-11', '--db', db, '--out', out], lastNightMs + HOUR);
-    expect(november.status, november.stdout + november.stderr).toBe(0);
+    const november = await closeOf(db, out, '2026-11', lastNightMs + HOUR);
+    expect(november.result.closes, `November: ${JSON.stringify(november.result.rollForwards)}`).toBe(true);
     const closeJson = (period: string) =>
       JSON.parse(readFileSync(join(out, `ledger-recon-close-${period}.json`), 'utf8')) as {
         endsNow: boolean;
@@ -339,9 +290,12 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
     } finally {
       await mirror.close();
     }
-    for (const period of ['2026-10', '2026-11']) {
-      const again = await cli(['verify', '--close', period, '--db', db]);
-      expect(again.status, `${period}: ${again.stderr}`).toBe(0);
+    const reopened = await openMirrorAt(db);
+    try {
+      for (const period of ['2026-10', '2026-11'])
+        expect((await reperformPeriod(reopened, period)).identical, `the close of ${period}`).toBe(true);
+    } finally {
+      await reopened.close();
     }
     const [october, sinceNovember] = [closeJson('2026-10'), closeJson('2026-11')];
     expect(sinceNovember.endsNow).toBe(true);

@@ -7,7 +7,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { keepingSink, type Clock } from '../../src/app/context.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
-import { isServerUrl, shownMirror } from '../../src/db/mirror.js';
+import { closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
+import { isServerUrl, openExistingForWriting, shownMirror } from '../../src/db/mirror.js';
+import { periodOf } from '../../src/report/period.js';
 import type { Simulator } from '../../src/sim/simulator.js';
 import { dpConfig, giftcardConfig } from './simulator.js';
 import { testNow } from './test-clock.js';
@@ -53,4 +55,14 @@ export async function nightOf(
     },
   );
   return { result, notes: sink.notes };
+}
+
+/** Period `label` (`2026-10`, UTC) of the mirror at `db` closed in this process at `nowMs`, its workpapers in `outDir`. */
+export async function closeOf(db: string, outDir: string, label: string, nowMs: number): Promise<ClosedPeriod> {
+  const { mirror, release } = await openExistingForWriting(db, 'close', 'sync');
+  try {
+    return await closePeriodOf({ mirror, clock: clockAt(nowMs) }, { period: periodOf({ period: label }), outDir });
+  } finally {
+    await release();
+  }
 }

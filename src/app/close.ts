@@ -1,0 +1,72 @@
+/**
+ * The period close as a job: the period's roll-forward per currency and program from the mirrored
+ * ledger, tied out, its workpapers written and sealed, every instant from the context's clock.
+ */
+import type { KeyObject } from 'node:crypto';
+import { sealClose } from '../evidence/write.js';
+import { findingsStore } from '../findings/store.js';
+import type { PeriodClose } from '../report/close.js';
+import type { Period } from '../report/period.js';
+import { writeClose, type ClosePaths } from '../report/write-close.js';
+import type { JobContext } from './context.js';
+
+export interface CloseSettings {
+  period: Period;
+  /** Where the workpapers and their manifest go. */
+  outDir: string;
+  /** Fills "Prepared by" on the Summary. */
+  preparer?: string;
+  /** Signs the close's manifest (`--sign-key`). */
+  signingKey?: KeyObject;
+}
+
+export interface ClosedPeriod {
+  result: PeriodClose;
+  paths: ClosePaths;
+  /** The workpapers in the order they are sealed: the workbook, the roll-forward CSV, the cards CSV, the JSON. */
+  outputs: string[];
+  /** The evidence manifest's path. */
+  evidence: string;
+}
+
+/**
+ * Closes `settings.period` over the mirror (the caller holds its lock): for our merchant as the
+ * newest check run pinned it, the cards that run counted in flight shown apart.
+ * @throws what writing the workpapers throws (StorageError naming --out).
+ */
+export async function closePeriodOf(
+  context: Pick<JobContext, 'mirror' | 'clock'>,
+  settings: CloseSettings,
+): Promise<ClosedPeriod> {
+  const { mirror, clock } = context;
+  const { period } = settings;
+  const findings = findingsStore(mirror);
+  const { close: result, paths } = await writeClose({
+    mirror,
+    period,
+    merchantId: await findings.pinnedMerchant(),
+    inFlight: await findings.inFlightOf(),
+    outDir: settings.outDir,
+    preparedAtMs: clock.now(),
+    ...(settings.preparer !== undefined ? { preparer: settings.preparer } : {}),
+  });
+  const outputs = [paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json];
+  const evidence = await sealClose(
+    mirror,
+    {
+      label: period.label,
+      asOfMs: result.asOfMs,
+      merchantId: result.merchantId,
+      settings: {
+        period: period.label,
+        timeZone: period.timeZone,
+        from: new Date(period.startMs).toISOString(),
+        to: new Date(period.endMs).toISOString(),
+      },
+      figures: { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries },
+    },
+    outputs,
+    { nowMs: clock.now(), ...(settings.signingKey ? { signingKey: settings.signingKey } : {}) },
+  );
+  return { result, paths, outputs, evidence };
+}
