@@ -28,6 +28,7 @@ const CHECKS_ON_A_MIRROR = readdirSync('test/checks')
  * its lock file, WAL checkpointer, file permissions, full disk, and its tables read directly.
  */
 const ON_BOTH = [
+  'test/app/jobs.test.ts',
   'test/app/night.test.ts',
   'test/books/books-e2e.test.ts',
   'test/books/hostile.test.ts',

@@ -1,7 +1,8 @@
-import type { BooksFailure, BooksFolder, ImportResult } from '../books/import-books.js';
+import type { BooksFailure, BooksFile, BooksFolder, ImportResult } from '../books/import-books.js';
+import type { JobContext } from './context.js';
 import { importBooksFile } from '../books/import-books.js';
 import type { Mirror } from '../db/mirror.js';
-import { InterruptedError, LedgerReconError } from '../errors.js';
+import { BooksImportError, InterruptedError, LedgerReconError } from '../errors.js';
 import { oneLine } from '../log.js';
 
 /** What the night's JSON record says of the books it imported. */
@@ -94,4 +95,36 @@ export function booksFigures(results: readonly ImportResult[]): BooksFigures {
     rowsWithdrawn: results.reduce((n, r) => n + r.rowsWithdrawn, 0),
     rowsRejected: results.reduce((n, r) => n + r.problems.length, 0),
   };
+}
+
+/**
+ * `ledger-recon books import`'s job: files imported in order into the mirror (the caller holds its
+ * lock), each problem a note of its own; `versions` names what a file is a version of.
+ * @throws BooksImportError when nothing could be imported.
+ */
+export async function importBooks(
+  context: Pick<JobContext, 'mirror' | 'signal' | 'sink'>,
+  files: readonly BooksFile[],
+  versions: { source?: string; replace?: boolean } = {},
+): Promise<ImportResult[]> {
+  const { mirror, signal } = context;
+  const problem = (text: string): void => context.sink.note(text);
+  const results: ImportResult[] = [];
+  for (const file of files) {
+    const result = await importBooksFile(mirror, file.path, {
+      kind: file.kind,
+      map: file.map,
+      ...versions,
+      ...(signal ? { signal } : {}),
+    });
+    for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
+    results.push(result);
+  }
+  if (results.every((r) => r.fileId === null && r.duplicateOf === null)) {
+    const problems = results.reduce((n, r) => n + r.problems.length, 0);
+    throw new BooksImportError(
+      `nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${problems === 1 ? 'the problem on the line above' : `${problems} problems, each on a line above`}`,
+    );
+  }
+  return results;
 }

@@ -4,7 +4,8 @@ import { userInfo } from 'node:os';
 import { parseISO, isValid } from 'date-fns';
 import { openForWriting } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
-import { findingsStore } from '../findings/store.js';
+import { acceptFinding } from '../app/accept.js';
+import { systemClock } from '../app/context.js';
 
 export interface AcceptOptions {
   db?: string;
@@ -27,34 +28,20 @@ export interface AcceptOptions {
  */
 export async function accept(fingerprint: string, options: AcceptOptions): Promise<void> {
   const { say, record } = reporter(options);
-  const nowMs = options.nowMs ?? Date.now();
-  let untilMs: number | null = null;
+  const clock = options.nowMs === undefined ? systemClock : { now: () => options.nowMs ?? 0 };
   if (options.until !== undefined) {
     const date = parseISO(options.until);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(options.until) || !isValid(date))
       throw new MirrorError(`--until ${options.until} is not a date (YYYY-MM-DD)`);
-    untilMs = Date.parse(`${options.until}T00:00:00Z`) + 86_400_000;
-    if (untilMs <= nowMs) throw new MirrorError(`--until ${options.until} has already passed`);
   }
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openForWriting(dbPath, 'accept');
   try {
-    const store = findingsStore(mirror);
-    const finding = await store.history.latestFinding(fingerprint);
-    if (!finding)
-      throw new MirrorError(
-        `no finding has the fingerprint ${fingerprint}: copy it from the findings JSON or the report`,
-      );
     const by = options.by ?? operatingSystemUser();
-    await store.acceptances.record({
-      fingerprint,
-      note: options.note,
-      by,
-      acceptedAtMs: nowMs,
-      until: options.until ?? null,
-      untilMs,
-      finding,
-    });
+    const finding = await acceptFinding(
+      { mirror, clock },
+      { fingerprint, note: options.note, by, ...(options.until !== undefined ? { until: options.until } : {}) },
+    );
     record({ accepted: true, code: finding.code, fingerprint, by, until: options.until ?? null, note: options.note });
     say(
       `accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`,

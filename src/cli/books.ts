@@ -2,11 +2,12 @@ import { defaultLocations } from '../locations.js';
 import { oneLine } from '../log.js';
 import { existsSync, statSync } from 'node:fs';
 import { BOOKS_KINDS, readMap, type BooksKind } from '../books/books-map.js';
-import { importBooksFile, kindOfName, mapBeside, type BooksFile, type ImportResult } from '../books/import-books.js';
-import { openForWriting, type Mirror } from '../db/mirror.js';
-import { BooksImportError, ConfigError } from '../errors.js';
+import { kindOfName, mapBeside, type BooksFile, type ImportResult } from '../books/import-books.js';
+import { openForWriting } from '../db/mirror.js';
+import { ConfigError } from '../errors.js';
 import { onInterrupt } from './interrupt.js';
-import { describeImport } from '../app/books.js';
+import { describeImport, importBooks } from '../app/books.js';
+import { silentProgress } from '../app/context.js';
 
 export interface BooksImportOptions {
   kind?: BooksKind;
@@ -53,13 +54,9 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
       ...(options.source !== undefined ? { source: options.source } : {}),
       ...(options.replace ? { replace: true } : {}),
     };
-    const results = await importBooks(
-      mirror,
-      files,
-      options.stderr ?? ((text) => process.stderr.write(text)),
-      interruption.signal,
-      versions,
-    );
+    const note = options.stderr ?? ((text: string) => process.stderr.write(text));
+    const context = { mirror, signal: interruption.signal, sink: { progress: silentProgress, note } };
+    const results = await importBooks(context, files, versions);
     if (options.json) write(`${JSON.stringify(results)}\n`);
     else if (!options.quiet) write(results.map((r) => `${describeImport(r)}\n`).join(''));
     return results;
@@ -67,34 +64,6 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
     await release();
     interruption.dispose();
   }
-}
-
-/** Imports files in order, each problem a line of its own. @throws BooksImportError when nothing could be imported. */
-export async function importBooks(
-  mirror: Mirror,
-  files: readonly BooksFile[],
-  problem: (text: string) => void,
-  signal?: AbortSignal,
-  versions: { source?: string; replace?: boolean } = {},
-): Promise<ImportResult[]> {
-  const results: ImportResult[] = [];
-  for (const file of files) {
-    const result = await importBooksFile(mirror, file.path, {
-      kind: file.kind,
-      map: file.map,
-      ...versions,
-      ...(signal ? { signal } : {}),
-    });
-    for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
-    results.push(result);
-  }
-  if (results.every((r) => r.fileId === null && r.duplicateOf === null)) {
-    const problems = results.reduce((n, r) => n + r.problems.length, 0);
-    throw new BooksImportError(
-      `nothing could be imported from ${files.map((f) => f.path).join(', ')}: ${problems === 1 ? 'the problem on the line above' : `${problems} problems, each on a line above`}`,
-    );
-  }
-  return results;
 }
 
 /** The kind (flag, or the file's name) and map (flag, or `<kind>.map.json` beside the file) of a file. */

@@ -1,6 +1,7 @@
 import { defaultLocations } from '../locations.js';
 import { exportFinding } from '../findings/finding.js';
-import { reconcile } from '../findings/reconcile.js';
+import { checkMirror } from '../app/check.js';
+import { systemClock } from '../app/context.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { mirrorExists, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
@@ -48,13 +49,15 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
     throw new MirrorError(`there is no mirror at ${shownDb(dbPath)}: run \`ledger-recon sync\` first`);
   const { mirror, release } = await openForWriting(dbPath, 'check');
   try {
-    const { summary, findings } = await reconcile({
-      mirror,
-      ...(options.failOn ? { failOn: options.failOn } : {}),
-      ...(options.merchantId ? { merchantId: options.merchantId } : {}),
-      options: pickCheckOptions(options),
-      ...(options.dryRun ? { dryRun: true } : {}),
-    });
+    const { summary, findings } = await checkMirror(
+      { mirror, clock: systemClock },
+      {
+        checkOptions: pickCheckOptions(options),
+        ...(options.failOn ? { failOn: options.failOn } : {}),
+        ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+        ...(options.dryRun ? { dryRun: true } : {}),
+      },
+    );
     if (findingsTarget) {
       // A dry run's findings belong to no run.
       const exported = findings.map(exportFinding).map((f) => (options.dryRun ? { ...f, runId: null } : f));

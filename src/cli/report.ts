@@ -2,11 +2,11 @@ import { resolve } from 'node:path';
 import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
 import { openExistingForWriting } from '../db/mirror.js';
-import { sealRun } from '../evidence/write.js';
 import { readKey } from '../evidence/sign.js';
 import type { ReportScope } from '../report/report-sheets.js';
-import { writeReport, type ReportPaths } from '../report/write-report.js';
-import { withHeapPaced } from '../app/heap.js';
+import type { ReportPaths } from '../report/write-report.js';
+import { systemClock } from '../app/context.js';
+import { reportRun } from '../app/report.js';
 
 export interface ReportCommandOptions {
   db?: string;
@@ -33,15 +33,15 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {
-    const paths = await withHeapPaced(() =>
-      writeReport({
-        mirror,
+    const { evidence, ...paths } = await reportRun(
+      { mirror, clock: systemClock },
+      {
         outDir: options.out ?? defaultLocations().reports,
         ...(options.run !== undefined ? { checkRunId: options.run } : {}),
         scope: scopeOf(options),
-      }),
+        ...(signingKey ? { signingKey } : {}),
+      },
     );
-    const evidence = await sealRun(mirror, paths.checkRunId, paths, signingKey ? { signingKey } : {});
     say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n`);
     record({
       runId: paths.checkRunId,

@@ -1,0 +1,28 @@
+/** The check alone as a job: the catalogue over the mirror's newest sync, its standing recorded (or, dry, nothing). */
+import type { CheckOptions } from '../checks/check.js';
+import { reconcile, type ReconcileResult } from '../findings/reconcile.js';
+import type { FailOn } from '../findings/verdict.js';
+import type { JobContext } from './context.js';
+
+export interface CheckSettings {
+  checkOptions?: Partial<CheckOptions>;
+  failOn?: FailOn;
+  merchantId?: string;
+  /** Judge the newest sync and record nothing: no run in history, no standing changed (`--dry-run`). */
+  dryRun?: boolean;
+}
+
+/**
+ * `ledger-recon check`'s job: the catalogue over the newest sync at the context's clock (the
+ * findings' ages, the acceptances' expiry); the caller holds the mirror's lock.
+ */
+export function checkMirror(context: Pick<JobContext, 'mirror' | 'clock'>, settings: CheckSettings = {}) {
+  return reconcile({
+    mirror: context.mirror,
+    nowMs: context.clock.now(),
+    options: settings.checkOptions ?? {},
+    ...(settings.failOn ? { failOn: settings.failOn } : {}),
+    ...(settings.merchantId ? { merchantId: settings.merchantId } : {}),
+    ...(settings.dryRun ? { dryRun: true } : {}),
+  }) satisfies Promise<ReconcileResult>;
+}

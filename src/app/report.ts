@@ -1,0 +1,42 @@
+/** A check run's report as a job: its workbook, CSV and JSON written and sealed. */
+import type { KeyObject } from 'node:crypto';
+import { sealRun } from '../evidence/write.js';
+import type { ReportScope } from '../report/report-sheets.js';
+import { writeReport, type ReportPaths } from '../report/write-report.js';
+import type { JobContext } from './context.js';
+import { withHeapPaced } from './heap.js';
+
+export interface ReportSettings {
+  outDir: string;
+  /** The check run (default the newest completed one). */
+  checkRunId?: number;
+  /** Who prepared it and the materiality thresholds. */
+  scope?: ReportScope;
+  /** Signs the manifest (`--sign-key`). */
+  signingKey?: KeyObject;
+}
+
+/**
+ * Writes a check run's outputs from the mirror and seals them into its chain, at the context's
+ * clock (the sign-off's date, the seal). The caller holds the mirror's lock.
+ * @throws MirrorError when the mirror holds no such completed run.
+ */
+export async function reportRun(
+  context: Pick<JobContext, 'mirror' | 'clock'>,
+  settings: ReportSettings,
+): Promise<ReportPaths & { checkRunId: number; evidence: string }> {
+  const { mirror, clock } = context;
+  const paths = await withHeapPaced(() =>
+    writeReport({
+      mirror,
+      outDir: settings.outDir,
+      ...(settings.checkRunId !== undefined ? { checkRunId: settings.checkRunId } : {}),
+      scope: { ...settings.scope, preparedAtMs: clock.now() },
+    }),
+  );
+  const evidence = await sealRun(mirror, paths.checkRunId, paths, {
+    nowMs: clock.now(),
+    ...(settings.signingKey ? { signingKey: settings.signingKey } : {}),
+  });
+  return { ...paths, evidence };
+}
