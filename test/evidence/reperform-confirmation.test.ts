@@ -17,6 +17,7 @@ import { runSync } from '../../src/sync/run-sync.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { startServices, type TestServices } from '../support/simulator.js';
 import { changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { nightOf } from '../support/app.js';
 
 let dir: string;
 let db: string;
@@ -38,11 +39,11 @@ const verify = async (run: number) => {
   return { ...result, verified: JSON.parse(result.stdout) as Verified };
 };
 
-/** The nightly job through the CLI; its run's ID. */
+/** The nightly job in this process (src/app/night.ts); its run's ID. */
 const night = async (): Promise<number> => {
-  const result = await runCli(['run', '--db', db, '--out', join(dir, 'reports'), '--json'], simulatorEnv(services.sim));
-  expect([0, 1], result.stderr).toContain(result.status);
-  return (JSON.parse(result.stdout) as { runId: number }).runId;
+  const { result } = await nightOf(services.sim, db, join(dir, 'reports'));
+  if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+  return result.record.runId;
 };
 
 beforeAll(async () => {

@@ -773,9 +773,9 @@ describe('verify --run, the acceptances as they stood', () => {
   });
 
   const night = async (): Promise<number> => {
-    const result = await runCli(['run', '--db', ownDb, '--out', join(own, 'reports'), '--json'], simulatorEnv(ownSim));
-    expect([0, 1], result.stderr).toContain(result.status);
-    return (JSON.parse(result.stdout) as { runId: number }).runId;
+    const { result } = await nightOf(ownSim, ownDb, join(own, 'reports'));
+    if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+    return result.record.runId;
   };
   const accept = async (fingerprint: string, note: string) => {
     const result = await runCli(

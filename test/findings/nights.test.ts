@@ -16,6 +16,7 @@ import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { mirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { testNow } from '../support/test-clock.js';
+import { nightOf } from '../support/app.js';
 
 interface Night {
   summary: RunSummary;
@@ -43,11 +44,13 @@ const touched = {
   deletedCard: '',
 };
 
+/** A night in this process (src/app/night.ts); `extra` as `run` takes it (`--full`). */
 async function night(...extra: string[]): Promise<Night> {
   const out = join(dir, 'reports');
-  const result = await runCli(['run', '--db', db, '--out', out, '--json', ...extra], simulatorEnv(sim));
-  if (result.status !== 1) throw new Error(`night ${nights.length + 1} exited ${result.status}: ${result.stderr}`);
-  const summary = JSON.parse(result.stdout) as RunSummary;
+  const { result } = await nightOf(sim, db, out, extra.includes('--full') ? { full: true } : {});
+  if (!result.ok || result.record.exitCode !== 1)
+    throw new Error(`night ${nights.length + 1}: ${JSON.stringify(result.record)}`);
+  const summary = result.record;
   const findings = JSON.parse(readFileSync(summary.report.json, 'utf8')) as ExportedFinding[];
   const csvRows = readFileSync(summary.report.csv, 'utf8').trimEnd().split('\r\n').length - 1;
   const done = { summary, findings, csvRows };
