@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
+import { testDate } from '../support/test-clock.js';
 
 let dir: string;
 let sim: Simulator;
@@ -87,8 +88,10 @@ describe('--json on every command that reports', () => {
     const report = await json(['report', '--db', db, '--out', out]);
     expect(report['workbook']).toMatch(/\.xlsx$/);
     expect(report['evidence']).toMatch(/-evidence\.json$/);
-    const close = await json(['close', '--db', db, '--out', out, '--period', '2026-11']);
-    expect(close).toMatchObject({ period: '2026-11' });
+    // This month of the test clock: the world's cards are open in it, whatever day the run is on.
+    const month = testDate().toISOString().slice(0, 7);
+    const close = await json(['close', '--db', db, '--out', out, '--period', month]);
+    expect(close).toMatchObject({ period: month });
     expect((close['rollForwards'] as unknown[]).length).toBeGreaterThan(0);
     expect(close['files']).toHaveLength(5);
     expect(await json(['verify', '--dir', out])).toMatchObject({ ok: true, problems: [] });
