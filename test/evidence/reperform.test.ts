@@ -68,7 +68,9 @@ beforeAll(async () => {
   // Four nights (in this process, src/app/night.ts): legal activity between them (balances move,
   // cards and entries are added), the third a weekly --full pass. Each is sealed as it runs.
   for (const night of [1, 2, 3, 4]) {
-    if (night > 1) sim.applyActivity(40);
+    // Activity before every night, the first too: each night's month holds debits it read, even one
+    // that began minutes before it (a run at 23:59 on the last day of a month crosses into the next).
+    sim.applyActivity(40);
     const { result } = await nightOf(sim, db, join(dir, 'reports'), night === 3 ? { full: true } : {});
     if (!result.ok) throw new Error(`night ${night}: ${result.record.error.message}`);
     const night_ = result.record;
@@ -117,7 +119,7 @@ describe('verify --run', () => {
       // One of the night's month where it has one: an earlier month's debit moves neither the month to date nor its close.
       "SELECT transaction_id, amount_cents FROM gift_card_transactions WHERE first_sync_run_id <= ? AND type = 'DEBIT' AND amount_cents IS NOT NULL ORDER BY CASE WHEN created_at_ms >= ? THEN 0 ELSE 1 END, transaction_id LIMIT 1",
       verified.syncRunId,
-      monthStartMs(),
+      Date.parse(`${verified.cutOff.slice(0, 7)}-01T00:00:00Z`),
     );
     if (!entry) throw new Error('the first night read a debit');
     await changeMirror(
