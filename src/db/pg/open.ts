@@ -403,6 +403,9 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
     close: async () => {
       if (closed) return;
       closed = true;
+      // The schema's lock is let go before the session ends, not when the server gets round to
+      // ending it: the next opening, in this process or another, finds the mirror free at once.
+      await session.query('SELECT pg_catalog.pg_advisory_unlock_all()').catch(() => undefined);
       session.release();
       await pool.end();
     },
