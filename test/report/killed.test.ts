@@ -77,7 +77,7 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
       return JSON.parse(listed.stdout) as HistoryLine[];
     };
     const killedInReport = (line: HistoryLine): boolean => line.error?.message.includes('report --run') === true;
-    for (let round = 0; round < 30 && (kills < 5 || reportsKilled === 0); round += 1) {
+    for (let round = 0; round < 60 && (kills < 5 || reportsKilled === 0); round += 1) {
       // Every other kill near the night's end, where its report is being written: stepping back from
       // the end 30 ms a time, so a report that takes a few tens of milliseconds is still met.
       const at = performance.now();
@@ -134,5 +134,5 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
       findings.length,
     );
     expect(await numberOfMirror(db, "SELECT COUNT(*) FROM sync_runs WHERE status = 'running'")).toBe(0);
-  }, 180_000);
+  }, 360_000);
 });
