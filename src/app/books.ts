@@ -1,7 +1,6 @@
 import type { BooksFailure, BooksFile, BooksFolder, ImportResult } from '../books/import-books.js';
 import type { JobContext } from './context.js';
 import { importBooksFile } from '../books/import-books.js';
-import type { Mirror } from '../db/mirror.js';
 import { BooksImportError, InterruptedError, LedgerReconError } from '../errors.js';
 import { oneLine } from '../log.js';
 
@@ -24,21 +23,15 @@ export interface BooksFigures {
  * the night is INCOMPLETE because its matching is.
  */
 export async function importBooksForNight(
-  mirror: Mirror,
+  context: Pick<JobContext, 'mirror' | 'clock' | 'signal' | 'sink'>,
   folder: BooksFolder,
-  problem: (text: string) => void,
-  signal?: AbortSignal,
 ): Promise<BooksFigures> {
+  const problem = (text: string): void => context.sink.note(text);
   const results: ImportResult[] = [];
   const failed: BooksFailure[] = [...folder.failed];
   for (const file of folder.files) {
     try {
-      const result = await importBooksFile(mirror, file.path, {
-        kind: file.kind,
-        map: file.map,
-        ...(signal ? { signal } : {}),
-      });
-      for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
+      const result = await importFile(context, file);
       // The same export under another name is said once and counted once: its rows are in already.
       if (result.duplicateOf !== null) problem(`${describeImport(result)}\n`);
       else if (result.fileId === null)
@@ -103,23 +96,12 @@ export function booksFigures(results: readonly ImportResult[]): BooksFigures {
  * @throws BooksImportError when nothing could be imported.
  */
 export async function importBooks(
-  context: Pick<JobContext, 'mirror' | 'signal' | 'sink'>,
+  context: Pick<JobContext, 'mirror' | 'clock' | 'signal' | 'sink'>,
   files: readonly BooksFile[],
   versions: { source?: string; replace?: boolean } = {},
 ): Promise<ImportResult[]> {
-  const { mirror, signal } = context;
-  const problem = (text: string): void => context.sink.note(text);
   const results: ImportResult[] = [];
-  for (const file of files) {
-    const result = await importBooksFile(mirror, file.path, {
-      kind: file.kind,
-      map: file.map,
-      ...versions,
-      ...(signal ? { signal } : {}),
-    });
-    for (const p of result.problems) problem(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
-    results.push(result);
-  }
+  for (const file of files) results.push(await importFile(context, file, versions));
   if (results.every((r) => r.fileId === null && r.duplicateOf === null)) {
     const problems = results.reduce((n, r) => n + r.problems.length, 0);
     throw new BooksImportError(
@@ -127,4 +109,21 @@ export async function importBooks(
     );
   }
   return results;
+}
+
+/** One file imported at the context's clock, each of its problems a note of its own. */
+async function importFile(
+  context: Pick<JobContext, 'mirror' | 'clock' | 'signal' | 'sink'>,
+  file: BooksFile,
+  versions: { source?: string; replace?: boolean } = {},
+): Promise<ImportResult> {
+  const result = await importBooksFile(context.mirror, file.path, {
+    kind: file.kind,
+    map: file.map,
+    nowMs: context.clock.now(),
+    signal: context.signal,
+    ...versions,
+  });
+  for (const p of result.problems) context.sink.note(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
+  return result;
 }

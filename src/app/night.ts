@@ -9,7 +9,6 @@ import { resolve } from 'node:path';
 import type { BooksFolder } from '../books/import-books.js';
 import type { CheckOptions } from '../checks/check.js';
 import { InterruptedError, LedgerReconError } from '../errors.js';
-import { sealRun } from '../evidence/write.js';
 import { reconcile } from '../findings/reconcile.js';
 import { findingsStore, type RunError } from '../findings/store.js';
 import type { CheckRunSummary } from '../findings/summary.js';
@@ -17,7 +16,7 @@ import type { FailOn } from '../findings/verdict.js';
 import { redact } from '../log.js';
 import { storageFailure } from '../paths.js';
 import type { ReportScope } from '../report/report-sheets.js';
-import { writeReport, type ReportPaths } from '../report/write-report.js';
+import type { ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import type { SyncSummary } from '../sync/run-sync.js';
 import { importBooksForNight, type BooksFigures } from './books.js';
@@ -25,7 +24,7 @@ import type { Config } from '../config.js';
 import { openForWriting } from '../db/mirror.js';
 import { createClients } from './clients.js';
 import type { Clock, JobContext, ServiceJobContext } from './context.js';
-import { withHeapPaced } from './heap.js';
+import { reportRun } from './report.js';
 import { syncMirror, type SyncSettings } from './sync.js';
 
 /** What the night is told besides its context: the flags of `run`, resolved. */
@@ -174,18 +173,23 @@ export async function nightAt(
 
 /** The record of a night that could not finish, also one that failed before it had a mirror (its settings, its lock). */
 export function failedNight(
-  night_: { runId: number | null; mirror: string; error: unknown; started: number; clock: Clock },
+  {
+    runId,
+    mirror,
+    error,
+    started,
+    clock,
+  }: { runId: number | null; mirror: string; error: unknown; started: number; clock: Clock },
   { secrets = [] }: { secrets?: readonly string[] } = {},
 ): FailedRunSummary {
-  const { error } = night_;
   return {
-    runId: night_.runId,
-    mirror: night_.mirror,
+    runId,
+    mirror,
     verdict: error instanceof InterruptedError ? 'INTERRUPTED' : 'FAILED',
     exitCode: error instanceof InterruptedError ? error.exitCode : 2,
-    error: runErrorOf(night_.error, secrets),
-    startedAt: new Date(night_.started).toISOString(),
-    durationMs: night_.clock.now() - night_.started,
+    error: runErrorOf(error, secrets),
+    startedAt: new Date(started).toISOString(),
+    durationMs: clock.now() - started,
   };
 }
 
@@ -209,7 +213,7 @@ async function nightly(
     let books: BooksFigures | undefined;
     if (settings.books) {
       progress.step('books');
-      books = await importBooksForNight(mirror, settings.books, (line) => sink.note(line), signal);
+      books = await importBooksForNight(context, settings.books);
       stageEnds('books');
     }
     signal.throwIfAborted();
@@ -236,17 +240,11 @@ async function nightly(
     stageEnds('check');
     signal.throwIfAborted();
     progress.step('report');
-    const written = await withHeapPaced(() =>
-      writeReport({
-        mirror,
-        outDir: settings.outDir,
-        checkRunId: summary.checkRunId,
-        scope: { ...settings.scope, preparedAtMs: clock.now() },
-      }),
-    );
-    await findingsStore(mirror).markReportWritten(summary.checkRunId);
-    const evidence = await sealRun(mirror, summary.checkRunId, written, {
-      nowMs: clock.now(),
+    const written = await reportRun(context, {
+      outDir: settings.outDir,
+      checkRunId: summary.checkRunId,
+      pending: true,
+      ...(settings.scope ? { scope: settings.scope } : {}),
       ...(settings.signingKey ? { signingKey: settings.signingKey } : {}),
     });
     stageEnds('report');
@@ -254,7 +252,7 @@ async function nightly(
       workbook: resolve(written.workbook),
       csv: resolve(written.csv),
       json: resolve(written.json),
-      evidence: resolve(evidence),
+      evidence: resolve(written.evidence),
     };
     const moved = [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length;
     const record = nightRecord(settings, { summary, moved, reread, sync, stagesMs, books, report });

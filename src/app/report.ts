@@ -1,6 +1,7 @@
 /** A check run's report as a job: its workbook, CSV and JSON written and sealed. */
 import type { KeyObject } from 'node:crypto';
 import { sealRun } from '../evidence/write.js';
+import { findingsStore } from '../findings/store.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import type { JobContext } from './context.js';
@@ -14,6 +15,8 @@ export interface ReportSettings {
   scope?: ReportScope;
   /** Signs the manifest (`--sign-key`). */
   signingKey?: KeyObject;
+  /** The night's own report: its run, pending until now, is marked written before the seal reads it. */
+  pending?: boolean;
 }
 
 /**
@@ -34,6 +37,7 @@ export async function reportRun(
       scope: { ...settings.scope, preparedAtMs: clock.now() },
     }),
   );
+  if (settings.pending) await findingsStore(mirror).markReportWritten(paths.checkRunId);
   const evidence = await sealRun(mirror, paths.checkRunId, paths, {
     nowMs: clock.now(),
     ...(settings.signingKey ? { signingKey: settings.signingKey } : {}),

@@ -83,9 +83,7 @@ export async function reperformPeriod(mirror: Mirror, label: string): Promise<Pe
     throw new MirrorError(
       `no completed sync of this mirror ends at the close's cut-off (${manifest.cutOff}): its history was changed`,
     );
-  await refuseRebound(mirror, `the close of ${label}`, sync).catch((error: unknown) => {
-    throw error instanceof NotReperformable ? new MirrorError(error.message) : error;
-  });
+  await refuseRebound(mirror, `the close of ${label}`, sync).catch(asMirrorError);
   const settings = manifest.settings as { period?: string; timeZone?: string };
   const [from, to] = label.split(' to ');
   const period = periodOf(

@@ -13,7 +13,6 @@ export interface AcceptOptions {
   /** Who accepts; default the operating-system user. */
   by?: string;
   until?: string;
-  nowMs?: number;
   json?: boolean;
   quiet?: boolean;
   write?: (text: string) => void;
@@ -28,7 +27,6 @@ export interface AcceptOptions {
  */
 export async function accept(fingerprint: string, options: AcceptOptions): Promise<void> {
   const { say, record } = reporter(options);
-  const clock = options.nowMs === undefined ? systemClock : { now: () => options.nowMs ?? 0 };
   if (options.until !== undefined) {
     const date = parseISO(options.until);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(options.until) || !isValid(date))
@@ -39,7 +37,7 @@ export async function accept(fingerprint: string, options: AcceptOptions): Promi
   try {
     const by = options.by ?? operatingSystemUser();
     const finding = await acceptFinding(
-      { mirror, clock },
+      { mirror, clock: systemClock },
       { fingerprint, note: options.note, by, ...(options.until !== undefined ? { until: options.until } : {}) },
     );
     record({ accepted: true, code: finding.code, fingerprint, by, until: options.until ?? null, note: options.note });

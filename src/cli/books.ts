@@ -7,7 +7,7 @@ import { openForWriting } from '../db/mirror.js';
 import { ConfigError } from '../errors.js';
 import { onInterrupt } from './interrupt.js';
 import { describeImport, importBooks } from '../app/books.js';
-import { silentProgress } from '../app/context.js';
+import { silentProgress, systemClock } from '../app/context.js';
 
 export interface BooksImportOptions {
   kind?: BooksKind;
@@ -55,7 +55,12 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
       ...(options.replace ? { replace: true } : {}),
     };
     const note = options.stderr ?? ((text: string) => process.stderr.write(text));
-    const context = { mirror, signal: interruption.signal, sink: { progress: silentProgress, note } };
+    const context = {
+      mirror,
+      clock: systemClock,
+      signal: interruption.signal,
+      sink: { progress: silentProgress, note },
+    };
     const results = await importBooks(context, files, versions);
     if (options.json) write(`${JSON.stringify(results)}\n`);
     else if (!options.quiet) write(results.map((r) => `${describeImport(r)}\n`).join(''));

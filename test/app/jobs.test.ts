@@ -127,7 +127,7 @@ describe(`the jobs, in-process (${BACKEND_NAME})`, () => {
     expect(files.length).toBeGreaterThan(0);
     const sink = keepingSink();
     const results = await onMirror((mirror) =>
-      importBooks({ mirror, signal: new AbortController().signal, sink }, files),
+      importBooks({ mirror, clock: testClock, signal: new AbortController().signal, sink }, files),
     );
     expect(results).toHaveLength(files.length);
     for (const result of results) expect(result.fileId, result.file).not.toBeNull();
