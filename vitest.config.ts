@@ -30,6 +30,7 @@ const CHECKS_ON_A_MIRROR = readdirSync('test/checks')
 const ON_BOTH = [
   'test/app/jobs.test.ts',
   'test/app/night.test.ts',
+  'test/app/planted-links.test.ts',
   'test/books/books-e2e.test.ts',
   'test/books/hostile.test.ts',
   'test/books/import.test.ts',

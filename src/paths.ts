@@ -14,6 +14,7 @@ import {
   readSync,
   renameSync,
   realpathSync,
+  rmSync,
   statfsSync,
   statSync,
   type Stats,
@@ -76,26 +77,50 @@ export type OutputTarget = { kind: 'stdout' } | { kind: 'file'; path: string };
 
 /**
  * Where an output named by `flag` goes, never clobbering what the user did not name as an output:
- * `-` is standard output; a path that does not exist, or a regular file, is the file; a symlink
- * to a regular file is written through (the link stays a link, its target is replaced); a
- * device, a FIFO, a socket, a folder, a dangling symlink or one to any of those is refused (as
- * root, `--out /dev/stdout` written by rename replaced the device's link with a file).
+ * `-` is standard output; a path that does not exist, or a regular file, is the file. A symlink
+ * is written through (the link stays a link, its target is replaced) only when this user made
+ * it and it points to a regular file of this user's in the link's own folder (`latest.xlsx` →
+ * `ledger-recon-2026-11-18-run-7.xlsx`): a link someone else planted where the night writes (a
+ * shared textfile collector's folder, a generated name in `--out`) never makes the night replace
+ * a file elsewhere, such as the mirror. A device, a FIFO, a socket, a folder, a dangling
+ * symlink or one to any of those is refused (as root, `--out /dev/stdout` written by rename
+ * replaced the device's link with a file).
  * @throws FileSystemError naming `flag`, the path, what it is, and the fix.
  */
 export function outputTarget(flag: string, path: string): OutputTarget {
   if (path === '-') return { kind: 'stdout' };
-  const refuse = (what: string): never => {
-    throw new FileSystemError(
-      `${flag} ${path}: ${what}, not a file an output may replace: give ${flag} a file's path, or - for standard output`,
-    );
+  const refuse = (what: string, fix = `give ${flag} a file's path, or - for standard output`): never => {
+    throw new FileSystemError(`${flag} ${path}: ${what}, not a file an output may replace: ${fix}`);
   };
   const link = lstatSync(path, { throwIfNoEntry: false });
   if (link === undefined) return { kind: 'file', path };
   if (!link.isSymbolicLink()) return link.isFile() ? { kind: 'file', path } : refuse(kindOf(link));
   const target = statSync(path, { throwIfNoEntry: false });
   if (target === undefined) return refuse('a symlink to nothing');
-  return target.isFile() ? { kind: 'file', path: realpathSync(path) } : refuse(`a symlink to ${kindOf(target)}`);
+  if (!target.isFile()) return refuse(`a symlink to ${kindOf(target)}`);
+  const real = realpathSync(path);
+  const uid = process.getuid?.();
+  const removeIt = `remove the link (rm ${path}) or give ${flag} another path`;
+  if (dirname(real) !== realpathSync(dirname(resolve(path))))
+    return refuse(`a symlink to ${real}, outside its own folder`, removeIt);
+  if (uid !== undefined && (link.uid !== uid || target.uid !== uid))
+    return refuse(`a symlink ${link.uid !== uid ? 'another user made' : `to ${real}, another user's file`}`, removeIt);
+  return { kind: 'file', path: real };
 }
+
+/**
+ * A new temporary file of this process beside `path` (`….<pid>.partial`), to be opened with
+ * {@link EXCLUSIVE}: whatever stood at that name (a file a process of the same pid left, a link
+ * planted there) is removed first, and the exclusive open never follows a link planted after.
+ */
+export function temporaryBeside(path: string, suffix = 'partial'): string {
+  const temporary = `${path}.${process.pid}.${suffix}`;
+  rmSync(temporary, { force: true });
+  return temporary;
+}
+
+/** The flag that creates a file only where nothing stands, never through a link (O_CREAT | O_EXCL). */
+export const EXCLUSIVE = 'wx';
 
 /**
  * A file of an output folder (`--out`) that a finished output may be renamed onto: absent or a
@@ -252,9 +277,13 @@ export function storageFailure(
 
 /** Writes under a temporary name, then renames: readers never see half a file. */
 export function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
+  const temporary = temporaryBeside(path, 'tmp');
+  try {
+    writeFileSync(temporary, text, { flag: EXCLUSIVE });
+    renameSync(temporary, path);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { defaultLocations, type Locations } from '../locations.js';
 import { LedgerReconError } from '../errors.js';
 import { accessSync, constants, existsSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { EXCLUSIVE } from '../paths.js';
 import { dirname, join, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
@@ -243,7 +244,7 @@ function outFolder(out: string): Line {
     accessSync(folder, constants.W_OK);
     // Permission bits are not the whole story (/proc, a read-only mount, a full disk): make a file and remove it.
     const probe = join(folder, `.ledger-recon-doctor-${process.pid}`);
-    writeFileSync(probe, '');
+    writeFileSync(probe, '', { flag: EXCLUSIVE });
     rmSync(probe, { force: true });
     return {
       ok: true,

@@ -1,6 +1,6 @@
 import { defaultLocations } from '../locations.js';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
-import { outputTarget } from '../paths.js';
+import { EXCLUSIVE, outputTarget, temporaryBeside } from '../paths.js';
 import { openForReading } from '../db/mirror.js';
 import { ConfigError, MirrorError } from '../errors.js';
 import { resolve } from 'node:path';
@@ -44,9 +44,9 @@ export async function exportCommand(format: string, options: ExportOptions): Pro
       await exportHledger(mirror, process.stdout, scope);
       return;
     }
-    const temporary = `${target.path}.${process.pid}.partial`;
+    const temporary = temporaryBeside(target.path);
     try {
-      const { cards, entries } = await exportHledger(mirror, createWriteStream(temporary), scope);
+      const { cards, entries } = await exportHledger(mirror, createWriteStream(temporary, { flags: EXCLUSIVE }), scope);
       renameSync(temporary, target.path);
       say(
         `wrote ${options.out}: ${cards} cards, ${entries} ledger entries; check it with: hledger -f ${options.out} check\n`,

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { outputTarget, writeAtomically } from '../paths.js';
 import { FAULT_KINDS, type FaultKind } from '../sim/faults.js';
 import { SIZE_PRESETS, type SizePreset, type WorldSize } from '../sim/generator.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/simulator.js';
@@ -83,7 +83,16 @@ export async function simulate(options: SimulateOptions): Promise<void> {
       );
     },
   );
-  if (options.manifest) await writeFile(options.manifest, `${JSON.stringify(sim.manifest, null, 2)}\n`);
+  if (options.manifest) {
+    const target = outputTarget('--manifest', options.manifest);
+    const text = `${JSON.stringify(sim.manifest, null, 2)}\n`;
+    if (target.kind === 'stdout')
+      throw new ConfigError(
+        '--manifest',
+        "--manifest -: standard output carries the simulator's lines: give --manifest a file",
+      );
+    writeAtomically(target.path, text);
+  }
   if (options.books) sim.writeBooks(options.books);
   // --quiet: the six export lines alone, for `ledger-recon simulate --quiet > sim.env` and a script.
   const described = describe(sim, options);

@@ -5,7 +5,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Mirror } from '../db/mirror.js';
 import { findingsStore } from '../findings/store.js';
-import { replaceable } from '../paths.js';
+import { EXCLUSIVE, replaceable, temporaryBeside } from '../paths.js';
 import { canonicalJson } from './canonical.js';
 import { closeManifest, runManifest, seal, type SealedManifest } from './manifest.js';
 import { signManifest } from './sign.js';
@@ -29,9 +29,9 @@ export function envelopePath(manifest: string): string {
 
 /** Writes `text` to `path` whole or not at all. */
 function writeWhole(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.partial`;
+  const temporary = temporaryBeside(path);
   try {
-    writeFileSync(temporary, text);
+    writeFileSync(temporary, text, { flag: EXCLUSIVE });
     renameSync(temporary, replaceable(path));
   } finally {
     rmSync(temporary, { force: true });

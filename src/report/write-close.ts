@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { formatCents } from '../money.js';
 import { closingOfKnown } from '../ledger/state.js';
 import type { Mirror } from '../db/mirror.js';
-import { ensureFolder, replaceable } from '../paths.js';
+import { ensureFolder, EXCLUSIVE, replaceable, temporaryBeside } from '../paths.js';
 import { closePeriod, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
@@ -143,12 +143,11 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
   // A close killed part-way left its temporary files: they go, as the nightly report's do.
   removeStalePartials(options.outDir);
   const final = closePaths(options.outDir, options.period);
-  const partial = (path: string): string => `${path}.${process.pid}.partial`;
   const temporary: ClosePaths = {
-    workbook: partial(final.workbook),
-    rollForwardCsv: partial(final.rollForwardCsv),
-    cardsCsv: partial(final.cardsCsv),
-    json: partial(final.json),
+    workbook: temporaryBeside(final.workbook),
+    rollForwardCsv: temporaryBeside(final.rollForwardCsv),
+    cardsCsv: temporaryBeside(final.cardsCsv),
+    json: temporaryBeside(final.json),
   };
   try {
     // One pass: every card to the CSV; to the workbook, the cards that do not tie out first, then the others up to the cap.
@@ -238,7 +237,7 @@ class BufferedFile {
   #pending = '';
 
   constructor(path: string) {
-    this.#fd = openSync(path, 'w');
+    this.#fd = openSync(path, EXCLUSIVE);
   }
 
   write(text: string): void {
@@ -258,7 +257,7 @@ class BufferedFile {
 }
 
 async function writeText(path: string, text: string): Promise<void> {
-  const stream = createWriteStream(path);
+  const stream = createWriteStream(path, { flags: EXCLUSIVE });
   stream.end(text);
   await once(stream, 'close');
 }

@@ -9,7 +9,7 @@ import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
-import { ensureFolder, fileSystemError, letGoOfFile, replaceable } from '../paths.js';
+import { ensureFolder, EXCLUSIVE, fileSystemError, letGoOfFile, replaceable, temporaryBeside } from '../paths.js';
 import { exportFinding, type ExportedFinding, type Finding } from '../findings/finding.js';
 import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
@@ -62,11 +62,10 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   removeStalePartials(options.outDir);
   const final = reportPaths(options.outDir, run);
   // Unique to this process: two reports of one run written at once never share a temporary file.
-  const partial = (path: string): string => `${path}.${process.pid}.partial`;
   const temporary: ReportPaths = {
-    workbook: partial(final.workbook),
-    csv: partial(final.csv),
-    json: partial(final.json),
+    workbook: temporaryBeside(final.workbook),
+    csv: temporaryBeside(final.csv),
+    json: temporaryBeside(final.json),
   };
   // The report streams through the mirror once: a small page cache serves it as fast, and keeps
   // a writer's 128 MB cache from filling up under it (the report bench's RSS: 556 MB → see docs).
@@ -148,8 +147,8 @@ class FindingFiles {
   #jsonChunk: string[] = [];
 
   constructor(paths: ReportPaths) {
-    this.#csv = createWriteStream(paths.csv);
-    this.#json = createWriteStream(paths.json);
+    this.#csv = createWriteStream(paths.csv, { flags: EXCLUSIVE });
+    this.#json = createWriteStream(paths.json, { flags: EXCLUSIVE });
     this.#failed = Promise.race(
       [this.#csv, this.#json].map((stream) => new Promise<never>((_resolve, reject) => stream.once('error', reject))),
     );

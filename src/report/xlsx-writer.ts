@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { closeSync, createWriteStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { letGoOfFile } from '../paths.js';
+import { EXCLUSIVE, letGoOfFile } from '../paths.js';
 import { looksLikeFormula } from './neutralise.js';
 import { type Cell, columnLetter, RowBatch, SheetRows } from './xlsx-rows.js';
 
@@ -85,7 +85,8 @@ export async function writeXlsx(
 ): Promise<void> {
   // Our own file stream, so that its failure (a full disk) ends every wait: exceljs's zip stops
   // feeding a failed file, and a wait for 'drain' would never end (Node then exits 13, silently).
-  const file = createWriteStream(path);
+  // A new file only (the caller's temporary): never written through a link planted at its name.
+  const file = createWriteStream(path, { flags: EXCLUSIVE });
   const failed = new Promise<never>((_resolve, reject) => file.once('error', reject));
   failed.catch(() => undefined); // raced below; never left unhandled
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: file, useStyles: true, useSharedStrings: false });

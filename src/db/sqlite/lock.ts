@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { FileSystemError, LockHeldError } from '../../errors.js';
-import { ensureMirrorFolder } from '../../paths.js';
+import { ensureMirrorFolder, EXCLUSIVE, temporaryBeside } from '../../paths.js';
 import type { LockHolder } from '../types.js';
 
 export type { LockHolder } from '../types.js';
@@ -43,8 +43,8 @@ export function acquireLock(dbPath: string, command: string): MirrorLock {
     throw new LockHeldError(heldMessage(dbPath, readHolder(holderFile)));
   }
   try {
-    const written = `${holderFile}.${process.pid}.tmp`;
-    writeFileSync(written, JSON.stringify(holder));
+    const written = temporaryBeside(holderFile, 'tmp');
+    writeFileSync(written, JSON.stringify(holder), { flag: EXCLUSIVE });
     renameSync(written, holderFile);
   } catch (error) {
     handle.close(); // no name, no lock: a later run must not find it held by this process
