@@ -18,7 +18,10 @@ export interface HistoryRow {
   syncRunId: number | null;
   startedAt: string;
   durationMs: number | null;
-  verdict: string | null;
+  /** RECONCILED, BREAKS or INCOMPLETE; FAILED, INTERRUPTED or RUNNING when the night did not finish. */
+  verdict: string;
+  /** What the night's checks found, when they finished (a night can fail after them, writing its report). */
+  checksVerdict: string | null;
   findings: number;
   errors: number;
   warnings: number;
@@ -66,19 +69,8 @@ function historyRow(r: CheckRunRow, newestRunning: boolean): HistoryRow {
     durationMs: r.finishedAtMs === null ? null : r.finishedAtMs - r.startedAtMs,
     // Stopped by the operator (its error says INTERRUPTED), killed (still 'running', no holder), or
     // killed while writing its report (the report still pending, no holder): INTERRUPTED.
-    verdict:
-      r.reportState === 'pending' && r.status === 'completed'
-        ? newestRunning
-          ? 'RUNNING'
-          : 'INTERRUPTED'
-        : (r.verdict ??
-          (r.status !== 'running'
-            ? errorOf(r)?.code === 'INTERRUPTED'
-              ? 'INTERRUPTED'
-              : 'FAILED'
-            : newestRunning
-              ? 'RUNNING'
-              : 'INTERRUPTED')),
+    verdict: verdictOf(r, newestRunning),
+    checksVerdict: r.verdict,
     findings: s.findings ?? 0,
     errors: s.bySeverity?.['error'] ?? 0,
     warnings: s.bySeverity?.['warning'] ?? 0,
@@ -96,6 +88,20 @@ function historyRow(r: CheckRunRow, newestRunning: boolean): HistoryRow {
           }
         : null),
   };
+}
+
+/**
+ * What became of a night: a night that failed is FAILED (INTERRUPTED when the operator stopped
+ * it) whatever its checks had found before it failed; one killed, or killed while writing its
+ * report, is INTERRUPTED (RUNNING while its process still holds the mirror); else its checks' verdict.
+ */
+function verdictOf(r: CheckRunRow, newestRunning: boolean): string {
+  const killed = newestRunning ? 'RUNNING' : 'INTERRUPTED';
+  if (r.reportState === 'pending' && r.status === 'completed') return killed;
+  const error = errorOf(r);
+  if (error !== null) return error.code === 'INTERRUPTED' ? 'INTERRUPTED' : 'FAILED';
+  if (r.status === 'running') return killed;
+  return r.verdict ?? 'FAILED';
 }
 
 /** The runs as a table's lines, fitted to the terminal. */
@@ -126,7 +132,7 @@ function historyTable(rows: HistoryRow[], options: HistoryOptions): string[] {
       r.syncRunId ?? '',
       r.startedAt.replace('T', ' ').slice(0, 19),
       r.durationMs === null ? '' : (r.durationMs / 1000).toFixed(1),
-      r.verdict ?? '',
+      r.verdict,
       r.findings,
       r.errors,
       r.warnings,

@@ -10,6 +10,7 @@ import {
 import { booksFilesIn } from '../books/import-books.js';
 import type { CheckOptions } from '../checks/check.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
+import { ConfigError } from '../errors.js';
 import { refuseConjuredMirror, shownMirror } from '../db/mirror.js';
 import { readKey } from '../evidence/sign.js';
 import type { CheckRunSummary } from '../findings/summary.js';
@@ -106,6 +107,12 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
   const outDir = options.out ?? defaultLocations().reports;
   ensureFolder('--out', outDir);
   if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);
+  // One JSON record a night on standard output: the metrics may not follow it there.
+  if (options.metricsFile === '-' && options.json === true)
+    throw new ConfigError(
+      '--metrics-file',
+      '--metrics-file - and --json both want standard output: give --metrics-file a file (the textfile collector reads one), or leave out --json',
+    );
   // A key that cannot sign fails the night before its work, not after it.
   const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
   const books = options.books !== undefined ? booksFilesIn(options.books) : null;
@@ -187,7 +194,8 @@ async function reportMetrics(
 ): Promise<void> {
   if (options.pushMetrics === undefined && options.metricsFile === undefined) return;
   const text = nightMetrics(night_, systemClock.now());
-  if (options.metricsFile !== undefined) {
+  // `--metrics-file -` beside --json was refused: standard output holds the night's one record.
+  if (options.metricsFile !== undefined && !(options.metricsFile === '-' && options.json === true)) {
     try {
       writeMetricsFile(options.metricsFile, text);
     } catch (error) {

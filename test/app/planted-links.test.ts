@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { history } from '../../src/cli/history.js';
 import { writeMetricsFile } from '../../src/cli/metrics.js';
 import { isServerUrl } from '../../src/db/mirror.js';
 import { reportBaseName } from '../../src/report/names.js';
@@ -69,6 +70,14 @@ describe(`a link planted where the night writes (${BACKEND_NAME})`, () => {
       ),
     );
     expect(victim.untouched()).toBe(true);
+    // history says the night FAILED, whatever its checks found before its report failed.
+    const [failed] = await history({ db, json: true, write: () => undefined });
+    expect(failed).toMatchObject({
+      runId: 2,
+      verdict: 'FAILED',
+      checksVerdict: 'RECONCILED',
+      error: { code: 'FILE_SYSTEM' },
+    });
     // Once the link is gone the same mirror runs its night: it was never damaged.
     rmSync(planted);
     expect((await nightOf(sim, db, out)).result.ok).toBe(true);

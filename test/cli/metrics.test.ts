@@ -198,6 +198,12 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
     );
     expect(folder.status).toBe(2);
     expect(folder.stderr).toContain(`--metrics-file ${dir}: a folder, not a file an output may replace`);
+    // One JSON record a night on standard output: the metrics may not follow it there.
+    const both = await runCli(['run', '--json', '--metrics-file', '-'], simulatorEnv(sim));
+    expect(both.status).toBe(2);
+    expect(both.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(both.stdout)).toMatchObject({ verdict: 'FAILED', error: { code: 'CONFIG' } });
+    expect(both.stderr).toContain('--metrics-file - and --json both want standard output');
     const url = await runCli(['run', '--push-metrics', 'pushgateway:9091'], simulatorEnv(sim));
     expect(url.status).toBe(2);
     expect(url.stderr).toContain('--push-metrics needs an http:// or https:// URL');
