@@ -38,6 +38,7 @@ const ON_BOTH = [
   'test/cli/check.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/doctor.test.ts',
+  'test/cli/findings.test.ts',
   'test/cli/failures.test.ts',
   'test/cli/interrupt.test.ts',
   'test/app/month-of-nights.test.ts',

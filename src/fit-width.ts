@@ -3,6 +3,7 @@
  * "533.06" stays whole), and a table drops the columns that matter least until it fits, as
  * `gh` and `kubectl` do. Without a terminal, lines stay whole: a file or a pipe reads them best.
  */
+import { oneLine } from './log.js';
 
 /** The terminal's width for `stream`, or undefined when it is not a terminal. */
 export function terminalWidth(stream: { isTTY?: boolean; columns?: number }): number | undefined {
@@ -71,6 +72,8 @@ export function tableLines(
   width: number | undefined,
   dropOrder: readonly string[],
 ): string[] {
+  // A cell from a service or the mirror (a record ID, a message) never moves the cursor or writes to the clipboard: escaped.
+  rows = rows.map((row) => row.map(oneLine));
   const shown = columnsThatFit(header, rows, width, dropOrder);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]?.length ?? 0)));
   return [header, ...rows].map((row) => {

@@ -64,6 +64,16 @@ export function oneLine(text: string): string {
   );
 }
 
+/**
+ * Text for a terminal that keeps its line ends (CSV or JSON rows printed to one): every other
+ * control character (ESC starting a cursor move or an OSC 52 clipboard write, a C1 CSI, a bare
+ * carriage return that would print over a line) is shown escaped as {@link oneLine} shows it.
+ */
+export function forTerminal(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => oneLine(c));
+}
+
 /** How much of the talk with the services goes to stderr (`--log-level`, `-v`). */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

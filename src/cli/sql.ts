@@ -3,6 +3,7 @@ import { readRegularFile } from '../paths.js';
 import { openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
 import { terminalWidth } from '../fit-width.js';
+import { forTerminal, oneLine } from '../log.js';
 import type { SqlFormat } from './sql-formats.js';
 
 /** The largest statement `--file` reads. */
@@ -34,8 +35,16 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
   try {
     // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).
     const { columns, rows } = await mirror.readOnlyStatement(text);
-    const format = options.format ?? ((options.tty ?? process.stdout.isTTY) ? 'table' : 'csv');
-    write(render(columns, rows, format, options.write === undefined ? terminalWidth(process.stdout) : undefined));
+    const tty = options.tty ?? process.stdout.isTTY === true;
+    const format = options.format ?? (tty ? 'table' : 'csv');
+    const rendered = render(
+      columns,
+      rows,
+      format,
+      options.write === undefined ? terminalWidth(process.stdout) : undefined,
+    );
+    // On a terminal, a value's control characters (ESC[2J, an OSC 52 clipboard write) are shown, never obeyed.
+    write(tty ? forTerminal(rendered) : rendered);
     return rows.length;
   } finally {
     await mirror.close();
@@ -57,7 +66,7 @@ function render(columns: string[], rows: Record<string, unknown>[], format: SqlF
     return [columns.map(quoted), ...rows.map((row) => columns.map((c) => rfc4180(row[c])))]
       .map((fields) => `${fields.join(',')}\r\n`)
       .join('');
-  const table = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\s+/g, ' ')));
+  const table = rows.map((row) => columns.map((c) => oneLine(cell(row[c]).replace(/\s+/g, ' '))));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...table.map((r) => r[i]?.length ?? 0))));
   // On a terminal, the widest columns give way (down to 8 characters, cut with …) until a row fits.
   if (screenWidth !== undefined) {

@@ -269,6 +269,25 @@ describe('ledger-recon sql', () => {
     expect(hash(fixture)).toBe(before);
   });
 
+  it("shows a value's control characters on a terminal, never obeys them, and writes them as they are to a pipe", async () => {
+    // A clear-screen, an OSC 52 clipboard write ended by a bell, a C1 CSI, a carriage return printing over the line.
+    const hostile = 'a\u001b[2J\u001b]52;c;ZXZpbA==\u0007\u009b31m\rover';
+    const statement = `SELECT '${hostile}' AS v`;
+    const printed = async (format: 'table' | 'csv' | 'json', tty: boolean): Promise<string> => {
+      let out = '';
+      await sql(statement, { db: fixture, format, tty, write: (text) => void (out += text) });
+      return out;
+    };
+    for (const format of ['table', 'csv', 'json'] as const) {
+      const shown = await printed(format, true);
+      expect(shown, format).toContain('\\u001b[2J\\u001b]52;c;ZXZpbA==\\u0007\\u009b31m');
+      expect(shown, format).not.toMatch(/[\u001b\u0007\u009b]|\r(?!\n)/);
+    }
+    // JSON escaped for a terminal is still JSON, with the value whole.
+    expect(JSON.parse(await printed('json', true))).toEqual([{ v: hostile }]);
+    expect(await printed('csv', false)).toBe(`"v"\r\n"${hostile}"\r\n`);
+  });
+
   it('prints CSV, JSON or a table, and reads a statement from --file', async () => {
     const statement =
       "SELECT gift_card_id, status, initial_balance_cents FROM gift_cards WHERE gift_card_id = 'card-1'";

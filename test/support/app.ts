@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { keepingSink, type Clock } from '../../src/app/context.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
 import { closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
+import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
 import { isServerUrl, openExistingForWriting, shownMirror } from '../../src/db/mirror.js';
 import { periodOf } from '../../src/report/period.js';
 import type { Simulator } from '../../src/sim/simulator.js';
@@ -65,4 +66,19 @@ export async function closeOf(db: string, outDir: string, label: string, nowMs: 
   } finally {
     await release();
   }
+}
+
+/**
+ * `ledger-recon demo` in this process: the planted world (seed 42, the CLI's default) at the
+ * test clock, its books, and the night into a new mirror at `db`, its outputs in `outDir`.
+ * @throws Error when the night did not finish (a demo always does).
+ */
+export async function demoOf(db: string, outDir: string, seed = 42): Promise<DemoOutcome> {
+  if (!isServerUrl(db)) mkdirSync(dirname(db), { recursive: true });
+  const outcome = await demoNight(
+    { clock: testClock, signal: new AbortController().signal, sink: keepingSink() },
+    { seed, db, out: outDir },
+  );
+  if (!outcome.result.ok) throw new Error(`the demo's night failed: ${outcome.result.record.error.message}`);
+  return outcome;
 }
