@@ -6,6 +6,7 @@ import { FAIL_ON } from '../findings/verdict.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { addServiceOptions } from './service-options.js';
 import { SQL_FORMATS } from './sql-formats.js';
+import { DEFAULT_STATEMENT_BOUNDS } from '../db/types.js';
 import { LOG_LEVELS } from '../log.js';
 import { shownDb } from '../db/location.js';
 import { defaultLocations, type Locations } from '../locations.js';
@@ -493,6 +494,31 @@ function addOutputCommands(program: Command, { db, outFolder, signKey }: SharedO
         '--format <format>',
         'output: a table (default on a terminal), CSV (default otherwise) or JSON',
       ).choices(SQL_FORMATS),
+    )
+    .addOption(
+      new Option('--max-rows <n>', 'stop a statement that returns more rows than this')
+        .default(DEFAULT_STATEMENT_BOUNDS.maxRows)
+        .argParser(integer('--max-rows', 1)),
+    )
+    .addOption(
+      new Option('--max-mb <n>', 'stop a statement whose rows come to more megabytes than this')
+        .default(DEFAULT_STATEMENT_BOUNDS.maxBytes / (1024 * 1024))
+        .argParser(integer('--max-mb', 1)),
+    )
+    .addOption(
+      new Option('--max-seconds <n>', 'stop a statement that runs longer than this')
+        .default(DEFAULT_STATEMENT_BOUNDS.timeoutMs / 1000)
+        .argParser(integer('--max-seconds', 1)),
+    )
+    .addHelpText(
+      'after',
+      `${examples([
+        [
+          'sql "select * from card_reconciliation limit 20"',
+          'a statement in quotes: the shell passes it as one argument',
+        ],
+        ['sql --file query.sql --format csv > rows.csv', 'a statement from a file, its rows as CSV'],
+      ])}\n`,
     )
     .action(async (statement: string | undefined, options) => {
       await (await import('./sql.js')).sql(statement, options);

@@ -2,6 +2,7 @@ import { defaultLocations } from '../locations.js';
 import { readRegularFile } from '../paths.js';
 import { openForReading } from '../db/mirror.js';
 import { MirrorError } from '../errors.js';
+import { DEFAULT_STATEMENT_BOUNDS } from '../db/types.js';
 import { terminalWidth } from '../fit-width.js';
 import { forTerminal, oneLine } from '../log.js';
 import type { SqlFormat } from './sql-formats.js';
@@ -15,6 +16,10 @@ export interface SqlOptions {
   format?: SqlFormat;
   write?: (text: string) => void;
   tty?: boolean;
+  /** The statement's bounds (`--max-rows`, `--max-mb`, `--max-seconds`): the defaults where not given. */
+  maxRows?: number;
+  maxMb?: number;
+  maxSeconds?: number;
 }
 
 /**
@@ -34,7 +39,11 @@ export async function sql(statement: string | undefined, options: SqlOptions): P
   const mirror = await openForReading(dbPath, 'sync');
   try {
     // Integers as BigInt: none past 2^53 loses a digit (9007199254740993 stays …993).
-    const { columns, rows } = await mirror.readOnlyStatement(text);
+    const { columns, rows } = await mirror.readOnlyStatement(text, {
+      maxRows: options.maxRows ?? DEFAULT_STATEMENT_BOUNDS.maxRows,
+      maxBytes: options.maxMb !== undefined ? options.maxMb * 1024 * 1024 : DEFAULT_STATEMENT_BOUNDS.maxBytes,
+      timeoutMs: options.maxSeconds !== undefined ? options.maxSeconds * 1000 : DEFAULT_STATEMENT_BOUNDS.timeoutMs,
+    });
     const tty = options.tty ?? process.stdout.isTTY === true;
     const format = options.format ?? (tty ? 'table' : 'csv');
     const rendered = render(

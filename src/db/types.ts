@@ -5,6 +5,7 @@
 import type { SqlConnection } from './connection.js';
 import type { SqlDialect } from './dialect.js';
 import type { MirrorQueries } from './queries.js';
+import { MirrorError } from '../errors.js';
 
 /** Who holds a mirror's lock: for the message a second process prints. */
 export interface LockHolder {
@@ -20,6 +21,51 @@ export type LoadedTable = 'gift_cards' | 'gift_card_transactions' | 'coupons';
 export interface StatementResult {
   columns: string[];
   rows: Record<string, unknown>[];
+}
+
+/**
+ * How far an investigator's statement may go: its rows, their size, and its time. What crosses
+ * a bound is stopped, never half-printed, with one line naming the bound and the flag that raises it.
+ */
+export interface StatementBounds {
+  maxRows: number;
+  /** The rows' values, roughly as the text they print as. */
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_STATEMENT_BOUNDS: StatementBounds = {
+  maxRows: 100_000,
+  maxBytes: 64 * 1024 * 1024,
+  timeoutMs: 60_000,
+};
+
+/** The bound a statement crossed, as the one line the investigator reads. */
+export function boundCrossed(bound: keyof StatementBounds, bounds: StatementBounds): MirrorError {
+  const narrow = 'narrow it (a WHERE, a LIMIT, fewer columns)';
+  switch (bound) {
+    case 'maxRows':
+      return new MirrorError(
+        `the statement returned more than ${bounds.maxRows.toLocaleString('en-US')} rows and was stopped, nothing printed: ${narrow}, or raise --max-rows`,
+      );
+    case 'maxBytes':
+      return new MirrorError(
+        `the statement's rows came to more than ${Math.round(bounds.maxBytes / (1024 * 1024))} MB and were stopped, nothing printed: ${narrow}, or raise --max-mb`,
+      );
+    case 'timeoutMs':
+      return new MirrorError(
+        `the statement ran longer than ${bounds.timeoutMs / 1000} s and was stopped, nothing printed: ${narrow}, or raise --max-seconds`,
+      );
+  }
+}
+
+/** About how many bytes a value prints as: what the size bound counts. */
+export function printedSize(value: unknown): number {
+  if (value === null || value === undefined) return 1;
+  if (typeof value === 'string') return value.length;
+  if (Buffer.isBuffer(value)) return 2 * value.byteLength + 3;
+  if (typeof value === 'object' && !(value instanceof Date)) return JSON.stringify(value).length;
+  return 24;
 }
 
 /** Keeps a writer's log from growing without bound while a sync commits (SQLite's WAL; nothing elsewhere). */
@@ -60,7 +106,7 @@ export interface Mirror {
    * Runs one investigator's statement that only reads. @throws MirrorError when it does not
    * parse, is several statements, would write, or fails.
    */
-  readOnlyStatement(text: string): Promise<StatementResult>;
+  readOnlyStatement(text: string, bounds?: StatementBounds): Promise<StatementResult>;
   /** The database's own integrity check (quick): 'ok', or what it found. */
   integrity(): Promise<string>;
   /** The migrations the mirror has applied, and the number this version knows. */

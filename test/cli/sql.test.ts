@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
-import { sql } from '../../src/cli/sql.js';
+import { sql, type SqlOptions } from '../../src/cli/sql.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { cardLedger, FixtureMirror, T0 } from '../support/fixtures.js';
@@ -287,6 +287,58 @@ describe('ledger-recon sql', () => {
     expect(JSON.parse(await printed('json', true))).toEqual([{ v: hostile }]);
     expect(await printed('csv', false)).toBe(`"v"\r\n"${hostile}"\r\n`);
   });
+
+  it('stops a statement at its bound of rows, of size or of time, printing nothing, and says which bound and the flag that raises it', async () => {
+    const rows = async (statement: string, bounds: Partial<SqlOptions>): Promise<string> => {
+      let out = '';
+      await sql(statement, { db: fixture, format: 'csv', write: (text) => void (out += text), ...bounds });
+      return out;
+    };
+    const series = ON_POSTGRES
+      ? 'SELECT g AS n FROM generate_series(1, 5000) AS g'
+      : 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5000) SELECT n FROM c';
+    await expect(rows(series, { maxRows: 4_999 })).rejects.toThrow(
+      'the statement returned more than 4,999 rows and was stopped, nothing printed: narrow it (a WHERE, a LIMIT, fewer columns), or raise --max-rows',
+    );
+    expect((await rows(series, { maxRows: 5_000 })).split('\r\n')).toHaveLength(5_002);
+    // Two values of a megabyte and a half each against a bound of one megabyte.
+    const wide = ON_POSTGRES
+      ? "SELECT repeat('x', 1500000) AS v FROM generate_series(1, 2)"
+      : "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 2) SELECT printf('%.*c', 1500000, 'x') AS v FROM c";
+    await expect(rows(wide, { maxMb: 1 })).rejects.toThrow(
+      /came to more than 1 MB and were stopped, nothing printed: .*raise --max-mb$/,
+    );
+    // A statement without end, that never returns a row: ended when its second is up.
+    const endless = ON_POSTGRES
+      ? 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c'
+      : 'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c';
+    await expect(rows(endless, { maxSeconds: 1 })).rejects.toThrow(
+      /^the statement ran longer than 1 s and was stopped, nothing printed: .*raise --max-seconds$/,
+    );
+    // The mirror is whole and answers the next statement.
+    expect(await rows('SELECT 1 AS one', {})).toBe('"one"\r\n1\r\n');
+  });
+
+  it.runIf(ON_POSTGRES)(
+    "refuses the server's administrative and lock functions however they are named, before anything runs",
+    async () => {
+      for (const statement of [
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity',
+        'select "pg_cancel_backend"(1)',
+        'SELECT pg_catalog.pg_advisory_lock(42)',
+        'SELECT pg_try_advisory_lock(42)',
+        'SELECT /* a comment */ pg_sleep(30)',
+        'explain analyze select pg_terminate_backend(1)',
+        // A name spelt in Unicode escapes: the text does not say it, the server's plan does.
+        'SELECT U&"\\0070g_terminate_backend"(1)',
+        "SELECT set_config('statement_timeout', '0', false)",
+      ]) {
+        await expect(sql(statement, { db: fixture, write: () => undefined }), statement).rejects.toThrow(
+          /^`sql` does not call (pg_\w+|set_config): the server's administrative, signalling, lock and file functions reach past the mirror/,
+        );
+      }
+    },
+  );
 
   it('prints CSV, JSON or a table, and reads a statement from --file', async () => {
     const statement =

@@ -154,7 +154,8 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
     await (await writing(a.url, 'sync')).release();
     const mirror = await openForReading(a.url);
     cleanups.push(() => mirror.close());
-    const marker = `pg_sleep(30) -- ${a.schema}`;
+    // A statement of minutes (sql refuses pg_sleep): a count over ten billion rows.
+    const marker = `count(*) FROM generate_series(1, 10000000000) AS g -- ${a.schema}`;
     // Its outcome is held at once: the statement fails while this test is still on the killer's line.
     const sleeping = mirror.readOnlyStatement(`SELECT ${marker}`).then(
       () => new Error('the statement ran to its end'),

@@ -14,10 +14,20 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { lockWaitMsOf } from '../../config.js';
-import { ConfigError, LockHeldError, MirrorError } from '../../errors.js';
+import { ConfigError, LedgerReconError, LockHeldError, MirrorError } from '../../errors.js';
 import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
-import { SEVERAL_STATEMENTS, type Checkpointer, type LockHolder, type Mirror, type StatementResult } from '../types.js';
+import {
+  boundCrossed,
+  DEFAULT_STATEMENT_BOUNDS,
+  printedSize,
+  SEVERAL_STATEMENTS,
+  type Checkpointer,
+  type LockHolder,
+  type Mirror,
+  type StatementBounds,
+  type StatementResult,
+} from '../types.js';
 import { integerTypes, numberTypes, pgConnection, serverGone } from './connection.js';
 import { createLedgerIndexes, dropLedgerIndexes } from './indexes.js';
 import { missingTables } from '../expected-tables.js';
@@ -27,9 +37,6 @@ const MIGRATIONS = fileURLToPath(new URL('../../../drizzle/pg', import.meta.url)
 
 export { DEFAULT_SCHEMA } from '../location.js';
 import { DEFAULT_SCHEMA } from '../location.js';
-
-/** A statement an investigator runs stops after this long. */
-const STATEMENT_TIMEOUT_MS = 60_000;
 
 /** Where a PostgreSQL mirror lives: the server and database, and the schema. */
 export interface PgLocation {
@@ -387,7 +394,7 @@ function mirrorOver(location: PgLocation, pool: pg.Pool, session: pg.PoolClient,
       if (stale.length > 0) await connection.exec(`ANALYZE ${stale.join(', ')}`);
     },
     withSmallCache: (work) => work(),
-    readOnlyStatement: (text) => readOnlyStatement(pool, location, text),
+    readOnlyStatement: (text, bounds = DEFAULT_STATEMENT_BOUNDS) => readOnlyStatement(pool, location, text, bounds),
     integrity: async () => {
       const { applied, known: knownCount } = await schemaVersion(ask, location.schema);
       if (applied === 0 || applied > knownCount) return `schema ${applied} of ${knownCount}`;
@@ -444,41 +451,102 @@ function goneAsOneLine(pool: pg.Pool, shown: string, settled: () => Promise<void
 /** What an investigator's statement may begin with: a read. */
 const READS = /^\s*(\(\s*)*(select|with|values|table|explain)\b/i;
 
+/** EXPLAIN and its options, before the statement it explains (which may run: EXPLAIN ANALYZE). */
+const EXPLAIN_PREFIX =
+  /^\s*explain\s*(\([^)]*\)|\s+(analy[sz]e|verbose|costs|buffers|timing|summary|settings|wal|memory|generic_plan|format\s+\w+)\b)*\s*/i;
+
 /**
- * Runs one investigator's statement in a READ ONLY transaction with a statement timeout, always
- * rolled back: writes and DDL are refused by the server, several statements by the protocol (a
- * prepared statement holds one), and anything but a read (COPY, SET ROLE, DO, CALL) before it runs.
+ * The server's functions a read-only transaction still lets run that reach past the mirror:
+ * ending or signalling other sessions (a merchant's night), its locks, its configuration and
+ * logs, its files, replication, large objects, notifications, sleeping, other databases.
+ */
+const ADMIN_FUNCTIONS =
+  /\b(pg_terminate_backend|pg_cancel_backend|pg_signal_backend|pg_reload_conf|pg_rotate_logfile|pg_(try_)?advisory_\w+|pg_sleep\w*|pg_read_\w*file|pg_ls_\w+|pg_stat_file|pg_file_\w+|pg_promote|pg_switch_wal|pg_create_restore_point|pg_backup_\w+|pg_log_\w+|pg_logical_\w+|pg_replication_\w+|pg_\w*replication_slot\w*|pg_wal_replay_\w+|pg_notify|pg_import_system_collations|set_config|lo_\w+|dblink\w*)\s*\(/i;
+
+/** The statement as the text names its functions: comments out, quoted identifiers unquoted. */
+function plainText(text: string): string {
+  return text.replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, ' ').replace(/"/g, '');
+}
+
+/**
+ * Runs one investigator's statement in a READ ONLY transaction, always rolled back, within
+ * `bounds`: writes and DDL are refused by the server, several statements by the protocol (a
+ * prepared statement holds one), anything but a read (COPY, SET ROLE, DO, CALL) before it runs,
+ * and the server's administrative and lock functions both as the text names them and as the
+ * server's plan resolves them (a quoted or escaped name included). Its rows are read through a
+ * cursor a batch at a time, so a bound stops it before its rows fill the memory.
  * Integers come back as BigInt.
  */
-async function readOnlyStatement(pool: pg.Pool, location: PgLocation, text: string): Promise<StatementResult> {
+async function readOnlyStatement(
+  pool: pg.Pool,
+  location: PgLocation,
+  text: string,
+  bounds: StatementBounds,
+): Promise<StatementResult> {
   if (!READS.test(text.replace(/^\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/)*/g, '')))
     throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
+  refuseAdminFunctions(plainText(text));
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN READ ONLY');
-    await client.query(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
-    // The extended protocol: the server parses the text as one statement and refuses a second
-    // (the simple protocol would run `select 1; commit; update …` one after the other).
-    const oneStatement: pg.QueryConfig & { queryMode: 'extended' } = {
-      text,
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(bounds.timeoutMs))}`);
+    // The server's own reading of the statement: every function it would call, by its resolved name.
+    const explained = text.replace(/^\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/)*/g, '').replace(EXPLAIN_PREFIX, '');
+    const plan = await client.query({
+      text: `EXPLAIN (VERBOSE, FORMAT JSON) ${explained}`,
       queryMode: 'extended',
-      types: integerTypes(exactValue),
-    };
-    const result = await client.query(oneStatement as pg.QueryConfig);
-    return { columns: result.fields.map((field) => field.name), rows: result.rows as Record<string, unknown>[] };
+    } as pg.QueryConfig);
+    refuseAdminFunctions(JSON.stringify(plan.rows));
+    return await rowsWithin(client, text, bounds);
   } catch (error) {
+    if (error instanceof LedgerReconError) throw error;
+    if (error instanceof RangeError) {
+      // A value past what one string can hold: the connection is mid-message, so it goes.
+      broken = error;
+      throw boundCrossed('maxBytes', bounds);
+    }
     const message = (error as Error).message;
     if (/cannot insert multiple commands into a prepared statement/.test(message))
       throw new MirrorError(SEVERAL_STATEMENTS);
     if (/read-only transaction/.test(message))
       throw new MirrorError('this statement would change the mirror, and `sql` only reads: it was not run');
-    if (/statement timeout/.test(message))
-      throw new MirrorError(
-        `the statement ran longer than ${STATEMENT_TIMEOUT_MS / 1000} s and was stopped: narrow it (a WHERE, a LIMIT) or read the mirror with a client of your own (${location.shown})`,
-      );
+    if (/statement timeout/.test(message)) throw boundCrossed('timeoutMs', bounds);
     throw new MirrorError(`the statement failed: ${message} (${location.shown})`);
   } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release();
+    if (broken === undefined) await client.query('ROLLBACK').catch(() => undefined);
+    client.release(broken);
+  }
+}
+
+/** @throws MirrorError naming the first administrative or lock function `text` calls. */
+function refuseAdminFunctions(text: string): void {
+  const called = ADMIN_FUNCTIONS.exec(text)?.[1];
+  if (called !== undefined)
+    throw new MirrorError(
+      `\`sql\` does not call ${called.toLowerCase()}: the server's administrative, signalling, lock and file functions reach past the mirror (another merchant's night among them); the statement was not run`,
+    );
+}
+
+/** The statement's rows through a cursor, a batch at a time, stopped at the first bound crossed. */
+async function rowsWithin(client: pg.PoolClient, text: string, bounds: StatementBounds): Promise<StatementResult> {
+  const deadline = performance.now() + bounds.timeoutMs;
+  const cursor = client.query(new Cursor(text, [], { types: integerTypes(exactValue) }));
+  try {
+    const rows: Record<string, unknown>[] = [];
+    let bytes = 0;
+    for (;;) {
+      const batch = (await cursor.read(1000)) as Record<string, unknown>[];
+      if (batch.length === 0) break;
+      if (rows.length + batch.length > bounds.maxRows) throw boundCrossed('maxRows', bounds);
+      for (const row of batch) for (const value of Object.values(row)) bytes += printedSize(value);
+      if (bytes > bounds.maxBytes) throw boundCrossed('maxBytes', bounds);
+      if (performance.now() > deadline) throw boundCrossed('timeoutMs', bounds);
+      rows.push(...batch);
+    }
+    const fields = (cursor as unknown as { _result?: { fields?: { name: string }[] } })._result?.fields ?? [];
+    return { columns: fields.map((field) => field.name), rows };
+  } finally {
+    await cursor.close().catch(() => undefined);
   }
 }

@@ -220,7 +220,7 @@ function mirrorOver(path: string, sqlite: Database.Database): SqliteMirror {
       }
     },
     startCheckpointer: () => startCheckpointer(mirror),
-    readOnlyStatement: (text) => runReadOnlyStatement(sqlite, text),
+    readOnlyStatement: (text, bounds) => runReadOnlyStatement(sqlite, text, bounds),
     integrity: async () => {
       const quick = String(sqlite.pragma('quick_check', { simple: true }));
       if (quick !== 'ok') return quick;
