@@ -114,11 +114,18 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   if (typeof bodyCap !== 'number') problems.push(bodyCap);
   const [first] = problems;
   if (first && problems.length === 1) throw first;
-  if (first)
+  if (first) {
+    // The settings not set at all in one clause by name (what each is, `doctor` says); the others as they are wrong.
+    const unset = problems.filter((p) => p.message.includes(' is not set: '));
+    const named =
+      unset.length > 0
+        ? [`${unset.map((p) => p.variable).join(', ')} ${unset.length === 1 ? 'is' : 'are'} not set`]
+        : [];
     throw new ConfigError(
       first.variable,
-      `${problems.length} settings need attention: ${problems.map((p) => p.message).join('; ')}`,
+      `${problems.length} settings need attention: ${[...named, ...problems.filter((p) => !unset.includes(p)).map((p) => p.message)].join('; ')}: set them in the environment or a --settings file (\`ledger-recon doctor\` says what each one is; \`ledger-recon demo\` needs none)`,
     );
+  }
   const get = (key: keyof ConfigFlags): string => values.get(key) ?? '';
   const requestTimeoutMs = typeof timeout === 'number' ? timeout : DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBodyBytes = typeof bodyCap === 'number' ? bodyCap : DEFAULT_MAX_BODY_MB * MB;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError } from '../errors.js';
 import { FAULT_KINDS } from '../sim/faults.js';
 import { SIZE_PRESETS } from '../sim/generator.js';
 import { FAIL_ON } from '../findings/verdict.js';
@@ -203,7 +204,16 @@ function rootCommand(): Command {
           root.getOptionValueSource('logLevel') === 'default' && globals['v'] === true ? 'info' : globals['logLevel'];
         process.env['LEDGER_RECON_LOG_LEVEL'] = String(level);
       })
-      .showHelpAfterError('(add --help for usage)')
+      // A usage error is one line, as every other failure is: `ledger-recon: …`, with where to look.
+      .configureOutput({
+        outputError: (text, write) =>
+          write(
+            `ledger-recon: ${text
+              .trim()
+              .replace(/^error: /, '')
+              .replace(/\.$/, '')} (--help shows the usage)\n`,
+          ),
+      })
       .addHelpText(
         'after',
         '\nExit codes: 0 reconciled, 1 breaks at or above --fail-on, 2 could not complete\n' +
@@ -481,12 +491,17 @@ function addOutputCommands(program: Command, { db, outFolder, signKey }: SharedO
       await (await import('./close.js')).close(options);
     });
 
+  addSqlCommand(program, db);
+}
+
+/** `sql`: one read-only statement of the investigator's, bounded. */
+function addSqlCommand(program: Command, db: SharedOptions['db']): void {
   program
     .command('sql')
     .description(
       'run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)',
     )
-    .argument('[statement]', 'one SELECT statement')
+    .argument('[statement...]', 'one SELECT statement, in quotes')
     .option('--file <file>', 'read the statement from a file')
     .addOption(db())
     .addOption(
@@ -520,8 +535,14 @@ function addOutputCommands(program: Command, { db, outFolder, signKey }: SharedO
         ['sql --file query.sql --format csv > rows.csv', 'a statement from a file, its rows as CSV'],
       ])}\n`,
     )
-    .action(async (statement: string | undefined, options) => {
-      await (await import('./sql.js')).sql(statement, options);
+    .action(async (words: string[], options) => {
+      // `sql select 1` reaches here as two words (and `*` as the shell's file names): one statement, quoted, is asked for.
+      if (words.length > 1)
+        throw new ConfigError(
+          'statement',
+          `the statement came as ${words.length} arguments, and sql takes one: put it in quotes, e.g. ledger-recon sql "SELECT count(*) FROM gift_cards"`,
+        );
+      await (await import('./sql.js')).sql(words[0], options);
     });
 }
 
@@ -530,8 +551,9 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
   program
     .command('verify')
     .description(
-      'offline, with no mirror and no services: check every evidence manifest in a folder of outputs, the files each seals (SHA-256) and the chain between them; one line per problem, exit 1 when anything does not hold',
+      'check every evidence manifest in a folder of outputs, the files each seals (SHA-256) and the chain between them, offline (no mirror, no services); with --run or --close, re-perform a past night or close from the mirror; one line per problem, exit 1 when anything does not hold',
     )
+    .argument('[folder]', 'the folder of outputs (the same as --dir)')
     .option('--dir <folder>', 'the folder of outputs and their …-evidence.json (or LEDGER_RECON_OUT)', outFolder)
     .option('--json', 'print one object: {ok, dir, manifests, files, signed, problems}')
     .option(
@@ -554,7 +576,12 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .addOption(db())
-    .action(async (options) => {
+    .action(async (folder: string | undefined, options, command: Command) => {
+      if (folder !== undefined) {
+        if (command.getOptionValueSource('dir') === 'cli' && options.dir !== folder)
+          throw new ConfigError('--dir', `verify was given two folders, ${folder} and --dir ${options.dir}: give one`);
+        options.dir = folder;
+      }
       await (await import('./verify.js')).verify(options);
     });
 
@@ -614,12 +641,18 @@ function addMirrorCommands(program: Command, { db }: SharedOptions, locations: L
       'accept a known break: it stays in reports but does not fail runs until --until passes or the break changes',
     )
     .argument('<fingerprint>', "the finding's fingerprint (findings JSON, report)")
-    .requiredOption('--note <text>', 'why it is accepted: the justification auditors read')
+    .option('--note <text>', 'why it is accepted: the justification auditors read (required)')
     .option('--by <name>', 'who accepts (default: the operating-system user)')
     .option('--until <date>', 'the acceptance lapses after this UTC day (YYYY-MM-DD)')
     .option('--json', 'print one object: {accepted, code, fingerprint, by, until, note}')
     .addOption(db())
     .action(async (fingerprint: string, options) => {
+      // Asked for after the fingerprint (commander checks required options first): what is missing first is named first.
+      if (options.note === undefined)
+        throw new ConfigError(
+          '--note',
+          'accept needs --note "why": the justification auditors read beside the finding',
+        );
       await (await import('./accept.js')).accept(fingerprint, options);
     });
 

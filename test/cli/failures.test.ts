@@ -292,7 +292,7 @@ describe('a service that does not answer', () => {
       await runCli(['sync', '--db', mirrorAt(dir, 'never')], cleanEnv({ LEDGER_RECON_TIMEOUT: 'soon' })),
     );
     expect(line).toMatch(
-      /^ledger-recon: 7 settings need attention: GIFTCARD_API_URL .*; LEDGER_RECON_TIMEOUT \(or --timeout\) is "soon": it must be whole seconds from 1 to 600$/,
+      /^ledger-recon: 7 settings need attention: GIFTCARD_API_URL, GIFTCARD_CLIENT_ID, GIFTCARD_CLIENT_SECRET, DP_API_URL, DP_CLIENT_ID, DP_CLIENT_SECRET are not set; LEDGER_RECON_TIMEOUT \(or --timeout\) is "soon": it must be whole seconds from 1 to 600: set them in the environment or a --settings file \(`ledger-recon doctor` says what each one is; `ledger-recon demo` needs none\)$/,
     );
   });
 });
