@@ -4,8 +4,7 @@ import { checkMirror } from '../app/check.js';
 import { systemClock } from '../app/context.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
-import { mirrorExists, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
-import { MirrorError } from '../errors.js';
+import { mirrorExists, noMirrorAt, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
 import { outputTarget, writeAtomically } from '../paths.js';
 import { colourFor, formatCheckSummary } from './check-output.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
@@ -45,8 +44,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
     options.write ??
     ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
   const dbPath = options.db ?? defaultLocations().db;
-  if (!(await mirrorExists(dbPath)))
-    throw new MirrorError(`there is no mirror at ${shownDb(dbPath)}: run \`ledger-recon sync\` first`);
+  if (!(await mirrorExists(dbPath))) throw noMirrorAt(dbPath, shownDb(dbPath));
   const { mirror, release } = await openForWriting(dbPath, 'check');
   try {
     const { summary, findings } = await checkMirror(

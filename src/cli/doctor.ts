@@ -96,7 +96,12 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
       );
   }
 
-  say(locationsLine(defaultLocations(options.env ?? process.env)));
+  // The defaults only where no flag overrides them: `doctor --db postgres://…` says nothing of data/ledger.db.
+  const defaults = locationsLine(defaultLocations(options.env ?? process.env), {
+    db: options.db === undefined,
+    out: options.out === undefined,
+  });
+  if (defaults) say(defaults);
   const db = options.db ?? defaultLocations().db;
   for (const line of await mirror(db)) say(line);
   // A server's disk is its operator's: the doctor sees only the space beside a file.
@@ -107,8 +112,9 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   return lines;
 }
 
-/** Where the mirror and the reports go when no flag names them, and why there. */
-function locationsLine(locations: Locations): Line {
+/** Where the mirror and the reports go when no flag names them (`used`: those no flag named), and why there. */
+function locationsLine(locations: Locations, used: { db: boolean; out: boolean }): Line | undefined {
+  if (!used.db && !used.out) return undefined;
   const why =
     locations.basis === 'LEDGER_RECON_HOME'
       ? `under LEDGER_RECON_HOME (${resolve(locations.home ?? '')})`
@@ -119,7 +125,12 @@ function locationsLine(locations: Locations): Line {
     ok: true,
     subject: 'default locations',
     // A server's URL shown without its password, never made a path.
-    text: `${why}: mirror ${isServerUrl(locations.db) ? shownDb(locations.db) : resolve(locations.db)}, reports ${resolve(locations.reports)}`,
+    text: `${why}: ${[
+      used.db ? `mirror ${isServerUrl(locations.db) ? shownDb(locations.db) : resolve(locations.db)}` : '',
+      used.out ? `reports ${resolve(locations.reports)}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ')}`,
   };
 }
 
@@ -160,11 +171,14 @@ async function mirror(db: string): Promise<Line[]> {
     opened = await openForReading(db);
   } catch (error) {
     // On a server, a failure that names its own cause and fix (its disk full, the server gone) says it alone.
-    const advice = !server
-      ? ': restore it from a backup, or give --db a new file (a new mirror starts with a full sync)'
-      : error instanceof LedgerReconError
-        ? ''
-        : ': see the server and its log, restore the schema from a backup, or give --db another schema (?schema=NAME: a new mirror starts with a full sync)';
+    const ownFix = error instanceof LedgerReconError && /: give --db /.test(error.message);
+    const advice = ownFix
+      ? ''
+      : !server
+        ? ': restore it from a backup, or give --db a new file (a new mirror starts with a full sync)'
+        : error instanceof LedgerReconError
+          ? ''
+          : ': see the server and its log, restore the schema from a backup, or give --db another schema (?schema=NAME: a new mirror starts with a full sync)';
     return [{ ok: false, subject, text: `${(error as Error).message}${advice}` }];
   }
   try {

@@ -4,7 +4,8 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError, MirrorError } from '../errors.js';
+import { ConfigError, type LedgerReconError, MirrorError } from '../errors.js';
+import { defaultLocations } from '../locations.js';
 import { DEFAULT_SCHEMA, isServerUrl, mirrorFile, shownDb } from './location.js';
 import { lockHolder, type LockHolder, type MirrorLock } from './sqlite/lock.js';
 import * as sqlite from './sqlite/open.js';
@@ -82,7 +83,7 @@ export async function openForReading(
   schema: 'any' | 'current' = 'any',
 ): Promise<Mirror> {
   const shown = isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db;
-  const missing = new MirrorError(`there is no mirror at ${shown}: run \`ledger-recon ${firstRun}\` first`);
+  const missing = noMirrorAt(db, shown, firstRun);
   let mirror: Mirror;
   if (isServerUrl(db)) mirror = await (await postgres()).openPgMirror(db, { command: 'read', readOnly: true, missing });
   else if (!existsSync(mirrorFile(db))) throw missing;
@@ -107,10 +108,35 @@ export async function openForReading(
  */
 export async function openExistingForWriting(db: string, command: string, firstRun = 'sync'): Promise<OpenedMirror> {
   if (!(await mirrorExists(db)))
-    throw new MirrorError(
-      `there is no mirror at ${isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db}: run \`ledger-recon ${firstRun}\` first`,
-    );
+    throw noMirrorAt(db, isServerUrl(db) ? (await postgres()).pgLocation(db).shown : db, firstRun);
   return openForWriting(db, command);
+}
+
+/**
+ * What a command that needs a mirror says where there is none: under a LEDGER_RECON_HOME that
+ * does not exist, that variable (not the --db nobody typed); beside a mistyped file name, the
+ * mirrors that do stand in that folder; else the command that makes one.
+ */
+export function noMirrorAt(db: string, shown: string, firstRun = 'sync'): LedgerReconError {
+  if (!isServerUrl(db)) {
+    const locations = defaultLocations();
+    if (
+      resolve(db) === resolve(locations.db) &&
+      locations.basis === 'LEDGER_RECON_HOME' &&
+      locations.home !== undefined &&
+      !existsSync(locations.home)
+    )
+      return new ConfigError(
+        'LEDGER_RECON_HOME',
+        `LEDGER_RECON_HOME is ${locations.home}, which does not exist, so there is no mirror at ${shown}: set LEDGER_RECON_HOME to the folder that holds data/ledger.db, or give --db`,
+      );
+    const beside = sqlite.mirrorsIn(dirname(db)).filter((path) => resolve(path) !== resolve(db));
+    if (beside.length > 0)
+      return new MirrorError(
+        `there is no mirror at ${shown}, but ${beside.slice(0, 3).join(', ')} ${beside.length === 1 ? 'is one' : 'are mirrors'} beside it: give --db one of them, or run \`ledger-recon ${firstRun}\` to make a new one there`,
+      );
+  }
+  return new MirrorError(`there is no mirror at ${shown}: run \`ledger-recon ${firstRun}\` first`);
 }
 
 /**

@@ -108,8 +108,14 @@ describe('ledger-recon check', () => {
       for (const args of [['check'], ['sync'], ['report'], ['sql', 'SELECT 1']]) {
         const { status, stderr } = await runCli([...args, '--db', garbage], simulatorEnv(sim));
         expect(status, args[0]).toBe(2);
-        expect(stderr, args[0]).toBe(`ledger-recon: the mirror ${garbage} cannot be opened: file is not a database\n`);
+        expect(stderr, args[0]).toBe(
+          `ledger-recon: --db ${garbage}: not a mirror (the file is no SQLite database): give --db the mirror's file, e.g. ${join(dir, 'ledger.db')}\n`,
+        );
       }
+      // A file with SQLite's header and nothing SQLite can read after it: SQLite's own word.
+      writeFileSync(garbage, `SQLite format 3\0${'this is not a database'.repeat(10)}`);
+      const damaged = await runCli(['check', '--db', garbage], simulatorEnv(sim));
+      expect(damaged.stderr).toBe(`ledger-recon: the mirror ${garbage} cannot be opened: file is not a database\n`);
     },
   );
 });

@@ -155,8 +155,7 @@ describe('ledger-recon doctor', () => {
       'DP_CLIENT_SECRET',
       'gift card service',
       'delivery partner service',
-      // Where a command without --db / --out would look (a checkout: the current folder).
-      'default locations',
+      // No 'default locations' line: --db and --out name both (doctor --db postgres://… says nothing of data/ledger.db).
       `mirror ${shownDb(db)}`,
       'schema',
       'lock',
@@ -195,7 +194,9 @@ describe('ledger-recon doctor', () => {
     ]);
     expect(failing[1]).toMatch(/GIFTCARD_CLIENT_SECRET/);
     expect(failing[2]).toBe('FAIL  delivery partner service: not tried: fix its settings above first');
-    expect(failing[3]).toMatch(/file is not a database: restore it from a backup, or give --db a new file/);
+    expect(failing[3]).toMatch(
+      /not a mirror \(the file is no SQLite database\): give --db the mirror's file, e\.g\. .*ledger\.db$/,
+    );
     expect(stdout).not.toContain('rotated-secret-value');
   });
 

@@ -137,7 +137,8 @@ describe('ledger-recon sync', () => {
       // A file that is no database makes any such touch fail loudly instead of naming the holder.
       const db = join(dir, 'held', 'held.db');
       mkdirSync(join(dir, 'held'));
-      writeFileSync(db, 'not a database: whoever opens it fails');
+      // SQLite's header (so it passes for a mirror), then what no SQLite can read.
+      writeFileSync(db, `SQLite format 3\0${'not a database: whoever opens it fails'.repeat(4)}`);
       const lock = acquireLock(db, 'sync');
       try {
         for (const command of ['sync', 'check', 'run']) {
@@ -150,7 +151,7 @@ describe('ledger-recon sync', () => {
       } finally {
         lock.release();
       }
-      expect(readFileSync(db, 'utf8')).toBe('not a database: whoever opens it fails');
+      expect(readFileSync(db, 'utf8')).toBe(`SQLite format 3\0${'not a database: whoever opens it fails'.repeat(4)}`);
     },
   );
 });

@@ -76,7 +76,8 @@ describe("the mirror's lock", () => {
   });
 
   it('is taken before the mirror is opened, and given back when the mirror cannot be opened', () => {
-    writeFileSync(db, 'not a database');
+    // SQLite's header, then nothing SQLite can read: past the check of what the file is, failing as it is opened.
+    writeFileSync(db, `SQLite format 3\0${'not a database'.repeat(10)}`);
     expect(() => openMirrorLocked(db, 'check')).toThrow(
       new MirrorError(`the mirror ${db} cannot be opened: file is not a database`),
     );

@@ -1,12 +1,12 @@
 import { terminalWidth, wrapText } from '../../fit-width.js';
 import { missingTables } from '../expected-tables.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { MirrorError } from '../../errors.js';
+import { FileSystemError, MirrorError } from '../../errors.js';
 import { ensureMirrorFolder, mirrorFullError, nearlyFull } from '../../paths.js';
 import { acquireLock, type MirrorLock } from './lock.js';
 import * as schema from '../schema.js';
@@ -76,6 +76,7 @@ export function openMirrorLocked(
     warn: (message) => process.stderr.write(wrapText(`ledger-recon: ${message}\n`, terminalWidth(process.stderr))),
   },
 ): { mirror: SqliteMirror; lock: MirrorLock } {
+  refuseNotAMirror(path);
   const lock = acquireLock(path, command);
   try {
     return { mirror: openMirror(path, options), lock };
@@ -83,6 +84,60 @@ export function openMirrorLocked(
     lock.release();
     throw error;
   }
+}
+
+/**
+ * What stands at a `--db` that is no mirror, refused before anything is made beside it (a lock
+ * file beside a README): a folder, or a file that is no SQLite database. An empty file is a
+ * new mirror's; a damaged database gets SQLite's own word when it is opened.
+ * @throws FileSystemError for a folder; MirrorError for a file that is no SQLite database.
+ */
+export function refuseNotAMirror(path: string): void {
+  let stats;
+  try {
+    stats = statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return; // a file where a folder should be (ENOTDIR): making the mirror's folder names it
+  }
+  if (stats === undefined) return;
+  if (stats.isDirectory())
+    throw new FileSystemError(
+      `--db ${path}: it is a folder: give --db the mirror's file, e.g. ${join(path, 'ledger.db')}`,
+    );
+  if (!stats.isFile() || stats.size === 0) return;
+  const head = Buffer.alloc(16);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') !== 'SQLite format 3\0')
+    throw new MirrorError(
+      `--db ${path}: not a mirror (the file is no SQLite database): give --db the mirror's file, e.g. ${join(dirname(path), 'ledger.db')}`,
+    );
+}
+
+/** The SQLite databases (`*.db`) in `folder`, as a mistyped `--db` beside them is told; none when it cannot be read. */
+export function mirrorsIn(folder: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder)
+      .filter((name) => name.endsWith('.db'))
+      .sort();
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => join(folder, name))
+    .filter((path) => {
+      try {
+        refuseNotAMirror(path);
+        return statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    });
 }
 
 /**
@@ -183,6 +238,7 @@ function refuseHalfBuilt(path: string, sqlite: Database.Database): void {
  * or is no database.
  */
 export function openMirrorReadOnly(path: string = DEFAULT_DB_PATH): SqliteMirror {
+  refuseNotAMirror(path);
   return unreadableAsMirrorError(
     path,
     () => new Database(path, { readonly: true, fileMustExist: true }),
