@@ -185,6 +185,16 @@ export function lockWaitMsOf(env: NodeJS.ProcessEnv = process.env): number | Con
   return wholeNumberSetting(env, 'LEDGER_RECON_LOCK_WAIT', 'seconds', 1, 86_400, 600, 1000);
 }
 
+/**
+ * LEDGER_RECON_STATEMENT_TIMEOUT: how long one statement of the job on a PostgreSQL mirror may
+ * run, whole seconds from 0 to 86400, in ms; 0 (the default) is none, whatever the role or the
+ * database sets, as pg_dump does for its own session: a night's bulk load and index builds are
+ * long by nature, and a role's timeout meant for people would fail them.
+ */
+export function statementTimeoutMsOf(env: NodeJS.ProcessEnv = process.env): number | ConfigError {
+  return wholeNumberSetting(env, 'LEDGER_RECON_STATEMENT_TIMEOUT', 'seconds', 0, 86_400, 0, 1000);
+}
+
 /** A setting of whole units within bounds, times `scale`; its default when unset. */
 function wholeNumberSetting(
   env: NodeJS.ProcessEnv,

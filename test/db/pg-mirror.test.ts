@@ -7,6 +7,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { openForReading, openForWriting, mirrorHolder, type OpenedMirror } from '../../src/db/mirror.js';
 import { openPgMirror, type PgMirror } from '../../src/db/pg/open.js';
+import { serverGone } from '../../src/db/pg/connection.js';
 import { LockHeldError, MirrorError } from '../../src/errors.js';
 import { newSchema } from '../support/postgres.js';
 import { deadlineIn } from '../support/test-clock.js';
@@ -147,6 +148,47 @@ describe.skipIf(serverUrl === '')('a mirror in PostgreSQL', () => {
         "SELECT current_setting('statement_timeout') AS timeout, current_setting('transaction_read_only') AS read_only",
       ),
     ).toEqual({ columns: ['timeout', 'read_only'], rows: [{ timeout: '1min', read_only: 'on' }] });
+  });
+
+  it("runs the night's statements past a statement_timeout the role sets, and names a statement timeout that fires with its fix", async () => {
+    const a = schema();
+    const role = `lr_${a.schema}`;
+    const admin = async (sql: string): Promise<void> => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    // A role whose every statement is cancelled after a millisecond, as a DBA may set for people.
+    await admin(`CREATE ROLE "${role}" LOGIN SUPERUSER`);
+    await admin(`ALTER ROLE "${role}" SET statement_timeout = '1ms'`);
+    cleanups.push(() => admin(`DROP OWNED BY "${role}" CASCADE; DROP ROLE IF EXISTS "${role}"`));
+    const url = new URL(serverUrl);
+    url.username = role;
+    const roleUrl = `${url.toString()}?schema=${a.schema}`;
+    // The migrations (dozens of statements, some long) and a write run whole: the job's own timeout, none, outranks the role's.
+    const opened = await writing(roleUrl, 'sync');
+    expect(await opened.mirror.readOnlyStatement('SELECT COUNT(*) AS n FROM gift_cards')).toEqual({
+      columns: ['n'],
+      rows: [{ n: 0n }],
+    });
+    // One that does fire is named with its variable, not as an unexpected error.
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query('SET statement_timeout = 50');
+      const cancelled = await client.query('SELECT count(*) FROM generate_series(1, 10000000000)').catch((e) => e);
+      const named = serverGone('postgres://db/recon?schema=m', cancelled);
+      expect(named).toBeInstanceOf(MirrorError);
+      expect((named as Error).message).toMatch(
+        /^a statement on the mirror postgres:\/\/db\/recon\?schema=m ran past its statement timeout and was cancelled \(57014: canceling statement due to statement timeout\): nothing half-written stays; LEDGER_RECON_STATEMENT_TIMEOUT sets the job's own/,
+      );
+    } finally {
+      await client.end();
+    }
   });
 
   it('fails the statement, and only it, when the server drops a connection the mirror has handed out', async () => {

@@ -137,6 +137,10 @@ export function serverGone(shown: string, error: unknown): unknown {
     return new MirrorError(
       `the mirror ${shown} waited too long for a lock another session holds on its tables (${code}: ${message}; LEDGER_RECON_LOCK_WAIT): nothing half-written stays; find that session (SELECT pid, application_name, state, query FROM pg_stat_activity WHERE pid IN (SELECT unnest(pg_blocking_pids(pid)) FROM pg_stat_activity)), let it finish or end it, then run again: it resumes from what was committed`,
     );
+  if (code === '57014' && /statement timeout/.test(message ?? ''))
+    return new MirrorError(
+      `a statement on the mirror ${shown} ran past its statement timeout and was cancelled (${code}: ${message}): nothing half-written stays; LEDGER_RECON_STATEMENT_TIMEOUT sets the job's own (0, the default, is none, over the role's and the database's): unset it or raise it, then run again: it resumes from what was committed`,
+    );
   const short = typeof code === 'string' ? SHORT_OF[code] : undefined;
   if (short !== undefined)
     return new MirrorError(

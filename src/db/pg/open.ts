@@ -13,7 +13,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { lockWaitMsOf } from '../../config.js';
+import { lockWaitMsOf, statementTimeoutMsOf } from '../../config.js';
 import { ConfigError, LedgerReconError, LockHeldError, MirrorError } from '../../errors.js';
 import type { MirrorQueries } from '../queries.js';
 import type { MirrorTables } from '../tables.js';
@@ -107,11 +107,15 @@ export async function openPgMirror(url: string, options: PgOpenOptions = {}): Pr
   const location = pgLocation(url);
   const lockWaitMs = lockWaitMsOf();
   if (lockWaitMs instanceof ConfigError) throw lockWaitMs;
+  const statementTimeoutMs = statementTimeoutMsOf();
+  if (statementTimeoutMs instanceof ConfigError) throw statementTimeoutMs;
   const startedAt = new Date().toISOString();
   const pool = new pg.Pool({
     connectionString: location.connectionString,
     application_name: `ledger-recon ${options.command ?? 'read'} ${process.pid} ${startedAt}`.slice(0, 63),
-    options: `-c search_path=${location.schema}${options.readOnly ? ' -c default_transaction_read_only=on' : ''}`,
+    // The job's own statement timeout (none by default), over whatever the role or the database
+    // sets: a startup option outranks both. An investigator's statement sets its own bound.
+    options: `-c search_path=${location.schema} -c statement_timeout=${statementTimeoutMs}${options.readOnly ? ' -c default_transaction_read_only=on' : ''}`,
     types: numberTypes,
     max: 6,
     connectionTimeoutMillis: 10_000,
