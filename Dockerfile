@@ -7,14 +7,22 @@
 #   docker run --rm -v ledger-recon:/var/lib/ledger-recon --env-file /etc/ledger-recon.env ledger-recon run
 
 # Build: compile the TypeScript, pack it as the registry would ship it, install the package
-# (better-sqlite3 compiles here, with python3, make and g++).
+# (better-sqlite3 compiles here, with python3, make and g++). The dependencies are a layer of
+# their own, made from the lock file alone, so a change to the sources reuses it; only what the
+# package is built from is copied, never the checkout whole (no settings file, key or mirror).
 FROM node:20-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY . .
-RUN npm ci
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json README.md ./
+COPY src ./src
+COPY drizzle ./drizzle
+COPY docs ./docs
+COPY scripts ./scripts
+RUN npm run build
 RUN sh scripts/install-prefix.sh /opt/ledger-recon
 
 # Run: the installed package alone, no compiler, no sources.

@@ -97,9 +97,10 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   }
 
   // The defaults only where no flag overrides them: `doctor --db postgres://…` says nothing of data/ledger.db.
-  const defaults = locationsLine(defaultLocations(options.env ?? process.env), {
-    db: options.db === undefined,
-    out: options.out === undefined,
+  const locations = defaultLocations(options.env ?? process.env);
+  const defaults = locationsLine(locations, {
+    db: options.db === undefined || options.db === locations.db,
+    out: options.out === undefined || options.out === locations.reports,
   });
   if (defaults) say(defaults);
   const db = options.db ?? defaultLocations().db;

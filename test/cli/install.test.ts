@@ -108,7 +108,7 @@ beforeAll(async () => {
   // The build stage as Docker would run it, /opt/ledger-recon in a folder of the test's own. Its
   // toolchain (apt-get) is this machine's; its `npm ci` is the checkout's own, which built dist/.
   for (const step of all(buildStage, 'RUN')) {
-    if (/^apt-get\b/.test(step) || step === 'npm ci') continue;
+    if (/^apt-get\b/.test(step) || /^npm ci\b/.test(step)) continue;
     const result = await run('sh', ['-c', step.replaceAll('/opt/ledger-recon', prefix)], {
       cwd: ROOT,
       env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_loglevel: 'error' },
@@ -127,6 +127,20 @@ describe('the Dockerfile', () => {
     expect(stages).toHaveLength(2);
     expect(all(buildStage, 'RUN')).toContain('sh scripts/install-prefix.sh /opt/ledger-recon');
     expect(all(runtimeStage, 'COPY')).toEqual(['--from=build /opt/ledger-recon /opt/ledger-recon']);
+  });
+
+  it('installs the dependencies in a layer of their own, from the lock file alone, and never copies the checkout whole', () => {
+    const copies = all(buildStage, 'COPY');
+    expect(copies[0]).toBe('package.json package-lock.json ./');
+    const install = buildStage.findIndex((i) => i.keyword === 'RUN' && /^npm ci\b/.test(i.argument));
+    const firstSource = buildStage.findIndex((i) => i.keyword === 'COPY' && i.argument.startsWith('src '));
+    expect(install).toBeGreaterThan(0);
+    expect(firstSource).toBeGreaterThan(install);
+    expect(copies.some((argument) => /^\.\s/.test(argument))).toBe(false);
+    // Whatever may hold a secret stays out of the build context, should a COPY ever widen.
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    for (const pattern of ['*.env', '.env*', '*.pem', '*.key', '*.db', 'node_modules', '.git'])
+      expect(ignored, pattern).toContain(pattern);
   });
 
   it('runs the job as a non-root user with the mirror and the reports on a volume', () => {
@@ -163,6 +177,8 @@ describe('the installed package', () => {
     expect(existsSync(join(data, 'data', 'ledger.db'))).toBe(true);
     expect(existsSync(join(data, 'reports'))).toBe(true);
 
+    // The README's links into docs/ hold in an installed copy.
+    expect(existsSync(join(prefix, 'lib', 'node_modules', 'ledger-recon', 'docs', 'operations.md'))).toBe(true);
     const doctor = await run(bin(), ['doctor'], { cwd: elsewhere, env: nightEnv });
     expect(doctor.stdout).toContain(`installed: under the user's data folder ${data}`);
     expect(doctor.stdout).toContain(`mirror ${join(data, 'data', 'ledger.db')}`);
