@@ -42,6 +42,7 @@ import { gcLedgerRewritten } from './gc-ledger-rewritten.js';
 import { gcLedgerTailMismatch } from './gc-ledger-tail-mismatch.js';
 import { gcNegativeBalance } from './gc-negative-balance.js';
 import { gcOrphanEntry } from './gc-orphan-entry.js';
+import { gcListedNotFound } from './gc-listed-not-found.js';
 import { gcRefundOverDebit } from './gc-refund-over-debit.js';
 import { gcRefundWithoutDebit } from './gc-refund-without-debit.js';
 import { gcStatusLedgerMismatch } from './gc-status-ledger-mismatch.js';
@@ -62,6 +63,7 @@ const REGISTRY = [
   gcActivityAfterExpiry,
   gcInvalidAmount,
   gcOrphanEntry,
+  gcListedNotFound,
   gcForeignMerchant,
   gcLedgerRewritten,
   gcSuspectedDoubleDebit,

@@ -39,6 +39,11 @@ export interface EntryRewrite {
 }
 
 /** An entry of a card the mirror lacks, and whether the service answered 404 for the card. */
+/** A card the list met that a read by ID answered 404 for. */
+export interface ListedNotFound {
+  gift_card_id: string;
+}
+
 export interface OrphanEntry {
   transaction_id: string;
   gift_card_id: string;
@@ -101,6 +106,19 @@ export class CardReads {
        FROM gift_card_transaction_versions v WHERE v.sync_run_id <= ?
        ORDER BY v.transaction_id, v.version_id`)
       .all(upToSyncRunId);
+  }
+
+  /**
+   * The cards sync `syncRunId` met in the list that a read by ID answered 404 for, but those
+   * with ledger entries the mirror had by then (each entry of those is a GC_ORPHAN_ENTRY).
+   */
+  async listedNotFound(syncRunId: number): Promise<ListedNotFound[]> {
+    return this.#c
+      .read<ListedNotFound>(`SELECT l.gift_card_id FROM listed_not_found l
+       WHERE l.sync_run_id = ?
+         AND NOT EXISTS (SELECT 1 FROM gift_card_transactions t WHERE t.gift_card_id = l.gift_card_id AND t.first_sync_run_id <= ?)
+       ORDER BY l.gift_card_id`)
+      .all(syncRunId, syncRunId);
   }
 
   /**

@@ -16,7 +16,7 @@ import { CouponReads } from './store-coupons.js';
 import { OrderReads } from './store-orders.js';
 import { WalletReads } from './store-wallets.js';
 
-export type { CardInFlight, EntryRewrite, KeyedEntry, OrphanEntry, StuckCard } from './store-cards.js';
+export type { CardInFlight, EntryRewrite, KeyedEntry, ListedNotFound, OrphanEntry, StuckCard } from './store-cards.js';
 export type { CouponCounts, CouponStep } from './store-coupons.js';
 export type {
   ConvertedLine,

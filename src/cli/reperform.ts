@@ -146,6 +146,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
       CHECKS.GC_LEDGER_REWRITTEN,
       CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY,
       CHECKS.GC_ORPHAN_ENTRY,
+      CHECKS.GC_LISTED_NOT_FOUND,
       ...(result.confirmationKept ? [CHECKS.GC_IN_FLIGHT] : []),
       ...(result.rejectionsKept ? [CHECKS.SYNC_REJECTED_RECORD] : []),
     ].map((check) => check.code);

@@ -190,6 +190,19 @@ export const missingGiftCards = sqliteTable('missing_gift_cards', {
   checkedAtMs: integer('checked_at_ms').notNull(),
 });
 
+/**
+ * Cards the list answered with that a read by ID answered 404 for, per sync (the service
+ * disagrees with itself): GC_LISTED_NOT_FOUND names them, as that night saw them.
+ */
+export const listedNotFound = sqliteTable(
+  'listed_not_found',
+  {
+    syncRunId: integer('sync_run_id').notNull(),
+    giftCardId: text('gift_card_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.syncRunId, t.giftCardId] })],
+);
+
 /** Cards that still moved after the settle pass: the checker reports GC_IN_FLIGHT. */
 export const giftCardsInFlight = sqliteTable(
   'gift_cards_in_flight',

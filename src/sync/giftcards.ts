@@ -47,8 +47,9 @@ export async function syncGiftCards(context: SyncContext): Promise<void> {
       if (record === undefined) return undefined; // minimal, known and unchanged: the mirror's snapshot stands
       if (record === 'missing') {
         // Listed, yet not found by ID: the service disagrees with itself. Recorded as missing, so
-        // its entries are GC_ORPHAN_ENTRY breaks naming the 404, and counted on the sync's line.
-        await store.cards.missingCard(element.giftCardId, syncRunId, readAtMs);
+        // its entries are GC_ORPHAN_ENTRY breaks naming the 404, and as this night's sighting,
+        // named by GC_LISTED_NOT_FOUND; counted on the sync's line.
+        await store.cards.missingCard(element.giftCardId, syncRunId, readAtMs, true);
         context.stats.giftCards.notes['listedNotFound'] = (context.stats.giftCards.notes['listedNotFound'] ?? 0) + 1;
         return undefined;
       }

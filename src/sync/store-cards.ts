@@ -85,6 +85,9 @@ export class CardStore {
         'INSERT INTO missing_gift_cards (gift_card_id, sync_run_id, checked_at_ms) VALUES (?, ?, ?) ON CONFLICT (gift_card_id) DO UPDATE SET sync_run_id = excluded.sync_run_id, checked_at_ms = excluded.checked_at_ms',
       ),
       found: p('DELETE FROM missing_gift_cards WHERE gift_card_id = ?'),
+      listedNotFound: p(
+        'INSERT INTO listed_not_found (sync_run_id, gift_card_id) VALUES (?, ?) ON CONFLICT (sync_run_id, gift_card_id) DO NOTHING',
+      ),
       inFlight: p(
         'INSERT INTO gift_cards_in_flight (sync_run_id, gift_card_id, detail) VALUES (?, ?, ?) ON CONFLICT (sync_run_id, gift_card_id) DO UPDATE SET detail = excluded.detail',
       ),
@@ -146,8 +149,13 @@ export class CardStore {
     return 'changed';
   }
 
-  async missingCard(giftCardId: string, syncRunId: number, checkedAtMs: number): Promise<void> {
+  /**
+   * A card a read by ID answered 404 for. `listed`: the list answered with it this sync (the
+   * service disagrees with itself), kept as that night's sighting for GC_LISTED_NOT_FOUND.
+   */
+  async missingCard(giftCardId: string, syncRunId: number, checkedAtMs: number, listed = false): Promise<void> {
     this.#s.missing.later(giftCardId, syncRunId, checkedAtMs);
+    if (listed) this.#s.listedNotFound.later(syncRunId, giftCardId);
   }
 
   async foundCard(giftCardId: string): Promise<void> {

@@ -9,8 +9,8 @@ import { testNow } from './test-clock.js';
 
 /** What the hostile server can do, one switch per attack. */
 export interface Switches {
-  /** This card stays in the card list but answers 404 when read by ID. */
-  cardNotFoundById?: string;
+  /** This card (or these) stays in the card list but answers 404 when read by ID. */
+  cardNotFoundById?: string | readonly string[];
   /** DP orders: the first voucher's code arrives as a number, the second's as an object. */
   voucherCodeNotString?: { number: number; object: string };
   /** Gift cards: an unknown field named like a voucher code, and a PIN, in every card. */
@@ -175,7 +175,7 @@ async function answer(
   if (
     service === 'giftcard' &&
     switches.cardNotFoundById !== undefined &&
-    path === `/v1/giftCards/${switches.cardNotFoundById}`
+    [switches.cardNotFoundById].flat().some((id) => path === `/v1/giftCards/${id}`)
   ) {
     response
       .writeHead(404, { 'content-type': 'application/json' })

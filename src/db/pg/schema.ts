@@ -105,6 +105,7 @@ export const quarantineSightings = pgTableOf(sqlite.quarantineSightings);
 export const giftCards = pgTableOf(sqlite.giftCards);
 export const giftCardHistory = pgTableOf(sqlite.giftCardHistory);
 export const missingGiftCards = pgTableOf(sqlite.missingGiftCards);
+export const listedNotFound = pgTableOf(sqlite.listedNotFound);
 export const giftCardsInFlight = pgTableOf(sqlite.giftCardsInFlight);
 export const giftCardTransactions = pgTableOf(sqlite.giftCardTransactions);
 export const ledgerWalkSeen = pgTableOf(sqlite.ledgerWalkSeen);
@@ -146,6 +147,7 @@ export const PG_TABLES: readonly Table[] = [
   giftCards,
   giftCardHistory,
   missingGiftCards,
+  listedNotFound,
   giftCardsInFlight,
   giftCardTransactions,
   ledgerWalkSeen,
