@@ -20,6 +20,9 @@ describe('ledger-recon --help and --version', () => {
   it('lists the commands and the exit codes', () => {
     const { code, stdout } = run(['--help']);
     expect(code).toBe(0);
+    // verify re-performs from the mirror too (--run, --close): not "with no mirror".
+    expect(stdout).not.toContain('with no mirror');
+    expect(stdout).toMatch(/verify \[options\] \[folder\]\s+check every evidence manifest/);
     expect(stdout).toMatch(/^Usage: ledger-recon \[options\] \[command\]/);
     expect(stdout).toContain('simulate [options]');
     expect(stdout).toContain('Exit codes: 0 reconciled');
