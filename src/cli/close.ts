@@ -1,7 +1,7 @@
 import { defaultLocations } from '../locations.js';
 import { resolve } from 'node:path';
 import { openExistingForWriting } from '../db/mirror.js';
-import { readKey } from '../evidence/sign.js';
+import { readSigningKey } from '../evidence/sign.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import type { ClosePaths } from '../report/write-close.js';
@@ -30,7 +30,10 @@ export interface CloseCommandOptions extends PeriodOptions {
 export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const { say: write, record } = reporter(options);
   const period = periodOf(options);
-  const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
+  const signingKey =
+    options.signKey !== undefined && options.signKey !== ''
+      ? readSigningKey(options.signKey, (text) => process.stderr.write(`ledger-recon: ${text}\n`))
+      : undefined;
   const dbPath = options.db ?? defaultLocations().db;
   // Taken before the mirror is opened: a signal held while the process loaded ends it before the lock.
   const interruption = onInterrupt(

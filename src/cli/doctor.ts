@@ -9,6 +9,8 @@ import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type
 import { isServerUrl, mirrorExists, mirrorHolder, openForReading, shownDb } from '../db/mirror.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
+import { readSigningKey } from '../evidence/sign.js';
+import { createHash, createPublicKey } from 'node:crypto';
 
 export interface DoctorOptions extends ConfigFlags {
   db?: string;
@@ -96,6 +98,10 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
       );
   }
 
+  // The key that signs the evidence, when one is set: readable, Ed25519, the signer's alone.
+  const keyPath = (options.env ?? process.env)['LEDGER_RECON_SIGN_KEY'];
+  if (keyPath) say(signingKeyLine(keyPath));
+
   // The defaults only where no flag overrides them: `doctor --db postgres://…` says nothing of data/ledger.db.
   const locations = defaultLocations(options.env ?? process.env);
   const defaults = locationsLine(locations, {
@@ -133,6 +139,27 @@ function locationsLine(locations: Locations, used: { db: boolean; out: boolean }
       .filter(Boolean)
       .join(', ')}`,
   };
+}
+
+/** LEDGER_RECON_SIGN_KEY: a private Ed25519 key in a file only its owner reads, its public half's fingerprint shown. */
+export function signingKeyLine(path: string): Line {
+  const subject = 'signing key';
+  const warnings: string[] = [];
+  try {
+    const key = readSigningKey(path, (text) => warnings.push(text));
+    const fingerprint = createHash('sha256')
+      .update(createPublicKey(key).export({ type: 'spki', format: 'der' }))
+      .digest('hex')
+      .slice(0, 16);
+    if (warnings.length > 0) return { ok: false, subject, text: warnings.join('; ').replace(/^warning: /, '') };
+    return {
+      ok: true,
+      subject,
+      text: `${resolve(path)}: Ed25519, readable by its owner alone (public key SHA-256 ${fingerprint}…)`,
+    };
+  } catch (error) {
+    return { ok: false, subject, text: (error as Error).message };
+  }
 }
 
 /** Reads one record of a service (GET only): it answers and accepts the credentials, or why not. */

@@ -144,8 +144,9 @@ export function buildProgram(): Command {
     signKey: () =>
       new Option(
         '--sign-key <file>',
-        'sign the evidence manifest with this Ed25519 private key (PEM; or LEDGER_RECON_SIGN_KEY): …-evidence.dsse.json',
-      ).default(process.env['LEDGER_RECON_SIGN_KEY'] || undefined),
+        'sign the evidence manifest with the Ed25519 private key (PEM) in this file, only you can read it: …-evidence.dsse.json',
+        // Named, never shown: help prints no value of the variable (a key put there by mistake stays unprinted).
+      ).env('LEDGER_RECON_SIGN_KEY'),
     outFolder: locations.reports,
   };
   const program = rootCommand();

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
 import { openExistingForWriting } from '../db/mirror.js';
-import { readKey } from '../evidence/sign.js';
+import { readSigningKey } from '../evidence/sign.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import type { ReportPaths } from '../report/write-report.js';
 import { systemClock } from '../app/context.js';
@@ -29,7 +29,10 @@ export interface ReportCommandOptions {
  */
 export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
   const { say, record } = reporter(options);
-  const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
+  const signingKey =
+    options.signKey !== undefined && options.signKey !== ''
+      ? readSigningKey(options.signKey, (text) => process.stderr.write(`ledger-recon: ${text}\n`))
+      : undefined;
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {

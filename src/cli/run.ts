@@ -12,7 +12,7 @@ import type { CheckOptions } from '../checks/check.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { refuseConjuredMirror, shownMirror } from '../db/mirror.js';
-import { readKey } from '../evidence/sign.js';
+import { readSigningKey } from '../evidence/sign.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
@@ -114,7 +114,10 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       '--metrics-file - and --json both want standard output: give --metrics-file a file (the textfile collector reads one), or leave out --json',
     );
   // A key that cannot sign fails the night before its work, not after it.
-  const signingKey = options.signKey !== undefined ? readKey(options.signKey, '--sign-key', 'private') : undefined;
+  const signingKey =
+    options.signKey !== undefined && options.signKey !== ''
+      ? readSigningKey(options.signKey, (text) => process.stderr.write(`ledger-recon: ${text}\n`))
+      : undefined;
   const books = options.books !== undefined ? booksFilesIn(options.books) : null;
   const stderr = options.stderr ?? process.stderr;
   const tty = stderr.isTTY === true;

@@ -6,7 +6,9 @@
  * file when a seal is made and goes nowhere else: not the mirror, a log or a report.
  */
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
+import { oneLine } from '../log.js';
 import { readRegularFile } from '../paths.js';
 import { canonicalJson } from './canonical.js';
 import { sha256Hex } from '../hash.js';
@@ -54,6 +56,12 @@ export function keyId(key: KeyObject): string {
 
 /** Reads an Ed25519 key (PEM) from `path`. @throws ConfigError naming `flag` when it is not one. */
 export function readKey(path: string, flag: string, kind: 'private' | 'public'): KeyObject {
+  // A key given where its path belongs (LEDGER_RECON_SIGN_KEY holding the PEM) is never echoed back.
+  if (path.includes('-----BEGIN'))
+    throw new ConfigError(
+      flag,
+      `${flag}${flag === '--sign-key' ? ' (or LEDGER_RECON_SIGN_KEY)' : ''} holds a key, not a path: put the key in a file${kind === 'private' ? ' only you can read (chmod 600)' : ''} and give its path (the value is not shown)`,
+    );
   const pem = readRegularFile(path, flag, MAX_KEY_BYTES);
   let key: KeyObject;
   try {
@@ -68,6 +76,21 @@ export function readKey(path: string, flag: string, kind: 'private' | 'public'):
     throw new ConfigError(
       flag,
       `${flag} ${path}: a ${key.asymmetricKeyType} key; the evidence is signed with Ed25519 keys`,
+    );
+  return key;
+}
+
+/**
+ * The private key that signs the evidence (`--sign-key`), read from its path; a key other
+ * users can read is no longer the signer's alone: `warn` is told so, with the fix.
+ * @throws ConfigError as {@link readKey}.
+ */
+export function readSigningKey(path: string, warn: (text: string) => void): KeyObject {
+  const key = readKey(path, '--sign-key', 'private');
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o077) !== 0)
+    warn(
+      `warning: --sign-key ${oneLine(path)} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}), who could sign evidence as you: chmod 600 ${oneLine(path)}`,
     );
   return key;
 }

@@ -6,10 +6,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signingKeyLine } from '../../src/cli/doctor.js';
+import { readKey, readSigningKey } from '../../src/evidence/sign.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
@@ -231,5 +233,63 @@ describe.runIf(hasProgram('openssl', 'openssl'))('the envelope with standard too
       const sum = execFileSync('sha256sum', [join(out, subject.name)], { encoding: 'utf8' }).split(' ')[0];
       expect(sum, subject.name).toBe(subject.digest.sha256);
     }
+  });
+});
+
+describe('the signing key at the edge', () => {
+  it('is never printed when LEDGER_RECON_SIGN_KEY holds the key itself: refused as a key, not a path, in the line, the record and the help', async () => {
+    const env = { ...simulatorEnv(sim), LEDGER_RECON_SIGN_KEY: ours.private };
+    const night = await runCli(
+      ['run', '--json', '--db', join(dir, 'pem-in-variable', 'ledger.db'), '--out', join(dir, 'pem-out')],
+      env,
+    );
+    expect(night.status).toBe(2);
+    expect(night.stderr).toBe(
+      'ledger-recon: --sign-key (or LEDGER_RECON_SIGN_KEY) holds a key, not a path: put the key in a file only you can read (chmod 600) and give its path (the value is not shown)\n',
+    );
+    expect(JSON.parse(night.stdout)).toMatchObject({ verdict: 'FAILED', error: { code: 'CONFIG' } });
+    const help = await runCli(['run', '--help'], env);
+    for (const printed of [night.stdout, night.stderr, help.stdout]) expect(printed).not.toContain('PRIVATE KEY');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('(env: LEDGER_RECON_SIGN_KEY)');
+  });
+});
+
+describe('readSigningKey', () => {
+  it('reads an Ed25519 key its owner alone can read, and warns of one others can read, naming the fix', () => {
+    const warned: string[] = [];
+    const own = join(dir, 'signing.pem');
+    expect(readSigningKey(own, (text) => warned.push(text)).asymmetricKeyType).toBe('ed25519');
+    expect(warned).toEqual([]);
+    const shared = join(dir, 'shared.pem');
+    writeFileSync(shared, ours.private);
+    chmodSync(shared, 0o644);
+    readSigningKey(shared, (text) => warned.push(text));
+    expect(warned).toEqual([
+      `warning: --sign-key ${shared} can be read by other users (mode 0644), who could sign evidence as you: chmod 600 ${shared}`,
+    ]);
+  });
+
+  it('refuses a key given where its path belongs, without echoing it', () => {
+    expect(() => readSigningKey(ours.private, () => undefined)).toThrow(
+      /^--sign-key \(or LEDGER_RECON_SIGN_KEY\) holds a key, not a path: .*\(the value is not shown\)$/,
+    );
+    expect(() => readKey(ours.public, '--public-key', 'public')).toThrow(/^--public-key holds a key, not a path/);
+  });
+});
+
+describe("doctor's signing key line", () => {
+  it('says ok for a key its owner alone reads, with its public fingerprint; FAIL for one others read or a key in the variable', () => {
+    expect(signingKeyLine(join(dir, 'signing.pem'))).toMatchObject({
+      ok: true,
+      subject: 'signing key',
+      text: expect.stringMatching(/: Ed25519, readable by its owner alone \(public key SHA-256 [0-9a-f]{16}…\)$/),
+    });
+    const shared = join(dir, 'doctor-shared.pem');
+    writeFileSync(shared, ours.private);
+    chmodSync(shared, 0o640);
+    expect(signingKeyLine(shared)).toMatchObject({ ok: false, text: expect.stringContaining(`chmod 600 ${shared}`) });
+    const inVariable = signingKeyLine(ours.private);
+    expect(inVariable).toMatchObject({ ok: false, text: expect.stringContaining('holds a key, not a path') });
+    expect(inVariable.text).not.toContain('PRIVATE KEY');
   });
 });
