@@ -3,8 +3,9 @@
  * mirror, no services): every manifest against its own digest, every file it names against its
  * SHA-256, and the chain of manifests per mirror. Each problem is one line.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import { readRegularFile } from '../paths.js';
 import type { KeyObject } from 'node:crypto';
 import { fileDigest } from './canonical.js';
 import { envelopeProblem } from './sign.js';
@@ -17,6 +18,80 @@ export interface FolderVerification {
   signed: number;
   /** One line each; none when everything holds. */
   problems: string[];
+}
+
+/** The largest manifest or envelope read: a manifest is a few KB; /dev/zero is none. */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+/** How deep a manifest's JSON may nest: a manifest nests five levels; a file nested 100,000 deep is no manifest. */
+const MAX_DEPTH = 64;
+
+/**
+ * The file `name` of the folder as verify may read it: a regular file in the folder, or a link
+ * to one that stays inside it. A FIFO, a device (a link to /dev/zero), a folder or a link out
+ * of the folder is a problem named, never opened: verify neither hangs nor reads for ever nor
+ * vouches for what lies elsewhere.
+ */
+function folderFile(dir: string, name: string): { path: string } | { problem: string } {
+  const path = join(dir, name);
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return { problem: 'missing' };
+  let real = path;
+  if (stats.isSymbolicLink()) {
+    try {
+      real = realpathSync(path);
+    } catch {
+      return { problem: 'a link to nothing' };
+    }
+    const inside = relative(realpathSync(dir), real);
+    if (inside.startsWith('..') || isAbsolute(inside)) return { problem: `a link out of the folder (to ${real})` };
+  }
+  const target = statSync(real);
+  if (!target.isFile())
+    return {
+      problem: `not a regular file (${target.isFIFO() ? 'a FIFO' : target.isDirectory() ? 'a folder' : 'a device or socket'})`,
+    };
+  return { path: real };
+}
+
+/** JSON text whose arrays and objects nest at most `max` deep (strings skipped). */
+function nestsWithin(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      depth += 1;
+      if (depth > max) return false;
+    } else if (c === ']' || c === '}') depth -= 1;
+  }
+  return true;
+}
+
+/** A JSON file of the folder, read within bounds: its value, or why it cannot be. */
+function folderJson(dir: string, name: string): { value: unknown } | { problem: string } {
+  const file = folderFile(dir, name);
+  if ('problem' in file) return file;
+  let text: string;
+  try {
+    text = readRegularFile(file.path, '', MAX_MANIFEST_BYTES);
+  } catch (error) {
+    return {
+      problem: /larger than/.test((error as Error).message)
+        ? `larger than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes, which no manifest is`
+        : 'cannot be read',
+    };
+  }
+  if (!nestsWithin(text, MAX_DEPTH)) return { problem: `nested deeper than ${MAX_DEPTH} levels, which no manifest is` };
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return { problem: 'not JSON' };
+  }
 }
 
 const isManifest = (value: unknown): value is SealedManifest =>
@@ -39,13 +114,12 @@ export async function verifyFolder(dir: string, publicKey?: KeyObject): Promise<
   for (const name of readdirSync(dir)
     .filter((n) => n.endsWith('-evidence.json'))
     .sort()) {
-    let manifest: unknown;
-    try {
-      manifest = JSON.parse(readFileSync(join(dir, name), 'utf8'));
-    } catch {
-      problems.push(`${name}: not a manifest (not JSON)`);
+    const read = folderJson(dir, name);
+    if ('problem' in read) {
+      problems.push(`${name}: not a manifest (${read.problem})`);
       continue;
     }
+    const manifest = read.value;
     if (!isManifest(manifest)) {
       problems.push(`${name}: not a manifest of this tool (${MANIFEST_FORMAT})`);
       continue;
@@ -66,12 +140,12 @@ export async function verifyFolder(dir: string, publicKey?: KeyObject): Promise<
         problems.push(`${name}: names a file outside its folder: ${JSON.stringify(output.file)}`);
         continue;
       }
-      const path = join(dir, output.file);
-      if (!existsSync(path)) {
-        problems.push(`${output.file}: missing (sealed by ${name})`);
+      const file = folderFile(dir, output.file);
+      if ('problem' in file) {
+        problems.push(`${output.file}: ${file.problem} (sealed by ${name})`);
         continue;
       }
-      const found = await fileDigest(path);
+      const found = await fileDigest(file.path);
       if (found.sha256 !== output.sha256)
         problems.push(
           `${output.file}: changed since it was sealed by ${name} (SHA-256 ${found.sha256.slice(0, 12)}…, sealed ${output.sha256.slice(0, 12)}…)`,
@@ -85,15 +159,12 @@ export async function verifyFolder(dir: string, publicKey?: KeyObject): Promise<
 /** Whether the manifest `name` is signed by `publicKey`: why not, or null. */
 function signatureProblem(dir: string, name: string, manifest: SealedManifest, publicKey: KeyObject): string | null {
   const envelopeName = name.replace(/-evidence\.json$/, '-evidence.dsse.json');
-  const path = join(dir, envelopeName);
-  if (!existsSync(path)) return `${name}: not signed (no ${envelopeName} beside it)`;
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    return `${envelopeName}: not JSON`;
-  }
-  const problem = envelopeProblem(envelope, manifest, publicKey);
+  const read = folderJson(dir, envelopeName);
+  if ('problem' in read)
+    return read.problem === 'missing'
+      ? `${name}: not signed (no ${envelopeName} beside it)`
+      : `${envelopeName}: ${read.problem}`;
+  const problem = envelopeProblem(read.value, manifest, publicKey);
   return problem === null ? null : `${envelopeName}: ${problem}`;
 }
 
