@@ -24,7 +24,11 @@ const LABEL: Record<keyof Identity, string> = {
  * Binds the mirror to `identity` on its first sync, or checks that it is the same one.
  * A mirror synced before identities were recorded is bound now, after its newest sync's
  * addresses are checked. With `rebind`, a different identity replaces the bound one.
- * @returns whether the mirror moved to another identity (the caller retires what the previous one listed).
+ * @returns 'moved' when the mirror moved to other services' credentials (the caller retires what
+ * the previous ones listed); 'readdressed' when only the addresses changed, the same client IDs
+ * reaching the same services by another name (`localhost` for `127.0.0.1`, a new load
+ * balancer): nothing is retired, the sync reads everything again, and every earlier night can
+ * still be re-performed however many times the address moves; 'same' otherwise.
  * @throws MirrorError naming each difference, when the identity differs and `rebind` is not set.
  */
 export async function bindIdentity(
@@ -32,7 +36,7 @@ export async function bindIdentity(
   identity: Identity,
   rebind: boolean,
   nowMs: number,
-): Promise<boolean> {
+): Promise<'same' | 'readdressed' | 'moved'> {
   const row = await store.runs.boundIdentity();
   let bound: Identity | undefined = row && {
     giftcardBaseUrl: row.giftcard_base_url,
@@ -56,12 +60,20 @@ export async function bindIdentity(
       `this mirror holds another service's records: ${listed}. Give --db another mirror, or pass --rebind to move this one to these services on purpose (its history stays)`,
     );
   }
+  const binding =
+    differences.length === 0
+      ? 'same'
+      : differences.every((key) => key === 'giftcardBaseUrl' || key === 'dpBaseUrl')
+        ? 'readdressed'
+        : 'moved';
   await store.runs.bindIdentity({
     giftcard_base_url: identity.giftcardBaseUrl,
     giftcard_client_id: identity.giftcardClientId,
     dp_base_url: identity.dpBaseUrl,
     dp_client_id: identity.dpClientId,
-    bound_at: new Date(nowMs).toISOString(),
+    // A new address of the same services keeps the binding's time: re-performance reads a
+    // rebind of a mirror older than the syncs' own mark by it (EvidenceStore.reboundAfter).
+    bound_at: binding === 'readdressed' && row ? row.bound_at : new Date(nowMs).toISOString(),
   });
-  return differences.length > 0;
+  return binding;
 }

@@ -155,7 +155,7 @@ async function startSyncRun(
   ]);
   // We hold the lock: a run still marked running was stopped before it could finish.
   await store.runs.failInterruptedSyncs();
-  const rebound = await bindIdentity(
+  const binding = await bindIdentity(
     store,
     {
       giftcardBaseUrl: options.giftcard.config.baseUrl,
@@ -167,8 +167,10 @@ async function startSyncRun(
     started,
   );
   const completedBefore = await store.runs.completedSyncs();
-  // A rebind reads everything from the new services: nothing of the previous ones is current.
-  const mode = options.full || rebound || completedBefore === 0 ? 'full' : 'incremental';
+  // Other services' credentials: nothing of the previous ones is current (retired by the caller).
+  const rebound = binding === 'moved';
+  // A rebind reads everything again, to another address of the same services too.
+  const mode = options.full || binding !== 'same' || completedBefore === 0 ? 'full' : 'incremental';
   const syncRunId = await store.runs.startSync({
     mode,
     started_at: new Date(started).toISOString(),

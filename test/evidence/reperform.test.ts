@@ -741,7 +741,9 @@ describe('verify --run', () => {
       );
     }
     const text = await runCli(['verify', '--run', String(first), '--db', db], simulatorEnv(sim));
-    expect(text.stdout).toContain("GC_ORPHAN_ENTRY's, GC_IN_FLIGHT's and SYNC_REJECTED_RECORD's)");
+    expect(text.stdout).toContain(
+      "GC_ORPHAN_ENTRY's, GC_LISTED_NOT_FOUND's, GC_IN_FLIGHT's and SYNC_REJECTED_RECORD's)",
+    );
     // Its books (none) matched again too: nothing of the night is left out.
     expect(text.stdout).toContain(
       ", the books' checks (no books had been imported by then: nothing to match) and their standing",
