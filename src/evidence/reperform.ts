@@ -35,10 +35,10 @@ import { isMaterial, type Materiality } from '../findings/finding.js';
 import type { CheckOptions, Severity } from '../checks/check.js';
 import type { CheckCode } from '../checks/index.js';
 import { type MonthToDate, nightlyRollForward, nightlyTally, RunTallies } from '../ledger/rollforward.js';
-import { formatCents } from '../money.js';
+import { formatCents, groupThousands } from '../money.js';
 import { canonicalJson } from './canonical.js';
 import { sha256Hex } from '../hash.js';
-import type { LedgerPopulation } from '../ledger/population.js';
+import type { CurrencyControls, LedgerPopulation } from '../ledger/population.js';
 import { LedgerStore } from '../ledger/store.js';
 import { recordsPopulation, type SealedManifest } from './manifest.js';
 import { EvidenceStore } from './store.js';
@@ -317,12 +317,14 @@ async function listDifferences(
     if (!sealed) continue;
     const is = await recordsPopulation(now());
     if (is.records !== sealed.records)
-      differences.push(`${label}: sealed ${sealed.records}, re-performed ${is.records}`);
+      differences.push(
+        `${label}: sealed ${sealed.records.toLocaleString('en-US')}, re-performed ${is.records.toLocaleString('en-US')}`,
+      );
     const currencies = [...new Set([...Object.keys(sealed.totalsCents), ...Object.keys(is.totalsCents)])].sort();
     for (const currency of currencies)
       if (sealed.totalsCents[currency] !== is.totalsCents[currency])
         differences.push(
-          `${label} ${currency} total: sealed ${sealed.totalsCents[currency] ?? 'none'}, re-performed ${is.totalsCents[currency] ?? 'none'}`,
+          `${label} ${currency} total: sealed ${sealed.totalsCents[currency] === undefined ? 'none' : shownMoney(sealed.totalsCents[currency], currency)}, re-performed ${is.totalsCents[currency] === undefined ? 'none' : shownMoney(is.totalsCents[currency], currency)}`,
         );
     if (is.merkleRoot !== sealed.merkleRoot)
       differences.push(`${label} Merkle root: sealed ${sealed.merkleRoot}, re-performed ${is.merkleRoot}`);
@@ -375,9 +377,31 @@ function monthToDateDifference(stated: MonthToDate | undefined, now: MonthToDate
   for (const group of now.rollForwards) {
     const was = stated?.rollForwards.find((r) => r.currency === group.currency && r.programId === group.programId);
     if (was && was.closingFromFlowsCents !== group.closingFromFlowsCents)
-      return `month to date ${group.currency} ${group.programId ?? '(no program)'} closing: stated ${formatCents(was.closingFromFlowsCents ?? 0)}, re-performed ${formatCents(group.closingFromFlowsCents ?? 0)}`;
+      return `month to date ${group.currency} ${group.programId ?? '(no program)'} closing outstanding: stated ${shownMoney(was.closingFromFlowsCents ?? 0, group.currency)}, re-performed ${shownMoney(group.closingFromFlowsCents ?? 0, group.currency)}`;
   }
   return 'month to date: the re-performed figures are not the ones its manifest sealed';
+}
+
+/** The roll-forward's lines as the Summary names them. */
+const ROLL_FORWARD_LABELS: Partial<Record<keyof RollForwardFigures, string>> = {
+  opening: 'opening outstanding',
+  rebase: 're-based',
+  issued: 'issued',
+  debited: 'debited',
+  refunded: 'refunded',
+  voided: 'voided',
+  expired: 'expired',
+  closing: 'closing outstanding',
+  cardsRemaining: 'cards hold (remainingBalance at cut-off)',
+  difference: 'difference',
+  inFlight: 'in flight',
+  inFlightCards: 'cards in flight',
+};
+
+/** A roll-forward figure: a decimal amount as money in its currency, a count as a count. */
+function shownFigure(value: unknown, currency: string): string {
+  if (typeof value === 'string' && /^-?\d+\.\d{2}$/.test(value)) return `${currency} ${groupThousands(value)}`;
+  return String(value);
 }
 
 /** The roll-forward's figures, currency by currency, that differ from what the night stated. */
@@ -388,38 +412,62 @@ function rollForwardDifferences(sealed: readonly RollForwardFigures[], now: read
     const was = sealed.find((r) => r.currency === currency);
     const is = now.find((r) => r.currency === currency);
     if (!was || !is) {
-      differences.push(`roll-forward ${currency}: ${was ? 'stated, not re-performed' : 're-performed, not stated'}`);
+      differences.push(`roll-forward ${currency}: ${was ? 'stated, not found again now' : 'found now, not stated'}`);
       continue;
     }
     for (const key of Object.keys(was) as (keyof RollForwardFigures)[])
       if (key !== 'currency' && was[key] !== is[key])
         differences.push(
-          `roll-forward ${currency} ${key}: stated ${String(was[key])}, re-performed ${String(is[key])}`,
+          `roll-forward ${currency} ${ROLL_FORWARD_LABELS[key] ?? key}: stated ${shownFigure(was[key], currency)}, re-performed ${shownFigure(is[key], currency)}`,
         );
   }
   return differences;
 }
 
-/** What differs between the sealed population and the re-performed one, figure by figure. */
+/** Each figure of a currency's population as the workbook's Ledger population names it, and whether it is money. */
+const CONTROL_LABELS: Record<keyof CurrencyControls, { label: string; money: boolean }> = {
+  cards: { label: 'cards', money: false },
+  entries: { label: 'ledger entries', money: false },
+  remainingCents: { label: 'remaining on the cards', money: true },
+  debitedCents: { label: 'debited, all time', money: true },
+  refundedCents: { label: 'refunded, all time', money: true },
+  offTheCent: { label: 'cards and entries off the cent', money: false },
+};
+
+/** Money as a line shows it to an auditor: its currency, thousands grouped (USD 7,340.75). */
+function shownMoney(cents: number, currency: string): string {
+  return `${currency} ${groupThousands(formatCents(cents))}`;
+}
+
+/** What differs between the sealed population and the re-performed one, figure by figure, named as the workbook names them. */
 function differencesOf(sealed: LedgerPopulation, now: LedgerPopulation): string[] {
   const differences: string[] = [];
-  const figure = (label: string, was: number | string, is: number | string) => {
-    if (was !== is) differences.push(`${label}: sealed ${was}, re-performed ${is}`);
+  const figure = (
+    label: string,
+    was: number | string,
+    is: number | string,
+    show = (v: number | string) => String(v),
+  ) => {
+    if (was !== is) differences.push(`${label}: sealed ${show(was)}, re-performed ${show(is)}`);
   };
-  figure('cards', sealed.cards, now.cards);
-  figure('entries', sealed.entries, now.entries);
-  figure('entries of cards not in the mirror', sealed.orphanEntries, now.orphanEntries);
+  const count = (v: number | string) => (typeof v === 'number' ? v.toLocaleString('en-US') : v);
+  figure('cards', sealed.cards, now.cards, count);
+  figure('ledger entries', sealed.entries, now.entries, count);
+  figure('entries of cards not in the mirror', sealed.orphanEntries, now.orphanEntries, count);
   const currencies = [...new Set([...Object.keys(sealed.byCurrency), ...Object.keys(now.byCurrency)])].sort();
   for (const currency of currencies) {
     const was = sealed.byCurrency[currency];
     const is = now.byCurrency[currency];
     if (!was || !is) {
-      differences.push(`${currency}: ${was ? 'sealed, not re-performed' : 're-performed, not sealed'}`);
+      differences.push(`${currency}: ${was ? 'sealed, not found again now' : 'found now, not sealed'}`);
       continue;
     }
-    for (const key of Object.keys(was) as (keyof typeof was)[]) figure(`${currency} ${key}`, was[key], is[key]);
+    for (const key of Object.keys(was) as (keyof CurrencyControls)[]) {
+      const { label, money } = CONTROL_LABELS[key] ?? { label: key, money: false };
+      figure(`${currency} ${label}`, was[key], is[key], money ? (v) => shownMoney(Number(v), currency) : count);
+    }
   }
-  figure('Merkle root', sealed.merkleRoot, now.merkleRoot);
+  figure('Merkle root of the population', sealed.merkleRoot, now.merkleRoot);
   return differences;
 }
 

@@ -332,11 +332,13 @@ export function findingDifferences(
   for (const [fingerprint, f] of statedHere) {
     const carriedEvent = CHECKS[f.code].lifecycle === 'event' && f.firstSeenCheckRunId < run.checkRunId;
     if (!drafted.has(fingerprint) && !carriedEvent)
-      differences.push(`finding ${f.code} ${fingerprint} (${f.entityType} ${f.entityId}): stated, not drafted again`);
+      differences.push(
+        `finding ${f.code} ${fingerprint} (${f.entityType} ${f.entityId}): among the night's findings, not found again now`,
+      );
   }
   for (const [fingerprint, { code }] of drafted)
     if (!statedHere.has(fingerprint) && !heldHere.has(fingerprint))
-      differences.push(`finding ${code} ${fingerprint}: drafted again, not stated`);
+      differences.push(`finding ${code} ${fingerprint}: found again now, not among the night's findings`);
   return differences.sort();
 }
 

@@ -4,7 +4,7 @@
  * A card whose break the re-read found moved on has its time-sensitive break held (it was seen
  * before, or set aside when first seen that night) and its GC_IN_FLIGHT stated; the
  * re-performance weighs them as the night did and is identical, where it named the break set
- * aside "drafted again, not stated" before. A GC_IN_FLIGHT
+ * aside "found again now, not among the night's findings" before. A GC_IN_FLIGHT
  * finding taken out by SQL and an answer changed since are each named.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -152,7 +152,7 @@ describe("verify --run, the night's confirmation", () => {
       const deleted = await verify(nights[1]!);
       expect(deleted.status).toBe(1);
       expect(deleted.verified.differences).toContain(
-        `finding GC_IN_FLIGHT ${inFlight!.fingerprint}: drafted again, not stated`,
+        `finding GC_IN_FLIGHT ${inFlight!.fingerprint}: found again now, not among the night's findings`,
       );
     } finally {
       await move(-nights[1]!, nights[1]!);
@@ -180,7 +180,7 @@ describe("verify --run, the night's confirmation", () => {
         true,
       );
       expect(verified.differences).toContain(
-        `finding GC_IN_FLIGHT ${inFlight!.fingerprint} (giftCard ${card}): stated, not drafted again`,
+        `finding GC_IN_FLIGHT ${inFlight!.fingerprint} (giftCard ${card}): among the night's findings, not found again now`,
       );
     } finally {
       await changeMirror(

@@ -131,17 +131,23 @@ describe('verify --run', () => {
       const changed = await verify(first);
       expect(changed.status).toBe(1);
       expect(changed.verified.differences).toContainEqual(
-        expect.stringMatching(/^[A-Z]{3} debitedCents: sealed \d+, re-performed \d+$/),
+        expect.stringMatching(
+          /^[A-Z]{3} debited, all time: sealed [A-Z]{3} [\d,]+\.\d\d, re-performed [A-Z]{3} [\d,]+\.\d\d$/,
+        ),
       );
-      expect(changed.verified.differences).toContainEqual(expect.stringMatching(/^Merkle root: sealed [0-9a-f]{64}/));
+      expect(changed.verified.differences).toContainEqual(
+        expect.stringMatching(/^Merkle root of the population: sealed [0-9a-f]{64}/),
+      );
       // The night's roll-forward, walked again from the same ledger, moves with it.
       expect(changed.verified.differences).toContainEqual(
-        expect.stringMatching(/^roll-forward [A-Z]{3} debited: stated [\d.,-]+, re-performed [\d.,-]+$/),
+        expect.stringMatching(
+          /^roll-forward [A-Z]{3} debited: stated [A-Z]{3} [\d.,-]+, re-performed [A-Z]{3} [\d.,-]+$/,
+        ),
       );
       expect(changed.verified.differences).toContainEqual(expect.stringMatching(/^month to date [A-Z]{3} /));
       // The card checks, drafted again over the changed entry, find a break the night did not state.
       expect(changed.verified.differences).toContainEqual(
-        expect.stringMatching(/^finding GC_[A-Z_]+ [0-9a-f]+: drafted again, not stated$/),
+        expect.stringMatching(/^finding GC_[A-Z_]+ [0-9a-f]+: found again now, not among the night's findings$/),
       );
       // As the operator reads it: one line per difference, then what it means; exit 1.
       const said = await runCli(['verify', '--run', String(first), '--db', db], simulatorEnv(sim));
@@ -177,7 +183,9 @@ describe('verify --run', () => {
     try {
       const deleted = await verify(first);
       expect(deleted.status).toBe(1);
-      expect(deleted.verified.differences).toContainEqual(expect.stringMatching(/^Merkle root: sealed/));
+      expect(deleted.verified.differences).toContainEqual(
+        expect.stringMatching(/^Merkle root of the population: sealed/),
+      );
     } finally {
       await changeMirror(
         db,
@@ -266,7 +274,7 @@ describe('verify --run', () => {
       const changed = await verify(first);
       expect(changed.status).toBe(1);
       expect(changed.verified.differences).toContainEqual(
-        expect.stringMatching(/^finding CV_OVER_REDEEMED [0-9a-f]+: drafted again, not stated$/),
+        expect.stringMatching(/^finding CV_OVER_REDEEMED [0-9a-f]+: found again now, not among the night's findings$/),
       );
     } finally {
       await put(version.raw_json);
@@ -547,7 +555,7 @@ describe('verify --run', () => {
       expect(changed.verified.differences).toContainEqual(
         expect.stringMatching(
           new RegExp(
-            `^finding GC_LEDGER_REWRITTEN [0-9a-f]+ \\(giftCardTransaction ${entry.transaction_id}\\): stated, not drafted again$`,
+            `^finding GC_LEDGER_REWRITTEN [0-9a-f]+ \\(giftCardTransaction ${entry.transaction_id}\\): among the night's findings, not found again now$`,
           ),
         ),
       );
@@ -667,7 +675,9 @@ describe('verify --run', () => {
         const changed = await verify(first);
         expect(changed.status).toBe(1);
         expect(changed.verified.differences).toContainEqual(
-          expect.stringMatching(new RegExp(`^finding ${code} [0-9a-f]+ \\(${record}\\): stated, not drafted again$`)),
+          expect.stringMatching(
+            new RegExp(`^finding ${code} [0-9a-f]+ \\(${record}\\): among the night's findings, not found again now$`),
+          ),
         );
       } finally {
         await set(was?.value);
@@ -730,7 +740,9 @@ describe('verify --run', () => {
       const deleted = await verify(first);
       expect(deleted.status).toBe(1);
       expect(deleted.verified.differences).toContainEqual(
-        expect.stringMatching(/^finding SYNC_REJECTED_RECORD [0-9a-f]+ \(\w+ [^)]+\): stated, not drafted again$/),
+        expect.stringMatching(
+          /^finding SYNC_REJECTED_RECORD [0-9a-f]+ \(\w+ [^)]+\): among the night's findings, not found again now$/,
+        ),
       );
     } finally {
       await changeMirror(
