@@ -8,7 +8,8 @@ import { openForReading } from '../db/mirror.js';
 import { ConfigError, MirrorError } from '../errors.js';
 import { BooksNotMatchable, NotReperformable, type Reperformance, type WhatIfSettings } from '../evidence/reperform.js';
 import { defaultLocations } from '../locations.js';
-import { formatCents } from '../money.js';
+import { formatCents, groupThousands } from '../money.js';
+import type { PeriodRollForward } from '../ledger/rollforward.js';
 import { reporter, type Reporting } from './reporter.js';
 import { BOOKS_SETTINGS, whatIfSettingsOf } from './settings.js';
 
@@ -30,7 +31,7 @@ export async function reperformClose(label: string, options: ReperformOptions): 
     record({ identical, close: label, syncRunId: sync, cutOff: manifest.cutOff, closes: result.closes, figures });
     if (identical) {
       say(
-        `re-performed the close of ${label} (sync ${sync}, data as of ${manifest.cutOff}): identical: ${result.rollForwards.length} roll-forwards, ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'} as sealed\n`,
+        `re-performed the close of ${label} (sync ${sync}, data as of ${manifest.cutOff}): identical: closing outstanding ${closingLiability(result.rollForwards)}; ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'} as sealed\n`,
       );
       return true;
     }
@@ -42,6 +43,17 @@ export async function reperformClose(label: string, options: ReperformOptions): 
   } finally {
     await mirror.close();
   }
+}
+
+/** The closing liability per currency (its programs added up), as the close's page 1 states it: USD 2,700.36, EUR 30.30. */
+function closingLiability(rollForwards: readonly PeriodRollForward[]): string {
+  const byCurrency = new Map<string, number>();
+  for (const r of rollForwards) byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? 0) + r.closingFromFlowsCents);
+  if (byCurrency.size === 0) return 'none (no card in the period)';
+  return [...byCurrency]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, cents]) => `${currency} ${groupThousands(formatCents(cents))}`)
+    .join(', ');
 }
 
 /** What the verify line says of the books' checks re-performed: over how many books rows, or that there were none. */

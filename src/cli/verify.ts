@@ -63,13 +63,18 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
   }
   if (result.problems.length > 0) {
     process.stderr.write(
-      `ledger-recon: ${dir}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} in ${result.manifests} manifests and ${result.files} files\n`,
+      `ledger-recon: ${dir}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} in ${counted(result.manifests, 'manifest')} and ${counted(result.files, 'sealed file')}\n`,
     );
     process.exitCode = 1;
     return false;
   }
   say(
-    `verified ${dir}: ${result.manifests} manifests, ${result.files} files, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}\n`,
+    `verified ${dir}: ${counted(result.manifests, 'manifest')}, ${counted(result.files, 'sealed file')}, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}\n`,
   );
   return true;
+}
+
+/** `n` things, as a person counts them: 1 manifest, 2 manifests, 1,204 sealed files. */
+function counted(n: number, thing: string): string {
+  return `${n.toLocaleString('en-US')} ${thing}${n === 1 ? '' : 's'}`;
 }

@@ -101,7 +101,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
 
     const intact = await runCli(['verify', '--dir', reports], cleanEnv());
     expect(intact.stderr).toBe('');
-    expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 10 files, one unbroken chain per mirror\n`);
+    expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 10 sealed files, one unbroken chain per mirror\n`);
     expect(intact.status).toBe(0);
 
     const csv = night2.outputs[1]!.file;

@@ -473,7 +473,9 @@ describe('verify --run', () => {
     const result = await runCli(['verify', '--close', month, '--db', db], simulatorEnv(sim));
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      new RegExp(`^re-performed the close of ${month} \\(sync \\d+, data as of .*\\): identical`),
+      new RegExp(
+        `^re-performed the close of ${month} \\(sync \\d+, data as of .*\\): identical: closing outstanding ([A-Z]{3} [\\d,]+\\.\\d\\d(, )?)+; (ties out|DOES NOT TIE OUT) as sealed\n$`,
+      ),
     );
     // An entry the close read, changed by SQL: the close no longer re-performs.
     const [entry] = await rowsOfMirror<{ transaction_id: string }>(
