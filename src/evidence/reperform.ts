@@ -31,7 +31,7 @@ import {
   together,
 } from '../findings/redraft.js';
 import { exitCodeOf, type FailOn, type Verdict, verdictOf } from '../findings/verdict.js';
-import { isMaterial, type Materiality } from '../findings/finding.js';
+import { fingerprintOf, isMaterial, type Materiality } from '../findings/finding.js';
 import type { CheckOptions, Severity } from '../checks/check.js';
 import type { CheckCode } from '../checks/index.js';
 import { type MonthToDate, nightlyRollForward, nightlyTally, RunTallies } from '../ledger/rollforward.js';
@@ -551,16 +551,40 @@ export async function whatIf(
       stated: stated.exitCode,
       whatIf: exitCodeOf(verdictThen, findingsThen, rollForward, settings.failOn ?? stated.failOn),
     },
-    material:
-      materiality === undefined
-        ? []
-        : statedFindings
-            .filter((f) => f.state !== 'accepted' && f.currency !== null && isMaterial(f, materiality))
-            .map((f) => ({
-              code: f.code,
-              fingerprint: f.fingerprint,
-              stakeCents: f.stakeCents,
-              currency: f.currency!,
-            })),
+    material: materiality === undefined ? [] : materialUnder(materiality, statedFindings, gone, appear, underSettings),
   };
+}
+
+/**
+ * The findings that would be material under the settings, after their change: the night's own
+ * open ones that stay (not those the change makes disappear), and those the change makes
+ * appear, with the stake their drafts put on them.
+ */
+function materialUnder(
+  materiality: Materiality,
+  statedFindings: readonly {
+    code: CheckCode;
+    fingerprint: string;
+    state: string;
+    currency: string | null;
+    stakeCents: number;
+  }[],
+  gone: ReadonlySet<string>,
+  appear: readonly { code: CheckCode; fingerprint: string }[],
+  underSettings: Redrafted,
+): WhatIf['material'] {
+  const staying = statedFindings
+    .filter((f) => !gone.has(f.fingerprint) && f.state !== 'accepted' && f.currency !== null)
+    .map((f) => ({ code: f.code, fingerprint: f.fingerprint, stakeCents: f.stakeCents, currency: f.currency! }));
+  const appeared = new Map(appear.map((f) => [f.fingerprint, f.code]));
+  const drafted = underSettings.drafted.flatMap(({ check, draft }) => {
+    const fingerprint = fingerprintOf(check.code, draft);
+    const stakeCents =
+      draft.atStakeCents ??
+      (draft.measure?.unit === 'cents' ? Math.abs(draft.measure.actual - draft.measure.expected) : 0);
+    return appeared.has(fingerprint) && draft.currency !== undefined
+      ? [{ code: check.code, fingerprint, stakeCents, currency: draft.currency }]
+      : [];
+  });
+  return [...staying, ...drafted].filter((f) => isMaterial(f, materiality));
 }

@@ -417,11 +417,11 @@ describe('verify --run', () => {
     );
     expect(result.status, result.stderr).toBe(0);
     const what = JSON.parse(result.stdout) as {
-      disappear: { code: string }[];
+      disappear: { code: string; fingerprint: string }[];
       appear: unknown[];
       verdict: { stated: string; whatIf: string };
       exitCode: { stated: number; whatIf: number };
-      material: { currency: string; stakeCents: number }[];
+      material: { currency: string; stakeCents: number; fingerprint: string }[];
     };
     // The planted double debit is no double debit in a window of no time at all.
     expect(what.disappear.map((f) => f.code)).toContain('GC_SUSPECTED_DOUBLE_DEBIT');
@@ -430,6 +430,9 @@ describe('verify --run', () => {
     expect(what.verdict.whatIf).toBe('BREAKS');
     expect(what.material.length).toBeGreaterThan(0);
     expect(what.material.every((f) => f.currency === 'USD' && f.stakeCents >= 1)).toBe(true);
+    // Material after the change: a finding the change makes disappear is not among them.
+    const gone = new Set(what.disappear.map((f) => f.fingerprint));
+    expect(what.material.filter((f) => gone.has(f.fingerprint))).toEqual([]);
     // The night as sealed: the same rows, and it still re-performs.
     expect(await count()).toBe(before);
     expect((await verify(first)).status).toBe(0);
