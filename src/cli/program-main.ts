@@ -2,11 +2,11 @@
  * The command line, once main.ts holds the signals: settings, the program, the exit code.
  */
 import { CommanderError, type Command } from 'commander';
-import { ConfigError, LedgerReconError } from '../errors.js';
-import { oneLine, redact } from '../log.js';
+import { ConfigError } from '../errors.js';
+import { oneLine } from '../log.js';
+import { failureOf } from '../app/failure.js';
 import { statSync } from 'node:fs';
 import { shownValue } from '../config.js';
-import { missingTableMessage } from '../db/expected-tables.js';
 import { readRegularFile, storageFailure } from '../paths.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
 import { releaseSignals } from './held-signals.js';
@@ -134,28 +134,13 @@ function exitCodeFor(error: unknown): number {
     // commander has printed help, the version, or the usage error already.
     return error.exitCode === 0 ? 0 : 2;
   }
-  // A mirror changed by hand under the tool: the table it lacks, and what to do.
-  const missing = missingTableMessage(error);
-  if (missing !== undefined) {
-    process.stderr.write(wrapText(`ledger-recon: ${oneLine(missing)}\n`, terminalWidth(process.stderr)));
-    return 2;
-  }
-  if (error instanceof LedgerReconError) {
-    // One line for a log; on a terminal, wrapped between words at its width.
-    process.stderr.write(
-      wrapText(`ledger-recon: ${oneLine(redact(error.message, secrets))}\n`, terminalWidth(process.stderr)),
-    );
-    return error.exitCode;
-  }
-  // Still one line; the stack only for whoever asks for it.
-  const message = error instanceof Error ? error.message : String(error);
   const debug = process.env['LEDGER_RECON_DEBUG'] === '1' || process.argv.includes('--verbose');
-  const stack =
-    debug && error instanceof Error && error.stack ? `\n${error.stack}` : ' (LEDGER_RECON_DEBUG=1 prints the stack)';
+  const failure = failureOf(error, secrets, debug);
+  // One line for a log; on a terminal, a named failure wrapped between words at its width.
   process.stderr.write(
-    `ledger-recon: unexpected error: ${redact(message.split('\n')[0] ?? '', secrets)}${redact(stack, secrets)}\n`,
+    failure.named ? wrapText(`${failure.line}\n`, terminalWidth(process.stderr)) : `${failure.line}\n`,
   );
-  return 2;
+  return failure.exitCode;
 }
 
 /** The file-creation mask: 077 by default; `--umask 027` lets the group read. */

@@ -20,6 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failureOf } from '../../src/app/failure.js';
+import { pingServices } from '../../src/app/ping.js';
+import { loadConfig } from '../../src/config.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { canMount, mountTmpfs } from '../support/mounts.js';
@@ -45,32 +48,53 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * `ledger-recon ping` under `env`, in this process (the app's job, the line the CLI prints for
+ * what it throws): one line naming what failed, exit 2, no stack, no secret.
+ */
+async function pingLine(env: NodeJS.ProcessEnv): Promise<string> {
+  const error: unknown = await pingServices(loadConfig({}, env)).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error, 'ping succeeded').toBeDefined();
+  const failure = failureOf(error, secrets());
+  expect(failure).toMatchObject({ exitCode: 2, named: true });
+  for (const secret of secrets()) expect(failure.line).not.toContain(secret);
+  return failure.line;
+}
+
+const secrets = () => [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret];
+
 /** One line on stderr, exit 2, no stack trace, no secret. */
 function oneLine(result: CliResult): string {
   return oneFailureLine(result, [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret]);
 }
 
+describe('a service reached as configured', () => {
+  it('answers ping with one record read from each service', async () => {
+    expect(await pingServices(loadConfig({}, simulatorEnv(sim)))).toMatchObject({
+      giftcard: { url: sim.giftcardUrl, cardsReadable: true },
+      dp: { url: sim.dpUrl, dpId: sim.credentials.dp.clientId },
+    });
+  });
+});
+
 describe('a service that cannot be reached as configured', () => {
   it('names a host that does not resolve', async () => {
-    const line = oneLine(
-      await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: 'http://no-such-host.invalid:4010' }),
-    );
+    const line = await pingLine({ ...simulatorEnv(sim), GIFTCARD_API_URL: 'http://no-such-host.invalid:4010' });
     expect(line).toMatch(/^ledger-recon: the gift card service .*no-such-host\.invalid.*GIFTCARD_API_URL/);
   });
 
   it('names https:// against a port that speaks plain HTTP', async () => {
-    const line = oneLine(
-      await runCli(['ping'], { ...simulatorEnv(sim), DP_API_URL: sim.dpUrl.replace('http://', 'https://') }),
-    );
+    const line = await pingLine({ ...simulatorEnv(sim), DP_API_URL: sim.dpUrl.replace('http://', 'https://') });
     expect(line).toBe(
       `ledger-recon: the delivery partner service cannot be reached at ${sim.dpUrl.replace('http://', 'https://')}: the TLS handshake failed: the port speaks plain HTTP, so the URL may need http:// instead of https://; check DP_API_URL (or --dp-url)`,
     );
   });
 
   it('names a port whose peer does not speak HTTP', async () => {
-    const line = oneLine(
-      await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${garbagePort}` }),
-    );
+    const line = await pingLine({ ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${garbagePort}` });
     expect(line).toMatch(
       new RegExp(`the peer on port ${garbagePort} does not speak HTTP .*: check the port; check GIFTCARD_API_URL`),
     );
@@ -81,9 +105,7 @@ describe('a service that cannot be reached as configured', () => {
     await new Promise<void>((listening) => closed.listen(0, '127.0.0.1', listening));
     const port = (closed.address() as { port: number }).port;
     await new Promise((done) => closed.close(done));
-    const line = oneLine(
-      await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` }),
-    );
+    const line = await pingLine({ ...simulatorEnv(sim), GIFTCARD_API_URL: `http://127.0.0.1:${port}` });
     expect(line).toMatch(
       new RegExp(
         `connection refused \\(ECONNREFUSED\\).*nothing listens on port ${port} of 127\\.0\\.0\\.1: is the service running there\\? check GIFTCARD_API_URL`,
@@ -103,12 +125,10 @@ describe('a refusal with a body that is not JSON', () => {
     });
     await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
     try {
-      const line = oneLine(
-        await runCli(['ping'], {
-          ...simulatorEnv(sim),
-          GIFTCARD_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
-        }),
-      );
+      const line = await pingLine({
+        ...simulatorEnv(sim),
+        GIFTCARD_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+      });
       expect(line).toMatch(/^ledger-recon: the gift card service .*GIFTCARD_CLIENT_SECRET/);
       expect(requests).toBe(1);
     } finally {
@@ -134,7 +154,7 @@ describe('a service that speaks TLS', () => {
   });
 
   it('names a certificate nobody trusts', async () => {
-    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `https://${url}` }));
+    const line = await pingLine({ ...simulatorEnv(sim), GIFTCARD_API_URL: `https://${url}` });
     expect(line).toMatch(
       new RegExp(
         `^ledger-recon: the gift card service cannot be reached at https://${url}: its TLS certificate is not trusted \\(DEPTH_ZERO_SELF_SIGNED_CERT\\); check GIFTCARD_API_URL`,
@@ -143,7 +163,7 @@ describe('a service that speaks TLS', () => {
   });
 
   it('names http:// against a port that speaks TLS', async () => {
-    const line = oneLine(await runCli(['ping'], { ...simulatorEnv(sim), GIFTCARD_API_URL: `http://${url}` }));
+    const line = await pingLine({ ...simulatorEnv(sim), GIFTCARD_API_URL: `http://${url}` });
     expect(line).toMatch(
       /the peer closed the connection: if it speaks https, GIFTCARD_API_URL \(or --giftcard-url\) must start with https:\/\/$/,
     );
