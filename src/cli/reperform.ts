@@ -9,7 +9,6 @@ import { ConfigError, MirrorError } from '../errors.js';
 import { BooksNotMatchable, NotReperformable, type Reperformance, type WhatIfSettings } from '../evidence/reperform.js';
 import { defaultLocations } from '../locations.js';
 import { formatCents, groupThousands } from '../money.js';
-import type { PeriodRollForward } from '../ledger/rollforward.js';
 import { reporter, type Reporting } from './reporter.js';
 import { BOOKS_SETTINGS, whatIfSettingsOf } from './settings.js';
 
@@ -44,6 +43,9 @@ export async function reperformClose(label: string, options: ReperformOptions): 
     await mirror.close();
   }
 }
+
+/** A close's roll-forward, as the re-performance gives it. */
+type PeriodRollForward = Awaited<ReturnType<typeof reperformPeriod>>['result']['rollForwards'][number];
 
 /** The closing liability per currency (its programs added up), as the close's page 1 states it: USD 2,700.36, EUR 30.30. */
 function closingLiability(rollForwards: readonly PeriodRollForward[]): string {
