@@ -5,7 +5,7 @@
  * committed gets its report from `ledger-recon report --run N`; no half-written file is ever
  * left where a reader looks. Runs on both backends (the vitest projects sqlite and postgres).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -77,15 +77,29 @@ describe(`nights killed with SIGKILL at random moments (${BACKEND_NAME})`, () =>
       return JSON.parse(listed.stdout) as HistoryLine[];
     };
     const killedInReport = (line: HistoryLine): boolean => line.error?.message.includes('report --run') === true;
+    mkdirSync(out, { recursive: true });
     for (let round = 0; round < 60 && (kills < 5 || reportsKilled === 0); round += 1) {
-      // Every other kill near the night's end, where its report is being written: stepping back from
-      // the end 30 ms a time, so a report that takes a few tens of milliseconds is still met.
+      // Every other kill lands at a random moment of the night; the others while its report is
+      // being written: the moment the report's first temporary file appears in --out, however
+      // long the night took to get there on a loaded machine (timed kills met no report there).
       const at = performance.now();
-      const killAfterMs =
-        round % 2 === 0
-          ? random.int(150, Math.max(300, nightMs))
-          : Math.max(150, nightMs - ((((round - 1) / 2) * 30) % 450));
-      const killed = await runCli(['run', '--json', '--db', db, '--out', out], env, { killAfterMs });
+      const inReport = round % 2 === 1;
+      let pid: number | undefined;
+      const watcher = inReport
+        ? watch(out, (_event, name) => {
+            if (pid !== undefined && typeof name === 'string' && name.endsWith('.partial')) {
+              try {
+                process.kill(pid, 'SIGKILL');
+              } catch {
+                // it had ended already
+              }
+            }
+          })
+        : undefined;
+      const killed = await runCli(['run', '--json', '--db', db, '--out', out], env, {
+        ...(inReport ? {} : { killAfterMs: random.int(150, Math.max(300, nightMs)) }),
+        onStart: (started) => void (pid = started),
+      }).finally(() => watcher?.close());
       if (killed.signal === 'SIGKILL') {
         kills += 1;
         const [last] = await history();
