@@ -118,6 +118,28 @@ export function signManifest(manifest: SealedManifest, privateKey: KeyObject): D
  * payload, a Statement whose predicate is this manifest and whose subjects are its outputs.
  * @returns why not, or null when it holds.
  */
+/**
+ * What an envelope says of the manifest beside it, checked without a key: whether the manifest
+ * it carries is that one. A manifest sealed again after it was signed (its envelope left beside
+ * it) is named, with or without the public key. @returns the problem, or null.
+ */
+export function envelopeDisagrees(envelope: unknown, manifest: SealedManifest): string | null {
+  const e = envelope as Partial<DsseEnvelope> | null;
+  if (!e || e.payloadType !== PAYLOAD_TYPE || typeof e.payload !== 'string')
+    return 'not a DSSE envelope of an in-toto Statement';
+  let statement: Statement;
+  try {
+    statement = JSON.parse(Buffer.from(e.payload, 'base64').toString('utf8')) as Statement;
+  } catch {
+    return 'its payload is not JSON';
+  }
+  if (statement._type !== STATEMENT_TYPE || statement.predicateType !== PREDICATE_TYPE)
+    return 'its Statement is not of a ledger-recon evidence manifest';
+  if (canonicalJson(statement.predicate) !== canonicalJson(manifest))
+    return 'it signs another manifest than the one beside it: the manifest was sealed again after it was signed, or the envelope is another';
+  return null;
+}
+
 export function envelopeProblem(envelope: unknown, manifest: SealedManifest, publicKey: KeyObject): string | null {
   const e = envelope as Partial<DsseEnvelope> | null;
   if (!e || e.payloadType !== PAYLOAD_TYPE || typeof e.payload !== 'string' || !Array.isArray(e.signatures))
@@ -131,16 +153,9 @@ export function envelopeProblem(envelope: unknown, manifest: SealedManifest, pub
       verify(null, pae(PAYLOAD_TYPE, payload), publicKey, Buffer.from(s.sig, 'base64')),
   );
   if (!signed) return `no signature by the key ${id.slice(0, 16)}… holds: signed by another key, or changed since`;
-  let statement: Statement;
-  try {
-    statement = JSON.parse(payload.toString('utf8')) as Statement;
-  } catch {
-    return 'its payload is not JSON';
-  }
-  if (statement._type !== STATEMENT_TYPE || statement.predicateType !== PREDICATE_TYPE)
-    return 'its Statement is not of a ledger-recon evidence manifest';
-  if (canonicalJson(statement.predicate) !== canonicalJson(manifest))
-    return 'it signs another manifest than the one beside it';
+  const disagrees = envelopeDisagrees(envelope, manifest);
+  if (disagrees !== null) return disagrees;
+  const statement = JSON.parse(payload.toString('utf8')) as Statement;
   const subjects = canonicalJson(statement.subject);
   const outputs = canonicalJson(manifest.outputs.map((o) => ({ name: o.file, digest: { sha256: o.sha256 } })));
   if (subjects !== outputs) return "its subjects are not the manifest's outputs";

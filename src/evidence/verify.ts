@@ -8,7 +8,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { readRegularFile } from '../paths.js';
 import type { KeyObject } from 'node:crypto';
 import { fileDigest } from './canonical.js';
-import { envelopeProblem } from './sign.js';
+import { envelopeDisagrees, envelopeProblem } from './sign.js';
 import { MANIFEST_FORMAT, manifestDigest, type SealedManifest } from './manifest.js';
 
 export interface FolderVerification {
@@ -133,6 +133,10 @@ export async function verifyFolder(dir: string, publicKey?: KeyObject): Promise<
       const problem = signatureProblem(dir, name, manifest, publicKey);
       if (problem) problems.push(problem);
       else signed += 1;
+    } else {
+      // Without the key, an envelope beside the manifest must still carry this manifest.
+      const problem = envelopeBesideProblem(dir, name, manifest);
+      if (problem) problems.push(problem);
     }
     for (const output of manifest.outputs) {
       files += 1;
@@ -165,6 +169,15 @@ function signatureProblem(dir: string, name: string, manifest: SealedManifest, p
       ? `${name}: not signed (no ${envelopeName} beside it)`
       : `${envelopeName}: ${read.problem}`;
   const problem = envelopeProblem(read.value, manifest, publicKey);
+  return problem === null ? null : `${envelopeName}: ${problem}`;
+}
+
+/** An envelope beside manifest `name` that carries another manifest (checked without a key): why, or null. */
+function envelopeBesideProblem(dir: string, name: string, manifest: SealedManifest): string | null {
+  const envelopeName = name.replace(/-evidence\.json$/, '-evidence.dsse.json');
+  const read = folderJson(dir, envelopeName);
+  if ('problem' in read) return read.problem === 'missing' ? null : `${envelopeName}: ${read.problem}`;
+  const problem = envelopeDisagrees(read.value, manifest);
   return problem === null ? null : `${envelopeName}: ${problem}`;
 }
 

@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingKeyLine } from '../../src/cli/doctor.js';
+import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest.js';
 import { readKey, readSigningKey } from '../../src/evidence/sign.js';
+import { verifyFolder } from '../../src/evidence/verify.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
@@ -291,5 +293,21 @@ describe("doctor's signing key line", () => {
     const inVariable = signingKeyLine(ours.private);
     expect(inVariable).toMatchObject({ ok: false, text: expect.stringContaining('holds a key, not a path') });
     expect(inVariable.text).not.toContain('PRIVATE KEY');
+  });
+});
+
+describe('plain verify, without the public key', () => {
+  it('names a manifest sealed again beside the envelope that signed the one before, and passes the folder as signed', async () => {
+    expect((await verifyFolder(out)).problems).toEqual([]);
+    const resealed = copy('resealed');
+    const name = readdirSync(resealed).find((f) => f.endsWith('-run-1-evidence.json'))!;
+    const manifest = JSON.parse(readFileSync(join(resealed, name), 'utf8')) as SealedManifest;
+    // An insider's new seal: a figure changed and the manifest's own digest made again; the old envelope stays.
+    const changed = { ...manifest, tool: { ...manifest.tool, version: `${manifest.tool.version}-resealed` } };
+    writeFileSync(join(resealed, name), JSON.stringify({ ...changed, digest: manifestDigest(changed) }, null, 2));
+    const envelope = name.replace(/-evidence\.json$/, '-evidence.dsse.json');
+    expect((await verifyFolder(resealed)).problems).toContain(
+      `${envelope}: it signs another manifest than the one beside it: the manifest was sealed again after it was signed, or the envelope is another`,
+    );
   });
 });
