@@ -4,6 +4,7 @@
  */
 import { reperformNight, reperformPeriod, whatIfNight } from '../app/verify.js';
 import { CHECKS } from '../checks/index.js';
+import { BOUNDED_CHECKS } from '../findings/redraft.js';
 import { openForReading } from '../db/mirror.js';
 import { ConfigError, MirrorError } from '../errors.js';
 import { BooksNotMatchable, NotReperformable, type Reperformance, type WhatIfSettings } from '../evidence/reperform.js';
@@ -156,11 +157,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     });
     // The gift card query checks re-performed, and what is not yet, for this night.
     const queried = [
-      CHECKS.GC_STUCK_IN_FLIGHT,
-      CHECKS.GC_LEDGER_REWRITTEN,
-      CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY,
-      CHECKS.GC_ORPHAN_ENTRY,
-      CHECKS.GC_LISTED_NOT_FOUND,
+      ...BOUNDED_CHECKS,
       ...(result.confirmationKept ? [CHECKS.GC_IN_FLIGHT] : []),
       ...(result.rejectionsKept ? [CHECKS.SYNC_REJECTED_RECORD] : []),
     ].map((check) => check.code);

@@ -89,7 +89,7 @@ export const LIST_CHECKS: readonly RowsCheck<CheckCode>[] = CATALOGUE.filter(
  * them: CheckContext.asOfSync): re-performed over the mirror itself. SYNC_REJECTED_RECORD joins
  * them for a night whose sync recorded the records it rejected (NightSync.sightingsKept).
  */
-const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [
+export const BOUNDED_CHECKS: readonly RowsCheck<CheckCode>[] = [
   CHECKS.GC_STUCK_IN_FLIGHT,
   CHECKS.GC_LEDGER_REWRITTEN,
   CHECKS.GC_DUPLICATE_IDEMPOTENCY_KEY,
