@@ -109,7 +109,6 @@ export function validKeyName(name: string): boolean {
  * number", …).
  */
 export function parseCheckpoint(note: string): CheckpointNote | { problem: string } {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the format forbids control characters but the newline
   if (/[\u0000-\u0009\u000b-\u001f]/.test(note))
     return { problem: 'it holds control characters, which no checkpoint does' };
   const blank = note.lastIndexOf('\n\n');
