@@ -33,6 +33,7 @@ const ON_BOTH = [
   'test/app/planted-links.test.ts',
   'test/checks/listed-not-found.test.ts',
   'test/evidence/reperform-readdressed.test.ts',
+  'test/evidence/log.test.ts',
   'test/books/books-e2e.test.ts',
   'test/books/hostile.test.ts',
   'test/books/import.test.ts',

@@ -18,6 +18,8 @@ export interface CloseSettings {
   preparer?: string;
   /** Signs the close's manifest (`--sign-key`). */
   signingKey?: KeyObject;
+  /** Where the log's checkpoint is published after the seal (`--checkpoints`, evidence/log.ts). */
+  checkpoints?: string;
 }
 
 export interface ClosedPeriod {
@@ -27,6 +29,8 @@ export interface ClosedPeriod {
   outputs: string[];
   /** The evidence manifest's path. */
   evidence: string;
+  /** The log's checkpoint published, when a place was given. */
+  checkpoint?: string;
 }
 
 /**
@@ -51,7 +55,7 @@ export async function closePeriodOf(
     ...(settings.preparer !== undefined ? { preparer: settings.preparer } : {}),
   });
   const outputs = [paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json];
-  const evidence = await sealClose(
+  const { evidence, checkpoint } = await sealClose(
     mirror,
     {
       label: period.label,
@@ -66,7 +70,11 @@ export async function closePeriodOf(
       figures: { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries },
     },
     outputs,
-    { nowMs: clock.now(), ...(settings.signingKey ? { signingKey: settings.signingKey } : {}) },
+    {
+      nowMs: clock.now(),
+      ...(settings.signingKey ? { signingKey: settings.signingKey } : {}),
+      ...(settings.checkpoints !== undefined ? { checkpoints: settings.checkpoints } : {}),
+    },
   );
-  return { result, paths, outputs, evidence };
+  return { result, paths, outputs, evidence, ...(checkpoint ? { checkpoint } : {}) };
 }

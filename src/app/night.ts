@@ -44,6 +44,8 @@ export interface NightSettings extends SyncSettings {
   books?: BooksFolder | null;
   /** Signs the night's manifest (`--sign-key`). */
   signingKey?: KeyObject;
+  /** Where the log's checkpoint is published after the seal (`--checkpoints`, evidence/log.ts). */
+  checkpoints?: string;
   /** Every secret the night may know: no record or message carries one. */
   secrets?: readonly string[];
 }
@@ -93,7 +95,7 @@ export interface RunSummary extends Pick<CheckRunSummary, (typeof RUN_FIGURES)[n
   /** What `--books` imported. */
   books?: BooksFigures;
   /** The three outputs and their evidence manifest, as absolute paths. */
-  report: ReportPaths & { evidence: string };
+  report: ReportPaths & { evidence: string; checkpoint?: string };
   durationMs: number;
   /** Why an INCOMPLETE run proves nothing. */
   error?: RunError;
@@ -246,13 +248,15 @@ async function nightly(
       pending: true,
       ...(settings.scope ? { scope: settings.scope } : {}),
       ...(settings.signingKey ? { signingKey: settings.signingKey } : {}),
+      ...(settings.checkpoints !== undefined ? { checkpoints: settings.checkpoints } : {}),
     });
     stageEnds('report');
-    const report: ReportPaths & { evidence: string } = {
+    const report: ReportPaths & { evidence: string; checkpoint?: string } = {
       workbook: resolve(written.workbook),
       csv: resolve(written.csv),
       json: resolve(written.json),
       evidence: resolve(written.evidence),
+      ...(written.checkpoint ? { checkpoint: resolve(written.checkpoint) } : {}),
     };
     const moved = [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length;
     const record = nightRecord(settings, { summary, moved, reread, sync, stagesMs, books, report });
@@ -271,7 +275,7 @@ interface NightResults {
   sync: SyncSummary;
   stagesMs: StageTimes;
   books: BooksFigures | undefined;
-  report: ReportPaths & { evidence: string };
+  report: ReportPaths & { evidence: string; checkpoint?: string };
 }
 
 /** The night's one JSON record: its figures, the sync's, the liability, each stage's time and the files. */

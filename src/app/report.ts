@@ -15,6 +15,8 @@ export interface ReportSettings {
   scope?: ReportScope;
   /** Signs the manifest (`--sign-key`). */
   signingKey?: KeyObject;
+  /** Where the log's checkpoint is published after the seal (`--checkpoints`, evidence/log.ts). */
+  checkpoints?: string;
   /** The night's own report: its run, pending until now, is marked written before the seal reads it. */
   pending?: boolean;
 }
@@ -27,7 +29,7 @@ export interface ReportSettings {
 export async function reportRun(
   context: Pick<JobContext, 'mirror' | 'clock'>,
   settings: ReportSettings,
-): Promise<ReportPaths & { checkRunId: number; evidence: string }> {
+): Promise<ReportPaths & { checkRunId: number; evidence: string; checkpoint?: string }> {
   const { mirror, clock } = context;
   const paths = await withHeapPaced(() =>
     writeReport({
@@ -38,9 +40,10 @@ export async function reportRun(
     }),
   );
   if (settings.pending) await findingsStore(mirror).markReportWritten(paths.checkRunId);
-  const evidence = await sealRun(mirror, paths.checkRunId, paths, {
+  const sealed = await sealRun(mirror, paths.checkRunId, paths, {
     nowMs: clock.now(),
     ...(settings.signingKey ? { signingKey: settings.signingKey } : {}),
+    ...(settings.checkpoints !== undefined ? { checkpoints: settings.checkpoints } : {}),
   });
-  return { ...paths, evidence };
+  return { ...paths, ...sealed };
 }

@@ -1,7 +1,7 @@
 import { defaultLocations } from '../locations.js';
 import { resolve } from 'node:path';
 import { openExistingForWriting } from '../db/mirror.js';
-import { readSigningKey } from '../evidence/sign.js';
+import { sealSettingsOf } from './seal-options.js';
 import { formatCents, groupThousands } from '../money.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import type { ClosePaths } from '../report/write-close.js';
@@ -19,6 +19,7 @@ export interface CloseCommandOptions extends PeriodOptions {
   quiet?: boolean;
   /** An Ed25519 private key (PEM) that signs the manifest. */
   signKey?: string;
+  checkpoints?: string;
   write?: (text: string) => void;
 }
 
@@ -30,10 +31,7 @@ export interface CloseCommandOptions extends PeriodOptions {
 export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const { say: write, record } = reporter(options);
   const period = periodOf(options);
-  const signingKey =
-    options.signKey !== undefined && options.signKey !== ''
-      ? readSigningKey(options.signKey, (text) => process.stderr.write(`ledger-recon: ${text}\n`))
-      : undefined;
+  const seal = sealSettingsOf(options);
   const dbPath = options.db ?? defaultLocations().db;
   // Taken before the mirror is opened: a signal held while the process loaded ends it before the lock.
   const interruption = onInterrupt(
@@ -46,13 +44,13 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
     throw error;
   });
   try {
-    const { result, paths, outputs, evidence } = await closePeriodOf(
+    const { result, paths, outputs, evidence, checkpoint } = await closePeriodOf(
       { mirror, clock: systemClock },
       {
         period,
         outDir: options.out ?? defaultLocations().reports,
         ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
-        ...(signingKey ? { signingKey } : {}),
+        ...seal,
       },
     );
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
@@ -68,7 +66,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
       );
     }
     write(
-      `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence].map((p) => resolve(p)).join('\n')}\n`,
+      `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence, ...(checkpoint ? [checkpoint] : [])].map((p) => resolve(p)).join('\n')}\n`,
     );
     record(closeRecord(period.label, result, [...outputs, evidence]));
     if (!result.closes) {

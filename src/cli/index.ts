@@ -124,6 +124,8 @@ interface SharedOptions {
   db: () => Option;
   /** The key signing a seal: its path only, read by the command that seals (never stored). */
   signKey: () => Option;
+  /** Where the log's checkpoints are published after each seal. */
+  checkpoints: () => Option;
   outFolder: string;
 }
 
@@ -147,6 +149,11 @@ export function buildProgram(): Command {
         'sign the evidence manifest with the Ed25519 private key (PEM) in this file, only you can read it: …-evidence.dsse.json',
         // Named, never shown: help prints no value of the variable (a key put there by mistake stays unprinted).
       ).env('LEDGER_RECON_SIGN_KEY'),
+    checkpoints: () =>
+      new Option(
+        '--checkpoints <dir>',
+        "after the seal, publish the log's checkpoint into this folder outside the mirror (a write-once bucket's mount, an auditor's share; or LEDGER_RECON_CHECKPOINTS)",
+      ).env('LEDGER_RECON_CHECKPOINTS'),
     outFolder: locations.reports,
   };
   const program = rootCommand();
@@ -343,7 +350,7 @@ function addServiceCommands(program: Command, { db, outFolder }: SharedOptions):
 }
 
 /** `check` and `run`: the night, and its judging alone. */
-function addNightCommands(program: Command, { db, outFolder, signKey }: SharedOptions): void {
+function addNightCommands(program: Command, { db, outFolder, signKey, checkpoints }: SharedOptions): void {
   addCheckOptions(
     program
       .command('check')
@@ -401,6 +408,7 @@ function addNightCommands(program: Command, { db, outFolder, signKey }: SharedOp
           ).argParser(httpUrl('--push-metrics')),
         )
         .addOption(signKey())
+        .addOption(checkpoints())
         .option(
           '--metrics-file <file>',
           "write the night's metrics in Prometheus' text format, e.g. for node_exporter's textfile collector (- for stdout)",
@@ -453,7 +461,7 @@ function addBooksCommands(program: Command, { db }: SharedOptions): void {
 }
 
 /** `report`, `close` and `sql`: what the mirror says, written or asked. */
-function addOutputCommands(program: Command, { db, outFolder, signKey }: SharedOptions): void {
+function addOutputCommands(program: Command, { db, outFolder, signKey, checkpoints }: SharedOptions): void {
   program
     .command('report')
     .description('write the workbook, CSV and JSON of a check run (the newest by default) from the mirror')
@@ -462,6 +470,7 @@ function addOutputCommands(program: Command, { db, outFolder, signKey }: SharedO
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)))
     .option('--json', 'print one object: {runId, workbook, csv, json, evidence}')
     .addOption(signKey())
+    .addOption(checkpoints())
     .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
     .addOption(
       new Option(
@@ -485,6 +494,7 @@ function addOutputCommands(program: Command, { db, outFolder, signKey }: SharedO
     .option('--preparer <name>', 'fills "Prepared by" in the sign-off block')
     .option('--json', 'print one object: the period, whether it ties out, each roll-forward and the files')
     .addOption(signKey())
+    .addOption(checkpoints())
     .addOption(db())
     .option('--out <dir>', 'where the files go (or LEDGER_RECON_OUT)', outFolder)
     .addHelpText('after', '\nExit codes: 0 every roll-forward ties out, 1 one does not, 2 it could not run.\n')
@@ -559,7 +569,16 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
     .option('--json', 'print one object: {ok, dir, manifests, files, signed, problems}')
     .option(
       '--public-key <file>',
-      'an Ed25519 public key (PEM): every manifest must be signed by it (its …-evidence.dsse.json)',
+      'an Ed25519 public key (PEM): every manifest must be signed by it (its …-evidence.dsse.json), and every checkpoint',
+    )
+    .option(
+      '--checkpoint <file|dir>',
+      "a checkpoint of the log you hold (or the log's folder of them): every seal up to its size must be in the folder and give its root; repeat it with an older one to prove the log only grew",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--witness-key <file>',
+      "a witness's Ed25519 public key (PEM): the newest checkpoint must be cosigned by it",
     )
     .addOption(
       new Option(
@@ -584,6 +603,24 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
         options.dir = folder;
       }
       await (await import('./verify.js')).verify(options);
+    });
+
+  program
+    .command('witness')
+    .description(
+      "as a witness (the auditor, a second team): cosign the newest checkpoint in a log's folder when the log only grew since the one this witness cosigned last; exit 1 when it did not",
+    )
+    .argument('<log-folder>', "the log's folder under the job's --checkpoints place")
+    .requiredOption('--key <file>', "the witness's Ed25519 private key (PEM), which the job never holds")
+    .requiredOption('--name <name>', "the witness's name in its cosignature, e.g. auditor.example/witness")
+    .requiredOption(
+      '--state <file>',
+      'where the witness keeps the checkpoint it cosigned last (somewhere the job cannot write)',
+    )
+    .option('--log-key <file>', "the log's Ed25519 public key (PEM): every checkpoint must be signed by it")
+    .option('--json', 'print one object: {ok, origin, size, since, cosigned} or {ok, problem}')
+    .action(async (logFolder: string, options) => {
+      await (await import('./witness.js')).witnessCommand(logFolder, options);
     });
 
   program

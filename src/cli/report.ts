@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
 import { openExistingForWriting } from '../db/mirror.js';
-import { readSigningKey } from '../evidence/sign.js';
+import { sealSettingsOf } from './seal-options.js';
 import type { ReportScope } from '../report/report-sheets.js';
 import type { ReportPaths } from '../report/write-report.js';
 import { systemClock } from '../app/context.js';
@@ -18,6 +18,7 @@ export interface ReportCommandOptions {
   quiet?: boolean;
   /** An Ed25519 private key (PEM) that signs the manifest. */
   signKey?: string;
+  checkpoints?: string;
   write?: (text: string) => void;
 }
 
@@ -29,29 +30,27 @@ export interface ReportCommandOptions {
  */
 export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
   const { say, record } = reporter(options);
-  const signingKey =
-    options.signKey !== undefined && options.signKey !== ''
-      ? readSigningKey(options.signKey, (text) => process.stderr.write(`ledger-recon: ${text}\n`))
-      : undefined;
+  const seal = sealSettingsOf(options);
   const dbPath = options.db ?? defaultLocations().db;
   const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
   try {
-    const { evidence, ...paths } = await reportRun(
+    const { evidence, checkpoint, ...paths } = await reportRun(
       { mirror, clock: systemClock },
       {
         outDir: options.out ?? defaultLocations().reports,
         ...(options.run !== undefined ? { checkRunId: options.run } : {}),
         scope: scopeOf(options),
-        ...(signingKey ? { signingKey } : {}),
+        ...seal,
       },
     );
-    say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n`);
+    say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n${checkpoint ? `${checkpoint}\n` : ''}`);
     record({
       runId: paths.checkRunId,
       workbook: resolve(paths.workbook),
       csv: resolve(paths.csv),
       json: resolve(paths.json),
       evidence: resolve(evidence),
+      ...(checkpoint ? { checkpoint: resolve(checkpoint) } : {}),
     });
     return { workbook: paths.workbook, csv: paths.csv, json: paths.json, evidence };
   } finally {

@@ -12,7 +12,7 @@ import type { CheckOptions } from '../checks/check.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { refuseConjuredMirror, shownMirror } from '../db/mirror.js';
-import { readSigningKey } from '../evidence/sign.js';
+import { sealSettingsOf } from './seal-options.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
@@ -54,6 +54,7 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   materiality?: Map<string, number>;
   /** `--sign-key FILE`: an Ed25519 private key (PEM) that signs the night's evidence manifest. */
   signKey?: string;
+  checkpoints?: string;
   /** `--push-metrics URL`: push the night's metrics to a Prometheus Pushgateway. */
   pushMetrics?: string;
   /** `--metrics-file FILE`: write them for node_exporter's textfile collector. */
@@ -114,10 +115,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       '--metrics-file - and --json both want standard output: give --metrics-file a file (the textfile collector reads one), or leave out --json',
     );
   // A key that cannot sign fails the night before its work, not after it.
-  const signingKey =
-    options.signKey !== undefined && options.signKey !== ''
-      ? readSigningKey(options.signKey, (text) => process.stderr.write(`ledger-recon: ${text}\n`))
-      : undefined;
+  const seal = sealSettingsOf(options);
   const books = options.books !== undefined ? booksFilesIn(options.books) : null;
   const stderr = options.stderr ?? process.stderr;
   const tty = stderr.isTTY === true;
@@ -143,7 +141,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       ...(options.full ? { full: true } : {}),
       ...(options.rebind ? { rebind: true } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...(signingKey ? { signingKey } : {}),
+      ...seal,
     },
   );
 }

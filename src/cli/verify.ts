@@ -1,7 +1,8 @@
 import { defaultLocations } from '../locations.js';
 import { statSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-import { verifyFolder } from '../evidence/verify.js';
+import { type LogHeld, verifyFolder } from '../evidence/verify.js';
+import { readCheckpoints } from '../evidence/verify-log.js';
 import { keyId, readKey } from '../evidence/sign.js';
 import { reporter, type Reporting } from './reporter.js';
 import { reperform, reperformClose, whatIfRun } from './reperform.js';
@@ -17,6 +18,28 @@ export interface VerifyOptions extends Reporting {
   db?: string;
   /** An Ed25519 public key (PEM): every manifest must be signed by it. */
   publicKey?: string;
+  /** Checkpoints the auditor holds (files or a log's folder of them): the folder is held to them. */
+  checkpoint?: string[];
+  /** A witness's Ed25519 public key (PEM): the newest checkpoint must be cosigned by it. */
+  witnessKey?: string;
+}
+
+/** The checkpoints given (`--checkpoint`, repeatable), smallest first, and the witness's key. @throws ConfigError naming the flag. */
+function heldOf(options: VerifyOptions): LogHeld | undefined {
+  const witnessKey =
+    options.witnessKey !== undefined ? readKey(options.witnessKey, '--witness-key', 'public') : undefined;
+  if (!options.checkpoint?.length) {
+    if (witnessKey)
+      throw new ConfigError('--witness-key', '--witness-key needs --checkpoint FILE: the checkpoint it cosigned');
+    return undefined;
+  }
+  const checkpoints = options.checkpoint.flatMap((path) => {
+    const read = readCheckpoints(path);
+    if ('problem' in read) throw new ConfigError('--checkpoint', read.problem);
+    return read;
+  });
+  checkpoints.sort((a, b) => a.note.size - b.note.size);
+  return { checkpoints, ...(witnessKey ? { witnessKey } : {}) };
 }
 
 /**
@@ -46,7 +69,8 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
       `--dir ${dir}: not a folder: give the folder that holds the outputs and their …-evidence.json`,
     );
   const publicKey = options.publicKey !== undefined ? readKey(options.publicKey, '--public-key', 'public') : undefined;
-  const result = await verifyFolder(dir, publicKey);
+  const held = heldOf(options);
+  const result = await verifyFolder(dir, publicKey, held);
   record({
     ok: result.manifests > 0 && result.problems.length === 0,
     dir,
@@ -54,6 +78,7 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
     files: result.files,
     signed: result.signed,
     problems: result.problems,
+    ...(result.log ? { log: result.log } : {}),
   });
   for (const problem of result.problems) process.stderr.write(`ledger-recon: ${problem}\n`);
   if (result.manifests === 0 && result.problems.length === 0) {
@@ -69,7 +94,7 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
     return false;
   }
   say(
-    `verified ${dir}: ${counted(result.manifests, 'manifest')}, ${counted(result.files, 'sealed file')}, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}\n`,
+    `verified ${dir}: ${counted(result.manifests, 'manifest')}, ${counted(result.files, 'sealed file')}, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}${result.log ? `, every seal of the log's ${counted(result.log.size, 'seal')} in the checkpoint${result.log.consistent > 0 ? `, which extends the ${counted(result.log.consistent, 'earlier checkpoint')}` : ''}${held?.witnessKey ? ', cosigned by the witness' : ''}` : ''}\n`,
   );
   return true;
 }

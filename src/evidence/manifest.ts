@@ -117,19 +117,28 @@ export async function outputsOf(paths: readonly string[]): Promise<OutputFile[]>
 }
 
 /**
- * Seals a manifest into the mirror's chain and returns it. A manifest equal to one already in
- * the chain but for its place (the same outputs of the same run written again) is that one, not
- * a new link.
+ * The manifest as sealed into the mirror's chain: its place and digest. A manifest equal to one
+ * already in the chain but for its place (the same outputs of the same run written again) is
+ * that one, not a new link (`stored` says so). Nothing is written: the manifest's file is
+ * written and synced first, then {@link appendSeal} links it, so a seal whose file could not be
+ * written leaves no place in the chain that no file fills.
  */
-export async function seal(mirror: Mirror, manifest: Manifest, nowMs: number): Promise<SealedManifest> {
+export async function sealedOf(
+  mirror: Mirror,
+  manifest: Manifest,
+): Promise<{ sealed: SealedManifest; stored: boolean }> {
   const store = new EvidenceStore(mirror);
   for (const stored of await store.bySubject(manifest.subject)) {
     const before = JSON.parse(stored.manifestJson) as SealedManifest;
     const again: Manifest = { ...manifest, sequence: before.sequence, previous: before.previous };
-    if (manifestDigest(again) === before.digest) return before;
+    if (manifestDigest(again) === before.digest) return { sealed: before, stored: true };
   }
-  const sealed: SealedManifest = { ...manifest, digest: manifestDigest(manifest) };
-  await store.append(
+  return { sealed: { ...manifest, digest: manifestDigest(manifest) }, stored: false };
+}
+
+/** Links a sealed manifest (its file written) into the mirror's chain: the log's next leaf. */
+export async function appendSeal(mirror: Mirror, sealed: SealedManifest, nowMs: number): Promise<void> {
+  await new EvidenceStore(mirror).append(
     {
       sequence: sealed.sequence,
       kind: sealed.kind,
@@ -140,7 +149,6 @@ export async function seal(mirror: Mirror, manifest: Manifest, nowMs: number): P
     },
     nowMs,
   );
-  return sealed;
 }
 
 /** The manifest of a check run whose outputs are `paths`. */

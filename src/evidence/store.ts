@@ -70,6 +70,11 @@ export class EvidenceStore {
       ]);
   }
 
+  /** Every manifest of the chain, in its order: the mirror's log of seals (log.ts). */
+  async all(): Promise<StoredManifest[]> {
+    return this.#manifests().orderBy('sequence').execute();
+  }
+
   /** The manifests that seal `subject` (a report written again with other outputs seals it anew), oldest first. */
   async bySubject(subject: string): Promise<StoredManifest[]> {
     return this.#manifests().where('subject', '=', subject).orderBy('sequence').execute();

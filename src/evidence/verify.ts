@@ -10,6 +10,7 @@ import type { KeyObject } from 'node:crypto';
 import { fileDigest } from './canonical.js';
 import { envelopeDisagrees, envelopeProblem } from './sign.js';
 import { MANIFEST_FORMAT, manifestDigest, type SealedManifest } from './manifest.js';
+import { type HeldCheckpoint, type LogVerification, verifyLog } from './verify-log.js';
 
 export interface FolderVerification {
   manifests: number;
@@ -18,6 +19,14 @@ export interface FolderVerification {
   signed: number;
   /** One line each; none when everything holds. */
   problems: string[];
+  /** What the checkpoints given say of the folder (with --checkpoint). */
+  log?: Omit<LogVerification, 'problems'>;
+}
+
+/** What a folder is held to besides itself: the checkpoints an auditor holds, and the witness's key. */
+export interface LogHeld {
+  checkpoints: readonly HeldCheckpoint[];
+  witnessKey?: KeyObject;
 }
 
 /** The largest manifest or envelope read: a manifest is a few KB; /dev/zero is none. */
@@ -106,7 +115,7 @@ const isManifest = (value: unknown): value is SealedManifest =>
  * Verifies every `…-evidence.json` in `dir` and the files they name; with `publicKey`, each
  * manifest must also be signed by it (its `…-evidence.dsse.json` beside it).
  */
-export async function verifyFolder(dir: string, publicKey?: KeyObject): Promise<FolderVerification> {
+export async function verifyFolder(dir: string, publicKey?: KeyObject, held?: LogHeld): Promise<FolderVerification> {
   const problems: string[] = [];
   let signed = 0;
   const manifests: { name: string; manifest: SealedManifest }[] = [];
@@ -157,7 +166,32 @@ export async function verifyFolder(dir: string, publicKey?: KeyObject): Promise<
     }
   }
   problems.push(...chainProblems(manifests));
-  return { manifests: manifests.length, files, signed, problems };
+  problems.push(...unsealed(dir, manifests));
+  if (held === undefined || held.checkpoints.length === 0)
+    return { manifests: manifests.length, files, signed, problems };
+  const { problems: logProblems, ...log } = verifyLog(manifests, held.checkpoints, {
+    ...(publicKey ? { logKey: publicKey } : {}),
+    ...(held.witnessKey ? { witnessKey: held.witnessKey } : {}),
+  });
+  return { manifests: manifests.length, files, signed, problems: [...problems, ...logProblems], log };
+}
+
+/**
+ * The folder's `ledger-recon-…` outputs that no manifest in it seals, one line each: a file
+ * added, or one whose manifest was removed, vouches for nothing and is named.
+ */
+function unsealed(dir: string, manifests: readonly { manifest: SealedManifest }[]): string[] {
+  const sealed = new Set(manifests.flatMap(({ manifest }) => manifest.outputs.map((o) => o.file)));
+  return readdirSync(dir)
+    .filter(
+      (name) =>
+        name.startsWith('ledger-recon-') &&
+        !/-evidence(\.dsse)?\.json$/.test(name) &&
+        !/\.\d+\.partial$/.test(name) &&
+        !sealed.has(name),
+    )
+    .sort()
+    .map((name) => `${name}: not sealed by any manifest in the folder: added, or its manifest was removed`);
 }
 
 /** Whether the manifest `name` is signed by `publicKey`: why not, or null. */

@@ -1,20 +1,29 @@
 /**
- * Seals a night's or a close's outputs: builds its manifest, appends it to the mirror's chain,
- * and writes it beside the outputs as `…-evidence.json` (under a temporary name, then renamed).
+ * Seals a night's or a close's outputs: builds its manifest, writes it beside the outputs as
+ * `…-evidence.json` (under a temporary name, synced, then renamed), then appends it to the
+ * mirror's chain, and publishes the log's checkpoint when a place is given (log.ts).
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { Mirror } from '../db/mirror.js';
 import { findingsStore } from '../findings/store.js';
 import { EXCLUSIVE, replaceable, temporaryBeside } from '../paths.js';
 import { canonicalJson } from './canonical.js';
-import { closeManifest, runManifest, seal, type SealedManifest } from './manifest.js';
+import { appendSeal, closeManifest, type Manifest, runManifest, sealedOf, type SealedManifest } from './manifest.js';
+import { publishCheckpoint } from './log.js';
 import { signManifest } from './sign.js';
 import type { KeyObject } from 'node:crypto';
 
-/** How a seal is made: signed when a key is given (`--sign-key`). */
+/** How a seal is made: signed when a key is given (`--sign-key`), its checkpoint published when a place is (`--checkpoints`). */
 export interface SealOptions {
   signingKey?: KeyObject;
+  checkpoints?: string;
   nowMs?: number;
+}
+
+/** What a seal wrote: the manifest's path, and the checkpoint's when one was published. */
+export interface Sealed {
+  evidence: string;
+  checkpoint?: string;
 }
 
 /** Where a set of outputs' manifest goes: beside its workbook. */
@@ -27,11 +36,17 @@ export function envelopePath(manifest: string): string {
   return manifest.replace(/-evidence\.json$/, '-evidence.dsse.json');
 }
 
-/** Writes `text` to `path` whole or not at all. */
+/** Writes `text` to `path` whole or not at all, synced to the disk before it takes the name. */
 function writeWhole(path: string, text: string): void {
   const temporary = temporaryBeside(path);
   try {
-    writeFileSync(temporary, text, { flag: EXCLUSIVE });
+    const fd = openSync(temporary, EXCLUSIVE, 0o666);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, replaceable(path));
   } finally {
     rmSync(temporary, { force: true });
@@ -44,31 +59,55 @@ function writeManifest(path: string, sealed: SealedManifest, signingKey: KeyObje
   if (signingKey) writeWhole(envelopePath(path), `${JSON.stringify(signManifest(sealed, signingKey), null, 2)}\n`);
 }
 
-/** Seals check run `checkRunId`'s outputs (its workbook first). @returns the manifest's path. */
+/**
+ * Seals `manifest` as the manifest at `path`: the file (and its signature) written and synced
+ * first, then its link in the mirror's chain, then the log's checkpoint.
+ */
+async function sealAt(
+  mirror: Mirror,
+  manifest: Manifest,
+  outputs: readonly string[],
+  options: SealOptions,
+): Promise<Sealed> {
+  const path = evidencePath(outputs[0]!);
+  const { sealed, stored } = await sealedOf(mirror, manifest);
+  try {
+    writeManifest(path, sealed, options.signingKey);
+    if (!stored) await appendSeal(mirror, sealed, options.nowMs ?? Date.now());
+  } catch (error) {
+    // Unsealed, the outputs go with their manifest: the folder keeps no file that no seal
+    // vouches for, and the report written again (`report --run N`) takes the same names.
+    if (!stored) for (const file of [...outputs, path, envelopePath(path)]) rmSync(file, { force: true });
+    throw error;
+  }
+  const checkpoint =
+    options.checkpoints === undefined
+      ? undefined
+      : await publishCheckpoint(mirror, options.checkpoints, options.signingKey);
+  return { evidence: path, ...(checkpoint ? { checkpoint } : {}) };
+}
+
+/** Seals check run `checkRunId`'s outputs (its workbook first). */
 export async function sealRun(
   mirror: Mirror,
   checkRunId: number,
   outputs: { workbook: string; csv: string; json: string },
-  { signingKey, nowMs = Date.now() }: SealOptions = {},
-): Promise<string> {
+  options: SealOptions = {},
+): Promise<Sealed> {
   const findings = findingsStore(mirror);
   const run = await findings.history.completedRun(checkRunId);
   if (!run) throw new Error(`check run ${checkRunId} is not a completed run`);
-  const manifest = await runManifest(mirror, findings, run, [outputs.workbook, outputs.csv, outputs.json]);
-  const path = evidencePath(outputs.workbook);
-  writeManifest(path, await seal(mirror, manifest, nowMs), signingKey);
-  return path;
+  const files = [outputs.workbook, outputs.csv, outputs.json];
+  return sealAt(mirror, await runManifest(mirror, findings, run, files), files, options);
 }
 
-/** Seals a period close's outputs (its workbook first). @returns the manifest's path. */
+/** Seals a period close's outputs (its workbook first). */
 export async function sealClose(
   mirror: Mirror,
   close: Parameters<typeof closeManifest>[1],
   outputs: readonly string[],
-  { signingKey, nowMs = Date.now() }: SealOptions = {},
-): Promise<string> {
+  options: SealOptions = {},
+): Promise<Sealed> {
   const manifest = await closeManifest(mirror, close, outputs);
-  const path = evidencePath(outputs[0]!);
-  writeManifest(path, await seal(mirror, manifest, nowMs), signingKey);
-  return path;
+  return sealAt(mirror, manifest, outputs, options);
 }

@@ -13,7 +13,7 @@ import { ensureFolder, EXCLUSIVE, replaceable, temporaryBeside } from '../paths.
 import { closePeriod, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
-import { preparedOn } from './names.js';
+import { freeRevision, preparedOn } from './names.js';
 import { removeStalePartials } from './partials.js';
 import { ReportStore, type ActivityScope } from './store.js';
 import { writeXlsx, type Cell, type SheetSpec } from './xlsx-writer.js';
@@ -44,8 +44,14 @@ export const SHEET_ROW_CAP = 50_000;
 
 const slug = (period: Period): string => period.label.replace(/[^0-9A-Za-z-]+/g, '_');
 
+const CLOSE_SUFFIXES = ['.xlsx', '-rollforward.csv', '-cards.csv', '.json'];
+
+/**
+ * The close's four files: the period's name, and a revision when a close of that name is in the
+ * folder already (report/names.ts: nothing sealed is overwritten).
+ */
 export function closePaths(outDir: string, period: Period): ClosePaths {
-  const base = join(outDir, `ledger-recon-close-${slug(period)}`);
+  const base = freeRevision(join(outDir, `ledger-recon-close-${slug(period)}`), CLOSE_SUFFIXES);
   return {
     workbook: `${base}.xlsx`,
     rollForwardCsv: `${base}-rollforward.csv`,
@@ -216,6 +222,7 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
           differingIds,
         },
         cards,
+        final.cardsCsv,
       ),
     );
     await writeText(temporary.rollForwardCsv, rollForwardCsv(close.rollForwards));
@@ -428,20 +435,18 @@ async function closeSheets(
   close: PeriodClose,
   cardSheet: CardSheetRows,
   cards: number,
+  /** Where every card is listed: the close's cards CSV. */
+  csv: string,
 ): Promise<SheetSpec[]> {
   const cardRows = cardSheet.rows;
-  const { period } = options;
   const summary = closeSummary(options, close, cards);
   const shownCards =
     cardRows.length < cards
       ? [
           ...cardRows,
-          [
-            `… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${closePaths(options.outDir, period).cardsCsv}`,
-          ],
+          [`… ${(cards - cardRows.length).toLocaleString('en-US')} more cards tie out: every card is in ${csv}`],
         ]
       : cardRows;
-  const csv = closePaths(options.outDir, period).cardsCsv;
   const printedCards = Math.min(cardSheet.differing, PRINTED_CARDS);
   const activity = await activitySheet(new ReportStore(options.mirror), close, cardSheet.differingIds);
   return [

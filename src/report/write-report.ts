@@ -15,7 +15,7 @@ import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
 import { reportSheets, type ReportScope } from './report-sheets.js';
-import { reportBaseName } from './names.js';
+import { freeRevision, reportBaseName } from './names.js';
 import { writeXlsx } from './xlsx-writer.js';
 
 export interface ReportPaths {
@@ -37,9 +37,14 @@ export interface WriteReportOptions {
 /** A disk that cannot take the files: what is translated into one sentence naming --out. */
 const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO']);
 
-/** The three files' names: the run's UTC date and id. */
+const REPORT_SUFFIXES = ['.xlsx', '-findings.csv', '-findings.json'];
+
+/**
+ * The three files' names: the run's UTC date and id, and a revision when a report of that name
+ * is in the folder already (report/names.ts: nothing sealed is overwritten).
+ */
 export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' | 'startedAtMs'>): ReportPaths {
-  const base = join(outDir, reportBaseName(run));
+  const base = freeRevision(join(outDir, reportBaseName(run)), REPORT_SUFFIXES);
   return { workbook: `${base}.xlsx`, csv: `${base}-findings.csv`, json: `${base}-findings.json` };
 }
 

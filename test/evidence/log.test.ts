@@ -1,0 +1,292 @@
+/**
+ * The log of seals against an insider (#62): nights sealed with `--checkpoints` publish signed
+ * checkpoints outside the mirror, a witness cosigns each, and `verify --checkpoint` holds a folder
+ * to them. Each attack is played on a copy of the folder or on the mirror, in this process, on
+ * both backends: a dropped newest night, a forged unsealed file, an edited output, a re-sealed
+ * manifest (in the middle and the newest), a rewritten mirror the witness refuses, a report
+ * written again (a revision: nothing overwritten), and a seal that failed mid-write.
+ */
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportRun } from '../../src/app/report.js';
+import { openExistingForWriting } from '../../src/db/mirror.js';
+import { canonicalJson } from '../../src/evidence/canonical.js';
+import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest.js';
+import { logName } from '../../src/evidence/log.js';
+import { verifyFolder } from '../../src/evidence/verify.js';
+import { readCheckpoints } from '../../src/evidence/verify-log.js';
+import { witness, WitnessRefusal } from '../../src/evidence/witness.js';
+import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { clockAt, nightOf } from '../support/app.js';
+import { testNow } from '../support/test-clock.js';
+import { BACKEND_NAME, changeMirror, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+
+const HOUR = 3_600_000;
+const log = generateKeyPairSync('ed25519');
+const auditor = generateKeyPairSync('ed25519');
+
+let sim: Simulator;
+let dir: string;
+let db: string;
+let out: string;
+let place: string;
+/** The log's folder under the checkpoints' place. */
+let logFolder: string;
+const statePath = () => join(dir, 'witness-state.json');
+
+const cosign = (atMs: number) =>
+  witness({
+    logFolder,
+    key: auditor.privateKey,
+    name: 'auditor.example/witness',
+    statePath: statePath(),
+    logKey: log.publicKey,
+    nowSeconds: Math.floor(atMs / 1000),
+  });
+
+const sealSettings = () => ({ signingKey: log.privateKey, checkpoints: place });
+
+/** The folder held to the checkpoints at `checkpoint` (a file or the log's folder), with both keys. */
+async function heldTo(folder: string, checkpoint: string) {
+  const checkpoints = readCheckpoints(checkpoint);
+  if ('problem' in checkpoints) throw new Error(checkpoints.problem);
+  return verifyFolder(folder, log.publicKey, { checkpoints, witnessKey: auditor.publicKey });
+}
+
+const newestCosigned = () =>
+  join(
+    logFolder,
+    readdirSync(logFolder)
+      .filter((n) => n.endsWith('.cosigned'))
+      .sort()
+      .at(-1)!,
+  );
+
+/** A copy of the reports folder, as an insider would start from it. */
+function copyOfOut(name: string): string {
+  const target = join(dir, name);
+  execFileSync('cp', ['-r', out, target]);
+  return target;
+}
+
+const manifestsIn = (folder: string) =>
+  readdirSync(folder)
+    .filter((n) => n.endsWith('-evidence.json'))
+    .sort();
+
+/** Re-seals the manifest `name` in `folder` after changing it: its digest made again, as an insider would. */
+function reseal(folder: string, name: string): void {
+  const manifest = JSON.parse(readFileSync(join(folder, name), 'utf8')) as SealedManifest;
+  const changed = { ...manifest, settings: { ...manifest.settings, rewritten: true } };
+  const sealed = { ...changed, digest: manifestDigest(changed) };
+  writeFileSync(join(folder, name), `${JSON.stringify(JSON.parse(canonicalJson(sealed)), null, 2)}\n`);
+  rmSync(join(folder, name.replace(/-evidence\.json$/, '-evidence.dsse.json')), { force: true });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-recon-log-'));
+  sim = await startSimulator({ seed: 62, size: 'tiny', nowMs: testNow() });
+  db = mirrorAt(dir);
+  out = join(dir, 'reports');
+  place = join(dir, 'checkpoints');
+  for (let night = 0; night < 3; night += 1) {
+    const { result } = await nightOf(sim, db, out, { clock: clockAt(testNow() + night * HOUR), ...sealSettings() });
+    if (!result.ok) throw new Error(result.record.error.message);
+    if (night === 0) {
+      const [first] = await rowsOfMirror<{ digest: string }>(
+        db,
+        'SELECT digest FROM evidence_manifests WHERE sequence = 1',
+      );
+      logFolder = join(place, logName(first!.digest));
+    }
+    cosign(testNow() + night * HOUR);
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe(`the log of seals (${BACKEND_NAME})`, () => {
+  it('publishes a signed checkpoint and a consistency proof per seal, which the witness cosigns', () => {
+    expect(readdirSync(logFolder).sort()).toEqual([
+      '00000001.checkpoint',
+      '00000001.cosigned',
+      '00000002.checkpoint',
+      '00000002.consistency.json',
+      '00000002.cosigned',
+      '00000003.checkpoint',
+      '00000003.consistency.json',
+      '00000003.cosigned',
+    ]);
+    const note = readFileSync(join(logFolder, '00000003.cosigned'), 'utf8');
+    expect(note).toMatch(
+      /^ledger-recon\.local\/log\/[0-9a-f]{16}\n3\n[A-Za-z0-9+/]{43}=\n\n— ledger-recon\.local\/log\/[0-9a-f]{16} \S+\n— auditor\.example\/witness \S+\n$/,
+    );
+  });
+
+  it("holds the folder to the newest cosigned checkpoint and to the log's folder of them", async () => {
+    const one = await heldTo(out, newestCosigned());
+    expect(one.problems).toEqual([]);
+    expect(one.log).toEqual({ size: 3, proven: 3, consistent: 0 });
+    const all = await heldTo(out, logFolder);
+    expect(all.problems).toEqual([]);
+    expect(all.log).toEqual({ size: 3, proven: 3, consistent: 2 });
+  });
+
+  it('names a dropped newest night by its place, and its outputs as sealed by nothing', async () => {
+    const folder = copyOfOut('dropped');
+    const newest = manifestsIn(folder).at(-1)!;
+    rmSync(join(folder, newest));
+    rmSync(join(folder, newest.replace(/-evidence\.json$/, '-evidence.dsse.json')));
+    const { problems } = await heldTo(folder, newestCosigned());
+    expect(problems).toContain(
+      `place 3 of the log (${readFileSync(newestCosigned(), 'utf8').split('\n')[0]}, 3 seals by checkpoint 00000003.cosigned) is not in the folder: the newest seal's manifest was removed or never copied`,
+    );
+    expect(
+      problems.filter((p) =>
+        p.endsWith('not sealed by any manifest in the folder: added, or its manifest was removed'),
+      ),
+    ).toHaveLength(3);
+  });
+
+  it('names a forged output no manifest seals, and an edited one', async () => {
+    const folder = copyOfOut('forged');
+    const workbook = readdirSync(folder).find((n) => n.endsWith('.xlsx'))!;
+    writeFileSync(join(folder, 'ledger-recon-2026-11-18-run-4-findings.csv'), 'code\n');
+    writeFileSync(join(folder, workbook), 'edited');
+    const { problems } = await heldTo(folder, newestCosigned());
+    expect(problems).toContain(
+      'ledger-recon-2026-11-18-run-4-findings.csv: not sealed by any manifest in the folder: added, or its manifest was removed',
+    );
+    expect(problems.some((p) => p.startsWith(`${workbook}: changed since it was sealed`))).toBe(true);
+  });
+
+  it("names a night re-sealed in the middle of the chain, and the newest one re-sealed, by the log's folder exactly", async () => {
+    const middle = copyOfOut('resealed-middle');
+    const second = manifestsIn(middle)[1]!;
+    reseal(middle, second);
+    const { problems } = await heldTo(middle, newestCosigned());
+    expect(problems).toContainEqual(
+      expect.stringContaining(
+        `${second} (place 2) was sealed again or replaced: the manifest after it names another digest for it`,
+      ),
+    );
+    const newest = copyOfOut('resealed-newest');
+    const third = manifestsIn(newest)[2]!;
+    reseal(newest, third);
+    expect((await heldTo(newest, newestCosigned())).problems).toContainEqual(
+      expect.stringContaining('one of places 1 to 3 was sealed again or replaced'),
+    );
+    expect((await heldTo(newest, logFolder)).problems).toContain(
+      `checkpoint 00000003.cosigned (3 seals): the folder's manifests do not give its root: ${third} (place 3) was sealed again or replaced after this checkpoint`,
+    );
+  });
+
+  it('writes a report written again under a revision of its own, a leaf of its own, the first left as it was', async () => {
+    const [run2] = await rowsOfMirror<{ check_run_id: number }>(
+      db,
+      'SELECT check_run_id FROM check_runs ORDER BY check_run_id LIMIT 1 OFFSET 1',
+    );
+    const before = readdirSync(out).sort();
+    const originals = new Map(before.map((n) => [n, readFileSync(join(out, n))]));
+    const { mirror, release } = await openExistingForWriting(db, 'report', 'run');
+    let again: Awaited<ReturnType<typeof reportRun>>;
+    try {
+      again = await reportRun(
+        { mirror, clock: clockAt(testNow() + 4 * HOUR) },
+        { outDir: out, checkRunId: run2!.check_run_id, scope: { preparer: 'A. Auditor' }, ...sealSettings() },
+      );
+    } finally {
+      await release();
+    }
+    expect(again.workbook).toMatch(/-run-\d+-r2\.xlsx$/);
+    expect(again.evidence).toMatch(/-run-\d+-r2-evidence\.json$/);
+    for (const [name, bytes] of originals) expect(readFileSync(join(out, name)).equals(bytes), name).toBe(true);
+    expect(again.checkpoint).toBe(join(logFolder, '00000004.checkpoint'));
+    expect(cosign(testNow() + 4 * HOUR)).toMatchObject({ size: 4, since: 3 });
+    const held = await heldTo(out, newestCosigned());
+    expect(held.problems).toEqual([]);
+    expect(held.log).toEqual({ size: 4, proven: 4, consistent: 0 });
+  });
+
+  it('leaves no place in the chain for a seal whose manifest could not be written; the report is sealed again after', async () => {
+    const [{ n: before }] = (await rowsOfMirror<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM evidence_manifests')) as [
+      { n: number },
+    ];
+    const [run1] = await rowsOfMirror<{ check_run_id: number }>(
+      db,
+      'SELECT MIN(check_run_id) AS check_run_id FROM check_runs',
+    );
+    const { mirror, release } = await openExistingForWriting(db, 'report', 'run');
+    try {
+      const write = () =>
+        reportRun(
+          { mirror, clock: clockAt(testNow() + 5 * HOUR) },
+          { outDir: out, checkRunId: run1!.check_run_id, ...sealSettings() },
+        );
+      // A folder where the manifest's temporary file goes: the manifest cannot be written.
+      const base = join(
+        out,
+        readdirSync(out)
+          .find((n) => /-run-\d+\.xlsx$/.test(n) && n.includes(`-run-${run1!.check_run_id}.`))!
+          .replace(/\.xlsx$/, ''),
+      );
+      const evidence = `${base}-r2-evidence.json.${process.pid}.partial`;
+      mkdirSync(evidence);
+      writeFileSync(join(evidence, 'keep'), '');
+      await expect(write()).rejects.toThrow();
+      const [{ n: after }] = (await rowsOfMirror<{ n: number }>(
+        db,
+        'SELECT COUNT(*) AS n FROM evidence_manifests',
+      )) as [{ n: number }];
+      expect(after).toBe(before);
+      // Outputs no seal vouches for are not left behind.
+      expect(existsSync(`${base}-r2.xlsx`)).toBe(false);
+      rmSync(evidence, { recursive: true });
+      const sealed = await write();
+      expect(sealed.evidence).toBe(`${base}-r2-evidence.json`);
+      expect(existsSync(sealed.evidence)).toBe(true);
+    } finally {
+      await release();
+    }
+    cosign(testNow() + 5 * HOUR);
+    const held = await heldTo(out, newestCosigned());
+    expect(held.problems).toEqual([]);
+    expect(held.log?.size).toBe(before + 1);
+  });
+
+  it("is refused by the witness once the mirror's log is rewritten, naming where", async () => {
+    // The insider re-seals the mirror's second manifest (its digest made again) and seals another night.
+    const [row] = await rowsOfMirror<{ manifest_json: string }>(
+      db,
+      'SELECT manifest_json FROM evidence_manifests WHERE sequence = 2',
+    );
+    const manifest = JSON.parse(row!.manifest_json) as SealedManifest;
+    const changed = { ...manifest, settings: { ...manifest.settings, rewritten: true } };
+    const sealed = { ...changed, digest: manifestDigest(changed) };
+    await changeMirror(
+      db,
+      'UPDATE evidence_manifests SET manifest_json = ?, digest = ? WHERE sequence = 2',
+      canonicalJson(sealed),
+      sealed.digest,
+    );
+    const { result } = await nightOf(sim, db, join(dir, 'elsewhere'), {
+      clock: clockAt(testNow() + 6 * HOUR),
+      ...sealSettings(),
+    });
+    expect(result.ok).toBe(true);
+    const size = readdirSync(logFolder).filter((n) => n.endsWith('.checkpoint')).length;
+    expect(() => cosign(testNow() + 6 * HOUR)).toThrow(WitnessRefusal);
+    expect(() => cosign(testNow() + 6 * HOUR)).toThrow(
+      new RegExp(
+        `0*${size}\\.checkpoint: does not extend the checkpoint of ${size - 1} seals this witness cosigned: the log was rewritten`,
+      ),
+    );
+  });
+});
