@@ -602,6 +602,8 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
           throw new ConfigError('--dir', `verify was given two folders, ${folder} and --dir ${options.dir}: give one`);
         options.dir = folder;
       }
+      // A folder named (not the default reports folder) is one --run and --close hold the mirror's seals to.
+      options.dirNamed = folder !== undefined || command.getOptionValueSource('dir') === 'cli';
       await (await import('./verify.js')).verify(options);
     });
 

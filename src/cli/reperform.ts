@@ -5,7 +5,8 @@
 import { reperformNight, reperformPeriod, whatIfNight } from '../app/verify.js';
 import { CHECKS } from '../checks/index.js';
 import { BOUNDED_CHECKS } from '../findings/redraft.js';
-import { openForReading } from '../db/mirror.js';
+import { type Mirror, openForReading } from '../db/mirror.js';
+import { mirrorSealProblems, type SealsHeldTo } from '../evidence/held.js';
 import { ConfigError, MirrorError } from '../errors.js';
 import { BooksNotMatchable, NotReperformable, type Reperformance, type WhatIfSettings } from '../evidence/reperform.js';
 import { defaultLocations } from '../locations.js';
@@ -13,9 +14,20 @@ import { formatCents, groupThousands } from '../money.js';
 import { reporter, type Reporting } from './reporter.js';
 import { BOOKS_SETTINGS, whatIfSettingsOf } from './settings.js';
 
-/** What a re-performance takes of verify's options: the mirror and how to report. */
+/** What a re-performance takes of verify's options: the mirror, what its seals are held to, and how to report. */
 export interface ReperformOptions extends Reporting {
   db?: string;
+  held?: SealsHeldTo;
+}
+
+/**
+ * The mirror's seals held to themselves and to what verify was given (evidence/held.ts): each
+ * problem printed in one line. @returns the problems (none when the seals hold).
+ */
+async function sealsHeld(mirror: Mirror, options: ReperformOptions): Promise<string[]> {
+  const { problems } = await mirrorSealProblems(mirror, options.held ?? {});
+  for (const problem of problems) process.stderr.write(`ledger-recon: ${problem}\n`);
+  return problems;
 }
 
 /**
@@ -27,13 +39,30 @@ export async function reperformClose(label: string, options: ReperformOptions): 
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'sync', 'current');
   try {
-    const { manifest, sync, result, figures, identical } = await reperformPeriod(mirror, label);
-    record({ identical, close: label, syncRunId: sync, cutOff: manifest.cutOff, closes: result.closes, figures });
+    const seals = await sealsHeld(mirror, options);
+    const { manifest, sync, result, figures, identical: same } = await reperformPeriod(mirror, label);
+    const identical = same && seals.length === 0;
+    record({
+      identical,
+      seals,
+      close: label,
+      syncRunId: sync,
+      cutOff: manifest.cutOff,
+      closes: result.closes,
+      figures,
+    });
     if (identical) {
       say(
         `re-performed the close of ${label} (sync ${sync}, data as of ${manifest.cutOff}): identical: closing outstanding ${closingLiability(result.rollForwards)}; ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'} as sealed\n`,
       );
       return true;
+    }
+    if (same) {
+      process.stderr.write(
+        `ledger-recon: the close of ${label} re-performs as the mirror's copy of its manifest says, but that copy is not held by the log: not identical (${seals.length} ${seals.length === 1 ? 'problem' : 'problems'} above)\n`,
+      );
+      process.exitCode = 1;
+      return false;
     }
     process.stderr.write(
       `ledger-recon: the close of ${label} does not re-perform: its roll-forwards, computed again over the mirror's history at sync ${sync}, are not the ones its manifest sealed: the mirror's past was changed, or a record's history is missing\n`,
@@ -126,9 +155,10 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
   const { say, record } = reporter(options);
   const mirror = await openForReading(options.db ?? defaultLocations().db, 'run', 'current');
   try {
+    const seals = await sealsHeld(mirror, options);
     const result = await reperformNight(mirror, checkRunId);
     const p = result.population;
-    const identical = result.differences.length === 0;
+    const identical = result.differences.length === 0 && seals.length === 0;
     // A night older than the mirror's versions of its coupons and orders compares its wallets alone.
     const lists =
       result.listsKeptSince === undefined
@@ -138,6 +168,7 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
     const checked = `${result.listFindings === undefined ? '' : ', the findings of the checks over coupons, DP orders and wallets'}${result.booksKept ? ", the books' checks' findings over the books matched again" : ''}`;
     record({
       identical,
+      seals,
       checkRunId,
       syncRunId: result.syncRunId,
       cutOff: result.cutOff,
@@ -188,6 +219,13 @@ export async function reperform(checkRunId: number, options: ReperformOptions): 
           `re-performed: the gift card ledger population, the card checks' ${result.cardFindings.toLocaleString('en-US')} findings (with ${listed(queried.map((code) => `${code}'s`))})${result.listFindings === undefined ? '' : `, the ${result.listFindings.toLocaleString('en-US')} findings of the checks over coupons, DP orders and wallets`}${booksReperformed(result)} and their standing${result.confirmationKept ? ", the confirmation's answers judged again" : ''}, the nightly roll-forward, the month to date and the ${lists} as of its sync${notYet.length === 0 ? '' : `; not yet: ${listed(notYet)}`}\n`,
       );
       return true;
+    }
+    if (result.differences.length === 0) {
+      process.stderr.write(
+        `ledger-recon: check run ${checkRunId} re-performs as the mirror's copy of its manifest says, but that copy is not held by the log: not identical (${seals.length} ${seals.length === 1 ? 'problem' : 'problems'} above)\n`,
+      );
+      process.exitCode = 1;
+      return false;
     }
     for (const difference of result.differences)
       process.stderr.write(`ledger-recon: check run ${checkRunId}: ${difference}\n`);

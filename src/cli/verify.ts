@@ -22,6 +22,8 @@ export interface VerifyOptions extends Reporting {
   checkpoint?: string[];
   /** A witness's Ed25519 public key (PEM): the newest checkpoint must be cosigned by it. */
   witnessKey?: string;
+  /** Whether --dir (or the folder argument) was given, not defaulted: --run and --close hold the mirror's seals to it. */
+  dirNamed?: boolean;
 }
 
 /** The checkpoints given (`--checkpoint`, repeatable), smallest first, and the witness's key. @throws ConfigError naming the flag. */
@@ -53,8 +55,19 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
       throw new ConfigError('--set', '--set needs --run N: the night to re-perform under other settings');
     return whatIfRun(options.run, options.set, options);
   }
-  if (options.run !== undefined) return reperform(options.run, options);
-  if (options.close !== undefined) return reperformClose(options.close, options);
+  if (options.run !== undefined || options.close !== undefined) {
+    const held = heldOf(options);
+    const publicKey =
+      options.publicKey !== undefined ? readKey(options.publicKey, '--public-key', 'public') : undefined;
+    const to = {
+      ...(options.dirNamed && options.dir !== undefined ? { dir: options.dir } : {}),
+      ...(held ? { checkpoints: held.checkpoints } : {}),
+      ...(publicKey ? { publicKey } : {}),
+    };
+    return options.run !== undefined
+      ? reperform(options.run, { ...options, held: to })
+      : reperformClose(options.close!, { ...options, held: to });
+  }
   const { say, record } = reporter(options);
   const dir = options.dir ?? defaultLocations().reports;
   let folder = false;

@@ -70,7 +70,7 @@ export function readCheckpoints(path: string, cosigned = true): HeldCheckpoint[]
  * folder holds them: its first seal is the one whose digest names the log; each next place is
  * the manifest that follows the one before, or the only one of that place.
  */
-function logManifests(
+export function logManifests(
   manifests: readonly { name: string; manifest: SealedManifest }[],
   origin: string,
   size: number,

@@ -115,6 +115,19 @@ const isManifest = (value: unknown): value is SealedManifest =>
  * Verifies every `…-evidence.json` in `dir` and the files they name; with `publicKey`, each
  * manifest must also be signed by it (its `…-evidence.dsse.json` beside it).
  */
+/** The folder's manifests that hold their own digest, by file name, oldest name first (no problem reported). */
+export function folderManifests(dir: string): { name: string; manifest: SealedManifest }[] {
+  const found: { name: string; manifest: SealedManifest }[] = [];
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('-evidence.json'))
+    .sort()) {
+    const read = folderJson(dir, name);
+    if ('value' in read && isManifest(read.value) && manifestDigest(read.value) === read.value.digest)
+      found.push({ name, manifest: read.value });
+  }
+  return found;
+}
+
 export async function verifyFolder(dir: string, publicKey?: KeyObject, held?: LogHeld): Promise<FolderVerification> {
   const problems: string[] = [];
   let signed = 0;

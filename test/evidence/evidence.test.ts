@@ -92,13 +92,6 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
     expect(night2.population.giftCards?.merkleRoot).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(night2)).not.toContain(sim.credentials.giftcard.clientSecret);
 
-    // The same report written again: the same bytes, the same manifest, no new link.
-    const sealedBefore = readFileSync(nights[0]!.report.evidence);
-    const again = await runCli(['report', '--run', '1', '--db', db, '--out', reports], env);
-    expect(again.status, again.stderr).toBe(0);
-    expect(readFileSync(nights[0]!.report.evidence)).toEqual(sealedBefore);
-    expect(await rowsOfMirror(db, 'SELECT sequence FROM evidence_manifests')).toHaveLength(3);
-
     const intact = await runCli(['verify', '--dir', reports], cleanEnv());
     expect(intact.stderr).toBe('');
     expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 10 sealed files, one unbroken chain per mirror\n`);
@@ -148,6 +141,16 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
     const gone = await verifyCopy(reports, 'gone', (copy) => unlinkSync(join(copy, night2.outputs[0]!.file)));
     expect(gone.status).toBe(1);
     expect(gone.lines[0]).toBe(`ledger-recon: ${night2.outputs[0]!.file}: missing (sealed by ${night2Name})`);
+
+    // The same report written again: a revision of its own and a link of its own; the first stays as it was.
+    const sealedBefore = readFileSync(nights[0]!.report.evidence);
+    const again = await runCli(['report', '--run', '1', '--db', db, '--out', reports], env);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/-run-1-r2\.xlsx\n/);
+    expect(readFileSync(nights[0]!.report.evidence)).toEqual(sealedBefore);
+    expect(await rowsOfMirror(db, 'SELECT sequence FROM evidence_manifests')).toHaveLength(4);
+    const revised = await runCli(['verify', '--dir', reports], cleanEnv());
+    expect(revised.stdout).toBe(`verified ${reports}: 4 manifests, 13 sealed files, one unbroken chain per mirror\n`);
   });
 
   it('refuses a folder that is not one, and says when a folder holds no manifest', async () => {

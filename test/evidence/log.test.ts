@@ -23,7 +23,10 @@ import { witness, WitnessRefusal } from '../../src/evidence/witness.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { clockAt, nightOf } from '../support/app.js';
 import { testNow } from '../support/test-clock.js';
-import { BACKEND_NAME, changeMirror, mirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { mirrorSealProblems } from '../../src/evidence/held.js';
+import { reperform } from '../../src/cli/reperform.js';
+import { reportBaseName } from '../../src/report/names.js';
 
 const HOUR = 3_600_000;
 const log = generateKeyPairSync('ed25519');
@@ -65,6 +68,12 @@ const newestCosigned = () =>
       .sort()
       .at(-1)!,
   );
+
+/** The subject of the mirror's seal at place `sequence`. */
+let subjects: string[] = [];
+const manifestsSubject = (sequence: number) => subjects[sequence - 1]!;
+/** The check run a night's manifest seals. */
+const manifestRun = (manifest: SealedManifest) => Number(manifest.subject.replace('check run ', ''));
 
 /** A copy of the reports folder, as an insider would start from it. */
 function copyOfOut(name: string): string {
@@ -261,7 +270,20 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
     expect(held.log?.size).toBe(before + 1);
   });
 
-  it("is refused by the witness once the mirror's log is rewritten, naming where", async () => {
+  it("finds the mirror's seals whole and held by the folder and every checkpoint", async () => {
+    const checkpoints = readCheckpoints(logFolder);
+    if ('problem' in checkpoints) throw new Error(checkpoints.problem);
+    const mirror = await openMirrorAt(db);
+    try {
+      const held = await mirrorSealProblems(mirror, { dir: out, checkpoints, publicKey: log.publicKey });
+      expect(held.problems).toEqual([]);
+      expect(held.seals).toBe(checkpoints.at(-1)!.note.size);
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it("is refused by the witness once the mirror's log is rewritten, naming where; verify --run names the mirror's copy", async () => {
     // The insider re-seals the mirror's second manifest (its digest made again) and seals another night.
     const [row] = await rowsOfMirror<{ manifest_json: string }>(
       db,
@@ -276,6 +298,9 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
       canonicalJson(sealed),
       sealed.digest,
     );
+    subjects = (
+      await rowsOfMirror<{ subject: string }>(db, 'SELECT subject FROM evidence_manifests ORDER BY sequence')
+    ).map((r) => r.subject);
     const { result } = await nightOf(sim, db, join(dir, 'elsewhere'), {
       clock: clockAt(testNow() + 6 * HOUR),
       ...sealSettings(),
@@ -288,5 +313,33 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
         `0*${size}\\.checkpoint: does not extend the checkpoint of ${size - 1} seals this witness cosigned: the log was rewritten`,
       ),
     );
+    // The mirror's copy held to itself, to the folder and to the checkpoints the auditor holds.
+    const checkpoints = readCheckpoints(join(logFolder, '00000003.cosigned'));
+    if ('problem' in checkpoints) throw new Error(checkpoints.problem);
+    const mirror = await openMirrorAt(db);
+    try {
+      expect((await mirrorSealProblems(mirror, { dir: out, checkpoints, publicKey: log.publicKey })).problems).toEqual([
+        `the mirror's seal 3 (${manifestsSubject(3)}) does not follow seal 2: a seal before it was changed or replaced`,
+        `the mirror's seal 2 (${manifest.subject}) is not the one sealed in ${reportBaseName({ checkRunId: manifestRun(manifest), startedAtMs: testNow() + HOUR })}-evidence.json: the mirror's copy was changed since, or the folder's`,
+        `the mirror's first 3 seals do not give the root of checkpoint ${join(logFolder, '00000003.cosigned')}: the mirror's seals were rewritten after it was published`,
+      ]);
+    } finally {
+      await mirror.close();
+    }
+    // verify --run: the night re-performs as the rewritten copy says, and is not called identical.
+    const lines: string[] = [];
+    const exitCode = process.exitCode;
+    const identical = await reperform(manifestRun(manifest), {
+      db,
+      json: true,
+      write: (text) => lines.push(text),
+      held: { checkpoints },
+    });
+    process.exitCode = exitCode;
+    expect(identical).toBe(false);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      identical: false,
+      seals: expect.arrayContaining([expect.stringMatching(/does not follow seal 2/)]),
+    });
   });
 });
