@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { DpClient } from '../api/dp-client.js';
 import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
-import { isServerUrl, mirrorExists, mirrorHolder, openForReading, shownDb } from '../db/mirror.js';
+import { isServerUrl, type Mirror, mirrorExists, mirrorHolder, openForReading, shownDb } from '../db/mirror.js';
+import { mirrorSealProblems, publishedAgrees } from '../evidence/held.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
 import { readSigningKey } from '../evidence/sign.js';
@@ -110,7 +111,8 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   });
   if (defaults) say(defaults);
   const db = options.db ?? defaultLocations().db;
-  for (const line of await mirror(db)) say(line);
+  const checkpoints = (options.env ?? process.env)['LEDGER_RECON_CHECKPOINTS'] || undefined;
+  for (const line of await mirror(db, checkpoints)) say(line);
   // A server's disk is its operator's: the doctor sees only the space beside a file.
   if (!isServerUrl(db)) say(freeSpace(db));
   say(outFolder(options.out ?? defaultLocations().reports));
@@ -190,7 +192,7 @@ async function reach(config: ServiceConfig, subject: string): Promise<Line> {
   }
 }
 
-async function mirror(db: string): Promise<Line[]> {
+async function mirror(db: string, checkpoints?: string): Promise<Line[]> {
   const server = isServerUrl(db);
   const subject = `mirror ${server ? shownDb(db) : resolve(db)}`;
   let opened;
@@ -251,6 +253,7 @@ async function mirror(db: string): Promise<Line[]> {
         text: `run ${last.checkRunId} at ${last.startedAt}: ${summary.verdict}, ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning)`,
       });
     }
+    lines.push(...(await sealLines(opened, checkpoints)));
     return lines;
   } finally {
     await opened.close();
@@ -300,4 +303,28 @@ function outFolder(out: string): Line {
       text: `${resolve(out)}: ${(error as { code?: string }).code ?? (error as Error).message}: give --out a folder you can write`,
     };
   }
+}
+
+/** The mirror's seals held to themselves, and to the checkpoints published (LEDGER_RECON_CHECKPOINTS), one line each. */
+async function sealLines(mirror: Mirror, checkpoints: string | undefined): Promise<Line[]> {
+  const { seals, problems } = await mirrorSealProblems(mirror);
+  const lines: Line[] = [
+    problems.length === 0
+      ? {
+          ok: true,
+          subject: 'evidence',
+          text:
+            seals === 0
+              ? 'nothing sealed yet'
+              : `${seals} ${seals === 1 ? 'seal' : 'seals'}, each giving its digest and following the one before`,
+        }
+      : {
+          ok: false,
+          subject: 'evidence',
+          text: `${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}: hold the mirror to the reports folder and the published checkpoints with \`ledger-recon verify --run N --dir REPORTS --checkpoint FILE\``,
+        },
+  ];
+  if (checkpoints !== undefined)
+    lines.push({ subject: 'checkpoints', ...(await publishedAgrees(mirror, checkpoints)) });
+  return lines;
 }

@@ -8,7 +8,8 @@
 import type { KeyObject } from 'node:crypto';
 import type { Mirror } from '../db/mirror.js';
 import { signedByLog } from './checkpoint.js';
-import { logOrigin } from './log.js';
+import { join } from 'node:path';
+import { firstDisagreeing, logName, logOrigin, publishedSizes } from './log.js';
 import { manifestDigest, type SealedManifest } from './manifest.js';
 import { EvidenceStore } from './store.js';
 import { entryHash, treeHash } from './tlog.js';
@@ -79,4 +80,30 @@ export async function mirrorSealProblems(
       );
   }
   return { seals: rows.length, problems };
+}
+
+/**
+ * The mirror's log against what was published at `place` (`--checkpoints`): the newest
+ * checkpoint there must be the root of the mirror's first seals. @returns a sentence, and
+ * whether it holds.
+ */
+export async function publishedAgrees(mirror: Mirror, place: string): Promise<{ ok: boolean; text: string }> {
+  const rows = await new EvidenceStore(mirror).all();
+  if (rows.length === 0) return { ok: true, text: `${place}: nothing sealed yet; the first seal publishes there` };
+  const folder = join(place, logName(rows[0]!.digest));
+  const sizes = publishedSizes(folder);
+  if (sizes.length === 0)
+    return { ok: true, text: `${folder}: no checkpoint yet; the next seal publishes the log's ${rows.length}` };
+  const leaves = rows.map((row) => entryHash(row.manifestJson));
+  const disagreeing = firstDisagreeing(folder, leaves);
+  if (disagreeing !== undefined)
+    return {
+      ok: false,
+      text: `${folder}: its checkpoint of ${disagreeing} seals is not the mirror's log: the mirror's seals were rewritten or taken out since it was published: hold them to it with \`ledger-recon verify --run N --checkpoint ${folder}\``,
+    };
+  const note = { size: sizes.at(-1)! };
+  return {
+    ok: true,
+    text: `${folder}: the newest checkpoint (${note.size} seals) is the mirror's log${note.size < rows.length ? `; ${rows.length - note.size} seals since, published by the next seal` : ''}`,
+  };
 }

@@ -13,7 +13,7 @@ import type { KeyObject } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mirror } from '../db/mirror.js';
-import { FileSystemError } from '../errors.js';
+import { FileSystemError, MirrorError } from '../errors.js';
 import { fileSystemError } from '../paths.js';
 import { canonicalJson } from './canonical.js';
 import { type Checkpoint, checkpointNote, parseCheckpoint } from './checkpoint.js';
@@ -76,6 +76,25 @@ export function publishedSizes(folder: string): number[] {
 }
 
 /**
+ * The size of the first checkpoint published in a log's `folder` that the mirror's `leaves` do
+ * not give (its root is not theirs, it logs more than they are, or it is no checkpoint), or
+ * undefined when each is theirs.
+ */
+export function firstDisagreeing(folder: string, leaves: readonly Buffer[]): number | undefined {
+  for (const size of publishedSizes(folder)) {
+    let note: ReturnType<typeof parseCheckpoint>;
+    try {
+      note = parseCheckpoint(readFileSync(join(folder, checkpointFile(size)), 'utf8'));
+    } catch {
+      return size;
+    }
+    if ('problem' in note || note.size > leaves.length || !treeHash(leaves.slice(0, note.size)).equals(note.root))
+      return size;
+  }
+  return undefined;
+}
+
+/**
  * Writes `text` to `path` once: a file there already must say the same (`same` compares), else
  * it is never replaced and the caller is told. The file is synced before it counts.
  */
@@ -109,6 +128,12 @@ export async function publishCheckpoint(mirror: Mirror, place: string, key?: Key
   const folder = join(place, name);
   const size = log.leaves.length;
   const checkpoint: Checkpoint = { origin: log.origin, size, root: treeHash(log.leaves) };
+  // What was published stays the log's start: a mirror whose seals no longer give it publishes nothing more.
+  const disagreeing = firstDisagreeing(folder, log.leaves);
+  if (disagreeing !== undefined)
+    throw new MirrorError(
+      `the mirror's seals are not the log published in ${folder}: they no longer give its checkpoint of ${disagreeing} seals (seals changed or taken out since): find which with \`ledger-recon verify --run N --dir REPORTS --checkpoint ${folder}\`, and restore the mirror from a backup`,
+    );
   try {
     mkdirSync(folder, { recursive: true, mode: 0o755 });
     const before = publishedSizes(folder)

@@ -16,7 +16,9 @@ import { reportRun } from '../../src/app/report.js';
 import { openExistingForWriting } from '../../src/db/mirror.js';
 import { canonicalJson } from '../../src/evidence/canonical.js';
 import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest.js';
-import { logName } from '../../src/evidence/log.js';
+import { logName, mirrorLog } from '../../src/evidence/log.js';
+import { checkpointNote } from '../../src/evidence/checkpoint.js';
+import { consistencyProof, treeHash } from '../../src/evidence/tlog.js';
 import { verifyFolder } from '../../src/evidence/verify.js';
 import { readCheckpoints } from '../../src/evidence/verify-log.js';
 import { witness, WitnessRefusal } from '../../src/evidence/witness.js';
@@ -26,6 +28,7 @@ import { testNow } from '../support/test-clock.js';
 import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { mirrorSealProblems } from '../../src/evidence/held.js';
 import { reperform } from '../../src/cli/reperform.js';
+import { doctor } from '../../src/cli/doctor.js';
 import { reportBaseName } from '../../src/report/names.js';
 
 const HOUR = 3_600_000;
@@ -74,6 +77,24 @@ let subjects: string[] = [];
 const manifestsSubject = (sequence: number) => subjects[sequence - 1]!;
 /** The check run a night's manifest seals. */
 const manifestRun = (manifest: SealedManifest) => Number(manifest.subject.replace('check run ', ''));
+
+/** The mirror's log as the job would publish it. */
+async function mirrorLogOf(db: string) {
+  const mirror = await openMirrorAt(db);
+  try {
+    return (await mirrorLog(mirror))!;
+  } finally {
+    await mirror.close();
+  }
+}
+
+/** What doctor says of the mirror's seals and the checkpoints published (its other lines aside). */
+async function doctorSays() {
+  const exitCode = process.exitCode;
+  const lines = await doctor({ db, env: { LEDGER_RECON_CHECKPOINTS: place }, json: true, write: () => undefined });
+  process.exitCode = exitCode;
+  return lines.filter((line) => line.subject === 'evidence' || line.subject === 'checkpoints');
+}
 
 /** A copy of the reports folder, as an insider would start from it. */
 function copyOfOut(name: string): string {
@@ -283,6 +304,21 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
     }
   });
 
+  it("has doctor say the mirror's seals hold and are the checkpoints published", async () => {
+    expect(await doctorSays()).toEqual([
+      {
+        ok: true,
+        subject: 'evidence',
+        text: expect.stringMatching(/^\d+ seals, each giving its digest and following the one before$/),
+      },
+      {
+        ok: true,
+        subject: 'checkpoints',
+        text: expect.stringMatching(/the newest checkpoint \(\d+ seals\) is the mirror's log$/),
+      },
+    ]);
+  });
+
   it("is refused by the witness once the mirror's log is rewritten, naming where; verify --run names the mirror's copy", async () => {
     // The insider re-seals the mirror's second manifest (its digest made again) and seals another night.
     const [row] = await rowsOfMirror<{ manifest_json: string }>(
@@ -301,12 +337,35 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
     subjects = (
       await rowsOfMirror<{ subject: string }>(db, 'SELECT subject FROM evidence_manifests ORDER BY sequence')
     ).map((r) => r.subject);
+    // The job publishes nothing more for a mirror whose seals no longer give what it published.
     const { result } = await nightOf(sim, db, join(dir, 'elsewhere'), {
       clock: clockAt(testNow() + 6 * HOUR),
       ...sealSettings(),
     });
-    expect(result.ok).toBe(true);
-    const size = readdirSync(logFolder).filter((n) => n.endsWith('.checkpoint')).length;
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.record.error.message).toMatch(
+      new RegExp(
+        `^the mirror's seals are not the log published in ${logFolder}: they no longer give its checkpoint of 2 seals`,
+      ),
+    );
+    // The insider publishes the rewritten log's checkpoint by hand, with a consistency proof of its own.
+    const rewritten = await mirrorLogOf(db);
+    const size = rewritten.leaves.length;
+    const padded = String(size).padStart(8, '0');
+    writeFileSync(
+      join(logFolder, `${padded}.checkpoint`),
+      checkpointNote({ origin: rewritten.origin, size, root: treeHash(rewritten.leaves) }, log.privateKey),
+    );
+    writeFileSync(
+      join(logFolder, `${padded}.consistency.json`),
+      JSON.stringify({
+        origin: rewritten.origin,
+        from: size - 1,
+        to: size,
+        proof: consistencyProof(rewritten.leaves, size - 1).map((h) => h.toString('hex')),
+      }),
+    );
     expect(() => cosign(testNow() + 6 * HOUR)).toThrow(WitnessRefusal);
     expect(() => cosign(testNow() + 6 * HOUR)).toThrow(
       new RegExp(
@@ -326,6 +385,16 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
     } finally {
       await mirror.close();
     }
+    expect(await doctorSays()).toEqual([
+      { ok: false, subject: 'evidence', text: expect.stringMatching(/^the mirror's seal 3 .* does not follow seal 2/) },
+      {
+        ok: false,
+        subject: 'checkpoints',
+        text: expect.stringMatching(
+          /is not the mirror's log: the mirror's seals were rewritten or taken out since it was published/,
+        ),
+      },
+    ]);
     // verify --run: the night re-performs as the rewritten copy says, and is not called identical.
     const lines: string[] = [];
     const exitCode = process.exitCode;
