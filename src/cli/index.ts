@@ -580,6 +580,7 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
       '--witness-key <file>',
       "a witness's Ed25519 public key (PEM): the newest checkpoint must be cosigned by it",
     )
+    .option('--proof <file>', "instead, with --checkpoint: check a card's proof (ledger-recon prove) with no mirror")
     .addOption(
       new Option(
         '--run <id>',
@@ -605,6 +606,23 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
       // A folder named (not the default reports folder) is one --run and --close hold the mirror's seals to.
       options.dirNamed = folder !== undefined || command.getOptionValueSource('dir') === 'cli';
       await (await import('./verify.js')).verify(options);
+    });
+
+  program
+    .command('prove')
+    .description(
+      "for sampling: write the proof that one card, as a night sealed it, is in that night's population and the night's manifest in the log, which `verify --proof FILE --checkpoint FILE` checks with no mirror",
+    )
+    .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)).makeOptionMandatory())
+    .requiredOption('--card <id>', 'the gift card')
+    .option(
+      '--checkpoint <file|dir>',
+      'a checkpoint the auditor holds: the proof is of the log at its size (default: the whole log)',
+    )
+    .option('--out <file>', 'where the proof goes (- for standard output)', '-')
+    .addOption(db())
+    .action(async (options) => {
+      await (await import('./prove.js')).prove(options);
     });
 
   program

@@ -5,6 +5,9 @@ import { type LogHeld, verifyFolder } from '../evidence/verify.js';
 import { readCheckpoints } from '../evidence/verify-log.js';
 import { keyId, readKey } from '../evidence/sign.js';
 import { reporter, type Reporting } from './reporter.js';
+import { checkCardProof } from '../evidence/prove.js';
+import { readRegularFile } from '../paths.js';
+import { LedgerReconError } from '../errors.js';
 import { reperform, reperformClose, whatIfRun } from './reperform.js';
 
 export interface VerifyOptions extends Reporting {
@@ -22,6 +25,8 @@ export interface VerifyOptions extends Reporting {
   checkpoint?: string[];
   /** A witness's Ed25519 public key (PEM): the newest checkpoint must be cosigned by it. */
   witnessKey?: string;
+  /** A card's proof (`ledger-recon prove`) to check against --checkpoint, with no mirror. */
+  proof?: string;
   /** Whether --dir (or the folder argument) was given, not defaulted: --run and --close hold the mirror's seals to it. */
   dirNamed?: boolean;
 }
@@ -55,6 +60,7 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
       throw new ConfigError('--set', '--set needs --run N: the night to re-perform under other settings');
     return whatIfRun(options.run, options.set, options);
   }
+  if (options.proof !== undefined) return verifyProof(options.proof, options);
   if (options.run !== undefined || options.close !== undefined) {
     const held = heldOf(options);
     const publicKey =
@@ -107,7 +113,7 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
     return false;
   }
   say(
-    `verified ${dir}: ${counted(result.manifests, 'manifest')}, ${counted(result.files, 'sealed file')}, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}${result.log ? `, every seal of the log's ${counted(result.log.size, 'seal')} in the checkpoint${result.log.consistent > 0 ? `, which extends the ${counted(result.log.consistent, 'earlier checkpoint')}` : ''}${held?.witnessKey ? ', cosigned by the witness' : ''}` : ''}\n`,
+    `verified ${dir}: ${counted(result.manifests, 'manifest')}, ${counted(result.files, 'sealed file')}, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}${result.log ? `, the log's ${counted(result.log.size, 'seal')} all in the checkpoint${result.log.consistent > 0 ? `, which extends the ${counted(result.log.consistent, 'earlier checkpoint')}` : ''}${held?.witnessKey ? ', cosigned by the witness' : ''}` : ''}\n`,
   );
   return true;
 }
@@ -115,4 +121,42 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
 /** `n` things, as a person counts them: 1 manifest, 2 manifests, 1,204 sealed files. */
 function counted(n: number, thing: string): string {
   return `${n.toLocaleString('en-US')} ${thing}${n === 1 ? '' : 's'}`;
+}
+
+/** The largest proof read: a card's entries and two paths of hashes. */
+const MAX_PROOF_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `verify --proof FILE --checkpoint FILE`: a card's proof checked against the checkpoint the
+ * auditor holds, offline. One line per problem; exit 1 when it does not hold.
+ */
+function verifyProof(path: string, options: VerifyOptions): boolean {
+  const { say, record } = reporter(options);
+  const held = heldOf(options);
+  if (!held)
+    throw new ConfigError('--checkpoint', '--proof needs --checkpoint FILE: the checkpoint the proof is held to');
+  const publicKey = options.publicKey !== undefined ? readKey(options.publicKey, '--public-key', 'public') : undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(readRegularFile(path, '--proof', MAX_PROOF_BYTES));
+  } catch (error) {
+    if (error instanceof LedgerReconError) throw error;
+    throw new ConfigError('--proof', `--proof ${path}: not JSON: give the file \`ledger-recon prove\` wrote`);
+  }
+  const checkpoint = held.checkpoints.at(-1)!;
+  const checked = checkCardProof(value, checkpoint.note, {
+    ...(publicKey ? { logKey: publicKey } : {}),
+    ...(held.witnessKey ? { witnessKey: held.witnessKey } : {}),
+  });
+  record({ ok: checked.problems.length === 0, proof: path, checkpoint: checkpoint.file, ...checked });
+  for (const problem of checked.problems) process.stderr.write(`ledger-recon: ${problem}\n`);
+  if (checked.problems.length > 0) {
+    process.exitCode = 1;
+    return false;
+  }
+  const card = checked.card!;
+  say(
+    `proven: gift card ${card.giftCardId} (${card.status}, ${card.remaining === null ? 'balance off the cent' : `${card.currency} ${card.remaining}`}, ${card.entries.toLocaleString('en-US')} ${card.entries === 1 ? 'entry' : 'entries'}) as ${checked.subject} sealed it at ${checked.cutOff}, in the log's checkpoint of ${counted(checkpoint.note.size, 'seal')}${publicKey ? ", signed by the log's key" : ''}${held.witnessKey ? ', cosigned by the witness' : ''}\n`,
+  );
+  return true;
 }

@@ -29,6 +29,7 @@ import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from
 import { mirrorSealProblems } from '../../src/evidence/held.js';
 import { reperform } from '../../src/cli/reperform.js';
 import { doctor } from '../../src/cli/doctor.js';
+import { checkCardProof, proveCard } from '../../src/evidence/prove.js';
 import { reportBaseName } from '../../src/report/names.js';
 
 const HOUR = 3_600_000;
@@ -299,6 +300,52 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
       const held = await mirrorSealProblems(mirror, { dir: out, checkpoints, publicKey: log.publicKey });
       expect(held.problems).toEqual([]);
       expect(held.seals).toBe(checkpoints.at(-1)!.note.size);
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('proves every card of a night in its sealed population and the log, offline, and no card whose balance was changed', async () => {
+    const checkpoints = readCheckpoints(newestCosigned());
+    if ('problem' in checkpoints) throw new Error(checkpoints.problem);
+    const checkpoint = checkpoints[0]!.note;
+    const [night] = await rowsOfMirror<{ check_run_id: number }>(
+      db,
+      'SELECT MIN(check_run_id) AS check_run_id FROM check_runs',
+    );
+    const runId = night!.check_run_id;
+    const cards = (
+      await rowsOfMirror<{ gift_card_id: string }>(db, 'SELECT gift_card_id FROM gift_cards ORDER BY gift_card_id')
+    ).map((r) => r.gift_card_id);
+    expect(cards.length).toBeGreaterThan(5);
+    const mirror = await openMirrorAt(db);
+    try {
+      for (const card of cards) {
+        const proof = await proveCard(mirror, runId, card, checkpoint.size);
+        const checked = checkCardProof(JSON.parse(JSON.stringify(proof)), checkpoint, {
+          logKey: log.publicKey,
+          witnessKey: auditor.publicKey,
+        });
+        expect(checked.problems, card).toEqual([]);
+        expect(checked.card?.giftCardId).toBe(card);
+      }
+      // A balance changed in the proof: its leaf no longer gives the sealed root.
+      const proof = await proveCard(mirror, runId, cards[0]!, checkpoint.size);
+      const fields = JSON.parse(proof.card.canonical) as unknown[];
+      fields[7] = Number(fields[7]) + 100;
+      const changed = { ...proof, card: { ...proof.card, canonical: JSON.stringify(fields) } };
+      expect(checkCardProof(changed, checkpoint).problems).toEqual([
+        `card ${cards[0]}: its sealed state is not in the population of check run ${runId} (its leaf and path do not give the root the manifest sealed): the card's figures were changed, or the proof is of another night`,
+      ]);
+      // A proof of the log at another size than the checkpoint's is named, not trusted.
+      const whole = await proveCard(mirror, runId, cards[0]!);
+      if (whole.log.size !== checkpoint.size)
+        expect(checkCardProof(whole, checkpoint).problems[0]).toMatch(
+          /^the proof is of the log at \d+ seals, the checkpoint at \d+/,
+        );
+      await expect(proveCard(mirror, runId, 'no-such-card')).rejects.toThrow(
+        /gift card no-such-card is not among check run/,
+      );
     } finally {
       await mirror.close();
     }
