@@ -163,6 +163,7 @@ export function buildProgram(): Command {
   addBooksCommands(program, shared);
   addOutputCommands(program, shared);
   addEvidenceCommands(program, shared);
+  addLogCommands(program, shared);
   addMirrorCommands(program, shared, locations);
   for (const [path, lines] of Object.entries(EXAMPLES)) commandAt(program, path).addHelpText('after', examples(lines));
   return program;
@@ -609,6 +610,27 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
     });
 
   program
+    .command('export')
+    .description(
+      "export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry, at a check run's cut-off: hledger balance giftcards:<currency> is that run's liability)",
+    )
+    .argument('<format>', 'hledger')
+    .requiredOption('--out <file>', 'the journal to write (-: standard output)')
+    .option('--json', 'print one object: {format, out, cards, entries, cutOff}')
+    .addOption(
+      new Option('--run <id>', 'the check run whose cut-off and merchant it takes (default: the newest)').argParser(
+        integer('--run', 1),
+      ),
+    )
+    .addOption(db())
+    .action(async (format: string, options) => {
+      await (await import('./export.js')).exportCommand(format, options);
+    });
+}
+
+/** The log's commands: `prove` a card for sampling, and `witness` a checkpoint. */
+function addLogCommands(program: Command, { db }: SharedOptions): void {
+  program
     .command('prove')
     .description(
       "for sampling: write the proof that one card, as a night sealed it, is in that night's population and the night's manifest in the log, which `verify --proof FILE --checkpoint FILE` checks with no mirror",
@@ -641,24 +663,6 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
     .option('--json', 'print one object: {ok, origin, size, since, cosigned} or {ok, problem}')
     .action(async (logFolder: string, options) => {
       await (await import('./witness.js')).witnessCommand(logFolder, options);
-    });
-
-  program
-    .command('export')
-    .description(
-      "export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry, at a check run's cut-off: hledger balance giftcards:<currency> is that run's liability)",
-    )
-    .argument('<format>', 'hledger')
-    .requiredOption('--out <file>', 'the journal to write (-: standard output)')
-    .option('--json', 'print one object: {format, out, cards, entries, cutOff}')
-    .addOption(
-      new Option('--run <id>', 'the check run whose cut-off and merchant it takes (default: the newest)').argParser(
-        integer('--run', 1),
-      ),
-    )
-    .addOption(db())
-    .action(async (format: string, options) => {
-      await (await import('./export.js')).exportCommand(format, options);
     });
 }
 
