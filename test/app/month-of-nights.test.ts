@@ -12,9 +12,15 @@
  * seen that night; one without is seen on the first night after the day's activity gives its
  * card an entry, or by the next --full, which reads every card.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { canonicalJson } from '../../src/evidence/canonical.js';
+import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest.js';
+import { verifyFolder } from '../../src/evidence/verify.js';
+import { readCheckpoints } from '../../src/evidence/verify-log.js';
+import { witness } from '../../src/evidence/witness.js';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExportedFinding } from '../../src/findings/finding.js';
@@ -101,7 +107,12 @@ function liabilityOf(truth: GroundTruth): Map<string, { ledger: number; service:
  * Runs the month with `plants` against a new mirror and checks every night against the world's
  * truth. `seed` makes the world and its activity.
  */
-async function monthOfNights(plants: readonly Plant[], seed: number, cardListShape: 'full' | 'minimal'): Promise<void> {
+async function monthOfNights(
+  plants: readonly Plant[],
+  seed: number,
+  cardListShape: 'full' | 'minimal',
+  sealed = false,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-month-'));
   // Named in every failure, so that a month seen failing once can be run again.
   const month = `seed ${seed}, ${cardListShape} card list, breaks ${JSON.stringify(plants)}`;
@@ -123,6 +134,9 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
     const resolvedOn = new Map<string, number>();
     const lastNightMs = nightMs(NIGHTS);
     const runIds: number[] = [];
+    // With `sealed`, every seal publishes the log's checkpoint and a witness cosigns each.
+    const log = sealed ? new MonthLog(dir) : undefined;
+    const evidence: string[] = [];
 
     for (let night = 1; night <= NIGHTS; night += 1) {
       // ---- the day before the night: ordinary activity, the services' own jobs, breaks and repairs
@@ -179,9 +193,12 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
       const { result } = await nightOf(sim, db, out, {
         clock: clockAt(nightMs(night)),
         ...(FULL_NIGHTS.has(night) ? { full: true } : {}),
+        ...log?.seal,
       });
       if (!result.ok)
         throw new Error(`${label} (${month}): ${result.record.error.code}: ${result.record.error.message}`);
+      evidence.push(result.record.report.evidence);
+      log?.cosign(nightMs(night));
       const json: NightJson = result.record;
       runIds.push(json.runId);
       const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as ExportedFinding[];
@@ -224,7 +241,8 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
 
       // ---- the month boundary: October is closed on the morning of 1 November -------------------------
       if (new Date(nightMs(night)).toISOString().slice(0, 10) === '2026-11-01') {
-        const october = await closeOf(db, out, '2026-10', nightMs(night) + HOUR);
+        const october = await closeOf(db, out, '2026-10', nightMs(night) + HOUR, log?.seal);
+        log?.cosign(nightMs(night) + HOUR);
         expect(october.result.closes, `October: ${JSON.stringify(october.result.rollForwards)}`).toBe(true);
       }
     }
@@ -266,7 +284,9 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
       ).toEqual([runId]);
     }
     // ---- November so far ends now and ties out against the service; the months chain -------------------------
-    const november = await closeOf(db, out, '2026-11', lastNightMs + HOUR);
+    const november = await closeOf(db, out, '2026-11', lastNightMs + HOUR, log?.seal);
+    log?.cosign(lastNightMs + HOUR);
+    if (log) await log.heldAgainstAttacks(out, evidence, seed);
     expect(november.result.closes, `November: ${JSON.stringify(november.result.rollForwards)}`).toBe(true);
     const closeJson = (period: string) =>
       JSON.parse(readFileSync(join(out, `ledger-recon-close-${period}.json`), 'utf8')) as {
@@ -310,6 +330,101 @@ async function monthOfNights(plants: readonly Plant[], seed: number, cardListSha
   }
 }
 
+/**
+ * The month's log of seals: its checkpoints published into `checkpoints/`, a witness cosigning
+ * each, and at the end the folder held to the last cosigned checkpoint, whole and then with one
+ * night removed, one edited and one re-sealed (nights drawn from the month's seed).
+ */
+class MonthLog {
+  readonly #key = generateKeyPairSync('ed25519');
+  readonly #witness = generateKeyPairSync('ed25519');
+  readonly #place: string;
+  readonly #state: string;
+  readonly #dir: string;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+    this.#place = join(dir, 'checkpoints');
+    this.#state = join(dir, 'witness.json');
+  }
+
+  get seal() {
+    return { signingKey: this.#key.privateKey, checkpoints: this.#place };
+  }
+
+  get #logFolder(): string {
+    return join(this.#place, readdirSync(this.#place)[0]!);
+  }
+
+  cosign(atMs: number): void {
+    witness({
+      logFolder: this.#logFolder,
+      key: this.#witness.privateKey,
+      name: 'auditor.example/witness',
+      statePath: this.#state,
+      logKey: this.#key.publicKey,
+      nowSeconds: Math.floor(atMs / 1000),
+    });
+  }
+
+  async #heldTo(folder: string) {
+    const newest = readdirSync(this.#logFolder)
+      .filter((n) => n.endsWith('.cosigned'))
+      .sort()
+      .at(-1)!;
+    const checkpoints = readCheckpoints(join(this.#logFolder, newest));
+    if ('problem' in checkpoints) throw new Error(checkpoints.problem);
+    return verifyFolder(folder, this.#key.publicKey, { checkpoints, witnessKey: this.#witness.publicKey });
+  }
+
+  #copy(out: string, name: string): string {
+    const target = join(this.#dir, name);
+    cpSync(out, target, { recursive: true });
+    return target;
+  }
+
+  async heldAgainstAttacks(out: string, evidence: readonly string[], seed: number): Promise<void> {
+    const whole = await this.#heldTo(out);
+    expect(whole.problems).toEqual([]);
+    // The month's nights and its two closes, each a seal of the log, all proven in the last checkpoint.
+    expect(whole.log).toMatchObject({ size: NIGHTS + 2, proven: NIGHTS + 2 });
+    const placeOf = (path: string) => (JSON.parse(readFileSync(path, 'utf8')) as { sequence: number }).sequence;
+    const night = (offset: number) => evidence[(seed + offset) % NIGHTS]!;
+
+    const removed = night(0);
+    const dropped = this.#copy(out, 'dropped');
+    for (const file of (JSON.parse(readFileSync(removed, 'utf8')) as { outputs: { file: string }[] }).outputs)
+      rmSync(join(dropped, file.file));
+    rmSync(join(dropped, basename(removed)));
+    rmSync(join(dropped, basename(removed).replace(/-evidence\.json$/, '-evidence.dsse.json')));
+    expect((await this.#heldTo(dropped)).problems, `night ${basename(removed)} removed`).toContainEqual(
+      expect.stringMatching(new RegExp(`^place ${placeOf(removed)} of the log .* is not in the folder`)),
+    );
+
+    const edited = night(11);
+    const changed = this.#copy(out, 'edited');
+    const csv = basename(edited).replace(/-evidence\.json$/, '-findings.csv');
+    writeFileSync(join(changed, csv), `${readFileSync(join(changed, csv), 'utf8')}x`);
+    expect((await this.#heldTo(changed)).problems, `night ${csv} edited`).toContainEqual(
+      expect.stringMatching(new RegExp(`^${csv}: changed since it was sealed by ${basename(edited)}`)),
+    );
+
+    const resealed = night(23);
+    const again = this.#copy(out, 'resealed');
+    const manifest = JSON.parse(readFileSync(join(again, basename(resealed)), 'utf8')) as SealedManifest;
+    const rewritten = { ...manifest, settings: { ...manifest.settings, failOn: 'never' } };
+    const sealedAgain = { ...rewritten, digest: manifestDigest(rewritten) };
+    writeFileSync(
+      join(again, basename(resealed)),
+      `${JSON.stringify(JSON.parse(canonicalJson(sealedAgain)), null, 2)}\n`,
+    );
+    rmSync(join(again, basename(resealed).replace(/-evidence\.json$/, '-evidence.dsse.json')));
+    expect((await this.#heldTo(again)).problems, `night ${basename(resealed)} re-sealed`).toContainEqual(
+      expect.stringContaining(`${basename(resealed)} (place ${placeOf(resealed)}) was sealed again or replaced`),
+    );
+  }
+}
+
 /** Breaks of both shapes, across a --full, the month boundary, and repaired the next day. */
 const MONTH: readonly Plant[] = [
   { withDebit: true, offByCents: 500, from: 3, until: 5 },
@@ -339,8 +454,9 @@ afterEach(() => {
 
 describe(`a month of nights as the cron runs them (${BACKEND_NAME})`, () => {
   it('reports every break on its first night, resolves a repaired one the next night, never shows anything in flight, and closes the month', async () => {
-    // Every night and both closes re-performed at the end, as in the random months below.
-    await monthOfNights(MONTH, 41, 'minimal');
+    // Every night and both closes re-performed at the end, as in the random months below; every
+    // seal published to the log, each checkpoint cosigned, the folder held to the last one.
+    await monthOfNights(MONTH, 41, 'minimal', true);
   }, 600_000);
 
   it('holds for random breaks and repairs on random nights (property)', async () => {

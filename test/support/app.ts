@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { keepingSink, type Clock } from '../../src/app/context.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
-import { closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
+import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
 import { isServerUrl, openExistingForWriting, shownMirror } from '../../src/db/mirror.js';
 import { periodOf } from '../../src/report/period.js';
@@ -59,10 +59,19 @@ export async function nightOf(
 }
 
 /** Period `label` (`2026-10`, UTC) of the mirror at `db` closed in this process at `nowMs`, its workpapers in `outDir`. */
-export async function closeOf(db: string, outDir: string, label: string, nowMs: number): Promise<ClosedPeriod> {
+export async function closeOf(
+  db: string,
+  outDir: string,
+  label: string,
+  nowMs: number,
+  seal: Pick<CloseSettings, 'signingKey' | 'checkpoints'> = {},
+): Promise<ClosedPeriod> {
   const { mirror, release } = await openExistingForWriting(db, 'close', 'sync');
   try {
-    return await closePeriodOf({ mirror, clock: clockAt(nowMs) }, { period: periodOf({ period: label }), outDir });
+    return await closePeriodOf(
+      { mirror, clock: clockAt(nowMs) },
+      { period: periodOf({ period: label }), outDir, ...seal },
+    );
   } finally {
     await release();
   }
