@@ -256,7 +256,7 @@ async function nightly(
       csv: resolve(written.csv),
       json: resolve(written.json),
       evidence: resolve(written.evidence),
-      ...(written.checkpoint ? { checkpoint: resolve(written.checkpoint) } : {}),
+      ...(written.checkpoint ? { checkpoint: written.checkpoint } : {}),
     };
     const moved = [...(confirmation?.cards.values() ?? [])].filter((v) => v.verdict === 'moved').length;
     const record = nightRecord(settings, { summary, moved, reread, sync, stagesMs, books, report });

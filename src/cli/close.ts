@@ -66,7 +66,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
       );
     }
     write(
-      `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...outputs, evidence, ...(checkpoint ? [checkpoint] : [])].map((p) => resolve(p)).join('\n')}\n`,
+      `period ${period.label}: ${result.closes ? 'ties out' : 'DOES NOT TIE OUT'}\n${[...[...outputs, evidence].map((p) => resolve(p)), ...(checkpoint ? [checkpoint] : [])].join('\n')}\n`,
     );
     record(closeRecord(period.label, result, [...outputs, evidence]));
     if (!result.closes) {

@@ -8,6 +8,8 @@ import { GiftCardClient } from '../api/giftcard-client.js';
 import { checkSettings, maxBodyBytesOf, requestTimeoutOf, type ConfigFlags, type ServiceConfig } from '../config.js';
 import { isServerUrl, type Mirror, mirrorExists, mirrorHolder, openForReading, shownDb } from '../db/mirror.js';
 import { mirrorSealProblems, publishedAgrees } from '../evidence/held.js';
+import { isEndpoint } from '../evidence/log.js';
+import { shownUrl } from '../send.js';
 import { findingsStore, summaryOf } from '../findings/store.js';
 import { Secret } from '../secret.js';
 import { readSigningKey } from '../evidence/sign.js';
@@ -324,7 +326,27 @@ async function sealLines(mirror: Mirror, checkpoints: string | undefined): Promi
           text: `${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}: hold the mirror to the reports folder and the published checkpoints with \`ledger-recon verify --run N --dir REPORTS --checkpoint FILE\``,
         },
   ];
-  if (checkpoints !== undefined)
-    lines.push({ subject: 'checkpoints', ...(await publishedAgrees(mirror, checkpoints)) });
+  if (checkpoints !== undefined) lines.push(await checkpointsLine(mirror, checkpoints));
   return lines;
+}
+
+/** LEDGER_RECON_CHECKPOINTS: a folder the job can write whose checkpoints are the mirror's log, or an endpoint. */
+async function checkpointsLine(mirror: Mirror, place: string): Promise<Line> {
+  const subject = 'checkpoints';
+  if (isEndpoint(place))
+    return {
+      ok: true,
+      subject,
+      text: `sent to ${shownUrl(new URL(place))} after each seal (an endpoint only receives them: hold the mirror to what it holds with \`ledger-recon verify --run N --checkpoint FILE\`)`,
+    };
+  try {
+    if (existsSync(place)) accessSync(place, constants.W_OK);
+  } catch {
+    return {
+      ok: false,
+      subject,
+      text: `${place}: cannot be written: give LEDGER_RECON_CHECKPOINTS a folder the job can write (and nobody else can change)`,
+    };
+  }
+  return { subject, ...(await publishedAgrees(mirror, place)) };
 }

@@ -151,8 +151,8 @@ export function buildProgram(): Command {
       ).env('LEDGER_RECON_SIGN_KEY'),
     checkpoints: () =>
       new Option(
-        '--checkpoints <dir>',
-        "after the seal, publish the log's checkpoint into this folder outside the mirror (a write-once bucket's mount, an auditor's share; or LEDGER_RECON_CHECKPOINTS)",
+        '--checkpoints <dir|url>',
+        "after the seal, publish the log's checkpoint outside the mirror: into this folder (a write-once bucket's mount, an auditor's share) or to an https:// endpoint that receives it (or LEDGER_RECON_CHECKPOINTS)",
       ).env('LEDGER_RECON_CHECKPOINTS'),
     outFolder: locations.reports,
   };

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { StageTimes } from '../app/night.js';
 import { decimalTextCents } from '../money.js';
 import { outputTarget, writeAtomically } from '../paths.js';
-import { oneLine } from '../log.js';
+import { sendText } from '../send.js';
 
 /** The job's name in the Pushgateway's grouping key and in every metric's prefix. */
 const JOB = 'ledger_recon';
@@ -198,67 +198,11 @@ export function pushUrl(base: string, mirror: string): string {
   return url.toString();
 }
 
-/** A push URL as a line may show it: no user, no password, no query string (a token may ride in it). */
-export function shownPushUrl(url: URL): string {
-  return `${url.origin}${url.pathname}${url.search === '' ? '' : '?…'}`;
-}
-
-/** The most of a refusal's body read: enough for the Pushgateway's one-line reason, never a whole large body. */
-const MAX_REFUSAL_BYTES = 4096;
-
 /**
  * Pushes the metrics (POST: the group's metrics of these names are replaced, others kept, so a
  * failed night leaves the last success time where it was).
  * @throws Error naming the URL (without its user, password and query string) and the cause.
  */
 export async function pushMetrics(url: string, text: string, timeoutMs = 10_000): Promise<void> {
-  // A user and password in the URL go as Basic authentication (fetch refuses them in a URL, and its
-  // message would quote them): never in a line printed.
-  const target = new URL(url);
-  const credentials =
-    target.username || target.password
-      ? `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`
-      : undefined;
-  target.username = '';
-  target.password = '';
-  const shown = shownPushUrl(target);
-  let response: Response;
-  try {
-    response = await fetch(target, {
-      method: 'POST',
-      headers: {
-        'content-type': 'text/plain; version=0.0.4',
-        ...(credentials ? { authorization: credentials } : {}),
-      },
-      body: text,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`${shown}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
-  }
-  if (!response.ok) {
-    const body = oneLine((await startOf(response, MAX_REFUSAL_BYTES)).trim()).slice(0, 200);
-    throw new Error(`${shown}: HTTP ${response.status}${body ? ` (${body})` : ''}`);
-  }
-  await response.body?.cancel();
-}
-
-/** The first `maxBytes` of a response's body (or a little more: whole chunks), the rest never read. */
-async function startOf(response: Response, maxBytes: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+  await sendText(url, 'POST', 'text/plain; version=0.0.4', text, timeoutMs);
 }

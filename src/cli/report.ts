@@ -50,7 +50,7 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
       csv: resolve(paths.csv),
       json: resolve(paths.json),
       evidence: resolve(evidence),
-      ...(checkpoint ? { checkpoint: resolve(checkpoint) } : {}),
+      ...(checkpoint ? { checkpoint } : {}),
     });
     return { workbook: paths.workbook, csv: paths.csv, json: paths.json, evidence };
   } finally {

@@ -2,6 +2,17 @@
 import type { KeyObject } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { readSigningKey } from '../evidence/sign.js';
+import { isEndpoint } from '../evidence/log.js';
+import { shownUrl } from '../send.js';
+
+/** A place as a line shows it: a URL without its user, password or query string. */
+function shownPlace(place: string): string {
+  try {
+    return shownUrl(new URL(place));
+  } catch {
+    return place.replace(/\/\/[^/]*@/, '//…@');
+  }
+}
 
 export interface SealFlags {
   signKey?: string;
@@ -19,10 +30,10 @@ export function sealSettingsOf(options: SealFlags): { signingKey?: KeyObject; ch
       ? readSigningKey(options.signKey, (text) => process.stderr.write(`ledger-recon: ${text}\n`))
       : undefined;
   const place = options.checkpoints;
-  if (place !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(place))
+  if (place !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(place) && !isEndpoint(place))
     throw new ConfigError(
       '--checkpoints',
-      `--checkpoints ${place}: a URL; the checkpoints go to a folder (a write-once bucket's mount, an auditor's share): give its path`,
+      `--checkpoints ${shownPlace(place)}: neither a folder nor an http(s):// endpoint: give the folder's path (a write-once bucket's mount, an auditor's share) or the https:// URL that receives the checkpoints`,
     );
   return {
     ...(signingKey ? { signingKey } : {}),

@@ -11,10 +11,11 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Mirror } from '../db/mirror.js';
 import { FileSystemError, MirrorError } from '../errors.js';
 import { fileSystemError } from '../paths.js';
+import { sendText, shownUrl } from '../send.js';
 import { canonicalJson } from './canonical.js';
 import { type Checkpoint, checkpointNote, parseCheckpoint } from './checkpoint.js';
 import type { SealedManifest } from './manifest.js';
@@ -117,13 +118,15 @@ function writeOnce(path: string, text: string, same: (before: string) => boolean
 
 /**
  * Publishes the mirror's log as it stands: its checkpoint, and the consistency proof from the
- * newest checkpoint already published, into `place` (a folder). @returns the checkpoint's path.
+ * newest checkpoint already published, into `place` (a folder, or an endpoint that receives
+ * them). @returns the checkpoint's absolute path, or its URL as a line shows it.
  * @throws FileSystemError naming --checkpoints when the place cannot be written, or when it
  * holds another checkpoint of the same size: the log published there is not the mirror's now.
  */
 export async function publishCheckpoint(mirror: Mirror, place: string, key?: KeyObject): Promise<string | undefined> {
   const log = await mirrorLog(mirror);
   if (!log) return undefined;
+  if (isEndpoint(place)) return sendCheckpoint(log, place, key);
   const name = log.origin.split('/').at(-1)!;
   const folder = join(place, name);
   const size = log.leaves.length;
@@ -161,9 +164,58 @@ export async function publishCheckpoint(mirror: Mirror, place: string, key?: Key
       throw new FileSystemError(
         `--checkpoints ${path}: holds another checkpoint of this log's size ${size}: the mirror's seals are not the ones published there (a rewritten mirror, or a copy of it sealing on its own): run \`ledger-recon verify --dir REPORTS --checkpoint ${path}\` to see which`,
       );
-    return path;
+    return resolve(path);
   } catch (error) {
     if (error instanceof FileSystemError) throw error;
     throw fileSystemError('--checkpoints', place, error);
+  }
+}
+
+/** Whether the checkpoints' place is an endpoint that receives them (`https://…`), not a folder. */
+export function isEndpoint(place: string): boolean {
+  return /^https?:\/\//i.test(place);
+}
+
+/**
+ * Sends the log's checkpoint to an endpoint that receives it, as the folder would hold it: PUT
+ * `<url>/<log>/00000031.consistency.json` (the proof from the log of one seal fewer), then PUT
+ * `<url>/<log>/00000031.checkpoint` (a write-once bucket's API, a receiver of the auditor's).
+ * @returns the checkpoint's URL as a line shows it.
+ * @throws FileSystemError naming --checkpoints (without user, password or query) and the cause.
+ */
+async function sendCheckpoint(
+  log: { origin: string; leaves: Buffer[] },
+  place: string,
+  key?: KeyObject,
+): Promise<string> {
+  const size = log.leaves.length;
+  const padded = String(size).padStart(8, '0');
+  const at = (file: string) => {
+    const url = new URL(place);
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/${log.origin.split('/').at(-1)}/${file}`;
+    return url.toString();
+  };
+  try {
+    if (size > 1) {
+      const consistency: PublishedConsistency = {
+        origin: log.origin,
+        from: size - 1,
+        to: size,
+        proof: consistencyProof(log.leaves, size - 1).map((h) => h.toString('hex')),
+      };
+      await sendText(at(`${padded}.consistency.json`), 'PUT', 'application/json', `${canonicalJson(consistency)}\n`);
+    }
+    const checkpoint = at(checkpointFile(size));
+    await sendText(
+      checkpoint,
+      'PUT',
+      'text/plain; charset=utf-8',
+      checkpointNote({ origin: log.origin, size, root: treeHash(log.leaves) }, key),
+    );
+    return shownUrl(new URL(checkpoint));
+  } catch (error) {
+    throw new FileSystemError(
+      `--checkpoints ${(error as Error).message}: the checkpoint of ${size} seals was not published (the seal stands; the next seal publishes the log whole): check the endpoint and --checkpoints`,
+    );
   }
 }

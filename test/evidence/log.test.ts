@@ -17,8 +17,10 @@ import { openExistingForWriting } from '../../src/db/mirror.js';
 import { canonicalJson } from '../../src/evidence/canonical.js';
 import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest.js';
 import { logName, mirrorLog } from '../../src/evidence/log.js';
-import { checkpointNote } from '../../src/evidence/checkpoint.js';
-import { consistencyProof, treeHash } from '../../src/evidence/tlog.js';
+import { checkpointNote, parseCheckpoint, signedByLog } from '../../src/evidence/checkpoint.js';
+import { consistencyProof, treeHash, verifyConsistency } from '../../src/evidence/tlog.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { verifyFolder } from '../../src/evidence/verify.js';
 import { readCheckpoints } from '../../src/evidence/verify-log.js';
 import { witness, WitnessRefusal } from '../../src/evidence/witness.js';
@@ -457,5 +459,92 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
       identical: false,
       seals: expect.arrayContaining([expect.stringMatching(/does not follow seal 2/)]),
     });
+  });
+});
+
+describe(`checkpoints sent to an endpoint (${BACKEND_NAME})`, () => {
+  it('PUTs each checkpoint and its consistency proof where a folder would hold them, credentials as Basic, and fails the night in one line the endpoint refuses', async () => {
+    const received = new Map<string, { body: string; authorization: string | undefined; method: string }>();
+    let refuse = false;
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      request.on('end', () => {
+        if (refuse) {
+          response.writeHead(503).end('bucket is read-only');
+          return;
+        }
+        received.set(request.url ?? '', {
+          body,
+          authorization: request.headers.authorization,
+          method: request.method ?? '',
+        });
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const endpoint = `http://auditor:s3cret@127.0.0.1:${port}/audit?token=t0ken`;
+    const db2 = mirrorAt(dir, 'endpoint');
+    const out2 = join(dir, 'endpoint-reports');
+    try {
+      for (let night = 0; night < 2; night += 1) {
+        const { result } = await nightOf(sim, db2, out2, {
+          clock: clockAt(testNow() + night * HOUR),
+          signingKey: log.privateKey,
+          checkpoints: endpoint,
+        });
+        if (!result.ok) throw new Error(result.record.error.message);
+        expect(result.record.report.checkpoint).toMatch(
+          new RegExp(`^http://127\\.0\\.0\\.1:${port}/audit/[0-9a-f]{16}/0000000${night + 1}\\.checkpoint\\?…$`),
+        );
+      }
+      const paths = [...received.keys()].map((url) => url.replace(/\/[0-9a-f]{16}\//, '/LOG/'));
+      expect(paths).toEqual([
+        '/audit/LOG/00000001.checkpoint?token=t0ken',
+        '/audit/LOG/00000002.consistency.json?token=t0ken',
+        '/audit/LOG/00000002.checkpoint?token=t0ken',
+      ]);
+      const bodies = [...received.values()];
+      expect(
+        bodies.every(
+          (b) => b.method === 'PUT' && b.authorization === `Basic ${Buffer.from('auditor:s3cret').toString('base64')}`,
+        ),
+      ).toBe(true);
+      const [one, proof, two] = bodies.map((b) => b.body);
+      const first = parseCheckpoint(one!);
+      const second = parseCheckpoint(two!);
+      if ('problem' in first || 'problem' in second) throw new Error('not checkpoints');
+      expect(signedByLog(second, log.publicKey)).toBe(true);
+      const consistency = JSON.parse(proof!) as { from: number; to: number; proof: string[] };
+      expect(
+        verifyConsistency(
+          1,
+          2,
+          consistency.proof.map((h) => Buffer.from(h, 'hex')),
+          first.root,
+          second.root,
+        ),
+      ).toBe(true);
+
+      refuse = true;
+      const { result } = await nightOf(sim, db2, out2, {
+        clock: clockAt(testNow() + 2 * HOUR),
+        signingKey: log.privateKey,
+        checkpoints: endpoint,
+      });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.record.error.message).toMatch(
+        new RegExp(
+          `^--checkpoints http://127\\.0\\.0\\.1:${port}/audit/[0-9a-f]{16}/00000003\\.consistency\\.json\\?…: HTTP 503 \\(bucket is read-only\\): the checkpoint of 3 seals was not published`,
+        ),
+      );
+      expect(JSON.stringify(result.record)).not.toMatch(/s3cret|t0ken/);
+    } finally {
+      server.close();
+    }
   });
 });
