@@ -96,6 +96,8 @@ export async function runCatalogue(
   let batches = 0;
   for await (const batch of walkCardLedgers(context.mirror, orphan)) {
     if (++batches % TURN_BATCHES === 0) await turn(signal);
+    // The leaves kept from the night before, read on to the batch's last card (the walk's order).
+    if (tallies.leaves && batch.length > 0) await tallies.leaves.readTo(batch.at(-1)!.card.giftCardId);
     for (const ledger of batch) {
       cards += 1;
       entries += ledger.entries.length;

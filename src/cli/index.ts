@@ -633,7 +633,7 @@ function addLogCommands(program: Command, { db }: SharedOptions): void {
   program
     .command('prove')
     .description(
-      "for sampling: write the proof that one card, as a night sealed it, is in that night's population and the night's manifest in the log, which `verify --proof FILE --checkpoint FILE` checks with no mirror",
+      "for sampling: write the proof that one card, as a night sealed it, is in that night's population and the night's manifest in the log, for an auditor to check offline with `verify --proof FILE --checkpoint FILE`",
     )
     .addOption(new Option('--run <id>', 'the check run').argParser(integer('--run', 1)).makeOptionMandatory())
     .requiredOption('--card <id>', 'the gift card')

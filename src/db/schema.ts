@@ -203,6 +203,20 @@ export const listedNotFound = sqliteTable(
   (t) => [primaryKey({ columns: [t.syncRunId, t.giftCardId] })],
 );
 
+/**
+ * The newest night's population leaves (the evidence's Merkle tree over every card with its
+ * entries), one per card, kept so that the next night hashes again only the cards that moved:
+ * a card whose own figures and number of entries are its `stamp`, none of whose entries was
+ * mirrored or rewritten after `sync_run_id`, keeps its leaf (src/ledger/leaves.ts).
+ */
+export const populationLeaves = sqliteTable('population_leaves', {
+  giftCardId: text('gift_card_id').primaryKey(),
+  stamp: text('stamp').notNull(),
+  syncRunId: integer('sync_run_id').notNull(),
+  /** SHA-256(0x00 ‖ the card's canonical text), hex. */
+  leaf: text('leaf').notNull(),
+});
+
 /** Cards that still moved after the settle pass: the checker reports GC_IN_FLIGHT. */
 export const giftCardsInFlight = sqliteTable(
   'gift_cards_in_flight',

@@ -3,6 +3,7 @@
  * caller can re-read the service), every finding's standing across runs, the liability
  * roll-forward, the verdict, and all of it stored in one transaction.
  */
+import { keepLeaves, leafKeeperOf } from '../ledger/leaves.js';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
 import { nightlyRollForward, nightlyTally, RunTallies, type RollForward } from '../ledger/rollforward.js';
@@ -94,7 +95,9 @@ async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
   const previous = await store.previousCompleteRun(checkRunId);
   const opening = previous ? await store.previousClosing(previous) : null;
 
-  const tallies = new RunTallies(nightlyTally(opening, sync.cutOffMs, merchantId), input.dryRun !== true);
+  // A run that is kept reuses the population's leaves of cards that have not moved, and keeps its own.
+  const leaves = input.dryRun === true ? null : await leafKeeperOf(input.mirror, sync.syncRunId);
+  const tallies = new RunTallies(nightlyTally(opening, sync.cutOffMs, merchantId), input.dryRun !== true, leaves);
   const checkContext = {
     mirror: input.mirror,
     syncRunId: sync.syncRunId,
@@ -106,6 +109,7 @@ async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = await matchBooksForRun(checkContext);
   const catalogue = await runCatalogue(checkContext, tallies, booksMatching, input.signal);
+  if (leaves) await keepLeaves(input.mirror, leaves);
   const rereads = input.confirm ? await input.confirm(confirmationRequest(catalogue.drafted)) : null;
   const confirmation = rereads ? judge(rereads) : null;
   // The answers as one text: digested for the manifest, and kept for re-performance.

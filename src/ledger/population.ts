@@ -64,8 +64,9 @@ export class PopulationTally {
   #entries = 0;
   #orphans = 0;
 
-  add(ledger: CardLedger): void {
-    this.#merkle.add(leafHash(canonicalCard(ledger)));
+  /** Adds a card: its leaf as kept from the night before when it has not moved (leaves.ts), else hashed now. */
+  add(ledger: CardLedger, leaf?: Buffer): void {
+    this.#merkle.add(leaf ?? leafHash(canonicalCard(ledger)));
     const { card, entries } = ledger;
     let controls = this.#byCurrency.get(card.currency);
     if (!controls) {

@@ -8,6 +8,8 @@
  * against every card's balance at the closing cut-off and, for a period that ends now, the
  * service's. Cents only.
  */
+import type { LeafKeeper } from './leaves.js';
+import type { WalkedCard } from './walk.js';
 import { type Cents, minusCents, plusCents, ZERO_CENTS } from '../money.js';
 import {
   BEGINNING,
@@ -226,8 +228,12 @@ export class RunTallies {
   #unattributed = 0;
   #dataFromMs: number | null = null;
 
-  constructor(night: LiabilityTally, keepCardSums = false) {
+  /** The leaves kept from the night before, when the walk reuses them (leaves.ts); null: every card hashed. */
+  readonly leaves: LeafKeeper | null;
+
+  constructor(night: LiabilityTally, keepCardSums = false, leaves: LeafKeeper | null = null) {
     this.night = night;
+    this.leaves = leaves;
     this.cards = keepCardSums ? new CardSumsTally() : null;
     const toMs = night.between.toMs;
     this.month = new LiabilityTally({ fromMs: monthStartUtc(toMs), toMs }, night.merchantId, true);
@@ -237,7 +243,7 @@ export class RunTallies {
   add(walked: CardLedger, inFlight: boolean): CardBetween | null {
     if (this.#dataFromMs === null || walked.card.issuedAtMs < this.#dataFromMs)
       this.#dataFromMs = walked.card.issuedAtMs;
-    this.population.add(walked);
+    this.population.add(walked, this.leaves?.leafOf(walked as WalkedCard));
     this.cards?.add(walked);
     this.month.add(walked, inFlight);
     return this.night.add(walked, inFlight);

@@ -1,6 +1,7 @@
 /**
  * The ledger stage's reads: the card walk's two ordered cursors over the mirrored cards and
- * their entries. The only code of the stage that writes SQL; it writes no table.
+ * their entries; and its one table, the population's leaves kept from the newest night
+ * (leaves.ts). The only code of the stage that writes SQL.
  */
 import type { AnyColumn } from 'drizzle-orm';
 import type { Mirror, SqlDialect } from '../db/mirror.js';
@@ -54,6 +55,15 @@ function entryAsWas(column: string): string {
   return VERSIONED.has(column)
     ? `CASE WHEN p.previous_created_at_ms IS NULL THEN t."${column}" ELSE p."previous_${column}" END`
     : `t."${column}"`;
+}
+
+/** A card's population leaf kept from the newest night (leaves.ts). */
+export interface KeptLeaf {
+  giftCardId: string;
+  stamp: string;
+  syncRunId: number;
+  /** Hex. */
+  leaf: string;
 }
 
 /** Rows the walk's cursors hand out at a time. */
@@ -111,6 +121,50 @@ export class LedgerStore {
     return only === undefined
       ? this.#cards(cardColumns, '', [], onAThread)
       : this.#cards(cardColumns, `WHERE ${this.#dialect.inJsonArray('gift_card_id', '@only')}`, [{ only }], onAThread);
+  }
+
+  /** The kept population leaves, in the walk's order (cards by ID, byte by byte). */
+  keptLeaves(): AsyncGenerator<KeptLeaf[]> {
+    return this.#c
+      .read<KeptLeaf>(
+        `SELECT gift_card_id AS "giftCardId", stamp, sync_run_id AS "syncRunId", leaf FROM population_leaves ORDER BY ${this.#dialect.binaryOrder('gift_card_id')}`,
+      )
+      .batches([], WALK_ROWS);
+  }
+
+  /**
+   * Per card, the newest sync that rewrote or found vanished one of its entries (as its card
+   * now or before the rewrite) after the oldest kept leaf's sync: few rows, the versions being few.
+   */
+  async rewrittenSinceKept(): Promise<Map<string, number>> {
+    const rows = await this.#c
+      .read<{ id: string; sync: number }>(
+        `SELECT id, MAX(sync) AS sync FROM (
+           SELECT t.gift_card_id AS id, v.sync_run_id AS sync FROM gift_card_transaction_versions v
+             JOIN gift_card_transactions t ON t.transaction_id = v.transaction_id
+             WHERE v.sync_run_id > (SELECT COALESCE(MIN(sync_run_id), 0) FROM population_leaves)
+           UNION ALL
+           SELECT v.previous_gift_card_id, v.sync_run_id FROM gift_card_transaction_versions v
+             WHERE v.previous_gift_card_id IS NOT NULL
+               AND v.sync_run_id > (SELECT COALESCE(MIN(sync_run_id), 0) FROM population_leaves)
+         ) moved GROUP BY id`,
+      )
+      .all();
+    return new Map(rows.map((row) => [row.id, Number(row.sync)]));
+  }
+
+  /** Keeps the leaves made again and lets go of the cards gone, in one transaction. */
+  async keepLeaves(made: readonly KeptLeaf[], gone: readonly string[]): Promise<void> {
+    if (made.length === 0 && gone.length === 0) return;
+    await this.#c.transaction(async () => {
+      const drop = this.#c.write('DELETE FROM population_leaves WHERE gift_card_id = ?');
+      for (const id of gone) drop.later(id);
+      const keep = this.#c.write(
+        `INSERT INTO population_leaves (gift_card_id, stamp, sync_run_id, leaf) VALUES (?, ?, ?, ?)
+         ON CONFLICT (gift_card_id) DO UPDATE SET stamp = excluded.stamp, sync_run_id = excluded.sync_run_id, leaf = excluded.leaf`,
+      );
+      for (const row of made) keep.later(row.giftCardId, row.stamp, row.syncRunId, row.leaf);
+    });
   }
 
   /** How many cards the walk of the mirror as it is now hands out. */

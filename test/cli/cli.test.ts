@@ -47,6 +47,8 @@ describe('ledger-recon --help and --version', () => {
       'export hledger',
       'findings list',
       'verify',
+      'prove',
+      'witness',
       'completion',
     ];
     for (const command of commands) {

@@ -160,6 +160,8 @@ describe('ledger-recon doctor', () => {
       'schema',
       'lock',
       'last run',
+      // The mirror's seals, each giving its digest and following the one before.
+      'evidence',
       // A file's free space; a server's disk is its operator's.
       ...(ON_POSTGRES ? [] : ['disk']),
       '--out',

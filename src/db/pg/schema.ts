@@ -106,6 +106,7 @@ export const giftCards = pgTableOf(sqlite.giftCards);
 export const giftCardHistory = pgTableOf(sqlite.giftCardHistory);
 export const missingGiftCards = pgTableOf(sqlite.missingGiftCards);
 export const listedNotFound = pgTableOf(sqlite.listedNotFound);
+export const populationLeaves = pgTableOf(sqlite.populationLeaves);
 export const giftCardsInFlight = pgTableOf(sqlite.giftCardsInFlight);
 export const giftCardTransactions = pgTableOf(sqlite.giftCardTransactions);
 export const ledgerWalkSeen = pgTableOf(sqlite.ledgerWalkSeen);
@@ -148,6 +149,7 @@ export const PG_TABLES: readonly Table[] = [
   giftCardHistory,
   missingGiftCards,
   listedNotFound,
+  populationLeaves,
   giftCardsInFlight,
   giftCardTransactions,
   ledgerWalkSeen,
