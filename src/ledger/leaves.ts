@@ -10,23 +10,13 @@
 import type { Mirror } from '../db/mirror.js';
 import { leafHash } from './merkle.js';
 import { type KeptLeaf, LedgerStore } from './store.js';
-import { canonicalCard } from './population.js';
+import { canonicalCard, cardFigures } from './population.js';
 import type { CardLedger } from './types.js';
 import type { WalkedCard } from './walk.js';
 
 /** What must not have changed for a card's leaf to stand: its own figures and how many entries it has. */
 export function stampOf({ card, entries }: CardLedger): string {
-  return JSON.stringify([
-    card.merchantId,
-    card.status,
-    card.currency,
-    card.programId,
-    card.issuedAtMs,
-    card.initialCents,
-    card.remainingCents,
-    card.expiresAtMs,
-    entries.length,
-  ]);
+  return JSON.stringify([...cardFigures(card), entries.length]);
 }
 
 export class LeafKeeper {
