@@ -34,6 +34,7 @@ const ON_BOTH = [
   'test/checks/listed-not-found.test.ts',
   'test/evidence/reperform-readdressed.test.ts',
   'test/evidence/log.test.ts',
+  'test/ledger/leaves.test.ts',
   'test/books/books-e2e.test.ts',
   'test/books/hostile.test.ts',
   'test/books/import.test.ts',

@@ -16,8 +16,14 @@ export function leafHash(canonical: string): Buffer {
   return sha256Bytes(`\u0000${canonical}`);
 }
 
+/** An inner node's bytes, written in place: 0x01 ‖ left ‖ right (a node hashed a million times a night allocates nothing). */
+const NODE_BYTES = Buffer.alloc(65, 1);
+
 function nodeHash(left: Buffer, right: Buffer): Buffer {
-  return sha256Bytes(Buffer.concat([NODE, left, right], 1 + left.length + right.length));
+  if (left.length !== 32 || right.length !== 32) return sha256Bytes(Buffer.concat([NODE, left, right]));
+  left.copy(NODE_BYTES, 1);
+  right.copy(NODE_BYTES, 33);
+  return sha256Bytes(NODE_BYTES);
 }
 
 /** The root of an empty population. */

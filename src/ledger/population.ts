@@ -33,9 +33,10 @@ export interface LedgerPopulation {
   merkleRoot: string;
 }
 
-/** A card's own figures as its leaf takes them, in their order (after its ID, before its entries). */
-export function cardFigures(card: CardLedger['card']): unknown[] {
-  return [
+/** A card with its entries as one canonical text: the leaf of the population's Merkle tree. */
+export function canonicalCard({ card, entries }: CardLedger): string {
+  return JSON.stringify([
+    card.giftCardId,
     card.merchantId,
     card.status,
     card.currency,
@@ -44,14 +45,6 @@ export function cardFigures(card: CardLedger['card']): unknown[] {
     card.initialCents,
     card.remainingCents,
     card.expiresAtMs,
-  ];
-}
-
-/** A card with its entries as one canonical text: the leaf of the population's Merkle tree. */
-export function canonicalCard({ card, entries }: CardLedger): string {
-  return JSON.stringify([
-    card.giftCardId,
-    ...cardFigures(card),
     entries.map((e) => [
       e.transactionId,
       e.type,

@@ -57,14 +57,8 @@ function entryAsWas(column: string): string {
     : `t."${column}"`;
 }
 
-/** A card's population leaf kept from the newest night (leaves.ts). */
-export interface KeptLeaf {
-  giftCardId: string;
-  stamp: string;
-  syncRunId: number;
-  /** Hex. */
-  leaf: string;
-}
+/** A card's population leaf kept from the newest night (leaves.ts): its ID, stamp, sync, and the leaf in hex. */
+export type KeptLeaf = [giftCardId: string, stamp: string, syncRunId: number, leaf: string];
 
 /** Rows the walk's cursors hand out at a time. */
 const WALK_ROWS = 1_000;
@@ -123,23 +117,31 @@ export class LedgerStore {
       : this.#cards(cardColumns, `WHERE ${this.#dialect.inJsonArray('gift_card_id', '@only')}`, [{ only }], onAThread);
   }
 
-  /** The kept population leaves, in the walk's order (cards by ID, byte by byte). */
+  /** The kept population leaves, in the walk's order (cards by ID, byte by byte), read beside the walk. */
   keptLeaves(): AsyncGenerator<KeptLeaf[]> {
     return this.#c
-      .read<KeptLeaf>(
-        `SELECT gift_card_id AS "giftCardId", stamp, sync_run_id AS "syncRunId", leaf FROM population_leaves ORDER BY ${this.#dialect.binaryOrder('gift_card_id')}`,
+      .readRaw<KeptLeaf>(
+        `SELECT gift_card_id, stamp, sync_run_id, leaf FROM population_leaves ORDER BY ${this.#dialect.binaryOrder('gift_card_id')}`,
+        // Stepped on another thread (SQLite), beside the walk the main thread works through.
+        { onAThread: true },
       )
       .batches([], WALK_ROWS);
   }
 
   /**
-   * Per card, the newest sync that rewrote or found vanished one of its entries (as its card
-   * now or before the rewrite) after the oldest kept leaf's sync: few rows, the versions being few.
+   * Per card, the newest sync that changed its snapshot (its history), or rewrote or found
+   * vanished one of its entries (as its card now or before the rewrite), after the oldest kept
+   * leaf's sync: the cards a night's syncs moved, few.
    */
-  async rewrittenSinceKept(): Promise<Map<string, number>> {
+  async movedSinceKept(): Promise<Map<string, number>> {
+    // No leaf kept (a first night): every card is hashed, and none need be looked up.
+    if ((await this.#c.pluck<number>('SELECT 1 FROM population_leaves LIMIT 1').get()) === undefined) return new Map();
     const rows = await this.#c
       .read<{ id: string; sync: number }>(
         `SELECT id, MAX(sync) AS sync FROM (
+           SELECT h.gift_card_id AS id, h.sync_run_id AS sync FROM gift_card_history h
+             WHERE h.sync_run_id > (SELECT COALESCE(MIN(sync_run_id), 0) FROM population_leaves)
+           UNION ALL
            SELECT t.gift_card_id AS id, v.sync_run_id AS sync FROM gift_card_transaction_versions v
              JOIN gift_card_transactions t ON t.transaction_id = v.transaction_id
              WHERE v.sync_run_id > (SELECT COALESCE(MIN(sync_run_id), 0) FROM population_leaves)
@@ -154,8 +156,12 @@ export class LedgerStore {
   }
 
   /** Keeps the leaves made again and lets go of the cards gone, in one transaction. */
-  async keepLeaves(made: readonly KeptLeaf[], gone: readonly string[]): Promise<void> {
-    if (made.length === 0 && gone.length === 0) return;
+  async keepLeaves(
+    made: { ids: readonly string[]; stamps: readonly string[]; leaf(i: number): string },
+    syncRunId: number,
+    gone: readonly string[],
+  ): Promise<void> {
+    if (made.ids.length === 0 && gone.length === 0) return;
     await this.#c.transaction(async () => {
       const drop = this.#c.write('DELETE FROM population_leaves WHERE gift_card_id = ?');
       for (const id of gone) drop.later(id);
@@ -163,7 +169,7 @@ export class LedgerStore {
         `INSERT INTO population_leaves (gift_card_id, stamp, sync_run_id, leaf) VALUES (?, ?, ?, ?)
          ON CONFLICT (gift_card_id) DO UPDATE SET stamp = excluded.stamp, sync_run_id = excluded.sync_run_id, leaf = excluded.leaf`,
       );
-      for (const row of made) keep.later(row.giftCardId, row.stamp, row.syncRunId, row.leaf);
+      made.ids.forEach((id, i) => keep.later(id, made.stamps[i], syncRunId, made.leaf(i)));
     });
   }
 

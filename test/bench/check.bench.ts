@@ -33,6 +33,7 @@ async function check(path: string): Promise<void> {
   const started = performance.now();
   const { summary } = await reconcile({ mirror });
   const seconds = (performance.now() - started) / 1000;
+  const checkPeakMb = peakRssMb();
   // The seal of the night (sealed nights issue): its manifest over the mirror (coupons, orders and
   // wallets read in ID order with their roots, the findings' digest) and the chain, apart from the
   // check's walk (which builds the ledger's Merkle root) and from hashing the outputs (their size).
