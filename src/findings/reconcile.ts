@@ -7,6 +7,7 @@ import { keepLeaves, leafKeeperOf } from '../ledger/leaves.js';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
 import { nightlyRollForward, nightlyTally, RunTallies, type RollForward } from '../ledger/rollforward.js';
+import type { LiabilityTally } from '../ledger/state.js';
 import { type CatalogueRun, inferMerchant, matchBooksForRun, runCatalogue, syncToCheck } from '../checks/run-checks.js';
 import { ChecksStore } from '../checks/store.js';
 import type { Mirror } from '../db/mirror.js';
@@ -81,6 +82,15 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   return input.mirror.withSmallCache(() => checkAndRecord(input));
 }
 
+/**
+ * The run's tallies: a run that is kept keeps each card's sums for its report, and reuses the
+ * population's leaves of the cards that have not moved since the night before, keeping its own.
+ */
+async function talliesOf(input: ReconcileInput, night: LiabilityTally, syncRunId: number): Promise<RunTallies> {
+  const kept = input.dryRun !== true;
+  return new RunTallies(night, kept, kept ? await leafKeeperOf(input.mirror, syncRunId) : null);
+}
+
 async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
   const nowMs = input.nowMs ?? Date.now();
   const started = performance.now();
@@ -95,9 +105,7 @@ async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
   const previous = await store.previousCompleteRun(checkRunId);
   const opening = previous ? await store.previousClosing(previous) : null;
 
-  // A run that is kept reuses the population's leaves of cards that have not moved, and keeps its own.
-  const leaves = input.dryRun === true ? null : await leafKeeperOf(input.mirror, sync.syncRunId);
-  const tallies = new RunTallies(nightlyTally(opening, sync.cutOffMs, merchantId), input.dryRun !== true, leaves);
+  const tallies = await talliesOf(input, nightlyTally(opening, sync.cutOffMs, merchantId), sync.syncRunId);
   const checkContext = {
     mirror: input.mirror,
     syncRunId: sync.syncRunId,
@@ -109,7 +117,7 @@ async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
   // The merchant's books against the services: a step of its own, before the checks that read it.
   const booksMatching = await matchBooksForRun(checkContext);
   const catalogue = await runCatalogue(checkContext, tallies, booksMatching, input.signal);
-  if (leaves) await keepLeaves(input.mirror, leaves);
+  if (tallies.leaves) await keepLeaves(input.mirror, tallies.leaves);
   const rereads = input.confirm ? await input.confirm(confirmationRequest(catalogue.drafted)) : null;
   const confirmation = rereads ? judge(rereads) : null;
   // The answers as one text: digested for the manifest, and kept for re-performance.

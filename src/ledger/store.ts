@@ -117,13 +117,11 @@ export class LedgerStore {
       : this.#cards(cardColumns, `WHERE ${this.#dialect.inJsonArray('gift_card_id', '@only')}`, [{ only }], onAThread);
   }
 
-  /** The kept population leaves, in the walk's order (cards by ID, byte by byte), read beside the walk. */
+  /** The kept population leaves, in the walk's order (cards by ID, byte by byte). */
   keptLeaves(): AsyncGenerator<KeptLeaf[]> {
     return this.#c
       .readRaw<KeptLeaf>(
         `SELECT gift_card_id, stamp, sync_run_id, leaf FROM population_leaves ORDER BY ${this.#dialect.binaryOrder('gift_card_id')}`,
-        // Stepped on another thread (SQLite), beside the walk the main thread works through.
-        { onAThread: true },
       )
       .batches([], WALK_ROWS);
   }
@@ -169,7 +167,7 @@ export class LedgerStore {
         `INSERT INTO population_leaves (gift_card_id, stamp, sync_run_id, leaf) VALUES (?, ?, ?, ?)
          ON CONFLICT (gift_card_id) DO UPDATE SET stamp = excluded.stamp, sync_run_id = excluded.sync_run_id, leaf = excluded.leaf`,
       );
-      made.ids.forEach((id, i) => keep.later(id, made.stamps[i], syncRunId, made.leaf(i)));
+      for (let i = 0; i < made.ids.length; i += 1) keep.later(made.ids[i], made.stamps[i], syncRunId, made.leaf(i));
     });
   }
 
