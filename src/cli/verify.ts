@@ -98,6 +98,7 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
     signed: result.signed,
     problems: result.problems,
     ...(result.log ? { log: result.log } : {}),
+    revisions: result.revisions,
   });
   for (const problem of result.problems) process.stderr.write(`ledger-recon: ${problem}\n`);
   if (result.manifests === 0 && result.problems.length === 0) {
@@ -115,6 +116,9 @@ export async function verify(options: VerifyOptions): Promise<boolean> {
   say(
     `verified ${dir}: ${counted(result.manifests, 'manifest')}, ${counted(result.files, 'sealed file')}, one unbroken chain per mirror${publicKey ? `, every manifest signed by the key ${keyId(publicKey).slice(0, 16)}…` : ''}${result.log ? `, the log's ${counted(result.log.size, 'seal')} all in the checkpoint${result.log.consistent > 0 ? `, which extends the ${counted(result.log.consistent, 'earlier checkpoint')}` : ''}${held?.witnessKey ? ', cosigned by the witness' : ''}` : ''}\n`,
   );
+  // Written again, never overwritten: each revision of a report or close, in the chain's order.
+  for (const { subject, manifests } of result.revisions)
+    say(`  ${subject} sealed ${manifests.length} times: ${manifests.join(', then ')}\n`);
   return true;
 }
 

@@ -21,6 +21,8 @@ export interface FolderVerification {
   problems: string[];
   /** What the checkpoints given say of the folder (with --checkpoint). */
   log?: Omit<LogVerification, 'problems'>;
+  /** Each subject sealed more than once (a report written again, a close run again): its manifests in the chain's order. */
+  revisions: { subject: string; manifests: string[] }[];
 }
 
 /** What a folder is held to besides itself: the checkpoints an auditor holds, and the witness's key. */
@@ -180,13 +182,31 @@ export async function verifyFolder(dir: string, publicKey?: KeyObject, held?: Lo
   }
   problems.push(...chainProblems(manifests));
   problems.push(...unsealed(dir, manifests));
+  const revisions = revisionsOf(manifests);
   if (held === undefined || held.checkpoints.length === 0)
-    return { manifests: manifests.length, files, signed, problems };
+    return { manifests: manifests.length, files, signed, problems, revisions };
   const { problems: logProblems, ...log } = verifyLog(manifests, held.checkpoints, {
     ...(publicKey ? { logKey: publicKey } : {}),
     ...(held.witnessKey ? { witnessKey: held.witnessKey } : {}),
   });
-  return { manifests: manifests.length, files, signed, problems: [...problems, ...logProblems], log };
+  return { manifests: manifests.length, files, signed, problems: [...problems, ...logProblems], log, revisions };
+}
+
+/** The subjects sealed more than once in the folder, each with its manifests in the chain's order. */
+function revisionsOf(
+  manifests: readonly { name: string; manifest: SealedManifest }[],
+): FolderVerification['revisions'] {
+  const bySubject = new Map<string, { name: string; manifest: SealedManifest }[]>();
+  for (const entry of manifests)
+    bySubject.set(`${entry.manifest.mirror} ${entry.manifest.subject}`, [
+      ...(bySubject.get(`${entry.manifest.mirror} ${entry.manifest.subject}`) ?? []),
+      entry,
+    ]);
+  return [...bySubject.values()]
+    .filter((sealed) => sealed.length > 1)
+    .map((sealed) => sealed.sort((a, b) => a.manifest.sequence - b.manifest.sequence))
+    .sort((a, b) => a[0]!.manifest.sequence - b[0]!.manifest.sequence)
+    .map((sealed) => ({ subject: sealed[0]!.manifest.subject, manifests: sealed.map((e) => e.name) }));
 }
 
 /**

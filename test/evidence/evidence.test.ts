@@ -150,7 +150,9 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
     expect(readFileSync(nights[0]!.report.evidence)).toEqual(sealedBefore);
     expect(await rowsOfMirror(db, 'SELECT sequence FROM evidence_manifests')).toHaveLength(4);
     const revised = await runCli(['verify', '--dir', reports], cleanEnv());
-    expect(revised.stdout).toBe(`verified ${reports}: 4 manifests, 13 sealed files, one unbroken chain per mirror\n`);
+    expect(revised.stdout).toBe(
+      `verified ${reports}: 4 manifests, 13 sealed files, one unbroken chain per mirror\n  check run 1 sealed 2 times: ${manifestsIn(reports)[0]}, then ${manifestsIn(reports)[1]}\n`,
+    );
   });
 
   it('refuses a folder that is not one, and says when a folder holds no manifest', async () => {
