@@ -114,7 +114,7 @@ export async function doctor(options: DoctorOptions): Promise<Line[]> {
   if (defaults) say(defaults);
   const db = options.db ?? defaultLocations().db;
   const checkpoints = (options.env ?? process.env)['LEDGER_RECON_CHECKPOINTS'] || undefined;
-  for (const line of await mirror(db, checkpoints)) say(line);
+  for (const line of await mirror(db, checkpoints, options.out ?? defaultLocations().reports)) say(line);
   // A server's disk is its operator's: the doctor sees only the space beside a file.
   if (!isServerUrl(db)) say(freeSpace(db));
   say(outFolder(options.out ?? defaultLocations().reports));
@@ -194,7 +194,7 @@ async function reach(config: ServiceConfig, subject: string): Promise<Line> {
   }
 }
 
-async function mirror(db: string, checkpoints?: string): Promise<Line[]> {
+async function mirror(db: string, checkpoints: string | undefined, out: string): Promise<Line[]> {
   const server = isServerUrl(db);
   const subject = `mirror ${server ? shownDb(db) : resolve(db)}`;
   let opened;
@@ -255,7 +255,7 @@ async function mirror(db: string, checkpoints?: string): Promise<Line[]> {
         text: `run ${last.checkRunId} at ${last.startedAt}: ${summary.verdict}, ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning)`,
       });
     }
-    lines.push(...(await sealLines(opened, checkpoints)));
+    lines.push(...(await sealLines(opened, checkpoints, out)));
     return lines;
   } finally {
     await opened.close();
@@ -307,9 +307,13 @@ function outFolder(out: string): Line {
   }
 }
 
-/** The mirror's seals held to themselves, and to the checkpoints published (LEDGER_RECON_CHECKPOINTS), one line each. */
-async function sealLines(mirror: Mirror, checkpoints: string | undefined): Promise<Line[]> {
-  const { seals, problems } = await mirrorSealProblems(mirror);
+/**
+ * The mirror's seals held to themselves and to the reports folder's manifests (--out), and to
+ * the checkpoints published (LEDGER_RECON_CHECKPOINTS), one line each.
+ */
+async function sealLines(mirror: Mirror, checkpoints: string | undefined, out: string): Promise<Line[]> {
+  const folder = statSync(out, { throwIfNoEntry: false })?.isDirectory() === true;
+  const { seals, problems, inFolder } = await mirrorSealProblems(mirror, folder ? { dir: out } : {});
   const lines: Line[] = [
     problems.length === 0
       ? {
@@ -318,7 +322,7 @@ async function sealLines(mirror: Mirror, checkpoints: string | undefined): Promi
           text:
             seals === 0
               ? 'nothing sealed yet'
-              : `${seals} ${seals === 1 ? 'seal' : 'seals'}, each giving its digest and following the one before`,
+              : `${seals} ${seals === 1 ? 'seal' : 'seals'}, each giving its digest and following the one before${inFolder > 0 ? `, the ${inFolder} in ${out} the same` : ''}`,
         }
       : {
           ok: false,

@@ -25,11 +25,14 @@ export interface SealsHeldTo {
   publicKey?: KeyObject;
 }
 
-/** The mirror's seals as stored: what they are, and what does not hold. One line per problem. */
+/**
+ * The mirror's seals as stored: how many, what does not hold (one line per problem), and how
+ * many of them the folder given holds to compare.
+ */
 export async function mirrorSealProblems(
   mirror: Mirror,
   to: SealsHeldTo = {},
-): Promise<{ seals: number; problems: string[] }> {
+): Promise<{ seals: number; problems: string[]; inFolder: number }> {
   const rows = await new EvidenceStore(mirror).all();
   const problems: string[] = [];
   const seal = (row: { sequence: number; subject: string }) => `the mirror's seal ${row.sequence} (${row.subject})`;
@@ -49,13 +52,15 @@ export async function mirrorSealProblems(
         `${seal(row)} does not follow seal ${rows[i - 1]!.sequence}: a seal before it was changed or replaced`,
       );
   });
-  if (rows.length === 0) return { seals: 0, problems };
+  if (rows.length === 0) return { seals: 0, problems, inFolder: 0 };
+  let inFolder = 0;
   const origin = logOrigin(rows[0]!.digest);
   if (to.dir !== undefined) {
-    const inFolder = folderManifests(to.dir);
-    const size = Math.max(0, ...inFolder.map((m) => m.manifest.sequence));
-    logManifests(inFolder, origin, size).forEach((entry, i) => {
+    const folder = folderManifests(to.dir);
+    const size = Math.max(0, ...folder.map((m) => m.manifest.sequence));
+    logManifests(folder, origin, size).forEach((entry, i) => {
       const row = rows[i];
+      if (entry && row) inFolder += 1;
       if (entry && row && entry.manifest.digest !== row.digest)
         problems.push(
           `${seal(row)} is not the one sealed in ${entry.name}: the mirror's copy was changed since, or the folder's`,
@@ -79,7 +84,7 @@ export async function mirrorSealProblems(
         `the mirror's first ${note.size} seals do not give the root of checkpoint ${file}: the mirror's seals were rewritten after it was published`,
       );
   }
-  return { seals: rows.length, problems };
+  return { seals: rows.length, problems, inFolder };
 }
 
 /**

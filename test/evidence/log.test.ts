@@ -94,7 +94,7 @@ async function mirrorLogOf(db: string) {
 /** What doctor says of the mirror's seals and the checkpoints published (its other lines aside). */
 async function doctorSays() {
   const exitCode = process.exitCode;
-  const lines = await doctor({ db, env: { LEDGER_RECON_CHECKPOINTS: place }, json: true, write: () => undefined });
+  const lines = await doctor({ db, out, env: { LEDGER_RECON_CHECKPOINTS: place }, json: true, write: () => undefined });
   process.exitCode = exitCode;
   return lines.filter((line) => line.subject === 'evidence' || line.subject === 'checkpoints');
 }
@@ -358,7 +358,9 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
       {
         ok: true,
         subject: 'evidence',
-        text: expect.stringMatching(/^\d+ seals, each giving its digest and following the one before$/),
+        text: expect.stringMatching(
+          /^\d+ seals, each giving its digest and following the one before, the \d+ in .* the same$/,
+        ),
       },
       {
         ok: true,
