@@ -114,11 +114,6 @@ export function signManifest(manifest: SealedManifest, privateKey: KeyObject): D
 }
 
 /**
- * Whether `envelope` is `manifest` signed by `publicKey`: a signature by that key over the
- * payload, a Statement whose predicate is this manifest and whose subjects are its outputs.
- * @returns why not, or null when it holds.
- */
-/**
  * What an envelope says of the manifest beside it, checked without a key: whether the manifest
  * it carries is that one. A manifest sealed again after it was signed (its envelope left beside
  * it) is named, with or without the public key. @returns the problem, or null.
@@ -140,6 +135,11 @@ export function envelopeDisagrees(envelope: unknown, manifest: SealedManifest): 
   return null;
 }
 
+/**
+ * Whether `envelope` is `manifest` signed by `publicKey`: a signature by that key over the
+ * payload, a Statement whose predicate is this manifest and whose subjects are its outputs.
+ * @returns why not, or null when it holds.
+ */
 export function envelopeProblem(envelope: unknown, manifest: SealedManifest, publicKey: KeyObject): string | null {
   const e = envelope as Partial<DsseEnvelope> | null;
   if (!e || e.payloadType !== PAYLOAD_TYPE || typeof e.payload !== 'string' || !Array.isArray(e.signatures))

@@ -33,9 +33,14 @@ export interface LogVerification {
 /**
  * Reads the checkpoints at `path`: a checkpoint file, or a folder of them (a log's folder
  * under `--checkpoints`, every `….checkpoint` in it, or its witness's `….cosigned` note where
- * there is one and `cosigned` allows). @returns them, smallest first, or why not.
+ * there is one and `cosigned` allows), named in a problem as `flag` gives it. @returns them,
+ * smallest first, or why not.
  */
-export function readCheckpoints(path: string, cosigned = true): HeldCheckpoint[] | { problem: string } {
+export function readCheckpoints(
+  path: string,
+  cosigned = true,
+  flag = '--checkpoint',
+): HeldCheckpoint[] | { problem: string } {
   let files: string[];
   try {
     files = statSync(path).isDirectory()
@@ -47,19 +52,19 @@ export function readCheckpoints(path: string, cosigned = true): HeldCheckpoint[]
           })
       : [path];
   } catch {
-    return { problem: `--checkpoint ${path}: not found: give a checkpoint file or the log's folder of them` };
+    return { problem: `${flag} ${path}: not found: give a checkpoint file or the log's folder of them` };
   }
-  if (files.length === 0) return { problem: `--checkpoint ${path}: a folder without any ….checkpoint file` };
+  if (files.length === 0) return { problem: `${flag} ${path}: a folder without any ….checkpoint file` };
   const held: HeldCheckpoint[] = [];
   for (const file of files) {
     let text: string;
     try {
-      text = readRegularFile(file, '--checkpoint', MAX_CHECKPOINT_BYTES);
+      text = readRegularFile(file, flag, MAX_CHECKPOINT_BYTES);
     } catch (error) {
       return { problem: (error as Error).message };
     }
     const note = parseCheckpoint(text);
-    if ('problem' in note) return { problem: `--checkpoint ${file}: not a checkpoint: ${note.problem}` };
+    if ('problem' in note) return { problem: `${flag} ${file}: not a checkpoint: ${note.problem}` };
     held.push({ file, note });
   }
   return held.sort((a, b) => a.note.size - b.note.size);

@@ -10,6 +10,7 @@
 import type { KeyObject } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../errors.js';
 import { readRegularFile } from '../paths.js';
 import { type CheckpointNote, cosign, cosignedBy, parseCheckpoint, signedByLog } from './checkpoint.js';
 import type { PublishedConsistency } from './log.js';
@@ -61,9 +62,16 @@ function readState(path: string): WitnessState | null {
     if ((error as { code?: unknown }).code === 'ENOENT') return null;
     throw new WitnessRefusal(`--state ${path}: cannot be read (${(error as { code?: string }).code ?? 'error'})`);
   }
-  const state = JSON.parse(text) as Partial<WitnessState>;
-  if (typeof state.origin !== 'string' || !Number.isInteger(state.size) || typeof state.root !== 'string')
-    throw new WitnessRefusal(`--state ${path}: not a witness's state file`);
+  let state: Partial<WitnessState> | null = null;
+  try {
+    state = JSON.parse(text) as Partial<WitnessState>;
+  } catch {
+    state = null;
+  }
+  if (!state || typeof state.origin !== 'string' || !Number.isInteger(state.size) || typeof state.root !== 'string')
+    throw new WitnessRefusal(
+      `--state ${path}: not a witness's state file (what it cosigned last): give the one it wrote, or a new path to start again from the newest checkpoint`,
+    );
   return state as WitnessState;
 }
 
@@ -101,8 +109,9 @@ function publishedProof(folder: string, size: number): PublishedConsistency | un
  * and cosigns it. @throws WitnessRefusal naming why not.
  */
 export function witness(settings: WitnessSettings): Witnessed {
-  const read = readCheckpoints(settings.logFolder, false);
-  if ('problem' in read) throw new WitnessRefusal(read.problem);
+  const read = readCheckpoints(settings.logFolder, false, 'the log folder');
+  // No log folder to read is the witness's mistake, not the log's: exit 2, not a refusal.
+  if ('problem' in read) throw new ConfigError('log-folder', read.problem);
   const checkpoints = read;
   const newest = checkpoints.at(-1);
   if (!newest) throw new WitnessRefusal(`${settings.logFolder}: holds no ….checkpoint`);

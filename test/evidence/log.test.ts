@@ -163,6 +163,24 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
     );
   });
 
+  it("refuses a state file that is not the witness's, in one line, and cosigns nothing", () => {
+    const broken = join(dir, 'broken-state.json');
+    writeFileSync(broken, '{not json');
+    expect(() =>
+      witness({
+        logFolder,
+        key: auditor.privateKey,
+        name: 'auditor.example/witness',
+        statePath: broken,
+        nowSeconds: 1,
+      }),
+    ).toThrow(
+      new WitnessRefusal(
+        `--state ${broken}: not a witness's state file (what it cosigned last): give the one it wrote, or a new path to start again from the newest checkpoint`,
+      ),
+    );
+  });
+
   it("holds the folder to the newest cosigned checkpoint and to the log's folder of them", async () => {
     const one = await heldTo(out, newestCosigned());
     expect(one.problems).toEqual([]);
