@@ -8,6 +8,7 @@ import {
   constants,
   existsSync,
   fstatSync,
+  fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -18,7 +19,7 @@ import {
   statfsSync,
   statSync,
   type Stats,
-  writeFileSync,
+  writeSync,
   type WriteStream,
 } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -279,7 +280,7 @@ export function storageFailure(
 export function writeAtomically(path: string, text: string): void {
   const temporary = temporaryBeside(path, 'tmp');
   try {
-    writeFileSync(temporary, text, { flag: EXCLUSIVE });
+    writeNewSynced(temporary, text, 0o666);
     renameSync(temporary, path);
   } finally {
     rmSync(temporary, { force: true });
@@ -299,4 +300,18 @@ export async function letGoOfFile(stream: WriteStream): Promise<void> {
   const closed = stream.closed ? Promise.resolve() : new Promise<void>((resolve) => stream.once('close', resolve));
   stream.destroy();
   await closed;
+}
+
+/**
+ * Writes `text` into a new file at `path` (never an existing one: EEXIST is the caller's to
+ * judge) and syncs it to the disk before returning: evidence counts only once it is there.
+ */
+export function writeNewSynced(path: string, text: string, mode = 0o644): void {
+  const fd = openSync(path, EXCLUSIVE, mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -10,11 +10,11 @@
  * `00000031.checkpoint` and `00000031.consistency.json`, the tree's size in the name.
  */
 import type { KeyObject } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Mirror } from '../db/mirror.js';
 import { FileSystemError, MirrorError } from '../errors.js';
-import { fileSystemError } from '../paths.js';
+import { fileSystemError, writeNewSynced } from '../paths.js';
 import { sendText, shownUrl } from '../send.js';
 import { canonicalJson } from './canonical.js';
 import { type Checkpoint, checkpointNote, parseCheckpoint } from './checkpoint.js';
@@ -100,20 +100,13 @@ export function firstDisagreeing(folder: string, leaves: readonly Buffer[]): num
  * it is never replaced and the caller is told. The file is synced before it counts.
  */
 function writeOnce(path: string, text: string, same: (before: string) => boolean): 'written' | 'there' | 'other' {
-  let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o644);
+    writeNewSynced(path, text);
+    return 'written';
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
     return same(readFileSync(path, 'utf8')) ? 'there' : 'other';
   }
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  return 'written';
 }
 
 /**

@@ -8,10 +8,10 @@
  * cosignature: the witness says where it stops agreeing.
  */
 import type { KeyObject } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { readRegularFile } from '../paths.js';
+import { readRegularFile, writeAtomically, writeNewSynced } from '../paths.js';
 import { type CheckpointNote, cosign, cosignedBy, parseCheckpoint, signedByLog } from './checkpoint.js';
 import type { PublishedConsistency } from './log.js';
 import { verifyConsistency } from './tlog.js';
@@ -75,25 +75,6 @@ function readState(path: string): WitnessState | null {
   return state as WitnessState;
 }
 
-/** Writes `text` to `path` whole, synced before it takes the name. */
-function writeSynced(path: string, text: string, flag: 'wx' | 'replace'): void {
-  const target = flag === 'wx' ? path : `${path}.${process.pid}.partial`;
-  const fd = openSync(target, 'wx', 0o644);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  if (flag === 'replace') {
-    try {
-      renameSync(target, path);
-    } finally {
-      rmSync(target, { force: true });
-    }
-  }
-}
-
 function publishedProof(folder: string, size: number): PublishedConsistency | undefined {
   try {
     return JSON.parse(
@@ -130,17 +111,16 @@ export function witness(settings: WitnessSettings): Witnessed {
   const path = cosignedPath(newest.file);
   const note = cosign(newest.note, settings.name, settings.key, settings.nowSeconds);
   try {
-    writeSynced(path, note, 'wx');
+    writeNewSynced(path, note);
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
     const there = parseCheckpoint(readFileSync(path, 'utf8'));
     if ('problem' in there || !cosignedBy(there as CheckpointNote, settings.key))
       throw new WitnessRefusal(`${path}: there already, and not with this witness's cosignature: remove it or keep it`);
   }
-  writeSynced(
+  writeAtomically(
     settings.statePath,
     `${JSON.stringify({ origin: newest.note.origin, size: newest.note.size, root: newest.note.root.toString('hex') })}\n`,
-    'replace',
   );
   return { origin: newest.note.origin, size: newest.note.size, since: state?.size ?? null, cosigned: path };
 }

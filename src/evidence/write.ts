@@ -3,10 +3,10 @@
  * `…-evidence.json` (under a temporary name, synced, then renamed), then appends it to the
  * mirror's chain, and publishes the log's checkpoint when a place is given (log.ts).
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import type { Mirror } from '../db/mirror.js';
 import { findingsStore } from '../findings/store.js';
-import { EXCLUSIVE, replaceable, temporaryBeside } from '../paths.js';
+import { replaceable, temporaryBeside, writeNewSynced } from '../paths.js';
 import { canonicalJson } from './canonical.js';
 import { appendSeal, closeManifest, type Manifest, runManifest, sealedOf, type SealedManifest } from './manifest.js';
 import { publishCheckpoint } from './log.js';
@@ -40,13 +40,7 @@ export function envelopePath(manifest: string): string {
 function writeWhole(path: string, text: string): void {
   const temporary = temporaryBeside(path);
   try {
-    const fd = openSync(temporary, EXCLUSIVE, 0o666);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeNewSynced(temporary, text, 0o666);
     renameSync(temporary, replaceable(path));
   } finally {
     rmSync(temporary, { force: true });
