@@ -10,7 +10,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readRegularFile } from '../paths.js';
 import { type CheckpointNote, cosignedBy, MAX_CHECKPOINT_BYTES, parseCheckpoint, signedByLog } from './checkpoint.js';
-import { logName, manifestLeaf } from './log.js';
+import { logName, manifestLeaf, publishedSizes } from './log.js';
 import type { SealedManifest } from './manifest.js';
 import { consistencyProof, inclusionProof, treeHash, verifyConsistency, verifyInclusion } from './tlog.js';
 
@@ -54,7 +54,13 @@ export function readCheckpoints(
   } catch {
     return { problem: `${flag} ${path}: not found: give a checkpoint file or the log's folder of them` };
   }
-  if (files.length === 0) return { problem: `${flag} ${path}: a folder without any ….checkpoint file` };
+  if (files.length === 0) {
+    // The checkpoints' place (--checkpoints) given where one of its logs' folders belongs.
+    const logs = readdirSync(path).filter((name) => publishedSizes(join(path, name)).length > 0);
+    return {
+      problem: `${flag} ${path}: a folder without any ….checkpoint file${logs.length > 0 ? `: it holds the folders of ${logs.length === 1 ? 'a log' : 'logs'}; give ${logs.map((name) => join(path, name)).join(' or ')}` : ''}`,
+    };
+  }
   const held: HeldCheckpoint[] = [];
   for (const file of files) {
     let text: string;

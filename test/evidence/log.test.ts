@@ -185,6 +185,10 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
     const one = await heldTo(out, newestCosigned());
     expect(one.problems).toEqual([]);
     expect(one.log).toEqual({ size: 3, proven: 3, consistent: 0 });
+    // The checkpoints' place given where its log's folder belongs: the folder is named.
+    expect(readCheckpoints(place)).toEqual({
+      problem: `--checkpoint ${place}: a folder without any ….checkpoint file: it holds the folders of a log; give ${logFolder}`,
+    });
     const all = await heldTo(out, logFolder);
     expect(all.problems).toEqual([]);
     expect(all.log).toEqual({ size: 3, proven: 3, consistent: 2 });
