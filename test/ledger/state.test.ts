@@ -18,6 +18,7 @@ import {
 } from '../../src/ledger/rollforward.js';
 import { cents } from '../../src/money.js';
 import { runs } from '../support/property.js';
+import { legalCard as legalCardOf, legalOp } from '../support/legal-card.js';
 
 const OURS = 'merchant-ours';
 const T0 = Date.UTC(2026, 9, 1);
@@ -25,72 +26,24 @@ const HOUR = 3_600_000;
 
 type Op = { kind: 'DEBIT' | 'REFUND'; cents: number; gapHours: number } | { kind: 'VOID' | 'EXPIRE'; gapHours: number };
 
-/** A legal card: every entry links to the one before it; its snapshot holds its ledger's balance. */
+/** A legal card issued `issuedHours` after T0, its moves `gapHours` apart. */
 function legalCard(
   index: number,
   spec: { initial: number; issuedHours: number; currency: string; foreign: boolean; ops: Op[] },
 ): WalkedCard {
-  let balance = spec.initial;
-  let at = T0 + spec.issuedHours * HOUR;
-  const entries: WalkedCard['entries'] = [];
-  let closed = false;
-  for (const [i, op] of spec.ops.entries()) {
-    if (closed) break;
-    at += Math.max(1, op.gapHours) * HOUR;
-    const before = balance;
-    if (op.kind === 'DEBIT') balance -= Math.min(op.cents, balance);
-    else if (op.kind === 'REFUND') balance += op.cents;
-    else closed = true;
-    const amount = op.kind === 'DEBIT' || op.kind === 'REFUND' ? Math.abs(balance - before) : 0;
-    if ((op.kind === 'DEBIT' || op.kind === 'REFUND') && amount === 0) continue;
-    entries.push({
-      transactionId: `t${index}-${i}`,
-      type: op.kind,
-      amountCents: cents(amount),
-      beforeCents: cents(before),
-      afterCents: cents(balance),
-      referenceId: `r${index}`,
-      idempotencyKey: `k${index}-${i}`,
-      createdAtMs: at,
-      listOrder: i,
-      firstSyncRunId: 1,
-    });
-  }
-  return {
-    card: {
-      giftCardId: `card-${String(index).padStart(4, '0')}`,
-      merchantId: spec.foreign ? 'merchant-other' : OURS,
-      status: closed ? 'INACTIVE' : 'ACTIVE',
-      currency: spec.currency,
-      programId: index % 2 === 0 ? 'p1' : null,
-      issuedAtMs: T0 + spec.issuedHours * HOUR,
-      initialCents: cents(spec.initial),
-      remainingCents: cents(balance),
-      expiresAtMs: T0 + 9_000 * HOUR,
-      readAtMs: T0 + 9_000 * HOUR,
-    },
-    entries,
-    firstSyncRunId: 1,
-  };
+  return legalCardOf(index, {
+    initial: spec.initial,
+    issuedAtMs: T0 + spec.issuedHours * HOUR,
+    currency: spec.currency,
+    merchantId: spec.foreign ? 'merchant-other' : OURS,
+    programId: index % 2 === 0 ? 'p1' : null,
+    expiresAtMs: T0 + 9_000 * HOUR,
+    readAtMs: T0 + 9_000 * HOUR,
+    ops: spec.ops.map((op) => ({ ...op, gapMs: Math.max(1, op.gapHours) * HOUR })),
+  });
 }
 
-const op: fc.Arbitrary<Op> = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constantFrom('DEBIT' as const, 'REFUND' as const),
-      cents: fc.integer({ min: 1, max: 5_000 }),
-      gapHours: fc.integer({ min: 1, max: 200 }),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constantFrom('VOID' as const, 'EXPIRE' as const),
-      gapHours: fc.integer({ min: 1, max: 200 }),
-    }),
-  },
-);
+const op: fc.Arbitrary<Op> = legalOp(6, 200, 200).map(({ gap, ...move }) => ({ ...move, gapHours: gap }));
 const world = fc.array(
   fc.record({
     initial: fc.integer({ min: 0, max: 20_000 }),
