@@ -5,9 +5,12 @@
 import type { KeyObject } from 'node:crypto';
 import { sealClose } from '../evidence/write.js';
 import { findingsStore } from '../findings/store.js';
-import type { PeriodClose } from '../report/close.js';
+import type { ClosedPeriodFigures } from '../report/close.js';
 import type { Period } from '../report/period.js';
-import { writeClose, type ClosePaths } from '../report/write-close.js';
+import { CLOSE_FILES, writeClose, type ClosePaths } from '../report/write-close.js';
+import type { LiabilitySettings } from '../ledger/liability.js';
+import { liabilitySettingsFile } from '../ledger/liability-settings.js';
+import { breakageEntries, liabilityJson } from '../report/liability-sheets.js';
 import type { JobContext } from './context.js';
 
 export interface CloseSettings {
@@ -20,12 +23,14 @@ export interface CloseSettings {
   signingKey?: KeyObject;
   /** Where the log's checkpoint is published after the seal (`--checkpoints`, evidence/log.ts). */
   checkpoints?: string;
+  /** What shapes breakage and unclaimed property (`--liability FILE`); the documented defaults otherwise. */
+  liability?: LiabilitySettings;
 }
 
 export interface ClosedPeriod {
-  result: PeriodClose;
+  result: ClosedPeriodFigures;
   paths: ClosePaths;
-  /** The workpapers in the order they are sealed: the workbook, the roll-forward CSV, the cards CSV, the JSON. */
+  /** The workpapers in the order they are sealed (write-close.ts CLOSE_FILES). */
   outputs: string[];
   /** The evidence manifest's path. */
   evidence: string;
@@ -53,8 +58,9 @@ export async function closePeriodOf(
     outDir: settings.outDir,
     preparedAtMs: clock.now(),
     ...(settings.preparer !== undefined ? { preparer: settings.preparer } : {}),
+    ...(settings.liability ? { liability: settings.liability } : {}),
   });
-  const outputs = [paths.workbook, paths.rollForwardCsv, paths.cardsCsv, paths.json];
+  const outputs = CLOSE_FILES.map((key) => paths[key]);
   const { evidence, checkpoint } = await sealClose(
     mirror,
     {
@@ -66,8 +72,10 @@ export async function closePeriodOf(
         timeZone: period.timeZone,
         from: new Date(period.startMs).toISOString(),
         to: new Date(period.endMs).toISOString(),
+        liability: liabilitySettingsFile(result.liability.settings),
       },
       figures: { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries },
+      liability: liabilityJson(result.liability, breakageEntries(result)),
     },
     outputs,
     {

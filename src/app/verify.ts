@@ -26,6 +26,8 @@ import { sha256Hex } from '../hash.js';
 import { findingsStore, type FindingsStore } from '../findings/store.js';
 import { oneLine } from '../log.js';
 import { closePeriod, type PeriodClose, type RunInFlight } from '../report/close.js';
+import { parseLiabilitySettings } from '../ledger/liability-settings.js';
+import { breakageEntries, liabilityJson } from '../report/liability-sheets.js';
 import { periodOf } from '../report/period.js';
 import { rebuildListsAsOf } from '../sync/as-of.js';
 
@@ -84,7 +86,7 @@ export async function reperformPeriod(mirror: Mirror, label: string): Promise<Pe
       `no completed sync of this mirror ends at the close's cut-off (${manifest.cutOff}): its history was changed`,
     );
   await refuseRebound(mirror, `the close of ${label}`, sync).catch(asMirrorError);
-  const settings = manifest.settings as { period?: string; timeZone?: string };
+  const settings = manifest.settings as { period?: string; timeZone?: string; liability?: unknown };
   const [from, to] = label.split(' to ');
   const period = periodOf(
     /^\d{4}-\d{2}$/.test(label)
@@ -96,9 +98,17 @@ export async function reperformPeriod(mirror: Mirror, label: string): Promise<Pe
     asOfSync: sync,
     merchantId: manifest.merchantId,
     inFlight: await inFlightAt(findings, sync),
+    // The liability's settings as the close sealed them (a close sealed before them: the defaults, unchecked).
+    ...(settings.liability !== undefined
+      ? { liability: parseLiabilitySettings(JSON.stringify(settings.liability)) }
+      : {}),
   });
   const figures = { rollForwards: result.rollForwards, unattributedEntries: result.unattributedEntries };
-  const identical = sha256Hex(canonicalJson(figures)) === manifest.digests['rollForward'];
+  const sealedLiability = manifest.digests['liability'];
+  const identical =
+    sha256Hex(canonicalJson(figures)) === manifest.digests['rollForward'] &&
+    (sealedLiability === undefined ||
+      sha256Hex(canonicalJson(liabilityJson(result.liability, breakageEntries(result)))) === sealedLiability);
   return { manifest, sync, result, figures, identical };
 }
 

@@ -10,6 +10,7 @@ import { systemClock } from '../app/context.js';
 import type { PeriodClose } from '../report/close.js';
 import { onInterrupt } from './interrupt.js';
 import { reporter } from './reporter.js';
+import { liabilitySettingsOf } from './liability.js';
 
 export interface CloseCommandOptions extends PeriodOptions {
   db?: string;
@@ -20,6 +21,8 @@ export interface CloseCommandOptions extends PeriodOptions {
   /** An Ed25519 private key (PEM) that signs the manifest. */
   signKey?: string;
   checkpoints?: string;
+  /** The liability settings file (docs/liability.md). */
+  liability?: string;
   write?: (text: string) => void;
 }
 
@@ -32,6 +35,7 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
   const { say: write, record } = reporter(options);
   const period = periodOf(options);
   const seal = sealSettingsOf(options);
+  const liability = liabilitySettingsOf(options.liability);
   const dbPath = options.db ?? defaultLocations().db;
   // Taken before the mirror is opened: a signal held while the process loaded ends it before the lock.
   const interruption = onInterrupt(
@@ -50,11 +54,17 @@ export async function close(options: CloseCommandOptions): Promise<ClosePaths> {
         period,
         outDir: options.out ?? defaultLocations().reports,
         ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
+        ...(liability ? { liability } : {}),
         ...seal,
       },
     );
     // One short line per roll-forward, for a terminal; the flows and the cards are in the workbook.
     for (const r of result.rollForwards) write(`${rollForwardLine(r)}\n`);
+    // The liability as the books should hold it, per currency: the workpaper's page 1.
+    for (const s of result.liability.closing.split)
+      write(
+        `${s.currency} contract liability ${shown(s.contractLiabilityCents)} (balances ${shown(s.balancesCents)} − breakage ${shown(s.breakageRecognisedCents)} − escheat ${shown(s.escheatPayableCents)})\n`,
+      );
     // Nothing to tie out is not a tie-out: say what the data covers, so that nobody signs an empty period.
     if (result.rollForwards.length === 0) {
       const covers =

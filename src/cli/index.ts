@@ -126,6 +126,8 @@ interface SharedOptions {
   signKey: () => Option;
   /** Where the log's checkpoints are published after each seal. */
   checkpoints: () => Option;
+  /** What shapes breakage and unclaimed property: a JSON file (docs/liability.md). */
+  liability: () => Option;
   outFolder: string;
 }
 
@@ -154,6 +156,11 @@ export function buildProgram(): Command {
         '--checkpoints <dir|url>',
         "after the seal, publish the log's checkpoint outside the mirror: into this folder (a write-once bucket's mount, an auditor's share) or to an https:// endpoint that receives it (or LEDGER_RECON_CHECKPOINTS)",
       ).env('LEDGER_RECON_CHECKPOINTS'),
+    liability: () =>
+      new Option(
+        '--liability <file>',
+        'the liability settings (JSON: standard, maturity, haircut, breakage rates per program, jurisdictions and their dormancy; docs/liability.md); the documented defaults otherwise (or LEDGER_RECON_LIABILITY)',
+      ).env('LEDGER_RECON_LIABILITY'),
     outFolder: locations.reports,
   };
   const program = rootCommand();
@@ -462,7 +469,7 @@ function addBooksCommands(program: Command, { db }: SharedOptions): void {
 }
 
 /** `report`, `close` and `sql`: what the mirror says, written or asked. */
-function addOutputCommands(program: Command, { db, outFolder, signKey, checkpoints }: SharedOptions): void {
+function addOutputCommands(program: Command, { db, outFolder, signKey, checkpoints, liability }: SharedOptions): void {
   program
     .command('report')
     .description('write the workbook, CSV and JSON of a check run (the newest by default) from the mirror')
@@ -494,6 +501,7 @@ function addOutputCommands(program: Command, { db, outFolder, signKey, checkpoin
     .option('--tz <zone>', "the merchant's time zone for the cut-offs, as Area/City (default UTC)")
     .option('--preparer <name>', 'fills "Prepared by" in the sign-off block')
     .option('--json', 'print one object: the period, whether it ties out, each roll-forward and the files')
+    .addOption(liability())
     .addOption(signKey())
     .addOption(checkpoints())
     .addOption(db())
@@ -501,6 +509,23 @@ function addOutputCommands(program: Command, { db, outFolder, signKey, checkpoin
     .addHelpText('after', '\nExit codes: 0 every roll-forward ties out, 1 one does not, 2 it could not run.\n')
     .action(async (options) => {
       await (await import('./close.js')).close(options);
+    });
+
+  program
+    .command('liability')
+    .description(
+      "the gift card liability as finance closes it, at the end of a day: per currency the card balances less breakage recognised less escheat payable (the contract liability), each program's breakage rate, the escheat candidates; the close writes the full workpaper",
+    )
+    .requiredOption(
+      '--as-of <date>',
+      "the day, YYYY-MM-DD: the liability at its end (or the mirror's data edge, if earlier)",
+    )
+    .option('--tz <zone>', "the merchant's time zone for the day's end, as Area/City (default UTC)")
+    .option('--json', 'print one object: the split, vintages, bands, rates, breakage and escheat candidates')
+    .addOption(liability())
+    .addOption(db())
+    .action(async (options) => {
+      await (await import('./liability.js')).liabilityCommand(options);
     });
 
   addSqlCommand(program, db);
@@ -559,7 +584,7 @@ function addSqlCommand(program: Command, db: SharedOptions['db']): void {
 }
 
 /** `verify` and `export`: what lets someone else check the figures. */
-function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions): void {
+function addEvidenceCommands(program: Command, { db, outFolder, liability }: SharedOptions): void {
   program
     .command('verify')
     .description(
@@ -614,17 +639,30 @@ function addEvidenceCommands(program: Command, { db, outFolder }: SharedOptions)
     .description(
       "export the gift card ledger for an independent cross-check: hledger (a journal with a balance assertion per entry, at a check run's cut-off: hledger balance giftcards:<currency> is that run's liability)",
     )
-    .argument('<format>', 'hledger')
-    .requiredOption('--out <file>', 'the journal to write (-: standard output)')
-    .option('--json', 'print one object: {format, out, cards, entries, cutOff}')
-    .addOption(
-      new Option('--run <id>', 'the check run whose cut-off and merchant it takes (default: the newest)').argParser(
-        integer('--run', 1),
-      ),
+    .argument(
+      '<format>',
+      'hledger, or unclaimed (the holder report of the balances past their dormancy period, a CSV with NAUPA property fields)',
     )
+    .requiredOption('--out <file>', 'the file to write (-: standard output)')
+    .option(
+      '--json',
+      'print one object: {format, out, cards, entries, cutOff} (unclaimed: {format, out, properties, cutOff})',
+    )
+    .addOption(
+      new Option(
+        '--run <id>',
+        'hledger: the check run whose cut-off and merchant it takes (default: the newest)',
+      ).argParser(integer('--run', 1)),
+    )
+    .option('--period <month>', 'unclaimed: the month whose end is the cut-off, YYYY-MM')
+    .option('--from <date>', 'unclaimed: first day of the period, YYYY-MM-DD (with --to)')
+    .option('--to <date>', 'unclaimed: last day of the period, YYYY-MM-DD, included')
+    .option('--tz <zone>', "unclaimed: the merchant's time zone for the cut-off (default UTC)")
+    .addOption(liability())
     .addOption(db())
     .action(async (format: string, options) => {
-      await (await import('./export.js')).exportCommand(format, options);
+      if (format === 'unclaimed') await (await import('./liability.js')).exportUnclaimed(options);
+      else await (await import('./export.js')).exportCommand(format, options);
     });
 }
 

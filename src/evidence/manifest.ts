@@ -207,6 +207,8 @@ export async function closeManifest(
     merchantId: string | null;
     settings: Record<string, unknown>;
     figures: unknown;
+    /** The liability workpaper's figures (report/liability-sheets.ts liabilityJson): sealed as a digest of their own. */
+    liability?: unknown;
   },
   paths: readonly string[],
 ): Promise<Manifest> {
@@ -217,7 +219,10 @@ export async function closeManifest(
     merchantId: close.merchantId,
     population: {},
     books: [],
-    digests: { rollForward: sha256Hex(canonicalJson(close.figures)) },
+    digests: {
+      rollForward: sha256Hex(canonicalJson(close.figures)),
+      ...(close.liability !== undefined ? { liability: sha256Hex(canonicalJson(close.liability)) } : {}),
+    },
     outputs: await outputsOf(paths),
   };
 }

@@ -133,12 +133,12 @@ export const DORMANCY_BANDS: readonly MonthBand[] = [
 
 /** Time to expiry; a card past its expiry still owing comes first. */
 export const EXPIRY_BANDS: readonly MonthBand[] = [
-  { label: 'past expiry, not yet expired', fromMonths: Number.NEGATIVE_INFINITY, toMonths: 0 },
+  { label: 'past expiry', fromMonths: Number.NEGATIVE_INFINITY, toMonths: 0 },
   { label: 'within 3 months', fromMonths: 0, toMonths: 3 },
   { label: '3–12 months', fromMonths: 3, toMonths: 12 },
   { label: '1–2 years', fromMonths: 12, toMonths: 24 },
   { label: '2–5 years', fromMonths: 24, toMonths: 60 },
-  { label: '5 years or more (no practical expiry)', fromMonths: 60, toMonths: null },
+  { label: '5 years or more', fromMonths: 60, toMonths: null },
 ];
 
 const bandOf = (bands: readonly MonthBand[], months: number): number =>

@@ -14,6 +14,12 @@ import type { Cents } from '../money.js';
 import { walkCardFigures } from '../ledger/walk.js';
 import { periodRollForwards, type PeriodRollForward } from '../ledger/rollforward.js';
 import { LiabilityTally } from '../ledger/state.js';
+import {
+  DEFAULT_LIABILITY_SETTINGS,
+  LiabilityBook,
+  type LiabilityAt,
+  type LiabilitySettings,
+} from '../ledger/liability.js';
 
 export type { PeriodRollForward } from '../ledger/rollforward.js';
 import { ChecksStore } from '../checks/store.js';
@@ -66,6 +72,19 @@ export interface PeriodClose {
   closes: boolean;
 }
 
+/** A period close with its liability workpaper figures. */
+export interface ClosedPeriodFigures extends PeriodClose {
+  /** The liability as finance closes it (ledger/liability.ts): at the closing cut-off, and at the opening one for the period's breakage entry. */
+  liability: CloseLiability;
+}
+
+/** The close's liability workpaper figures, with the settings that shaped them. */
+export interface CloseLiability {
+  settings: LiabilitySettings;
+  closing: LiabilityAt;
+  opening: LiabilityAt;
+}
+
 /** The newest completed sync's edge: every ledger entry committed before it is mirrored. */
 export async function dataAsOf(mirror: Mirror): Promise<number | null> {
   const newest = await new ChecksStore(mirror).newestCompletedSync();
@@ -89,8 +108,10 @@ export async function closePeriod(
     inFlight?: RunInFlight | null;
     /** Close over the mirror as it stood when this sync finished, rebuilt from its history (re-performance). */
     asOfSync?: number;
+    /** What shapes breakage and unclaimed property (default: DEFAULT_LIABILITY_SETTINGS). */
+    liability?: LiabilitySettings;
   } = {},
-): Promise<PeriodClose> {
+): Promise<ClosedPeriodFigures> {
   const store = new ChecksStore(mirror);
   const newest =
     options.asOfSync === undefined
@@ -115,6 +136,9 @@ export async function closePeriod(
   const inFlight = !endsNow ? new Set<string>() : (runs ?? (await store.cards.cardIdsInFlight(newest.syncRunId)));
 
   const tally = new LiabilityTally({ fromMs: start, toMs: end }, merchantId, true);
+  const liabilitySettings = options.liability ?? DEFAULT_LIABILITY_SETTINGS;
+  const closingBook = new LiabilityBook(end, merchantId, liabilitySettings);
+  const openingBook = new LiabilityBook(start, merchantId, liabilitySettings);
   let unattributedEntries = 0;
   const orphan = (_card: string, createdAtMs: number): void => {
     if (createdAtMs >= start && createdAtMs < end) unattributedEntries += 1;
@@ -128,7 +152,11 @@ export async function closePeriod(
     for (const walked of batch) {
       if (dataFromMs === null || walked.card.issuedAtMs < dataFromMs) dataFromMs = walked.card.issuedAtMs;
       const figures = tally.add(walked, inFlight.has(walked.card.giftCardId));
-      if (!figures || !figures.relevant) continue;
+      if (!figures) continue;
+      // The same cards apart as the roll-forward's: the vintages sum to its closing at cut-off.
+      closingBook.add(walked.card, walked.entries, figures.unknown);
+      openingBook.add(walked.card, walked.entries);
+      if (!figures.relevant) continue;
       const { card, opening, closing, flows, unknown } = figures;
       onCard({
         giftCardId: card.giftCardId,
@@ -160,5 +188,6 @@ export async function closePeriod(
     unattributedEntries,
     dataFromMs,
     closes: rollForwards.every((group) => group.closes) && unattributedEntries === 0,
+    liability: { settings: liabilitySettings, closing: closingBook.result(), opening: openingBook.result() },
   };
 }

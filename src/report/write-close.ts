@@ -10,7 +10,25 @@ import { formatCents } from '../money.js';
 import { closingOfKnown } from '../ledger/state.js';
 import type { Mirror } from '../db/mirror.js';
 import { ensureFolder, EXCLUSIVE, replaceable, temporaryBeside } from '../paths.js';
-import { closePeriod, type PeriodClose, type PeriodRollForward, type RunInFlight } from './close.js';
+import {
+  type ClosedPeriodFigures,
+  closePeriod,
+  type PeriodClose,
+  type PeriodRollForward,
+  type RunInFlight,
+} from './close.js';
+import type { LiabilitySettings } from '../ledger/liability.js';
+import {
+  bandsCsv,
+  breakageEntries,
+  LIABILITY_SHEETS,
+  liabilityJson,
+  liabilitySheets,
+  liabilitySplitRows,
+  noteRows,
+  unclaimedCsv,
+  vintagesCsv,
+} from './liability-sheets.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
 import { freeRevision, preparedOn } from './names.js';
@@ -23,7 +41,22 @@ export interface ClosePaths {
   rollForwardCsv: string;
   cardsCsv: string;
   json: string;
+  /** The liability workpaper's tables: the vintages with their breakage, the dormancy and expiry bands, the holder report. */
+  vintagesCsv: string;
+  bandsCsv: string;
+  unclaimedCsv: string;
 }
+
+/** The close's files in the order they are sealed. */
+export const CLOSE_FILES = [
+  'workbook',
+  'rollForwardCsv',
+  'cardsCsv',
+  'json',
+  'vintagesCsv',
+  'bandsCsv',
+  'unclaimedCsv',
+] as const satisfies ReadonlyArray<keyof ClosePaths>;
 
 export interface WriteCloseOptions {
   mirror: Mirror;
@@ -37,6 +70,8 @@ export interface WriteCloseOptions {
   merchantId?: string | null;
   /** The newest check run's in-flight cards: a period ending now shows the same ones apart. */
   inFlight?: RunInFlight | null;
+  /** What shapes breakage and unclaimed property (default: the documented defaults). */
+  liability?: LiabilitySettings;
 }
 
 /** The most card or entry rows a workbook sheet lists; the CSV (cards) and the mirror (entries) hold them all. */
@@ -44,7 +79,15 @@ export const SHEET_ROW_CAP = 50_000;
 
 const slug = (period: Period): string => period.label.replace(/[^0-9A-Za-z-]+/g, '_');
 
-const CLOSE_SUFFIXES = ['.xlsx', '-rollforward.csv', '-cards.csv', '.json'];
+const CLOSE_SUFFIXES = [
+  '.xlsx',
+  '-rollforward.csv',
+  '-cards.csv',
+  '.json',
+  '-vintages.csv',
+  '-bands.csv',
+  '-unclaimed.csv',
+];
 
 /**
  * The close's four files: the period's name, and a revision when a close of that name is in the
@@ -57,6 +100,9 @@ export function closePaths(outDir: string, period: Period): ClosePaths {
     rollForwardCsv: `${base}-rollforward.csv`,
     cardsCsv: `${base}-cards.csv`,
     json: `${base}.json`,
+    vintagesCsv: `${base}-vintages.csv`,
+    bandsCsv: `${base}-bands.csv`,
+    unclaimedCsv: `${base}-unclaimed.csv`,
   };
 }
 
@@ -144,17 +190,16 @@ const ROLL_HEADER = [
  * Closes the period and writes its files into `outDir`.
  * @returns the close and the paths written.
  */
-export async function writeClose(options: WriteCloseOptions): Promise<{ close: PeriodClose; paths: ClosePaths }> {
+export async function writeClose(
+  options: WriteCloseOptions,
+): Promise<{ close: ClosedPeriodFigures; paths: ClosePaths }> {
   ensureFolder('--out', options.outDir);
   // A close killed part-way left its temporary files: they go, as the nightly report's do.
   removeStalePartials(options.outDir);
   const final = closePaths(options.outDir, options.period);
-  const temporary: ClosePaths = {
-    workbook: temporaryBeside(final.workbook),
-    rollForwardCsv: temporaryBeside(final.rollForwardCsv),
-    cardsCsv: temporaryBeside(final.cardsCsv),
-    json: temporaryBeside(final.json),
-  };
+  const temporary = Object.fromEntries(
+    CLOSE_FILES.map((key) => [key, temporaryBeside(final[key])]),
+  ) as unknown as ClosePaths;
   try {
     // One pass: every card to the CSV; to the workbook, the cards that do not tie out first, then the others up to the cap.
     const cardsCsv = new BufferedFile(temporary.cardsCsv);
@@ -202,7 +247,11 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
           if (differingIds.length < PRINTED_CARDS) differingIds.push(card.giftCardId);
         } else if (listed.length < SHEET_ROW_CAP) listed.push(row);
       },
-      { merchantId: options.merchantId ?? null, inFlight: options.inFlight ?? null },
+      {
+        merchantId: options.merchantId ?? null,
+        inFlight: options.inFlight ?? null,
+        ...(options.liability ? { liability: options.liability } : {}),
+      },
     );
     cardsCsv.close();
     await writeXlsx(
@@ -222,13 +271,15 @@ export async function writeClose(options: WriteCloseOptions): Promise<{ close: P
           differingIds,
         },
         cards,
-        final.cardsCsv,
+        final,
       ),
     );
     await writeText(temporary.rollForwardCsv, rollForwardCsv(close.rollForwards));
     await writeText(temporary.json, `${JSON.stringify(closeJson(close), null, 2)}\n`);
-    for (const key of ['workbook', 'rollForwardCsv', 'cardsCsv', 'json'] as const)
-      renameSync(temporary[key], replaceable(final[key]));
+    await writeText(temporary.vintagesCsv, vintagesCsv(close.liability.closing));
+    await writeText(temporary.bandsCsv, bandsCsv(close.liability.closing));
+    await writeText(temporary.unclaimedCsv, unclaimedCsv(close.liability.closing.escheat));
+    for (const key of CLOSE_FILES) renameSync(temporary[key], replaceable(final[key]));
     return { close, paths: final };
   } finally {
     for (const path of Object.values(temporary)) rmSync(path, { force: true });
@@ -299,7 +350,7 @@ function rollForwardCsv(rows: PeriodRollForward[]): string {
 }
 
 /** The close as JSON: amounts as decimal strings, instants as RFC 3339. */
-function closeJson(close: PeriodClose): unknown {
+function closeJson(close: ClosedPeriodFigures): unknown {
   const money = (cents: number | null): string | null => (cents === null ? null : formatCents(cents));
   return {
     period: {
@@ -335,8 +386,12 @@ function closeJson(close: PeriodClose): unknown {
       entriesInPeriod: r.entriesInPeriod,
       closes: r.closes,
     })),
+    liability: liabilityJson(close.liability, breakageEntries(close)),
   };
 }
+
+/** The Summary's columns: the labels, then the figures of the headline and the liability split (one page wide at 75 %). */
+const CLOSE_SUMMARY_WIDTHS = [32, 24, 16, 16, 16, 16, 9];
 
 /** The roll-forwards the Summary's first lines show; the rest are on the Period roll-forward sheet. */
 const HEADLINE_GROUPS = 12;
@@ -380,13 +435,18 @@ function closeHeadline(close: PeriodClose): Cell[][] {
 }
 
 /** The close's Summary sheet: its result and headline, what it covered, how to read it, and the sign-off. */
-function closeSummary(options: WriteCloseOptions, close: PeriodClose, cards: number): Cell[][] {
+function closeSummary(options: WriteCloseOptions, close: ClosedPeriodFigures, cards: number): Cell[][] {
   const { period } = options;
   const failing = close.rollForwards.filter((r) => !r.closes);
+  // A line of text beside its label runs on into the empty cells to its right: the figures' columns stay narrow, and page 1 one page wide.
+  const runOn = (row: Cell[]): Cell[][] =>
+    row.length === 2 && typeof row[1] === 'string' && typeof row[0] === 'string' ? noteRows(row[0], row[1]) : [row];
   return [
     [{ heading: `Period close ${period.label}` }],
     ['Result', { emphasis: close.closes ? 'TIES OUT' : 'DOES NOT TIE OUT', good: close.closes }],
     ...closeHeadline(close),
+    [],
+    ...liabilitySplitRows(close),
     [],
     [
       'Period',
@@ -427,17 +487,19 @@ function closeSummary(options: WriteCloseOptions, close: PeriodClose, cards: num
     [{ sheet: 'Period roll-forward', text: 'Period roll-forward' }],
     [{ sheet: 'Cards at cut-off', text: 'Cards at cut-off' }],
     [{ sheet: 'Activity in period', text: 'Activity in period' }],
-  ];
+    ...LIABILITY_SHEETS.map((name): Cell[] => [{ sheet: name, text: name }]),
+  ].flatMap(runOn);
 }
 
 async function closeSheets(
   options: WriteCloseOptions,
-  close: PeriodClose,
+  close: ClosedPeriodFigures,
   cardSheet: CardSheetRows,
   cards: number,
-  /** Where every card is listed: the close's cards CSV. */
-  csv: string,
+  /** Where every card and every escheat candidate is listed: the close's CSVs. */
+  paths: ClosePaths,
 ): Promise<SheetSpec[]> {
+  const csv = paths.cardsCsv;
   const cardRows = cardSheet.rows;
   const summary = closeSummary(options, close, cards);
   const shownCards =
@@ -450,7 +512,7 @@ async function closeSheets(
   const printedCards = Math.min(cardSheet.differing, PRINTED_CARDS);
   const activity = await activitySheet(new ReportStore(options.mirror), close, cardSheet.differingIds);
   return [
-    { name: 'Summary', rows: summary },
+    { name: 'Summary', rows: summary, widths: CLOSE_SUMMARY_WIDTHS, printScale: 0.75 },
     rollForwardSheet('Period roll-forward', close),
     {
       name: 'Cards at cut-off',
@@ -466,6 +528,7 @@ async function closeSheets(
           : `Printed: the ${printedCards.toLocaleString('en-US')} card${printedCards === 1 ? '' : 's'} that do not tie out${cardSheet.differing > printedCards ? ` (of ${cardSheet.differing.toLocaleString('en-US')})` : ''}; every other card follows on screen and in ${csv}`,
     },
     { name: 'Activity in period', header: ACTIVITY_HEADER, fixedWidths: ACTIVITY_WIDTHS, ...activity },
+    ...liabilitySheets(close, SHEET_ROW_CAP, paths.unclaimedCsv),
   ];
 }
 

@@ -26,6 +26,8 @@ export type Cell =
    */
   | { formula: string; cents: number; currency: string | null }
   | { formula: string; count: number }
+  /** A share (a redemption curve's point): one figure over another by their cells, shown as a percentage; `share` is its cached value. */
+  | { formula: string; share: number }
   /** A column's label over its figures in a free-form sheet: bold, right-aligned, underlined. */
   | { label: string }
   /** What a reader must see first (a verdict, whether a roll-forward closes): large, bold, filled green or red. */
@@ -110,6 +112,7 @@ function cellXml(ref: string, styleId: number, cell: Cell, row: number): string 
   if ('formula' in cell) {
     const formula = referencesOnly(cell.formula).replaceAll('{row}', String(row));
     if ('count' in cell) return `${open}><f>${escaped(formula)}</f><v>${cell.count}</v></c>`;
+    if ('share' in cell) return `${open}><f>${escaped(formula)}</f><v>${cell.share}</v></c>`;
     // Money adds and subtracts decimals a spreadsheet holds as binary floats: rounded to the cent,
     // a recalculation gives exactly the cached value (0, not 2.99760216648792E-15).
     return `${open}><f>ROUND(${escaped(formula)},2)</f><v>${cell.cents / 100}</v></c>`;
@@ -137,7 +140,7 @@ function valueTypeOf(cell: Cell): ExcelJS.ValueType {
   if (cell === null) return ExcelJS.ValueType.Null;
   if (typeof cell === 'string') return ExcelJS.ValueType.String;
   if (typeof cell === 'number') return ExcelJS.ValueType.Number;
-  if ('cents' in cell || 'count' in cell) return ExcelJS.ValueType.Number;
+  if ('cents' in cell || 'count' in cell || 'share' in cell) return ExcelJS.ValueType.Number;
   if ('date' in cell) return ExcelJS.ValueType.Date;
   return ExcelJS.ValueType.String;
 }
@@ -179,21 +182,21 @@ export function truncate(text: string): string {
 
 /**
  * A formula the tool built: cell references and ranges (`A2`, `$B$3`, `B:B`, on our own sheets
- * as `'Findings'!B:B`), joined by + and −, or inside COUNTIFS and SUM. Anything else (a
+ * as `'Findings'!B:B`), joined by +, − and / (a share), or inside COUNTIFS and SUM. Anything else (a
  * string, another function) is a bug in the tool, refused. Templates (`D{row}-E{row}`) are
  * checked once each.
  */
 function referencesOnly(formula: string): string {
   if (CHECKED_FORMULAS.has(formula)) return formula;
   if (!FORMULA.test(formula.replaceAll('{row}', '1')))
-    throw new Error(`refusing a formula that is not cell references joined by + and -, COUNTIFS or SUM: ${formula}`);
+    throw new Error(`refusing a formula that is not cell references joined by +, - and /, COUNTIFS or SUM: ${formula}`);
   if (CHECKED_FORMULAS.size < 10_000) CHECKED_FORMULAS.add(formula);
   return formula;
 }
 
 const REFERENCE = String.raw`(?:'[A-Za-z ()0-9]+'!)?\$?[A-Z]{1,3}\$?(?:\d{1,7})?(?::\$?[A-Z]{1,3}\$?(?:\d{1,7})?)?`;
 const TERM = String.raw`(?:(?:COUNTIFS|SUM)\(${REFERENCE}(?:,${REFERENCE})*\)|${REFERENCE})`;
-const FORMULA = new RegExp(String.raw`^${TERM}(?:[+-]${TERM})*$`);
+const FORMULA = new RegExp(String.raw`^${TERM}(?:[+/-]${TERM})*$`);
 const CHECKED_FORMULAS = new Set<string>();
 
 /** A column's letters: 1 → A, 27 → AA. */

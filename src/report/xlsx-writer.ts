@@ -495,6 +495,7 @@ function wrappedStyle(style: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> {
 const TOP = Object.freeze({ vertical: 'top' }) as Partial<ExcelJS.Alignment>;
 const PLAIN: Partial<ExcelJS.Style> = Object.freeze({ alignment: TOP });
 const DATE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ numFmt: DATE_FORMAT, alignment: TOP });
+const SHARE_STYLE: Partial<ExcelJS.Style> = Object.freeze({ numFmt: '0.0%', alignment: TOP });
 const LINK_STYLE: Partial<ExcelJS.Style> = Object.freeze({
   font: { color: { argb: 'FF0563C1' }, underline: true },
   alignment: TOP,
@@ -561,6 +562,7 @@ function baseStyleOf(cell: Cell, isSeverity: boolean): Partial<ExcelJS.Style> {
   if ('date' in cell) return DATE_STYLE;
   if ('sheet' in cell) return LINK_STYLE;
   if ('count' in cell) return PLAIN;
+  if ('share' in cell) return SHARE_STYLE;
   if ('label' in cell) return LABEL_STYLE;
   if ('emphasis' in cell) return cell.good ? GOOD_STYLE : BAD_STYLE;
   if ('note' in cell) return cell.strong ? STRONG_NOTE_STYLE : NOTE_STYLE;
@@ -591,6 +593,7 @@ function displayLength(cell: Cell): number {
   if ('date' in cell) return 19;
   if ('sheet' in cell) return cell.text.length;
   if ('count' in cell) return String(cell.count).length;
+  if ('share' in cell) return 6;
   if ('label' in cell) return cell.label.length;
   if ('emphasis' in cell) return Math.ceil(cell.emphasis.length * 1.4);
   // A note runs on into the empty cells beside it: it neither widens nor wraps its column.

@@ -94,7 +94,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
 
     const intact = await runCli(['verify', '--dir', reports], cleanEnv());
     expect(intact.stderr).toBe('');
-    expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 10 sealed files, one unbroken chain per mirror\n`);
+    expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 13 sealed files, one unbroken chain per mirror\n`);
     expect(intact.status).toBe(0);
 
     const csv = night2.outputs[1]!.file;
@@ -151,7 +151,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
     expect(await rowsOfMirror(db, 'SELECT sequence FROM evidence_manifests')).toHaveLength(4);
     const revised = await runCli(['verify', '--dir', reports], cleanEnv());
     expect(revised.stdout).toBe(
-      `verified ${reports}: 4 manifests, 13 sealed files, one unbroken chain per mirror\n  check run 1 sealed 2 times: ${manifestsIn(reports)[0]}, then ${manifestsIn(reports)[1]}\n`,
+      `verified ${reports}: 4 manifests, 16 sealed files, one unbroken chain per mirror\n  check run 1 sealed 2 times: ${manifestsIn(reports)[0]}, then ${manifestsIn(reports)[1]}\n`,
     );
   });
 

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import { LIABILITY_SHEETS } from '../../src/report/liability-sheets.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GiftCard, Transaction } from '../../src/api/wire-types.js';
@@ -285,6 +286,7 @@ describe('closing a period', () => {
       'Period roll-forward',
       'Cards at cut-off',
       'Activity in period',
+      ...LIABILITY_SHEETS,
     ]);
     const summary = workbook.getWorksheet('Summary')!;
     const labelled = (label: string) => summary.getRows(1, summary.rowCount)!.find((r) => r.getCell(1).value === label);
