@@ -29,6 +29,7 @@ const CHECKS_ON_A_MIRROR = readdirSync('test/checks')
  */
 const ON_BOTH = [
   'test/app/jobs.test.ts',
+  'test/app/liability.test.ts',
   'test/app/night.test.ts',
   'test/app/planted-links.test.ts',
   'test/checks/listed-not-found.test.ts',

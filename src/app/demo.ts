@@ -11,6 +11,7 @@ import { MirrorError } from '../errors.js';
 import { defaultLocations } from '../locations.js';
 import type { Manifest } from '../sim/planted-breaks.js';
 import { startSimulator } from '../sim/simulator.js';
+import { AGED_CARDS, SIZE_PRESETS } from '../sim/generator.js';
 import { loadConfig } from '../config.js';
 import type { JobContext } from './context.js';
 import { nightAt, type NightResult } from './night.js';
@@ -48,7 +49,14 @@ export async function demoNight(context: Omit<JobContext, 'mirror'>, settings: D
   // The PostgreSQL demo's workbook goes beside the SQLite demo's, never over it (both are run 1).
   const out = settings.out ?? `${defaultLocations().demoReports}${isServerUrl(db) ? '-postgres' : ''}`;
   const now = context.clock.now();
-  const sim = await startSimulator({ seed: settings.seed, plant: true, nowMs: now, clock: () => context.clock.now() });
+  // The small world with its aged cards: five and a half years of them, for the close's liability workpaper.
+  const sim = await startSimulator({
+    seed: settings.seed,
+    plant: true,
+    nowMs: now,
+    clock: () => context.clock.now(),
+    size: { ...SIZE_PRESETS.small, agedCards: AGED_CARDS.small },
+  });
   const { note } = context.sink;
   try {
     note(

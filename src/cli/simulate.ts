@@ -1,6 +1,6 @@
 import { outputTarget, writeAtomically } from '../paths.js';
 import { FAULT_KINDS, type FaultKind } from '../sim/faults.js';
-import { SIZE_PRESETS, type SizePreset, type WorldSize } from '../sim/generator.js';
+import { AGED_CARDS, SIZE_PRESETS, type SizePreset, type WorldSize } from '../sim/generator.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/simulator.js';
 import { ConfigError } from '../errors.js';
 
@@ -38,7 +38,10 @@ export interface SimulateOptions {
 export function simulatorOptions(options: SimulateOptions): SimulatorOptions {
   if (!(options.size in SIZE_PRESETS))
     throw new ConfigError('--size', `--size must be one of ${Object.keys(SIZE_PRESETS).join(', ')}`);
-  const size: Partial<WorldSize> = { ...SIZE_PRESETS[options.size as SizePreset] };
+  const size: Partial<WorldSize> = {
+    ...SIZE_PRESETS[options.size as SizePreset],
+    agedCards: AGED_CARDS[options.size as SizePreset],
+  };
   for (const key of ['cards', 'entriesPerCard', 'coupons', 'orders', 'products'] as const) {
     const value = options[key];
     if (value !== undefined) size[key] = value;

@@ -1,3 +1,4 @@
+import { generateAged } from './aged.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CursorCodec } from './cursor.js';
@@ -197,6 +198,7 @@ function generateWorlds(options: SimulatorOptions) {
   const plantContext = { gc, dp, random, nowMs, merchantId, templates, otherMerchantId, products };
   const planted = options.plant ? plantBreaks(plantContext) : { breaks: [], lookAlikes: [] };
   const booksPlan = options.plant ? plantBooks(plantContext) : emptyBooksPlan();
+  generateAged(gc, merchantId, size.agedCards ?? 0, seed, nowMs);
   gc.runExpiryJob(nowMs);
   gc.finalize();
   dp.finalize();

@@ -64,7 +64,7 @@ export async function closeOf(
   outDir: string,
   label: string,
   nowMs: number,
-  seal: Pick<CloseSettings, 'signingKey' | 'checkpoints'> = {},
+  seal: Pick<CloseSettings, 'signingKey' | 'checkpoints' | 'liability'> = {},
 ): Promise<ClosedPeriod> {
   const { mirror, release } = await openExistingForWriting(db, 'close', 'sync');
   try {
