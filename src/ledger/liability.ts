@@ -71,6 +71,8 @@ export interface LiabilityCard {
   initialCents: Cents | null;
 }
 
+const DAY_MS = 86_400_000;
+
 /** The UTC month of an instant as a count of months (year × 12 + month). */
 export function monthIndexOf(ms: number): number {
   const day = new Date(ms);
@@ -347,12 +349,47 @@ export class LiabilityBook {
   readonly #bands = new Map<string, { dormancy: BandRow[]; expiry: BandRow[] }>();
   readonly #escheat: EscheatCandidate[] = [];
   readonly #cutOffMonth: number;
+  /** The cut-off's place in its month (ms since the month began) and its month's length in days: a card's months to it from one Date. */
+  readonly #cutOffInMonth: number;
+  readonly #cutOffMonthDays: number;
+  readonly #cutOffDay: number;
+  readonly #cutOffSinceMidnight: number;
 
   constructor(cutOffMs: number, merchantId: string | null, settings: LiabilitySettings) {
     this.cutOffMs = cutOffMs;
     this.merchantId = merchantId;
     this.settings = settings;
     this.#cutOffMonth = monthIndexOf(cutOffMs);
+    this.#cutOffInMonth = cutOffMs - monthStartOf(this.#cutOffMonth);
+    this.#cutOffMonthDays = (monthStartOf(this.#cutOffMonth + 1) - monthStartOf(this.#cutOffMonth)) / DAY_MS;
+    this.#cutOffDay = new Date(cutOffMs).getUTCDate();
+    this.#cutOffSinceMidnight = cutOffMs - Math.floor(cutOffMs / DAY_MS) * DAY_MS;
+  }
+
+  /** Whole calendar months from the cut-off to `ms` (after it): wholeMonthsBetween's figure from one Date, as #monthsToCutOff. */
+  #monthsFromCutOff(ms: number): number {
+    const day = new Date(ms);
+    const year = day.getUTCFullYear();
+    const month = day.getUTCMonth();
+    const months = year * 12 + month - this.#cutOffMonth;
+    const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    const length = month === 1 ? (leap ? 29 : 28) : ([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month] as number);
+    const landed = (Math.min(this.#cutOffDay, length) - 1) * DAY_MS + this.#cutOffSinceMidnight;
+    const inMonth = (day.getUTCDate() - 1) * DAY_MS + (ms - Math.floor(ms / DAY_MS) * DAY_MS);
+    return landed <= inMonth ? months : months - 1;
+  }
+
+  /**
+   * Whole calendar months from `ms` (before the cut-off) to the cut-off: wholeMonthsBetween's
+   * figure from one Date (moved into the cut-off's month, its day clamped to that month's length,
+   * it is a whole month more when it lands at or before the cut-off).
+   */
+  #monthsToCutOff(ms: number): number {
+    const day = new Date(ms);
+    const months = this.#cutOffMonth - (day.getUTCFullYear() * 12 + day.getUTCMonth());
+    const sinceMidnight = ms - Math.floor(ms / DAY_MS) * DAY_MS;
+    const landed = (Math.min(day.getUTCDate(), this.#cutOffMonthDays) - 1) * DAY_MS + sinceMidnight;
+    return landed <= this.#cutOffInMonth ? months : months - 1;
   }
 
   /** The jurisdiction of a card: its program's, else the merchant's state of incorporation. */
@@ -397,11 +434,11 @@ export class LiabilityBook {
     }
     if (remaining === 0) return at;
     const bands = this.#bandsOf(card.currency, card.programId);
-    const idle = wholeMonthsBetween(at.lastActivityMs, this.cutOffMs);
+    const idle = this.#monthsToCutOff(at.lastActivityMs);
     const dormancy = bands.dormancy[bandOf(DORMANCY_BANDS, idle)] as BandRow;
     dormancy.cards += 1;
     dormancy.cents = plusCents(dormancy.cents, remaining);
-    const toExpiry = card.expiresAtMs <= this.cutOffMs ? -1 : wholeMonthsBetween(this.cutOffMs, card.expiresAtMs);
+    const toExpiry = card.expiresAtMs <= this.cutOffMs ? -1 : this.#monthsFromCutOff(card.expiresAtMs);
     const expiry = bands.expiry[bandOf(EXPIRY_BANDS, toExpiry)] as BandRow;
     expiry.cards += 1;
     expiry.cents = plusCents(expiry.cents, remaining);
@@ -411,7 +448,8 @@ export class LiabilityBook {
         dormancyMonths: this.settings.defaultDormancyMonths,
         exempt: false,
       };
-      if (!rule.exempt && addMonthsUtc(at.lastActivityMs, rule.dormancyMonths) <= this.cutOffMs) {
+      // Past its dormancy period: its last activity moved by the period lands at or before the cut-off.
+      if (!rule.exempt && idle >= rule.dormancyMonths) {
         vintage.escheatCards += 1;
         vintage.escheatCents = plusCents(vintage.escheatCents, remaining);
         this.#escheat.push({

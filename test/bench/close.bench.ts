@@ -20,6 +20,9 @@ import { createCardIndexes } from '../../src/db/sqlite/indexes.js';
 import { dataAsOf } from '../../src/report/close.js';
 import { periodOf } from '../../src/report/period.js';
 import { writeClose } from '../../src/report/write-close.js';
+import { DEFAULT_LIABILITY_SETTINGS, LiabilityBook } from '../../src/ledger/liability.js';
+import { LiabilityTally } from '../../src/ledger/state.js';
+import { walkCardFigures } from '../../src/ledger/walk.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
 import { testNow } from '../support/test-clock.js';
@@ -53,9 +56,53 @@ async function close(path: string): Promise<void> {
   rmSync(out, { recursive: true, force: true });
 }
 
+/**
+ * Child mode: the liability workpaper's share of the close, in the same process: the close's walk
+ * and roll-forward tally alone, then with the liability at its two cut-offs (ledger/liability.ts),
+ * twice each, interleaved; the ratio is what the workpaper adds to the walk (#63: at most 1.25x).
+ */
+async function liabilityShare(path: string): Promise<void> {
+  const mirror = await openForReading(path);
+  const asOf = (await dataAsOf(mirror)) ?? testNow();
+  const period = periodOf({ period: new Date(asOf - 200 * 86_400_000).toISOString().slice(0, 7) });
+  const between = { fromMs: period.startMs, toMs: Math.min(period.endMs, asOf) };
+  const pass = async (withLiability: boolean): Promise<number> => {
+    const started = performance.now();
+    const tally = new LiabilityTally(between, null, true);
+    const closing = new LiabilityBook(between.toMs, null, DEFAULT_LIABILITY_SETTINGS);
+    const opening = new LiabilityBook(between.fromMs, null, DEFAULT_LIABILITY_SETTINGS);
+    for await (const batch of walkCardFigures(mirror))
+      for (const walked of batch) {
+        const figures = tally.add(walked, false);
+        if (withLiability && figures) {
+          closing.add(walked.card, walked.entries, figures.unknown);
+          opening.add(walked.card, walked.entries);
+        }
+      }
+    if (withLiability) {
+      closing.result();
+      opening.result();
+    }
+    return (performance.now() - started) / 1000;
+  };
+  const without: number[] = [];
+  const withIt: number[] = [];
+  for (let round = 0; round < 2; round += 1) {
+    without.push(await pass(false));
+    withIt.push(await pass(true));
+  }
+  await mirror.close();
+  const best = (times: number[]) => Math.min(...times);
+  process.stdout.write(
+    `  the walk alone ${without.map((t) => t.toFixed(2)).join(' / ')} s, with the liability ${withIt.map((t) => t.toFixed(2)).join(' / ')} s: ${(best(withIt) / best(without)).toFixed(2)}x   peak RSS ${peakRssMb()} MB\n`,
+  );
+}
+
 const args = process.argv.slice(2);
 if (args[0] === '--close') {
   await close(args[1] ?? '');
+} else if (args[0] === '--liability') {
+  await liabilityShare(args[1] ?? '');
 } else {
   const wanted = args[0] === '--sizes' ? (args[1] ?? '').split(',').map(Number) : SIZES.map((s) => s.millions);
   for (const size of SIZES.filter((s) => wanted.includes(s.millions))) {
@@ -75,5 +122,11 @@ if (args[0] === '--close') {
       { stdio: 'inherit' },
     );
     if (result.status !== 0) process.exitCode = 1;
+    const share = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--liability', location],
+      { stdio: 'inherit' },
+    );
+    if (share.status !== 0) process.exitCode = 1;
   }
 }

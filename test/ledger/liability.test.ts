@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   addMonthsUtc,
   DEFAULT_LIABILITY_SETTINGS,
+  DORMANCY_BANDS,
+  EXPIRY_BANDS,
   LiabilityBook,
   type LiabilitySettings,
   monthIndexOf,
@@ -141,6 +143,36 @@ describe('the liability at a cut-off', () => {
         expect(nonZero(vintageSums)).toEqual(nonZero(closing));
         expect(nonZero(sum(at.dormancy, (b: { cents: number }) => b.cents))).toEqual(nonZero(closing));
         expect(nonZero(sum(at.expiry, (b: { cents: number }) => b.cents))).toEqual(nonZero(closing));
+
+        // Each card in its bands, by whole months (wholeMonthsBetween) since its last entry and to its expiry.
+        const bandSums = new Map<string, number>();
+        for (const { card, entries } of cards) {
+          if (card.merchantId !== OURS || card.issuedAtMs >= cutOffMs) continue;
+          const before = entries.filter((e) => e.createdAtMs < cutOffMs);
+          const closed = before.some((e) => e.type === 'VOID' || e.type === 'EXPIRE');
+          const owed = closed ? 0 : (before.at(-1)?.afterCents ?? card.initialCents ?? 0);
+          if (owed === 0) continue;
+          const idle = wholeMonthsBetween(before.at(-1)?.createdAtMs ?? card.issuedAtMs, cutOffMs);
+          const toExpiry = card.expiresAtMs <= cutOffMs ? -1 : wholeMonthsBetween(cutOffMs, card.expiresAtMs);
+          const dormancy = DORMANCY_BANDS.find(
+            (b) => idle >= b.fromMonths && (b.toMonths === null || idle < b.toMonths),
+          )!;
+          const expiry = EXPIRY_BANDS.find(
+            (b) => toExpiry >= b.fromMonths && (b.toMonths === null || toExpiry < b.toMonths),
+          )!;
+          for (const band of [`d ${dormancy.label}`, `e ${expiry.label}`]) {
+            const k = `${key(card.currency, card.programId)} ${band}`;
+            bandSums.set(k, (bandSums.get(k) ?? 0) + owed);
+          }
+        }
+        const stated = new Map<string, number>();
+        for (const [prefix, rows] of [
+          ['d', at.dormancy],
+          ['e', at.expiry],
+        ] as const)
+          for (const b of rows)
+            if (b.cents !== 0) stated.set(`${key(b.currency, b.programId)} ${prefix} ${b.band}`, b.cents);
+        expect(stated).toEqual(new Map([...bandSums].filter(([, v]) => v !== 0)));
 
         for (const v of at.vintages) {
           expect(v.issuedCents - v.redeemedCents - v.voidedCents - v.expiredCents).toBe(v.remainingCents);
