@@ -8,9 +8,13 @@ import { findingsStore } from '../findings/store.js';
 import type { ClosedPeriodFigures } from '../report/close.js';
 import type { Period } from '../report/period.js';
 import { CLOSE_FILES, writeClose, type ClosePaths } from '../report/write-close.js';
-import type { LiabilitySettings } from '../ledger/liability.js';
-import { liabilitySettingsFile } from '../ledger/liability-settings.js';
-import { breakageEntries, liabilityJson } from '../report/liability-sheets.js';
+import {
+  breakageEntries,
+  type LiabilitySettings,
+  liabilityJson,
+  liabilitySettingsFile,
+} from '../report/liability-sheets.js';
+import { ReportStore } from '../report/store.js';
 import type { JobContext } from './context.js';
 
 export interface CloseSettings {
@@ -61,6 +65,8 @@ export async function closePeriodOf(
     ...(settings.liability ? { liability: settings.liability } : {}),
   });
   const outputs = CLOSE_FILES.map((key) => paths[key]);
+  // The workpaper's vintages and bands, for the liability_by_vintage and liability_dormancy views.
+  await new ReportStore(mirror).keepLiability(period.label, result.liability.closing);
   const { evidence, checkpoint } = await sealClose(
     mirror,
     {

@@ -5,7 +5,7 @@
  */
 import type { Mirror } from '../db/mirror.js';
 import { findingsStore } from '../findings/store.js';
-import type { LiabilitySettings } from '../ledger/liability.js';
+import type { LiabilitySettings } from '../report/liability-sheets.js';
 import { type ClosedPeriodFigures, closePeriod } from '../report/close.js';
 import type { Period } from '../report/period.js';
 

@@ -26,8 +26,7 @@ import { sha256Hex } from '../hash.js';
 import { findingsStore, type FindingsStore } from '../findings/store.js';
 import { oneLine } from '../log.js';
 import { closePeriod, type PeriodClose, type RunInFlight } from '../report/close.js';
-import { parseLiabilitySettings } from '../ledger/liability-settings.js';
-import { breakageEntries, liabilityJson } from '../report/liability-sheets.js';
+import { breakageEntries, liabilityJson, parseLiabilitySettings } from '../report/liability-sheets.js';
 import { periodOf } from '../report/period.js';
 import { rebuildListsAsOf } from '../sync/as-of.js';
 

@@ -536,7 +536,7 @@ function addSqlCommand(program: Command, db: SharedOptions['db']): void {
   program
     .command('sql')
     .description(
-      'run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history)',
+      'run one read-only SQL statement against the mirror (views: card_ledger, card_reconciliation, refunds_by_reference, open_findings, order_lines_fx, coupon_redemption_history, wallet_balance_history, liability_by_vintage, liability_dormancy)',
     )
     .argument('[statement...]', 'one SELECT statement, in quotes')
     .option('--file <file>', 'read the statement from a file')

@@ -9,13 +9,18 @@ import { resolve } from 'node:path';
 import { liabilityOf } from '../app/liability.js';
 import { openForReading } from '../db/mirror.js';
 import { ConfigError } from '../errors.js';
-import type { LiabilitySettings } from '../ledger/liability.js';
-import { LiabilitySettingsError, parseLiabilitySettings } from '../ledger/liability-settings.js';
-import { formatRate } from '../ledger/rate.js';
 import { defaultLocations } from '../locations.js';
 import { formatCents, groupThousands } from '../money.js';
 import { EXCLUSIVE, outputTarget, temporaryBeside } from '../paths.js';
-import { breakageEntries, liabilityJson, unclaimedCsv } from '../report/liability-sheets.js';
+import {
+  breakageEntries,
+  formatRate,
+  type LiabilitySettings,
+  LiabilitySettingsError,
+  liabilityJson,
+  parseLiabilitySettings,
+  unclaimedCsv,
+} from '../report/liability-sheets.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { reporter } from './reporter.js';
 

@@ -691,6 +691,56 @@ export const findingAcceptanceHistory = sqliteTable(
 );
 
 /** The gift card liability roll-forward per currency, per check run. */
+/**
+ * The liability workpaper of each period closed (report/liability-sheets.ts), a row per currency,
+ * program and issue month: what the close stated, kept for the liability_by_vintage view. A
+ * period closed again replaces its rows; program_id is '' for cards without a program.
+ */
+export const liabilityVintages = sqliteTable(
+  'liability_vintages',
+  {
+    period: text('period').notNull(),
+    cutOffMs: integer('cut_off_ms').notNull(),
+    currency: text('currency').notNull(),
+    programId: text('program_id').notNull(),
+    issueMonth: text('issue_month').notNull(),
+    ageMonths: integer('age_months').notNull(),
+    cards: integer('cards').notNull(),
+    issuedCents: integer('issued_cents').notNull(),
+    redeemedCents: integer('redeemed_cents').notNull(),
+    voidedCents: integer('voided_cents').notNull(),
+    expiredCents: integer('expired_cents').notNull(),
+    remainingCents: integer('remaining_cents').notNull(),
+    unexplainedCents: integer('unexplained_cents').notNull(),
+    unknownCards: integer('unknown_cards').notNull(),
+    escheatCents: integer('escheat_cents').notNull(),
+    escheatCards: integer('escheat_cards').notNull(),
+    breakageBaseCents: integer('breakage_base_cents').notNull(),
+    expectedBreakageCents: integer('expected_breakage_cents').notNull(),
+    recognisedBreakageCents: integer('recognised_breakage_cents').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.period, t.currency, t.programId, t.issueMonth] })],
+);
+
+/** The same close's bands: the remaining liability by time since last activity and to expiry (the liability_dormancy view). */
+export const liabilityBands = sqliteTable(
+  'liability_bands',
+  {
+    period: text('period').notNull(),
+    cutOffMs: integer('cut_off_ms').notNull(),
+    /** 'since last activity' or 'to expiry'. */
+    measure: text('measure').notNull(),
+    currency: text('currency').notNull(),
+    programId: text('program_id').notNull(),
+    /** The band's place among its measure's bands, youngest first. */
+    bandOrder: integer('band_order').notNull(),
+    band: text('band').notNull(),
+    cards: integer('cards').notNull(),
+    valueCents: integer('value_cents').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.period, t.measure, t.currency, t.programId, t.bandOrder] })],
+);
+
 export const liabilityRollforward = sqliteTable(
   'liability_rollforward',
   {

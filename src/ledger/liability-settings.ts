@@ -104,10 +104,8 @@ export function liabilitySettingsFile(settings: LiabilitySettings): LiabilitySet
     };
   }
   const jurisdictions: NonNullable<LiabilitySettingsFile['jurisdictions']> = {};
-  for (const code of [...settings.jurisdictions.keys()].sort()) {
-    const rule = settings.jurisdictions.get(code) as JurisdictionRule;
+  for (const [code, rule] of [...settings.jurisdictions].sort(([a], [b]) => a.localeCompare(b)))
     jurisdictions[code] = { dormancyMonths: rule.dormancyMonths, exempt: rule.exempt };
-  }
   return {
     standard: settings.standard,
     maturityMonths: settings.maturityMonths,

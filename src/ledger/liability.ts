@@ -320,6 +320,32 @@ export interface LiabilitySplit {
   unknownCards: number;
 }
 
+/** A currency and program's vintages summed: the Liability by vintage sheet's total rows and the bands' totals. */
+export interface VintageTotal {
+  currency: string;
+  programId: string | null;
+  cards: number;
+  /** Cards owing something at the cut-off: each band table's count of cards sums to this. */
+  owingCards: number;
+  issuedCents: Cents;
+  redeemedCents: Cents;
+  voidedCents: Cents;
+  expiredCents: Cents;
+  /** = the roll-forward's closing at cut-off; each band table sums to it. */
+  remainingCents: Cents;
+  unexplainedCents: Cents;
+  escheatCents: Cents;
+  unknownCards: number;
+}
+
+/** The escheat candidates of one jurisdiction and currency. */
+export interface EscheatTotal {
+  jurisdiction: string;
+  currency: string;
+  cards: number;
+  cents: Cents;
+}
+
 /** Every liability figure at one cut-off. */
 export interface LiabilityAt {
   cutOffMs: number;
@@ -331,6 +357,10 @@ export interface LiabilityAt {
   breakage: VintageBreakage[];
   escheat: EscheatCandidate[];
   split: LiabilitySplit[];
+  /** Per currency and program, the vintages summed. */
+  totals: VintageTotal[];
+  /** Per jurisdiction and currency, the escheat candidates summed. */
+  escheatTotals: EscheatTotal[];
 }
 
 interface VintageSums extends Vintage {
@@ -544,6 +574,11 @@ export class LiabilityBook {
       breakage,
       escheat,
       split: splitOf(vintages, breakage),
+      totals: totalsOf(
+        vintages,
+        bands.map((b) => b.dormancy),
+      ),
+      escheatTotals: escheatTotalsOf(escheat),
     };
   }
 }
@@ -659,4 +694,96 @@ function splitOf(vintages: readonly Vintage[], breakage: readonly VintageBreakag
       row.escheatPayableCents,
     );
   return [...split.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+/** Per currency and program, its vintages summed, and the cards owing something (its dormancy bands' cards). */
+function totalsOf(vintages: readonly Vintage[], dormancy: readonly (readonly BandRow[])[]): VintageTotal[] {
+  const totals = new Map<string, VintageTotal>();
+  for (const v of vintages) {
+    const key = groupKey(v.currency, v.programId);
+    const t = totals.get(key) ?? {
+      currency: v.currency,
+      programId: v.programId,
+      cards: 0,
+      owingCards: 0,
+      issuedCents: ZERO_CENTS,
+      redeemedCents: ZERO_CENTS,
+      voidedCents: ZERO_CENTS,
+      expiredCents: ZERO_CENTS,
+      remainingCents: ZERO_CENTS,
+      unexplainedCents: ZERO_CENTS,
+      escheatCents: ZERO_CENTS,
+      unknownCards: 0,
+    };
+    t.cards += v.cards;
+    t.unknownCards += v.unknownCards;
+    t.issuedCents = plusCents(t.issuedCents, v.issuedCents);
+    t.redeemedCents = plusCents(t.redeemedCents, v.redeemedCents);
+    t.voidedCents = plusCents(t.voidedCents, v.voidedCents);
+    t.expiredCents = plusCents(t.expiredCents, v.expiredCents);
+    t.remainingCents = plusCents(t.remainingCents, v.remainingCents);
+    t.unexplainedCents = plusCents(t.unexplainedCents, v.unexplainedCents);
+    t.escheatCents = plusCents(t.escheatCents, v.escheatCents);
+    totals.set(key, t);
+  }
+  for (const bands of dormancy) {
+    const first = bands[0];
+    const t = first ? totals.get(groupKey(first.currency, first.programId)) : undefined;
+    if (t) t.owingCards = bands.reduce((n, b) => n + b.cards, 0);
+  }
+  return [...totals.values()];
+}
+
+/** Per jurisdiction and currency, the escheat candidates summed, by jurisdiction then currency. */
+function escheatTotalsOf(escheat: readonly EscheatCandidate[]): EscheatTotal[] {
+  const totals = new Map<string, EscheatTotal>();
+  for (const c of escheat) {
+    const key = `${c.jurisdiction}\u0000${c.currency}`;
+    const t = totals.get(key) ?? { jurisdiction: c.jurisdiction, currency: c.currency, cards: 0, cents: ZERO_CENTS };
+    t.cards += 1;
+    t.cents = plusCents(t.cents, c.balanceCents);
+    totals.set(key, t);
+  }
+  return [...totals.values()].sort(
+    (a, b) => a.jurisdiction.localeCompare(b.jurisdiction) || a.currency.localeCompare(b.currency),
+  );
+}
+
+/** The period's breakage entries per currency: at expiry (the EXPIRE entries) and the change in proportional breakage recognised. */
+export interface BreakageEntry {
+  currency: string;
+  /** Taken by EXPIRE entries in the period (the roll-forward's expired): out of the cards' balances already. */
+  atExpiryCents: Cents;
+  /** Recognised to date at the closing cut-off less at the opening. */
+  proportionalCents: Cents;
+  recognisedOpeningCents: Cents;
+  recognisedClosingCents: Cents;
+}
+
+/**
+ * The journal entries a period's breakage implies, per currency: the proportional breakage
+ * recognised to date at its closing cut-off less at its opening one, and what the period's
+ * EXPIRE entries took (`expired`: the period roll-forward's rows).
+ */
+export function breakageEntriesOf(
+  closing: LiabilityAt,
+  opening: LiabilityAt,
+  expired: readonly { currency: string; expiredCents: Cents }[],
+): BreakageEntry[] {
+  const currencies = new Set([...closing.split.map((s) => s.currency), ...expired.map((r) => r.currency)]);
+  const recognised = (at: LiabilityAt, currency: string): Cents =>
+    at.split.find((s) => s.currency === currency)?.breakageRecognisedCents ?? ZERO_CENTS;
+  return [...currencies].sort().map((currency) => {
+    const atOpening = recognised(opening, currency);
+    const atClosing = recognised(closing, currency);
+    let atExpiry = ZERO_CENTS;
+    for (const r of expired) if (r.currency === currency) atExpiry = plusCents(atExpiry, r.expiredCents);
+    return {
+      currency,
+      atExpiryCents: atExpiry,
+      proportionalCents: minusCents(atClosing, atOpening),
+      recognisedOpeningCents: atOpening,
+      recognisedClosingCents: atClosing,
+    };
+  });
 }

@@ -8,6 +8,8 @@ import type { CloseLiability, ClosedPeriodFigures } from './close.js';
 import { formatCents, type Cents } from '../money.js';
 import {
   type BandRow,
+  type BreakageEntry,
+  breakageEntriesOf,
   DORMANCY_BANDS,
   type EscheatCandidate,
   EXPIRY_BANDS,
@@ -15,7 +17,13 @@ import {
   type MonthBand,
   type Vintage,
   type VintageBreakage,
+  type VintageTotal,
 } from '../ledger/liability.js';
+
+// What the jobs and commands above the report take of the liability's settings and rates.
+export type { LiabilitySettings } from '../ledger/liability.js';
+export { LiabilitySettingsError, liabilitySettingsFile, parseLiabilitySettings } from '../ledger/liability-settings.js';
+export { formatRate } from '../ledger/rate.js';
 import { liabilitySettingsFile } from '../ledger/liability-settings.js';
 import { formatRate, rateText } from '../ledger/rate.js';
 import { csvField, csvFigure } from './neutralise.js';
@@ -99,38 +107,9 @@ export function liabilitySplitRows(close: ClosedPeriodFigures): Cell[][] {
   ];
 }
 
-/** The period's breakage entries per currency: at expiry (the EXPIRE entries) and the change in proportional breakage recognised. */
-export interface BreakageEntry {
-  currency: string;
-  /** Taken by EXPIRE entries in the period: out of the cards' balances already. */
-  atExpiryCents: Cents;
-  /** Recognised to date at the closing cut-off less at the opening. */
-  proportionalCents: Cents;
-  recognisedOpeningCents: Cents;
-  recognisedClosingCents: Cents;
-}
-
-/** The journal entries the period's breakage implies, per currency. */
+/** The journal entries the period's breakage implies, per currency (ledger/liability.ts breakageEntriesOf). */
 export function breakageEntries(close: ClosedPeriodFigures): BreakageEntry[] {
-  const currencies = new Set([
-    ...close.liability.closing.split.map((s) => s.currency),
-    ...close.rollForwards.map((r) => r.currency),
-  ]);
-  const recognised = (at: LiabilityAt, currency: string): number =>
-    at.split.find((s) => s.currency === currency)?.breakageRecognisedCents ?? 0;
-  return [...currencies].sort().map((currency) => {
-    const opening = recognised(close.liability.opening, currency);
-    const closing = recognised(close.liability.closing, currency);
-    return {
-      currency,
-      atExpiryCents: close.rollForwards
-        .filter((r) => r.currency === currency)
-        .reduce((n, r) => n + r.expiredCents, 0) as Cents,
-      proportionalCents: (closing - opening) as Cents,
-      recognisedOpeningCents: opening as Cents,
-      recognisedClosingCents: closing as Cents,
-    };
-  });
+  return breakageEntriesOf(close.liability.closing, close.liability.opening, close.rollForwards);
 }
 
 const VINTAGE_HEADER = [
@@ -152,6 +131,7 @@ const VINTAGE_HEADER = [
 /** Liability by vintage: a row per currency, program and issue month; after each currency and program, its totals as sums of its rows. */
 function vintageSheet(at: LiabilityAt): SheetSpec {
   const rows: Cell[][] = [];
+  const totals = new Map(at.totals.map((t) => [`${t.currency} ${t.programId}`, t]));
   let row = 2;
   for (const group of groupsOf(at.vintages)) {
     const first = row;
@@ -285,6 +265,7 @@ const BAND_HEADER = ['measure', 'currency', 'program', 'band', 'cards owing', 'v
  */
 function dormancySheet(at: LiabilityAt): SheetSpec {
   const rows: Cell[][] = [];
+  const totals = new Map(at.totals.map((t) => [`${t.currency} ${t.programId}`, t]));
   const table = (title: string, labels: readonly MonthBand[], bands: readonly BandRow[], value: boolean): void => {
     rows.push(
       [{ note: title, strong: true }],
@@ -435,14 +416,6 @@ function breakageSheet(close: ClosedPeriodFigures): SheetSpec {
 /** Unclaimed property: per jurisdiction the candidates and their value, then every candidate (up to the cap). */
 function unclaimedSheet(close: ClosedPeriodFigures, cap: number, csv: string): SheetSpec {
   const { settings, closing } = close.liability;
-  const perPlace = new Map<string, { cards: number; cents: number }>();
-  for (const c of closing.escheat) {
-    const key = `${c.jurisdiction}\u0000${c.currency}`;
-    const sums = perPlace.get(key) ?? { cards: 0, cents: 0 };
-    sums.cards += 1;
-    sums.cents += c.balanceCents;
-    perPlace.set(key, sums);
-  }
   const rows: Cell[][] = [
     [{ note: 'Unclaimed property: balances past their jurisdiction’s dormancy period', strong: true }],
     ...noteRows(
@@ -455,12 +428,7 @@ function unclaimedSheet(close: ClosedPeriodFigures, cap: number, csv: string): S
     ),
     [],
     [{ label: 'jurisdiction' }, { label: 'currency' }, { label: 'cards' }, { label: 'value' }],
-    ...[...perPlace]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([key, sums]): Cell[] => {
-        const [place, currency] = key.split('\u0000') as [string, string];
-        return [place, currency, sums.cards, money(sums.cents, currency)];
-      }),
+    ...closing.escheatTotals.map((t): Cell[] => [t.jurisdiction, t.currency, t.cards, money(t.cents, t.currency)]),
     [],
     [
       { label: 'gift card' },
@@ -680,5 +648,5 @@ export function unclaimedCsv(candidates: readonly EscheatCandidate[]): string {
       csvField(c.programId),
     ].join(','),
   );
-  return `${[UNCLAIMED_COLUMNS.map(([name]) => name).join(','), ...lines].join('\r\n')}\r\n`;
+  return `${[UNCLAIMED_COLUMNS.map(([name]) => csvField(name)).join(','), ...lines].join('\r\n')}\r\n`;
 }

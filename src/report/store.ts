@@ -6,6 +6,7 @@
  */
 import type { SqlConnection, SqlRow } from '../db/connection.js';
 import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
+import { DORMANCY_BANDS, EXPIRY_BANDS, type LiabilityAt, type VintageBreakage } from '../ledger/liability.js';
 
 /** A card's DEBIT or REFUND entry with its card's currency, positionally: card, currency, reference, type, amount, entry. */
 export type RefundEntry = [
@@ -118,6 +119,58 @@ export class ReportStore {
     this.#c = mirror.connection;
     this.#db = mirror.queries;
     this.#dialect = mirror.dialect;
+  }
+
+  /**
+   * Keeps a close's liability workpaper (its vintages and bands) for the liability_by_vintage and
+   * liability_dormancy views, in place of what an earlier close of the same period kept.
+   */
+  async keepLiability(period: string, at: LiabilityAt): Promise<void> {
+    await this.#c.transaction(async () => {
+      await this.#c.write('DELETE FROM liability_vintages WHERE period = ?').run(period);
+      await this.#c.write('DELETE FROM liability_bands WHERE period = ?').run(period);
+      const vintage = this.#c.write(
+        `INSERT INTO liability_vintages (period, cut_off_ms, currency, program_id, issue_month, age_months, cards,
+           issued_cents, redeemed_cents, voided_cents, expired_cents, remaining_cents, unexplained_cents, unknown_cards,
+           escheat_cents, escheat_cards, breakage_base_cents, expected_breakage_cents, recognised_breakage_cents)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      at.vintages.forEach((v, i) => {
+        const b = at.breakage[i] as VintageBreakage;
+        vintage.later(
+          period,
+          at.cutOffMs,
+          v.currency,
+          v.programId ?? '',
+          v.month,
+          v.ageMonths,
+          v.cards,
+          v.issuedCents,
+          v.redeemedCents,
+          v.voidedCents,
+          v.expiredCents,
+          v.remainingCents,
+          v.unexplainedCents,
+          v.unknownCards,
+          v.escheatCents,
+          v.escheatCards,
+          b.baseCents,
+          b.expectedCents,
+          b.recognisedCents,
+        );
+      });
+      const band = this.#c.write(
+        `INSERT INTO liability_bands (period, cut_off_ms, measure, currency, program_id, band_order, band, cards, value_cents)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const [measure, rows, count] of [
+        ['since last activity', at.dormancy, DORMANCY_BANDS.length],
+        ['to expiry', at.expiry, EXPIRY_BANDS.length],
+      ] as const)
+        rows.forEach((b, i) =>
+          band.later(period, at.cutOffMs, measure, b.currency, b.programId ?? '', i % count, b.band, b.cards, b.cents),
+        );
+    });
   }
 
   /** A condition keeping the rows whose `column` is one of the IDs bound as a JSON array. */

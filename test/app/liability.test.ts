@@ -318,6 +318,43 @@ describe(`the liability workpaper on the aged world (${BACKEND_NAME})`, () => {
     const { mirror, release } = await openExistingForWriting(db, 'verify', 'sync');
     try {
       expect((await reperformPeriod(mirror, label)).identical).toBe(true);
+      // The views state the same vintages and bands.
+      const vintages = await mirror.connection
+        .read<{
+          program_id: string | null;
+          issue_month: string;
+          remaining_cents: number;
+          recognised_breakage_cents: number;
+        }>(
+          'SELECT program_id, issue_month, remaining_cents, recognised_breakage_cents FROM liability_by_vintage WHERE period = ? ORDER BY currency, program_id, issue_month',
+        )
+        .all(label);
+      expect(
+        vintages.map((v) => [
+          v.program_id,
+          v.issue_month,
+          Number(v.remaining_cents),
+          Number(v.recognised_breakage_cents),
+        ]),
+      ).toEqual(
+        close.liability.vintages.map((v, i) => [
+          v.programId,
+          v.month,
+          decimal(v.remaining),
+          decimal(close.liability.breakage[i]!.recognised),
+        ]),
+      );
+      const bands = await mirror.connection
+        .read<{ measure: string; value_cents: number }>(
+          'SELECT measure, value_cents FROM liability_dormancy WHERE period = ?',
+        )
+        .all(label);
+      expect(
+        sum(
+          bands.filter((b) => b.measure === 'since last activity'),
+          (b) => Number(b.value_cents),
+        ),
+      ).toBe(sum(close.liability.dormancy, (b) => decimal(b.value)));
     } finally {
       await release();
     }

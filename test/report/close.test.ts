@@ -3,7 +3,7 @@
  * through the real CLI, and a property over random legal ledgers.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -319,6 +319,41 @@ describe('closing a period', () => {
     expect(
       readFileSync(join(out, 'ledger-recon-close-2026-11-cards.csv'), 'utf8').split('\r\n').filter(Boolean),
     ).toHaveLength(1 + 4);
+  });
+
+  it('takes the liability settings from --liability, refuses a misspelt key in one line, and exports the holder report', async () => {
+    const { mirror, path, folder } = await mirrorOf(FIXTURE, '2026-12-15T00:00:00Z');
+    await mirror.close();
+    const settings = join(folder, 'liability.json');
+    writeFileSync(settings, JSON.stringify({ stateOfIncorporation: 'NY', dormancyMonth: 12 }));
+    const refused = await runCli(['close', '--period', '2026-11', '--db', path, '--liability', settings], cleanEnv());
+    expect([refused.status, refused.stderr]).toEqual([
+      2,
+      `ledger-recon: --liability ${settings}: the file: Unrecognized key: "dormancyMonth": see docs/liability.md for every key and its default\n`,
+    ]);
+    // Every card dormant after a month: each one owing something is a property of NY's.
+    writeFileSync(
+      settings,
+      JSON.stringify({ stateOfIncorporation: 'NY', jurisdictions: { NY: { dormancyMonths: 1 } } }),
+    );
+    const report = await runCli(
+      ['export', 'unclaimed', '--period', '2026-11', '--out', '-', '--db', path, '--liability', settings],
+      cleanEnv(),
+    );
+    expect(report.status, report.stderr).toBe(0);
+    const [header, ...rows] = report.stdout.split('\r\n').filter(Boolean);
+    expect(header).toBe(
+      '"property_id","property_type","owner_name","owner_state","date_of_last_activity","amount_reported","currency","issued","program"',
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows)
+      expect(row).toMatch(/^"[^"]+","MS12","UNKNOWN","NY","\d{8}","\d+\.\d{2}","[A-Z]{3}","\d{8}",/);
+    const liability = await runCli(['liability', '--as-of', '2026-11-30', '--db', path, '--json'], cleanEnv());
+    expect(liability.status, liability.stderr).toBe(0);
+    expect(JSON.parse(liability.stdout)).toMatchObject({
+      cutOff: '2026-12-01T00:00:00.000Z',
+      settings: { standard: 'asc-606' },
+    });
   });
 
   it('names a malformed period in one line', async () => {

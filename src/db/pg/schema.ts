@@ -130,6 +130,8 @@ export const heldFindings = pgTableOf(sqlite.heldFindings);
 export const resolvedFindings = pgTableOf(sqlite.resolvedFindings);
 export const findingAcceptances = pgTableOf(sqlite.findingAcceptances);
 export const findingAcceptanceHistory = pgTableOf(sqlite.findingAcceptanceHistory);
+export const liabilityVintages = pgTableOf(sqlite.liabilityVintages);
+export const liabilityBands = pgTableOf(sqlite.liabilityBands);
 export const liabilityRollforward = pgTableOf(sqlite.liabilityRollforward);
 export const evidenceManifests = pgTableOf(sqlite.evidenceManifests);
 export const booksFiles = pgTableOf(sqlite.booksFiles);
@@ -171,6 +173,8 @@ export const PG_TABLES: readonly Table[] = [
   resolvedFindings,
   findingAcceptances,
   findingAcceptanceHistory,
+  liabilityVintages,
+  liabilityBands,
   liabilityRollforward,
   evidenceManifests,
   booksFiles,
