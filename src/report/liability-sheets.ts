@@ -5,7 +5,7 @@
  * sums the sheet shows as formulas over its own rows.
  */
 import type { CloseLiability, ClosedPeriodFigures } from './close.js';
-import { formatCents, type Cents } from '../money.js';
+import { formatCents } from '../money.js';
 import {
   type BandRow,
   type BreakageEntry,
@@ -160,42 +160,21 @@ function vintageSheet(at: LiabilityAt): SheetSpec {
       cents,
       currency: v0.currency,
     });
-    const total = (pick: (v: Vintage) => number): number => group.reduce((n, v) => n + pick(v), 0);
+    const t = totals.get(`${v0.currency} ${v0.programId}`) as VintageTotal;
     rows.push([
       v0.currency,
       `${program(v0.programId)} total`,
       null,
       null,
-      { formula: `SUM(E${first}:E${last})`, count: total((v) => v.cards) },
-      sum(
-        'F',
-        total((v) => v.issuedCents),
-      ),
-      sum(
-        'G',
-        total((v) => v.redeemedCents),
-      ),
-      sum(
-        'H',
-        total((v) => v.voidedCents),
-      ),
-      sum(
-        'I',
-        total((v) => v.expiredCents),
-      ),
-      sum(
-        'J',
-        total((v) => v.remainingCents),
-      ),
-      sum(
-        'K',
-        total((v) => v.unexplainedCents),
-      ),
-      sum(
-        'L',
-        total((v) => v.escheatCents),
-      ),
-      { formula: `SUM(M${first}:M${last})`, count: total((v) => v.unknownCards) },
+      { formula: `SUM(E${first}:E${last})`, count: t.cards },
+      sum('F', t.issuedCents),
+      sum('G', t.redeemedCents),
+      sum('H', t.voidedCents),
+      sum('I', t.expiredCents),
+      sum('J', t.remainingCents),
+      sum('K', t.unexplainedCents),
+      sum('L', t.escheatCents),
+      { formula: `SUM(M${first}:M${last})`, count: t.unknownCards },
     ]);
     row += 1;
   }
@@ -275,17 +254,15 @@ function dormancySheet(at: LiabilityAt): SheetSpec {
       const row = rows.length + 1;
       const g0 = group[0] as BandRow;
       const last = columnOf(2 + labels.length);
+      // Each table's total is its currency and program's: the closing at cut-off, the cards owing.
+      const t = totals.get(`${g0.currency} ${g0.programId}`) as VintageTotal;
       rows.push([
         g0.currency,
         program(g0.programId),
         ...group.map((b): Cell => (value ? money(b.cents, b.currency) : b.cards)),
         value
-          ? {
-              formula: `SUM(C${row}:${last}${row})`,
-              cents: group.reduce((n, b) => n + b.cents, 0),
-              currency: g0.currency,
-            }
-          : { formula: `SUM(C${row}:${last}${row})`, count: group.reduce((n, b) => n + b.cards, 0) },
+          ? { formula: `SUM(C${row}:${last}${row})`, cents: t.remainingCents, currency: g0.currency }
+          : { formula: `SUM(C${row}:${last}${row})`, count: t.owingCards },
       ]);
     }
     rows.push([]);

@@ -167,9 +167,9 @@ export class ReportStore {
         ['since last activity', at.dormancy, DORMANCY_BANDS.length],
         ['to expiry', at.expiry, EXPIRY_BANDS.length],
       ] as const)
-        rows.forEach((b, i) =>
-          band.later(period, at.cutOffMs, measure, b.currency, b.programId ?? '', i % count, b.band, b.cards, b.cents),
-        );
+        rows.forEach((b, i) => {
+          band.later(period, at.cutOffMs, measure, b.currency, b.programId ?? '', i % count, b.band, b.cards, b.cents);
+        });
     });
   }
 
