@@ -7,7 +7,7 @@ import { periodOf, type PeriodOptions } from '../report/period.js';
 import type { ClosePaths } from '../report/write-close.js';
 import { closePeriodOf } from '../app/close.js';
 import { systemClock } from '../app/context.js';
-import type { PeriodClose } from '../report/close.js';
+import type { ClosedPeriodFigures, PeriodClose } from '../report/close.js';
 import { onInterrupt } from './interrupt.js';
 import { reporter } from './reporter.js';
 import { liabilitySettingsOf } from './liability.js';
@@ -118,7 +118,7 @@ function rollForwardLine(r: PeriodClose['rollForwards'][number]): string {
 }
 
 /** The close's JSON record: the period, whether it ties out, each roll-forward in decimals, and the files. */
-function closeRecord(label: string, result: PeriodClose, files: string[]): Record<string, unknown> {
+function closeRecord(label: string, result: ClosedPeriodFigures, files: string[]): Record<string, unknown> {
   const decimal = (cents: number | null): string | null => (cents === null ? null : formatCents(cents));
   return {
     period: label,
@@ -133,6 +133,14 @@ function closeRecord(label: string, result: PeriodClose, files: string[]): Recor
       difference: decimal(r.differenceCents),
       serviceDifference: r.serviceDifferenceCents === null ? null : decimal(r.serviceDifferenceCents),
       closes: r.closes,
+    })),
+    // The split page 1 states: what the books should hold per currency.
+    liability: result.liability.closing.split.map((s) => ({
+      currency: s.currency,
+      balances: decimal(s.balancesCents),
+      breakageRecognised: decimal(s.breakageRecognisedCents),
+      escheatPayable: decimal(s.escheatPayableCents),
+      contractLiability: decimal(s.contractLiabilityCents),
     })),
     files: files.map((p) => resolve(p)),
   };

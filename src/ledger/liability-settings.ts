@@ -59,7 +59,9 @@ export function parseLiabilitySettings(text: string): LiabilitySettings {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    throw new LiabilitySettingsError(`${where}: ${issue?.message ?? 'not valid'}`);
+    // A record's key that is wrong carries what it must be in its own issues (zod's invalid_key).
+    const inner = (issue as { issues?: ReadonlyArray<{ message: string }> } | undefined)?.issues?.[0]?.message;
+    throw new LiabilitySettingsError(`${where}: ${inner ?? issue?.message ?? 'not valid'}`);
   }
   return settingsOf(parsed.data);
 }

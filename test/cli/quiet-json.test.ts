@@ -93,7 +93,7 @@ describe('--json on every command that reports', () => {
     const close = await json(['close', '--db', db, '--out', out, '--period', month]);
     expect(close).toMatchObject({ period: month });
     expect((close['rollForwards'] as unknown[]).length).toBeGreaterThan(0);
-    expect(close['files']).toHaveLength(5);
+    expect(close['files']).toHaveLength(8);
     expect(await json(['verify', '--dir', out])).toMatchObject({ ok: true, problems: [] });
     const exported = await json(['export', 'hledger', '--db', db, '--out', join(dir, 'j.journal')]);
     expect(exported).toMatchObject({ format: 'hledger', out: join(dir, 'j.journal') });

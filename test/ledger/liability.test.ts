@@ -11,6 +11,7 @@ import {
   wholeMonthsBetween,
 } from '../../src/ledger/liability.js';
 import { formatRate, parseRate, rateOf, rateText, shareOf } from '../../src/ledger/rate.js';
+import { liabilitySettingsFile, parseLiabilitySettings } from '../../src/ledger/liability-settings.js';
 import { periodRollForwards } from '../../src/ledger/rollforward.js';
 import { LiabilityTally } from '../../src/ledger/state.js';
 import type { WalkedCard } from '../../src/ledger/walk.js';
@@ -249,5 +250,42 @@ describe('the liability at a cut-off', () => {
     // 1,800 × 4,000 ÷ 8,200 = 878.04…: 878.
     expect(young.recognisedCents).toBe(878);
     expect(at.split[0]).toMatchObject({ balancesCents: 3_000 + 1_000 + 6_000 });
+  });
+});
+
+describe('the liability settings file', () => {
+  it('reads every key over the defaults, gives back the same settings from what it seals, and refuses what it cannot read exactly', () => {
+    const settings = parseLiabilitySettings(
+      JSON.stringify({
+        standard: 'ifrs-9',
+        haircut: '12.5%',
+        stateOfIncorporation: 'TX',
+        jurisdictions: { TX: { dormancyMonths: 36 }, CA: { exempt: true } },
+        programs: { 'PRG-A': { breakageRate: '0.15', jurisdiction: 'NY' } },
+      }),
+    );
+    expect(settings).toMatchObject({ standard: 'ifrs-9', haircut: rateOf(1, 8), stateOfIncorporation: 'TX' });
+    expect(settings.programRates.get('PRG-A')).toEqual(rateOf(3, 20));
+    expect(settings.jurisdictions.get('NY')).toEqual({ dormancyMonths: 60, exempt: false });
+    expect(parseLiabilitySettings(JSON.stringify(liabilitySettingsFile(settings)))).toEqual(settings);
+    for (const [text, message] of [
+      ['{"haircut": 0.1}', 'haircut: Invalid input: expected string, received number'],
+      [
+        '{"haircut": "110%"}',
+        'haircut: a rate is a decimal between 0 and 1 ("0.12") or a percentage ("12%"), written as a string',
+      ],
+      [
+        '{"programs": {"P": {"breakageRate": "1e-2"}}}',
+        'programs.P.breakageRate: a rate is a decimal between 0 and 1 ("0.12") or a percentage ("12%"), written as a string',
+      ],
+      ['{"maturityMonths": 2.5}', 'maturityMonths: Invalid input: expected int, received number'],
+      [
+        '{"jurisdictions": {"New York": {}}}',
+        'jurisdictions.New York: a two-letter code ("NY"), or a country and subdivision ("US-NY")',
+      ],
+      ['{"standard": "gaap"}', 'standard: Invalid option: expected one of "asc-606"|"ifrs-15"|"ifrs-9"'],
+      ['not json', 'not JSON'],
+    ] as const)
+      expect(() => parseLiabilitySettings(text), text).toThrow(message);
   });
 });
