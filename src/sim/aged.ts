@@ -1,6 +1,6 @@
 /**
- * The aged part of a merchant's world, for the liability workpaper: cards issued over five and a
- * half years in two programs, one expiring after five years (PRG-LEGACY) and one with no
+ * The aged part of a merchant's world, for the liability workpaper: cards issued over six years in
+ * two programs, one expiring after five years (PRG-LEGACY) and one with no
  * practical expiry (PRG-EVERGREEN), redeemed as gift cards are (most of the value in the first
  * months, a long tail, some cards never used, some left dormant with a balance). Every move is
  * legal: a healthy aged world reconciles. Drawn from a random stream of its own, so that adding
@@ -34,8 +34,8 @@ export function agedTemplates(random: Random): CardTemplate[] {
   ];
 }
 
-/** How far back the aged cards are issued: five and a half years. */
-const AGED_HISTORY_DAYS = 66 * 30;
+/** How far back the aged cards are issued: six years (a five-year dormancy period has cards past it). */
+const AGED_HISTORY_DAYS = 6 * 365;
 
 /** Days until the next redemption: most soon after the last, a long tail (an exponential of `meanDays`). */
 function waitDays(random: Random, meanDays: number): number {
@@ -54,8 +54,8 @@ export function generateAged(gc: GiftCardWorld, merchantId: string, count: numbe
     const template = templates[i % templates.length] as CardTemplate;
     const issuedAt = nowMs - random.int(2, AGED_HISTORY_DAYS) * DAY - random.int(0, DAY - 1);
     const card = gc.issueCard(merchantId, template, issuedAt);
-    // One in eight is never used; the others are redeemed in up to five steps, the first soon after the issue.
-    if (random.chance(0.125)) continue;
+    // Some 15 % are never used; the others are redeemed in up to five steps, the first soon after the issue.
+    if (random.chance(0.15)) continue;
     const steps = random.int(1, 5);
     let at = issuedAt + waitDays(random, 20) * DAY;
     for (let step = 0; step < steps; step += 1) {

@@ -10,7 +10,7 @@ export interface WorldSize {
   coupons: number;
   products: number;
   orders: number;
-  /** Cards issued over five and a half years in two aged programs (aged.ts): the liability workpaper's world. */
+  /** Cards issued over six years in two aged programs (aged.ts): the liability workpaper's world. */
   agedCards?: number;
 }
 
@@ -24,7 +24,7 @@ export type SizePreset = keyof typeof SIZE_PRESETS;
 
 /**
  * The aged cards `simulate` and the demo add to each preset's world (aged.ts): the liability
- * workpaper's five and a half years. Not in SIZE_PRESETS, so that a test's world stays as its seed made it.
+ * workpaper's six years. Not in SIZE_PRESETS, so that a test's world stays as its seed made it.
  */
 export const AGED_CARDS: Readonly<Record<SizePreset, number>> = { tiny: 0, small: 80, medium: 2_000, large: 20_000 };
 

@@ -1,5 +1,5 @@
 /**
- * The close's liability workpaper on the simulator's aged world (five and a half years of cards in
+ * The close's liability workpaper on the simulator's aged world (six years of cards in
  * an expiring and a non-expiring program), on both backends: every figure the close states is
  * what the documented formulas (docs/liability.md) give from the world's own cards and entries,
  * computed here from the simulator's ground truth; vintages and bands add up to the roll-forward's
