@@ -178,7 +178,14 @@ function vintageSheet(at: LiabilityAt): SheetSpec {
     ]);
     row += 1;
   }
-  return { name: 'Liability by vintage', header: VINTAGE_HEADER, printKeyColumns: 3, rows };
+  // One page wide at about 80 %: a vintage's figures never print apart from its currency, program and month.
+  return {
+    name: 'Liability by vintage',
+    header: VINTAGE_HEADER,
+    widths: [8, 14, 9, 6, 7, 13, 13, 11, 12, 13, 11, 12, 8],
+    printKeyColumns: 3,
+    rows,
+  };
 }
 
 /** Vintages (or rows of them) by currency and program, in order. */
@@ -226,7 +233,14 @@ function curveSheet(at: LiabilityAt): SheetSpec {
       ...points.map((p) => money(p, v.currency)),
     ];
   });
-  return { name: 'Redemption curve', header, printColumns: firstCents, printKeyColumns: 3, rows };
+  return {
+    name: 'Redemption curve',
+    header,
+    widths: [8, 14, 9, 13, ...CURVE_MONTHS.map(() => 9), ...CURVE_MONTHS.map(() => 13)],
+    printColumns: firstCents,
+    printKeyColumns: 3,
+    rows,
+  };
 }
 
 /** A column's letters from its 1-based number. */
