@@ -163,8 +163,8 @@ function vintageSheet(at: LiabilityAt): SheetSpec {
     const t = totals.get(`${v0.currency} ${v0.programId}`) as VintageTotal;
     rows.push([
       v0.currency,
-      `${program(v0.programId)} total`,
-      null,
+      program(v0.programId),
+      'total',
       null,
       { formula: `SUM(E${first}:E${last})`, count: t.cards },
       sum('F', t.issuedCents),
@@ -182,7 +182,7 @@ function vintageSheet(at: LiabilityAt): SheetSpec {
   return {
     name: 'Liability by vintage',
     header: VINTAGE_HEADER,
-    widths: [8, 14, 9, 6, 7, 13, 13, 11, 12, 13, 11, 12, 8],
+    widths: [8, 17, 9, 6, 7, 13, 13, 11, 12, 13, 11, 12, 8],
     printKeyColumns: 3,
     rows,
   };
@@ -236,7 +236,7 @@ function curveSheet(at: LiabilityAt): SheetSpec {
   return {
     name: 'Redemption curve',
     header,
-    widths: [8, 14, 9, 13, ...CURVE_MONTHS.map(() => 9), ...CURVE_MONTHS.map(() => 13)],
+    widths: [8, 17, 9, 13, ...CURVE_MONTHS.map(() => 9), ...CURVE_MONTHS.map(() => 13)],
     printColumns: firstCents,
     printKeyColumns: 3,
     rows,
