@@ -160,7 +160,7 @@ function vintageSheet(at: LiabilityAt): SheetSpec {
       cents,
       currency: v0.currency,
     });
-    const t = totals.get(`${v0.currency} ${v0.programId}`) as VintageTotal;
+    const t = totalOf(totals, v0);
     rows.push([
       v0.currency,
       program(v0.programId),
@@ -186,6 +186,16 @@ function vintageSheet(at: LiabilityAt): SheetSpec {
     printKeyColumns: 3,
     rows,
   };
+}
+
+/** A currency and program's totals, which the ledger stage gives for every group it has rows of. */
+function totalOf(
+  totals: ReadonlyMap<string, VintageTotal>,
+  row: { currency: string; programId: string | null },
+): VintageTotal {
+  const total = totals.get(`${row.currency} ${row.programId}`);
+  if (!total) throw new Error(`no totals for ${row.currency} ${row.programId ?? '(no program)'}`);
+  return total;
 }
 
 /** Vintages (or rows of them) by currency and program, in order. */
@@ -269,7 +279,7 @@ function dormancySheet(at: LiabilityAt): SheetSpec {
       const g0 = group[0] as BandRow;
       const last = columnOf(2 + labels.length);
       // Each table's total is its currency and program's: the closing at cut-off, the cards owing.
-      const t = totals.get(`${g0.currency} ${g0.programId}`) as VintageTotal;
+      const t = totalOf(totals, g0);
       rows.push([
         g0.currency,
         program(g0.programId),
