@@ -1,6 +1,7 @@
 /** The check alone as a job: the catalogue over the mirror's newest sync, its standing recorded (or, dry, nothing). */
 import type { CheckOptions } from '../checks/check.js';
 import { reconcile, type ReconcileResult } from '../findings/reconcile.js';
+import type { SlaRule } from '../findings/sla.js';
 import type { FailOn } from '../findings/verdict.js';
 import type { JobContext } from './context.js';
 
@@ -8,6 +9,8 @@ export interface CheckSettings {
   checkOptions?: Partial<CheckOptions>;
   failOn?: FailOn;
   merchantId?: string;
+  /** The exception SLA rules (`--sla`). */
+  sla?: readonly SlaRule[];
   /** Judge the newest sync and record nothing: no run in history, no standing changed (`--dry-run`). */
   dryRun?: boolean;
 }
@@ -24,5 +27,6 @@ export function checkMirror(context: Pick<JobContext, 'mirror' | 'clock'>, setti
     ...(settings.failOn ? { failOn: settings.failOn } : {}),
     ...(settings.merchantId ? { merchantId: settings.merchantId } : {}),
     ...(settings.dryRun ? { dryRun: true } : {}),
+    ...(settings.sla ? { sla: settings.sla } : {}),
   }) satisfies Promise<ReconcileResult>;
 }

@@ -4,6 +4,7 @@
  * clock. `ledger-recon run` builds the context from the process and prints what this returns;
  * a test calls it in its own process.
  */
+import type { SlaRule } from '../findings/sla.js';
 import type { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { BooksFolder } from '../books/import-books.js';
@@ -38,6 +39,8 @@ export interface NightSettings extends SyncSettings {
   checkOptions?: Partial<CheckOptions>;
   failOn?: FailOn;
   merchantId?: string;
+  /** The exception SLA rules (`--sla`). */
+  sla?: readonly SlaRule[];
   /** Who prepared it and the materiality thresholds (the workbook's Summary). */
   scope?: ReportScope;
   /** The merchant's books to import first (`--books`). */
@@ -66,6 +69,7 @@ const RUN_FIGURES = [
   'inFlight',
   'held',
   'moneyAtStake',
+  'overdue',
 ] as const;
 
 /** How long each stage took (ms): books (with --books), sync, check (with the confirmation), report (with the seal). */
@@ -230,6 +234,7 @@ async function nightly(
       nowMs: clock.now(),
       ...(settings.failOn ? { failOn: settings.failOn } : {}),
       ...(settings.merchantId ? { merchantId: settings.merchantId } : {}),
+      ...(settings.sla ? { sla: settings.sla } : {}),
       options: settings.checkOptions ?? {},
       reportPending: true,
       signal,

@@ -1,3 +1,5 @@
+import { slaRulesOf } from './settings-files.js';
+import { slaOfRun } from '../findings/sla.js';
 import { defaultLocations } from '../locations.js';
 import { exportFinding } from '../findings/finding.js';
 import { checkMirror } from '../app/check.js';
@@ -19,6 +21,8 @@ export interface CheckCommandOptions {
   quiet?: boolean;
   findingsJson?: string;
   failOn?: FailOn;
+  /** The exception SLA rules file (`--sla`). */
+  sla?: string;
   merchantId?: string;
   expiryGraceMinutes?: number;
   stuckOrderSlaHours?: number;
@@ -43,6 +47,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   const write =
     options.write ??
     ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
+  const sla = slaRulesOf(options.sla);
   const dbPath = options.db ?? defaultLocations().db;
   if (!(await mirrorExists(dbPath))) throw noMirrorAt(dbPath, shownDb(dbPath));
   const { mirror, release } = await openForWriting(dbPath, 'check');
@@ -54,11 +59,15 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
         ...(options.failOn ? { failOn: options.failOn } : {}),
         ...(options.merchantId ? { merchantId: options.merchantId } : {}),
         ...(options.dryRun ? { dryRun: true } : {}),
+        ...(sla ? { sla } : {}),
       },
     );
     if (findingsTarget) {
       // A dry run's findings belong to no run.
-      const exported = findings.map(exportFinding).map((f) => (options.dryRun ? { ...f, runId: null } : f));
+      const sla = slaOfRun(summary);
+      const exported = findings
+        .map((f) => exportFinding(f, sla))
+        .map((f) => (options.dryRun ? { ...f, runId: null } : f));
       const text = `${JSON.stringify(exported, null, 2)}\n`;
       if (findingsTarget.kind === 'stdout') process.stdout.write(text);
       else writeAtomically(findingsTarget.path, text);

@@ -4,7 +4,8 @@ import { SEVERITIES, type Severity } from '../checks/check.js';
 import { openForReading } from '../db/mirror.js';
 import { ConfigError, MirrorError } from '../errors.js';
 import { type ExportedFinding, exportFinding } from '../findings/finding.js';
-import { findingsStore } from '../findings/store.js';
+import { findingsStore, summaryOf } from '../findings/store.js';
+import { slaOfRun } from '../findings/sla.js';
 import { oneLine } from '../log.js';
 import { tableLines, terminalWidth } from '../fit-width.js';
 
@@ -15,6 +16,8 @@ export interface FindingsListOptions {
   severity?: string;
   /** Only findings at least this many days old. */
   minAge?: number;
+  /** Only findings past their due time by the run's exception SLA rules. */
+  overdue?: boolean;
   write?: (text: string) => void;
   /** The width to fit (the terminal's when printing to one; full rows otherwise). */
   width?: number;
@@ -45,15 +48,20 @@ export async function findingsList(options: FindingsListOptions): Promise<Export
     const run = await store.history.completedRun();
     if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` or `run` first');
     const rank = (severity: Severity): number => SEVERITIES.indexOf(severity);
+    const sla = slaOfRun(summaryOf(run));
     const listed: ExportedFinding[] = [];
     for await (const finding of store.whole.findingsOf(run.checkRunId)) {
       if (code !== undefined && finding.code !== (code as CheckCode)) continue;
       if (options.severity !== undefined && finding.severity !== options.severity) continue;
       if (options.minAge !== undefined && finding.ageDays < options.minAge) continue;
-      listed.push(exportFinding(finding));
+      const exported = exportFinding(finding, sla);
+      if (options.overdue && !exported.overdue) continue;
+      listed.push(exported);
     }
+    // Overdue first, then the worst, the oldest.
     listed.sort(
       (a, b) =>
+        Number(b.overdue) - Number(a.overdue) ||
         rank(a.severity) - rank(b.severity) ||
         b.ageDays - a.ageDays ||
         a.code.localeCompare(b.code) ||
@@ -63,20 +71,22 @@ export async function findingsList(options: FindingsListOptions): Promise<Export
       write(`${JSON.stringify(listed)}\n`);
       return listed;
     }
-    const header = ['fingerprint', 'code', 'severity', 'state', 'age', 'amount', 'record', 'message'];
+    const header = ['fingerprint', 'code', 'severity', 'state', 'age', 'due', 'amount', 'record', 'message'];
     const table = listed.map((f) => [
       f.fingerprint,
       f.code,
       f.severity,
       f.state,
       String(f.ageDays),
+      f.dueAt === null ? '' : `${f.overdue ? 'OVERDUE ' : ''}${f.dueAt.slice(0, 16).replace('T', ' ')}`,
       f.difference === null ? '' : `${f.difference} ${f.unit ?? ''}`.trim(),
       `${f.entityType} ${f.entityId}`,
       oneLine(f.message),
     ]);
     // On a terminal, the columns that matter least go first until a row fits; elsewhere, full rows.
     const width = options.write === undefined ? terminalWidth(process.stdout) : options.width;
-    for (const line of tableLines(header, table, width, ['message', 'record', 'state', 'severity'])) write(`${line}\n`);
+    for (const line of tableLines(header, table, width, ['message', 'record', 'state', 'severity', 'due']))
+      write(`${line}\n`);
     write(
       `(${listed.length} finding${listed.length === 1 ? '' : 's'} of run ${run.checkRunId}; accept one with: ledger-recon accept FINGERPRINT --note "…")\n`,
     );

@@ -76,6 +76,12 @@ function addCheckOptions(command: Command): Command {
       process.env['LEDGER_RECON_MERCHANT_ID'] || undefined,
     )
     .addOption(
+      new Option(
+        '--sla <file>',
+        'exception SLA rules (JSON: by severity, amount at stake and age, the time a finding may stay open; docs/checking.md#exception-slas); the documented defaults otherwise (or LEDGER_RECON_SLA)',
+      ).env('LEDGER_RECON_SLA'),
+    )
+    .addOption(
       new Option('--expiry-grace-minutes <n>', 'how long past expiry a card or coupon may stay ACTIVE')
         .default(DEFAULT_CHECK_OPTIONS.expiryGraceMinutes)
         .argParser(integer('--expiry-grace-minutes', 0)),
@@ -718,6 +724,10 @@ function addMirrorCommands(program: Command, { db }: SharedOptions, locations: L
     .option('--severity <severity>', 'only findings of this severity: error, warning or info')
     .addOption(
       new Option('--min-age <days>', 'only findings at least this many days old').argParser(integer('--min-age', 0)),
+    )
+    .option(
+      '--overdue',
+      "only findings past their due time by the run's exception SLA rules (overdue ones lead the list anyway)",
     )
     .option('--json', 'print a JSON array, the fields of the findings file')
 

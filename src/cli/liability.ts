@@ -4,7 +4,7 @@
  * the holder report as CSV. Both read the mirror only; `--liability FILE` (or
  * LEDGER_RECON_LIABILITY) sets what shapes breakage and unclaimed property.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { liabilityOf } from '../app/liability.js';
 import { openForReading } from '../db/mirror.js';
@@ -23,31 +23,20 @@ import {
 } from '../report/liability-sheets.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { reporter } from './reporter.js';
+import { settingsFileOf } from './settings-files.js';
 
 /**
  * The settings file `--liability` names, read and checked now (before the mirror opens).
  * @throws ConfigError naming the flag, the key and the fix.
  */
 export function liabilitySettingsOf(path: string | undefined): LiabilitySettings | undefined {
-  if (path === undefined || path === '') return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      '--liability',
-      `--liability ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give the liability settings file (docs/liability.md)`,
-    );
-  }
-  try {
-    return parseLiabilitySettings(text);
-  } catch (error) {
-    if (!(error instanceof LiabilitySettingsError)) throw error;
-    throw new ConfigError(
-      '--liability',
-      `--liability ${path}: ${error.message}: see docs/liability.md for every key and its default`,
-    );
-  }
+  return settingsFileOf(path, {
+    flag: '--liability',
+    what: 'the liability settings file',
+    docs: 'docs/liability.md',
+    parse: parseLiabilitySettings,
+    refusal: LiabilitySettingsError,
+  });
 }
 
 export interface LiabilityCommandOptions {

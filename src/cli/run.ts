@@ -1,3 +1,4 @@
+import { slaRulesOf } from './settings-files.js';
 import { systemClock } from '../app/context.js';
 import {
   failedNight,
@@ -36,6 +37,8 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   json?: boolean;
   failOn?: FailOn;
   merchantId?: string;
+  /** The exception SLA rules file (`--sla`). */
+  sla?: string;
   concurrency?: number;
   env?: NodeJS.ProcessEnv;
   /** Print the verdict and summary as on a terminal, whatever stderr is (the demo). */
@@ -116,6 +119,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
     );
   // A key that cannot sign fails the night before its work, not after it.
   const seal = sealSettingsOf(options);
+  const sla = slaRulesOf(options.sla);
   const books = options.books !== undefined ? booksFilesIn(options.books) : null;
   const stderr = options.stderr ?? process.stderr;
   const tty = stderr.isTTY === true;
@@ -138,6 +142,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       scope: scopeOf(options),
       ...(options.failOn ? { failOn: options.failOn } : {}),
       ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+      ...(sla ? { sla } : {}),
       ...(options.full ? { full: true } : {}),
       ...(options.rebind ? { rebind: true } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),

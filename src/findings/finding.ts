@@ -6,6 +6,7 @@ import type { FindingDraft, RecordRef, Severity } from '../checks/check.js';
 import type { CheckCode } from '../checks/index.js';
 import { formatCents } from '../money.js';
 import { sha256Hex } from '../hash.js';
+import { dueOf, isOverdue, type RunSla } from './sla.js';
 
 /** A finding's standing in the files: every output spells these the same way. */
 export const FINDING_STATES = ['new', 'open', 'accepted'] as const;
@@ -82,6 +83,10 @@ export interface ExportedFinding {
   acceptedAt: string | null;
   acceptedUntil: string | null;
   acceptanceEnded: string | null;
+  /** When it is due by the run's exception SLA rules (findings/sla.ts); null when accepted or no rule applies. */
+  dueAt: string | null;
+  /** Due at or before the run's start. */
+  overdue: boolean;
 }
 
 /** The same break gets the same fingerprint in every run: code plus the identities it is about. */
@@ -128,7 +133,8 @@ function decimal(unit: Finding['unit'], value: number | null): string | null {
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
-export function exportFinding(finding: Finding): ExportedFinding {
+export function exportFinding(finding: Finding, sla: RunSla): ExportedFinding {
+  const due = dueOf(finding, sla.rules);
   return {
     runId: finding.checkRunId,
     code: finding.code,
@@ -154,6 +160,8 @@ export function exportFinding(finding: Finding): ExportedFinding {
     acceptedAt: iso(finding.acceptance?.acceptedAtMs),
     acceptedUntil: iso(finding.acceptance?.untilMs),
     acceptanceEnded: finding.acceptanceEnded,
+    dueAt: iso(due),
+    overdue: isOverdue(due, sla.asOfMs),
   };
 }
 

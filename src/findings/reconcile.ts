@@ -3,6 +3,7 @@
  * caller can re-read the service), every finding's standing across runs, the liability
  * roll-forward, the verdict, and all of it stored in one transaction.
  */
+import type { SlaRule } from './sla.js';
 import { keepLeaves, leafKeeperOf } from '../ledger/leaves.js';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CHECK_OPTIONS, type CheckOptions } from '../checks/check.js';
@@ -44,6 +45,8 @@ export interface ReconcileInput {
   signal?: AbortSignal;
   /** Re-reads the records behind gift card errors by ID (the nightly run); none for `check`. */
   confirm?: (request: RereadRequest) => Promise<Rereads>;
+  /** The exception SLA rules (`--sla FILE`); the documented defaults otherwise. */
+  sla?: readonly SlaRule[];
 }
 
 export interface ReconcileResult {
@@ -137,6 +140,7 @@ async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
   const rollForward = nightlyRollForward(tallies.night, opening);
   const durationMs = Math.round(performance.now() - started);
   const summary = summarise({
+    ...(input.sla ? { sla: input.sla } : {}),
     checkRunId,
     sync,
     complete,

@@ -2,6 +2,7 @@
  * A check run's summary, computed from its standing (pure): counts that add up (new + open +
  * accepted = the findings in the files), money at stake counted once, ages, the verdict.
  */
+import { DEFAULT_SLA_RULES, dueOf, isOverdue, rulesFile, type SlaRule, type SlaRulesFile } from './sla.js';
 import { SEVERITIES, type Severity } from '../checks/check.js';
 import { type CheckCode, CHECKS } from '../checks/index.js';
 import type { LedgerPopulation } from '../ledger/population.js';
@@ -51,6 +52,10 @@ export interface CheckRunSummary {
   population?: LedgerPopulation;
   /** What the confirmation pass re-read by ID (absent without one): counts, and the SHA-256 of its reads (the manifest states it). */
   confirmation?: ConfirmationReads;
+  /** The exception SLA rules in force (findings/sla.ts), in their file form; absent from runs recorded before them: the defaults. */
+  sla?: SlaRulesFile;
+  /** Findings due at or before the run's start by those rules (not accepted). */
+  overdue?: number;
   /** The roll-forwards that do not close: what fails a run besides its findings. */
   rollForwardBreaks: { currency: string; program: string | null; difference: string }[];
   failedChecks: { code: CheckCode; error: string }[];
@@ -116,6 +121,8 @@ export interface SummaryInput {
   cards: number;
   entries: number;
   walkMs: number;
+  /** The exception SLA rules in force (default: DEFAULT_SLA_RULES). */
+  sla?: readonly SlaRule[];
 }
 
 export function summarise(input: SummaryInput): CheckRunSummary {
@@ -153,6 +160,8 @@ export function summarise(input: SummaryInput): CheckRunSummary {
         findings.filter((f) => f.state !== 'accepted' && ageBucketOf(f.ageDays) === b).length,
       ]),
     ),
+    sla: rulesFile(input.sla ?? DEFAULT_SLA_RULES),
+    overdue: findings.filter((f) => isOverdue(dueOf(f, input.sla ?? DEFAULT_SLA_RULES), input.startedAtMs)).length,
     rollForward: input.rollForward.map(rollForwardFigures),
     rollForwardBreaks: input.rollForward
       .filter((r) => r.differenceCents !== 0)

@@ -4,6 +4,7 @@
  * traced back. Rows stream from SQLite; nothing here holds a whole table in memory except
  * the run's finding codes per record (for the "findings" columns).
  */
+import { dueOf, isOverdue, type RunSla, slaOfRun } from '../findings/sla.js';
 import { type CheckCode, CATALOGUE } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
 import { preparedOn } from './names.js';
@@ -180,7 +181,7 @@ export async function reportSheets(
       severityColumn: 0,
       printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1,
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
-      rows: findingRows(store, run.checkRunId, materiality, onFinding),
+      rows: findingRows(store, run.checkRunId, materiality, slaOfRun(summaryOf(run)), onFinding),
     },
     await cardSheet(ledgerReads),
     monthToDate
@@ -422,6 +423,8 @@ export const FINDINGS_HEADER = [
   'accepted at (UTC)',
   'accepted until (UTC)',
   'acceptance ended',
+  'due (UTC)',
+  'overdue',
 ];
 
 /** Widths of the printed columns of the Findings sheet, severity to age (0.75 of full size one page wide). */
@@ -445,10 +448,12 @@ async function* findingRows(
   store: FindingsStore,
   checkRunId: number,
   materiality: Materiality,
+  sla: RunSla,
   onFinding?: (finding: Finding) => Promise<void>,
 ): AsyncGenerator<Cell[]> {
   for await (const f of store.whole.findingsOf(checkRunId)) {
     await onFinding?.(f);
+    const due = dueOf(f, sla.rules);
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
     yield [
@@ -476,6 +481,8 @@ async function* findingRows(
       date(a?.acceptedAtMs ?? null),
       date(a?.untilMs ?? null),
       f.acceptanceEnded,
+      date(due),
+      isOverdue(due, sla.asOfMs) ? 'OVERDUE' : '',
     ];
   }
 }
@@ -895,6 +902,18 @@ async function* headlineRows({ line, store, run, summary }: SummaryContext): Asy
       i === 0 ? 'Largest findings' : '',
       { cents: f.stakeCents, currency: f.currency ?? '' },
       { note: `${f.code} ${f.entityId}: see Findings` },
+    ]);
+  // Past their due time by the run's exception SLA rules (runs recorded before them have no count).
+  if (summary.overdue !== undefined)
+    yield line([
+      'Overdue',
+      { emphasis: summary.overdue.toLocaleString('en-US'), good: summary.overdue === 0 },
+      {
+        note:
+          summary.overdue === 0
+            ? 'no open finding is past its due time (exception SLA rules: docs/checking.md)'
+            : 'open findings past their due time by the exception SLA rules: the Findings sheet marks them OVERDUE; ledger-recon findings list --overdue',
+      },
     ]);
   for (const r of summary.rollForwardBreaks ?? [])
     yield line([

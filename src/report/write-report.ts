@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
 import { ensureFolder, EXCLUSIVE, fileSystemError, letGoOfFile, replaceable, temporaryBeside } from '../paths.js';
+import { type RunSla, slaOfRun } from '../findings/sla.js';
 import { exportFinding, type ExportedFinding, type Finding } from '../findings/finding.js';
 import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
@@ -78,7 +79,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     await options.mirror.withSmallCache(async () => {
       const summary = summaryOf(run);
       // The CSV and JSON take each finding as the Findings sheet reads it: one read of the run's findings for the three.
-      const files = new FindingFiles(temporary);
+      const files = new FindingFiles(temporary, slaOfRun(summary));
       try {
         await writeXlsx(
           temporary.workbook,
@@ -133,6 +134,8 @@ const CSV_COLUMNS = [
   'acceptedAt',
   'acceptedUntil',
   'acceptanceEnded',
+  'dueAt',
+  'overdue',
 ] as const satisfies readonly (keyof ExportedFinding)[];
 
 const FIGURES = new Set<string>(['expected', 'actual', 'difference', 'atStake']);
@@ -151,7 +154,10 @@ class FindingFiles {
   #csvChunk: string[] = [];
   #jsonChunk: string[] = [];
 
-  constructor(paths: ReportPaths) {
+  readonly #sla: RunSla;
+
+  constructor(paths: ReportPaths, sla: RunSla) {
+    this.#sla = sla;
     this.#csv = createWriteStream(paths.csv, { flags: EXCLUSIVE });
     this.#json = createWriteStream(paths.json, { flags: EXCLUSIVE });
     this.#failed = Promise.race(
@@ -164,11 +170,12 @@ class FindingFiles {
 
   /** Writes one finding to both files, in the order added (held until a chunk's worth is ready). */
   async add(finding: Finding): Promise<void> {
-    const f = exportFinding(finding);
+    const f = exportFinding(finding, this.#sla);
     this.#jsonChunk.push(`${this.#first ? '\n' : ',\n'}${JSON.stringify(f)}`);
     this.#first = false;
     const fields = CSV_COLUMNS.map((column) => {
       if (column === 'records') return csvField(f.records.map((r) => `${r.type} ${r.id}`).join('; '));
+      if (column === 'overdue') return csvField(String(f.overdue));
       const value = f[column];
       return FIGURES.has(column) ? csvFigure(value as string | null) : csvField(value as string | number | null);
     });

@@ -73,6 +73,8 @@ describe('ledger-recon check', () => {
       'acceptedAt',
       'acceptedUntil',
       'acceptanceEnded',
+      'dueAt',
+      'overdue',
     ]);
     expect(gap).toMatchObject({
       severity: 'error',

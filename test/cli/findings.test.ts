@@ -69,7 +69,7 @@ describe('findings list', () => {
   it('prints a table with the fingerprint accept takes, and a closing count', async () => {
     const { text, listed } = await list({});
     const lines = text.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^fingerprint\s+code\s+severity\s+state\s+age\s+amount/);
+    expect(lines[0]).toMatch(/^fingerprint\s+code\s+severity\s+state\s+age\s+due\s+amount/);
     expect(lines[1]).toContain(listed[0]!.fingerprint);
     expect(lines.at(-1)).toMatch(
       new RegExp(

@@ -329,7 +329,7 @@ describe('closing a period', () => {
     const refused = await runCli(['close', '--period', '2026-11', '--db', path, '--liability', settings], cleanEnv());
     expect([refused.status, refused.stderr]).toEqual([
       2,
-      `ledger-recon: --liability ${settings}: the file: Unrecognized key: "dormancyMonth": see docs/liability.md for every key and its default\n`,
+      `ledger-recon: --liability ${settings}: the file: Unrecognized key: "dormancyMonth": see docs/liability.md for its form\n`,
     ]);
     // Every card dormant after a month: each one owing something is a property of NY's.
     writeFileSync(

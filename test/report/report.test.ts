@@ -432,7 +432,7 @@ describe('the findings CSV and JSON', () => {
     const csv = readFileSync(paths.csv, 'utf8').trimEnd().split('\r\n');
     expect(csv).toHaveLength(json.length + 1);
     expect(csv[0]).toBe(
-      '"runId","code","severity","entityType","entityId","giftCardId","referenceId","currency","unit","expected","actual","difference","atStake","message","state","firstSeenAt","ageDays","fingerprint","records","acceptedNote","acceptedBy","acceptedAt","acceptedUntil","acceptanceEnded"',
+      '"runId","code","severity","entityType","entityId","giftCardId","referenceId","currency","unit","expected","actual","difference","atStake","message","state","firstSeenAt","ageDays","fingerprint","records","acceptedNote","acceptedBy","acceptedAt","acceptedUntil","acceptanceEnded","dueAt","overdue"',
     );
     expect(csv.find((line) => line.includes('GC_CHAIN_GAP'))).toMatch(/"USD","90\.00","70\.00","-20\.00","20\.00"/);
   });

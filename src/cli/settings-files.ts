@@ -1,0 +1,52 @@
+/** How commands read a settings file a flag names (`--sla`, `--liability`): read and checked before any work. */
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
+import { parseSlaRules, type SlaRule, SlaRulesError } from '../findings/sla.js';
+
+/** A settings file's flag, what it is, where its form is documented, and how it is read. */
+interface SettingsFile<T> {
+  flag: string;
+  /** What the file is, for the line when it cannot be read ("the exception SLA rules file"). */
+  what: string;
+  /** Where its form is documented. */
+  docs: string;
+  parse(text: string): T;
+  /** The error `parse` throws for a file it refuses (any other is a bug, thrown as it is). */
+  refusal: new (
+    ...args: never[]
+  ) => Error;
+}
+
+/**
+ * The settings in the file at `path` (none when no path is given).
+ * @throws ConfigError naming the flag, the path, what is wrong and where the form is documented.
+ */
+export function settingsFileOf<T>(path: string | undefined, file: SettingsFile<T>): T | undefined {
+  if (path === undefined || path === '') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      file.flag,
+      `${file.flag} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give ${file.what} (${file.docs})`,
+    );
+  }
+  try {
+    return file.parse(text);
+  } catch (error) {
+    if (!(error instanceof file.refusal)) throw error;
+    throw new ConfigError(file.flag, `${file.flag} ${path}: ${error.message}: see ${file.docs} for its form`);
+  }
+}
+
+/** The exception SLA rules `--sla` names (or LEDGER_RECON_SLA). */
+export function slaRulesOf(path: string | undefined): SlaRule[] | undefined {
+  return settingsFileOf(path, {
+    flag: '--sla',
+    what: 'the exception SLA rules file',
+    docs: 'docs/checking.md#exception-slas',
+    parse: parseSlaRules,
+    refusal: SlaRulesError,
+  });
+}
