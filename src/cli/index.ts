@@ -411,6 +411,12 @@ function addNightCommands(program: Command, { db, outFolder, signKey, checkpoint
         .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
         .addOption(
           new Option(
+            '--merchant-name <name>',
+            "the merchant's name for the workbook's title, footer and page 1 (or LEDGER_RECON_MERCHANT_NAME; default: its ID)",
+          ).env('LEDGER_RECON_MERCHANT_NAME'),
+        )
+        .addOption(
+          new Option(
             '--materiality <list>',
             'money at stake per currency at or above which a finding is material, e.g. USD=100.00,EUR=100.00',
           ).argParser(materiality),
@@ -486,6 +492,12 @@ function addOutputCommands(program: Command, { db, outFolder, signKey, checkpoin
     .addOption(signKey())
     .addOption(checkpoints())
     .option('--preparer <name>', 'fills "Prepared by" in the workbook\'s sign-off block')
+    .addOption(
+      new Option(
+        '--merchant-name <name>',
+        "the merchant's name for the workbook's title, footer and page 1 (or LEDGER_RECON_MERCHANT_NAME; default: its ID)",
+      ).env('LEDGER_RECON_MERCHANT_NAME'),
+    )
     .addOption(
       new Option(
         '--materiality <list>',

@@ -13,6 +13,8 @@ export interface ReportCommandOptions {
   out?: string;
   run?: number;
   preparer?: string;
+  /** The merchant's name (`--merchant-name`). */
+  merchantName?: string;
   materiality?: Map<string, number>;
   json?: boolean;
   quiet?: boolean;
@@ -59,9 +61,16 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
 }
 
 /** The sign-off name and materiality a command was given, for the workbook. */
-export function scopeOf(options: { preparer?: string; materiality?: Map<string, number> }): ReportScope {
+export function scopeOf(options: {
+  preparer?: string;
+  materiality?: Map<string, number>;
+  merchantName?: string;
+}): ReportScope {
   return {
     ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
+    ...(options.merchantName !== undefined && options.merchantName !== ''
+      ? { merchantName: options.merchantName }
+      : {}),
     ...(options.materiality !== undefined ? { materiality: options.materiality } : {}),
   };
 }

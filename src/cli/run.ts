@@ -53,6 +53,8 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   books?: string;
   /** Fills "Prepared by" in the workbook's sign-off block. */
   preparer?: string;
+  /** The merchant's name (`--merchant-name`). */
+  merchantName?: string;
   /** Money at stake per currency (cents) at or above which a finding is material. */
   materiality?: Map<string, number>;
   /** `--sign-key FILE`: an Ed25519 private key (PEM) that signs the night's evidence manifest. */

@@ -4,8 +4,9 @@
  * traced back. Rows stream from SQLite; nothing here holds a whole table in memory except
  * the run's finding codes per record (for the "findings" columns).
  */
+import { noteRows } from './liability-sheets.js';
 import { dueOf, isOverdue, type RunSla, slaOfRun } from '../findings/sla.js';
-import { type CheckCode, CATALOGUE } from '../checks/index.js';
+import { type CheckCode, CATALOGUE, CHECKS } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
 import { preparedOn } from './names.js';
 import { walkCardSumsOf } from '../ledger/walk.js';
@@ -22,7 +23,7 @@ import {
   type Materiality,
 } from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingStake, type FindingsStore } from '../findings/store.js';
-import { formatCents, storedCents } from '../money.js';
+import { formatCents, groupThousands, storedCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
 import { BooksStore } from '../books/store.js';
@@ -70,9 +71,26 @@ async function codesByRecord(store: FindingsStore, checkRunId: number): Promise<
 /** Who prepared the workpapers, and the materiality thresholds the auditor set. */
 export interface ReportScope {
   preparer?: string;
+  /** The merchant's name (`--merchant-name`): the title, the footer and page 1; its ID otherwise. */
+  merchantName?: string;
   /** When it was prepared (epoch ms, the job's clock): the sign-off's date beside the preparer. */
   preparedAtMs?: number;
   materiality?: Materiality;
+}
+
+/** The merchant as the workbook names it: its name where one is set, else its ID. */
+export function merchantOf(scope: Pick<ReportScope, 'merchantName'>, merchantId: string | null): string {
+  // An ID's first eight characters name it on a footer's width; page 1 states it whole.
+  return scope.merchantName ?? (merchantId === null ? 'every merchant' : `merchant ${merchantId.slice(0, 8)}`);
+}
+
+/**
+ * The workbook's title, also the left of every printed page's footer: the merchant, the night's
+ * date and cut-off, the verdict and the run.
+ */
+export function reportTitle(scope: Pick<ReportScope, 'merchantName'>, run: CheckRunRow, verdict: string): string {
+  const asOf = new Date(run.asOfMs ?? run.startedAtMs).toISOString();
+  return `${merchantOf(scope, run.merchantId)} — ${asOf.slice(0, 10)} ${asOf.slice(11, 16)} UTC — ${verdict}, run ${run.checkRunId}`;
 }
 
 /**
@@ -876,43 +894,70 @@ async function findingsByCode({
 }
 
 /** The verdict, and how many findings put how much money at stake. */
-async function* headlineRows({ line, store, run, summary }: SummaryContext): AsyncGenerator<Cell[]> {
-  yield line([{ heading: 'ledger-recon reconciliation report' }]);
-  yield line(['Verdict', { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' }]);
-  yield line([{ note: VERDICT_MEANING[summary.verdict] ?? '' }]);
+async function* headlineRows({ line, store, run, summary, scope }: SummaryContext): AsyncGenerator<Cell[]> {
+  const asOf = new Date(run.asOfMs ?? run.startedAtMs).toISOString();
+  yield line([
+    {
+      note: `${merchantOf(scope, run.merchantId)}: reconciliation of ${asOf.slice(0, 10)}, data as of ${asOf.slice(11, 16)} UTC (check run ${run.checkRunId})`,
+      strong: true,
+    },
+  ]);
+  yield line([
+    'Verdict',
+    { emphasis: summary.verdict, good: summary.verdict === 'RECONCILED' },
+    { note: VERDICT_MEANING[summary.verdict] ?? '' },
+  ]);
   // The headline a reader looks for first: how many findings, and how much money they put at stake.
   const severities = SEVERITIES.map((s) => `${summary.bySeverity[s]} ${s}`).join(', ');
   yield line([
     'Findings',
     { emphasis: summary.findings.toLocaleString('en-US'), good: summary.findings === 0 },
-    { note: `${severities}; ${summary.new} new, ${summary.accepted} accepted: see Findings by code below` },
+    {
+      note: `${severities}; ${summary.new} new, ${summary.accepted} accepted${summary.overdue === 0 ? ', none overdue' : ''}: see Findings by code below`,
+    },
   ]);
   const atStake = Object.entries(summary.moneyAtStake);
+  // Every currency the night holds: one with nothing at stake says so.
+  const clean = [...new Set(summary.rollForward.map((r) => r.currency))]
+    .filter((c) => !(c in summary.moneyAtStake))
+    .sort();
   yield line([
     'Money at stake',
     {
       emphasis: atStake.length === 0 ? 'none' : atStake.map(([currency, amount]) => `${currency} ${amount}`).join(', '),
       good: atStake.length === 0,
     },
-    { note: 'errors and warnings not accepted; a break several checks see counts once' },
+    {
+      note: `${clean.length > 0 && atStake.length > 0 ? `${clean.join(', ')}: none; ` : ''}errors and warnings not accepted; a break several checks see counts once`,
+    },
   ]);
-  // The three findings that put the most money at stake, each with what it is about.
+  // The gift card liability per currency: what the cards hold at the cut-off (the roll-forward's), one line.
+  if (summary.rollForward.length > 0) {
+    const open = summary.rollForward.filter((r) => !r.closes);
+    // Broken between words onto lines of a page's width: a note runs on, and past the page it would print on a page of its own.
+    for (const cells of noteRows(
+      'Gift card liability',
+      `${summary.rollForward.map((r) => `${r.currency} ${groupThousands(r.cardsRemaining)}`).join(' · ')}: what the cards hold at the cut-off${open.length > 0 ? `; the roll-forward does not close in ${open.map((r) => `${r.currency} by ${r.difference}`).join(', ')} (below)` : '; every roll-forward closes'}`,
+      95,
+    ))
+      yield line(cells);
+  }
+  // The three findings that put the most money at stake, each in words: what it is, and on what.
   for (const [i, f] of (await store.history.largestOf(run.checkRunId, 3)).entries())
     yield line([
       i === 0 ? 'Largest findings' : '',
       { cents: f.stakeCents, currency: f.currency ?? '' },
-      { note: `${f.code} ${f.entityId}: see Findings` },
+      {
+        note: `${CHECKS[f.code].title}: ${f.giftCardId !== null ? `card ${f.giftCardId}` : `${f.entityType} ${f.entityId}`} (${f.code}, see Findings)`,
+      },
     ]);
-  // Past their due time by the run's exception SLA rules (runs recorded before them have no count).
-  if (summary.overdue !== undefined)
+  // Past their due time by the run's exception SLA rules (none: the Findings line says so; runs recorded before them have no count).
+  if (summary.overdue !== undefined && summary.overdue > 0)
     yield line([
       'Overdue',
-      { emphasis: summary.overdue.toLocaleString('en-US'), good: summary.overdue === 0 },
+      { emphasis: summary.overdue.toLocaleString('en-US'), good: false },
       {
-        note:
-          summary.overdue === 0
-            ? 'no open finding is past its due time (exception SLA rules: docs/checking.md)'
-            : 'open findings past their due time by the exception SLA rules: the Findings sheet marks them OVERDUE; ledger-recon findings list --overdue',
+        note: 'open findings past their due time by the exception SLA rules (docs/checking.md): marked OVERDUE on Findings; ledger-recon findings list --overdue',
       },
     ]);
   for (const r of summary.rollForwardBreaks ?? [])
@@ -925,7 +970,7 @@ async function* headlineRows({ line, store, run, summary }: SummaryContext): Asy
 
 /** What the run covered: its period, data, services, merchant and materiality. */
 async function* aboutRows(
-  { line, store, run, materiality, summary }: SummaryContext,
+  { line, store, run, materiality, summary, scope }: SummaryContext,
   sync: NonNullable<Awaited<ReturnType<ReportStore['sync']>>>,
 ): AsyncGenerator<Cell[]> {
   const previous = await store.previousCompleteRun(run.checkRunId);
@@ -944,7 +989,15 @@ async function* aboutRows(
   yield line(['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`]);
   yield line(['Gift card service', { note: sync.giftcard_base_url }]);
   yield line(['Delivery partner service', { note: sync.dp_base_url }]);
-  yield line(['Our merchant', { note: run.merchantId ?? '' }]);
+  yield line([
+    'Our merchant',
+    {
+      note:
+        scope.merchantName !== undefined
+          ? `${scope.merchantName} (${run.merchantId ?? 'no ID'})`
+          : (run.merchantId ?? ''),
+    },
+  ]);
   yield line([
     'Materiality (money at stake per finding)',
     {

@@ -15,7 +15,7 @@ import { exportFinding, type ExportedFinding, type Finding } from '../findings/f
 import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
-import { reportSheets, type ReportScope } from './report-sheets.js';
+import { reportSheets, reportTitle, type ReportScope } from './report-sheets.js';
 import { freeRevision, reportBaseName } from './names.js';
 import { writeXlsx } from './xlsx-writer.js';
 
@@ -84,7 +84,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
         await writeXlsx(
           temporary.workbook,
           {
-            title: `Reconciliation ${summary.verdict} — check run ${run.checkRunId}`,
+            title: reportTitle(options.scope ?? {}, run, summary.verdict),
             subject: 'Gift card, coupon and delivery partner reconciliation',
             creator: 'ledger-recon',
             created: new Date(run.startedAtMs),

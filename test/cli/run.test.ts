@@ -202,6 +202,8 @@ describe.runIf(hasProgram('soffice', 'libreoffice-calc-nogui'))('the workbook in
       .map((f) => f.code)
       .sort();
     expect(codes).toEqual(expected);
-    expect(readFileSync(join(converted, `${base}-Summary.csv`), 'utf8')).toMatch(/^ledger-recon reconciliation report/);
+    expect(readFileSync(join(converted, `${base}-Summary.csv`), 'utf8')).toMatch(
+      /^"?merchant [0-9a-f]{8}: reconciliation of \d{4}-\d{2}-\d{2}, data as of \d{2}:\d{2} UTC \(check run \d+\)/,
+    );
   });
 });

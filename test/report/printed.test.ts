@@ -56,7 +56,7 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
   /** Pages per sheet, from each page's footer (report · sheet · page). */
   const pagesPerSheet = (): Map<string, number> => {
     const pages = new Map<string, number>();
-    for (const match of text.matchAll(/Reconciliation \w+ — check run \d+ +(.+?) +Page \d+ of \d+/g))
+    for (const match of text.matchAll(/— [A-Z]+, run \d+ +(.+?) +Page \d+ of \d+/g))
       pages.set(match[1]!, (pages.get(match[1]!) ?? 0) + 1);
     return pages;
   };
@@ -125,7 +125,7 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
       counts.set(page, perPage);
     }
     for (const [n, perPage] of counts) heights.set(n, Number([...perPage].sort((a, b) => b[1] - a[1])[0]![0]));
-    const sheets = [...text.matchAll(/Reconciliation \w+ — check run \d+ +(.+?) +Page (\d+) of \d+/g)].map(
+    const sheets = [...text.matchAll(/— [A-Z]+, run \d+ +(.+?) +Page (\d+) of \d+/g)].map(
       (m) => [Number(m[2]), m[1]!] as const,
     );
     const full = sheets.filter(([, sheet]) => sheet === 'Month to date').map(([n]) => heights.get(n)!);

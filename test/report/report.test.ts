@@ -1,3 +1,4 @@
+import { type CheckCode, CHECKS } from '../../src/checks/index.js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +72,8 @@ describe('the workbook', () => {
       expect(ws.views[0], ws.name).toMatchObject({ state: 'frozen', ySplit: 1 });
       if (ws.name !== 'Summary') expect(ws.autoFilter, ws.name).toBeTruthy();
     }
-    expect(workbook.title).toMatch(/^Reconciliation BREAKS — check run 1$/);
+    // The merchant (its ID's first eight characters, no name set), the night's date and cut-off, the verdict, the run.
+    expect(workbook.title).toMatch(/^merchant [0-9a-f]{8} — \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC — BREAKS, run 1$/);
     expect(workbook.creator).toBe('ledger-recon');
   });
 
@@ -90,7 +92,7 @@ describe('the workbook', () => {
         expect(ws.pageSetup.scale! / 100, ws.name).toBeLessThanOrEqual(fitted);
       } else expect(ws.pageSetup, ws.name).toMatchObject({ orientation: 'landscape', fitToPage: false, scale: 100 });
       expect(ws.pageSetup.printTitlesRow, ws.name).toBe(ws.name === 'Summary' ? undefined : '1:1');
-      expect(ws.headerFooter.oddFooter, ws.name).toBe('&LReconciliation BREAKS — check run 1&C&A&RPage &P of &N');
+      expect(ws.headerFooter.oddFooter, ws.name).toBe(`&L${workbook.title}&C&A&RPage &P of &N`);
     }
   });
 
@@ -131,7 +133,7 @@ describe('the workbook', () => {
     expect(ws.getRow(2).getCell(column(ws, 'code')).numFmt).toBeUndefined();
     expect(ws.getRow(2).getCell(column(ws, 'age (days)')).numFmt).toBeUndefined();
     const summary = sheet('Summary');
-    expect(summary.getCell('A1').font).toMatchObject({ bold: true, size: 12 });
+    expect(summary.getCell('A1').font).toMatchObject({ bold: true });
     const link = summary
       .getRows(1, summary.rowCount)!
       .map((r) => r.getCell(1))
@@ -211,15 +213,29 @@ describe('the workbook', () => {
     const stake = Object.entries(summary.moneyAtStake);
     expect(cell('Money at stake')).toBe(stake.length === 0 ? 'none' : stake.map(([c, a]) => `${c} ${a}`).join(', '));
     // Then the three findings that put the most money at stake, largest first, each naming its code and record.
-    const largest = await rowsOfMirror<{ code: string; entity_id: string; stake_cents: unknown }>(
+    const largest = await rowsOfMirror<{
+      code: CheckCode;
+      entity_type: string;
+      entity_id: string;
+      gift_card_id: string | null;
+    }>(
       mirrorAt(dir),
-      "SELECT code, entity_id, stake_cents FROM findings WHERE check_run_id = 1 AND severity IN ('error', 'warning') AND state <> 'accepted' AND stake_cents > 0 ORDER BY stake_cents DESC, fingerprint LIMIT 3",
+      "SELECT code, entity_type, entity_id, gift_card_id, stake_cents FROM findings WHERE check_run_id = 1 AND severity IN ('error', 'warning') AND state <> 'accepted' AND stake_cents > 0 ORDER BY stake_cents DESC, fingerprint LIMIT 3",
     );
-    const rows = ws.getRows(1, 12)!;
+    const rows = ws.getRows(1, 24)!;
     const first = rows.findIndex((r) => r.getCell(1).value === 'Largest findings');
     expect(first).toBeGreaterThan(0);
+    // Each in words: the catalogue's title, the card (or the record), the code.
     expect(rows.slice(first, first + largest.length).map((r) => String(r.getCell(3).value))).toEqual(
-      largest.map((f) => `${f.code} ${f.entity_id}: see Findings`),
+      largest.map(
+        (f) =>
+          `${CHECKS[f.code].title}: ${f.gift_card_id !== null ? `card ${f.gift_card_id}` : `${f.entity_type} ${f.entity_id}`} (${f.code}, see Findings)`,
+      ),
+    );
+    // The liability per currency, and every currency's money at stake (none for a clean one).
+    const liability = rows.find((r) => r.getCell(1).value === 'Gift card liability');
+    expect(String(liability?.getCell(2).value)).toMatch(
+      /^[A-Z]{3} -?[\d,]+\.\d{2}( · [A-Z]{3} -?[\d,]+\.\d{2})*: what the cards hold/,
     );
   });
 
