@@ -275,3 +275,51 @@ export class RunTallies {
     };
   }
 }
+
+/** How a night's roll-forward difference and the month so far's relate, in one currency (cents). */
+export interface NightAgainstMonth {
+  currency: string;
+  /** The night's: the service's figure − the closing from flows since the previous run. */
+  nightCents: Cents;
+  /** The month so far's, summed over its programs: every card's balance at the cut-off − the closing from flows. */
+  monthCardsCents: Cents;
+  /** The month so far's: the service's figure − every card's balance at the cut-off. */
+  monthServiceCents: Cents;
+  /** The month so far's in all: cards − flows + service − cards. */
+  monthCents: Cents;
+  /** What is left: night − (month cards + month service), the two openings' disagreement (the previous run's closing against the first of the month's). */
+  openingsCents: Cents;
+}
+
+/**
+ * Per currency where either differs, the night's roll-forward difference against the month to
+ * date's two (they share the closing cut-off): the night's = the month's cards − flows + its
+ * service − cards + what lies between the two openings.
+ */
+export function nightAgainstMonth(
+  night: readonly Pick<RollForward, 'currency' | 'differenceCents'>[],
+  month: readonly Pick<PeriodRollForward, 'currency' | 'differenceCents' | 'serviceDifferenceCents'>[],
+): NightAgainstMonth[] {
+  const currencies = [...new Set([...night.map((r) => r.currency), ...month.map((r) => r.currency)])].sort();
+  return currencies.flatMap((currency) => {
+    const nightCents = night.find((r) => r.currency === currency)?.differenceCents ?? ZERO_CENTS;
+    let monthCardsCents = ZERO_CENTS;
+    let monthServiceCents = ZERO_CENTS;
+    for (const r of month)
+      if (r.currency === currency) {
+        monthCardsCents = plusCents(monthCardsCents, r.differenceCents);
+        monthServiceCents = plusCents(monthServiceCents, r.serviceDifferenceCents ?? ZERO_CENTS);
+      }
+    if (nightCents === 0 && monthCardsCents === 0 && monthServiceCents === 0) return [];
+    return [
+      {
+        currency,
+        nightCents,
+        monthCardsCents,
+        monthServiceCents,
+        monthCents: plusCents(monthCardsCents, monthServiceCents),
+        openingsCents: minusCents(nightCents, plusCents(monthCardsCents, monthServiceCents)),
+      },
+    ];
+  });
+}

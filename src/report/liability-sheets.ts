@@ -62,6 +62,11 @@ const LINE = 105;
  * column of figures nor runs off the page.
  */
 export function noteRows(label: string, text: string, width = LINE): Cell[][] {
+  return linesOf(text, width).map((l, i): Cell[] => [i === 0 ? label : null, { note: l }]);
+}
+
+/** Text broken between words into lines of at most `width` characters (a word longer than that stands alone). */
+export function linesOf(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -71,7 +76,7 @@ export function noteRows(label: string, text: string, width = LINE): Cell[][] {
     } else line = line === '' ? word : `${line} ${word}`;
   }
   if (line !== '') lines.push(line);
-  return lines.map((l, i): Cell[] => [i === 0 ? label : null, { note: l }]);
+  return lines;
 }
 
 const money = (cents: number | null, currency: string): Cell => (cents === null ? null : { cents, currency });

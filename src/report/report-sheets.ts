@@ -4,7 +4,8 @@
  * traced back. Rows stream from SQLite; nothing here holds a whole table in memory except
  * the run's finding codes per record (for the "findings" columns).
  */
-import { noteRows } from './liability-sheets.js';
+import { linesOf, noteRows } from './liability-sheets.js';
+import { type NightAgainstMonth, nightAgainstMonth } from '../ledger/rollforward.js';
 import { dueOf, isOverdue, type RunSla, slaOfRun } from '../findings/sla.js';
 import { type CheckCode, CATALOGUE, CHECKS } from '../checks/index.js';
 import { SEVERITIES } from '../checks/check.js';
@@ -23,7 +24,7 @@ import {
   type Materiality,
 } from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingStake, type FindingsStore } from '../findings/store.js';
-import { formatCents, groupThousands, storedCents } from '../money.js';
+import { cents, formatCents, groupThousands, storedCents } from '../money.js';
 import { moneyAtStakeCents } from '../findings/summary.js';
 import { MirrorError } from '../errors.js';
 import { BooksStore } from '../books/store.js';
@@ -894,7 +895,14 @@ async function findingsByCode({
 }
 
 /** The verdict, and how many findings put how much money at stake. */
-async function* headlineRows({ line, store, run, summary, scope }: SummaryContext): AsyncGenerator<Cell[]> {
+async function* headlineRows({
+  line,
+  store,
+  run,
+  summary,
+  scope,
+  monthToDate,
+}: SummaryContext): AsyncGenerator<Cell[]> {
   const asOf = new Date(run.asOfMs ?? run.startedAtMs).toISOString();
   yield line([
     {
@@ -943,14 +951,19 @@ async function* headlineRows({ line, store, run, summary, scope }: SummaryContex
       yield line(cells);
   }
   // The three findings that put the most money at stake, each in words: what it is, and on what.
-  for (const [i, f] of (await store.history.largestOf(run.checkRunId, 3)).entries())
+  for (const [i, f] of (await store.history.largestOf(run.checkRunId, 3)).entries()) {
+    // In words, a page's width at a time: the catalogue's title, then the card (or the record) it is about.
+    const [first = '', ...more] = linesOf(
+      `${CHECKS[f.code].title}: ${f.giftCardId !== null ? `card ${f.giftCardId}` : `${f.entityType} ${f.entityId}`}`,
+      85,
+    );
     yield line([
       i === 0 ? 'Largest findings' : '',
       { cents: f.stakeCents, currency: f.currency ?? '' },
-      {
-        note: `${CHECKS[f.code].title}: ${f.giftCardId !== null ? `card ${f.giftCardId}` : `${f.entityType} ${f.entityId}`} (${f.code}, see Findings)`,
-      },
+      { note: first },
     ]);
+    for (const rest of more) yield line([null, null, { note: rest }]);
+  }
   // Past their due time by the run's exception SLA rules (none: the Findings line says so; runs recorded before them have no count).
   if (summary.overdue !== undefined && summary.overdue > 0)
     yield line([
@@ -960,12 +973,42 @@ async function* headlineRows({ line, store, run, summary, scope }: SummaryContex
         note: 'open findings past their due time by the exception SLA rules (docs/checking.md): marked OVERDUE on Findings; ledger-recon findings list --overdue',
       },
     ]);
-  for (const r of summary.rollForwardBreaks ?? [])
+  // The night's difference against the month so far's (the close of the month to date, one cut-off): how they relate.
+  const night = (await store.rollForwardOf(run.checkRunId)).map((r) => ({
+    currency: r.currency,
+    differenceCents: cents(r.differenceCents),
+  }));
+  const related = new Map(
+    nightAgainstMonth(night, monthToDate?.rollForwards ?? []).map((r) => [r.currency, r] as const),
+  );
+  const amount = (value: number): string => `${value < 0 ? '−' : ''}${groupThousands(formatCents(Math.abs(value)))}`;
+  const term = (value: number): string => `${value < 0 ? '−' : '+'} ${groupThousands(formatCents(Math.abs(value)))}`;
+  /** The month so far's parts of a currency's difference, in a few words. */
+  const parts = (r: NightAgainstMonth): string =>
+    `${amount(r.monthCardsCents)} cards − flows this month ${term(r.monthServiceCents)} service − cards${r.openingsCents !== 0 ? ` ${term(r.openingsCents)} between the month's opening and the night's` : ''}`;
+  for (const r of summary.rollForwardBreaks ?? []) {
+    const month = monthToDate ? related.get(r.currency) : undefined;
+    // Beside the figure, a page's width at a time: a note past the page would print on a page of its own.
+    const [first = '', ...more] = linesOf(
+      `cards hold − closing${month ? ` = ${parts(month)}` : ''}: see the roll-forward below`,
+      75,
+    );
     yield line([
       'Roll-forward that does not close',
       { emphasis: `${r.currency} ${r.difference}`, good: false },
-      { note: 'cards hold − closing: see the roll-forward below' },
+      { note: first },
     ]);
+    for (const rest of more) yield line([null, null, { note: rest }]);
+  }
+  // A month to date that does not tie out where the night closes: its parts, on a line of their own.
+  if (monthToDate)
+    for (const r of related.values())
+      if (r.nightCents === 0)
+        yield line([
+          'Month to date does not tie out',
+          { emphasis: `${r.currency} ${amount(r.monthCents)}`, good: false },
+          { note: `${parts(r)}: see Month to date` },
+        ]);
 }
 
 /** What the run covered: its period, data, services, merchant and materiality. */
@@ -983,10 +1026,12 @@ async function* aboutRows(
         : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`,
     },
   ]);
-  yield line(['Data as of (UTC)', date(run.asOfMs)]);
-  yield line(['Checked at (UTC)', date(run.finishedAtMs ?? run.startedAtMs)]);
-  yield line(['Check run', run.checkRunId]);
-  yield line(['Sync run', sync.sync_run_id, `${sync.mode}, ${sync.status}`]);
+  yield line([
+    'Data as of (UTC)',
+    date(run.asOfMs),
+    { note: `checked at ${describeInstant(run.finishedAtMs ?? run.startedAtMs, 'UTC')}` },
+  ]);
+  yield line(['Check run', run.checkRunId, { note: `of sync run ${sync.sync_run_id} (${sync.mode}, ${sync.status})` }]);
   yield line(['Gift card service', { note: sync.giftcard_base_url }]);
   yield line(['Delivery partner service', { note: sync.dp_base_url }]);
   yield line([

@@ -229,7 +229,7 @@ describe('the workbook', () => {
     expect(rows.slice(first, first + largest.length).map((r) => String(r.getCell(3).value))).toEqual(
       largest.map(
         (f) =>
-          `${CHECKS[f.code].title}: ${f.gift_card_id !== null ? `card ${f.gift_card_id}` : `${f.entity_type} ${f.entity_id}`} (${f.code}, see Findings)`,
+          `${CHECKS[f.code].title}: ${f.gift_card_id !== null ? `card ${f.gift_card_id}` : `${f.entity_type} ${f.entity_id}`}`,
       ),
     );
     // The liability per currency, and every currency's money at stake (none for a clean one).
