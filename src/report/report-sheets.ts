@@ -895,14 +895,8 @@ async function findingsByCode({
 }
 
 /** The verdict, and how many findings put how much money at stake. */
-async function* headlineRows({
-  line,
-  store,
-  run,
-  summary,
-  scope,
-  monthToDate,
-}: SummaryContext): AsyncGenerator<Cell[]> {
+async function* headlineRows(context: SummaryContext): AsyncGenerator<Cell[]> {
+  const { line, run, summary, scope } = context;
   const asOf = new Date(run.asOfMs ?? run.startedAtMs).toISOString();
   yield line([
     {
@@ -939,6 +933,11 @@ async function* headlineRows({
       note: `${clean.length > 0 && atStake.length > 0 ? `${clean.join(', ')}: none; ` : ''}errors and warnings not accepted; a break several checks see counts once`,
     },
   ]);
+  yield* moneyRows(context);
+}
+
+/** The liability per currency, the largest findings in words, the overdue ones, and each roll-forward that does not close with how the night's and the month's relate. */
+async function* moneyRows({ line, store, run, summary, monthToDate }: SummaryContext): AsyncGenerator<Cell[]> {
   // The gift card liability per currency: what the cards hold at the cut-off (the roll-forward's), one line.
   if (summary.rollForward.length > 0) {
     const open = summary.rollForward.filter((r) => !r.closes);
