@@ -23,6 +23,7 @@ import {
 } from '../report/liability-sheets.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { reporter } from './reporter.js';
+import { terminalWidth, wrapText } from '../fit-width.js';
 import { settingsFileOf } from './settings-files.js';
 
 /**
@@ -67,15 +68,25 @@ export async function liabilityCommand(options: LiabilityCommandOptions): Promis
   try {
     const close = await liabilityOf(mirror, period, settings);
     const at = close.liability.closing;
-    say(`liability at ${new Date(at.cutOffMs).toISOString()} (${at.standard.toUpperCase()}):\n`);
-    for (const s of at.split)
-      say(
-        `${s.currency}: balances ${shown(s.balancesCents)} − breakage recognised ${shown(s.breakageRecognisedCents)} − escheat payable ${shown(s.escheatPayableCents)} = contract liability ${shown(s.contractLiabilityCents)}${s.unknownCards > 0 ? ` (${s.unknownCards} cards off the cent, apart)` : ''}\n`,
-      );
-    for (const p of at.programs)
-      say(
-        `  ${p.currency} ${p.programId ?? '(no program)'}: breakage rate ${p.rate === null ? 'none (no mature vintage, none set)' : `${formatRate(p.rate)} from ${p.source === 'set' ? 'the settings' : `${p.matureVintages} mature vintages`}`}, ${formatRate(p.constrainedRate)} after the haircut\n`,
-      );
+    const lines = [
+      `liability at ${new Date(at.cutOffMs).toISOString()} (${at.standard.toUpperCase()}):`,
+      ...at.split.map(
+        (s) =>
+          `${s.currency}: balances ${shown(s.balancesCents)} − breakage recognised ${shown(s.breakageRecognisedCents)} − escheat payable ${shown(s.escheatPayableCents)} = contract liability ${shown(s.contractLiabilityCents)}${s.unknownCards > 0 ? ` (${s.unknownCards} cards off the cent, apart)` : ''}`,
+      ),
+      ...at.programs.map(
+        (p) =>
+          `  ${p.currency} ${p.programId ?? '(no program)'}: breakage rate ${p.rate === null ? 'none (no mature vintage, none set)' : `${formatRate(p.rate)} from ${p.source === 'set' ? 'the settings' : `${p.matureVintages} mature vintages`}`}, ${formatRate(p.constrainedRate)} after the haircut`,
+      ),
+    ];
+    // On a terminal, each line broken between words at its width; elsewhere, whole lines.
+    say(
+      wrapText(
+        `${lines.join('\n')}\n`,
+        options.write === undefined ? terminalWidth(process.stdout) : undefined,
+        '    ',
+      ),
+    );
     say(`escheat candidates: ${at.escheat.length}\n`);
     record(liabilityJson(close.liability, breakageEntries(close)) as Record<string, unknown>);
   } finally {

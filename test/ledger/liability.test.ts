@@ -12,7 +12,7 @@ import {
 } from '../../src/ledger/liability.js';
 import { formatRate, parseRate, rateOf, rateText, shareOf } from '../../src/ledger/rate.js';
 import { liabilitySettingsFile, parseLiabilitySettings } from '../../src/ledger/liability-settings.js';
-import { periodRollForwards } from '../../src/ledger/rollforward.js';
+import { nightAgainstMonth, periodRollForwards } from '../../src/ledger/rollforward.js';
 import { LiabilityTally } from '../../src/ledger/state.js';
 import type { WalkedCard } from '../../src/ledger/walk.js';
 import { cents } from '../../src/money.js';
@@ -287,5 +287,40 @@ describe('the liability settings file', () => {
       ['not json', 'not JSON'],
     ] as const)
       expect(() => parseLiabilitySettings(text), text).toThrow(message);
+  });
+});
+
+describe("the night's roll-forward difference against the month so far's", () => {
+  it('is the month’s cards − flows plus its service − cards plus what lies between the openings, per currency that differs', () => {
+    const related = nightAgainstMonth(
+      [
+        { currency: 'USD', differenceCents: cents(-1_200) },
+        { currency: 'EUR', differenceCents: cents(0) },
+      ],
+      [
+        { currency: 'USD', differenceCents: cents(0), serviceDifferenceCents: cents(500) },
+        { currency: 'USD', differenceCents: cents(-300), serviceDifferenceCents: null },
+        { currency: 'EUR', differenceCents: cents(0), serviceDifferenceCents: cents(0) },
+        { currency: 'GBP', differenceCents: cents(-700), serviceDifferenceCents: cents(0) },
+      ],
+    );
+    expect(related).toEqual([
+      {
+        currency: 'GBP',
+        nightCents: 0,
+        monthCardsCents: -700,
+        monthServiceCents: 0,
+        monthCents: -700,
+        openingsCents: 700,
+      },
+      {
+        currency: 'USD',
+        nightCents: -1_200,
+        monthCardsCents: -300,
+        monthServiceCents: 500,
+        monthCents: 200,
+        openingsCents: -1_400,
+      },
+    ]);
   });
 });
