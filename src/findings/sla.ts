@@ -7,6 +7,7 @@
  * times. docs/checking.md, "Exception SLAs", states the defaults.
  */
 import { z } from 'zod';
+import { settingsJson } from '../settings-json.js';
 import { SEVERITIES, type Severity } from '../checks/check.js';
 import { decimalTextCents, formatCents } from '../money.js';
 
@@ -94,20 +95,8 @@ export class SlaRulesError extends Error {}
  * @throws SlaRulesError naming the rule and key.
  */
 export function parseSlaRules(text: string): SlaRule[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new SlaRulesError(`not JSON (${(error as Error).message})`);
-  }
-  const parsed = FILE.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const inner = (issue as { issues?: ReadonlyArray<{ message: string }> } | undefined)?.issues?.[0]?.message;
-    const where = issue?.path.length ? `rule ${issue.path.map(String).join('.')}` : 'the file';
-    throw new SlaRulesError(`${where}: ${inner ?? issue?.message ?? 'not valid'}`);
-  }
-  return rulesOf(parsed.data);
+  const file = settingsJson(FILE, text, SlaRulesError, (path) => `rule ${path}`);
+  return rulesOf(file);
 }
 
 /** Rules from their file form (a run's summary records them so). */

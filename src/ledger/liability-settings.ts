@@ -6,6 +6,7 @@
  * reads back exactly the settings the close used. docs/liability.md documents every key.
  */
 import { z } from 'zod';
+import { settingsJson } from '../settings-json.js';
 import { DEFAULT_LIABILITY_SETTINGS, type JurisdictionRule, type LiabilitySettings } from './liability.js';
 import { parseRate, type Rate, rateBelow, rateOf, rateText } from './rate.js';
 
@@ -49,21 +50,8 @@ export class LiabilitySettingsError extends Error {}
  * @throws LiabilitySettingsError naming the key and what it must be.
  */
 export function parseLiabilitySettings(text: string): LiabilitySettings {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new LiabilitySettingsError(`not JSON (${(error as Error).message})`);
-  }
-  const parsed = FILE.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    // A record's key that is wrong carries what it must be in its own issues (zod's invalid_key).
-    const inner = (issue as { issues?: ReadonlyArray<{ message: string }> } | undefined)?.issues?.[0]?.message;
-    throw new LiabilitySettingsError(`${where}: ${inner ?? issue?.message ?? 'not valid'}`);
-  }
-  return settingsOf(parsed.data);
+  const file = settingsJson(FILE, text, LiabilitySettingsError);
+  return settingsOf(file);
 }
 
 function settingsOf(file: LiabilitySettingsFile): LiabilitySettings {

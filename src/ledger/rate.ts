@@ -108,8 +108,3 @@ export function rateText(r: Rate): string {
   const text = scaled.toString().padStart(digits + 1, '0');
   return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
-
-/** A rate as a spreadsheet number (display only: every amount is computed from the exact rate). */
-export function rateForDisplay(r: Rate): number {
-  return Number(r.n) / Number(r.d);
-}
