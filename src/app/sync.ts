@@ -1,6 +1,10 @@
+import type { Config } from '../config.js';
+import { openForWriting } from '../db/mirror.js';
 import { findingsStore } from '../findings/store.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
-import type { ServiceJobContext } from './context.js';
+import { SyncStore } from '../sync/store.js';
+import { createClients } from './clients.js';
+import type { JobContext, ServiceJobContext } from './context.js';
 import { withHeapPaced } from './heap.js';
 
 /** How a sync walks the services (`sync` and `run` flags). */
@@ -40,4 +44,39 @@ export async function syncMirror(context: ServiceJobContext, settings: SyncSetti
       ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
     }),
   );
+}
+
+/** A sync that ran (its summary, complete or not), or one that failed: its error and the record its run left, if any. */
+export type SyncOutcome =
+  | { ok: true; summary: SyncSummary }
+  | { ok: false; error: unknown; failedRecord: string | null };
+
+/**
+ * The sync on the mirror at `location` (opened for writing under its lock) with clients of the
+ * services `config` names: what `ledger-recon sync` calls. The mirror and the clients are closed
+ * when it ends.
+ * @throws what opening the mirror throws (LockHeldError, MirrorError): the sync had not begun.
+ */
+export async function syncAt(
+  config: Config,
+  context: Omit<JobContext, 'mirror'>,
+  settings: SyncSettings & { location: string },
+): Promise<SyncOutcome> {
+  const { mirror, release } = await openForWriting(settings.location, 'sync');
+  const clients = createClients(config, {
+    ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
+    signal: context.signal,
+  });
+  try {
+    return { ok: true, summary: await syncMirror({ ...context, mirror, clients }, settings) };
+  } catch (error) {
+    return {
+      ok: false,
+      error,
+      failedRecord: (await new SyncStore(mirror).runs.lastFailedSyncSummary().catch(() => null)) ?? null,
+    };
+  } finally {
+    await clients.close();
+    await release();
+  }
 }

@@ -1,12 +1,10 @@
 import { defaultLocations, isDefaultMirror } from '../locations.js';
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { openForWriting, refuseConjuredMirror, shownMirror } from '../db/mirror.js';
+import { refuseConjuredMirror, shownMirror } from '../db/mirror.js';
 import { systemClock } from '../app/context.js';
-import { syncMirror } from '../app/sync.js';
+import { syncAt } from '../app/sync.js';
 import type { SyncSummary } from '../sync/run-sync.js';
-import { SyncStore } from '../sync/store.js';
-import { createClients } from '../app/clients.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress, syncClosingLine } from './progress.js';
 
@@ -38,49 +36,36 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const interruption = onInterrupt(
     'the sync stopped; what it read whole is committed with its checkpoints, and the next sync resumes from there',
   );
-  const { mirror, release } = await openForWriting(dbPath, 'sync').catch((error: unknown) => {
-    interruption.dispose();
-    throw error;
-  });
-  const clients = createClients(config, {
-    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-    signal: interruption.signal,
-  });
   const stderr = process.stderr;
   const progress = createProgress({
     stream: stderr,
     tty: stderr.isTTY === true,
     quiet: options.json === true || options.quiet === true,
   });
-  const context = {
-    clock: systemClock,
-    signal: interruption.signal,
-    mirror,
-    clients,
-    sink: { progress, note: (text: string) => stderr.write(text) },
-  };
   try {
-    const summary = await syncMirror(context, {
-      full: options.full === true,
-      rebind: options.rebind === true,
-      ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-    });
+    const outcome = await syncAt(
+      config,
+      { clock: systemClock, signal: interruption.signal, sink: { progress, note: (text) => stderr.write(text) } },
+      {
+        location: dbPath,
+        full: options.full === true,
+        rebind: options.rebind === true,
+        ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
+        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      },
+    );
+    if (!outcome.ok) {
+      progress.finish();
+      if (options.json && outcome.failedRecord) process.stdout.write(`${outcome.failedRecord}\n`);
+      throw outcome.error;
+    }
+    const { summary } = outcome;
     progress.finish(syncClosingLine(summary));
     if (options.json) process.stdout.write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`);
     // A sync that read every list but could mirror nothing of one: exit 2, naming it.
     if (!summary.completed) throw new NothingMirroredError(summary.error ?? 'the sync did not complete');
     return summary;
-  } catch (error) {
-    progress.finish();
-    if (options.json) {
-      const failed = await new SyncStore(mirror).runs.lastFailedSyncSummary();
-      if (failed) process.stdout.write(`${failed}\n`);
-    }
-    throw error;
   } finally {
-    await clients.close();
-    await release();
     interruption.dispose();
   }
 }

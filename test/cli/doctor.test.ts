@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { examine } from '../../src/app/doctor.js';
+import { nightOf, syncOf } from '../support/app.js';
 import { mirrorExists, shownDb } from '../../src/db/mirror.js';
 import { changeMirror, mirrorAt, ON_POSTGRES } from '../support/test-db.js';
 
@@ -134,19 +136,17 @@ describe('a settings file is read as text, by ledger-recon alone', () => {
   });
 });
 
+/** The six settings of the simulator, as the doctor reads them from the environment. */
+const simulatorSettings = (): NodeJS.ProcessEnv => simulatorEnv(sim);
+
 describe('ledger-recon doctor', () => {
   it('says ok, one line each, for the settings, both services, the mirror, the disk and --out', async () => {
     const db = mirrorAt(dir, 'healthy');
-    await runCli(['run', '--db', db, '--out', join(dir, 'healthy')], simulatorEnv(sim));
-    const { status, stdout, stderr } = await runCli(
-      ['doctor', '--db', db, '--out', join(dir, 'healthy')],
-      simulatorEnv(sim),
-    );
-    expect(stderr).toBe('');
-    expect(status).toBe(0);
-    const lines = stdout.trimEnd().split('\n');
-    expect(lines.every((line) => line.startsWith('ok    '))).toBe(true);
-    expect(lines.map((line) => line.slice(6).split(': ')[0])).toEqual([
+    const out = join(dir, 'healthy');
+    await nightOf(sim, db, out);
+    const lines = await examine({ db, out, env: simulatorSettings() });
+    expect(lines.filter((line) => !line.ok)).toEqual([]);
+    expect(lines.map((line) => line.subject)).toEqual([
       'GIFTCARD_API_URL',
       'GIFTCARD_CLIENT_ID',
       'GIFTCARD_CLIENT_SECRET',
@@ -166,51 +166,57 @@ describe('ledger-recon doctor', () => {
       ...(ON_POSTGRES ? [] : ['disk']),
       '--out',
     ]);
-    expect(stdout).toContain('integrity ok');
-    expect(stdout).toMatch(/last run: run 1 at .*: RECONCILED/);
-    expect(stdout).not.toContain(sim.credentials.giftcard.clientSecret);
-    // The same checks as one JSON object, for a monitor.
-    const json = await runCli(['doctor', '--json', '--db', db, '--out', join(dir, 'healthy')], simulatorEnv(sim));
-    const report = JSON.parse(json.stdout) as { ok: boolean; checks: { ok: boolean; subject: string; text: string }[] };
-    expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => `${c.ok ? 'ok    ' : 'FAIL  '}${c.subject}`)).toEqual(
-      lines.map((line) => line.split(': ')[0]),
-    );
-    expect(json.stdout).not.toContain(sim.credentials.giftcard.clientSecret);
+    const text = lines.map((line) => line.text).join('\n');
+    expect(text).toContain('integrity ok');
+    expect(lines.find((line) => line.subject === 'last run')?.text).toMatch(/^run 1 at .*: RECONCILED/);
+    expect(text).not.toContain(sim.credentials.giftcard.clientSecret);
+    // On the command line: a line each, `ok` first, exit 0; the same checks as one JSON object for a monitor.
+    for (const json of [false, true]) {
+      const printed = await runCli(
+        ['doctor', '--db', db, '--out', out, ...(json ? ['--json'] : [])],
+        simulatorEnv(sim),
+      );
+      expect(printed.stderr).toBe('');
+      expect(printed.status).toBe(0);
+      expect(printed.stdout).not.toContain(sim.credentials.giftcard.clientSecret);
+      if (json) expect(JSON.parse(printed.stdout)).toEqual({ ok: true, checks: lines });
+      else expect(printed.stdout).toBe(lines.map((line) => `ok    ${line.subject}: ${line.text}\n`).join(''));
+    }
   });
 
   // A file that is no database; on PostgreSQL a server that cannot be reached is test/cli/postgres.test.ts's.
-  it.skipIf(ON_POSTGRES)('names every problem with its fix, never a secret, and exits 2', async () => {
+  it.skipIf(ON_POSTGRES)('names every problem with its fix, never a secret', async () => {
     const env = { ...simulatorEnv(sim), GIFTCARD_CLIENT_SECRET: 'rotated-secret-value', DP_API_URL: '' };
     const garbage = join(dir, 'garbage.db');
     writeFileSync(garbage, 'not a database');
-    const { status, stdout } = await runCli(['doctor', '--db', garbage, '--out', garbage], env);
-    expect(status).toBe(2);
-    const failing = stdout.split('\n').filter((line) => line.startsWith('FAIL'));
-    expect(failing.map((line) => line.slice(6).split(':')[0])).toEqual([
+    const lines = await examine({ db: garbage, out: garbage, env });
+    const failing = lines.filter((line) => !line.ok);
+    expect(failing.map((line) => line.subject)).toEqual([
       'DP_API_URL',
       'gift card service',
       'delivery partner service',
       `mirror ${garbage}`,
       '--out',
     ]);
-    expect(failing[1]).toMatch(/GIFTCARD_CLIENT_SECRET/);
-    expect(failing[2]).toBe('FAIL  delivery partner service: not tried: fix its settings above first');
-    expect(failing[3]).toMatch(
+    expect(failing[1]?.text).toMatch(/GIFTCARD_CLIENT_SECRET/);
+    expect(failing[2]?.text).toBe('not tried: fix its settings above first');
+    expect(failing[3]?.text).toMatch(
       /not a mirror \(the file is no SQLite database\): give --db the mirror's file, e\.g\. .*ledger\.db$/,
     );
-    expect(stdout).not.toContain('rotated-secret-value');
+    expect(JSON.stringify(lines)).not.toContain('rotated-secret-value');
   });
 
   it('fails an --out it cannot make a file in, though its permission bits say it may (/proc)', async () => {
-    const { status, stdout } = await runCli(
-      ['doctor', '--db', mirrorAt(dir, 'proc-out'), '--out', '/proc/ledger-recon-reports'],
-      simulatorEnv(sim),
-    );
-    expect(status).toBe(2);
-    expect(stdout.split('\n').find((line) => line.includes('--out'))).toMatch(
-      /^FAIL {2}--out: \/proc\/ledger-recon-reports: E[A-Z]+: give --out a folder you can write$/,
-    );
+    const lines = await examine({
+      db: mirrorAt(dir, 'proc-out'),
+      out: '/proc/ledger-recon-reports',
+      env: simulatorSettings(),
+    });
+    expect(lines.find((line) => line.subject === '--out')).toEqual({
+      ok: false,
+      subject: '--out',
+      text: expect.stringMatching(/^\/proc\/ledger-recon-reports: E[A-Z]+: give --out a folder you can write$/),
+    });
   });
 });
 
@@ -218,13 +224,15 @@ describe('a mirror changed by hand', () => {
   it('names a dropped table: doctor fails its integrity line, and a sync stops in one line saying what to do', async () => {
     const db = mirrorAt(dir, 'dropped');
     const env = simulatorEnv(sim);
-    expect((await runCli(['sync', '--db', db], env)).status).toBe(0);
+    expect((await syncOf(sim, db)).ok).toBe(true);
     await changeMirror(db, 'DROP TABLE sync_checkpoints');
-    const doctor = await runCli(['doctor', '--db', db], env);
-    expect(doctor.status).toBe(2);
-    expect(doctor.stdout).toMatch(
-      /integrity check failed \(the mirror lacks the table sync_checkpoints \(dropped or renamed by hand\?\)\)/,
-    );
+    const lines = await examine({ db, env });
+    expect(lines.find((line) => line.subject === `mirror ${shownDb(db)}`)).toMatchObject({
+      ok: false,
+      text: expect.stringMatching(
+        /integrity check failed \(the mirror lacks the table sync_checkpoints \(dropped or renamed by hand\?\)\)/,
+      ),
+    });
     const sync = await runCli(['sync', '--db', db], env);
     expect(sync.status).toBe(2);
     // The lists read before the missing table was needed say so above it; the last line names it.

@@ -30,7 +30,7 @@ import { testNow } from '../support/test-clock.js';
 import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { mirrorSealProblems } from '../../src/evidence/held.js';
 import { reperform } from '../../src/cli/reperform.js';
-import { doctor } from '../../src/cli/doctor.js';
+import { examine } from '../../src/app/doctor.js';
 import { checkCardProof, proveCard } from '../../src/evidence/prove.js';
 import { reportBaseName } from '../../src/report/names.js';
 
@@ -93,9 +93,7 @@ async function mirrorLogOf(db: string) {
 
 /** What doctor says of the mirror's seals and the checkpoints published (its other lines aside). */
 async function doctorSays() {
-  const exitCode = process.exitCode;
-  const lines = await doctor({ db, out, env: { LEDGER_RECON_CHECKPOINTS: place }, json: true, write: () => undefined });
-  process.exitCode = exitCode;
+  const lines = await examine({ db, out, env: { LEDGER_RECON_CHECKPOINTS: place } });
   return lines.filter((line) => line.subject === 'evidence' || line.subject === 'checkpoints');
 }
 

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signingKeyLine } from '../../src/cli/doctor.js';
+import { signingKeyLine } from '../../src/app/doctor.js';
 import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest.js';
 import { readKey, readSigningKey } from '../../src/evidence/sign.js';
 import { verifyFolder } from '../../src/evidence/verify.js';

@@ -9,6 +9,7 @@ import { keepingSink, type Clock } from '../../src/app/context.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
 import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
+import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
 import { isServerUrl, openExistingForWriting, shownMirror } from '../../src/db/mirror.js';
 import { periodOf } from '../../src/report/period.js';
 import type { Simulator } from '../../src/sim/simulator.js';
@@ -56,6 +57,21 @@ export async function nightOf(
     },
   );
   return { result, notes: sink.notes };
+}
+
+/** A sync of `sim` into the mirror at `db` (made if new), as `ledger-recon sync` runs it but in this process. */
+export async function syncOf(
+  sim: Simulator,
+  db: string,
+  settings: SyncSettings & { clock?: Clock; signal?: AbortSignal } = {},
+): Promise<SyncOutcome> {
+  if (!isServerUrl(db)) mkdirSync(dirname(db), { recursive: true });
+  const { clock = testClock, signal = new AbortController().signal, ...syncSettings } = settings;
+  return syncAt(
+    { giftcard: giftcardConfig(sim), dp: dpConfig(sim) },
+    { clock, signal, sink: keepingSink() },
+    { location: db, ...syncSettings },
+  );
 }
 
 /** Period `label` (`2026-10`, UTC) of the mirror at `db` closed in this process at `nowMs`, its workpapers in `outDir`. */
