@@ -8,7 +8,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { mirrorExists, noMirrorAt, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
 import { outputTarget, writeAtomically } from '../paths.js';
-import { colourFor, formatCheckSummary } from './check-output.js';
+import { colourFor, formatCheckSummary } from '../app/check-lines.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
 import { pickCheckOptions } from './run.js';
 

@@ -12,7 +12,7 @@ import { LOG_LEVELS } from '../log.js';
 import { shownDb } from '../db/location.js';
 import { defaultLocations, type Locations } from '../locations.js';
 import { releaseSignals } from './held-signals.js';
-import { amountsPerCurrency, SETTABLE_KEYS } from './settings.js';
+import { amountsPerCurrency, SETTABLE_KEYS } from '../app/settings.js';
 
 /** The commands that take SIGINT and SIGTERM themselves (onInterrupt): a signal held while the process loaded is theirs. */
 const TAKES_SIGNALS: ReadonlySet<string> = new Set(['sync', 'run', 'books import', 'close']);

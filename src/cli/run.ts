@@ -1,13 +1,6 @@
 import { slaRulesOf } from './settings-files.js';
 import { systemClock } from '../app/context.js';
-import {
-  failedNight,
-  incompleteReason,
-  nightAt,
-  type FailedRunSummary,
-  type NightResult,
-  type RunSummary,
-} from '../app/night.js';
+import { failedNight, nightAt, type NightResult, type RunSummary } from '../app/night.js';
 import { booksFilesIn } from '../books/import-books.js';
 import type { CheckOptions } from '../checks/check.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
@@ -18,11 +11,10 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
 import { defaultLocations, isDefaultMirror } from '../locations.js';
-import { oneLine } from '../log.js';
 import { ensureFolder, outputTarget } from '../paths.js';
-import { colourFor, formatCheckSummary } from './check-output.js';
+import { colourFor, nightLine, nightSummaryText } from '../app/check-lines.js';
 import { onInterrupt } from './interrupt.js';
-import { nightMetrics, pushMetrics, pushUrl, writeMetricsFile } from './metrics.js';
+import { reportNightMetrics } from '../app/metrics.js';
 import { createProgress } from './progress.js';
 import { scopeOf } from './report.js';
 
@@ -96,7 +88,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     });
     if (result.ok) printNight(options, result.summary, result.record, stderr);
     else if (options.json) writerOf(options)(`${JSON.stringify(result.record)}\n`);
-    await reportMetrics(options, result.record, stderr);
+    await reportNightMetrics(options, result.record, clock, (line) => stderr.write(line));
     if (!result.ok) throw result.error;
     process.exitCode = result.summary.exitCode;
     return result.record;
@@ -164,12 +156,7 @@ function printNight(
   const onTerminal = (stderr as NodeJS.WriteStream).isTTY === true && !options.quiet;
   if (options.json) write(`${JSON.stringify(record)}\n`);
   else if (onTerminal || options.verbose) printSummary(summary, record, write, options.write === undefined);
-  else if (summary.exitCode !== 0) {
-    const incomplete = summary.verdict === 'INCOMPLETE' ? `; ${incompleteReason(summary)}` : '';
-    stderr.write(
-      `ledger-recon: ${oneLine(`${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${record.report.workbook}`)}\n`,
-    );
-  }
+  else if (summary.exitCode !== 0) stderr.write(nightLine(summary, record));
 }
 
 /**
@@ -182,45 +169,12 @@ export function printSummary(
   write: (text: string) => void,
   toStdout: boolean,
 ): void {
-  const colour = toStdout && colourFor(process.stdout);
-  const text = `${formatCheckSummary(summary, colour)}workbook: ${record.report.workbook}\nfindings: ${record.report.csv}, ${record.report.json}\n`;
+  const text = nightSummaryText(summary, record, toStdout && colourFor(process.stdout));
   write(toStdout ? wrapText(text, terminalWidth(process.stdout)) : text);
 }
 
 function writerOf(options: RunCommandOptions): (text: string) => void {
   return options.write ?? ((text: string) => process.stdout.write(text));
-}
-
-/**
- * The night's metrics, pushed and/or written when asked. The monitor's trouble is never the
- * night's: a push or a write that fails is one line on stderr, and the exit code stays the night's.
- */
-async function reportMetrics(
-  options: RunCommandOptions,
-  night_: RunSummary | FailedRunSummary,
-  stderr: NodeJS.WritableStream,
-): Promise<void> {
-  if (options.pushMetrics === undefined && options.metricsFile === undefined) return;
-  const text = nightMetrics(night_, systemClock.now());
-  // `--metrics-file -` beside --json was refused: standard output holds the night's one record.
-  if (options.metricsFile !== undefined && !(options.metricsFile === '-' && options.json === true)) {
-    try {
-      writeMetricsFile(options.metricsFile, text);
-    } catch (error) {
-      stderr.write(
-        `ledger-recon: metrics not written to --metrics-file ${options.metricsFile}: ${oneLine((error as Error).message)}; the night's result stands\n`,
-      );
-    }
-  }
-  if (options.pushMetrics !== undefined) {
-    try {
-      await pushMetrics(pushUrl(options.pushMetrics, night_.mirror), text);
-    } catch (error) {
-      stderr.write(
-        `ledger-recon: metrics not pushed to ${oneLine((error as Error).message)}: check the Pushgateway and --push-metrics; the night's result stands\n`,
-      );
-    }
-  }
 }
 
 /** Every secret this run may know, from the environment or flags, so no output can carry one. */
@@ -232,13 +186,6 @@ function secretsOf(options: RunCommandOptions): string[] {
     options.giftcardClientSecret,
     options.dpClientSecret,
   ].filter((s): s is string => !!s);
-}
-
-/** The roll-forwards that fail a night, for its one line: `; the USD roll-forward does not close by -12.00`. */
-export function rollForwardCause(summary: Pick<CheckRunSummary, 'rollForwardBreaks'>): string {
-  const breaks = summary.rollForwardBreaks ?? [];
-  if (breaks.length === 0) return '';
-  return `; the liability roll-forward does not close: ${breaks.map((r) => `${r.currency} by ${r.difference}`).join(', ')}`;
 }
 
 /** The check options of a command's flags (`--books-tolerance` gives the tolerance in cents per currency). */

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeMetricsFile } from '../../src/cli/metrics.js';
+import { writeMetricsFile } from '../../src/app/metrics.js';
 import { isServerUrl } from '../../src/db/mirror.js';
 import { reportBaseName } from '../../src/report/names.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findingsList, type FindingsListOptions } from '../../src/cli/findings.js';
-import { history } from '../../src/cli/history.js';
+import { historyOf } from '../../src/app/history.js';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { cents } from '../../src/money.js';
 import { demoOf } from '../support/app.js';
@@ -41,7 +41,7 @@ async function list(options: Omit<FindingsListOptions, 'write'>, at = db): Promi
   return { text, listed: listed as unknown as Listed[] };
 }
 
-const runs = () => history({ db, json: true, write: () => undefined });
+const runs = () => historyOf({ db });
 
 describe('findings list', () => {
   it('lists every finding of the newest run as JSON, worst first, and records no run', async () => {

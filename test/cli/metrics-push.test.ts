@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pushMetrics, pushUrl } from '../../src/cli/metrics.js';
+import { pushMetrics, pushUrl } from '../../src/app/metrics.js';
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/cli/run.js';
+import type { RunSummary } from '../../src/app/night.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { CLI, cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { amountsPerCurrency, SETTABLE_KEYS, whatIfSettingsOf } from '../../src/cli/settings.js';
+import { amountsPerCurrency, SETTABLE_KEYS, whatIfSettingsOf } from '../../src/app/settings.js';
 import { formatCents } from '../../src/money.js';
 
 describe('per-currency amounts', () => {

@@ -29,7 +29,7 @@ import { clockAt, nightOf } from '../support/app.js';
 import { testNow } from '../support/test-clock.js';
 import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { mirrorSealProblems } from '../../src/evidence/held.js';
-import { reperform } from '../../src/cli/reperform.js';
+import { verifyNight } from '../../src/app/verified.js';
 import { examine } from '../../src/app/doctor.js';
 import { checkCardProof, proveCard } from '../../src/evidence/prove.js';
 import { reportBaseName } from '../../src/report/names.js';
@@ -467,17 +467,9 @@ describe(`the log of seals (${BACKEND_NAME})`, () => {
       },
     ]);
     // verify --run: the night re-performs as the rewritten copy says, and is not called identical.
-    const lines: string[] = [];
-    const exitCode = process.exitCode;
-    const identical = await reperform(manifestRun(manifest), {
-      db,
-      json: true,
-      write: (text) => lines.push(text),
-      held: { checkpoints },
-    });
-    process.exitCode = exitCode;
-    expect(identical).toBe(false);
-    expect(JSON.parse(lines[0]!)).toMatchObject({
+    const verified = await verifyNight(manifestRun(manifest), { db, held: { checkpoints } });
+    expect(verified.identical).toBe(false);
+    expect(verified.record).toMatchObject({
       identical: false,
       seals: expect.arrayContaining([expect.stringMatching(/does not follow seal 2/)]),
     });

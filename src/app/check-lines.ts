@@ -1,6 +1,12 @@
+/**
+ * What a check run and a night tell a person: the terminal's summary (verdict first, then what an
+ * operator acts on) and the one line of a night that is not clean.
+ */
 import { DRY_RUN_ID } from '../findings/reconcile.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import { groupThousands } from '../money.js';
+import { oneLine } from '../log.js';
+import { incompleteReason, type RunSummary } from './night.js';
 
 /** Whether text for `stream` may carry colour: never with NO_COLOR, always with FORCE_COLOR (not 0), else on a terminal. */
 export function colourFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -58,4 +64,26 @@ export function formatCheckSummary(summary: CheckRunSummary, colour = false): st
     `${summary.cards.toLocaleString('en-US')} cards, ${summary.entries.toLocaleString('en-US')} ledger entries checked in ${(summary.durationMs / 1000).toFixed(1)} s; exit ${summary.exitCode} (--fail-on ${summary.failOn})`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The roll-forwards that fail a night, for its one line: `; the USD roll-forward does not close by -12.00`. */
+export function rollForwardCause(summary: Pick<CheckRunSummary, 'rollForwardBreaks'>): string {
+  const breaks = summary.rollForwardBreaks ?? [];
+  if (breaks.length === 0) return '';
+  return `; the liability roll-forward does not close: ${breaks.map((r) => `${r.currency} by ${r.difference}`).join(', ')}`;
+}
+
+/** The one line of a night that is not clean (its verdict, counts, what fails it, and where its workbook is). */
+export function nightLine(summary: CheckRunSummary, record: Pick<RunSummary, 'report'>): string {
+  const incomplete = summary.verdict === 'INCOMPLETE' ? `; ${incompleteReason(summary)}` : '';
+  return `ledger-recon: ${oneLine(`${summary.verdict}: ${summary.findings} findings (${summary.bySeverity.error} error, ${summary.bySeverity.warning} warning; ${summary.new} new)${rollForwardCause(summary)}${incomplete}, see ${record.report.workbook}`)}\n`;
+}
+
+/** The verdict, the findings by code and the outputs' paths, as a terminal (or the demo) shows them. */
+export function nightSummaryText(
+  summary: CheckRunSummary,
+  record: Pick<RunSummary, 'report'>,
+  colour: boolean,
+): string {
+  return `${formatCheckSummary(summary, colour)}workbook: ${record.report.workbook}\nfindings: ${record.report.csv}, ${record.report.json}\n`;
 }

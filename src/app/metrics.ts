@@ -5,7 +5,9 @@
  * own (its JSON record's), never computed again; money is integer cents.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { StageTimes } from '../app/night.js';
+import type { FailedRunSummary, RunSummary, StageTimes } from './night.js';
+import type { Clock } from './context.js';
+import { oneLine } from '../log.js';
 import { decimalTextCents } from '../money.js';
 import { outputTarget, writeAtomically } from '../paths.js';
 import { sendText } from '../send.js';
@@ -205,4 +207,45 @@ export function pushUrl(base: string, mirror: string): string {
  */
 export async function pushMetrics(url: string, text: string, timeoutMs = 10_000): Promise<void> {
   await sendText(url, 'POST', 'text/plain; version=0.0.4', text, timeoutMs);
+}
+
+/** Where a night's metrics go (`run --push-metrics URL`, `--metrics-file FILE`). */
+export interface MetricsSettings {
+  pushMetrics?: string | undefined;
+  metricsFile?: string | undefined;
+  /** The night prints its JSON record on standard output (`--json`): `--metrics-file -` was refused beside it. */
+  json?: boolean | undefined;
+}
+
+/**
+ * The night's metrics, pushed and/or written when asked. The monitor's trouble is never the
+ * night's: a push or a write that fails is one line told to `warn`, and the night's result stands.
+ */
+export async function reportNightMetrics(
+  settings: MetricsSettings,
+  night: RunSummary | FailedRunSummary,
+  clock: Clock,
+  warn: (line: string) => void,
+): Promise<void> {
+  if (settings.pushMetrics === undefined && settings.metricsFile === undefined) return;
+  const text = nightMetrics(night, clock.now());
+  // `--metrics-file -` beside --json was refused: standard output holds the night's one record.
+  if (settings.metricsFile !== undefined && !(settings.metricsFile === '-' && settings.json === true)) {
+    try {
+      writeMetricsFile(settings.metricsFile, text);
+    } catch (error) {
+      warn(
+        `ledger-recon: metrics not written to --metrics-file ${settings.metricsFile}: ${oneLine((error as Error).message)}; the night's result stands\n`,
+      );
+    }
+  }
+  if (settings.pushMetrics !== undefined) {
+    try {
+      await pushMetrics(pushUrl(settings.pushMetrics, night.mirror), text);
+    } catch (error) {
+      warn(
+        `ledger-recon: metrics not pushed to ${oneLine((error as Error).message)}: check the Pushgateway and --push-metrics; the night's result stands\n`,
+      );
+    }
+  }
 }
