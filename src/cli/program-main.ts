@@ -3,11 +3,10 @@
  */
 import { CommanderError, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { oneLine } from '../log.js';
 import { failureOf } from '../app/failure.js';
-import { statSync } from 'node:fs';
 import { shownValue } from '../config.js';
-import { readRegularFile, storageFailure } from '../paths.js';
+import { storageFailure } from '../paths.js';
+import { readSettingsFile } from '../settings-file.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
 import { releaseSignals } from './held-signals.js';
 import { buildProgram } from './index.js';
@@ -18,12 +17,6 @@ const secrets = [
   process.env['DP_CLIENT_SECRET'],
   ...flagValues(['--giftcard-client-secret', '--dp-client-secret']),
 ].filter((s): s is string => !!s);
-
-/** The largest settings file read: a dozen lines; /dev/zero is not one. */
-const MAX_SETTINGS_BYTES = 64 * 1024;
-
-/** The variables a settings file may set: ledger-recon's own, never Node's or the shell's. */
-const SETTING = /^(GIFTCARD|DP|LEDGER_RECON)_[A-Z0-9_]+$/;
 
 /** The values given to these flags on the command line, as `--flag value` or `--flag=value`. */
 function flagValues(flags: readonly string[]): string[] {
@@ -74,40 +67,14 @@ function storageOf(ran: Command | undefined): { db?: string; out?: string } {
 }
 
 /**
- * Settings from `--settings FILE`, read by ledger-recon itself as `KEY=value` text (the lines
- * of systemd's EnvironmentFile: blank lines and `#` comments skipped, a value optionally in
- * quotes), before the program reads its defaults; a variable already in the environment keeps
- * its value, and flags override both. A regular file of bounded size, and only ledger-recon's
- * variables: a `NODE_OPTIONS` line is refused, not obeyed.
- * @throws FileSystemError when the file cannot be read; ConfigError naming a line that is not a setting.
+ * Settings from `--settings FILE` (src/settings-file.ts), before the program reads its defaults: a
+ * variable already in the environment keeps its value, and flags override both.
  */
 function loadSettings(file: string | undefined): void {
   if (file === undefined) return;
-  const text = readRegularFile(file, '--settings', MAX_SETTINGS_BYTES);
-  // A key given twice takes its last value, as systemd's EnvironmentFile does.
-  const given = new Map<string, string>();
-  for (const [i, raw] of text.split(/\r?\n/).entries()) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!match) throw new ConfigError('--settings', `--settings ${file}:${i + 1}: not a KEY=value line`);
-    const [, key, value] = match as unknown as [string, string, string];
-    if (!SETTING.test(key))
-      throw new ConfigError(
-        '--settings',
-        `--settings ${file}:${i + 1}: ${key.length <= 40 ? key : shownValue(key)} is not a ledger-recon setting (GIFTCARD_*, DP_*, LEDGER_RECON_*)`,
-      );
-    given.set(key, /^(["'])(.*)\1$/.exec(value)?.[2] ?? value);
-  }
-  for (const [key, value] of given) if (process.env[key] === undefined) process.env[key] = value;
-  // Client secrets in a file other users can read are no longer secret: said once, on stderr.
-  const mode = statSync(file).mode;
-  const secretKeys = [...given.keys()].filter((key) => key.endsWith('_SECRET'));
-  if (secretKeys.length > 0 && (mode & 0o044) !== 0) {
-    process.stderr.write(
-      `ledger-recon: warning: --settings ${oneLine(file)} holds ${secretKeys.join(', ')} and other users can read it (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${oneLine(file)}\n`,
-    );
-  }
+  const { settings, warning } = readSettingsFile(file);
+  for (const [key, value] of settings) if (process.env[key] === undefined) process.env[key] = value;
+  if (warning) process.stderr.write(`ledger-recon: warning: ${warning}\n`);
   // The file's secrets are redacted from every message too.
   for (const key of ['GIFTCARD_CLIENT_SECRET', 'DP_CLIENT_SECRET']) {
     const secret = process.env[key];

@@ -6,7 +6,8 @@ import { systemClock } from '../app/context.js';
 import { syncAt } from '../app/sync.js';
 import type { SyncSummary } from '../sync/run-sync.js';
 import { onInterrupt } from './interrupt.js';
-import { createProgress, syncClosingLine } from './progress.js';
+import { createProgress } from './progress.js';
+import { syncClosingLine } from '../app/progress-lines.js';
 
 export interface SyncCommandOptions extends ConfigFlags {
   db?: string;

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createProgress, estimate, wrap } from '../../src/cli/progress.js';
+import { createProgress } from '../../src/cli/progress.js';
+import { estimate, wrap } from '../../src/app/progress-lines.js';
 import { emptyStats } from '../../src/sync/context.js';
 
 function capture() {
