@@ -6,7 +6,7 @@ import { SIZE_PRESETS } from '../sim/generator.js';
 import { FAIL_ON } from '../findings/verdict.js';
 import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { addServiceOptions } from './service-options.js';
-import { SQL_FORMATS } from './sql-formats.js';
+import { SQL_FORMATS } from '../sql-formats.js';
 import { DEFAULT_STATEMENT_BOUNDS } from '../db/types.js';
 import { LOG_LEVELS } from '../log.js';
 import { shownDb } from '../db/location.js';

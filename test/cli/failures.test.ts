@@ -27,7 +27,8 @@ import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { canMount, mountTmpfs } from '../support/mounts.js';
 import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';
-import { testDate } from '../support/test-clock.js';
+import { testDate, testNow } from '../support/test-clock.js';
+import { closeOf, nightOf, syncOf } from '../support/app.js';
 
 let sim: Simulator;
 let garbage: Server;
@@ -385,9 +386,7 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
 describe('a period close that cannot be written', () => {
   it("names an --out whose disk fills up while the close is written, leaving no file behind; a killed close's temporary files go at the next", async () => {
     const db = mirrorAt(dir, 'close-full');
-    expect(
-      (await runCli(['run', '--db', db, '--out', join(dir, 'close-full-reports')], simulatorEnv(sim))).status,
-    ).not.toBe(2);
+    expect((await nightOf(sim, db, join(dir, 'close-full-reports'))).result.ok).toBe(true);
     const month = testDate().toISOString().slice(0, 7);
     const full = mountTmpfs('16k');
     if (full) {
@@ -406,8 +405,7 @@ describe('a period close that cannot be written', () => {
     mkdirSync(out, { recursive: true });
     const stale = join(out, `ledger-recon-close-${month}.xlsx.999999999.partial`);
     writeFileSync(stale, 'half a workbook');
-    const closed = await runCli(['close', '--period', month, '--db', db, '--out', out], simulatorEnv(sim));
-    expect(closed.status, closed.stderr).not.toBe(2);
+    await closeOf(db, out, month, testNow());
     expect(readdirSync(out).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 });
@@ -415,7 +413,7 @@ describe('a period close that cannot be written', () => {
 describe('a mirror this version cannot use', () => {
   it.skipIf(ON_POSTGRES)('names a mirror written by a newer ledger-recon, and leaves it as it was', async () => {
     const db = join(dir, 'newer', 'newer.db');
-    expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
+    expect((await syncOf(sim, db)).ok).toBe(true);
     const mirror = new Database(db);
     const applied = mirror.prepare('SELECT COUNT(*) FROM __drizzle_migrations').pluck().get() as number;
     mirror
@@ -467,7 +465,7 @@ describe('files for one reader', () => {
   it('removes the temporary files a killed report left, and leaves those of a report still being written', async () => {
     const out = join(dir, 'partials');
     const db = mirrorAt(dir, 'partials');
-    expect((await runCli(['run', '--db', db, '--out', out], simulatorEnv(sim))).status).toBe(0);
+    expect((await nightOf(sim, db, out)).result.record.exitCode).toBe(0);
     const killed = join(out, 'ledger-recon-2026-11-01-run-9.xlsx.999999999.partial');
     const older = join(out, 'ledger-recon-2026-11-01-run-8.xlsx.partial');
     const writing = join(out, `ledger-recon-2026-11-01-run-7.xlsx.${process.pid}.partial`);
@@ -480,7 +478,7 @@ describe('files for one reader', () => {
 describe('a mirror has one identity', () => {
   it('stops a sync pointed at other services, naming the difference, and moves the mirror only with --rebind', async () => {
     const db = mirrorAt(dir, 'identity');
-    expect((await runCli(['sync', '--db', db], simulatorEnv(sim))).status).toBe(0);
+    expect((await syncOf(sim, db)).ok).toBe(true);
     const other = await startSimulator({ seed: 86, size: 'tiny' });
     try {
       const refused = await runCli(['sync', '--db', db], simulatorEnv(other));
@@ -491,8 +489,8 @@ describe('a mirror has one identity', () => {
       );
       expect(line).toMatch(/pass --rebind to move this one to these services on purpose \(its history stays\)$/);
       expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM sync_runs')).toBe(1);
-      expect((await runCli(['sync', '--db', db, '--rebind'], simulatorEnv(other))).status).toBe(0);
-      expect((await runCli(['sync', '--db', db], simulatorEnv(other))).status).toBe(0);
+      expect((await syncOf(other, db, { rebind: true })).ok).toBe(true);
+      expect((await syncOf(other, db)).ok).toBe(true);
     } finally {
       await other.close();
     }
@@ -505,14 +503,12 @@ describe('a mirror has one identity', () => {
     try {
       const db = mirrorAt(dir, 'rebind');
       const out = join(dir, 'rebind-out');
-      const before = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(first));
-      expect(before.status, before.stderr).toBe(0);
-      const moved = await runCli(['run', '--db', db, '--out', out, '--json', '--rebind'], simulatorEnv(second));
-      expect(moved.status, moved.stdout).toBe(0);
-      expect(JSON.parse(moved.stdout)).toMatchObject({ verdict: 'RECONCILED', findings: 0, sync: { mode: 'full' } });
+      expect((await nightOf(first, db, out)).result.record.exitCode).toBe(0);
+      const moved = (await nightOf(second, db, out, { rebind: true })).result.record;
+      expect(moved).toMatchObject({ exitCode: 0, verdict: 'RECONCILED', findings: 0, sync: { mode: 'full' } });
       // The same as a mirror of the second services alone.
       const alone = mirrorAt(dir, 'rebind-alone');
-      expect((await runCli(['sync', '--db', alone, '--quiet'], simulatorEnv(second))).status).toBe(0);
+      expect((await syncOf(second, alone)).ok).toBe(true);
       const count = (path: string, sql: string): Promise<number> => numberOfMirror(path, sql);
       for (const sql of [
         'SELECT COUNT(*) FROM gift_cards',
@@ -530,8 +526,8 @@ describe('a mirror has one identity', () => {
         await count(db, 'SELECT COUNT(*) FROM gift_cards'),
       );
       // And the night after is an ordinary incremental night.
-      const after = await runCli(['run', '--db', db, '--out', out, '--json'], simulatorEnv(second));
-      expect(JSON.parse(after.stdout)).toMatchObject({
+      const after = (await nightOf(second, db, out)).result.record;
+      expect(after).toMatchObject({
         verdict: 'RECONCILED',
         findings: 0,
         sync: { mode: 'incremental' },

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
-import { sql, type SqlOptions } from '../../src/cli/sql.js';
+import { queryMirror, type SqlOptions } from '../../src/app/sql.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { cardLedger, FixtureMirror, T0 } from '../support/fixtures.js';
@@ -54,10 +54,13 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** What `ledger-recon sql` prints of `statement` (or `--file`) in `format`, exit 0: run in this process (src/app/sql.ts). */
+async function printed(statement: string | undefined, db: string, format: 'table' | 'csv' | 'json', file?: string) {
+  return { status: 0, stdout: (await queryMirror(statement, { db, format, file })).text };
+}
+
 async function query<T>(db: string, statement: string): Promise<T[]> {
-  let out = '';
-  await sql(statement, { db, format: 'json', write: (text) => (out += text) });
-  return JSON.parse(out) as T[];
+  return JSON.parse((await queryMirror(statement, { db, format: 'json' })).text) as T[];
 }
 
 describe('the views', () => {
@@ -226,9 +229,9 @@ describe('ledger-recon sql', () => {
 
   it.runIf(ON_POSTGRES)("prints a server's timestamp as RFC 3339 in UTC, in CSV and in a table", async () => {
     const statement = "SELECT CAST('2026-11-27T11:56:26.5Z' AS timestamptz) AS at";
-    const csv = await runCli(['sql', '--format', 'csv', statement, '--db', synced], cleanEnv());
+    const csv = await printed(statement, synced, 'csv');
     expect(csv.stdout).toBe('"at"\r\n"2026-11-27T11:56:26.500Z"\r\n');
-    const table = await runCli(['sql', '--format', 'table', statement, '--db', synced], cleanEnv());
+    const table = await printed(statement, synced, 'table');
     expect(table.stdout).toContain('2026-11-27T11:56:26.500Z');
   });
 
@@ -274,9 +277,7 @@ describe('ledger-recon sql', () => {
     const hostile = 'a\u001b[2J\u001b]52;c;ZXZpbA==\u0007\u009b31m\rover';
     const statement = `SELECT '${hostile}' AS v`;
     const printed = async (format: 'table' | 'csv' | 'json', tty: boolean): Promise<string> => {
-      let out = '';
-      await sql(statement, { db: fixture, format, tty, write: (text) => void (out += text) });
-      return out;
+      return (await queryMirror(statement, { db: fixture, format, tty })).text;
     };
     for (const format of ['table', 'csv', 'json'] as const) {
       const shown = await printed(format, true);
@@ -290,9 +291,7 @@ describe('ledger-recon sql', () => {
 
   it('stops a statement at its bound of rows, of size or of time, printing nothing, and says which bound and the flag that raises it', async () => {
     const rows = async (statement: string, bounds: Partial<SqlOptions>): Promise<string> => {
-      let out = '';
-      await sql(statement, { db: fixture, format: 'csv', write: (text) => void (out += text), ...bounds });
-      return out;
+      return (await queryMirror(statement, { db: fixture, format: 'csv', ...bounds })).text;
     };
     const series = ON_POSTGRES
       ? 'SELECT g AS n FROM generate_series(1, 5000) AS g'
@@ -333,7 +332,7 @@ describe('ledger-recon sql', () => {
         'SELECT U&"\\0070g_terminate_backend"(1)',
         "SELECT set_config('statement_timeout', '0', false)",
       ]) {
-        await expect(sql(statement, { db: fixture, write: () => undefined }), statement).rejects.toThrow(
+        await expect(queryMirror(statement, { db: fixture }), statement).rejects.toThrow(
           /^`sql` does not call (pg_\w+|set_config): the server's administrative, signalling, lock and file functions reach past the mirror/,
         );
       }
@@ -343,15 +342,15 @@ describe('ledger-recon sql', () => {
   it('prints CSV, JSON or a table, and reads a statement from --file', async () => {
     const statement =
       "SELECT gift_card_id, status, initial_balance_cents FROM gift_cards WHERE gift_card_id = 'card-1'";
-    const csv = await runCli(['sql', statement, '--db', fixture, '--format', 'csv'], cleanEnv());
+    const csv = await printed(statement, fixture, 'csv');
     expect(csv.stdout).toBe('"gift_card_id","status","initial_balance_cents"\r\n"card-1","ACTIVE",10000\r\n');
-    const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());
+    const json = await printed(statement, fixture, 'json');
     expect(JSON.parse(json.stdout)).toEqual([
       { gift_card_id: 'card-1', status: 'ACTIVE', initial_balance_cents: 10_000 },
     ]);
     const file = join(dir, 'query.sql');
     writeFileSync(file, statement);
-    const table = await runCli(['sql', '--file', file, '--db', fixture, '--format', 'table'], cleanEnv());
+    const table = await printed(undefined, fixture, 'table', file);
     expect(table.stdout.split('\n')).toEqual([
       'gift_card_id │ status │ initial_balance_cents',
       '─────────────┼────────┼──────────────────────',
@@ -364,7 +363,7 @@ describe('ledger-recon sql', () => {
   it('prints CSV as the data is: -1, NULL, empty text and a formula-like text round-trip through Python’s csv module unchanged', async () => {
     const statement =
       "SELECT -1 AS n, NULL AS missing, '' AS empty, '=SUM(A1)' AS formula, 'a \"quoted\", two-line\ntext' AS awkward, 2.5 AS half";
-    const { status, stdout } = await runCli(['sql', statement, '--db', fixture, '--format', 'csv'], cleanEnv());
+    const { status, stdout } = await printed(statement, fixture, 'csv');
     expect(status).toBe(0);
     expect(stdout.split('\r\n')[1]).toBe('-1,,"","=SUM(A1)","a ""quoted"", two-line\ntext",2.5');
     // Python reads the values back exactly; NULL (empty, unquoted) and '' (quoted) stay apart in the text.
@@ -376,7 +375,7 @@ describe('ledger-recon sql', () => {
       ['n', 'missing', 'empty', 'formula', 'awkward', 'half'],
       ['-1', '', '', '=SUM(A1)', 'a "quoted", two-line\ntext', '2.5'],
     ]);
-    const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());
+    const json = await printed(statement, fixture, 'json');
     expect(JSON.parse(json.stdout)).toEqual([
       { n: -1, missing: null, empty: '', formula: '=SUM(A1)', awkward: 'a "quoted", two-line\ntext', half: 2.5 },
     ]);
@@ -387,9 +386,9 @@ describe('ledger-recon sql', () => {
     'prints in JSON an integer past 2^53 exactly and a blob as its hex literal; CSV and the table keep the digits too',
     async () => {
       const statement = "SELECT 9007199254740993 AS big, 42 AS small, x'00ff' AS blob";
-      const json = await runCli(['sql', statement, '--db', fixture, '--format', 'json'], cleanEnv());
+      const json = await printed(statement, fixture, 'json');
       expect(JSON.parse(json.stdout)).toEqual([{ big: '9007199254740993', small: 42, blob: "x'00ff'" }]);
-      const csv = await runCli(['sql', statement, '--db', fixture, '--format', 'csv'], cleanEnv());
+      const csv = await printed(statement, fixture, 'csv');
       expect(csv.stdout.split('\r\n')[1]).toBe(`9007199254740993,42,"x'00ff'"`);
     },
   );

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from '../../src/cli/sql.js';
+import { queryMirror } from '../../src/app/sql.js';
 import { demoOf } from '../support/app.js';
 import { mirrorAt } from '../support/test-db.js';
 
@@ -33,8 +33,7 @@ describe("the README's sql examples", () => {
   });
 
   it.each(examples)('prints what the README shows for $statement', async ({ statement, shown }) => {
-    let printed = '';
-    await sql(statement, { db, format: 'table', write: (text) => void (printed += text) });
+    const printed = (await queryMirror(statement, { db, format: 'table' })).text;
     expect(printed.split('\n').map((line) => line.trimEnd())).toEqual(shown.split('\n').map((line) => line.trimEnd()));
   });
 });

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { runCli, simulatorEnv } from '../support/cli.js';
 import { changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { reperformNight } from '../../src/app/verify.js';
-import { nightOf } from '../support/app.js';
+import { acceptAt, closeOf, nightOf, told } from '../support/app.js';
+import { verifyClose, verifyFolderAt, verifyNight, whatIfRun } from '../../src/app/verified.js';
 import { testNow } from '../support/test-clock.js';
 
 let dir: string;
@@ -60,11 +60,17 @@ const recordOf = async (run: number, fingerprint: string): Promise<string> => {
   return `${row?.entity_type} ${row?.entity_id}`;
 };
 
+/** A weekly --full night of the shared world, in this process. */
+const fullNight = async () => {
+  const { result } = await nightOf(sim, db, join(dir, 'reports'), { full: true });
+  if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+  return result.record;
+};
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-reperform-'));
   db = mirrorAt(dir);
   sim = await startSimulator({ seed: 61, size: 'tiny', plant: true });
-  const env = simulatorEnv(sim);
   // Four nights (in this process, src/app/night.ts): legal activity between them (balances move,
   // cards and entries are added), the third a weekly --full pass. Each is sealed as it runs.
   for (const night of [1, 2, 3, 4]) {
@@ -78,11 +84,7 @@ beforeAll(async () => {
     // The month closed after the second night; later nights move the ledger on.
     if (night === 2) {
       month = night_.asOf.slice(0, 7);
-      const close = await runCli(
-        ['close', '--db', db, '--out', join(dir, 'reports'), '--period', month, '--quiet'],
-        env,
-      );
-      expect([0, 1], close.stderr).toContain(close.status);
+      await closeOf(db, join(dir, 'reports'), month, testNow());
     }
   }
 }, 240_000);
@@ -106,7 +108,7 @@ describe('verify --run', () => {
     }
     // The activity moved the ledger between nights: each night's population is its own.
     expect(roots.size).toBe(nights.length);
-    const text = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+    const text = await told(() => verifyNight(Number(nights[0]), { db: db }));
     expect(text.stdout).toMatch(/^re-performed check run \d+ \(sync \d+, data as of .*\): identical: \d+ cards/);
   }, 120_000);
 
@@ -150,7 +152,7 @@ describe('verify --run', () => {
         expect.stringMatching(/^finding GC_[A-Z_]+ [0-9a-f]+: found again now, not among the night's findings$/),
       );
       // As the operator reads it: one line per difference, then what it means; exit 1.
-      const said = await runCli(['verify', '--run', String(first), '--db', db], simulatorEnv(sim));
+      const said = await told(() => verifyNight(Number(first), { db: db }));
       expect(said.status).toBe(1);
       expect(said.stderr).toContain(`check run ${first} does not re-perform`);
     } finally {
@@ -204,7 +206,7 @@ describe('verify --run', () => {
   it("re-performs each night's coupons, orders and wallets as of its sync, and names a coupon's past changed by SQL", async () => {
     // Orders were placed and fulfilled between the nights: each night still compares its own lists.
     for (const run of nights) {
-      const text = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      const text = await told(() => verifyNight(Number(run), { db: db }));
       expect(text.status, text.stderr).toBe(0);
       expect(text.stdout).toContain('the month to date and the coupons, DP orders and wallets as of its sync');
     }
@@ -298,7 +300,7 @@ describe('verify --run', () => {
         db,
         'INSERT INTO dp_order_versions (order_id, sync_run_id, raw_json, currency, total_amount_cents) SELECT order_id, (SELECT MAX(sync_run_id) FROM sync_runs), raw_json, currency, total_amount_cents FROM dp_orders WHERE vanished_sync_run_id IS NULL',
       );
-      const old = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+      const old = await told(() => verifyNight(Number(nights[0]), { db: db }));
       expect(old.status, old.stderr).toBe(0);
       expect(old.stdout).toMatch(
         /the DP wallets \(its coupons and orders predate sync \d+, from which the mirror keeps them/,
@@ -322,11 +324,7 @@ describe('verify --run', () => {
       last,
     );
     if (!found) throw new Error('the planted world keeps a break from the first night to the last');
-    const accepted = await runCli(
-      ['accept', found.fingerprint, '--db', db, '--note', 'explained', '--by', 'auditor'],
-      simulatorEnv(sim),
-    );
-    expect(accepted.status, accepted.stderr).toBe(0);
+    await acceptAt(db, { fingerprint: found.fingerprint, note: 'explained', by: 'auditor' });
     try {
       // Accepted today, after every night: no night should have honoured it.
       expect((await verify(first)).status).toBe(0);
@@ -398,25 +396,11 @@ describe('verify --run', () => {
         await rowsOfMirror(db, 'SELECT COUNT(*) AS n FROM findings UNION ALL SELECT COUNT(*) FROM check_runs'),
       );
     const before = await count();
-    const result = await runCli(
-      [
-        'verify',
-        '--run',
-        String(first),
-        '--db',
-        db,
-        '--json',
-        '--set',
-        'double-debit-window-seconds=0',
-        '--set',
-        'fail-on=never',
-        '--set',
-        'materiality=USD=0.01',
-      ],
-      simulatorEnv(sim),
+    const result = await told(() =>
+      whatIfRun(first, ['double-debit-window-seconds=0', 'fail-on=never', 'materiality=USD=0.01'], db),
     );
     expect(result.status, result.stderr).toBe(0);
-    const what = JSON.parse(result.stdout) as {
+    const what = result.record as {
       disappear: { code: string; fingerprint: string }[];
       appear: unknown[];
       verdict: { stated: string; whatIf: string };
@@ -437,10 +421,7 @@ describe('verify --run', () => {
     expect(await count()).toBe(before);
     expect((await verify(first)).status).toBe(0);
     // The books' matching options too: this world's nights had no books, so nothing changes.
-    const books = await runCli(
-      ['verify', '--run', String(first), '--db', db, '--set', 'books-window-hours=1'],
-      simulatorEnv(sim),
-    );
+    const books = await told(() => whatIfRun(first, ['books-window-hours=1'], db));
     expect(books.status, books.stderr).toBe(0);
     expect(books.stdout).toContain('  the findings: the same\n');
   }, 60_000);
@@ -448,12 +429,9 @@ describe('verify --run', () => {
   it('says what the checks over DP orders would find under another SLA, over the orders as of the night', async () => {
     const first = nights[0]!;
     const whatIf = async (hours: number) => {
-      const result = await runCli(
-        ['verify', '--run', String(first), '--db', db, '--json', '--set', `stuck-order-sla-hours=${hours}`],
-        simulatorEnv(sim),
-      );
+      const result = await told(() => whatIfRun(first, [`stuck-order-sla-hours=${hours}`], db));
       expect(result.status, result.stderr).toBe(0);
-      return JSON.parse(result.stdout) as { appear: { code: string }[]; disappear: { code: string }[] };
+      return result.record as { appear: { code: string }[]; disappear: { code: string }[] };
     };
     const stuck = (fs: { code: string }[]) => fs.filter((f) => f.code === 'DP_STUCK_ORDER').length;
     const [stated] = await rowsOfMirror<{ n: number }>(
@@ -473,7 +451,7 @@ describe('verify --run', () => {
   }, 60_000);
 
   it("re-performs the month's close over the mirror's history at the sync it read, after later nights", async () => {
-    const result = await runCli(['verify', '--close', month, '--db', db], simulatorEnv(sim));
+    const result = await told(() => verifyClose(month, { db: db }));
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
       new RegExp(
@@ -497,7 +475,7 @@ describe('verify --run', () => {
       );
     await change(1);
     try {
-      const changed = await runCli(['verify', '--close', month, '--db', db], simulatorEnv(sim));
+      const changed = await told(() => verifyClose(month, { db: db }));
       expect(changed.status).toBe(1);
       expect(changed.stderr).toContain(`the close of ${month} does not re-perform`);
     } finally {
@@ -523,11 +501,7 @@ describe('verify --run', () => {
       amount: 0.01,
       createdAt: new Date(Number(entry.earliest) - 60_000).toISOString(),
     });
-    const rewritten = await runCli(
-      ['run', '--db', db, '--out', join(dir, 'reports'), '--full', '--json'],
-      simulatorEnv(sim),
-    );
-    expect([0, 1], rewritten.stderr).toContain(rewritten.status);
+    const rewritten = await fullNight();
     const [version] = await rowsOfMirror<{ previous_amount_cents: number | null; change: string }>(
       db,
       'SELECT previous_amount_cents, change FROM gift_card_transaction_versions WHERE transaction_id = ?',
@@ -537,12 +511,12 @@ describe('verify --run', () => {
     expect(Number(version?.previous_amount_cents)).toBeGreaterThan(100);
     // Every earlier night re-performs as it read the entry then, and says nothing is read as now.
     for (const run of nights) {
-      const again = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      const again = await told(() => verifyNight(Number(run), { db: db }));
       expect(again.status, again.stderr).toBe(0);
       expect(again.stdout).toContain('identical');
       expect(again.stdout).not.toContain('read as they are now');
     }
-    const latest = JSON.parse(rewritten.stdout) as { runId: number };
+    const latest = rewritten;
     const latestVerified = (await verify(latest.runId)).verified;
     expect(latestVerified.identical, latestVerified.differences.join('\n')).toBe(true);
     // The night that read the rewrite stated it (GC_LEDGER_REWRITTEN); with the version it kept
@@ -589,12 +563,8 @@ describe('verify --run', () => {
     );
     if (!card) throw new Error('the first night read an ACTIVE card expiring later');
     sim.mutate.setCard(card.gift_card_id, { expiresAt: new Date(testNow() - 3 * 86_400_000).toISOString() });
-    const changed = await runCli(
-      ['run', '--db', db, '--out', join(dir, 'reports'), '--full', '--json'],
-      simulatorEnv(sim),
-    );
-    expect([0, 1], changed.stderr).toContain(changed.status);
-    const latest = JSON.parse(changed.stdout) as { runId: number };
+    const changed = await fullNight();
+    const latest = changed;
     const overdue = await rowsOfMirror<{ code: string }>(
       db,
       "SELECT code FROM findings WHERE check_run_id = ? AND entity_id = ? AND code = 'GC_EXPIRY_OVERDUE'",
@@ -604,7 +574,7 @@ describe('verify --run', () => {
     expect(overdue).toHaveLength(1);
     // Every earlier night re-performs with the expiry it read then.
     for (const run of nights) {
-      const again = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      const again = await told(() => verifyNight(Number(run), { db: db }));
       expect(again.status, again.stdout + again.stderr).toBe(0);
       expect(again.stdout).toContain('identical');
     }
@@ -621,7 +591,7 @@ describe('verify --run', () => {
     if (!newest) throw new Error('the mirror records its migrations');
     await changeMirror(db, 'DELETE FROM __drizzle_migrations WHERE hash = ?', newest.hash);
     try {
-      const old = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+      const old = await told(() => verifyNight(Number(nights[0]), { db: db }));
       expect(old.status).toBe(2);
       expect(old.stderr).toMatch(
         /^ledger-recon: the mirror .* was made by an older ledger-recon \(schema \d+; this version knows \d+\): the next writing command \(ledger-recon run, sync, report or close\) brings it up to date; then read it again\n$/,
@@ -703,18 +673,14 @@ describe('verify --run', () => {
 
     // The service re-keys the entry, and a --full night reads it: every night re-performs with the key it saw.
     sim.mutate.rewriteEntry(shared.transaction_id, { idempotencyKey: `${shared.idempotency_key}-rekeyed` });
-    const rekeyed = await runCli(
-      ['run', '--db', db, '--out', join(dir, 'reports'), '--full', '--json'],
-      simulatorEnv(sim),
-    );
-    expect([0, 1], rekeyed.stderr).toContain(rekeyed.status);
+    const rekeyed = await fullNight();
     const [now] = await rowsOfMirror<{ idempotency_key: string }>(
       db,
       'SELECT idempotency_key FROM gift_card_transactions WHERE transaction_id = ?',
       shared.transaction_id,
     );
     expect(now?.idempotency_key).toBe(`${shared.idempotency_key}-rekeyed`);
-    for (const run of [...nights, (JSON.parse(rekeyed.stdout) as { runId: number }).runId]) {
+    for (const run of [...nights, rekeyed.runId]) {
       const again = await verify(run);
       expect(again.verified.differences, `check run ${run}`).toEqual([]);
       expect(again.status).toBe(0);
@@ -757,7 +723,7 @@ describe('verify --run', () => {
         verified.syncRunId,
       );
     }
-    const text = await runCli(['verify', '--run', String(first), '--db', db], simulatorEnv(sim));
+    const text = await told(() => verifyNight(Number(first), { db: db }));
     expect(text.stdout).toContain(
       "GC_ORPHAN_ENTRY's, GC_LISTED_NOT_FOUND's, GC_IN_FLIGHT's and SYNC_REJECTED_RECORD's)",
     );
@@ -769,7 +735,7 @@ describe('verify --run', () => {
   });
 
   it('says in one line why a run cannot be re-performed', async () => {
-    const result = await runCli(['verify', '--run', '999', '--db', db], simulatorEnv(sim));
+    const result = await told(() => verifyNight(999, { db: db }));
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(
       'ledger-recon: check run 999 is not a completed run of this mirror: see `ledger-recon history`\n',
@@ -799,11 +765,7 @@ describe('verify --run, the acceptances as they stood', () => {
     return result.record.runId;
   };
   const accept = async (fingerprint: string, note: string) => {
-    const result = await runCli(
-      ['accept', fingerprint, '--db', ownDb, '--note', note, '--by', 'controller'],
-      simulatorEnv(ownSim),
-    );
-    expect(result.status, result.stderr).toBe(0);
+    await acceptAt(ownDb, { fingerprint, note, by: 'controller' });
   };
   const verifyOwn = (run: number) => verify(run, ownDb);
 
@@ -864,32 +826,25 @@ describe('verify after the mirror was rebound to other services', () => {
   });
 
   it('refuses in one line a night and a close from before the rebind, and re-performs the nights after it', async () => {
-    const night = async (simulator: Simulator, extra: string[] = []) => {
-      const result = await runCli(
-        ['run', '--db', ownDb, '--out', join(own, 'reports'), '--json', ...extra],
-        simulatorEnv(simulator),
-      );
-      expect([0, 1], result.stderr).toContain(result.status);
-      return JSON.parse(result.stdout) as { runId: number; asOf: string };
+    const night = async (simulator: Simulator, rebind = false) => {
+      const { result } = await nightOf(simulator, ownDb, join(own, 'reports'), rebind ? { rebind } : {});
+      if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+      return result.record;
     };
     const first = await night(before);
     const period = first.asOf.slice(0, 7);
-    const closed = await runCli(
-      ['close', '--db', ownDb, '--out', join(own, 'reports'), '--period', period, '--quiet'],
-      simulatorEnv(before),
-    );
-    expect([0, 1], closed.stderr).toContain(closed.status);
+    await closeOf(ownDb, join(own, 'reports'), period, testNow());
     expect((await verify(first.runId, ownDb)).status).toBe(0);
     // The mirror moves to other services on purpose: the first services' records leave its current tables.
-    const second = await night(after, ['--rebind']);
-    const refused = await runCli(['verify', '--run', String(first.runId), '--db', ownDb], simulatorEnv(after));
+    const second = await night(after, true);
+    const refused = await told(() => verifyNight(Number(first.runId), { db: ownDb }));
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(
       new RegExp(
         `^ledger-recon: check run ${first.runId} read sync \\d+, and sync \\d+ rebound the mirror to other services on \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\`sync --rebind\`\\): the earlier services' cards, coupons and orders left its current tables, so it cannot be rebuilt from the mirror; its files still verify offline \\(\`ledger-recon verify --dir <its reports folder>\`\\)\\n$`,
       ),
     );
-    const closeRefused = await runCli(['verify', '--close', period, '--db', ownDb], simulatorEnv(after));
+    const closeRefused = await told(() => verifyClose(period, { db: ownDb }));
     expect(closeRefused.status).toBe(2);
     expect(closeRefused.stderr).toMatch(
       new RegExp(`^ledger-recon: the close of ${period} read sync \\d+, and sync \\d+ rebound the mirror`),
@@ -899,6 +854,6 @@ describe('verify after the mirror was rebound to other services', () => {
     expect(again.verified.differences).toEqual([]);
     expect(again.status).toBe(0);
     // The reports folder still verifies offline, across the rebind.
-    expect((await runCli(['verify', '--dir', join(own, 'reports')], simulatorEnv(after))).status).toBe(0);
+    expect((await verifyFolderAt(join(own, 'reports'))).identical).toBe(true);
   }, 180_000);
 });

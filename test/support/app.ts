@@ -9,8 +9,11 @@ import { keepingSink, type Clock } from '../../src/app/context.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
 import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
+import { type AcceptSettings, acceptFinding } from '../../src/app/accept.js';
 import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
-import { isServerUrl, openExistingForWriting, shownMirror } from '../../src/db/mirror.js';
+import type { Verified } from '../../src/app/verified.js';
+import { failureOf } from '../../src/app/failure.js';
+import { isServerUrl, openExistingForWriting, openForWriting, shownMirror } from '../../src/db/mirror.js';
 import { periodOf } from '../../src/report/period.js';
 import type { Simulator } from '../../src/sim/simulator.js';
 import { dpConfig, giftcardConfig } from './simulator.js';
@@ -106,4 +109,41 @@ export async function demoOf(db: string, outDir: string, seed = 42): Promise<Dem
   );
   if (!outcome.result.ok) throw new Error(`the demo's night failed: ${outcome.result.record.error.message}`);
   return outcome;
+}
+
+/** What a verify job tells, as `ledger-recon verify` prints it: its exit code, its lines, its problems' lines, its record. */
+export interface Told {
+  status: number;
+  stdout: string;
+  stderr: string;
+  record: Record<string, unknown> | undefined;
+}
+
+/**
+ * A job of `ledger-recon verify` (src/app/verified.ts) run in this process, told as the CLI tells
+ * it: exit 0 when identical, 1 when not, and a failure's one line with its exit code (app/failure.ts).
+ */
+export async function told(job: () => Promise<Verified> | Verified): Promise<Told> {
+  try {
+    const verified = await job();
+    return {
+      status: verified.identical ? 0 : 1,
+      stdout: verified.lines.map((line) => `${line}\n`).join(''),
+      stderr: verified.problems.map((line) => `${line}\n`).join(''),
+      record: verified.record,
+    };
+  } catch (error) {
+    const failure = failureOf(error, []);
+    return { status: failure.exitCode, stdout: '', stderr: `${failure.line}\n`, record: undefined };
+  }
+}
+
+/** `ledger-recon accept` in this process: the finding accepted at the test clock in the mirror at `db`. */
+export async function acceptAt(db: string, settings: AcceptSettings, clock: Clock = testClock) {
+  const { mirror, release } = await openForWriting(db, 'accept');
+  try {
+    return await acceptFinding({ mirror, clock }, settings);
+  } finally {
+    await release();
+  }
 }
