@@ -1,7 +1,10 @@
+import { existsSync, statSync } from 'node:fs';
+import { BOOKS_KINDS, type BooksKind, readMap } from '../books/books-map.js';
 import type { BooksFailure, BooksFile, BooksFolder, ImportResult } from '../books/import-books.js';
+import { importBooksFile, kindOfName, mapBeside } from '../books/import-books.js';
+import { openForWriting } from '../db/mirror.js';
 import type { JobContext } from './context.js';
-import { importBooksFile } from '../books/import-books.js';
-import { BooksImportError, InterruptedError, LedgerReconError } from '../errors.js';
+import { BooksImportError, ConfigError, InterruptedError, LedgerReconError } from '../errors.js';
 import { oneLine } from '../log.js';
 
 /** What the night's JSON record says of the books it imported. */
@@ -126,4 +129,64 @@ async function importFile(
   });
   for (const p of result.problems) context.sink.note(`${oneLine(`${p.file}:${p.line}: ${p.reason}`)}\n`);
   return result;
+}
+
+/** What `books import` is told of its files: their kind and map (else by name and beside each), and what one is a version of. */
+export interface BooksImportSettings {
+  kind?: BooksKind | undefined;
+  map?: string | undefined;
+  source?: string | undefined;
+  replace?: boolean | undefined;
+}
+
+/**
+ * The files at `paths` imported into the mirror at `location` under its lock, one transaction
+ * per file (`ledger-recon books import`).
+ * @throws ConfigError for a --source that is no name or names several files, a path that is no
+ * file, or a kind that cannot be told; BooksImportError when nothing could be imported.
+ */
+export async function importBooksAt(
+  location: string,
+  context: Pick<JobContext, 'clock' | 'signal' | 'sink'>,
+  paths: readonly string[],
+  settings: BooksImportSettings = {},
+): Promise<ImportResult[]> {
+  const { source } = settings;
+  if (source !== undefined && (source.trim() === '' || source.length > 200 || oneLine(source) !== source))
+    throw new ConfigError(
+      '--source',
+      `--source names what a file is a version of in at most 200 characters, on one line and not blank: ${JSON.stringify(source.slice(0, 60))}${source.length > 60 ? '…' : ''} is not such a name`,
+    );
+  if (source !== undefined && paths.length > 1)
+    throw new ConfigError(
+      '--source',
+      `--source names what one file is a version of; ${paths.length} files were given: import them one at a time`,
+    );
+  const files = paths.map((path) => fileToImport(path, settings));
+  const { mirror, release } = await openForWriting(location, 'books import');
+  try {
+    return await importBooks({ ...context, mirror }, files, {
+      ...(source !== undefined ? { source } : {}),
+      ...(settings.replace ? { replace: true } : {}),
+    });
+  } finally {
+    await release();
+  }
+}
+
+/** The kind (given, or the file's name) and map (given, or `<kind>.map.json` beside the file) of a file. */
+function fileToImport(path: string, settings: BooksImportSettings): BooksFile {
+  if (!existsSync(path)) throw new ConfigError('FILE', `${path}: no such file`);
+  if (statSync(path).isDirectory())
+    throw new ConfigError(
+      'FILE',
+      `${path}: a folder, where books import takes files: name its files (ledger-recon books import ${path}/*.csv), or let the nightly run import the folder (ledger-recon run --books ${path})`,
+    );
+  const kind = settings.kind ?? kindOfName(path);
+  if (!kind)
+    throw new ConfigError(
+      '--kind',
+      `${path}: say what it holds with --kind ${BOOKS_KINDS.join('|')} (or name it after its kind, e.g. tenders-2026-10.csv)`,
+    );
+  return { path, kind, map: settings.map !== undefined ? readMap(settings.map) : mapBeside(path, kind) };
 }

@@ -3,7 +3,8 @@ import type { CheckOptions } from '../checks/check.js';
 import { reconcile, type ReconcileResult } from '../findings/reconcile.js';
 import type { SlaRule } from '../findings/sla.js';
 import type { FailOn } from '../findings/verdict.js';
-import type { JobContext } from './context.js';
+import { mirrorExists, noMirrorAt, openForWriting, shownDb } from '../db/mirror.js';
+import type { Clock, JobContext } from './context.js';
 
 export interface CheckSettings {
   checkOptions?: Partial<CheckOptions>;
@@ -29,4 +30,18 @@ export function checkMirror(context: Pick<JobContext, 'mirror' | 'clock'>, setti
     ...(settings.dryRun ? { dryRun: true } : {}),
     ...(settings.sla ? { sla: settings.sla } : {}),
   }) satisfies Promise<ReconcileResult>;
+}
+
+/**
+ * The check on the mirror at `location`, opened for writing under its lock (`ledger-recon check`).
+ * @throws MirrorError when there is no mirror there; LockHeldError.
+ */
+export async function checkAt(location: string, clock: Clock, settings: CheckSettings = {}) {
+  if (!(await mirrorExists(location))) throw noMirrorAt(location, shownDb(location));
+  const { mirror, release } = await openForWriting(location, 'check');
+  try {
+    return await checkMirror({ mirror, clock }, settings);
+  } finally {
+    await release();
+  }
 }

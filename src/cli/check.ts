@@ -2,11 +2,11 @@ import { slaRulesOf } from './settings-files.js';
 import { slaOfRun } from '../findings/sla.js';
 import { defaultLocations } from '../locations.js';
 import { exportFinding } from '../findings/finding.js';
-import { checkMirror } from '../app/check.js';
+import { checkAt } from '../app/check.js';
 import { systemClock } from '../app/context.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
-import { mirrorExists, noMirrorAt, openForWriting, shownDb, shownMirror } from '../db/mirror.js';
+import { shownMirror } from '../db/mirror.js';
 import { outputTarget, writeAtomically } from '../paths.js';
 import { colourFor, formatCheckSummary } from '../app/check-lines.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
@@ -49,36 +49,27 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
     ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
   const sla = slaRulesOf(options.sla);
   const dbPath = options.db ?? defaultLocations().db;
-  if (!(await mirrorExists(dbPath))) throw noMirrorAt(dbPath, shownDb(dbPath));
-  const { mirror, release } = await openForWriting(dbPath, 'check');
-  try {
-    const { summary, findings } = await checkMirror(
-      { mirror, clock: systemClock },
-      {
-        checkOptions: pickCheckOptions(options),
-        ...(options.failOn ? { failOn: options.failOn } : {}),
-        ...(options.merchantId ? { merchantId: options.merchantId } : {}),
-        ...(options.dryRun ? { dryRun: true } : {}),
-        ...(sla ? { sla } : {}),
-      },
-    );
-    if (findingsTarget) {
-      // A dry run's findings belong to no run.
-      const sla = slaOfRun(summary);
-      const exported = findings
-        .map((f) => exportFinding(f, sla))
-        .map((f) => (options.dryRun ? { ...f, runId: null } : f));
-      const text = `${JSON.stringify(exported, null, 2)}\n`;
-      if (findingsTarget.kind === 'stdout') process.stdout.write(text);
-      else writeAtomically(findingsTarget.path, text);
-    }
-    const recorded = options.dryRun ? { ...summary, checkRunId: null, dryRun: true } : summary;
-    if (options.json) write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...recorded })}\n`);
-    else if (!options.quiet)
-      write(wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
-    process.exitCode = summary.exitCode;
-    return summary;
-  } finally {
-    await release();
+  const { summary, findings } = await checkAt(dbPath, systemClock, {
+    checkOptions: pickCheckOptions(options),
+    ...(options.failOn ? { failOn: options.failOn } : {}),
+    ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+    ...(options.dryRun ? { dryRun: true } : {}),
+    ...(sla ? { sla } : {}),
+  });
+  if (findingsTarget) {
+    // A dry run's findings belong to no run.
+    const sla = slaOfRun(summary);
+    const exported = findings
+      .map((f) => exportFinding(f, sla))
+      .map((f) => (options.dryRun ? { ...f, runId: null } : f));
+    const text = `${JSON.stringify(exported, null, 2)}\n`;
+    if (findingsTarget.kind === 'stdout') process.stdout.write(text);
+    else writeAtomically(findingsTarget.path, text);
   }
+  const recorded = options.dryRun ? { ...summary, checkRunId: null, dryRun: true } : summary;
+  if (options.json) write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...recorded })}\n`);
+  else if (!options.quiet)
+    write(wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
+  process.exitCode = summary.exitCode;
+  return summary;
 }

@@ -10,7 +10,12 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOKS_CODES } from '../../src/checks/index.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { mirrorAt } from '../support/test-db.js';
+import { mirrorAt, numberOfMirror, rowsOfMirror } from '../support/test-db.js';
+import { checkOf, importAt, nightOf } from '../support/app.js';
+import { booksFilesIn } from '../../src/books/import-books.js';
+import { describeImport } from '../../src/app/books.js';
+import { exportFinding } from '../../src/findings/finding.js';
+import { slaOfRun } from '../../src/findings/sla.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 
 /** The checks that read the books' matching, from the registry. */
@@ -54,12 +59,12 @@ describe("the merchant's books against the simulator", () => {
     sim.writeBooks(books);
     const db = mirrorAt(dir);
     const out = join(dir, 'out');
-    const result = await runCli(['run', '--db', db, '--out', out, '--books', books, '--json'], simulatorEnv(sim));
-    expect(result.status, result.stderr).toBe(1);
-    expect(result.stderr).toBe('');
-    const night = JSON.parse(result.stdout) as { books: { files: number; rowsAdded: number; rowsRejected: number } };
+    const { result, notes } = await nightOf(sim, db, out, { books: booksFilesIn(books) });
+    expect(notes).toEqual([]);
+    expect(result.record.exitCode).toBe(1);
+    const night = result.record as { books?: { files: number; rowsAdded: number; rowsRejected: number } };
     expect(night.books).toMatchObject({ files: 3, rowsRejected: 0 });
-    expect(night.books.rowsAdded).toBeGreaterThan(50);
+    expect(night.books?.rowsAdded).toBeGreaterThan(50);
 
     const found = booksFindings(findingsIn(out));
     for (const planted of sim.manifest.books.breaks) {
@@ -124,30 +129,20 @@ describe("the merchant's books against the simulator", () => {
     expect(tenderRates?.[4]).toBeLessThan(100);
 
     // The plaintext codes of cards and coupons never reach the mirror.
-    const dump = await runCli(
-      ['sql', '--db', db, '--format', 'json', 'SELECT raw_json FROM books_rows'],
-      simulatorEnv(sim),
-    );
+    const dump = { stdout: JSON.stringify(await rowsOfMirror(db, 'SELECT raw_json FROM books_rows')) };
     const tenders = readFileSync(join(books, 'tenders.csv'), 'utf8');
     const code = /POS-4711,[^,]*,[^,]*,[^,]*,[^,]*,(\w+)/.exec(tenders)?.[1];
     expect(code).toBeTruthy();
     expect(dump.stdout).not.toContain(code);
 
     // The same files again add nothing.
-    const again = await runCli(
-      [
-        'books',
-        'import',
-        '--db',
-        db,
-        join(books, 'tenders.csv'),
-        join(books, 'coupon-uses.csv'),
-        join(books, 'dp-purchases.csv'),
-      ],
-      simulatorEnv(sim),
-    );
-    expect(again.status, again.stderr).toBe(0);
-    expect(again.stdout.trim().split('\n')).toEqual([
+    const again = await importAt(db, [
+      join(books, 'tenders.csv'),
+      join(books, 'coupon-uses.csv'),
+      join(books, 'dp-purchases.csv'),
+    ]);
+    expect(again.notes).toEqual([]);
+    expect(again.results.map(describeImport)).toEqual([
       expect.stringContaining('unchanged'),
       expect.stringContaining('unchanged'),
       expect.stringContaining('unchanged'),
@@ -161,26 +156,15 @@ describe("the merchant's books against the simulator", () => {
         .filter((line) => !line.startsWith('ORD-THOUSANDS-0001'))
         .join('\n'),
     );
-    const changed = await runCli(['books', 'import', '--db', db, join(books, 'tenders.csv')], simulatorEnv(sim));
-    expect(changed.stdout).toMatch(/0 new, 1 withdrawn, 0 rejected/);
-    const check = await runCli(['check', '--db', db, '--findings-json', join(dir, 'check.json')], simulatorEnv(sim));
-    expect(check.status).toBe(1);
-    const after = booksFindings(JSON.parse(readFileSync(join(dir, 'check.json'), 'utf8')) as ExportedFinding[]);
+    const changed = await importAt(db, [join(books, 'tenders.csv')]);
+    expect(changed.results.map(describeImport).join('\n')).toMatch(/0 new, 1 withdrawn, 0 rejected/);
+    const check = await checkOf(db);
+    expect(check.summary.exitCode).toBe(1);
+    const after = booksFindings(check.findings.map((f) => exportFinding(f, slaOfRun(check.summary))));
     expect(after.filter((f) => f.referenceId === 'ORD-THOUSANDS-0001').map((f) => f.code)).toEqual([
       'BK_LEDGER_NOT_IN_BOOKS',
     ]);
-    const withdrawn = await runCli(
-      [
-        'sql',
-        '--db',
-        db,
-        '--format',
-        'json',
-        'SELECT COUNT(*) AS n FROM books_rows WHERE withdrawn_file_id IS NOT NULL',
-      ],
-      simulatorEnv(sim),
-    );
-    expect(JSON.parse(withdrawn.stdout)).toEqual([{ n: 1 }]);
+    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM books_rows WHERE withdrawn_file_id IS NOT NULL')).toBe(1);
   });
 });
 
@@ -197,11 +181,8 @@ describe("the merchant's books under live activity", () => {
     // The services move on after the export: debits, refunds, orders, coupon uses.
     expect(sim.applyActivity(40).length).toBeGreaterThan(20);
     const out = join(dir, 'live-out');
-    const result = await runCli(
-      ['run', '--db', mirrorAt(dir, 'live'), '--out', out, '--books', books, '--json'],
-      simulatorEnv(sim),
-    );
-    expect(result.status, result.stderr).toBe(1);
+    const { result } = await nightOf(sim, mirrorAt(dir, 'live'), out, { books: booksFilesIn(books) });
+    expect(result.record.exitCode).toBe(1);
     const found = booksFindings(findingsIn(out));
     const breaks = found.filter((f) => f.code !== 'BK_IN_TRANSIT');
     expect(breaks.map((f) => `${f.code} ${f.referenceId ?? ''}`).sort()).toEqual(
@@ -229,12 +210,9 @@ describe('a night whose books are odd', () => {
     const map = join(books, 'tenders.map.json');
     writeFileSync(map, readFileSync(map, 'utf8').replace('"reference"', '"referenze"'));
     const out = join(dir, 'odd-map-out');
-    const night = await runCli(
-      ['run', '--db', mirrorAt(dir, 'odd-map-mirror'), '--out', out, '--books', books, '--json'],
-      simulatorEnv(sim),
-    );
-    expect(night.status).toBe(2);
-    const json = JSON.parse(night.stdout) as {
+    const { result } = await nightOf(sim, mirrorAt(dir, 'odd-map-mirror'), out, { books: booksFilesIn(books) });
+    expect(result.record.exitCode).toBe(2);
+    const json = result.record as unknown as {
       verdict: string;
       sync: { completed: boolean };
       books: { files: number; failed: { file: string; reason: string }[] };
@@ -272,12 +250,11 @@ describe('a night whose books are odd', () => {
     for (const name of ['empty-books', 'sub-folders-only']) {
       const books = join(dir, name);
       mkdirSync(join(books, ...(name === 'empty-books' ? [] : ['2026-11'])), { recursive: true });
-      const night = await runCli(
-        ['run', '--db', mirrorAt(dir, `${name}-mirror`), '--out', join(dir, `${name}-out`), '--books', books, '--json'],
-        simulatorEnv(sim),
-      );
-      expect(night.status, night.stderr).toBe(2);
-      const json = JSON.parse(night.stdout) as {
+      const { result } = await nightOf(sim, mirrorAt(dir, `${name}-mirror`), join(dir, `${name}-out`), {
+        books: booksFilesIn(books),
+      });
+      expect(result.record.exitCode).toBe(2);
+      const json = result.record as unknown as {
         verdict: string;
         sync: { completed: boolean };
         error: { message: string };
@@ -294,24 +271,19 @@ describe('a night whose books are odd', () => {
       const path = join(books, name);
       writeFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0]}\n`);
     }
-    const night = await runCli(
-      ['run', '--db', mirrorAt(dir, 'quiet-mirror'), '--out', join(dir, 'quiet-out'), '--books', books, '--json'],
-      simulatorEnv(sim),
-    );
-    const json = JSON.parse(night.stdout) as {
+    const { result } = await nightOf(sim, mirrorAt(dir, 'quiet-mirror'), join(dir, 'quiet-out'), {
+      books: booksFilesIn(books),
+    });
+    const json = result.record as unknown as {
       verdict: string;
       books: { files: number; empty: number; failed: unknown[] };
     };
     expect(json.verdict).not.toBe('FAILED');
     expect(json.verdict).not.toBe('INCOMPLETE');
     expect(json.books).toMatchObject({ files: 3, empty: 3, failed: [] });
-    const single = await runCli(
-      ['books', 'import', join(books, 'tenders.csv'), '--db', mirrorAt(dir, 'quiet-single')],
-      simulatorEnv(sim),
-    );
-    expect(single.status).toBe(0);
-    expect(single.stdout).toBe(
-      `${join(books, 'tenders.csv')}: tenders, no rows (a header alone: a quiet day): imported as a version of 0 rows, 0 withdrawn\n`,
-    );
+    const single = await importAt(mirrorAt(dir, 'quiet-single'), [join(books, 'tenders.csv')]);
+    expect(single.results.map(describeImport)).toEqual([
+      `${join(books, 'tenders.csv')}: tenders, no rows (a header alone: a quiet day): imported as a version of 0 rows, 0 withdrawn`,
+    ]);
   });
 });

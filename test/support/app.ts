@@ -10,6 +10,8 @@ import { nightAt, type NightResult, type NightSettings } from '../../src/app/nig
 import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
 import { type AcceptSettings, acceptFinding } from '../../src/app/accept.js';
+import { type BooksImportSettings, importBooksAt } from '../../src/app/books.js';
+import { checkAt, type CheckSettings } from '../../src/app/check.js';
 import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
 import type { Verified } from '../../src/app/verified.js';
 import { failureOf } from '../../src/app/failure.js';
@@ -146,4 +148,21 @@ export async function acceptAt(db: string, settings: AcceptSettings, clock: Cloc
   } finally {
     await release();
   }
+}
+
+/** `ledger-recon books import PATH…` in this process, at the test clock: the results, and the problems' notes. */
+export async function importAt(db: string, paths: readonly string[], settings: BooksImportSettings = {}) {
+  const sink = keepingSink();
+  const results = await importBooksAt(
+    db,
+    { clock: testClock, signal: new AbortController().signal, sink },
+    paths,
+    settings,
+  );
+  return { results, notes: sink.notes };
+}
+
+/** `ledger-recon check` in this process, at the test clock: its summary and findings. */
+export function checkOf(db: string, settings: CheckSettings = {}, clock: Clock = testClock) {
+  return checkAt(db, clock, settings);
 }
