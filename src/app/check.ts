@@ -1,6 +1,8 @@
 /** The check alone as a job: the catalogue over the mirror's newest sync, its standing recorded (or, dry, nothing). */
 import type { CheckOptions } from '../checks/check.js';
 import { reconcile, type ReconcileResult } from '../findings/reconcile.js';
+import { type ExportedFinding, exportFinding } from '../findings/finding.js';
+import { slaOfRun } from '../findings/sla.js';
 import type { SlaRule } from '../findings/sla.js';
 import type { FailOn } from '../findings/verdict.js';
 import { mirrorExists, noMirrorAt, openForWriting, shownDb } from '../db/mirror.js';
@@ -44,4 +46,13 @@ export async function checkAt(location: string, clock: Clock, settings: CheckSet
   } finally {
     await release();
   }
+}
+
+/** A check's findings as `--findings-json` writes them (DESIGN.md's fields); a dry run's belong to no run. */
+export function exportedFindings(
+  result: ReconcileResult,
+  dryRun = false,
+): Array<Omit<ExportedFinding, 'runId'> & { runId: number | null }> {
+  const sla = slaOfRun(result.summary);
+  return result.findings.map((f) => exportFinding(f, sla)).map((f) => (dryRun ? { ...f, runId: null } : f));
 }

@@ -1,8 +1,6 @@
 import { slaRulesOf } from './settings-files.js';
-import { slaOfRun } from '../findings/sla.js';
 import { defaultLocations } from '../locations.js';
-import { exportFinding } from '../findings/finding.js';
-import { checkAt } from '../app/check.js';
+import { checkAt, exportedFindings } from '../app/check.js';
 import { systemClock } from '../app/context.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
@@ -49,20 +47,16 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
     ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
   const sla = slaRulesOf(options.sla);
   const dbPath = options.db ?? defaultLocations().db;
-  const { summary, findings } = await checkAt(dbPath, systemClock, {
+  const checked = await checkAt(dbPath, systemClock, {
     checkOptions: pickCheckOptions(options),
     ...(options.failOn ? { failOn: options.failOn } : {}),
     ...(options.merchantId ? { merchantId: options.merchantId } : {}),
     ...(options.dryRun ? { dryRun: true } : {}),
     ...(sla ? { sla } : {}),
   });
+  const { summary } = checked;
   if (findingsTarget) {
-    // A dry run's findings belong to no run.
-    const sla = slaOfRun(summary);
-    const exported = findings
-      .map((f) => exportFinding(f, sla))
-      .map((f) => (options.dryRun ? { ...f, runId: null } : f));
-    const text = `${JSON.stringify(exported, null, 2)}\n`;
+    const text = `${JSON.stringify(exportedFindings(checked, options.dryRun), null, 2)}\n`;
     if (findingsTarget.kind === 'stdout') process.stdout.write(text);
     else writeAtomically(findingsTarget.path, text);
   }

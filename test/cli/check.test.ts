@@ -1,12 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExportedFinding } from '../../src/findings/finding.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { shownDb } from '../../src/db/location.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { mirrorAt, ON_POSTGRES } from '../support/test-db.js';
+import { acceptAt, checkOf, syncOf } from '../support/app.js';
+import { exportedFindings } from '../../src/app/check.js';
+import { failureOf } from '../../src/app/failure.js';
 
 let sim: Simulator;
 let dir: string;
@@ -15,8 +17,8 @@ beforeAll(async () => {
   sim = await startSimulator({ seed: 61, size: 'tiny', plant: true });
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-cli-check-'));
   db = mirrorAt(dir);
-  const synced = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
-  if (synced.status !== 0) throw new Error(synced.stderr);
+  const synced = await syncOf(sim, db);
+  if (!synced.ok) throw synced.error;
 });
 afterAll(async () => {
   await sim.close();
@@ -35,17 +37,10 @@ describe('ledger-recon check', () => {
   });
 
   it('prints one JSON summary and writes the findings with DESIGN.md’s fields', async () => {
-    const file = join(dir, 'findings.json');
-    const { status, stdout } = await runCli(['check', '--db', db, '--json', '--findings-json', file], cleanEnv());
-    expect(status).toBe(1);
-    const summary = JSON.parse(stdout) as {
-      verdict: string;
-      findings: number;
-      bySeverity: Record<string, number>;
-      exitCode: number;
-    };
+    const checked = await checkOf(db);
+    const { summary } = checked;
     expect(summary).toMatchObject({ verdict: 'BREAKS', exitCode: 1 });
-    const findings = JSON.parse(readFileSync(file, 'utf8')) as ExportedFinding[];
+    const findings = exportedFindings(checked);
     expect(findings).toHaveLength(summary.findings);
     const gap = findings.find((f) => f.code === 'GC_CHAIN_GAP');
     expect(Object.keys(gap ?? {})).toEqual([
@@ -92,7 +87,7 @@ describe('ledger-recon check', () => {
   });
 
   it('exits 0 with --fail-on never, and 2 where there is no mirror', async () => {
-    expect((await runCli(['check', '--db', db, '--fail-on', 'never', '--json'], cleanEnv())).status).toBe(0);
+    expect((await checkOf(db, { failOn: 'never' })).summary.exitCode).toBe(0);
     const nowhere = mirrorAt(dir, 'empty');
     const empty = await runCli(['check', '--db', nowhere], cleanEnv());
     expect(empty.status).toBe(2);
@@ -124,11 +119,7 @@ describe('ledger-recon check', () => {
 
 describe('ledger-recon accept', () => {
   it('accepts a finding by fingerprint: the next check shows it accepted', async () => {
-    const file = join(dir, 'before.json');
-    await runCli(['check', '--db', db, '--findings-json', file, '--json'], cleanEnv());
-    const target = (JSON.parse(readFileSync(file, 'utf8')) as ExportedFinding[]).find(
-      (f) => f.code === 'DP_STUCK_ORDER',
-    );
+    const target = exportedFindings(await checkOf(db)).find((f) => f.code === 'DP_STUCK_ORDER');
     const accepted = await runCli(
       [
         'accept',
@@ -149,11 +140,7 @@ describe('ledger-recon accept', () => {
     expect(accepted.stdout).toMatch(
       /^accepted DP_STUCK_ORDER [0-9a-f]{16} by A\. Auditor until the end of 2099-01-31 \(UTC\)/,
     );
-    const after = join(dir, 'after.json');
-    await runCli(['check', '--db', db, '--findings-json', after, '--json'], cleanEnv());
-    expect(
-      (JSON.parse(readFileSync(after, 'utf8')) as ExportedFinding[]).find((f) => f.fingerprint === target!.fingerprint),
-    ).toMatchObject({
+    expect(exportedFindings(await checkOf(db)).find((f) => f.fingerprint === target!.fingerprint)).toMatchObject({
       state: 'accepted',
       acceptedNote: 'partner confirmed the refund',
       acceptedBy: 'A. Auditor',
@@ -164,14 +151,17 @@ describe('ledger-recon accept', () => {
   });
 
   it('refuses an unknown fingerprint and a date already past, with exit 2', async () => {
-    const unknown = await runCli(['accept', '0123456789abcdef', '--db', db, '--note', 'x'], cleanEnv());
-    expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toMatch(/no finding has the fingerprint 0123456789abcdef/);
-    const past = await runCli(
-      ['accept', '0123456789abcdef', '--db', db, '--note', 'x', '--until', '2001-01-01'],
-      cleanEnv(),
-    );
-    expect(past.status).toBe(2);
-    expect(past.stderr).toMatch(/has already passed/);
+    const refused = async (settings: { until?: string }) => {
+      const error = await acceptAt(db, { fingerprint: '0123456789abcdef', note: 'x', by: 'me', ...settings }).catch(
+        (caught: unknown) => caught,
+      );
+      return failureOf(error, []);
+    };
+    const unknown = await refused({});
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.line).toMatch(/no finding has the fingerprint 0123456789abcdef/);
+    const past = await refused({ until: '2001-01-01' });
+    expect(past.exitCode).toBe(2);
+    expect(past.line).toMatch(/has already passed/);
   });
 });
