@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestDigest, type SealedManifest } from '../../src/evidence/manifest.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { closeOf, nightOf, reportOf, told } from '../support/app.js';
+import { verifyFolderAt } from '../../src/app/verified.js';
 import { BACKEND_NAME, mirrorAt, rowsOfMirror } from '../support/test-db.js';
-import { testDate } from '../support/test-clock.js';
+import { testDate, testNow } from '../support/test-clock.js';
 
 let dir: string;
 let sim: Simulator | undefined;
@@ -41,26 +42,25 @@ async function verifyCopy(reports: string, name: string, tamper: (copy: string) 
   const copy = join(dir, name);
   cpSync(reports, copy, { recursive: true });
   tamper(copy);
-  const result = await runCli(['verify', '--dir', copy], cleanEnv());
+  const result = await told(() => verifyFolderAt(copy));
   return { status: result.status, stdout: result.stdout, lines: result.stderr.trim().split('\n') };
 }
 
 describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
   it('seals every run and close into one chain, which verify checks offline and which names each tampering', async () => {
     sim = await startSimulator({ size: 'tiny', seed: 52 });
-    const env = simulatorEnv(sim);
     const db = mirrorAt(dir);
     const reports = join(dir, 'reports');
     const nights: { report: { evidence: string } }[] = [];
     for (let night = 1; night <= 2; night += 1) {
-      const run = await runCli(['run', '--json', '--db', db, '--out', reports], env);
-      expect(run.status, run.stderr).toBe(0);
-      nights.push(JSON.parse(run.stdout) as { report: { evidence: string } });
+      const { result } = await nightOf(sim, db, reports);
+      expect(result.record.exitCode).toBe(0);
+      if (result.ok) nights.push(result.record);
     }
     const month = testDate().toISOString().slice(0, 7);
-    const close = await runCli(['close', '--period', month, '--db', db, '--out', reports], env);
-    expect(close.status, close.stderr).toBe(0);
-    expect(close.stdout).toContain(`ledger-recon-close-${month}-evidence.json`);
+    const close = await closeOf(db, reports, month, testNow());
+    expect(close.result.closes).toBe(true);
+    expect(close.evidence).toContain(`ledger-recon-close-${month}-evidence.json`);
 
     // One chain in the mirror and in the folder: run 1, run 2, the close.
     const chain = await rowsOfMirror<{
@@ -92,7 +92,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
     expect(night2.population.giftCards?.merkleRoot).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(night2)).not.toContain(sim.credentials.giftcard.clientSecret);
 
-    const intact = await runCli(['verify', '--dir', reports], cleanEnv());
+    const intact = await told(() => verifyFolderAt(reports));
     expect(intact.stderr).toBe('');
     expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 13 sealed files, one unbroken chain per mirror\n`);
     expect(intact.status).toBe(0);
@@ -144,22 +144,21 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
 
     // The same report written again: a revision of its own and a link of its own; the first stays as it was.
     const sealedBefore = readFileSync(nights[0]!.report.evidence);
-    const again = await runCli(['report', '--run', '1', '--db', db, '--out', reports], env);
-    expect(again.status, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/-run-1-r2\.xlsx\n/);
+    const again = await reportOf(db, { checkRunId: 1, outDir: reports });
+    expect(again.workbook).toMatch(/-run-1-r2\.xlsx$/);
     expect(readFileSync(nights[0]!.report.evidence)).toEqual(sealedBefore);
     expect(await rowsOfMirror(db, 'SELECT sequence FROM evidence_manifests')).toHaveLength(4);
-    const revised = await runCli(['verify', '--dir', reports], cleanEnv());
+    const revised = await told(() => verifyFolderAt(reports));
     expect(revised.stdout).toBe(
       `verified ${reports}: 4 manifests, 16 sealed files, one unbroken chain per mirror\n  check run 1 sealed 2 times: ${manifestsIn(reports)[0]}, then ${manifestsIn(reports)[1]}\n`,
     );
   });
 
   it('refuses a folder that is not one, and says when a folder holds no manifest', async () => {
-    const none = await runCli(['verify', '--dir', join(dir, 'nowhere')], cleanEnv());
+    const none = await told(() => verifyFolderAt(join(dir, 'nowhere')));
     expect(none.status).toBe(2);
     expect(none.stderr).toContain('not a folder');
-    const empty = await runCli(['verify', '--dir', dir], cleanEnv());
+    const empty = await told(() => verifyFolderAt(dir));
     expect(empty.status).toBe(1);
     expect(empty.stderr).toBe(`ledger-recon: ${dir} holds no evidence manifest (…-evidence.json): nothing to verify\n`);
   });

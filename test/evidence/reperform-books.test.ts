@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { runCli, simulatorEnv } from '../support/cli.js';
+import { nightOf, reportOf, told } from '../support/app.js';
+import { verifyNight, whatIfRun } from '../../src/app/verified.js';
+import { booksFilesIn } from '../../src/books/import-books.js';
 import { changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { BooksNotMatchable, whatIf } from '../../src/evidence/reperform.js';
 
@@ -25,9 +27,10 @@ interface Verified {
   booksRows?: number;
 }
 
-const verify = async (run: number, ...more: string[]) => {
-  const result = await runCli(['verify', '--run', String(run), '--db', db, '--json', ...more], simulatorEnv(sim));
-  return { ...result, verified: JSON.parse(result.stdout || '{}') as Verified };
+/** Check run `run` re-performed in this process (src/app/verified.ts, what `verify --run N` calls), told as the CLI tells it. */
+const verify = async (run: number) => {
+  const result = await told(() => verifyNight(run, { db }));
+  return { ...result, verified: (result.record ?? {}) as unknown as Verified };
 };
 
 beforeAll(async () => {
@@ -36,12 +39,9 @@ beforeAll(async () => {
   sim = await startSimulator({ seed: 21, size: 'tiny', plant: true });
   const books = join(dir, 'books');
   const night = async () => {
-    const result = await runCli(
-      ['run', '--db', db, '--out', join(dir, 'reports'), '--books', books, '--json'],
-      simulatorEnv(sim),
-    );
-    expect([0, 1], result.stderr).toContain(result.status);
-    nights.push((JSON.parse(result.stdout) as { runId: number }).runId);
+    const { result } = await nightOf(sim, db, join(dir, 'reports'), { books: booksFilesIn(books) });
+    if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+    nights.push(result.record.runId);
   };
   sim.writeBooks(books);
   await night();
@@ -84,7 +84,7 @@ describe("verify --run, the books' checks", () => {
       expect(verified.booksFindings).toBeGreaterThan(0);
       expect(verified.booksRows).toBeGreaterThan(0);
     }
-    const text = await runCli(['verify', '--run', String(nights[0]), '--db', db], simulatorEnv(sim));
+    const text = await told(() => verifyNight(nights[0]!, { db }));
     expect(text.stdout).toMatch(/findings of the books' checks over its [\d,]+ books rows matched again/);
     expect(text.stdout).not.toContain('not yet');
   }, 120_000);
@@ -121,11 +121,7 @@ describe("verify --run, the books' checks", () => {
     expect(first).toMatch(/^[0-9a-f]{64}$/);
     expect(second).not.toBe(first);
     // Written again after later imports, the first night's report still seals the books it read.
-    const again = await runCli(
-      ['report', '--db', db, '--run', String(nights[0]), '--out', join(dir, 'again')],
-      simulatorEnv(sim),
-    );
-    expect(again.status, again.stderr).toBeLessThan(2);
+    await reportOf(db, { checkRunId: nights[0]!, outDir: join(dir, 'again') });
     expect(await booksOf(nights[0]!)).toBe(first);
     const [file] = await rowsOfMirror<{ file_id: number }>(
       db,
@@ -145,12 +141,9 @@ describe("verify --run, the books' checks", () => {
   }, 120_000);
 
   it('says what the books would show under another tolerance, the sealed night untouched', async () => {
-    const result = await runCli(
-      ['verify', '--run', String(nights[0]), '--db', db, '--json', '--set', 'books-tolerance=USD=1000.00'],
-      simulatorEnv(sim),
-    );
+    const result = await told(() => whatIfRun(nights[0]!, ['books-tolerance=USD=1000.00'], db));
     expect(result.status, result.stderr).toBe(0);
-    const what = JSON.parse(result.stdout) as { disappear: { code: string }[]; booksKept: boolean };
+    const what = result.record as unknown as { disappear: { code: string }[]; booksKept: boolean };
     expect(what.booksKept).toBe(true);
     expect(what.disappear.map((f) => f.code)).toContain('BK_AMOUNT_MISMATCH');
   }, 120_000);
@@ -170,12 +163,9 @@ describe("verify --run, the books' checks", () => {
       expect(verified.differences).toEqual([]);
       expect(status).toBe(0);
       expect(verified.booksKept).toBe(false);
-      const text = await runCli(['verify', '--run', String(run), '--db', db], simulatorEnv(sim));
+      const text = await told(() => verifyNight(run, { db }));
       expect(text.stdout).toMatch(/; not yet: the findings of the books' checks \(the night predates/);
-      const refused = await runCli(
-        ['verify', '--run', String(run), '--db', db, '--set', 'books-window-hours=1'],
-        simulatorEnv(sim),
-      );
+      const refused = await told(() => whatIfRun(run, ['books-window-hours=1'], db));
       expect(refused.status).toBe(2);
       // Refused before the night is walked or anything rebuilt: nothing would be matched again.
       const mirror = await openMirrorAt(db);

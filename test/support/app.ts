@@ -12,6 +12,7 @@ import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
 import { type AcceptSettings, acceptFinding } from '../../src/app/accept.js';
 import { type BooksImportSettings, importBooksAt } from '../../src/app/books.js';
 import { checkAt, type CheckSettings } from '../../src/app/check.js';
+import { reportRun, type ReportSettings } from '../../src/app/report.js';
 import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
 import type { Verified } from '../../src/app/verified.js';
 import { failureOf } from '../../src/app/failure.js';
@@ -165,4 +166,14 @@ export async function importAt(db: string, paths: readonly string[], settings: B
 /** `ledger-recon check` in this process, at the test clock: its summary and findings. */
 export function checkOf(db: string, settings: CheckSettings = {}, clock: Clock = testClock) {
   return checkAt(db, clock, settings);
+}
+
+/** `ledger-recon report` in this process, at the test clock: a run's outputs written (again) and sealed. */
+export async function reportOf(db: string, settings: ReportSettings, clock: Clock = testClock) {
+  const { mirror, release } = await openExistingForWriting(db, 'report', 'run');
+  try {
+    return await reportRun({ mirror, clock }, settings);
+  } finally {
+    await release();
+  }
 }
