@@ -16,6 +16,9 @@ import { readKey, readSigningKey } from '../../src/evidence/sign.js';
 import { verifyFolder } from '../../src/evidence/verify.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
+import { closeOf, nightOf, reportOf, told } from '../support/app.js';
+import { verifyFolderAt } from '../../src/app/verified.js';
+import { testNow } from '../support/test-clock.js';
 import { hasProgram } from '../support/programs.js';
 
 let dir: string;
@@ -40,16 +43,10 @@ beforeAll(async () => {
   sim = await startSimulator({ seed: 51, size: 'tiny', plant: true });
   db = join(dir, 'ledger', 'ledger.db');
   out = join(dir, 'reports');
-  const night = await runCli(
-    ['run', '--db', db, '--out', out, '--quiet', '--sign-key', join(dir, 'signing.pem')],
-    simulatorEnv(sim),
-  );
-  expect(night.status, night.stderr).toBe(1);
-  const close = await runCli(['close', '--db', db, '--out', out, '--period', '2026-11', '--quiet'], {
-    ...simulatorEnv(sim),
-    LEDGER_RECON_SIGN_KEY: join(dir, 'signing.pem'),
-  });
-  expect([0, 1], close.stderr).toContain(close.status);
+  const signingKey = readSigningKey(join(dir, 'signing.pem'), () => undefined);
+  const { result } = await nightOf(sim, db, out, { signingKey });
+  expect(result.record.exitCode).toBe(1);
+  await closeOf(db, out, '2026-11', testNow(), { signingKey });
 }, 120_000);
 
 afterAll(async () => {
@@ -57,8 +54,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** `verify --dir FOLDER --public-key KEY` in this process (src/app/verified.ts), told as the CLI tells it. */
 const verify = (folder: string, key: string) =>
-  runCli(['verify', '--dir', folder, '--public-key', join(dir, key), '--json'], simulatorEnv(sim));
+  told(() => verifyFolderAt(folder, readKey(join(dir, key), '--public-key', 'public')));
 
 /** A copy of the reports folder, as an auditor keeps it. */
 function copy(name: string): string {
@@ -73,7 +71,7 @@ describe('--sign-key and verify --public-key', () => {
     expect(envelopes).toHaveLength(2);
     const result = await verify(out, 'signing.pub');
     expect(result.status, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, manifests: 2, signed: 2, problems: [] });
+    expect(result.record).toMatchObject({ ok: true, manifests: 2, signed: 2, problems: [] });
   });
 
   it('names a manifest signed by another key, an envelope changed, and a manifest not signed', async () => {
@@ -106,12 +104,13 @@ describe('--sign-key and verify --public-key', () => {
       .join('');
     for (const file of [db, ...readdirSync(out).map((f) => join(out, f))])
       expect(readFileSync(file).includes(Buffer.from(body)), file).toBe(false);
-    const report = await runCli(
-      ['report', '--db', db, '--out', join(dir, 'again'), '--sign-key', join(dir, 'signing.pem'), '--json'],
-      simulatorEnv(sim),
-    );
-    expect(report.status, report.stderr).toBe(0);
-    expect(report.stdout + report.stderr).not.toContain(body);
+    const report = await reportOf(db, {
+      outDir: join(dir, 'again'),
+      signingKey: readSigningKey(join(dir, 'signing.pem'), () => undefined),
+    });
+    expect(JSON.stringify(report)).not.toContain(body);
+    for (const file of readdirSync(join(dir, 'again')))
+      expect(readFileSync(join(dir, 'again', file)).includes(Buffer.from(body)), file).toBe(false);
   });
 
   it("states the confirmation pass's re-reads in the night's manifest: how many, and a digest of the answers", () => {
@@ -154,7 +153,7 @@ describe('--sign-key and verify --public-key', () => {
 
 describe('tampering an auditor meets', () => {
   const changedLines = async (folder: string) =>
-    (await runCli(['verify', '--dir', folder], simulatorEnv(sim))).stderr.trimEnd().split('\n');
+    (await told(() => verifyFolderAt(folder))).stderr.trimEnd().split('\n');
 
   it.runIf(hasProgram('soffice', 'libreoffice-calc-nogui'))(
     'names a workbook opened and saved again by LibreOffice',
