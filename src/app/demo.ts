@@ -87,6 +87,8 @@ export async function demoNight(context: Omit<JobContext, 'mirror'>, settings: D
       location: db,
       shownMirror: shownMirror(db),
       outDir: out,
+      // The demo makes its own mirror, wherever it is told.
+      init: true,
       books: booksFilesIn(books),
       secrets: [giftcard.clientSecret, dp.clientSecret],
     });

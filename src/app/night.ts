@@ -22,11 +22,10 @@ import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import type { SyncSummary } from '../sync/run-sync.js';
 import { importBooksForNight, type BooksFigures } from './books.js';
 import type { Config } from '../config.js';
-import { openForWriting } from '../db/mirror.js';
 import { createClients } from './clients.js';
 import type { Clock, JobContext, ServiceJobContext } from './context.js';
 import { reportRun } from './report.js';
-import { syncMirror, type SyncSettings } from './sync.js';
+import { openMirrorFor, syncMirror, type SyncSettings } from './sync.js';
 
 /** What the night is told besides its context: the flags of `run`, resolved. */
 export interface NightSettings extends SyncSettings {
@@ -164,7 +163,7 @@ export async function nightAt(
   context: Omit<JobContext, 'mirror'>,
   settings: NightSettings,
 ): Promise<NightResult> {
-  const { mirror, release } = await openForWriting(settings.location, 'run');
+  const { mirror, release } = await openMirrorFor(settings.location, 'run', settings);
   const clients = createClients(config, {
     ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
     signal: context.signal,

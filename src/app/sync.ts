@@ -1,5 +1,7 @@
 import type { Config } from '../config.js';
-import { openForWriting } from '../db/mirror.js';
+import { openForWriting, refuseConjuredMirror } from '../db/mirror.js';
+import { isDefaultMirror } from '../locations.js';
+import { ensureFolder, storageFailure } from '../paths.js';
 import { findingsStore } from '../findings/store.js';
 import { runSync, type SyncSummary } from '../sync/run-sync.js';
 import { SyncStore } from '../sync/store.js';
@@ -17,6 +19,8 @@ export interface SyncSettings {
   overlapMs?: number;
   /** By-ID reads in flight at once (`--concurrency`). */
   concurrency?: number;
+  /** Make a new mirror even where its folder and that folder's parent do not exist, or the folder holds other files (`--init`). */
+  init?: boolean;
 }
 
 /**
@@ -62,7 +66,7 @@ export async function syncAt(
   context: Omit<JobContext, 'mirror'>,
   settings: SyncSettings & { location: string },
 ): Promise<SyncOutcome> {
-  const { mirror, release } = await openForWriting(settings.location, 'sync');
+  const { mirror, release } = await openMirrorFor(settings.location, 'sync', settings);
   const clients = createClients(config, {
     ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
     signal: context.signal,
@@ -79,4 +83,23 @@ export async function syncAt(
     await clients.close();
     await release();
   }
+}
+
+/**
+ * The mirror at `location` opened for writing under its lock by `command`: one that is there, or a
+ * new one where a mistyped path would not make it (else `init`); a file system's refusal names --db.
+ * The reports folder (`outDir`), when the command writes one, is made or found writable first:
+ * a --out that cannot be written fails in a second, not after the night's work.
+ * @throws ConfigError naming --db and --init; FileSystemError naming --db or --out; LockHeldError.
+ */
+export async function openMirrorFor(
+  location: string,
+  command: 'sync' | 'run',
+  settings: { init?: boolean | undefined; outDir?: string | undefined },
+) {
+  refuseConjuredMirror(location, settings.init === true || isDefaultMirror(location));
+  if (settings.outDir !== undefined) ensureFolder('--out', settings.outDir);
+  return openForWriting(location, command).catch((error: unknown) => {
+    throw storageFailure(error, { db: location, out: settings.outDir }) ?? error;
+  });
 }

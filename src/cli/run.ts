@@ -5,13 +5,13 @@ import { booksFilesIn } from '../books/import-books.js';
 import type { CheckOptions } from '../checks/check.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { ConfigError } from '../errors.js';
-import { refuseConjuredMirror, shownMirror } from '../db/mirror.js';
+import { shownMirror } from '../db/mirror.js';
 import { sealSettingsOf } from './seal-options.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
-import { defaultLocations, isDefaultMirror } from '../locations.js';
-import { ensureFolder, outputTarget } from '../paths.js';
+import { defaultLocations } from '../locations.js';
+import { outputTarget } from '../paths.js';
 import { colourFor, nightLine, nightSummaryText } from '../app/check-lines.js';
 import { onInterrupt } from './interrupt.js';
 import { reportNightMetrics } from '../app/metrics.js';
@@ -100,10 +100,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
 /** Checks the flags, opens the mirror and the clients, and runs the night under the mirror's lock. */
 async function runNight(options: RunCommandOptions, location: string, signal: AbortSignal): Promise<NightResult> {
   const config = loadConfig(options, options.env);
-  refuseConjuredMirror(location, options.init === true || isDefaultMirror(location));
-  // Before the night's work, not after it: a --out that cannot be written fails in a second.
   const outDir = options.out ?? defaultLocations().reports;
-  ensureFolder('--out', outDir);
   if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);
   // One JSON record a night on standard output: the metrics may not follow it there.
   if (options.metricsFile === '-' && options.json === true)
@@ -139,6 +136,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       ...(sla ? { sla } : {}),
       ...(options.full ? { full: true } : {}),
       ...(options.rebind ? { rebind: true } : {}),
+      ...(options.init ? { init: true } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...seal,
     },

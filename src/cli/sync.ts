@@ -1,7 +1,7 @@
-import { defaultLocations, isDefaultMirror } from '../locations.js';
+import { defaultLocations } from '../locations.js';
 import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
-import { refuseConjuredMirror, shownMirror } from '../db/mirror.js';
+import { shownMirror } from '../db/mirror.js';
 import { systemClock } from '../app/context.js';
 import { syncAt } from '../app/sync.js';
 import type { SyncSummary } from '../sync/run-sync.js';
@@ -31,7 +31,6 @@ export interface SyncCommandOptions extends ConfigFlags {
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   const config = loadConfig(options, options.env);
   const dbPath = options.db ?? defaultLocations().db;
-  refuseConjuredMirror(dbPath, options.init === true || isDefaultMirror(dbPath));
   // Taken before the mirror is opened (a server's connection and schema can take a second): a
   // Ctrl-C while it opens stops the sync before its first page, with the one line and exit 130.
   const interruption = onInterrupt(
@@ -51,6 +50,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
         location: dbPath,
         full: options.full === true,
         rebind: options.rebind === true,
+        init: options.init === true,
         ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
         ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       },

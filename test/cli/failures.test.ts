@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failureOf } from '../../src/app/failure.js';
+import { type Failure, failureOf } from '../../src/app/failure.js';
 import { pingServices } from '../../src/app/ping.js';
 import { loadConfig } from '../../src/config.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
@@ -28,7 +28,7 @@ import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '
 import { canMount, mountTmpfs } from '../support/mounts.js';
 import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';
 import { testDate, testNow } from '../support/test-clock.js';
-import { closeOf, nightOf, syncOf } from '../support/app.js';
+import { closeOf, failureOfJob, nightOf, syncOf } from '../support/app.js';
 
 let sim: Simulator;
 let garbage: Server;
@@ -66,6 +66,22 @@ async function pingLine(env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 const secrets = () => [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret];
+
+/**
+ * The one line (exit 2, no secret) of a night, or of a sync, into the mirror at `db` as the CLI
+ * runs it without --init, in this process (app/failure.ts makes the line the CLI prints).
+ */
+async function nightLine(db: string, out: string): Promise<string> {
+  return lineOf(await failureOfJob(() => nightOf(sim, db, out, { init: false }), secrets()));
+}
+async function syncLine(db: string): Promise<string> {
+  return lineOf(await failureOfJob(() => syncOf(sim, db, { init: false }), secrets()));
+}
+function lineOf(failure: Failure): string {
+  expect(failure).toMatchObject({ exitCode: 2 });
+  for (const secret of secrets()) expect(failure.line).not.toContain(secret);
+  return failure.line;
+}
 
 /** One line on stderr, exit 2, no stack trace, no secret. */
 function oneLine(result: CliResult): string {
@@ -174,9 +190,7 @@ describe('a service that speaks TLS', () => {
 describe('--db and --out that cannot be used', () => {
   it('ends within seconds on an --out under /proc, before any sync', async () => {
     const asked = sim.requests.length;
-    const line = oneLine(
-      await runCli(['run', '--db', mirrorAt(dir, 'proc'), '--out', '/proc/ledger-recon-reports'], simulatorEnv(sim)),
-    );
+    const line = await nightLine(mirrorAt(dir, 'proc'), '/proc/ledger-recon-reports');
     // Before any sync: not one request reached the services.
     expect(sim.requests.length).toBe(asked);
     expect(line).toBe(
@@ -187,10 +201,10 @@ describe('--db and --out that cannot be used', () => {
   it('names a file standing where the --out folder should be', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
-    expect(oneLine(await runCli(['run', '--db', mirrorAt(dir, 'file'), '--out', file], simulatorEnv(sim)))).toBe(
+    expect(await nightLine(mirrorAt(dir, 'file'), file)).toBe(
       `ledger-recon: --out ${file}: a file stands where a folder should be (ENOTDIR): give --out a folder you can write`,
     );
-    expect(oneLine(await runCli(['sync', '--db', join(file, 'ledger.db')], simulatorEnv(sim)))).toBe(
+    expect(await syncLine(join(file, 'ledger.db'))).toBe(
       `ledger-recon: --db ${file}: a file stands where a folder should be (ENOTDIR): give --db a file in a folder you can write`,
     );
   });
@@ -199,43 +213,39 @@ describe('--db and --out that cannot be used', () => {
     'opens a mirror, never conjures one: a --db whose folder and its parent do not exist, or whose folder holds other files, is refused, naming --init; --init makes it',
     async () => {
       const typo = join(dir, 'nonexistent', 'dir', 'ledger.db');
-      for (const command of ['sync', 'run']) {
-        const out = command === 'run' ? ['--out', join(dir, 'typo-reports')] : [];
-        const refused = await runCli([command, '--db', typo, ...out], simulatorEnv(sim));
-        expect(refused.status, command).toBe(2);
-        expect(oneLine(refused), command).toBe(
+      for (const refused of [await syncLine(typo), await nightLine(typo, join(dir, 'typo-reports'))]) {
+        expect(refused).toBe(
           `ledger-recon: --db ${typo}: there is no mirror there, and neither its folder nor that folder's parent exists (${join(dir, 'nonexistent')}): a mistyped --db would start a new, empty mirror, every finding new and the history elsewhere; correct --db, or give --init to make a new mirror there`,
         );
       }
       expect(existsSync(join(dir, 'nonexistent'))).toBe(false);
       expect(existsSync(join(dir, 'typo-reports'))).toBe(false);
       // A new mirror in a new folder under an existing one needs nothing; deeper, --init says so.
-      expect((await runCli(['sync', '--db', join(dir, 'new-folder', 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
-      expect((await runCli(['sync', '--init', '--db', typo], simulatorEnv(sim))).status).toBe(0);
+      expect((await syncOf(sim, join(dir, 'new-folder', 'ledger.db'), { init: false })).ok).toBe(true);
+      expect((await syncOf(sim, typo, { init: true })).ok).toBe(true);
       expect(existsSync(typo)).toBe(true);
       // A folder holding other files (the reports, say) is no new mirror's either, but with --init;
       // an empty one is (hidden files aside), and a mirror there opens as it is from then on.
       const busy = join(dir, 'busy');
       mkdirSync(busy);
       for (const name of ['a.xlsx', 'b.csv', 'c.json', 'd.txt']) writeFileSync(join(busy, name), '');
-      const beside = await runCli(['run', '--db', join(busy, 'ledger.db'), '--out', busy], simulatorEnv(sim));
-      expect(oneLine(beside)).toBe(
+      expect(await nightLine(join(busy, 'ledger.db'), busy)).toBe(
         `ledger-recon: --db ${join(busy, 'ledger.db')}: there is no mirror there, and its folder ${busy} is not empty (it holds 'a.xlsx', 'b.csv', 'c.json' and 1 more): a mistyped --db would start a new, empty mirror, every finding new and the history elsewhere; correct --db, or give --init to make a new mirror there`,
       );
       expect(readdirSync(busy)).toHaveLength(4);
-      expect((await runCli(['sync', '--init', '--db', join(busy, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
+      expect((await syncOf(sim, join(busy, 'ledger.db'), { init: true })).ok).toBe(true);
       const empty = join(dir, 'empty');
       mkdirSync(empty);
       writeFileSync(join(empty, '.gitkeep'), '');
-      expect((await runCli(['sync', '--db', join(empty, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
-      expect((await runCli(['sync', '--db', join(empty, 'ledger.db')], simulatorEnv(sim))).status).toBe(0);
+      expect((await syncOf(sim, join(empty, 'ledger.db'), { init: false })).ok).toBe(true);
+      expect((await syncOf(sim, join(empty, 'ledger.db'), { init: false })).ok).toBe(true);
     },
   );
 
   it.skipIf(ON_POSTGRES)('names a --db that is a folder, and one whose folder cannot be made', async () => {
     const folder = join(dir, 'a-folder');
     mkdirSync(folder);
-    expect(oneLine(await runCli(['sync', '--db', folder], simulatorEnv(sim)))).toBe(
+    expect(await syncLine(folder)).toBe(
       `ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`,
     );
     expect(oneLine(await runCli(['check', '--db', '/proc/ledger-recon/ledger.db'], simulatorEnv(sim)))).toMatch(
@@ -323,17 +333,10 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
     const readOnly = mountTmpfs('1m', true);
     if (!readOnly) return;
     try {
-      expect(oneLine(await runCli(['sync', '--db', join(readOnly.path, 'ledger.db')], simulatorEnv(sim)))).toBe(
+      expect(await syncLine(join(readOnly.path, 'ledger.db'))).toBe(
         `ledger-recon: --db ${readOnly.path}: the file system is read-only (EROFS): give --db a file in a folder you can write`,
       );
-      expect(
-        oneLine(
-          await runCli(
-            ['run', '--db', mirrorAt(dir, 'ro-out'), '--out', join(readOnly.path, 'reports')],
-            simulatorEnv(sim),
-          ),
-        ),
-      ).toBe(
+      expect(await nightLine(mirrorAt(dir, 'ro-out'), join(readOnly.path, 'reports'))).toBe(
         `ledger-recon: --out ${join(readOnly.path, 'reports')}: the file system is read-only (EROFS): give --out a folder you can write`,
       );
     } finally {
@@ -372,8 +375,7 @@ describe.runIf(canMount)('a disk that is read-only or full', () => {
     if (!full) return;
     try {
       const out = join(full.path, 'reports');
-      const result = await runCli(['run', '--db', mirrorAt(dir, 'full-out'), '--out', out], simulatorEnv(sim));
-      expect(oneLine(result)).toBe(
+      expect(await nightLine(mirrorAt(dir, 'full-out'), out)).toBe(
         `ledger-recon: --out ${out}: no space left on the device (ENOSPC): free space there, or give --out a folder with room`,
       );
       expect(readdirSync(out).filter((name) => name.endsWith('.xlsx'))).toEqual([]);

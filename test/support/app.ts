@@ -15,7 +15,7 @@ import { checkAt, type CheckSettings } from '../../src/app/check.js';
 import { reportRun, type ReportSettings } from '../../src/app/report.js';
 import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
 import type { Verified } from '../../src/app/verified.js';
-import { failureOf } from '../../src/app/failure.js';
+import { type Failure, failureOf } from '../../src/app/failure.js';
 import { isServerUrl, openExistingForWriting, openForWriting, shownMirror } from '../../src/db/mirror.js';
 import { periodOf } from '../../src/report/period.js';
 import type { Simulator } from '../../src/sim/simulator.js';
@@ -38,8 +38,8 @@ export interface InProcessNight {
 }
 
 /**
- * One night of `sim` into the mirror at `db` (made if new), its outputs in `outDir`, as
- * `ledger-recon run` would run it but in this process. `abort` stops it at once or when the
+ * One night of `sim` into the mirror at `db` (made if new, as `--init` makes it), its outputs in
+ * `outDir`, as `ledger-recon run` would run it but in this process. `abort` stops it at once or when the
  * caller says so (an AbortController the test holds).
  */
 export async function nightOf(
@@ -48,7 +48,6 @@ export async function nightOf(
   outDir: string,
   settings: Partial<NightSettings> & { clock?: Clock; signal?: AbortSignal; secrets?: readonly string[] } = {},
 ): Promise<InProcessNight> {
-  if (!isServerUrl(db)) mkdirSync(dirname(db), { recursive: true });
   const { clock = testClock, signal = new AbortController().signal, ...nightSettings } = settings;
   const sink = keepingSink();
   const result = await nightAt(
@@ -59,6 +58,8 @@ export async function nightOf(
       shownMirror: shownMirror(db),
       outDir,
       secrets: [sim.credentials.giftcard.clientSecret, sim.credentials.dp.clientSecret],
+      // A test makes its mirror where it means to (`--init`); a refusal of a mistyped --db is asked for with init: false.
+      init: true,
       ...nightSettings,
     },
   );
@@ -71,12 +72,11 @@ export async function syncOf(
   db: string,
   settings: SyncSettings & { clock?: Clock; signal?: AbortSignal } = {},
 ): Promise<SyncOutcome> {
-  if (!isServerUrl(db)) mkdirSync(dirname(db), { recursive: true });
   const { clock = testClock, signal = new AbortController().signal, ...syncSettings } = settings;
   return syncAt(
     { giftcard: giftcardConfig(sim), dp: dpConfig(sim) },
     { clock, signal, sink: keepingSink() },
-    { location: db, ...syncSettings },
+    { location: db, init: true, ...syncSettings },
   );
 }
 
@@ -176,4 +176,30 @@ export async function reportOf(db: string, settings: ReportSettings, clock: Cloc
   } finally {
     await release();
   }
+}
+
+/** What a job of the application layer ends with: a night, a sync, or anything else it returns. */
+type Ended = InProcessNight | SyncOutcome | object | undefined;
+
+/** The error a night or a sync could not finish with, if any. */
+function failedWith(ended: Ended): unknown {
+  if (ended && 'result' in ended) return ended.result.ok ? undefined : ended.result.error;
+  if (ended && 'ok' in ended && 'error' in ended) return ended.ok === false ? ended.error : undefined;
+  return undefined;
+}
+
+/**
+ * The line and exit code `ledger-recon` prints for what a job threw, or for the night or sync it
+ * could not finish (app/failure.ts), never naming one of `secrets`.
+ */
+export async function failureOfJob(job: () => Promise<Ended>, secrets: readonly string[] = []): Promise<Failure> {
+  let ended: Ended;
+  try {
+    ended = await job();
+  } catch (error) {
+    return failureOf(error, secrets);
+  }
+  const error = failedWith(ended);
+  if (error === undefined) throw new Error('the job did not fail');
+  return failureOf(error, secrets);
 }
