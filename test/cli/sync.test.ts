@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/db/sqlite/lock.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
+import { failureOfJob, syncOf } from '../support/app.js';
+import { dpConfig, giftcardConfig } from '../support/simulator.js';
 import { mirrorAt, numberOfMirror, ON_POSTGRES, rowsOfMirror } from '../support/test-db.js';
 
 let sim: Simulator;
@@ -30,16 +32,9 @@ async function closedPort(): Promise<number> {
 
 describe('ledger-recon sync', () => {
   it('prints one JSON summary with counts per resource, and exits 0', async () => {
-    const db = mirrorAt(dir, 'json');
-    const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
-    expect(stderr).toBe('');
-    expect(status).toBe(0);
-    const summary = JSON.parse(stdout) as {
-      completed: boolean;
-      mode: string;
-      quarantined: number;
-      resources: Record<string, { records: number; new: number }>;
-    };
+    const outcome = await syncOf(sim, mirrorAt(dir, 'json'));
+    if (!outcome.ok) throw outcome.error;
+    const { summary } = outcome;
     expect(summary).toMatchObject({ completed: true, mode: 'full', quarantined: 2 });
     expect(summary.resources['giftCardTransactions']?.records).toBe(sim.truth().transactions.length);
     expect(Object.keys(summary.resources)).toEqual([
@@ -73,17 +68,21 @@ describe('ledger-recon sync', () => {
 
   it('exits 2 with one line naming the service and the cause when credentials are refused, keeping what was committed', async () => {
     const db = mirrorAt(dir, 'refused');
-    const env = { ...simulatorEnv(sim), DP_CLIENT_SECRET: 'rotated-secret-value' };
-    const { status, stdout, stderr } = await runCli(['sync', '--db', db, '--json'], env);
-    expect(status).toBe(2);
-    expect(stderr).toBe(
-      'ledger-recon: the delivery partner service refused the credentials (UNAUTHORIZED): check DP_CLIENT_ID and DP_CLIENT_SECRET; the secret may have been rotated\n',
-    );
-    expect(JSON.parse(stdout)).toMatchObject({ completed: false });
-    expect(stdout + stderr).not.toContain('rotated-secret-value');
+    const rotated = { ...sim.credentials.dp, clientSecret: 'rotated-secret-value' };
+    const config = { giftcard: giftcardConfig(sim), dp: dpConfig(sim, rotated) };
+    const refused = await syncOf(sim, db, { config });
+    const failure = await failureOfJob(async () => refused);
+    expect(failure).toMatchObject({
+      exitCode: 2,
+      line: 'ledger-recon: the delivery partner service refused the credentials (UNAUTHORIZED): check DP_CLIENT_ID and DP_CLIENT_SECRET; the secret may have been rotated',
+    });
+    // What --json prints of the sync that failed: its record in the mirror.
+    if (refused.ok) throw new Error('the sync did not fail');
+    expect(JSON.parse(refused.failedRecord ?? '{}')).toMatchObject({ completed: false });
+    expect(`${refused.failedRecord}${failure.line}`).not.toContain('rotated-secret-value');
     // The gift card side was mirrored before the DP service refused us, and stays.
-    const again = await runCli(['sync', '--db', db, '--json'], simulatorEnv(sim));
-    expect(JSON.parse(again.stdout)).toMatchObject({ completed: true, mode: 'full' });
+    const again = await syncOf(sim, db);
+    expect(again).toMatchObject({ ok: true, summary: { completed: true, mode: 'full' } });
   });
 
   it('exits 2 with one line naming the service and the cause when it is unreachable after its retries, keeping what was committed', async () => {

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { keepingSink, type Clock } from '../../src/app/context.js';
+import type { Config } from '../../src/config.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
 import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
@@ -46,12 +47,18 @@ export async function nightOf(
   sim: Simulator,
   db: string,
   outDir: string,
-  settings: Partial<NightSettings> & { clock?: Clock; signal?: AbortSignal; secrets?: readonly string[] } = {},
+  settings: Partial<NightSettings> & {
+    clock?: Clock;
+    signal?: AbortSignal;
+    secrets?: readonly string[];
+    /** The services as configured, when not as `sim` serves them (a rotated secret, another URL). */
+    config?: Config;
+  } = {},
 ): Promise<InProcessNight> {
-  const { clock = testClock, signal = new AbortController().signal, ...nightSettings } = settings;
+  const { clock = testClock, signal = new AbortController().signal, config, ...nightSettings } = settings;
   const sink = keepingSink();
   const result = await nightAt(
-    { giftcard: giftcardConfig(sim), dp: dpConfig(sim) },
+    config ?? { giftcard: giftcardConfig(sim), dp: dpConfig(sim) },
     { clock, signal, sink },
     {
       location: db,
@@ -70,11 +77,11 @@ export async function nightOf(
 export async function syncOf(
   sim: Simulator,
   db: string,
-  settings: SyncSettings & { clock?: Clock; signal?: AbortSignal } = {},
+  settings: SyncSettings & { clock?: Clock; signal?: AbortSignal; config?: Config } = {},
 ): Promise<SyncOutcome> {
-  const { clock = testClock, signal = new AbortController().signal, ...syncSettings } = settings;
+  const { clock = testClock, signal = new AbortController().signal, config, ...syncSettings } = settings;
   return syncAt(
-    { giftcard: giftcardConfig(sim), dp: dpConfig(sim) },
+    config ?? { giftcard: giftcardConfig(sim), dp: dpConfig(sim) },
     { clock, signal, sink: keepingSink() },
     { location: db, init: true, ...syncSettings },
   );
