@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/app/night.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { CLI, cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { CLI, runCli, simulatorEnv } from '../support/cli.js';
 import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';
 import { mirrorHolder } from '../../src/db/mirror.js';
 import { hasProgram } from '../support/programs.js';
+import { historyOf, historyTable } from '../../src/app/history.js';
+import { failureOfJob, reportOf } from '../support/app.js';
 
 let sim: Simulator;
 let dir: string;
@@ -72,38 +74,24 @@ describe('ledger-recon run', () => {
   });
 
   it('lists past runs with `history`, newest first', async () => {
-    const { status, stdout } = await runCli(['history', '--db', db, '--json'], cleanEnv());
-    expect(status).toBe(0);
-    const rows = JSON.parse(stdout) as {
-      runId: number;
-      verdict: string;
-      findings: number;
-      error: { code: string } | null;
-    }[];
+    const rows = await historyOf({ db });
     expect(rows.map((r) => [r.runId, r.verdict, r.error?.code ?? null])).toEqual([
       [3, 'FAILED', 'AUTH'],
       [2, 'BREAKS', null],
       [1, 'BREAKS', null],
     ]);
     expect(rows[2]?.findings).toBe(first.findings);
-    const table = await runCli(['history', '--db', db], cleanEnv());
-    expect(table.stdout.split('\n')[0]).toMatch(
-      /^run +sync +started \(UTC\) +seconds +verdict +findings.* why it failed$/,
-    );
-    expect(table.stdout.split('\n')[1]).toMatch(/^3 .* FAILED .* AUTH: /);
+    const table = historyTable(rows, undefined);
+    expect(table[0]).toMatch(/^run +sync +started \(UTC\) +seconds +verdict +findings.* why it failed$/);
+    expect(table[1]).toMatch(/^3 .* FAILED .* AUTH: /);
   });
 
   it('rewrites a run’s files with `report`, and their evidence manifest, the same as the night wrote', async () => {
     const again = join(dir, 'again');
-    const { status, stdout } = await runCli(['report', '--db', db, '--out', again, '--run', '1'], cleanEnv());
-    expect(status).toBe(0);
-    const written = stdout
-      .trim()
-      .split('\n')
-      .map((p) => p.slice(again.length + 1));
-    expect(written[0]).toMatch(/-run-1\.xlsx$/);
-    expect(written.at(-1)).toMatch(/-run-1-evidence\.json$/);
-    expect([...written].sort()).toEqual(
+    const report = await reportOf(db, { checkRunId: 1, outDir: again });
+    expect(report.workbook).toMatch(/-run-1\.xlsx$/);
+    expect(report.evidence).toMatch(/-run-1-evidence\.json$/);
+    expect(readdirSync(again).sort()).toEqual(
       readdirSync(out)
         .filter((f) => f.includes('-run-1'))
         .sort(),
@@ -111,13 +99,10 @@ describe('ledger-recon run', () => {
   });
 
   it('names a run `report --run` cannot find, and the newest there is', async () => {
-    const { status, stderr } = await runCli(
-      ['report', '--db', db, '--out', join(dir, 'missing'), '--run', '97'],
-      cleanEnv(),
-    );
-    expect(status).toBe(2);
-    expect(stderr).toMatch(
-      /^ledger-recon: the mirror holds no completed check run 97: the newest is run \d+ \(`ledger-recon history` lists them all\)\n$/,
+    const failure = await failureOfJob(() => reportOf(db, { checkRunId: 97, outDir: join(dir, 'missing') }));
+    expect(failure.exitCode).toBe(2);
+    expect(failure.line).toMatch(
+      /^ledger-recon: the mirror holds no completed check run 97: the newest is run \d+ \(`ledger-recon history` lists them all\)$/,
     );
   });
 });
@@ -127,7 +112,11 @@ describe('a night that cannot finish', () => {
     const nightDb = mirrorAt(dir, 'dying');
     const dying = await startSimulator({ seed: 82, size: 'small', latencyMs: 40 });
     const running = runCli(['run', '--db', nightDb, '--out', join(dir, 'dying'), '--json'], simulatorEnv(dying));
-    await new Promise((done) => setTimeout(done, 800));
+    // The service dies once the night is on record, mid-sync: not after a guessed time.
+    while (
+      (await numberOfMirror(nightDb, "SELECT COUNT(*) FROM check_runs WHERE status = 'running'").catch(() => 0)) !== 1
+    )
+      await new Promise((done) => setTimeout(done, 50));
     await dying.close();
     const { status, stdout, stderr } = await running;
     expect(status).toBe(2);
@@ -158,10 +147,7 @@ describe('a night that cannot finish', () => {
     } finally {
       await slow.close();
     }
-    const history = await runCli(['history', '--db', nightDb, '--json'], cleanEnv());
-    expect(
-      (JSON.parse(history.stdout) as { runId: number; verdict: string }[]).map((r) => [r.runId, r.verdict]),
-    ).toEqual([
+    expect((await historyOf({ db: nightDb })).map((r) => [r.runId, r.verdict])).toEqual([
       [2, 'INTERRUPTED'],
       [1, 'FAILED'],
     ]);
