@@ -10,6 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { testDate } from '../support/test-clock.js';
+import { checkOf, nightOf } from '../support/app.js';
+import { rowsOfMirror } from '../support/test-db.js';
+import { historyOf } from '../../src/app/history.js';
+import { exportedFindings } from '../../src/app/check.js';
+import { formatCheckSummary } from '../../src/app/check-lines.js';
 
 let dir: string;
 let sim: Simulator;
@@ -21,8 +26,8 @@ beforeAll(async () => {
   db = join(dir, 'ledger', 'ledger.db');
   out = join(dir, 'reports');
   sim = await startSimulator({ seed: 41, size: 'tiny', plant: true });
-  const night = await runCli(['run', '--db', db, '--out', out, '--quiet'], simulatorEnv(sim));
-  expect(night.status, night.stderr).toBe(1);
+  const { result } = await nightOf(sim, db, out);
+  expect(result.record.exitCode).toBe(1);
 }, 120_000);
 
 afterAll(async () => {
@@ -97,11 +102,10 @@ describe('--json on every command that reports', () => {
     expect(await json(['verify', '--dir', out])).toMatchObject({ ok: true, problems: [] });
     const exported = await json(['export', 'hledger', '--db', db, '--out', join(dir, 'j.journal')]);
     expect(exported).toMatchObject({ format: 'hledger', out: join(dir, 'j.journal') });
-    const findings = JSON.parse((await runCli(['findings', 'list', '--db', db, '--json'], env)).stdout) as {
-      fingerprint: string;
-      code: string;
-    }[];
-    const first = findings[0];
+    const [first] = await rowsOfMirror<{ fingerprint: string; code: string }>(
+      db,
+      'SELECT fingerprint, code FROM findings ORDER BY fingerprint LIMIT 1',
+    );
     if (!first) throw new Error('the planted world has findings');
     expect(await json(['accept', first.fingerprint, '--db', db, '--note', 'known', '--by', 'auditor'])).toEqual({
       accepted: true,
@@ -168,44 +172,31 @@ describe('-v and --log-level', () => {
 
 describe('check --dry-run', () => {
   it('judges the newest sync as check does and records nothing: history, standing and the next check unchanged', async () => {
-    const env = simulatorEnv(sim);
-    const history = async () => (await runCli(['history', '--db', db, '--json'], env)).stdout;
-    const before = await history();
+    const history = async () => JSON.stringify(await historyOf({ db }));
     const tables = async () =>
-      (
-        await runCli(
-          [
-            'sql',
-            '--db',
-            db,
-            '--format',
-            'json',
-            'SELECT (SELECT COUNT(*) FROM check_runs) AS runs, (SELECT COUNT(*) FROM findings) AS findings',
-          ],
-          env,
-        )
-      ).stdout;
-    const counted = await tables();
-    const dry = await runCli(
-      ['check', '--db', db, '--dry-run', '--json', '--findings-json', join(dir, 'dry.json')],
-      env,
-    );
-    expect(dry.status, dry.stderr).toBe(1);
-    const summary = JSON.parse(dry.stdout) as {
-      checkRunId: number | null;
-      dryRun: boolean;
-      bySeverity: unknown;
-      findings: number;
-    };
-    expect(summary).toMatchObject({ checkRunId: null, dryRun: true });
+      JSON.stringify(
+        await rowsOfMirror(
+          db,
+          'SELECT (SELECT COUNT(*) FROM check_runs) AS runs, (SELECT COUNT(*) FROM findings) AS findings',
+        ),
+      );
+    const [before, counted] = [await history(), await tables()];
+    const dry = await checkOf(db, { dryRun: true });
+    expect(dry.summary.exitCode).toBe(1);
+    expect(exportedFindings(dry, true).every((f) => f.runId === null)).toBe(true);
     expect(await history()).toBe(before);
     expect(await tables()).toBe(counted);
-    const text = await runCli(['check', '--db', db, '--dry-run'], env);
-    expect(text.stdout).toContain('dry run (recorded nowhere)');
+    expect(formatCheckSummary(dry.summary)).toContain('dry run (recorded nowhere)');
     // The same judgement a recorded check reaches.
-    const recorded = JSON.parse((await runCli(['check', '--db', db, '--json'], env)).stdout) as typeof summary;
+    const recorded = (await checkOf(db)).summary;
     expect(recorded.checkRunId).toBeGreaterThan(0);
-    expect(recorded.bySeverity).toEqual(summary.bySeverity);
-    expect(recorded.findings).toBe(summary.findings);
+    expect(recorded.bySeverity).toEqual(dry.summary.bySeverity);
+    expect(recorded.findings).toBe(dry.summary.findings);
   }, 60_000);
+
+  it('prints the dry run as one JSON object recorded nowhere (checkRunId null)', async () => {
+    const dry = await runCli(['check', '--db', db, '--dry-run', '--json'], simulatorEnv(sim));
+    expect(dry.status, dry.stderr).toBe(1);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ checkRunId: null, dryRun: true });
+  });
 });
