@@ -17,6 +17,7 @@ import { CLI, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../su
 import { pictureOf, truthPicture } from '../support/mirror.js';
 import { newSchema, startPostgres } from '../support/postgres.js';
 import { deadlineIn } from '../support/test-clock.js';
+import { checkOf, failureOfJob, importAt, nightOf, syncOf } from '../support/app.js';
 
 const serverUrl = inject('postgresUrl');
 
@@ -43,20 +44,13 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A night as the cron runs it: the books imported, then `run --json`; its findings as comparable rows. */
+  /** A night as the cron runs it, in this process: the books imported, then the night; its findings as comparable rows. */
   const night = async (db: string, out: string) => {
-    for (const kind of ['tenders', 'coupon-uses', 'dp-purchases']) {
-      const imported = await runCli(['books', 'import', join(dir, 'books', `${kind}.csv`), '--db', db], env);
-      expect(imported.status, imported.stderr).toBe(0);
-    }
-    const result = await runCli(['run', '--json', '--db', db, '--out', out], env);
-    const summary = JSON.parse(result.stdout) as {
-      verdict: string;
-      exitCode: number;
-      findings: number;
-      rollforward?: unknown;
-      report: { csv: string };
-    };
+    const books = ['tenders', 'coupon-uses', 'dp-purchases'].map((kind) => join(dir, 'books', `${kind}.csv`));
+    for (const file of books) expect((await importAt(db, [file])).notes).toEqual([]);
+    const { result } = await nightOf(sim, db, out);
+    if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+    const summary = result.record as typeof result.record & { rollforward?: unknown };
     const csv = readFileSync(summary.report.csv, 'utf8').trim().split('\n').slice(1);
     // Code, severity, entity, card, reference, currency, unit, expected, actual, difference, at stake; and the fingerprint.
     const findings = csv
@@ -64,8 +58,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
       .map((cells) => [...cells.slice(1, 13), cells[17]].join('|'))
       .sort();
     return {
-      status: result.status,
-      stderr: result.stderr,
+      status: summary.exitCode,
       verdict: summary.verdict,
       findings,
       rollforward: summary.rollforward,
@@ -81,7 +74,7 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     sim.faults.options = { rate: 0.1 };
     try {
       const faulty = await night(schema().url, join(dir, 'out-pg-faults'));
-      expect(faulty).toEqual({ ...onSqlite, stderr: expect.any(String) });
+      expect(faulty).toEqual(onSqlite);
     } finally {
       sim.faults.options = {};
     }
@@ -89,32 +82,26 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
 
   it('runs two workers on two schemas at once; a second on one schema is refused in one line naming the holder', async () => {
     const [a, b] = [schema(), schema()];
-    const [first, second] = await Promise.all([
-      runCli(['sync', '--db', a.url, '--json'], env),
-      runCli(['sync', '--db', b.url, '--json'], env),
-    ]);
-    for (const result of [first, second]) {
-      expect(result.status, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ completed: true });
-    }
+    const synced = await Promise.all([syncOf(sim, a.url), syncOf(sim, b.url)]);
+    for (const outcome of synced) expect(outcome).toMatchObject({ ok: true, summary: { completed: true } });
     const holder = await openForWriting(a.url, 'sync');
     try {
-      const refused = await runCli(['check', '--db', a.url], env);
-      expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(
+      const refused = await failureOfJob(() => checkOf(a.url));
+      expect(refused.exitCode).toBe(2);
+      expect(refused.line).toMatch(
         new RegExp(
-          `^ledger-recon: another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20[\\d-]+T[\\d:.]+Z\\); wait for it to finish\\n$`,
+          `^ledger-recon: another ledger-recon sync holds the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${a.schema} \\(process ${process.pid}, started 20[\\d-]+T[\\d:.]+Z\\); wait for it to finish$`,
         ),
       );
     } finally {
       await holder.release();
     }
-    expect((await runCli(['check', '--db', a.url], env)).status).toBe(1);
+    expect((await checkOf(a.url)).summary.exitCode).toBe(1);
   }, 60_000);
 
   it('stops in one line, not a hung night, when another session holds a lock on the mirror past LEDGER_RECON_LOCK_WAIT; runs once it is gone', async () => {
     const a = schema();
-    expect((await runCli(['sync', '--db', a.url], env)).status).toBe(0);
+    expect((await syncOf(sim, a.url)).ok).toBe(true);
     const admin = new pg.Client({ connectionString: serverUrl });
     await admin.connect();
     try {
@@ -165,11 +152,9 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
     }
   };
 
-  /** The next sync, in a process of its own, completes, and the mirror equals the ground truth. */
+  /** The next sync completes, and the mirror equals the ground truth. */
   const resumes = async (db: string): Promise<void> => {
-    const next = await runCli(['sync', '--db', db, '--json'], env);
-    expect(next.status, next.stderr).toBe(0);
-    expect(JSON.parse(next.stdout)).toMatchObject({ completed: true });
+    expect(await syncOf(sim, db)).toMatchObject({ ok: true, summary: { completed: true } });
     const mirror = await openForReading(db);
     try {
       expect(await pictureOf(mirror)).toEqual(truthPicture(sim.truth()));
@@ -210,10 +195,10 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
       expect(gone.stderr.trim().split('\n').at(-1)).toMatch(
         /^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ (went away mid-run|cannot be reached)/,
       );
-      const refused = await runCli(['sync', '--db', a.url], env);
-      expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(
-        /^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ cannot be reached: .*; check that the server is running and that --db \(or LEDGER_RECON_DB\) names it\n$/,
+      const refused = await failureOfJob(() => syncOf(sim, a.url));
+      expect(refused.exitCode).toBe(2);
+      expect(refused.line).toMatch(
+        /^ledger-recon: the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=t_\w+ cannot be reached: .*; check that the server is running and that --db \(or LEDGER_RECON_DB\) names it$/,
       );
       server.resume();
       await resumes(a.url);
@@ -231,11 +216,11 @@ describe.skipIf(serverUrl === '')('the nightly job on PostgreSQL', () => {
         Number((await client.query("SELECT COUNT(*) AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0].n);
       const before = await publicTables();
       for (const options of ['-c%20search_path%3Dpublic', '-c%20statement_timeout%3D0']) {
-        const refused = await runCli(['sync', '--db', `${url}&options=${options}`], env);
-        expect(refused.status).toBe(2);
-        expect(refused.stderr).toMatch(
+        const refused = await failureOfJob(() => syncOf(sim, `${url}&options=${options}`));
+        expect(refused.exitCode).toBe(2);
+        expect(refused.line).toMatch(
           new RegExp(
-            `^ledger-recon: the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${name}: the URL's options= parameter would change the settings of the mirror's sessions .*ALTER ROLE … SET …\\)\n$`,
+            `^ledger-recon: the mirror postgres://127\\.0\\.0\\.1:\\d+/postgres\\?schema=${name}: the URL's options= parameter would change the settings of the mirror's sessions .*ALTER ROLE … SET …\\)$`,
           ),
         );
       }
