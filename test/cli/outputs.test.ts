@@ -22,6 +22,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, oneFailureLine, runCli } from '../support/cli.js';
 import { mirrorAt } from '../support/test-db.js';
+import { demoOf, reportOf } from '../support/app.js';
+import { historyOf } from '../../src/app/history.js';
 
 let dir: string;
 let db: string;
@@ -29,8 +31,7 @@ let db: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-outputs-'));
   db = mirrorAt(dir, 'demo');
-  const demo = await runCli(['demo', '--db', db, '--out', join(dir, 'reports')], cleanEnv());
-  expect(demo.status, demo.stderr).toBe(0);
+  await demoOf(db, join(dir, 'reports'));
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -84,13 +85,11 @@ describe('an output path that is not a file', () => {
   it('is never written through where a report would go: the report takes a revision of its own, the FIFO left as it was', async () => {
     const out = join(dir, 'out-with-fifo');
     mkdirSync(out);
-    const history = await runCli(['history', '--json', '--db', db], cleanEnv());
-    const run = (JSON.parse(history.stdout) as { runId: number; startedAt: string }[])[0]!;
+    const run = (await historyOf({ db }))[0]!;
     const fifo = join(out, `ledger-recon-${run.startedAt.slice(0, 10)}-run-${run.runId}.xlsx`);
     execFileSync('mkfifo', [fifo]);
-    const result = await runCli(['report', '--db', db, '--out', out, '--run', String(run.runId)], cleanEnv());
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout.split('\n')[0]).toBe(fifo.replace(/\.xlsx$/, '-r2.xlsx'));
+    const report = await reportOf(db, { outDir: out, checkRunId: run.runId });
+    expect(report.workbook).toBe(fifo.replace(/\.xlsx$/, '-r2.xlsx'));
     expect(lstatSync(fifo).isFIFO()).toBe(true);
   });
 });
