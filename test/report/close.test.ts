@@ -17,6 +17,10 @@ import { midnight, periodOf } from '../../src/report/period.js';
 import { giftCardRow, transactionRow } from '../../src/sync/rows.js';
 import { SyncStore } from '../../src/sync/store.js';
 import { cleanEnv, runCli } from '../support/cli.js';
+import { closeOf, failureOfJob } from '../support/app.js';
+import { closeTold } from '../../src/app/close-lines.js';
+import { liabilityAsOf, unclaimedReport } from '../../src/app/liability.js';
+import { parseLiabilitySettings } from '../../src/report/liability-sheets.js';
 import { mirrorAt, openMirrorAt } from '../support/test-db.js';
 import { runs } from '../support/property.js';
 
@@ -251,32 +255,30 @@ describe('closing a period', () => {
   it('warns that a period before the data holds nothing, and says what the data covers', async () => {
     const { mirror, path, folder } = await mirrorOf(structuredClone(FIXTURE), '2026-12-15T00:00:00Z');
     await mirror.close();
-    const result = await runCli(
-      ['close', '--period', '2020-01', '--db', path, '--out', join(folder, 'empty')],
-      cleanEnv(),
-    );
-    expect(result.status).toBe(0);
-    expect(result.stderr).toMatch(
-      /^ledger-recon: the period 2020-01 holds no data \(no card owed anything or moved in it\): the mirror's data runs from \d{4}-\d{2}-\d{2} to 2026-12-15\n$/,
-    );
+    const closed = await closeOf(path, join(folder, 'empty'), '2020-01', Date.parse('2026-12-16T00:00:00Z'));
+    expect(closed.result.closes).toBe(true);
+    expect(closeTold('2020-01', closed).warnings).toEqual([
+      expect.stringMatching(
+        /^ledger-recon: the period 2020-01 holds no data \(no card owed anything or moved in it\): the mirror's data runs from \d{4}-\d{2}-\d{2} to 2026-12-15$/,
+      ),
+    ]);
   });
 
-  it('writes the workpapers through the CLI: formulas with their values, the sign-off, exit 1 when a tie-out fails', async () => {
+  it('writes the workpapers: formulas with their values, the sign-off, a line saying where a tie-out fails', async () => {
     const broken = structuredClone(FIXTURE);
     broken[0]!.entries[2]!.after = 65;
     const { mirror, path, folder } = await mirrorOf(broken, '2026-12-15T00:00:00Z');
     await mirror.close();
     const out = join(folder, 'close');
-    const result = await runCli(
-      ['close', '--period', '2026-11', '--db', path, '--out', out, '--preparer', 'A. Preparer'],
-      cleanEnv(),
-    );
-    expect(result.status, result.stderr).toBe(1);
-    expect(result.stderr).toBe(
-      `ledger-recon: the period 2026-11 does not tie out on USD P1: see ${join(out, 'ledger-recon-close-2026-11.xlsx')}\n`,
-    );
+    const closed = await closeOf(path, out, '2026-11', Date.parse('2026-12-16T00:00:00Z'), { preparer: 'A. Preparer' });
+    // Exit 1 on the command line: a tie-out fails.
+    expect(closed.result.closes).toBe(false);
+    const told = closeTold('2026-11', closed);
+    expect(told.warnings).toEqual([
+      `ledger-recon: the period 2026-11 does not tie out on USD P1: see ${join(out, 'ledger-recon-close-2026-11.xlsx')}`,
+    ]);
     // The line of the roll-forward that fails says by how much, and where.
-    expect(result.stdout.split('\n').find((line) => line.startsWith('USD P1:'))).toMatch(
+    expect(told.lines.find((line) => line.startsWith('USD P1:'))).toMatch(
       /: DOES NOT TIE OUT \((at cut-off − closing -?[\d,.]+|service − at cut-off -?[\d,.]+)(; [^)]+)?\)$/,
     );
     const workbook = new ExcelJS.Workbook();
@@ -336,31 +338,27 @@ describe('closing a period', () => {
       settings,
       JSON.stringify({ stateOfIncorporation: 'NY', jurisdictions: { NY: { dormancyMonths: 1 } } }),
     );
-    const report = await runCli(
-      ['export', 'unclaimed', '--period', '2026-11', '--out', '-', '--db', path, '--liability', settings],
-      cleanEnv(),
-    );
-    expect(report.status, report.stderr).toBe(0);
-    const [header, ...rows] = report.stdout.split('\r\n').filter(Boolean);
+    const liabilitySettings = parseLiabilitySettings(readFileSync(settings, 'utf8'));
+    const report = await unclaimedReport(path, periodOf({ period: '2026-11' }), liabilitySettings);
+    const [header, ...rows] = report.csv.split('\r\n').filter(Boolean);
     expect(header).toBe(
       '"property_id","property_type","owner_name","owner_state","date_of_last_activity","amount_reported","currency","issued","program"',
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows)
       expect(row).toMatch(/^"[^"]+","MS12","UNKNOWN","NY","\d{8}","\d+\.\d{2}","[A-Z]{3}","\d{8}",/);
-    const liability = await runCli(['liability', '--as-of', '2026-11-30', '--db', path, '--json'], cleanEnv());
-    expect(liability.status, liability.stderr).toBe(0);
-    expect(JSON.parse(liability.stdout)).toMatchObject({
+    const liability = await liabilityAsOf(path, '2026-11-30');
+    expect(liability.json).toMatchObject({
       cutOff: '2026-12-01T00:00:00.000Z',
       settings: { standard: 'asc-606' },
     });
   });
 
   it('names a malformed period in one line', async () => {
-    const result = await runCli(['close', '--period', '2026-13', '--db', join(tmpdir(), 'none.db')], cleanEnv());
-    expect([result.status, result.stderr]).toEqual([
+    const failure = await failureOfJob(async () => periodOf({ period: '2026-13' }));
+    expect([failure.exitCode, failure.line]).toEqual([
       2,
-      'ledger-recon: --period 2026-13 is not a month: write it as YYYY-MM, e.g. 2026-10\n',
+      'ledger-recon: --period 2026-13 is not a month: write it as YYYY-MM, e.g. 2026-10',
     ]);
   });
 });

@@ -93,7 +93,7 @@ export async function closeOf(
   outDir: string,
   label: string,
   nowMs: number,
-  seal: Pick<CloseSettings, 'signingKey' | 'checkpoints' | 'liability'> = {},
+  seal: Pick<CloseSettings, 'signingKey' | 'checkpoints' | 'liability' | 'preparer'> = {},
 ): Promise<ClosedPeriod> {
   const { mirror, release } = await openExistingForWriting(db, 'close', 'sync');
   try {
