@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shownDb } from '../../src/db/location.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
+import { failureOfJob, nightOf, syncOf } from '../support/app.js';
+import { journalOf } from '../../src/app/export.js';
+import { queryMirror } from '../../src/app/sql.js';
+import type { Config } from '../../src/config.js';
+import { dpConfig, giftcardConfig } from '../support/simulator.js';
 import { startHostile, type Hostile, type Switches } from '../support/hostile.js';
 import { hasProgram } from '../support/programs.js';
 import { everyTextInMirror, mirrorAt, ON_POSTGRES, rowsOfMirror } from '../support/test-db.js';
@@ -55,6 +60,14 @@ interface Night {
   ended: boolean;
   db: string;
   out: string;
+}
+
+/** The services as the hostile front serves them: `sim`'s credentials, the front's addresses. */
+function fronted(served: Simulator, front: Hostile): Config {
+  return {
+    giftcard: { ...giftcardConfig(served), baseUrl: front.giftcardUrl },
+    dp: { ...dpConfig(served), baseUrl: front.dpUrl },
+  };
 }
 
 /** Runs the CLI against the hostile server with `switches` on, in a fresh folder, heap capped at 256 MB. */
@@ -164,8 +177,7 @@ describe('secrets and codes are never stored', () => {
         )
       ).length,
     ).toBeGreaterThan(0);
-    const exported = await runCli(['export', 'hledger', '--db', db, '--out', join(dir, 'ledger.journal')], cleanEnv());
-    expect(exported.status, exported.stderr).toBe(0);
+    await journalOf(db, { path: join(dir, 'ledger.journal') });
     await expectNothingStored();
   });
 
@@ -228,14 +240,11 @@ describe('a card the service lists but cannot find', () => {
     const front = await startHostile(small, { cardNotFoundById: lost });
     const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-lost-card-'));
     try {
-      const env = simulatorEnv(small);
-      const result = await runCli(['run', '--json', '--db', mirrorAt(folder), '--out', join(folder, 'reports')], {
-        ...env,
-        GIFTCARD_API_URL: front.giftcardUrl,
-        DP_API_URL: front.dpUrl,
-      });
-      expect(result.status, result.stderr).toBe(1);
-      const json = JSON.parse(result.stdout) as { byCode: Record<string, number>; report: { json: string } };
+      const config = fronted(small, front);
+      const { result } = await nightOf(small, mirrorAt(folder), join(folder, 'reports'), { config });
+      if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+      expect(result.record.exitCode).toBe(1);
+      const json = result.record;
       expect(json.byCode['GC_ORPHAN_ENTRY']).toBeGreaterThan(0);
       const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as {
         code: string;
@@ -247,15 +256,9 @@ describe('a card the service lists but cannot find', () => {
         orphans.every((f) => f.giftCardId === lost && f.message.includes('which the service answers "not found" for')),
       ).toBe(true);
       expect(findings.filter((f) => f.code === 'GC_IN_FLIGHT')).toEqual([]);
-      const sync = await runCli(['sync', '--json', '--db', mirrorAt(folder, 'second')], {
-        ...env,
-        GIFTCARD_API_URL: front.giftcardUrl,
-        DP_API_URL: front.dpUrl,
-      });
-      expect(
-        (JSON.parse(sync.stdout) as { resources: { giftCards: { notes: Record<string, number> } } }).resources.giftCards
-          .notes,
-      ).toMatchObject({ listedNotFound: 1 });
+      const sync = await syncOf(small, mirrorAt(folder, 'second'), { config });
+      if (!sync.ok) throw sync.error;
+      expect(sync.summary.resources['giftCards']?.notes).toMatchObject({ listedNotFound: 1 });
     } finally {
       await front.close();
       await small.close();
@@ -274,9 +277,9 @@ describe('our merchant', () => {
     const folder = mkdtempSync(join(tmpdir(), 'ledger-recon-merchant-'));
     try {
       const db = mirrorAt(folder);
-      const env = { ...simulatorEnv(small), GIFTCARD_API_URL: front.giftcardUrl, DP_API_URL: front.dpUrl };
-      const result = await runCli(['run', '--json', '--db', db, '--out', join(folder, 'out')], env);
-      const json = JSON.parse(result.stdout) as { byCode: Record<string, number> };
+      const { result } = await nightOf(small, db, join(folder, 'out'), { config: fronted(small, front) });
+      if (!result.ok) throw new Error(`the night failed: ${result.record.error.message}`);
+      const json = result.record;
       expect((await query<{ merchant_id: string }>(db, 'SELECT merchant_id FROM check_runs'))[0]?.merchant_id).toBe(
         small.truth().merchantId,
       );
@@ -418,18 +421,18 @@ describe('readers never see a half-built mirror', () => {
   it('refuses sql and export after a first sync stopped mid-ledger, until a sync finishes it', async () => {
     const stopped = await night(['sync'], { secretInCursor: '/v1/giftCards/transactions' });
     expect(oneLine(stopped.result)).toMatch(/refused a pagination cursor/);
-    const env = simulatorEnv(sim);
-    const count = ['sql', 'SELECT COUNT(*) AS n FROM gift_card_transactions', '--format', 'json', '--db', stopped.db];
-    const refused = await runCli(count, env);
-    expect(oneLine(refused)).toBe(
+    const count = () =>
+      queryMirror('SELECT COUNT(*) AS n FROM gift_card_transactions', { format: 'json', db: stopped.db });
+    const refused = await failureOfJob(count);
+    expect(refused.line).toBe(
       `ledger-recon: the mirror ${shownDb(stopped.db)} is half-built: its first sync is loading the ledger or stopped while loading it, so entries may be listed twice: run ledger-recon sync --db ${shownDb(stopped.db)} to finish it, then read it again`,
     );
-    expect(
-      oneLine(await runCli(['export', 'hledger', '--db', stopped.db, '--out', join(dir, 'half.journal')], env)),
-    ).toMatch(/is half-built/);
+    expect((await failureOfJob(() => journalOf(stopped.db, { path: join(dir, 'half.journal') }))).line).toMatch(
+      /is half-built/,
+    );
     const finished = await night(['sync'], {});
     expect(finished.result.status, finished.result.stderr).toBe(0);
-    expect(JSON.parse((await runCli(count, env)).stdout)).toEqual([{ n: sim.truth().transactions.length }]);
+    expect(JSON.parse((await count()).text)).toEqual([{ n: sim.truth().transactions.length }]);
     await expectNothingStored();
   });
 });
@@ -440,8 +443,7 @@ describe.runIf(hasProgram('hledger', 'hledger'))('journal text is inert', () => 
     const { result, db } = await night(['sync'], { referenceId: hostileReference });
     expect(result.status, result.stderr).toBe(0);
     const journal = join(dir, 'ledger.journal');
-    const exported = await runCli(['export', 'hledger', '--db', db, '--out', journal], simulatorEnv(sim));
-    expect(exported.status, exported.stderr).toBe(0);
+    await journalOf(db, { path: journal });
     const check = spawnSync('hledger', ['-f', journal, 'check'], { encoding: 'utf8' });
     expect(check.status, check.stderr).toBe(0);
     const print = spawnSync('hledger', ['-f', journal, 'print', 'desc:forged'], { encoding: 'utf8' });
