@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { type BooksImportSettings, describeImport, importBooksAt } from '../../src/app/books.js';
+import { keepingSink } from '../../src/app/context.js';
+import { failureOf } from '../../src/app/failure.js';
+import { nightOf, testClock } from '../support/app.js';
+import { booksFilesIn } from '../../src/books/import-books.js';
+import { cleanEnv, runCli } from '../support/cli.js';
 import { everyTextInMirror, mirrorAt, numberOfMirror, rowsOfMirror } from '../support/test-db.js';
 import { everyByteWritten } from '../support/written.js';
 import { runs } from '../support/property.js';
@@ -26,7 +31,31 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const HEADER = 'reference,type,amount,currency,time';
 const tender = (n: number): string => `ORD-${n},payment,${(n % 90) + 10}.25,USD,2026-10-0${(n % 9) + 1}T12:00:00Z`;
-const importBooks = (...args: string[]) => runCli(['books', 'import', '--db', db, ...args], cleanEnv());
+/**
+ * `ledger-recon books import [--map FILE] [--source NAME] [--replace] FILE…` into the mirror, in this
+ * process (src/app/books.ts), told as the CLI tells it: a line per file on stdout, a line per
+ * problem and a failure's one line (app/failure.ts) on stderr, exit 0 or 2.
+ */
+async function importBooks(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  const settings: BooksImportSettings = {};
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg === '--map') settings.map = args[++i];
+    else if (arg === '--source') settings.source = args[++i];
+    else if (arg === '--replace') settings.replace = true;
+    else paths.push(arg);
+  }
+  const sink = keepingSink();
+  const context = { clock: testClock, signal: new AbortController().signal, sink };
+  try {
+    const results = await importBooksAt(db, context, paths, settings);
+    return { status: 0, stdout: results.map((r) => `${describeImport(r)}\n`).join(''), stderr: sink.notes.join('') };
+  } catch (error) {
+    const failure = failureOf(error, []);
+    return { status: failure.exitCode, stdout: '', stderr: `${sink.notes.join('')}${failure.line}\n` };
+  }
+}
 
 const query = <T>(sql: string): Promise<T[]> => rowsOfMirror<T>(db, sql);
 const count = (sql: string): Promise<number> => numberOfMirror(db, sql);
@@ -93,18 +122,15 @@ describe('a stray quote costs its record alone', () => {
       fields[at(/order no|ref/i)] = 'TILL-12" card';
       lines.splice(2, 0, fields.join(','));
       writeFileSync(path, lines.join('\n'));
-      const night = await runCli(
-        ['run', '--db', db, '--out', join(dir, 'out'), '--books', books, '--json'],
-        simulatorEnv(sim),
-      );
-      const json = JSON.parse(night.stdout) as {
+      const night = await nightOf(sim, db, join(dir, 'out'), { books: booksFilesIn(books) });
+      const json = night.result.record as unknown as {
         verdict: string;
         books: { rowsRejected: number; failed: { file: string; reason: string }[] };
       };
       expect(json.verdict).toBe('INCOMPLETE');
       expect(json.books.rowsRejected).toBe(1);
       expect(json.books.failed).toEqual([{ file: path, reason: expect.stringMatching(/^1 of its \d+ rows rejected/) }]);
-      expect(night.stderr).toContain(`${path}:3: a quote inside the unquoted field`);
+      expect(night.notes.join('')).toContain(`${path}:3: a quote inside the unquoted field`);
     }, 60_000);
   });
 });
@@ -158,7 +184,8 @@ describe('codes from the books never leave in clear', () => {
       const codes = carelessBooks(books);
       expect(codes.length).toBeGreaterThan(10);
       const out = join(dir, 'out');
-      const night = await runCli(['run', '--db', db, '--out', out, '--books', books, '--json'], simulatorEnv(sim));
+      const ran = await nightOf(sim, db, out, { books: booksFilesIn(books) });
+      const night = { stdout: JSON.stringify(ran.result.record), stderr: ran.notes.join('') };
       expect(night.stderr).toMatch(/Tender Amount \(its value not shown: it may be a code\) is not a decimal amount/);
       const single = await runCli(
         ['books', 'import', '--db', mirrorAt(dir, 'single'), join(books, 'tenders.csv')],
@@ -258,11 +285,8 @@ describe('what is not a books file', () => {
       const tenders = join(books, 'tenders.csv');
       rmSync(tenders);
       execFileSync('mkfifo', [tenders]);
-      const night = await runCli(
-        ['run', '--db', db, '--out', join(dir, 'out'), '--books', books, '--json'],
-        simulatorEnv(sim),
-      );
-      const json = JSON.parse(night.stdout) as {
+      const night = await nightOf(sim, db, join(dir, 'out'), { books: booksFilesIn(books) });
+      const json = night.result.record as unknown as {
         verdict: string;
         sync: { completed: boolean };
         books: { files: number; failed: { file: string; reason: string }[] };
