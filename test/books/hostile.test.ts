@@ -11,10 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { type BooksImportSettings, describeImport, importBooksAt } from '../../src/app/books.js';
-import { keepingSink } from '../../src/app/context.js';
-import { failureOf } from '../../src/app/failure.js';
-import { nightOf, testClock } from '../support/app.js';
+import { importTold, nightOf } from '../support/app.js';
 import { booksFilesIn } from '../../src/books/import-books.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { everyTextInMirror, mirrorAt, numberOfMirror, rowsOfMirror } from '../support/test-db.js';
@@ -31,31 +28,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const HEADER = 'reference,type,amount,currency,time';
 const tender = (n: number): string => `ORD-${n},payment,${(n % 90) + 10}.25,USD,2026-10-0${(n % 9) + 1}T12:00:00Z`;
-/**
- * `ledger-recon books import [--map FILE] [--source NAME] [--replace] FILE…` into the mirror, in this
- * process (src/app/books.ts), told as the CLI tells it: a line per file on stdout, a line per
- * problem and a failure's one line (app/failure.ts) on stderr, exit 0 or 2.
- */
-async function importBooks(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const settings: BooksImportSettings = {};
-  const paths: string[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i]!;
-    if (arg === '--map') settings.map = args[++i];
-    else if (arg === '--source') settings.source = args[++i];
-    else if (arg === '--replace') settings.replace = true;
-    else paths.push(arg);
-  }
-  const sink = keepingSink();
-  const context = { clock: testClock, signal: new AbortController().signal, sink };
-  try {
-    const results = await importBooksAt(db, context, paths, settings);
-    return { status: 0, stdout: results.map((r) => `${describeImport(r)}\n`).join(''), stderr: sink.notes.join('') };
-  } catch (error) {
-    const failure = failureOf(error, []);
-    return { status: failure.exitCode, stdout: '', stderr: `${sink.notes.join('')}${failure.line}\n` };
-  }
-}
+const importBooks = (...args: string[]) => importTold(db, ...args);
 
 const query = <T>(sql: string): Promise<T[]> => rowsOfMirror<T>(db, sql);
 const count = (sql: string): Promise<number> => numberOfMirror(db, sql);

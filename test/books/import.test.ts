@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importTold } from '../support/app.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { mirrorAt, numberOfMirror } from '../support/test-db.js';
 
@@ -21,7 +22,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const HEADER = 'reference,type,amount,currency,time';
 const good = (n: number): string => `ORD-${n},payment,${(n % 90) + 10}.25,USD,2026-10-0${(n % 9) + 1}T12:00:00Z`;
-const importBooks = (...args: string[]) => runCli(['books', 'import', '--db', db, ...args], cleanEnv());
+const importBooks = (...args: string[]) => importTold(db, ...args);
 
 const count = (sql: string): Promise<number> => numberOfMirror(db, sql);
 

@@ -86,7 +86,7 @@ describe('ledger-recon --help and --version', () => {
       const lines = shown.split('\n').filter((line) => line.startsWith('  ledger-recon '));
       expect(lines.length, command).toBeGreaterThan(0);
       for (const line of lines)
-        expect(line.replace(/^  ledger-recon (--settings \S+ )?/, ''), command).toMatch(new RegExp(`^${command}\\b`));
+        expect(line.replace(/^ {2}ledger-recon (--settings \S+ )?/, ''), command).toMatch(new RegExp(`^${command}\\b`));
     }
   });
 
@@ -251,7 +251,7 @@ describe('ledger-recon demo (npm start)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-recon-demo-objects-'));
     try {
       const other = mirrorAt(dir, 'other');
-      await changeMirror(other, 'CREATE SCHEMA IF NOT EXISTS ' + new URL(other).searchParams.get('schema'));
+      await changeMirror(other, `CREATE SCHEMA IF NOT EXISTS ${new URL(other).searchParams.get('schema')}`);
       for (const statement of [
         "CREATE TYPE mood AS ENUM ('calm')",
         'CREATE DOMAIN positive AS integer CHECK (VALUE > 0)',

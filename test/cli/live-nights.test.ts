@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { runCli, simulatorEnv } from '../support/cli.js';
+import { simulatorEnv } from '../support/cli.js';
 import { BACKENDS } from '../support/backends.js';
-import { nightOf } from '../support/app.js';
+import { closeOf, nightOf } from '../support/app.js';
+import { closeTold } from '../../src/app/close-lines.js';
+import { queryMirror } from '../../src/app/sql.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 let sim: Simulator | undefined;
@@ -35,7 +38,7 @@ describe.each(BACKENDS)('a healthy world with live activity, as the cron sees it
     'reconciles two nights and ties out the month, showing what was in flight apart',
     async () => {
       sim = await startSimulator({ size: 'small', seed: 77, live: { intervalMs: 2 } });
-      const env = simulatorEnv(sim);
+      const _env = simulatorEnv(sim);
       const mirror = backend.location();
       cleanup = mirror.cleanup;
       const db = mirror.db;
@@ -56,27 +59,20 @@ describe.each(BACKENDS)('a healthy world with live activity, as the cron sees it
         nights.push(json);
       }
       const month = nights[1]!.asOf.slice(0, 7);
-      const close = await runCli(['close', '--period', month, '--db', db, '--out', out], env);
-      expect(close.stderr).toBe('');
-      expect(close.status, close.stdout).toBe(0);
-      expect(close.stdout).toMatch(new RegExp(`period ${month}: ties out`));
-      const json = JSON.parse(readFileSync(close.stdout.split('\n').find((l) => l.endsWith('.json'))!, 'utf8')) as {
+      const close = await closeOf(db, out, month, testNow());
+      const told = closeTold(month, close);
+      expect(told.warnings).toEqual([]);
+      expect(told.lines).toContain(`period ${month}: ties out`);
+      const json = JSON.parse(readFileSync(close.paths.json, 'utf8')) as {
         rollForwards: { inFlight: string; inFlightCards: number; closes: boolean }[];
       };
       for (const r of json.rollForwards) expect(r).toMatchObject({ closes: true });
       // Each night's roll-forward opens at the previous night's closing, in the mirror too.
-      const rolls = await runCli(
-        [
-          'sql',
-          '--db',
-          db,
-          '--format',
-          'json',
-          'SELECT check_run_id, currency, opening_cents, rebase_cents, closing_cents, difference_cents FROM liability_rollforward ORDER BY currency, check_run_id',
-        ],
-        env,
+      const rolls = await queryMirror(
+        'SELECT check_run_id, currency, opening_cents, rebase_cents, closing_cents, difference_cents FROM liability_rollforward ORDER BY currency, check_run_id',
+        { db, format: 'json' },
       );
-      const rows = JSON.parse(rolls.stdout) as {
+      const rows = JSON.parse(rolls.text) as {
         check_run_id: number;
         currency: string;
         opening_cents: number;

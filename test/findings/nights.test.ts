@@ -13,10 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/app/night.js';
 import type { ExportedFinding } from '../../src/findings/finding.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { runCli, simulatorEnv } from '../support/cli.js';
 import { mirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { testNow } from '../support/test-clock.js';
-import { nightOf } from '../support/app.js';
+import { acceptAt, nightOf } from '../support/app.js';
 
 interface Night {
   summary: RunSummary;
@@ -313,22 +312,12 @@ describe('findings across nights', () => {
 
   it('shows an acceptance’s note, who and until in the workbook, CSV and JSON; the break no longer fails but stays listed', async () => {
     const drift = at(nights[3]!, 'DP_WALLET_DRIFT', touched.wallet)!;
-    const accepted = await runCli(
-      [
-        'accept',
-        drift.fingerprint,
-        '--db',
-        db,
-        '--note',
-        'partner fee, credit note CN-77',
-        '--by',
-        'J. Controller',
-        '--until',
-        '2099-12-31',
-      ],
-      simulatorEnv(sim),
-    );
-    expect(accepted.status).toBe(0);
+    await acceptAt(db, {
+      fingerprint: drift.fingerprint,
+      note: 'partner fee, credit note CN-77',
+      by: 'J. Controller',
+      until: '2099-12-31',
+    });
     const fifth = await night();
     expect(at(fifth, 'DP_WALLET_DRIFT', touched.wallet)).toMatchObject({
       state: 'accepted',

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { LIABILITY_SHEETS } from '../../src/report/liability-sheets.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cleanEnv, runCli } from '../support/cli.js';
+import { CLI } from '../support/cli.js';
+import { demoOf } from '../support/app.js';
 import { mirrorAt } from '../support/test-db.js';
 import { hasProgram } from '../support/programs.js';
 import { plantedMonth, quietMonthOfPlanted } from '../support/simulator.js';
@@ -26,8 +27,7 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-printed-'));
-    const demo = await runCli(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')], cleanEnv());
-    expect(demo.status, demo.stderr).toBe(0);
+    await demoOf(mirrorAt(dir, 'demo'), join(dir, 'reports'));
     const files = readdirSync(join(dir, 'reports'));
     const workbook = join(dir, 'reports', files.find((name) => name.endsWith('.xlsx'))!);
     findingsJson = join(dir, 'reports', files.find((name) => name.endsWith('-findings.json'))!);
@@ -203,8 +203,7 @@ describe.runIf(canPrint)('the close workbook, printed', () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-printed-close-'));
-    const demo = await runCli(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')], cleanEnv());
-    expect(demo.status, demo.stderr).toBe(0);
+    await demoOf(mirrorAt(dir, 'demo'), join(dir, 'reports'));
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

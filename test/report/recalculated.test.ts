@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, runCli } from '../support/cli.js';
+import { demoOf } from '../support/app.js';
 import { mirrorAt } from '../support/test-db.js';
 import { hasProgram } from '../support/programs.js';
 
@@ -39,8 +39,7 @@ describe.runIf(canRecalculate)('the demo workbook, recalculated by LibreOffice',
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-recalc-'));
-    const demo = await runCli(['demo', '--db', mirrorAt(dir, 'demo'), '--out', join(dir, 'reports')], cleanEnv());
-    expect(demo.status, demo.stderr).toBe(0);
+    await demoOf(mirrorAt(dir, 'demo'), join(dir, 'reports'));
     original = join(dir, 'reports', readdirSync(join(dir, 'reports')).find((name) => name.endsWith('.xlsx'))!);
     // Drop every cached formula value, so that LibreOffice must compute each one itself.
     const workbook = new ExcelJS.Workbook();

@@ -11,7 +11,8 @@ import { nightAt, type NightResult, type NightSettings } from '../../src/app/nig
 import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
 import { type AcceptSettings, acceptFinding } from '../../src/app/accept.js';
-import { type BooksImportSettings, importBooksAt } from '../../src/app/books.js';
+import { type BooksImportSettings, describeImport, importBooksAt } from '../../src/app/books.js';
+import type { BooksKind } from '../../src/books/books-map.js';
 import { checkAt, type CheckSettings } from '../../src/app/check.js';
 import { reportRun, type ReportSettings } from '../../src/app/report.js';
 import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
@@ -209,4 +210,34 @@ export async function failureOfJob(job: () => Promise<Ended>, secrets: readonly 
   const error = failedWith(ended);
   if (error === undefined) throw new Error('the job did not fail');
   return failureOf(error, secrets);
+}
+
+/**
+ * `ledger-recon books import [--kind K] [--map FILE] [--source NAME] [--replace] FILE…` into the mirror at `db`, in this
+ * process (src/app/books.ts), told as the CLI tells it: a line per file on stdout, a line per
+ * problem and a failure's one line (app/failure.ts) on stderr, exit 0 or 2.
+ */
+export async function importTold(
+  db: string,
+  ...args: string[]
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  const settings: BooksImportSettings = {};
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg === '--map') settings.map = args[++i];
+    else if (arg === '--source') settings.source = args[++i];
+    else if (arg === '--replace') settings.replace = true;
+    else if (arg === '--kind') settings.kind = args[++i] as BooksKind;
+    else paths.push(arg);
+  }
+  const sink = keepingSink();
+  const context = { clock: testClock, signal: new AbortController().signal, sink };
+  try {
+    const results = await importBooksAt(db, context, paths, settings);
+    return { status: 0, stdout: results.map((r) => `${describeImport(r)}\n`).join(''), stderr: sink.notes.join('') };
+  } catch (error) {
+    const failure = failureOf(error, []);
+    return { status: failure.exitCode, stdout: '', stderr: `${sink.notes.join('')}${failure.line}\n` };
+  }
 }
