@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { rereadGiftCards } from '../../src/sync/confirm.js';
 import { runSync } from '../../src/sync/run-sync.js';
-import { runCli, simulatorEnv } from '../support/cli.js';
 import { startServices, type TestServices } from '../support/simulator.js';
 import { changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
-import { nightOf } from '../support/app.js';
+import { nightOf, reportOf, told } from '../support/app.js';
+import { verifyNight } from '../../src/app/verified.js';
 
 let dir: string;
 let db: string;
@@ -34,9 +34,10 @@ interface Verified {
   confirmationKept: boolean;
 }
 
+/** Check run `run` re-performed in this process (src/app/verified.ts), told as `verify --run N` tells it. */
 const verify = async (run: number) => {
-  const result = await runCli(['verify', '--run', String(run), '--db', db, '--json'], simulatorEnv(services.sim));
-  return { ...result, verified: JSON.parse(result.stdout) as Verified };
+  const result = await told(() => verifyNight(run, { db }));
+  return { ...result, verified: result.record as unknown as Verified };
 };
 
 /** The nightly job in this process (src/app/night.ts); its run's ID. */
@@ -74,11 +75,7 @@ beforeAll(async () => {
     await mirror.close();
   }
   // Sealed as a night's report seals it.
-  const sealed = await runCli(
-    ['report', '--run', String(nights[1]), '--db', db, '--out', join(dir, 'reports'), '--quiet'],
-    simulatorEnv(services.sim),
-  );
-  expect([0, 1], sealed.stderr).toContain(sealed.status);
+  await reportOf(db, { checkRunId: nights[1]!, outDir: join(dir, 'reports') });
   // Night 3: the card reads as its ledger gives it.
   nights.push(await night());
 }, 180_000);
@@ -120,7 +117,7 @@ describe("verify --run, the night's confirmation", () => {
       expect(verified.confirmationKept).toBe(true);
       expect(status, stderr).toBe(0);
     }
-    const line = await runCli(['verify', '--run', String(nights[1]), '--db', db], simulatorEnv(services.sim));
+    const line = await told(() => verifyNight(nights[1]!, { db }));
     expect(line.stdout).toContain("GC_IN_FLIGHT's");
     expect(line.stdout).toContain("the confirmation's answers judged again");
     expect(line.stdout).not.toContain('of GC_IN_FLIGHT (');
