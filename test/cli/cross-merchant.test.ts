@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
-import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { nightOf } from '../support/app.js';
+import { queryMirror } from '../../src/app/sql.js';
 import { postgresMissing, startPostgres, type TestServer } from '../support/postgres.js';
 
 const DOCS = new URL('../../docs/operations.md', import.meta.url);
@@ -53,12 +54,9 @@ describe.skipIf(postgresMissing() !== undefined)('the cross-merchant query of do
     ] as const) {
       const sim = await startSimulator({ size: 'tiny', seed, plant: true });
       sims.push(sim);
-      const run = await runCli(
-        ['run', '--json', '--db', `${server.url}?schema=${merchant}`, '--out', join(dir, merchant)],
-        simulatorEnv(sim),
-      );
-      expect(run.status, run.stderr).toBe(1);
-      nights.set(merchant, JSON.parse(run.stdout) as NightJson);
+      const { result } = await nightOf(sim, `${server.url}?schema=${merchant}`, join(dir, merchant));
+      expect(result.record.exitCode).toBe(1);
+      nights.set(merchant, result.record as unknown as NightJson);
     }
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
@@ -102,23 +100,19 @@ describe.skipIf(postgresMissing() !== undefined)('the cross-merchant query of do
       const sim = await startSimulator({ size: 'tiny', seed: 43 });
       sims.push(sim);
       const asOwner = recon.replace('postgres://postgres@', 'postgres://recon_merchant_a@');
-      const night = await runCli(
-        ['run', '--db', `${asOwner}?schema=merchant_a`, '--out', join(dir, 'a')],
-        simulatorEnv(sim),
-      );
-      expect(night.stderr).toBe('');
-      expect(night.status).toBe(0);
+      const night = await nightOf(sim, `${asOwner}?schema=merchant_a`, join(dir, 'a'));
+      expect(night.notes).toEqual([]);
+      expect(night.result.record.exitCode).toBe(0);
       await admin.query(documentedSql('**Analysts read, never write.**'));
     } finally {
       await admin.end();
     }
     const asAlice = recon.replace('postgres://postgres@', 'postgres://alice@');
-    const read = await runCli(
-      ['sql', '--db', `${asAlice}?schema=merchant_a`, '--format', 'csv', 'SELECT COUNT(*) AS cards FROM gift_cards'],
-      cleanEnv(),
-    );
-    expect(read.stderr).toBe('');
-    expect(read.stdout).toMatch(/^"cards"\r?\n[1-9]\d*\r?\n$/);
+    const read = await queryMirror('SELECT COUNT(*) AS cards FROM gift_cards', {
+      db: `${asAlice}?schema=merchant_a`,
+      format: 'csv',
+    });
+    expect(read.text).toMatch(/^"cards"\r?\n[1-9]\d*\r?\n$/);
     const alice = new pg.Client({ connectionString: asAlice });
     await alice.connect();
     try {
