@@ -14,6 +14,10 @@ import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
 import { hasProgram } from '../support/programs.js';
 import { testNow } from '../support/test-clock.js';
+import { nightOf, testClock } from '../support/app.js';
+import { reportNightMetrics } from '../../src/app/metrics.js';
+import type { Config } from '../../src/config.js';
+import { dpConfig, giftcardConfig } from '../support/simulator.js';
 
 const HAS_PUSHGATEWAY = hasProgram('prometheus-pushgateway', 'prometheus-pushgateway');
 
@@ -111,12 +115,23 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
     const db = join(dir, 'planted', 'planted.db');
     const file = join(dir, 'textfile', 'ledger_recon.prom');
     mkdirSync(join(dir, 'textfile'));
-    const args = ['run', '--db', db, '--out', join(dir, 'out'), '--json'];
     const before = Math.floor(testNow() / 1000);
-    const night = await runCli([...args, '--push-metrics', gatewayUrl, '--metrics-file', file], simulatorEnv(sim));
-    expect(night.status, night.stderr).toBe(1);
-    expect(night.stderr).toBe('');
-    const record = JSON.parse(night.stdout) as {
+    // The night in this process, then its metrics as `run --push-metrics URL --metrics-file FILE --json` reports them.
+    const metered = async (config?: Config) => {
+      const { result } = await nightOf(sim, db, join(dir, 'out'), config ? { config } : {});
+      const warned: string[] = [];
+      await reportNightMetrics(
+        { pushMetrics: gatewayUrl, metricsFile: file, json: true },
+        result.record,
+        testClock,
+        (line) => warned.push(line),
+      );
+      expect(warned).toEqual([]);
+      return result.record;
+    };
+    const night = await metered();
+    expect(night.exitCode).toBe(1);
+    const record = night as unknown as {
       mirror: string;
       exitCode: number;
       bySeverity: Record<string, number>;
@@ -147,9 +162,9 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
     const success = sampled(await pushed(record.mirror), 'ledger_recon_last_success_timestamp_seconds');
 
     // A night that cannot finish (the credentials are refused): exit 2, its failure pushed, the last success kept.
-    const refused = { ...simulatorEnv(sim), GIFTCARD_CLIENT_SECRET: 'not-the-secret' };
-    const failed = await runCli([...args, '--push-metrics', gatewayUrl, '--metrics-file', file], refused);
-    expect(failed.status).toBe(2);
+    const refused = { ...sim.credentials.giftcard, clientSecret: 'not-the-secret' };
+    const failed = await metered({ giftcard: giftcardConfig(sim, refused), dp: dpConfig(sim) });
+    expect(failed.exitCode).toBe(2);
     for (const samples of [await pushed(record.mirror), samplesOf(readFileSync(file, 'utf8'))]) {
       expect(sampled(samples, 'ledger_recon_exit_code')).toBe(2);
       expect(sampled(samples, 'ledger_recon_verdict', { verdict: 'FAILED' })).toBe(1);
@@ -164,12 +179,15 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const healthy = await startSimulator({ seed: 32, size: 'tiny' });
     try {
-      const night = await runCli(
-        ['run', '--db', join(dir, 'healthy', 'healthy.db'), '--out', join(dir, 'healthy'), '--push-metrics', closed],
-        simulatorEnv(healthy),
-      );
-      expect(night.status, night.stderr).toBe(0);
-      const lines = night.stderr.trimEnd().split('\n');
+      // The night in this process, then its metrics pushed as `run --push-metrics URL` pushes them: what it warns.
+      const pushedTo = async (url: string) => {
+        const { result } = await nightOf(healthy, join(dir, 'healthy', 'healthy.db'), join(dir, 'healthy'));
+        expect(result.record.exitCode).toBe(0);
+        const warned: string[] = [];
+        await reportNightMetrics({ pushMetrics: url }, result.record, testClock, (line) => warned.push(line));
+        return warned;
+      };
+      const lines = (await pushedTo(closed)).join('').trimEnd().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
         new RegExp(
@@ -179,11 +197,7 @@ describe.runIf(HAS_PUSHGATEWAY)('run --push-metrics and --metrics-file', () => {
       expect(lines[0]).toContain("the night's result stands");
       // A Pushgateway behind Basic authentication: its password never printed.
       const guarded = closed.replace('//', '//monitor:Push-Secret-81@');
-      const again = await runCli(
-        ['run', '--db', join(dir, 'healthy', 'healthy.db'), '--out', join(dir, 'healthy'), '--push-metrics', guarded],
-        simulatorEnv(healthy),
-      );
-      expect(again.status, again.stderr).toBe(0);
+      const again = { stderr: (await pushedTo(guarded)).join('') };
       expect(again.stderr).toContain(`metrics not pushed to ${closed}/metrics/job/ledger_recon/`);
       expect(again.stderr).not.toMatch(/Push-Secret-81|monitor:/);
     } finally {
