@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { examine } from '../../src/app/doctor.js';
-import { nightOf, syncOf } from '../support/app.js';
+import { failureOfJob, nightOf, syncOf } from '../support/app.js';
+import { readSettingsFile } from '../../src/settings-file.js';
+import { loadConfig } from '../../src/config.js';
 import { mirrorExists, shownDb } from '../../src/db/mirror.js';
 import { changeMirror, mirrorAt, ON_POSTGRES } from '../support/test-db.js';
 
@@ -96,10 +98,11 @@ describe('a settings file is read as text, by ledger-recon alone', () => {
         `ledger-recon: --settings ${join(dir, 'missing.env')}: no such file (ENOENT): give --settings a file you can read\n`,
       ],
     ];
+    // Read as the CLI reads it before any command (src/settings-file.ts), its refusal the CLI's one line.
     for (const [file, line] of cases) {
-      const result = await runCli(['history', '--db', mirrorAt(dir, 'settings'), '--settings', file], cleanEnv());
-      expect(result.status).toBe(2);
-      expect(result.stderr).toBe(line);
+      const refused = await failureOfJob(async () => readSettingsFile(file));
+      expect(refused.exitCode).toBe(2);
+      expect(`${refused.line}\n`).toBe(line);
     }
     expect(existsSync(proof)).toBe(false);
   });
@@ -107,24 +110,28 @@ describe('a settings file is read as text, by ledger-recon alone', () => {
   it('takes a key given twice at its last value, as systemd does', async () => {
     const file = join(dir, 'twice.env');
     writeFileSync(file, 'LEDGER_RECON_TIMEOUT=30\nLEDGER_RECON_TIMEOUT=abc\n', { mode: 0o600 });
-    const result = await runCli(['ping', '--settings', file], cleanEnv());
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain('LEDGER_RECON_TIMEOUT (or --timeout) is "abc"');
+    const { settings } = readSettingsFile(file);
+    expect(settings.get('LEDGER_RECON_TIMEOUT')).toBe('abc');
+    const refused = await failureOfJob(async () =>
+      loadConfig({}, { ...simulatorEnv(sim), ...Object.fromEntries(settings) }),
+    );
+    expect(refused.line).toContain('LEDGER_RECON_TIMEOUT (or --timeout) is "abc"');
   });
 
   it('warns in one line when a file holding client secrets can be read by other users, and quotes a bad value short', async () => {
     const file = envFile();
     chmodSync(file, 0o644);
-    const warned = await runCli(['history', '--db', mirrorAt(dir, 'warned'), '--settings', file], cleanEnv());
-    expect(warned.stderr.split('\n').filter((line) => line.includes('warning'))).toEqual([
-      `ledger-recon: warning: --settings ${file} holds GIFTCARD_CLIENT_SECRET, DP_CLIENT_SECRET and other users can read it (mode 0644): chmod 600 ${file}`,
-    ]);
+    expect(readSettingsFile(file).warning).toBe(
+      `--settings ${file} holds GIFTCARD_CLIENT_SECRET, DP_CLIENT_SECRET and other users can read it (mode 0644): chmod 600 ${file}`,
+    );
     const long = join(dir, 'long.env');
     writeFileSync(long, `LEDGER_RECON_TIMEOUT=${'9'.repeat(60_000)}\n`, { mode: 0o600 });
-    const bounded = await runCli(['ping', '--settings', long], cleanEnv());
-    expect(bounded.status).toBe(2);
-    expect(bounded.stderr.length).toBeLessThan(2_000);
-    expect(bounded.stderr).toContain('(60,000 characters)');
+    const bounded = await failureOfJob(async () =>
+      loadConfig({}, { ...simulatorEnv(sim), ...Object.fromEntries(readSettingsFile(long).settings) }),
+    );
+    expect(bounded.exitCode).toBe(2);
+    expect(bounded.line.length).toBeLessThan(2_000);
+    expect(bounded.line).toContain('(60,000 characters)');
   });
 
   it('refuses --env-file, which Node reads before the program starts, pointing at --settings', async () => {
