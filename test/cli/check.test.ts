@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { shownDb } from '../../src/db/location.js';
-import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
+import { cleanEnv, runCli } from '../support/cli.js';
 import { mirrorAt, ON_POSTGRES } from '../support/test-db.js';
-import { acceptAt, checkOf, syncOf } from '../support/app.js';
+import { acceptAt, checkOf, failureOfJob, reportOf, syncOf } from '../support/app.js';
+import { queryMirror } from '../../src/app/sql.js';
 import { exportedFindings } from '../../src/app/check.js';
 import { failureOf } from '../../src/app/failure.js';
 
@@ -89,11 +90,9 @@ describe('ledger-recon check', () => {
   it('exits 0 with --fail-on never, and 2 where there is no mirror', async () => {
     expect((await checkOf(db, { failOn: 'never' })).summary.exitCode).toBe(0);
     const nowhere = mirrorAt(dir, 'empty');
-    const empty = await runCli(['check', '--db', nowhere], cleanEnv());
-    expect(empty.status).toBe(2);
-    expect(empty.stderr).toBe(
-      `ledger-recon: there is no mirror at ${shownDb(nowhere)}: run \`ledger-recon sync\` first\n`,
-    );
+    const empty = await failureOfJob(() => checkOf(nowhere));
+    expect(empty.exitCode).toBe(2);
+    expect(empty.line).toBe(`ledger-recon: there is no mirror at ${shownDb(nowhere)}: run \`ledger-recon sync\` first`);
   });
 
   // A file's own failure: a schema is never a file of the wrong kind.
@@ -102,17 +101,23 @@ describe('ledger-recon check', () => {
     async () => {
       const garbage = join(dir, 'garbage.db');
       writeFileSync(garbage, 'this is not a database');
-      for (const args of [['check'], ['sync'], ['report'], ['sql', 'SELECT 1']]) {
-        const { status, stderr } = await runCli([...args, '--db', garbage], simulatorEnv(sim));
-        expect(status, args[0]).toBe(2);
-        expect(stderr, args[0]).toBe(
-          `ledger-recon: --db ${garbage}: not a mirror (the file is no SQLite database): give --db the mirror's file, e.g. ${join(dir, 'ledger.db')}\n`,
+      const jobs = {
+        check: () => checkOf(garbage),
+        sync: () => syncOf(sim, garbage, { init: false }),
+        report: () => reportOf(garbage, { outDir: join(dir, 'garbage-reports') }),
+        sql: () => queryMirror('SELECT 1', { db: garbage }),
+      };
+      for (const [command, job] of Object.entries(jobs)) {
+        const refused = await failureOfJob(job);
+        expect(refused.exitCode, command).toBe(2);
+        expect(refused.line, command).toBe(
+          `ledger-recon: --db ${garbage}: not a mirror (the file is no SQLite database): give --db the mirror's file, e.g. ${join(dir, 'ledger.db')}`,
         );
       }
       // A file with SQLite's header and nothing SQLite can read after it: SQLite's own word.
       writeFileSync(garbage, `SQLite format 3\0${'this is not a database'.repeat(10)}`);
-      const damaged = await runCli(['check', '--db', garbage], simulatorEnv(sim));
-      expect(damaged.stderr).toBe(`ledger-recon: the mirror ${garbage} cannot be opened: file is not a database\n`);
+      const damaged = await failureOfJob(() => checkOf(garbage));
+      expect(damaged.line).toBe(`ledger-recon: the mirror ${garbage} cannot be opened: file is not a database`);
     },
   );
 });

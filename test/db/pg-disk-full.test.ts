@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { examine } from '../../src/app/doctor.js';
 import { cleanEnv, runCli, simulatorEnv } from '../support/cli.js';
 import { canMount, mountTmpfs, type Mount } from '../support/mounts.js';
 import { postgresMissing, startPostgres, type TestServer } from '../support/postgres.js';
@@ -62,14 +63,14 @@ describe.skipIf(postgresMissing() !== undefined || !canMount || process.getuid?.
       expect(failures[0]).toMatch(
         /^ledger-recon: the PostgreSQL server holding the mirror postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=merchant_full has no disk space left \(53100: .*\): nothing half-written stays .*; free space on the server's disk \(or move the schema's tablespace to a larger one\), then run again: it resumes from what was committed$/,
       );
-      const doctor = await runCli(['doctor', '--db', db], cleanEnv());
-      expect(doctor.stdout).not.toMatch(/new file/);
+      const doctor = await examine({ db, env: cleanEnv() });
+      expect(JSON.stringify(doctor)).not.toMatch(/new file/);
       // A server that cannot be reached: doctor names it, and never advises a new file.
       server.halt();
-      const away = await runCli(['doctor', '--db', db], cleanEnv());
-      const line = `${away.stdout}${away.stderr}`.split('\n').find((l) => l.includes('merchant_full'));
+      const away = await examine({ db, env: cleanEnv() });
+      const line = away.find((l) => l.subject.includes('merchant_full'));
       expect(line).toBeDefined();
-      expect(line).not.toMatch(/new file/);
+      expect(line?.text).not.toMatch(/new file/);
     }, 120_000);
   },
 );
