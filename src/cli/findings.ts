@@ -1,97 +1,13 @@
-import { defaultLocations } from '../locations.js';
-import { type CheckCode, CHECK_CODES } from '../checks/index.js';
-import { SEVERITIES, type Severity } from '../checks/check.js';
-import { openForReading } from '../db/mirror.js';
-import { ConfigError, MirrorError } from '../errors.js';
-import { type ExportedFinding, exportFinding } from '../findings/finding.js';
-import { findingsStore, summaryOf } from '../findings/store.js';
-import { slaOfRun } from '../findings/sla.js';
-import { oneLine } from '../log.js';
-import { tableLines, terminalWidth } from '../fit-width.js';
+import { findingsTable, listFindings, type FindingsListSettings } from '../app/findings.js';
+import { terminalWidth } from '../fit-width.js';
 
-export interface FindingsListOptions {
-  db?: string;
-  json?: boolean;
-  code?: string;
-  severity?: string;
-  /** Only findings at least this many days old. */
-  minAge?: number;
-  /** Only findings past their due time by the run's exception SLA rules. */
-  overdue?: boolean;
-  write?: (text: string) => void;
-  /** The width to fit (the terminal's when printing to one; full rows otherwise). */
-  width?: number;
-}
-
-/**
- * `ledger-recon findings list`: the newest complete run's findings (new, open and accepted), each
- * with its fingerprint (what `accept` takes), code, severity, state, age, money and record,
- * worst first; filtered by code, severity and age; `--json` prints them as the findings file does.
- * Read-only: it records no run.
- * @throws ConfigError for an unknown code or severity; MirrorError when no run has completed.
- */
-export async function findingsList(options: FindingsListOptions): Promise<ExportedFinding[]> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
-  const code = options.code?.toUpperCase();
-  if (code !== undefined && !(CHECK_CODES as readonly string[]).includes(code)) {
-    throw new ConfigError(
-      '--code',
-      `--code ${oneLine(options.code ?? '').slice(0, 40)} is no check's code: \`ledger-recon check --help\` and docs/catalogue.md list them`,
-    );
-  }
-  if (options.severity !== undefined && !(SEVERITIES as readonly string[]).includes(options.severity)) {
-    throw new ConfigError('--severity', `--severity must be one of ${SEVERITIES.join(', ')}`);
-  }
-  const mirror = await openForReading(options.db ?? defaultLocations().db);
-  try {
-    const store = findingsStore(mirror);
-    const run = await store.history.completedRun();
-    if (!run) throw new MirrorError('the mirror holds no completed check run: run `ledger-recon check` or `run` first');
-    const rank = (severity: Severity): number => SEVERITIES.indexOf(severity);
-    const sla = slaOfRun(summaryOf(run));
-    const listed: ExportedFinding[] = [];
-    for await (const finding of store.whole.findingsOf(run.checkRunId)) {
-      if (code !== undefined && finding.code !== (code as CheckCode)) continue;
-      if (options.severity !== undefined && finding.severity !== options.severity) continue;
-      if (options.minAge !== undefined && finding.ageDays < options.minAge) continue;
-      const exported = exportFinding(finding, sla);
-      if (options.overdue && !exported.overdue) continue;
-      listed.push(exported);
-    }
-    // Overdue first, then the worst, the oldest.
-    listed.sort(
-      (a, b) =>
-        Number(b.overdue) - Number(a.overdue) ||
-        rank(a.severity) - rank(b.severity) ||
-        b.ageDays - a.ageDays ||
-        a.code.localeCompare(b.code) ||
-        a.fingerprint.localeCompare(b.fingerprint),
-    );
-    if (options.json) {
-      write(`${JSON.stringify(listed)}\n`);
-      return listed;
-    }
-    const header = ['fingerprint', 'code', 'severity', 'state', 'age', 'due', 'amount', 'record', 'message'];
-    const table = listed.map((f) => [
-      f.fingerprint,
-      f.code,
-      f.severity,
-      f.state,
-      String(f.ageDays),
-      f.dueAt === null ? '' : `${f.overdue ? 'OVERDUE ' : ''}${f.dueAt.slice(0, 16).replace('T', ' ')}`,
-      f.difference === null ? '' : `${f.difference} ${f.unit ?? ''}`.trim(),
-      `${f.entityType} ${f.entityId}`,
-      oneLine(f.message),
-    ]);
-    // On a terminal, the columns that matter least go first until a row fits; elsewhere, full rows.
-    const width = options.write === undefined ? terminalWidth(process.stdout) : options.width;
-    for (const line of tableLines(header, table, width, ['message', 'record', 'state', 'severity', 'due']))
-      write(`${line}\n`);
-    write(
-      `(${listed.length} finding${listed.length === 1 ? '' : 's'} of run ${run.checkRunId}; accept one with: ledger-recon accept FINGERPRINT --note "…")\n`,
-    );
-    return listed;
-  } finally {
-    await mirror.close();
-  }
+/** `ledger-recon findings list` (src/app/findings.ts): a table fitted to a terminal, or one JSON array. */
+export async function findingsList(options: FindingsListSettings & { json?: boolean }): Promise<void> {
+  const found = await listFindings(options);
+  const text = options.json
+    ? `${JSON.stringify(found.listed)}\n`
+    : findingsTable(found, terminalWidth(process.stdout))
+        .map((line) => `${line}\n`)
+        .join('');
+  process.stdout.write(text);
 }

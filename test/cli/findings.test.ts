@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findingsList, type FindingsListOptions } from '../../src/cli/findings.js';
+import { findingsTable, listFindings, type FindingsListSettings } from '../../src/app/findings.js';
 import { historyOf } from '../../src/app/history.js';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { cents } from '../../src/money.js';
@@ -34,11 +34,18 @@ interface Listed {
   state: string;
 }
 
-/** What `findings list` prints, and what it returns. */
-async function list(options: Omit<FindingsListOptions, 'write'>, at = db): Promise<{ text: string; listed: Listed[] }> {
-  let text = '';
-  const listed = await findingsList({ db: at, ...options, write: (t) => void (text += t) });
-  return { text, listed: listed as unknown as Listed[] };
+/** What `findings list` prints (src/app/findings.ts: its JSON, or its table at full width), and what it lists. */
+async function list(
+  options: FindingsListSettings & { json?: boolean },
+  at = db,
+): Promise<{ text: string; listed: Listed[] }> {
+  const found = await listFindings({ db: at, ...options });
+  const text = options.json
+    ? `${JSON.stringify(found.listed)}\n`
+    : findingsTable(found, undefined)
+        .map((line) => `${line}\n`)
+        .join('');
+  return { text, listed: found.listed as unknown as Listed[] };
 }
 
 const runs = () => historyOf({ db });

@@ -12,6 +12,7 @@ import type { ExportedFinding, Finding } from '../../src/findings/finding.js';
 import { DEFAULT_SLA_RULES, dueOf, isOverdue, parseSlaRules } from '../../src/findings/sla.js';
 import { type Simulator, startSimulator } from '../../src/sim/simulator.js';
 import { clockAt, nightOf } from '../support/app.js';
+import { listFindings } from '../../src/app/findings.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { testNow } from '../support/test-clock.js';
 import { mirrorAt } from '../support/test-db.js';
@@ -110,9 +111,7 @@ describe('a night four days after the first', () => {
   });
 
   it('lists the overdue findings alone with --overdue, and refuses an SLA file it cannot read in one line', async () => {
-    const listed = await runCli(['findings', 'list', '--overdue', '--json', '--db', db], cleanEnv());
-    expect(listed.status, listed.stderr).toBe(0);
-    const rows = JSON.parse(listed.stdout) as ExportedFinding[];
+    const rows = (await listFindings({ overdue: true, db })).listed;
     expect(rows.map((f) => f.fingerprint).sort()).toEqual(
       findings
         .filter((f) => f.overdue)
