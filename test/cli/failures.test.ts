@@ -28,7 +28,7 @@ import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '
 import { canMount, mountTmpfs } from '../support/mounts.js';
 import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';
 import { testDate, testNow } from '../support/test-clock.js';
-import { closeOf, failureOfJob, nightOf, syncOf } from '../support/app.js';
+import { checkOf, closeOf, failureOfJob, nightOf, reportOf, syncOf } from '../support/app.js';
 
 let sim: Simulator;
 let garbage: Server;
@@ -248,7 +248,7 @@ describe('--db and --out that cannot be used', () => {
     expect(await syncLine(folder)).toBe(
       `ledger-recon: --db ${folder}: it is a folder: give --db the mirror's file, e.g. ${join(folder, 'ledger.db')}`,
     );
-    expect(oneLine(await runCli(['check', '--db', '/proc/ledger-recon/ledger.db'], simulatorEnv(sim)))).toMatch(
+    expect(lineOf(await failureOfJob(() => checkOf('/proc/ledger-recon/ledger.db')))).toMatch(
       /^ledger-recon: (--db \/proc\/ledger-recon: it cannot be created there \(ENOENT\)|there is no mirror at)/,
     );
   });
@@ -285,11 +285,10 @@ describe('a --db that names a database server', () => {
   });
 
   it('refuses a database it does not keep mirrors in, naming the two it does', async () => {
-    const result = await runCli(['sync', '--db', 'mysql://analyst:s3cret-pw@db.internal/ledger'], simulatorEnv(sim));
-    expect(oneLine(result)).toBe(
+    const refused = await failureOfJob(() => syncOf(sim, 'mysql://analyst:s3cret-pw@db.internal/ledger'));
+    expect(lineOf(refused)).toBe(
       'ledger-recon: --db mysql://db.internal/ledger (or LEDGER_RECON_DB): the mirror lives in a SQLite file (a path, such as data/ledger.db) or in PostgreSQL (postgres://user@host:port/db?schema=name), not in mysql',
     );
-    expect(result.status).toBe(2);
   });
 });
 
@@ -422,7 +421,7 @@ describe('a mirror this version cannot use', () => {
       .prepare("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', 9999999999999)")
       .run();
     mirror.close();
-    const line = oneLine(await runCli(['check', '--db', db], simulatorEnv(sim)));
+    const line = lineOf(await failureOfJob(() => checkOf(db)));
     expect(line).toBe(
       `ledger-recon: the mirror ${db} was written by a newer ledger-recon (schema ${applied + 1}; this version knows ${applied}): upgrade ledger-recon, or give --db another mirror`,
     );
@@ -472,7 +471,7 @@ describe('files for one reader', () => {
     const older = join(out, 'ledger-recon-2026-11-01-run-8.xlsx.partial');
     const writing = join(out, `ledger-recon-2026-11-01-run-7.xlsx.${process.pid}.partial`);
     for (const file of [killed, older, writing]) writeFileSync(file, 'half a workbook');
-    expect((await runCli(['report', '--db', db, '--out', out], simulatorEnv(sim))).status).toBe(0);
+    await reportOf(db, { outDir: out });
     expect(readdirSync(out).filter((name) => name.endsWith('.partial'))).toEqual([writing.split('/').pop()]);
   });
 });
@@ -483,8 +482,7 @@ describe('a mirror has one identity', () => {
     expect((await syncOf(sim, db)).ok).toBe(true);
     const other = await startSimulator({ seed: 86, size: 'tiny' });
     try {
-      const refused = await runCli(['sync', '--db', db], simulatorEnv(other));
-      const line = oneLine(refused);
+      const line = lineOf(await failureOfJob(() => syncOf(other, db, { init: false })));
       expect(line).toContain(`GIFTCARD_API_URL ${other.giftcardUrl} (the mirror's: ${sim.giftcardUrl})`);
       expect(line).toContain(
         `GIFTCARD_CLIENT_ID ${other.credentials.giftcard.clientId} (the mirror's: ${sim.credentials.giftcard.clientId})`,
