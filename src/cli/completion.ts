@@ -65,6 +65,11 @@ function bash(program: Command): string {
       return `    '${c.words.join(' ')}') words='${words}'; paths='${paths.join(' ')}' ;;`;
     })
     .join('\n');
+  return bashScript(top.join(' '), globals, cases, values, globalPaths.join(' '));
+}
+
+/** The bash script around its parts: the commands, the global flags, each command's words, the options' values, the options taking paths. */
+function bashScript(top: string, globals: string, cases: string, values: string, globalPaths: string): string {
   return `# bash completion for ledger-recon (ledger-recon completion bash)
 _ledger_recon() {
   local cur prev words paths command i
@@ -77,7 +82,7 @@ _ledger_recon() {
       *) if [[ -z "$command" || "$command" == "books" || "$command" == "findings" ]]; then command="\${command:+$command }\${COMP_WORDS[i]}"; fi ;;
     esac
   done
-  words="${top.join(' ')} ${globals}"
+  words="${top} ${globals}"
   paths=""
   case "$command" in
 ${cases}
@@ -85,7 +90,7 @@ ${cases}
   case "$prev" in
 ${values}
   esac
-  if [[ " $paths ${globalPaths.join(' ')} " == *" $prev "* ]]; then
+  if [[ " $paths ${globalPaths} " == *" $prev "* ]]; then
     COMPREPLY=( $(compgen -f -- "$cur") )
     return
   fi
@@ -120,6 +125,11 @@ function zsh(program: Command): string {
       return `    '${c.words.join(' ')}') _arguments ${c.options.flatMap(spec).join(' ')} ${globals}${subs} '*:file:_files' ;;`;
     })
     .join('\n');
+  return zshScript(top, cases);
+}
+
+/** The zsh script around its parts: the commands with their descriptions, and each command's `_arguments`. */
+function zshScript(top: string, cases: string): string {
   return `#compdef ledger-recon
 # zsh completion for ledger-recon (ledger-recon completion zsh)
 _ledger_recon() {

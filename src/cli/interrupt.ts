@@ -29,22 +29,9 @@ export function onInterrupt(
   const controller = new AbortController();
   const handler = (signal: 'SIGINT' | 'SIGTERM'): void => {
     // Work that writes only files renamed into place when whole (a close) has nothing to commit: it ends now.
-    if (options.atOnce) {
-      stderr.write(
-        wrapText(`ledger-recon: interrupted (${signal}): ${what}\n`, terminalWidth(stderr as NodeJS.WriteStream)),
-      );
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    }
-    if (controller.signal.aborted) {
-      // The operator insists: no clean-up, no waiting.
-      stderr.write(
-        wrapText(
-          `ledger-recon: ${signal} again: stopped at once; ${what}\n`,
-          terminalWidth(stderr as NodeJS.WriteStream),
-        ),
-      );
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    }
+    if (options.atOnce) endNow(stderr, signal, `interrupted (${signal}): ${what}`);
+    // The operator insists: no clean-up, no waiting.
+    if (controller.signal.aborted) endNow(stderr, signal, `${signal} again: stopped at once; ${what}`);
     controller.abort(new InterruptedError(signal, `interrupted (${signal}): ${what}`));
   };
   const onInt = (): void => handler('SIGINT');
@@ -63,4 +50,10 @@ export function onInterrupt(
       process.off('SIGTERM', onTerm);
     },
   };
+}
+
+/** Ends the process at once with its one line and the signal's exit code (130, 143). */
+function endNow(stderr: NodeJS.WritableStream, signal: 'SIGINT' | 'SIGTERM', line: string): never {
+  stderr.write(wrapText(`ledger-recon: ${line}\n`, terminalWidth(stderr as NodeJS.WriteStream)));
+  process.exit(signal === 'SIGINT' ? 130 : 143);
 }

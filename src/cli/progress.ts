@@ -47,29 +47,19 @@ export function createProgress({ stream, tty, quiet, clock = systemClock }: Prog
     };
   }
 
-  // The line is ours: cli-progress draws it, cut to the terminal's width, in place.
-  const bars = new cliProgress.MultiBar({
-    stream,
-    format: (_options, _params, payload: { line: string }) => payload.line,
-    fps: 10,
-    hideCursor: true,
-    linewrap: false,
-    clearOnComplete: false,
-    // Every frame rewrites its lines, changed or not: what the terminal echoed over one (a "^C"
-    // where Ctrl-C was typed) is gone at the next frame and at the last.
-    forceRedraw: true,
-    // The command takes SIGINT and SIGTERM itself (cli/interrupt.ts) and stops the display when it ends.
-    gracefulExit: false,
-  });
+  return terminalProgress(stream, clock, line, begin);
+}
+
+/** On a terminal: a live line per resource and per step, redrawn in place; the closing line wrapped at its width. */
+function terminalProgress(
+  stream: NodeJS.WriteStream,
+  clock: Clock,
+  line: (resource: SyncResource, stats: ResourceStats, finished: boolean) => string,
+  begin: (resource: SyncResource) => unknown,
+): Progress {
+  const bars = barsOn(stream);
   const live = new Map<SyncResource, cliProgress.SingleBar>();
-  let current: { bar: cliProgress.SingleBar; label: string; at: number; timer: NodeJS.Timeout } | undefined;
-  const endStep = (): void => {
-    if (!current) return;
-    clearInterval(current.timer);
-    current.bar.update(1, { line: `${current.label.padEnd(15)} done in ${seconds(clock.now() - current.at)}` });
-    current.bar.stop();
-    current = undefined;
-  };
+  const steps = stepsOn(bars, clock);
   const fit = (text: string): string => fitLine(text, stream.columns || 80);
   return {
     update(resource, stats) {
@@ -85,22 +75,53 @@ export function createProgress({ stream, tty, quiet, clock = systemClock }: Prog
       bar.stop();
       live.set(resource, bar);
     },
-    step(label) {
-      endStep();
-      const at = clock.now();
-      const bar = bars.create(1, 0, { line: `${label.padEnd(15)} running …` });
-      // Something moves every second while a step works: its elapsed time.
-      const timer = setInterval(
-        () => bar.update(0, { line: `${label.padEnd(15)} running … ${seconds(clock.now() - at)}` }),
-        1000,
-      );
-      timer.unref();
-      current = { bar, label, at, timer };
-    },
+    step: (label) => steps.start(label),
     finish(closing) {
-      endStep();
+      steps.end();
       bars.stop();
       if (closing) stream.write(`${wrap(closing, stream.columns || 80)}\n`);
     },
   };
+}
+
+/** The steps after the sync (check, confirmation, report): each a line that counts its seconds, then says how long it took. */
+function stepsOn(bars: cliProgress.MultiBar, clock: Clock): { start(label: string): void; end(): void } {
+  let current: { bar: cliProgress.SingleBar; label: string; at: number; timer: NodeJS.Timeout } | undefined;
+  const end = (): void => {
+    if (!current) return;
+    clearInterval(current.timer);
+    current.bar.update(1, { line: `${current.label.padEnd(15)} done in ${seconds(clock.now() - current.at)}` });
+    current.bar.stop();
+    current = undefined;
+  };
+  const start = (label: string): void => {
+    end();
+    const at = clock.now();
+    const bar = bars.create(1, 0, { line: `${label.padEnd(15)} running …` });
+    // Something moves every second while a step works: its elapsed time.
+    const timer = setInterval(
+      () => bar.update(0, { line: `${label.padEnd(15)} running … ${seconds(clock.now() - at)}` }),
+      1000,
+    );
+    timer.unref();
+    current = { bar, label, at, timer };
+  };
+  return { start, end };
+}
+
+/** cli-progress's lines, each ours: drawn cut to the terminal's width, in place. */
+function barsOn(stream: NodeJS.WriteStream): cliProgress.MultiBar {
+  return new cliProgress.MultiBar({
+    stream,
+    format: (_options, _params, payload: { line: string }) => payload.line,
+    fps: 10,
+    hideCursor: true,
+    linewrap: false,
+    clearOnComplete: false,
+    // Every frame rewrites its lines, changed or not: what the terminal echoed over one (a "^C"
+    // where Ctrl-C was typed) is gone at the next frame and at the last.
+    forceRedraw: true,
+    // The command takes SIGINT and SIGTERM itself (cli/interrupt.ts) and stops the display when it ends.
+    gracefulExit: false,
+  });
 }

@@ -1,6 +1,6 @@
 import { slaRulesOf } from './settings-files.js';
 import { systemClock } from '../app/context.js';
-import { failedNight, nightAt, type NightResult, type RunSummary } from '../app/night.js';
+import { failedNight, nightAt, type NightResult, type NightSettings, type RunSummary } from '../app/night.js';
 import { booksFilesIn } from '../books/import-books.js';
 import type { CheckOptions } from '../checks/check.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
@@ -100,7 +100,6 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
 /** Checks the flags, opens the mirror and the clients, and runs the night under the mirror's lock. */
 async function runNight(options: RunCommandOptions, location: string, signal: AbortSignal): Promise<NightResult> {
   const config = loadConfig(options, options.env);
-  const outDir = options.out ?? defaultLocations().reports;
   if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);
   // One JSON record a night on standard output: the metrics may not follow it there.
   if (options.metricsFile === '-' && options.json === true)
@@ -108,10 +107,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       '--metrics-file',
       '--metrics-file - and --json both want standard output: give --metrics-file a file (the textfile collector reads one), or leave out --json',
     );
-  // A key that cannot sign fails the night before its work, not after it.
-  const seal = sealSettingsOf(options);
-  const sla = slaRulesOf(options.sla);
-  const books = options.books !== undefined ? booksFilesIn(options.books) : null;
+  const settings = nightSettingsOf(options, location);
   const stderr = options.stderr ?? process.stderr;
   const tty = stderr.isTTY === true;
   const progress = createProgress({
@@ -119,28 +115,34 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
     tty,
     quiet: !tty || options.json === true || options.quiet === true,
   });
-  const sink = { progress, note: (text: string) => stderr.write(text) };
   return nightAt(
     config,
-    { clock: systemClock, signal, sink },
-    {
-      location,
-      shownMirror: shownMirror(location),
-      outDir,
-      checkOptions: pickCheckOptions(options),
-      books,
-      secrets: secretsOf(options),
-      scope: scopeOf(options),
-      ...(options.failOn ? { failOn: options.failOn } : {}),
-      ...(options.merchantId ? { merchantId: options.merchantId } : {}),
-      ...(sla ? { sla } : {}),
-      ...(options.full ? { full: true } : {}),
-      ...(options.rebind ? { rebind: true } : {}),
-      ...(options.init ? { init: true } : {}),
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...seal,
-    },
+    { clock: systemClock, signal, sink: { progress, note: (text) => stderr.write(text) } },
+    settings,
   );
+}
+
+/** The night's settings of the flags: a key that cannot sign, SLA rules or a books folder that cannot be read fail it before its work. */
+function nightSettingsOf(options: RunCommandOptions, location: string): NightSettings {
+  const seal = sealSettingsOf(options);
+  const sla = slaRulesOf(options.sla);
+  return {
+    location,
+    shownMirror: shownMirror(location),
+    outDir: options.out ?? defaultLocations().reports,
+    checkOptions: pickCheckOptions(options),
+    books: options.books !== undefined ? booksFilesIn(options.books) : null,
+    secrets: secretsOf(options),
+    scope: scopeOf(options),
+    ...(options.failOn ? { failOn: options.failOn } : {}),
+    ...(options.merchantId ? { merchantId: options.merchantId } : {}),
+    ...(sla ? { sla } : {}),
+    ...(options.full ? { full: true } : {}),
+    ...(options.rebind ? { rebind: true } : {}),
+    ...(options.init ? { init: true } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...seal,
+  };
 }
 
 /** The night's outcome for its reader: the JSON record, the summary on a terminal, or the one line when it is not clean. */

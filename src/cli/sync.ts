@@ -3,7 +3,7 @@ import { NothingMirroredError } from '../errors.js';
 import { loadConfig, type ConfigFlags } from '../config.js';
 import { shownMirror } from '../db/mirror.js';
 import { systemClock } from '../app/context.js';
-import { syncAt } from '../app/sync.js';
+import { syncAt, type SyncSettings } from '../app/sync.js';
 import type { SyncSummary } from '../sync/run-sync.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress } from './progress.js';
@@ -46,14 +46,7 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
     const outcome = await syncAt(
       config,
       { clock: systemClock, signal: interruption.signal, sink: { progress, note: (text) => stderr.write(text) } },
-      {
-        location: dbPath,
-        full: options.full === true,
-        rebind: options.rebind === true,
-        init: options.init === true,
-        ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
-        ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      },
+      syncSettingsOf(options, dbPath),
     );
     if (!outcome.ok) {
       progress.finish();
@@ -69,4 +62,16 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
   } finally {
     interruption.dispose();
   }
+}
+
+/** The sync's settings of the flags. */
+function syncSettingsOf(options: SyncCommandOptions, location: string): SyncSettings & { location: string } {
+  return {
+    location,
+    full: options.full === true,
+    rebind: options.rebind === true,
+    init: options.init === true,
+    ...(options.overlapMinutes !== undefined ? { overlapMs: options.overlapMinutes * 60_000 } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+  };
 }
