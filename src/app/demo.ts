@@ -15,6 +15,9 @@ import { AGED_CARDS, SIZE_PRESETS } from '../sim/generator.js';
 import { loadConfig } from '../config.js';
 import type { JobContext } from './context.js';
 import { nightAt, type NightResult } from './night.js';
+import { SEVERITIES, type Severity } from '../checks/check.js';
+import { CATALOGUE } from '../checks/index.js';
+import type { CheckRunSummary } from '../findings/summary.js';
 
 export interface DemoSettings {
   /** The simulated worlds' seed. */
@@ -111,4 +114,25 @@ function clearDemoFile(db: string, demoDb: string): void {
   for (const suffix of ['', '-wal', '-shm', '.lock', '.lock.sqlite']) rmSync(`${db}${suffix}`, { force: true });
   mkdirSync(dirname(db), { recursive: true });
   writeFileSync(marker, 'made by `ledger-recon demo`, which makes this mirror afresh each time\n');
+}
+
+/** A planted break's severity, as the catalogue gives it to its code. */
+function severityOf(code: string): Severity | undefined {
+  return CATALOGUE.find((check) => check.code === code)?.severity;
+}
+
+/**
+ * What the demo says after the night's summary: the breaks planted and those found, by severity
+ * on both sides (so that an info break planted and found cannot read as a miss), and its exit code.
+ */
+export function plantedAndFound(manifest: DemoOutcome['manifest'], summary: CheckRunSummary): string {
+  const planted = [...manifest.breaks, ...manifest.books.breaks];
+  const bySeverity = (count: (severity: Severity) => number): string =>
+    SEVERITIES.map((severity) => `${count(severity)} ${severity}`).join(', ');
+  const found = summary.bySeverity;
+  return (
+    `\n${planted.length} breaks were planted, ${manifest.breaks.length} in the services and ${manifest.books.breaks.length} in the books (${bySeverity((severity) => planted.filter((b) => severityOf(b.code) === severity).length)}); ` +
+    `the check found ${bySeverity((severity) => found[severity])}. Open the workbook above in Excel or LibreOffice.\n` +
+    `A night like this one exits ${summary.exitCode} from \`ledger-recon run\`; the demo itself exits 0, as it showed what it was run to show.\n`
+  );
 }

@@ -3,8 +3,9 @@ import type { KeyObject } from 'node:crypto';
 import { sealRun } from '../evidence/write.js';
 import { findingsStore } from '../findings/store.js';
 import type { ReportScope } from '../report/report-sheets.js';
+import { openExistingForWriting } from '../db/mirror.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
-import type { JobContext } from './context.js';
+import type { Clock, JobContext } from './context.js';
 import { withHeapPaced } from './heap.js';
 
 export interface ReportSettings {
@@ -46,4 +47,33 @@ export async function reportRun(
     ...(settings.checkpoints !== undefined ? { checkpoints: settings.checkpoints } : {}),
   });
   return { ...paths, ...sealed };
+}
+
+/** The sign-off name, merchant's name and materiality a command was given, for the workbook. */
+export function scopeOf(options: {
+  preparer?: string | undefined;
+  materiality?: Map<string, number> | undefined;
+  merchantName?: string | undefined;
+}): ReportScope {
+  return {
+    ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
+    ...(options.merchantName !== undefined && options.merchantName !== ''
+      ? { merchantName: options.merchantName }
+      : {}),
+    ...(options.materiality !== undefined ? { materiality: options.materiality } : {}),
+  };
+}
+
+/**
+ * A run's outputs written (again) from the mirror at `db`, opened for writing under its lock
+ * (`ledger-recon report`).
+ * @throws MirrorError when there is no mirror or no such check run.
+ */
+export async function reportAt(db: string, clock: Clock, settings: ReportSettings) {
+  const { mirror, release } = await openExistingForWriting(db, 'report', 'run');
+  try {
+    return await reportRun({ mirror, clock }, settings);
+  } finally {
+    await release();
+  }
 }

@@ -13,7 +13,8 @@ import { statSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import { ConfigError, LedgerReconError, MirrorError } from '../errors.js';
 import { type LogHeld, verifyFolder } from '../evidence/verify.js';
-import { keyId } from '../evidence/sign.js';
+import { readCheckpoints } from '../evidence/verify-log.js';
+import { keyId, readKey } from '../evidence/sign.js';
 import { checkCardProof } from '../evidence/prove.js';
 import { readRegularFile } from '../paths.js';
 import { BooksNotMatchable, NotReperformable, type Reperformance, type WhatIfSettings } from '../evidence/reperform.js';
@@ -338,4 +339,24 @@ export function verifyProofAt(path: string, held: LogHeld, publicKey?: KeyObject
       `proven: gift card ${card.giftCardId} (${card.status}, ${card.remaining === null ? 'balance off the cent' : `${card.currency} ${card.remaining}`}, ${card.entries.toLocaleString('en-US')} ${card.entries === 1 ? 'entry' : 'entries'}) as ${checked.subject} sealed it at ${checked.cutOff}, in the log's checkpoint of ${counted(checkpoint.note.size, 'seal')}${publicKey ? ", signed by the log's key" : ''}${held.witnessKey ? ', cosigned by the witness' : ''}`,
     ],
   };
+}
+
+/** The checkpoints given (`--checkpoint`, repeatable), smallest first, and the witness's key. @throws ConfigError naming the flag. */
+export function heldOf(
+  checkpointPaths: readonly string[] | undefined,
+  witnessKeyPath: string | undefined,
+): LogHeld | undefined {
+  const witnessKey = witnessKeyPath !== undefined ? readKey(witnessKeyPath, '--witness-key', 'public') : undefined;
+  if (!checkpointPaths?.length) {
+    if (witnessKey)
+      throw new ConfigError('--witness-key', '--witness-key needs --checkpoint FILE: the checkpoint it cosigned');
+    return undefined;
+  }
+  const checkpoints = checkpointPaths.flatMap((path) => {
+    const read = readCheckpoints(path);
+    if ('problem' in read) throw new ConfigError('--checkpoint', read.problem);
+    return read;
+  });
+  checkpoints.sort((a, b) => a.note.size - b.note.size);
+  return { checkpoints, ...(witnessKey ? { witnessKey } : {}) };
 }

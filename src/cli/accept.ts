@@ -1,10 +1,6 @@
 import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
-import { userInfo } from 'node:os';
-import { parseISO, isValid } from 'date-fns';
-import { openForWriting } from '../db/mirror.js';
-import { MirrorError } from '../errors.js';
-import { acceptFinding } from '../app/accept.js';
+import { acceptAt } from '../app/accept.js';
 import { systemClock } from '../app/context.js';
 
 export interface AcceptOptions {
@@ -27,33 +23,16 @@ export interface AcceptOptions {
  */
 export async function accept(fingerprint: string, options: AcceptOptions): Promise<void> {
   const { say, record } = reporter(options);
-  if (options.until !== undefined) {
-    const date = parseISO(options.until);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(options.until) || !isValid(date))
-      throw new MirrorError(`--until ${options.until} is not a date (YYYY-MM-DD)`);
-  }
-  const dbPath = options.db ?? defaultLocations().db;
-  const { mirror, release } = await openForWriting(dbPath, 'accept');
-  try {
-    const by = options.by ?? operatingSystemUser();
-    const finding = await acceptFinding(
-      { mirror, clock: systemClock },
-      { fingerprint, note: options.note, by, ...(options.until !== undefined ? { until: options.until } : {}) },
-    );
-    record({ accepted: true, code: finding.code, fingerprint, by, until: options.until ?? null, note: options.note });
-    say(
-      `accepted ${finding.code} ${fingerprint} by ${by}${options.until ? ` until the end of ${options.until} (UTC)` : ' until it changes'}: ${finding.message}\n`,
-    );
-  } finally {
-    await release();
-  }
-}
-
-/** The operating-system user's name, or the environment's when the system has none for us. */
-function operatingSystemUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env['USER'] ?? process.env['LOGNAME'] ?? 'unknown';
-  }
+  const { until, note } = options;
+  const finding = await acceptAt(options.db ?? defaultLocations().db, systemClock, {
+    fingerprint,
+    note,
+    by: options.by,
+    until,
+  });
+  const { by } = finding;
+  record({ accepted: true, code: finding.code, fingerprint, by, until: until ?? null, note });
+  say(
+    `accepted ${finding.code} ${fingerprint} by ${by}${until ? ` until the end of ${until} (UTC)` : ' until it changes'}: ${finding.message}\n`,
+  );
 }

@@ -1,4 +1,4 @@
-import { slaRulesOf } from './settings-files.js';
+import { slaRulesOf } from '../app/settings-files.js';
 import { defaultLocations } from '../locations.js';
 import { checkAt, exportedFindings } from '../app/check.js';
 import { systemClock } from '../app/context.js';

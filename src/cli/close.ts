@@ -8,7 +8,7 @@ import { systemClock } from '../app/context.js';
 import { closeTold } from '../app/close-lines.js';
 import { onInterrupt } from './interrupt.js';
 import { reporter } from './reporter.js';
-import { liabilitySettingsOf } from './liability.js';
+import { liabilitySettingsOf } from '../app/settings-files.js';
 
 export interface CloseCommandOptions extends PeriodOptions {
   db?: string;

@@ -1,7 +1,5 @@
 import { silentProgress, systemClock } from '../app/context.js';
-import { demoNight } from '../app/demo.js';
-import { SEVERITIES, type Severity } from '../checks/check.js';
-import { CATALOGUE } from '../checks/index.js';
+import { demoNight, plantedAndFound } from '../app/demo.js';
 import { onInterrupt } from './interrupt.js';
 import { printSummary } from './run.js';
 
@@ -13,11 +11,6 @@ export interface DemoOptions {
   /** Errors only. */
   quiet?: boolean;
   write?: (text: string) => void;
-}
-
-/** A planted break's severity, as the catalogue gives it to its code. */
-function severityOf(code: string): Severity | undefined {
-  return CATALOGUE.find((check) => check.code === code)?.severity;
 }
 
 /**
@@ -42,16 +35,7 @@ export async function demo(options: DemoOptions): Promise<void> {
     );
     if (!result.ok) throw result.error;
     printSummary(result.summary, result.record, write, options.write === undefined);
-    // By severity on both sides, so that an info break planted and found cannot read as a miss.
-    const planted = [...manifest.breaks, ...manifest.books.breaks];
-    const bySeverity = (count: (severity: Severity) => number): string =>
-      SEVERITIES.map((severity) => `${count(severity)} ${severity}`).join(', ');
-    const found = result.summary.bySeverity;
-    write(
-      `\n${planted.length} breaks were planted, ${manifest.breaks.length} in the services and ${manifest.books.breaks.length} in the books (${bySeverity((severity) => planted.filter((b) => severityOf(b.code) === severity).length)}); ` +
-        `the check found ${bySeverity((severity) => found[severity])}. Open the workbook above in Excel or LibreOffice.\n` +
-        `A night like this one exits ${result.summary.exitCode} from \`ledger-recon run\`; the demo itself exits 0, as it showed what it was run to show.\n`,
-    );
+    write(plantedAndFound(manifest, result.summary));
     // The demo succeeded in showing the breaks: its own exit code is 0.
     process.exitCode = 0;
   } finally {

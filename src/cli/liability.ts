@@ -9,25 +9,10 @@ import { liabilityAsOf, unclaimedReport } from '../app/liability.js';
 import { ConfigError } from '../errors.js';
 import { defaultLocations } from '../locations.js';
 import { outputTarget } from '../paths.js';
-import { type LiabilitySettings, LiabilitySettingsError, parseLiabilitySettings } from '../report/liability-sheets.js';
 import { periodOf, type PeriodOptions } from '../report/period.js';
 import { reporter } from './reporter.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
-import { settingsFileOf } from './settings-files.js';
-
-/**
- * The settings file `--liability` names, read and checked now (before the mirror opens).
- * @throws ConfigError naming the flag, the key and the fix.
- */
-export function liabilitySettingsOf(path: string | undefined): LiabilitySettings | undefined {
-  return settingsFileOf(path, {
-    flag: '--liability',
-    what: 'the liability settings file',
-    docs: 'docs/liability.md',
-    parse: parseLiabilitySettings,
-    refusal: LiabilitySettingsError,
-  });
-}
+import { liabilitySettingsOf } from '../app/settings-files.js';
 
 export interface LiabilityCommandOptions {
   asOf: string;

@@ -1,12 +1,10 @@
 import { resolve } from 'node:path';
 import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
-import { openExistingForWriting } from '../db/mirror.js';
 import { sealSettingsOf } from './seal-options.js';
-import type { ReportScope } from '../report/report-sheets.js';
 import type { ReportPaths } from '../report/write-report.js';
 import { systemClock } from '../app/context.js';
-import { reportRun } from '../app/report.js';
+import { reportAt, scopeOf } from '../app/report.js';
 
 export interface ReportCommandOptions {
   db?: string;
@@ -33,44 +31,20 @@ export interface ReportCommandOptions {
 export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
   const { say, record } = reporter(options);
   const seal = sealSettingsOf(options);
-  const dbPath = options.db ?? defaultLocations().db;
-  const { mirror, release } = await openExistingForWriting(dbPath, 'report', 'run');
-  try {
-    const { evidence, checkpoint, ...paths } = await reportRun(
-      { mirror, clock: systemClock },
-      {
-        outDir: options.out ?? defaultLocations().reports,
-        ...(options.run !== undefined ? { checkRunId: options.run } : {}),
-        scope: scopeOf(options),
-        ...seal,
-      },
-    );
-    say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n${checkpoint ? `${checkpoint}\n` : ''}`);
-    record({
-      runId: paths.checkRunId,
-      workbook: resolve(paths.workbook),
-      csv: resolve(paths.csv),
-      json: resolve(paths.json),
-      evidence: resolve(evidence),
-      ...(checkpoint ? { checkpoint } : {}),
-    });
-    return { workbook: paths.workbook, csv: paths.csv, json: paths.json, evidence };
-  } finally {
-    await release();
-  }
-}
-
-/** The sign-off name and materiality a command was given, for the workbook. */
-export function scopeOf(options: {
-  preparer?: string;
-  materiality?: Map<string, number>;
-  merchantName?: string;
-}): ReportScope {
-  return {
-    ...(options.preparer !== undefined ? { preparer: options.preparer } : {}),
-    ...(options.merchantName !== undefined && options.merchantName !== ''
-      ? { merchantName: options.merchantName }
-      : {}),
-    ...(options.materiality !== undefined ? { materiality: options.materiality } : {}),
-  };
+  const { evidence, checkpoint, ...paths } = await reportAt(options.db ?? defaultLocations().db, systemClock, {
+    outDir: options.out ?? defaultLocations().reports,
+    ...(options.run !== undefined ? { checkRunId: options.run } : {}),
+    scope: scopeOf(options),
+    ...seal,
+  });
+  say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n${checkpoint ? `${checkpoint}\n` : ''}`);
+  record({
+    runId: paths.checkRunId,
+    workbook: resolve(paths.workbook),
+    csv: resolve(paths.csv),
+    json: resolve(paths.json),
+    evidence: resolve(evidence),
+    ...(checkpoint ? { checkpoint } : {}),
+  });
+  return { workbook: paths.workbook, csv: paths.csv, json: paths.json, evidence };
 }

@@ -1,4 +1,4 @@
-import { slaRulesOf } from './settings-files.js';
+import { slaRulesOf } from '../app/settings-files.js';
 import { systemClock } from '../app/context.js';
 import { failedNight, nightAt, type NightResult, type NightSettings, type RunSummary } from '../app/night.js';
 import { booksFilesIn } from '../books/import-books.js';
@@ -16,7 +16,7 @@ import { colourFor, nightLine, nightSummaryText } from '../app/check-lines.js';
 import { onInterrupt } from './interrupt.js';
 import { reportNightMetrics } from '../app/metrics.js';
 import { createProgress } from './progress.js';
-import { scopeOf } from './report.js';
+import { scopeOf } from '../app/report.js';
 
 export type { FailedRunSummary, RunSummary } from '../app/night.js';
 

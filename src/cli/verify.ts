@@ -1,10 +1,16 @@
 import { defaultLocations } from '../locations.js';
 import { ConfigError } from '../errors.js';
-import type { LogHeld } from '../evidence/verify.js';
-import { readCheckpoints } from '../evidence/verify-log.js';
 import { readKey } from '../evidence/sign.js';
 import { reporter, type Reporting } from './reporter.js';
-import { type Verified, verifyClose, verifyFolderAt, verifyNight, verifyProofAt, whatIfRun } from '../app/verified.js';
+import {
+  heldOf,
+  type Verified,
+  verifyClose,
+  verifyFolderAt,
+  verifyNight,
+  verifyProofAt,
+  whatIfRun,
+} from '../app/verified.js';
 
 export interface VerifyOptions extends Reporting {
   dir?: string;
@@ -25,24 +31,6 @@ export interface VerifyOptions extends Reporting {
   proof?: string;
   /** Whether --dir (or the folder argument) was given, not defaulted: --run and --close hold the mirror's seals to it. */
   dirNamed?: boolean;
-}
-
-/** The checkpoints given (`--checkpoint`, repeatable), smallest first, and the witness's key. @throws ConfigError naming the flag. */
-function heldOf(options: VerifyOptions): LogHeld | undefined {
-  const witnessKey =
-    options.witnessKey !== undefined ? readKey(options.witnessKey, '--witness-key', 'public') : undefined;
-  if (!options.checkpoint?.length) {
-    if (witnessKey)
-      throw new ConfigError('--witness-key', '--witness-key needs --checkpoint FILE: the checkpoint it cosigned');
-    return undefined;
-  }
-  const checkpoints = options.checkpoint.flatMap((path) => {
-    const read = readCheckpoints(path);
-    if ('problem' in read) throw new ConfigError('--checkpoint', read.problem);
-    return read;
-  });
-  checkpoints.sort((a, b) => a.note.size - b.note.size);
-  return { checkpoints, ...(witnessKey ? { witnessKey } : {}) };
 }
 
 /**
@@ -68,7 +56,7 @@ async function verified_(options: VerifyOptions): Promise<Verified> {
       throw new ConfigError('--set', '--set needs --run N: the night to re-perform under other settings');
     return whatIfRun(options.run, options.set, db);
   }
-  const held = heldOf(options);
+  const held = heldOf(options.checkpoint, options.witnessKey);
   const publicKey = options.publicKey !== undefined ? readKey(options.publicKey, '--public-key', 'public') : undefined;
   if (options.proof !== undefined) {
     if (!held)

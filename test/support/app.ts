@@ -10,15 +10,15 @@ import type { Config } from '../../src/config.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
 import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
-import { type AcceptSettings, acceptFinding } from '../../src/app/accept.js';
+import { type AcceptSettings, acceptAt as acceptIn } from '../../src/app/accept.js';
 import { type BooksImportSettings, describeImport, importBooksAt } from '../../src/app/books.js';
 import type { BooksKind } from '../../src/books/books-map.js';
 import { checkAt, type CheckSettings } from '../../src/app/check.js';
-import { reportRun, type ReportSettings } from '../../src/app/report.js';
+import { reportAt, type ReportSettings } from '../../src/app/report.js';
 import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
 import type { Verified } from '../../src/app/verified.js';
 import { type Failure, failureOf } from '../../src/app/failure.js';
-import { isServerUrl, openExistingForWriting, openForWriting, shownMirror } from '../../src/db/mirror.js';
+import { isServerUrl, openExistingForWriting, shownMirror } from '../../src/db/mirror.js';
 import { periodOf } from '../../src/report/period.js';
 import type { Simulator } from '../../src/sim/simulator.js';
 import { dpConfig, giftcardConfig } from './simulator.js';
@@ -150,13 +150,8 @@ export async function told(job: () => Promise<Verified> | Verified): Promise<Tol
 }
 
 /** `ledger-recon accept` in this process: the finding accepted at the test clock in the mirror at `db`. */
-export async function acceptAt(db: string, settings: AcceptSettings, clock: Clock = testClock) {
-  const { mirror, release } = await openForWriting(db, 'accept');
-  try {
-    return await acceptFinding({ mirror, clock }, settings);
-  } finally {
-    await release();
-  }
+export function acceptAt(db: string, settings: AcceptSettings, clock: Clock = testClock) {
+  return acceptIn(db, clock, settings);
 }
 
 /** `ledger-recon books import PATH…` in this process, at the test clock: the results, and the problems' notes. */
@@ -177,13 +172,8 @@ export function checkOf(db: string, settings: CheckSettings = {}, clock: Clock =
 }
 
 /** `ledger-recon report` in this process, at the test clock: a run's outputs written (again) and sealed. */
-export async function reportOf(db: string, settings: ReportSettings, clock: Clock = testClock) {
-  const { mirror, release } = await openExistingForWriting(db, 'report', 'run');
-  try {
-    return await reportRun({ mirror, clock }, settings);
-  } finally {
-    await release();
-  }
+export function reportOf(db: string, settings: ReportSettings, clock: Clock = testClock) {
+  return reportAt(db, clock, settings);
 }
 
 /** What a job of the application layer ends with: a night, a sync, or anything else it returns. */

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { parseSlaRules, type SlaRule, SlaRulesError } from '../findings/sla.js';
+import { type LiabilitySettings, LiabilitySettingsError, parseLiabilitySettings } from '../report/liability-sheets.js';
 
 /** A settings file's flag, what it is, where its form is documented, and how it is read. */
 interface SettingsFile<T> {
@@ -48,5 +49,19 @@ export function slaRulesOf(path: string | undefined): SlaRule[] | undefined {
     docs: 'docs/checking.md#exception-slas',
     parse: parseSlaRules,
     refusal: SlaRulesError,
+  });
+}
+
+/**
+ * The settings file `--liability` names, read and checked now (before the mirror opens).
+ * @throws ConfigError naming the flag, the key and the fix.
+ */
+export function liabilitySettingsOf(path: string | undefined): LiabilitySettings | undefined {
+  return settingsFileOf(path, {
+    flag: '--liability',
+    what: 'the liability settings file',
+    docs: 'docs/liability.md',
+    parse: parseLiabilitySettings,
+    refusal: LiabilitySettingsError,
   });
 }
