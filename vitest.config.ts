@@ -28,6 +28,7 @@ const CHECKS_ON_A_MIRROR = readdirSync('test/checks')
  * its lock file, WAL checkpointer, file permissions, full disk, and its tables read directly.
  */
 const ON_BOTH = [
+  'test/app/fleet.test.ts',
   'test/app/jobs.test.ts',
   'test/app/liability.test.ts',
   'test/app/night.test.ts',

@@ -53,7 +53,7 @@ export async function historyOf(options: HistorySettings): Promise<HistoryRow[]>
  * A run as history shows it. The newest run, while its process still holds the mirror
  * (`newestRunning`), is RUNNING rather than INTERRUPTED.
  */
-function historyRow(r: CheckRunRow, newestRunning: boolean): HistoryRow {
+export function historyRow(r: CheckRunRow, newestRunning: boolean): HistoryRow {
   const s: Partial<CheckRunSummary> = r.summaryJson === null ? {} : summaryOf(r);
   return {
     runId: r.checkRunId,

@@ -66,6 +66,10 @@ export const EXAMPLES: Record<string, readonly (readonly [string, string])[]> = 
     ['history', 'the last 30 runs, newest first'],
     ['history --limit 5 --json', 'for a script'],
   ],
+  fleet: [
+    ['fleet --server "postgres://recon@db/recon"', 'every merchant whose mirror the database keeps'],
+    ['fleet data/*.db --late-after-hours 30 --json', 'SQLite mirrors, for a monitor'],
+  ],
   accept: [['accept 3f9c… --note "refund agreed, TICKET-42" --until 2026-12-31', 'known until year end']],
   demo: [
     ['demo', 'the nightly job on the simulator, every break planted'],

@@ -138,6 +138,7 @@ export function buildProgram(): Command {
     declareWitness,
     declareFindings,
     declareHistory,
+    declareFleet,
     declareAccept,
     declareDemo,
     declareCompletion,
@@ -752,6 +753,28 @@ function declareHistory(program: Command, { db }: Shared): void {
     .addOption(int('--limit <n>', 'how many runs', 1, 30))
     .action(async (options) => {
       await (await import('./history.js')).history(options);
+    });
+}
+
+/** `fleet`: every merchant at once, from their mirrors. */
+function declareFleet(program: Command, { out }: Shared): void {
+  program
+    .command('fleet')
+    .description(
+      "every merchant at once, read from their mirrors (never the services): each one's last night and when it ran, open breaks by age with the money in each, the oldest, the overdue, money at stake and the liability; worst first, as lines, a page and JSON; exit 1 when any failed, is late, cannot be read or has an overdue break",
+    )
+    .argument('[mirror...]', 'mirrors to read: SQLite files, or postgres://…?schema=name')
+    .addOption(
+      repeated(
+        '--server <url>',
+        'a PostgreSQL database (postgres://user@host/db): every schema in it holding a mirror; repeatable',
+      ),
+    )
+    .addOption(int('--late-after-hours <n>', 'a merchant whose last night started longer ago than this is late', 1, 26))
+    .addOption(out('where the page and the JSON go (or LEDGER_RECON_OUT)'))
+    .option('--json', 'print the fleet as one JSON object (what the JSON file holds, and the files)')
+    .action(async (mirrors: string[], options) => {
+      await (await import('./fleet.js')).fleetCommand(mirrors, options);
     });
 }
 

@@ -198,6 +198,16 @@ export async function clearDemoSchema(db: string): Promise<void> {
   await (await postgres()).pgDemoSchema(db);
 }
 
+/** The mirrors kept in the database at `url` (postgres://…/db): one URL per schema holding one. */
+export async function mirrorsOnServer(url: string): Promise<string[]> {
+  const schemas = await (await postgres()).pgMirrorSchemas(url);
+  return schemas.map((schema) => {
+    const each = new URL(url);
+    each.searchParams.set('schema', schema);
+    return each.toString();
+  });
+}
+
 /** Whether a mirror exists there (a file; a schema holding a migrated mirror). */
 export async function mirrorExists(db: string): Promise<boolean> {
   if (isServerUrl(db)) return (await postgres()).pgMirrorExists(db);

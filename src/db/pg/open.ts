@@ -318,6 +318,16 @@ export async function pgDemoSchema(url: string): Promise<void> {
   });
 }
 
+/** The schemas of the database at `url` that hold a mirror (its table of check runs), by name. */
+export async function pgMirrorSchemas(url: string): Promise<string[]> {
+  return asking(url, async (client) => {
+    const found = await client.query<{ schema: string }>(
+      "SELECT n.nspname AS schema FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid WHERE c.relname = 'check_runs' AND c.relkind IN ('r', 'p') ORDER BY 1",
+    );
+    return found.rows.map((row) => row.schema);
+  });
+}
+
 /** Whether the schema holds a migrated mirror. */
 export async function pgMirrorExists(url: string): Promise<boolean> {
   return asking(
