@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { postgresMissing } from '../support/postgres.js';
 import { startBenchServer } from './backend.js';
 
-const BENCHES = ['cli', 'simulator', 'network', 'sync', 'check', 'close', 'report', 'books'] as const;
-const ON_BOTH: ReadonlySet<string> = new Set(['sync', 'check', 'close', 'report', 'books']);
+const BENCHES = ['cli', 'simulator', 'network', 'sync', 'check', 'close', 'report', 'books', 'fleet'] as const;
+const ON_BOTH: ReadonlySet<string> = new Set(['sync', 'check', 'close', 'report', 'books', 'fleet']);
 
 const args = process.argv.slice(2);
 const wanted = args.filter((arg) => !arg.startsWith('--'));
