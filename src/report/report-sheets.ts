@@ -33,7 +33,7 @@ import { ReportStore, type CountedTable } from './store.js';
 import { closePeriod, type PeriodClose, type RunInFlight } from './close.js';
 import { describeInstant, periodOf } from './period.js';
 import { reportBaseName } from './names.js';
-import { rollForwardSheet } from './write-close.js';
+import { rollForwardSheet } from './roll-forward-sheet.js';
 import { type Cell, RowBatch, type SheetSpec } from './xlsx-writer.js';
 
 export const SHEET_NAMES = [

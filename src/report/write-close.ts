@@ -35,6 +35,7 @@ import { freeRevision, preparedOn } from './names.js';
 import { removeStalePartials } from './partials.js';
 import { ReportStore, type ActivityScope } from './store.js';
 import { writeXlsx, type Cell, type SheetSpec } from './xlsx-writer.js';
+import { ROLL_HEADER, rollForwardSheet } from './roll-forward-sheet.js';
 
 export interface ClosePaths {
   workbook: string;
@@ -165,26 +166,6 @@ const ACTIVITY_HEADER = [
   'reference',
 ];
 const ACTIVITY_WIDTHS = { 0: 20, 1: 20, 2: 20, 3: 9, 4: 11, 5: 8, 6: 12, 7: 12, 8: 12, 9: 18 };
-const ROLL_HEADER = [
-  'currency',
-  'program',
-  'cards',
-  'opening',
-  'issued',
-  'debited',
-  'refunded',
-  'voided',
-  'expired',
-  'closing from flows',
-  'closing at cut-off (every card)',
-  'difference',
-  'remainingBalance (service, at cut-off)',
-  'difference to the service',
-  'in flight (apart, not a break)',
-  'cards in flight',
-  'cards with amounts off the cent',
-  'ties out',
-];
 
 /**
  * Closes the period and writes its files into `outDir`.
@@ -551,46 +532,6 @@ async function activitySheet(
       yield* activityRows(store, close, { except: differingIds });
     })(),
   };
-}
-
-/** The roll-forward sheet: a row per currency and program. */
-export function rollForwardSheet(name: string, close: PeriodClose): SheetSpec {
-  // Wider than a page: printed across, each page starts with the currency and program.
-  return { name, header: ROLL_HEADER, printKeyColumns: 2, rows: rollForwardRows(close) };
-}
-
-/** Row r of a roll-forward sheet (header on row 1): its closing from flows and its differences are formulas of its own cells. */
-function rollForwardRows(close: PeriodClose): Cell[][] {
-  return close.rollForwards.map((r, i): Cell[] => {
-    const row = i + 2;
-    const money = (cents: number | null): Cell => (cents === null ? null : { cents, currency: r.currency });
-    return [
-      r.currency,
-      r.programId,
-      r.cards,
-      money(r.openingCents),
-      money(r.issuedCents),
-      money(r.debitedCents),
-      money(r.refundedCents),
-      money(r.voidedCents),
-      money(r.expiredCents),
-      {
-        formula: `D${row}+E${row}-F${row}+G${row}-H${row}-I${row}`,
-        cents: r.closingFromFlowsCents,
-        currency: r.currency,
-      },
-      money(r.closingFromCardsCents),
-      { formula: `K${row}-J${row}`, cents: r.differenceCents, currency: r.currency },
-      money(r.serviceRemainingCents),
-      r.serviceRemainingCents === null
-        ? null
-        : { formula: `M${row}-K${row}`, cents: r.serviceDifferenceCents ?? 0, currency: r.currency },
-      money(r.inFlightCents),
-      r.inFlightCards,
-      r.unknownCards,
-      r.closes ? 'yes' : 'NO',
-    ];
-  });
 }
 
 /** The period's ledger entries of the merchant's cards, of some cards or all but some. */
