@@ -6,17 +6,15 @@
 import type { PeriodClose } from './close.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
 
+/** A roll-forward's flows, in the order it adds and takes them. */
+export const FLOW_COLUMNS = ['opening', 'issued', 'debited', 'refunded', 'voided', 'expired'] as const;
+
 /** The roll-forward's columns, as its sheet and its CSV head them. */
 export const ROLL_HEADER = [
   'currency',
   'program',
   'cards',
-  'opening',
-  'issued',
-  'debited',
-  'refunded',
-  'voided',
-  'expired',
+  ...FLOW_COLUMNS,
   'closing from flows',
   'closing at cut-off (every card)',
   'difference',

@@ -35,7 +35,7 @@ import { freeRevision, preparedOn } from './names.js';
 import { removeStalePartials } from './partials.js';
 import { ReportStore, type ActivityScope } from './store.js';
 import { writeXlsx, type Cell, type SheetSpec } from './xlsx-writer.js';
-import { ROLL_HEADER, rollForwardSheet } from './roll-forward-sheet.js';
+import { FLOW_COLUMNS, ROLL_HEADER, rollForwardSheet } from './roll-forward-sheet.js';
 
 export interface ClosePaths {
   workbook: string;
@@ -112,12 +112,7 @@ const CARD_HEADER = [
   'currency',
   'program',
   'issued (UTC)',
-  'opening',
-  'issued',
-  'debited',
-  'refunded',
-  'voided',
-  'expired',
+  ...FLOW_COLUMNS,
   'closing from flows',
   'closing at cut-off',
   'difference',
