@@ -55,7 +55,7 @@ function row(m: MerchantRow, attention: boolean): string {
 }
 
 /** The page of `fleet`, whose figures are its JSON's. */
-export function fleetPage(fleet: Fleet, needsAttention: (m: MerchantRow) => boolean): string {
+export function fleetPage(fleet: Fleet): string {
   const attention = fleet.merchants.filter(needsAttention).length;
   const heads = [
     'merchant',
@@ -90,6 +90,6 @@ export function writeFleet(fleet: Fleet, outDir: string): { page: string; json: 
   const base = join(outDir, `ledger-recon-fleet-${fleet.generatedAt.slice(0, 10)}`);
   const paths = { page: `${base}.html`, json: `${base}.json` };
   writeAtomically(paths.json, `${JSON.stringify(fleet, null, 2)}\n`);
-  writeAtomically(paths.page, fleetPage(fleet, needsAttention));
+  writeAtomically(paths.page, fleetPage(fleet));
   return paths;
 }

@@ -22,10 +22,9 @@ import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import type { SyncSummary } from '../sync/run-sync.js';
 import { importBooksForNight, type BooksFigures } from './books.js';
 import type { Config } from '../config.js';
-import { createClients } from './clients.js';
 import type { Clock, JobContext, ServiceJobContext } from './context.js';
 import { reportRun } from './report.js';
-import { openMirrorFor, syncMirror, type SyncSettings } from './sync.js';
+import { syncMirror, type SyncSettings, withMirrorAndClients } from './sync.js';
 
 /** What the night is told besides its context: the flags of `run`, resolved. */
 export interface NightSettings extends SyncSettings {
@@ -163,17 +162,7 @@ export async function nightAt(
   context: Omit<JobContext, 'mirror'>,
   settings: NightSettings,
 ): Promise<NightResult> {
-  const { mirror, release } = await openMirrorFor(settings.location, 'run', settings);
-  const clients = createClients(config, {
-    ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
-    signal: context.signal,
-  });
-  try {
-    return await night({ ...context, mirror, clients }, settings);
-  } finally {
-    await clients.close();
-    await release();
-  }
+  return withMirrorAndClients(config, context, 'run', settings, (job) => night(job, settings));
 }
 
 /** The record of a night that could not finish, also one that failed before it had a mirror (its settings, its lock). */

@@ -66,19 +66,40 @@ export async function syncAt(
   context: Omit<JobContext, 'mirror'>,
   settings: SyncSettings & { location: string },
 ): Promise<SyncOutcome> {
-  const { mirror, release } = await openMirrorFor(settings.location, 'sync', settings);
+  return withMirrorAndClients(config, context, 'sync', settings, async (job) => {
+    try {
+      return { ok: true, summary: await syncMirror(job, settings) };
+    } catch (error) {
+      const failedRecord = await new SyncStore(job.mirror).runs.lastFailedSyncSummary().catch(() => null);
+      return { ok: false, error, failedRecord: failedRecord ?? null };
+    }
+  });
+}
+
+/**
+ * `work` on the mirror at `settings.location`, opened for writing under its lock by `command`, with
+ * clients of the services `config` names; both closed when it ends (the sync's and the night's).
+ * @throws what opening the mirror throws (LockHeldError, MirrorError): the work had not begun.
+ */
+export async function withMirrorAndClients<T>(
+  config: Config,
+  context: Omit<JobContext, 'mirror'>,
+  command: 'sync' | 'run',
+  settings: {
+    location: string;
+    init?: boolean | undefined;
+    outDir?: string | undefined;
+    concurrency?: number | undefined;
+  },
+  work: (job: ServiceJobContext) => Promise<T>,
+): Promise<T> {
+  const { mirror, release } = await openMirrorFor(settings.location, command, settings);
   const clients = createClients(config, {
     ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
     signal: context.signal,
   });
   try {
-    return { ok: true, summary: await syncMirror({ ...context, mirror, clients }, settings) };
-  } catch (error) {
-    return {
-      ok: false,
-      error,
-      failedRecord: (await new SyncStore(mirror).runs.lastFailedSyncSummary().catch(() => null)) ?? null,
-    };
+    return await work({ ...context, mirror, clients });
   } finally {
     await clients.close();
     await release();
