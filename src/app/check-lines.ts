@@ -85,5 +85,5 @@ export function nightSummaryText(
   record: Pick<RunSummary, 'report'>,
   colour: boolean,
 ): string {
-  return `${formatCheckSummary(summary, colour)}workbook: ${record.report.workbook}\nfindings: ${record.report.csv}, ${record.report.json}\n`;
+  return `${formatCheckSummary(summary, colour)}workbook: ${record.report.workbook}\nfindings: ${record.report.csv}, ${record.report.json}\npage: ${record.report.page}\n`;
 }

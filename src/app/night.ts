@@ -248,6 +248,7 @@ async function nightly(
       workbook: resolve(written.workbook),
       csv: resolve(written.csv),
       json: resolve(written.json),
+      page: resolve(written.page),
       evidence: resolve(written.evidence),
       ...(written.checkpoint ? { checkpoint: written.checkpoint } : {}),
     };

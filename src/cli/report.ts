@@ -37,14 +37,17 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
     scope: scopeOf(options),
     ...seal,
   });
-  say(`${paths.workbook}\n${paths.csv}\n${paths.json}\n${evidence}\n${checkpoint ? `${checkpoint}\n` : ''}`);
+  say(
+    `${paths.workbook}\n${paths.csv}\n${paths.json}\n${paths.page}\n${evidence}\n${checkpoint ? `${checkpoint}\n` : ''}`,
+  );
   record({
     runId: paths.checkRunId,
     workbook: resolve(paths.workbook),
     csv: resolve(paths.csv),
     json: resolve(paths.json),
+    page: resolve(paths.page),
     evidence: resolve(evidence),
     ...(checkpoint ? { checkpoint } : {}),
   });
-  return { workbook: paths.workbook, csv: paths.csv, json: paths.json, evidence };
+  return { workbook: paths.workbook, csv: paths.csv, json: paths.json, page: paths.page, evidence };
 }

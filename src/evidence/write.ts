@@ -85,13 +85,13 @@ async function sealAt(
 export async function sealRun(
   mirror: Mirror,
   checkRunId: number,
-  outputs: { workbook: string; csv: string; json: string },
+  outputs: { workbook: string; csv: string; json: string; page?: string },
   options: SealOptions = {},
 ): Promise<Sealed> {
   const findings = findingsStore(mirror);
   const run = await findings.history.completedRun(checkRunId);
   if (!run) throw new Error(`check run ${checkRunId} is not a completed run`);
-  const files = [outputs.workbook, outputs.csv, outputs.json];
+  const files = [outputs.workbook, outputs.csv, outputs.json, ...(outputs.page ? [outputs.page] : [])];
   return sealAt(mirror, await runManifest(mirror, findings, run, files), files, options);
 }
 

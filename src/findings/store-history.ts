@@ -36,6 +36,19 @@ export class RunHistory {
     return rows.map((row) => fromSql(checkRuns, row));
   }
 
+  /** The `limit` completed runs up to run `checkRunId` (itself included), newest first: a night's trends. */
+  async completedThrough(checkRunId: number, limit: number): Promise<CheckRunRow[]> {
+    const rows = await this.db
+      .selectFrom('check_runs')
+      .selectAll()
+      .where('status', '=', 'completed')
+      .where('check_run_id', '<=', checkRunId)
+      .orderBy('check_run_id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => fromSql(checkRuns, row));
+  }
+
   /**
    * What run `checkRunId`'s confirmation pass re-read, as the run digested it: undefined for a run
    * recorded before the answers were kept (migration 0023, pg 0009), null for a run without a

@@ -323,3 +323,52 @@ export function nightAgainstMonth(
     ];
   });
 }
+
+/** One bar of a roll-forward's waterfall: a flow from the running total before it to the one after it, or a total from zero. Cents. */
+export interface WaterfallStep {
+  label: 'opening' | 'issued' | 'debited' | 'refunded' | 'voided' | 'expired' | 'closing' | 'cards hold';
+  /** The flow (up for issued and refunded, down for the others) or the total, as a positive figure where the ledger's is. */
+  amountCents: Cents;
+  direction: 'up' | 'down' | 'total';
+  fromCents: Cents;
+  toCents: Cents;
+}
+
+/**
+ * A period's roll-forward as a waterfall draws it: the opening, each flow moving the running
+ * total (issued and refunds up; debits, voids and expiries down), the closing from flows, and
+ * beside it what the cards hold at the cut-off (the two bars differ by the difference).
+ */
+export function waterfallOf(
+  r: LiabilityFlows & Pick<PeriodRollForward, 'closingFromFlowsCents' | 'closingFromCardsCents'>,
+): WaterfallStep[] {
+  const total = (label: WaterfallStep['label'], amountCents: Cents): WaterfallStep => ({
+    label,
+    amountCents,
+    direction: 'total',
+    fromCents: ZERO_CENTS,
+    toCents: amountCents,
+  });
+  const steps: WaterfallStep[] = [total('opening', r.openingCents)];
+  let running = r.openingCents;
+  const flows: [WaterfallStep['label'], Cents, 1 | -1][] = [
+    ['issued', r.issuedCents, 1],
+    ['debited', r.debitedCents, -1],
+    ['refunded', r.refundedCents, 1],
+    ['voided', r.voidedCents, -1],
+    ['expired', r.expiredCents, -1],
+  ];
+  for (const [label, amount, sign] of flows) {
+    const next = sign === 1 ? plusCents(running, amount) : minusCents(running, amount);
+    steps.push({
+      label,
+      amountCents: amount,
+      direction: sign === 1 ? 'up' : 'down',
+      fromCents: running,
+      toCents: next,
+    });
+    running = next;
+  }
+  steps.push(total('closing', r.closingFromFlowsCents), total('cards hold', r.closingFromCardsCents));
+  return steps;
+}

@@ -5,7 +5,7 @@
  * name, and earlier runs' files stay.
  */
 import type { Mirror } from '../db/mirror.js';
-import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
@@ -18,11 +18,16 @@ import { removeStalePartials } from './partials.js';
 import { reportSheets, reportTitle, type ReportScope } from './report-sheets.js';
 import { freeRevision, reportBaseName } from './names.js';
 import { writeXlsx } from './xlsx-writer.js';
+import { isOpenBreak } from '../findings/age.js';
+import { nightPage } from './night-page.js';
+import { nightViewOf } from './night-view.js';
 
 export interface ReportPaths {
   workbook: string;
   csv: string;
   json: string;
+  /** The night's page (night-page.ts): its verdict, trends and largest findings, self-contained. */
+  page: string;
 }
 
 export interface WriteReportOptions {
@@ -38,7 +43,7 @@ export interface WriteReportOptions {
 /** A disk that cannot take the files: what is translated into one sentence naming --out. */
 const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO']);
 
-const REPORT_SUFFIXES = ['.xlsx', '-findings.csv', '-findings.json'];
+const REPORT_SUFFIXES = ['.xlsx', '-findings.csv', '-findings.json', '.html'];
 
 /**
  * The three files' names: the run's UTC date and id, and a revision when a report of that name
@@ -46,7 +51,7 @@ const REPORT_SUFFIXES = ['.xlsx', '-findings.csv', '-findings.json'];
  */
 export function reportPaths(outDir: string, run: Pick<CheckRunRow, 'checkRunId' | 'startedAtMs'>): ReportPaths {
   const base = freeRevision(join(outDir, reportBaseName(run)), REPORT_SUFFIXES);
-  return { workbook: `${base}.xlsx`, csv: `${base}-findings.csv`, json: `${base}-findings.json` };
+  return { workbook: `${base}.xlsx`, csv: `${base}-findings.csv`, json: `${base}-findings.json`, page: `${base}.html` };
 }
 
 /**
@@ -72,6 +77,7 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     workbook: temporaryBeside(final.workbook),
     csv: temporaryBeside(final.csv),
     json: temporaryBeside(final.json),
+    page: temporaryBeside(final.page),
   };
   // The report streams through the mirror once: a small page cache serves it as fast, and keeps
   // a writer's 128 MB cache from filling up under it (the report bench's RSS: 556 MB → see docs).
@@ -80,6 +86,8 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
       const summary = summaryOf(run);
       // The CSV and JSON take each finding as the Findings sheet reads it: one read of the run's findings for the three.
       const files = new FindingFiles(temporary, slaOfRun(summary));
+      // The open breaks, for the page's ages: taken from the same one read of the findings.
+      const openBreaks: Finding[] = [];
       try {
         await writeXlsx(
           temporary.workbook,
@@ -89,14 +97,19 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
             creator: 'ledger-recon',
             created: new Date(run.startedAtMs),
           },
-          await reportSheets(options.mirror, store, run, options.scope, (finding) => files.add(finding)),
+          await reportSheets(options.mirror, store, run, options.scope, (finding) => {
+            if (isOpenBreak(finding)) openBreaks.push(finding);
+            return files.add(finding);
+          }),
         );
         await files.end();
+        const view = await nightViewOf(store, run, openBreaks, options.scope);
+        writeFileSync(temporary.page, nightPage(view), { flag: EXCLUSIVE });
       } finally {
         await files.close();
       }
     });
-    for (const key of ['workbook', 'csv', 'json'] as const) renameSync(temporary[key], replaceable(final[key]));
+    for (const key of ['workbook', 'csv', 'json', 'page'] as const) renameSync(temporary[key], replaceable(final[key]));
     return { ...final, checkRunId: run.checkRunId };
   } catch (error) {
     // A disk that fills or turns read-only mid-write: one sentence naming --out, not a stack.

@@ -70,10 +70,11 @@ describe(`the jobs, in-process (${BACKEND_NAME})`, () => {
     const out = join(dir, 'reports');
     const written = await onMirror((mirror) => reportRun({ mirror, clock: testClock }, { outDir: out }));
     expect(written.checkRunId).toBe(1);
-    for (const path of [written.workbook, written.csv, written.json, written.evidence])
+    for (const path of [written.workbook, written.csv, written.json, written.page, written.evidence])
       expect(existsSync(path), path).toBe(true);
     expect(basename(written.workbook)).toMatch(/^ledger-recon-\d{4}-\d{2}-\d{2}-run-1\.xlsx$/);
-    expect(readdirSync(out)).toHaveLength(4);
+    expect(written.page).toBe(written.workbook.replace(/\.xlsx$/, '.html'));
+    expect(readdirSync(out)).toHaveLength(5);
   });
 
   it('accepts a finding at the clock’s instant: the next check counts it accepted; a date past and an unknown fingerprint refused', async () => {

@@ -30,6 +30,7 @@ import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/t
 import { reperformRun } from '../../src/evidence/reperform.js';
 import { reperformPeriod, withListsAsOf } from '../../src/app/verify.js';
 import { clockAt, closeOf, nightOf } from '../support/app.js';
+import { expectPageOfRecord } from '../support/pages.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -201,6 +202,8 @@ async function monthOfNights(
       log?.cosign(nightMs(night));
       const json: NightJson = result.record;
       runIds.push(json.runId);
+      // The night's page states the figures of its JSON record, with every night so far in its trends.
+      expectPageOfRecord(result.record.report.page, result.record, night);
       const findings = JSON.parse(readFileSync(json.report.json, 'utf8')) as ExportedFinding[];
       const open = plants.filter((p) => seenFrom(p) <= night && p.until > night);
       // What the mirror can know: a break no read has seen yet leaves its card's snapshot at its ledger.

@@ -63,7 +63,7 @@ describe('settings like other tools', () => {
       report: { workbook: expect.stringMatching(new RegExp(`^${out}/ledger-recon-.*-run-1\\.xlsx$`)) },
     });
     expect(await mirrorExists(db)).toBe(true);
-    expect(readdirSync(out)).toHaveLength(4);
+    expect(readdirSync(out)).toHaveLength(5);
   });
 
   it('lets the environment win over the file, and flags over both', async () => {

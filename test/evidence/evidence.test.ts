@@ -87,6 +87,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
       expect.stringMatching(/run-2\.xlsx$/),
       expect.stringMatching(/run-2-findings\.csv$/),
       expect.stringMatching(/run-2-findings\.json$/),
+      expect.stringMatching(/run-2\.html$/),
     ]);
     expect(night2.population.giftCards?.cards).toBeGreaterThan(0);
     expect(night2.population.giftCards?.merkleRoot).toMatch(/^[0-9a-f]{64}$/);
@@ -94,7 +95,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
 
     const intact = await told(() => verifyFolderAt(reports));
     expect(intact.stderr).toBe('');
-    expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 13 sealed files, one unbroken chain per mirror\n`);
+    expect(intact.stdout).toBe(`verified ${reports}: 3 manifests, 15 sealed files, one unbroken chain per mirror\n`);
     expect(intact.status).toBe(0);
 
     const csv = night2.outputs[1]!.file;
@@ -104,6 +105,16 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
     expect(changed.status).toBe(1);
     expect(changed.lines[0]).toMatch(
       new RegExp(`^ledger-recon: ${csv}: changed since it was sealed by .*run-2-evidence\\.json \\(SHA-256 `),
+    );
+
+    // The night's page is sealed like its workbook: a chart's figure changed in it is named too.
+    const page = night2.outputs[3]!.file;
+    const repainted = await verifyCopy(reports, 'repainted', (copy) =>
+      writeFileSync(join(copy, page), readFileSync(join(copy, page), 'utf8').replace('"verdict":"', '"verdict":"X')),
+    );
+    expect(repainted.status).toBe(1);
+    expect(repainted.lines[0]).toMatch(
+      new RegExp(`^ledger-recon: ${page}: changed since it was sealed by .*run-2-evidence\\.json \\(SHA-256 `),
     );
 
     const night2Name = manifestsIn(reports)[1]!;
@@ -150,7 +161,7 @@ describe(`sealed nights and closes (${BACKEND_NAME})`, () => {
     expect(await rowsOfMirror(db, 'SELECT sequence FROM evidence_manifests')).toHaveLength(4);
     const revised = await told(() => verifyFolderAt(reports));
     expect(revised.stdout).toBe(
-      `verified ${reports}: 4 manifests, 16 sealed files, one unbroken chain per mirror\n  check run 1 sealed 2 times: ${manifestsIn(reports)[0]}, then ${manifestsIn(reports)[1]}\n`,
+      `verified ${reports}: 4 manifests, 19 sealed files, one unbroken chain per mirror\n  check run 1 sealed 2 times: ${manifestsIn(reports)[0]}, then ${manifestsIn(reports)[1]}\n`,
     );
   });
 

@@ -57,11 +57,12 @@ const sheet = (name: string): ExcelJS.Worksheet => {
 const column = (ws: ExcelJS.Worksheet, header: string): number => (ws.getRow(1).values as unknown[]).indexOf(header);
 
 describe('the workbook', () => {
-  it('is named with the run’s UTC date and id, beside its CSV and JSON, and nothing half-written', () => {
+  it('is named with the run’s UTC date and id, beside its CSV, JSON and page, and nothing half-written', () => {
     const date = testDate().toISOString().slice(0, 10);
     expect(readdirSync(join(dir, 'reports')).sort()).toEqual([
       `ledger-recon-${date}-run-1-findings.csv`,
       `ledger-recon-${date}-run-1-findings.json`,
+      `ledger-recon-${date}-run-1.html`,
       `ledger-recon-${date}-run-1.xlsx`,
     ]);
   });
