@@ -15,6 +15,7 @@ import { shownMirror } from '../../src/db/mirror.js';
 import { AGE_BUCKETS } from '../../src/findings/age.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { clockAt, nightOf } from '../support/app.js';
+import { expectPageOfRecord } from '../support/pages.js';
 import { testNow } from '../support/test-clock.js';
 import { BACKEND_NAME, mirrorAt, ON_POSTGRES } from '../support/test-db.js';
 
@@ -49,6 +50,10 @@ afterAll(async () => {
 const rowOf = (rows: MerchantRow[], db: string) => rows.find((m) => m.mirror === shownMirror(db));
 
 describe(`every merchant at once (${BACKEND_NAME})`, () => {
+  it("writes each merchant's night its page, whose figures are the night's JSON record", () => {
+    for (const record of [nights.planted, nights.quiet]) expectPageOfRecord(record.report.page, record, 1);
+  });
+
   it("states each merchant's last night as its JSON record does, worst first; a mirror it cannot read is a row saying why", async () => {
     const garbage = join(dir, 'garbage.db');
     writeFileSync(garbage, 'not a database');

@@ -1,16 +1,21 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** True when `command` is an executable on PATH. */
-function onPath(command: string): boolean {
-  return (process.env['PATH'] ?? '').split(delimiter).some((dir) => {
+/** Where `command` is on PATH, or undefined. */
+export function programPath(command: string): string | undefined {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter))
     try {
       accessSync(join(dir, command), constants.X_OK);
-      return true;
+      return join(dir, command);
     } catch {
-      return false;
+      // not in this folder
     }
-  });
+  return undefined;
+}
+
+/** True when `command` is an executable on PATH. */
+function onPath(command: string): boolean {
+  return programPath(command) !== undefined;
 }
 
 /**
