@@ -155,6 +155,7 @@ describe.runIf(canBrowse)('the pages in a browser (Chromium, headless)', () => {
       expect(requests).toEqual([]);
       const rows = await page.evaluate(() =>
         [...document.querySelectorAll('tbody tr')].map((tr) =>
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as the reader sees it, its line breaks included
           [...tr.querySelectorAll('td')].map((td) => td.innerText),
         ),
       );
