@@ -5,6 +5,7 @@
  */
 import { AGE_BUCKETS } from '../findings/age.js';
 import { join } from 'node:path';
+import { groupThousands } from '../money.js';
 import { ensureFolder, writeAtomically } from '../paths.js';
 import { type Fleet, type MerchantRow, needsAttention } from './fleet.js';
 
@@ -15,7 +16,9 @@ function text(value: string): string {
 
 /** Money per currency as one cell's lines: `USD 12.00`, or "none". */
 function money(amounts: Record<string, string>): string {
-  const lines = Object.entries(amounts).map(([currency, amount]) => `${text(currency)} ${text(amount)}`);
+  const lines = Object.entries(amounts).map(
+    ([currency, amount]) => `${text(currency)} ${text(groupThousands(amount))}`,
+  );
   return lines.length > 0 ? lines.join('<br>') : 'none';
 }
 
@@ -26,7 +29,7 @@ const CSS = `
   table { border-collapse: collapse; width: 100%; }
   th, td { border: 1px solid #bbb; padding: 3px 5px; vertical-align: top; text-align: left; }
   th { background: #eee; }
-  td.n { text-align: right; font-variant-numeric: tabular-nums; }
+  td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
   tr.attention td.standing { background: #fdd; font-weight: bold; }
   tr.breaks td.standing { background: #ffe9b3; }
   tr.reconciled td.standing { background: #dfd; }

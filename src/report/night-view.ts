@@ -137,7 +137,7 @@ export async function nightViewOf(
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
   return {
     title: `${scope.merchantName ?? (run.merchantId === null ? 'every merchant' : `merchant ${run.merchantId}`)} — ${iso(asOfMs).slice(0, 16).replace('T', ' ')} UTC — ${summary.verdict}, run ${run.checkRunId}`,
-    merchant: scope.merchantName ?? run.merchantId ?? 'every merchant',
+    merchant: scope.merchantName ?? (run.merchantId === null ? 'Every merchant' : `Merchant ${run.merchantId}`),
     merchantId: run.merchantId,
     runId: run.checkRunId,
     verdict: summary.verdict,

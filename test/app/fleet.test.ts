@@ -13,6 +13,7 @@ import { writeFleet } from '../../src/app/fleet-page.js';
 import type { RunSummary } from '../../src/app/night.js';
 import { shownMirror } from '../../src/db/mirror.js';
 import { AGE_BUCKETS } from '../../src/findings/age.js';
+import { groupThousands } from '../../src/money.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { clockAt, nightOf } from '../support/app.js';
 import { expectPageOfRecord } from '../support/pages.js';
@@ -126,7 +127,7 @@ describe(`every merchant at once (${BACKEND_NAME})`, () => {
     for (const row of fleet.merchants) {
       expect(page).toContain(row.mirror.replace(/&/g, '&amp;'));
       for (const [currency, amount] of Object.entries(row.moneyAtStake))
-        expect(page).toContain(`${currency} ${amount}`);
+        expect(page).toContain(`${currency} ${groupThousands(amount)}`);
     }
   });
 
