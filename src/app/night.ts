@@ -16,7 +16,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import type { FailOn } from '../findings/verdict.js';
 import { redact } from '../log.js';
 import { storageFailure } from '../paths.js';
-import type { ReportScope } from '../report/report-sheets.js';
+import type { ReportScope } from '../report/scope.js';
 import type { ReportPaths } from '../report/write-report.js';
 import { rereadGiftCards, type ConfirmStats } from '../sync/confirm.js';
 import type { SyncSummary } from '../sync/run-sync.js';

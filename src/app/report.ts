@@ -2,7 +2,7 @@
 import type { KeyObject } from 'node:crypto';
 import { sealRun } from '../evidence/write.js';
 import { findingsStore } from '../findings/store.js';
-import type { ReportScope } from '../report/report-sheets.js';
+import type { ReportScope } from '../report/scope.js';
 import { openExistingForWriting } from '../db/mirror.js';
 import { writeReport, type ReportPaths } from '../report/write-report.js';
 import type { Clock, JobContext } from './context.js';

@@ -13,7 +13,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import { type CheckRunRow, type FindingsStore, summaryOf } from '../findings/store.js';
 import { waterfallOf, type WaterfallStep } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
-import type { ReportScope } from './report-sheets.js';
+import type { ReportScope } from './scope.js';
 
 /** How many nights the trends reach back, this one included. */
 export const TREND_NIGHTS = 90;

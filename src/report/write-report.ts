@@ -15,7 +15,8 @@ import { exportFinding, type ExportedFinding, type Finding } from '../findings/f
 import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
-import { reportSheets, reportTitle, type ReportScope } from './report-sheets.js';
+import { reportSheets } from './report-sheets.js';
+import { reportTitle, type ReportScope } from './scope.js';
 import { freeRevision, reportBaseName } from './names.js';
 import { writeXlsx } from './xlsx-writer.js';
 import { isOpenBreak } from '../findings/age.js';

@@ -8,7 +8,7 @@ import { reconcile } from '../../src/findings/reconcile.js';
 import type { Mirror } from '../../src/db/mirror.js';
 import { neutralise, visibleText } from '../../src/report/neutralise.js';
 import { fittedScale, MIN_PRINT_SCALE } from '../../src/report/xlsx-writer.js';
-import { SHEET_NAMES } from '../../src/report/report-sheets.js';
+import { SHEET_NAMES } from '../../src/report/scope.js';
 import { writeReport, type ReportPaths } from '../../src/report/write-report.js';
 import { writeXlsx } from '../../src/report/xlsx-writer.js';
 import { runSync } from '../../src/sync/run-sync.js';
