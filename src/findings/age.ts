@@ -47,9 +47,21 @@ export function bucketOf(firstSeenAtMs: number, nowMs: number): AgeBucket {
   return bucket;
 }
 
+/** What the ages of breaks read of a finding: a night's open breaks are held in this much, not whole. */
+export type AgedBreak = Pick<
+  Finding,
+  'code' | 'severity' | 'state' | 'currency' | 'stakeCents' | 'stakeKey' | 'firstSeenAtMs' | 'fingerprint'
+>;
+
+/** The break's fields the ages read, alone (a report holds every open break of its night until its page is written). */
+export function agedBreakOf(f: AgedBreak): AgedBreak {
+  const { code, severity, state, currency, stakeCents, stakeKey, firstSeenAtMs, fingerprint } = f;
+  return { code, severity, state, currency, stakeCents, stakeKey, firstSeenAtMs, fingerprint };
+}
+
 /** The open breaks among `findings` by age at `nowMs`, every bucket listed (empty ones too), and the oldest. */
 export function breaksByAge(
-  findings: readonly Finding[],
+  findings: readonly AgedBreak[],
   nowMs: number,
 ): { buckets: BreaksOfAge[]; oldest: OldestBreak | null } {
   const open = findings.filter(isOpenBreak);

@@ -53,6 +53,7 @@ const CSS = `
   body { font: 13px/1.4 system-ui, sans-serif; margin: 16px auto; max-width: 720px; color: #111; }
   h1 { font-size: 19px; margin: 0 0 4px; }
   h2 { font-size: 15px; margin: 22px 0 6px; border-bottom: 1px solid #999; break-after: avoid; }
+  h2.overdue { color: #a00; border-color: #a00; }
   p { margin: 4px 0; }
   .verdict { font-weight: bold; padding: 1px 6px; }
   .RECONCILED { background: #d7f0d7; } .BREAKS { background: #ffd9d2; } .INCOMPLETE { background: #ffe9b3; }
@@ -122,6 +123,7 @@ export function nightPage(view: NightView): string {
 <h1>${text(view.merchant)} — ${text(minute(view.asOf))}</h1>
 <p><span class="verdict ${text(view.verdict)}">${text(view.verdict)}</span> Run ${view.runId}, cut-off ${text(minute(view.asOf))}, started ${text(minute(view.startedAt))}.
 ${view.findings} ${view.findings === 1 ? 'finding' : 'findings'}: ${severities.map((s) => `${view.bySeverity[s]} ${s}`).join(', ')}${view.overdue !== null ? `; ${view.overdue} overdue` : ''}.</p>
+${overdueSection(view)}
 ${currencySection(view)}
 <h2>Since the night before</h2>
 ${sinceSection(view)}
@@ -141,6 +143,26 @@ ${waterfallSection(view)}
 <script>${DRAW}</script>
 </body></html>
 `;
+}
+
+/** The longest overdue findings, leading the page when there are any. */
+function overdueSection(view: NightView): string {
+  if (view.overdueFindings.length === 0) return '';
+  const more = (view.overdue ?? 0) - view.overdueFindings.length;
+  return `<h2 class="overdue">Overdue: ${view.overdue} ${view.overdue === 1 ? 'finding' : 'findings'} past their due time</h2>
+${table(
+  `The ${view.overdueFindings.length} longest overdue${more > 0 ? ` (${more} more in the workbook's Findings, marked OVERDUE)` : ''}`,
+  ['finding', 'about', 'severity', 'at stake', 'due', 'first seen'],
+  view.overdueFindings.map((f) => [
+    `${text(f.title)} <small>(${text(f.code)})</small>`,
+    text(f.about),
+    text(f.severity),
+    `${text(f.currency ?? '')} ${amount(f.atStake)}`,
+    text(minute(f.dueAt)),
+    text(day(f.firstSeenAt)),
+  ]),
+  (column) => column === 3,
+)}`;
 }
 
 /** Per currency: the liability, the money at stake ("none" where clean), whether the roll-forward closes. */

@@ -7,7 +7,7 @@
  */
 import type { Severity } from '../checks/check.js';
 import { CHECKS, type CheckCode } from '../checks/index.js';
-import { breaksByAge } from '../findings/age.js';
+import { type AgedBreak, breaksByAge } from '../findings/age.js';
 import type { Finding } from '../findings/finding.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import { type CheckRunRow, type FindingsStore, summaryOf } from '../findings/store.js';
@@ -66,6 +66,37 @@ export interface FindingInWords {
   firstSeenAt: string;
 }
 
+/** An overdue finding in words, with when it fell due. */
+export type OverdueInWords = FindingInWords & { dueAt: string };
+
+/** How many overdue findings the page lists: the longest overdue first. */
+export const LISTED_OVERDUE = 20;
+
+/**
+ * The longest overdue findings of a run, kept as they stream past: at most {@link LISTED_OVERDUE},
+ * the earliest due first (then the most at stake), whatever the number overdue.
+ */
+export class OverdueList {
+  #kept: { dueAtMs: number; stakeCents: number; finding: FindingInWords }[] = [];
+
+  add(finding: Finding, dueAtMs: number): void {
+    this.#kept.push({ dueAtMs, stakeCents: finding.stakeCents, finding: inWords(finding) });
+    if (this.#kept.length > 10 * LISTED_OVERDUE) this.#trim();
+  }
+
+  list(): OverdueInWords[] {
+    this.#trim();
+    return this.#kept.map((k) => ({ ...k.finding, dueAt: iso(k.dueAtMs) }));
+  }
+
+  #trim(): void {
+    this.#kept.sort(
+      (a, b) => a.dueAtMs - b.dueAtMs || b.stakeCents - a.stakeCents || a.finding.about.localeCompare(b.finding.about),
+    );
+    this.#kept.length = Math.min(this.#kept.length, LISTED_OVERDUE);
+  }
+}
+
 /** What moved since the night before: counts, and figures before and now (never a difference computed here). */
 export interface SinceBefore {
   previousRunId: number;
@@ -91,6 +122,8 @@ export interface NightView {
   findings: number;
   bySeverity: Record<Severity, number>;
   overdue: number | null;
+  /** The longest overdue (at most {@link LISTED_OVERDUE}), as of the run's start: they lead the page. */
+  overdueFindings: OverdueInWords[];
   currencies: CurrencyOfNight[];
   trend: NightOfTrend[];
   openBreaks: { bucket: string; breaks: number; atStake: Record<string, string> }[];
@@ -127,8 +160,9 @@ export function inWords(f: Finding): FindingInWords {
 export async function nightViewOf(
   store: FindingsStore,
   run: CheckRunRow,
-  openBreaks: readonly Finding[],
+  openBreaks: readonly AgedBreak[],
   scope: Pick<ReportScope, 'merchantName'> = {},
+  overdue: readonly OverdueInWords[] = [],
 ): Promise<NightView> {
   const summary = summaryOf(run);
   const asOfMs = run.asOfMs ?? run.startedAtMs;
@@ -147,6 +181,7 @@ export async function nightViewOf(
     findings: summary.findings,
     bySeverity: summary.bySeverity,
     overdue: summary.overdue ?? null,
+    overdueFindings: [...overdue],
     currencies: currenciesOf(summary),
     trend: nights.map((night) => {
       const s = summaryOf(night);

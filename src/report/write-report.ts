@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
 import { ensureFolder, EXCLUSIVE, fileSystemError, letGoOfFile, replaceable, temporaryBeside } from '../paths.js';
-import { type RunSla, slaOfRun } from '../findings/sla.js';
+import { dueOf, isOverdue, type RunSla, slaOfRun } from '../findings/sla.js';
 import { exportFinding, type ExportedFinding, type Finding } from '../findings/finding.js';
 import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
@@ -19,9 +19,9 @@ import { reportSheets } from './report-sheets.js';
 import { reportTitle, type ReportScope } from './scope.js';
 import { freeRevision, reportBaseName } from './names.js';
 import { writeXlsx } from './xlsx-writer.js';
-import { isOpenBreak } from '../findings/age.js';
+import { type AgedBreak, agedBreakOf, isOpenBreak } from '../findings/age.js';
 import { nightPage } from './night-page.js';
-import { nightViewOf } from './night-view.js';
+import { nightViewOf, OverdueList } from './night-view.js';
 
 export interface ReportPaths {
   workbook: string;
@@ -86,9 +86,12 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
     await options.mirror.withSmallCache(async () => {
       const summary = summaryOf(run);
       // The CSV and JSON take each finding as the Findings sheet reads it: one read of the run's findings for the three.
-      const files = new FindingFiles(temporary, slaOfRun(summary));
+      const sla = slaOfRun(summary);
+      const files = new FindingFiles(temporary, sla);
+      // The longest overdue, to lead the page: judged as the run's summary counts them (at its start).
+      const overdue = new OverdueList();
       // The open breaks, for the page's ages: taken from the same one read of the findings.
-      const openBreaks: Finding[] = [];
+      const openBreaks: AgedBreak[] = [];
       try {
         await writeXlsx(
           temporary.workbook,
@@ -99,12 +102,14 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
             created: new Date(run.startedAtMs),
           },
           await reportSheets(options.mirror, store, run, options.scope, (finding) => {
-            if (isOpenBreak(finding)) openBreaks.push(finding);
+            if (isOpenBreak(finding)) openBreaks.push(agedBreakOf(finding));
+            const due = dueOf(finding, sla.rules);
+            if (due !== null && isOverdue(due, sla.asOfMs)) overdue.add(finding, due);
             return files.add(finding);
           }),
         );
         await files.end();
-        const view = await nightViewOf(store, run, openBreaks, options.scope);
+        const view = await nightViewOf(store, run, openBreaks, options.scope, overdue.list());
         writeFileSync(temporary.page, nightPage(view), { flag: EXCLUSIVE });
       } finally {
         await files.close();

@@ -12,6 +12,8 @@ import type { ExportedFinding, Finding } from '../../src/findings/finding.js';
 import { DEFAULT_SLA_RULES, dueOf, isOverdue, parseSlaRules } from '../../src/findings/sla.js';
 import { type Simulator, startSimulator } from '../../src/sim/simulator.js';
 import { clockAt, nightOf } from '../support/app.js';
+import { expectPageOfRecord } from '../support/pages.js';
+import type { RunSummary } from '../../src/app/night.js';
 import { listFindings } from '../../src/app/findings.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { testNow } from '../support/test-clock.js';
@@ -65,6 +67,7 @@ describe('a night four days after the first', () => {
   let findings: ExportedFinding[];
   let workbook: string;
   let overdue: number | undefined;
+  let laterRecord: RunSummary;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-sla-'));
@@ -76,6 +79,7 @@ describe('a night four days after the first', () => {
     const later = await nightOf(sim, db, join(dir, 'out'), { clock: clockAt(testNow() + 4 * 24 * HOUR) });
     if (!later.result.ok) throw new Error('the second night failed');
     overdue = later.result.record.overdue;
+    laterRecord = later.result.record;
     findings = JSON.parse(readFileSync(later.result.record.report.json, 'utf8')) as ExportedFinding[];
     workbook = later.result.record.report.workbook;
   }, 120_000);
@@ -108,6 +112,14 @@ describe('a night four days after the first', () => {
       .getRows(2, sheet.rowCount - 1)!
       .filter((r) => r.getCell(sheet.columnCount).value === 'OVERDUE');
     expect(marked).toHaveLength(late.length);
+  });
+
+  it("leads the night's page with the longest overdue findings, the earliest due first", () => {
+    const page = expectPageOfRecord(laterRecord.report.page, laterRecord, 2);
+    const late = findings.filter((f) => f.overdue);
+    expect(page.view.overdueFindings.length).toBe(Math.min(late.length, 20));
+    const earliest = Math.min(...late.map((f) => Date.parse(f.dueAt ?? '')));
+    expect(Date.parse(page.view.overdueFindings[0]!.dueAt)).toBe(earliest);
   });
 
   it('lists the overdue findings alone with --overdue, and refuses an SLA file it cannot read in one line', async () => {

@@ -82,6 +82,15 @@ export function expectPageOfRecord(path: string, record: RunSummary, nightsOnRec
   expect(liability.at(-1)?.slice(3).map(ungrouped)).toEqual(
     trendCurrencies.map((c) => record.liability[c]?.cardsRemaining ?? '—'),
   );
+  // The overdue lead the page, the longest overdue first, as many as the record counts (at most 20 listed).
+  const overdue = record.overdue ?? 0;
+  expect(page.view.overdueFindings).toHaveLength(Math.min(overdue, 20));
+  if (overdue > 0) {
+    expect(page.html).toContain(`Overdue: ${overdue} ${overdue === 1 ? 'finding' : 'findings'} past their due time`);
+    expect(page.html.indexOf('class="overdue"')).toBeLessThan(page.html.indexOf('<caption>Per currency'));
+    const dues = page.view.overdueFindings.map((f) => f.dueAt);
+    expect(dues).toEqual([...dues].sort());
+  } else expect(page.html).not.toContain('class="overdue"');
   const breaks = tableOf(page, 'Open breaks by age at the cut-off');
   const open = breaks.reduce((n, [, count = '0']) => n + Number(count), 0);
   expect(open).toBe(record.bySeverity.error + record.bySeverity.warning - record.accepted);
