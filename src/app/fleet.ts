@@ -105,6 +105,18 @@ function emptyRow(mirror: string, standing: Standing, problem: string | null): M
   };
 }
 
+/**
+ * Why a mirror could not be read, in one line, as fleet names it: the mirrors are its arguments,
+ * so the words the mirror's opening uses for `--db` name the argument instead.
+ */
+function unreadable(error: unknown, location: string): string {
+  const message = oneLine((error as Error).message)
+    .replace(/^--db /, '')
+    .replace(/give --db the mirror's file/g, "name the mirror's file");
+  // The row names the mirror already.
+  return message.startsWith(`${location}: `) ? message.slice(location.length + 2) : message;
+}
+
 /** One mirror's row; a mirror that cannot be opened or read is a row that says why. */
 async function merchantRow(location: string, nowMs: number, lateAfterHours: number): Promise<MerchantRow> {
   const mirror = shownMirror(location);
@@ -112,7 +124,7 @@ async function merchantRow(location: string, nowMs: number, lateAfterHours: numb
   try {
     opened = await openForReading(location, 'run');
   } catch (error) {
-    return emptyRow(mirror, 'unreadable', oneLine((error as Error).message));
+    return emptyRow(mirror, 'unreadable', unreadable(error, mirror));
   }
   try {
     const store = findingsStore(opened);
@@ -160,7 +172,7 @@ async function merchantRow(location: string, nowMs: number, lateAfterHours: numb
       liability: Object.fromEntries((summary?.rollForward ?? []).map((r) => [r.currency, r.cardsRemaining])),
     };
   } catch (error) {
-    return emptyRow(mirror, 'unreadable', oneLine((error as Error).message));
+    return emptyRow(mirror, 'unreadable', unreadable(error, mirror));
   } finally {
     await opened.close();
   }
@@ -175,6 +187,7 @@ export async function mirrorsOf(named: readonly string[], servers: readonly stri
 
 /** A merchant in one line: its standing, mirror, last night and what it needs. */
 export function merchantLine(m: MerchantRow): string {
+  if (m.standing === 'unreadable') return `${'UNREADABLE'.padEnd(10)} ${m.mirror} — ${m.problem}`;
   const night = m.lastNight
     ? `run ${m.lastNight.runId} ${m.lastNight.verdict}, ${m.lastNight.hoursAgo} h ago`
     : 'no night';

@@ -1,4 +1,5 @@
 import { examine, type DoctorSettings } from '../app/doctor.js';
+import { terminalWidth, wrapText } from '../fit-width.js';
 
 export interface DoctorOptions extends DoctorSettings {
   /** One JSON object instead of lines: {ok, checks: [{ok, subject, text}]}. */
@@ -13,7 +14,14 @@ export async function doctor(options: DoctorOptions): Promise<void> {
   const lines = await examine(options, (line) => {
     // --quiet: the failures alone, so a clean doctor prints nothing.
     if (!options.json && !(options.quiet && line.ok))
-      write(`${line.ok ? 'ok  ' : 'FAIL'}  ${line.subject}: ${line.text}\n`);
+      // In a narrow terminal a fix wraps between words, under its line's text.
+      write(
+        wrapText(
+          `${line.ok ? 'ok  ' : 'FAIL'}  ${line.subject}: ${line.text}\n`,
+          terminalWidth(process.stdout),
+          '      ',
+        ),
+      );
   });
   const ok = lines.every((line) => line.ok);
   process.exitCode = ok ? 0 : 2;

@@ -68,7 +68,12 @@ describe(`every merchant at once (${BACKEND_NAME})`, () => {
       'breaks',
       'reconciled',
     ]);
-    for (const row of fleet.merchants.slice(0, unreadable.length)) expect(row.problem).toMatch(/\S/);
+    for (const row of fleet.merchants.slice(0, unreadable.length)) {
+      expect(row.problem).toMatch(/\S/);
+      // The mirrors are fleet's arguments: no --db in why one cannot be read, nor the mirror named twice.
+      expect(row.problem).not.toContain('--db');
+      expect(row.problem?.startsWith(row.mirror)).toBe(false);
+    }
     for (const name of ['planted', 'quiet'] as const) {
       const row = rowOf(fleet.merchants, dbs[name])!;
       const night = nights[name];

@@ -139,7 +139,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
     120_000,
   );
 
-  it('fits the night, the check, history, a SQL table and a long message in 80 columns, wrapping between words', async () => {
+  it('fits the night, the check, history, a SQL table, a long message and the doctor in 80 columns, wrapping between words', async () => {
     const db = mirrorAt(dir, 'narrow');
     const out = join(dir, 'narrow-reports');
     const screens = [
@@ -154,6 +154,8 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
       ]),
       // Every setting missing: the longest message the tool says.
       await screen(80, ['sync', '--db', mirrorAt(dir, 'no-settings')], false),
+      // The doctor with nothing set: a line each, every fix wrapped under its line's text.
+      await screen(80, ['doctor', '--db', mirrorAt(dir, 'no-settings')], false),
     ];
     // A file's path is one word that cannot break: it may run on; every other line fits.
     for (const lines of screens)
@@ -164,5 +166,7 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
     for (const line of screens[1]!) expect(line, line).not.toMatch(/[\d,]+\.\d?$/);
     expect(screens[2]![0]).toMatch(/^run +started \(UTC\) .*verdict +findings/);
     expect(screens[4]!.join(' ')).toMatch(/GIFTCARD_API_URL/);
+    expect(screens[5]![0]).toMatch(/^FAIL {2}GIFTCARD_API_URL: /);
+    expect(screens[5]!.filter((line) => line.startsWith('      ')).length).toBeGreaterThan(0);
   }, 120_000);
 });
