@@ -157,6 +157,33 @@ describe.runIf(canPrint)('the demo workbook, printed', () => {
     }
   });
 
+  it("states on page 1, printed, what a reader asks first: the merchant, date and cut-off in the title and the footer, the liability and money at stake per currency, the largest findings in words, how the night's and the month's differences relate", () => {
+    const first = text.split('\f')[0]!;
+    const flat = first.replace(/\s+/g, ' ');
+    // Title and footer: merchant, the night's date, its cut-off, the verdict and the run.
+    expect(first).toMatch(
+      /^\s*merchant [0-9a-f]{8}: reconciliation of \d{4}-\d\d-\d\d, data as of \d\d:\d\d UTC \(check run 1\)/,
+    );
+    expect(first).toMatch(
+      /merchant [0-9a-f]{8} — \d{4}-\d\d-\d\d \d\d:\d\d UTC — BREAKS, run 1 +Summary +Page 1 of \d+/,
+    );
+    // The liability per currency, and money at stake with "none" for the clean currencies.
+    expect(flat).toMatch(
+      /Gift card liability EUR [\d,.]+ · GBP [\d,.]+ · INR [\d,.]+ · USD [\d,.]+: what the cards hold at the cut-off/,
+    );
+    expect(flat).toMatch(/Money at stake USD [\d,.]+ EUR, GBP, INR: none/);
+    // The largest findings in words: the catalogue's titles, with the card or record.
+    expect(flat).toMatch(/Largest findings USD [\d,.]+ [A-Z][a-z].*?: (card|booksRow|dpOrder) /);
+    // The night's roll-forward difference against the month so far's, in its parts.
+    expect(flat).toMatch(
+      /Roll-forward that does not close USD -12\.00 cards hold − closing = .* cards − flows this month .* service − cards/,
+    );
+    // Legible at 60 dpi: the page renders as a picture of its own.
+    const png = join(dir, 'first-60dpi');
+    expect(spawnSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', pdf, png]).status).toBe(0);
+    expect(statSync(`${png}.png`).size).toBeGreaterThan(20_000);
+  });
+
   it('keeps the roll-forward with its result on one page of the Summary, and no result cut', () => {
     const summaryPages = text.split('\f').filter((page) => / Summary +Page \d+ of/.test(page));
     const page = summaryPages.find((p) => p.includes('Gift card liability roll-forward'));
