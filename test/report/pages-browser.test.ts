@@ -8,7 +8,7 @@
  * the browser shows state the JSON's figures, and each page prints to PDF on A4.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +19,8 @@ import { writeFleet } from '../../src/app/fleet-page.js';
 import type { RunSummary } from '../../src/app/night.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { clockAt, demoOf, nightOf } from '../support/app.js';
-import { expectPageOfRecord } from '../support/pages.js';
+import { expectPageOfRecord, HOSTILE_VIEW } from '../support/pages.js';
+import { nightPage } from '../../src/report/night-page.js';
 import { hasProgram, programPath } from '../support/programs.js';
 import { testNow } from '../support/test-clock.js';
 import { mirrorAt } from '../support/test-db.js';
@@ -32,6 +33,8 @@ interface Opened {
   page: Page;
   errors: string[];
   requests: string[];
+  /** Every alert, confirm or prompt it opened (a script it should never have run). */
+  dialogs: string[];
 }
 
 describe.runIf(canBrowse)('the pages in a browser (Chromium, headless)', () => {
@@ -71,7 +74,12 @@ describe.runIf(canBrowse)('the pages in a browser (Chromium, headless)', () => {
     const page = await browser.newPage({ viewport });
     const errors: string[] = [];
     const requests: string[] = [];
+    const dialogs: string[] = [];
     const url = pathToFileURL(path).href;
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
     });
@@ -80,7 +88,7 @@ describe.runIf(canBrowse)('the pages in a browser (Chromium, headless)', () => {
       if (request.url() !== url) requests.push(request.url());
     });
     await page.goto(url, { waitUntil: 'load' });
-    return { page, errors, requests };
+    return { page, errors, requests, dialogs };
   }
 
   /** Prints the open page to PDF (A4 unless landscape) and reads it back with poppler. */
@@ -144,6 +152,22 @@ describe.runIf(canBrowse)('the pages in a browser (Chromium, headless)', () => {
         await page.close();
       }
     });
+
+  it('runs no script and asks nothing of the network for text that reads as markup', async () => {
+    const path = join(dir, 'hostile.html');
+    writeFileSync(path, nightPage(HOSTILE_VIEW));
+    const { page, errors, requests, dialogs } = await open(path);
+    try {
+      expect(errors).toEqual([]);
+      expect(requests).toEqual([]);
+      expect(dialogs).toEqual([]);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.evaluate(() => document.body.dataset['charts'])).toBe('4');
+      expect(await page.locator('h1').innerText()).toContain('</script><script>alert(1)</script>');
+    } finally {
+      await page.close();
+    }
+  });
 
   it('shows every merchant of the fleet as its JSON states them, and prints it on A4 landscape', async () => {
     const fleet = JSON.parse(readFileSync(pages.fleetJson, 'utf8')) as {

