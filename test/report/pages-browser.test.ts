@@ -163,7 +163,7 @@ describe.runIf(canBrowse)('the pages in a browser (Chromium, headless)', () => {
       expect(dialogs).toEqual([]);
       expect(await page.locator('img').count()).toBe(0);
       expect(await page.evaluate(() => document.body.dataset['charts'])).toBe('4');
-      expect(await page.locator('h1').innerText()).toContain('</script><script>alert(1)</script>');
+      expect(await page.locator('h1').textContent()).toContain('</script><script>alert(1)</script>');
     } finally {
       await page.close();
     }
