@@ -1,8 +1,8 @@
 /**
- * Writes one check run's outputs into a folder: the workbook for auditors, and the findings as
- * CSV and as JSON for machines. Each file is written under a temporary name and renamed only
- * when all three are complete: a failed report never leaves a half-written file under a final
- * name, and earlier runs' files stay.
+ * Writes one check run's outputs into a folder: the workbook for auditors, the findings as CSV
+ * and as JSON for machines, and the night's page for a reader who would rather see. Each file is
+ * written under a temporary name and renamed only when all four are complete: a failed report
+ * never leaves a half-written file under a final name, and earlier runs' files stay.
  */
 import type { Mirror } from '../db/mirror.js';
 import { createWriteStream, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
