@@ -393,7 +393,7 @@ function declareRun(program: Command, { db, out, signKey, checkpoints }: Shared)
       'the nightly job: sync, check, confirm each gift card error against the service, and write the reports, under one lock',
     )
     .addOption(db())
-    .addOption(out('where the workbook, CSV and JSON go (or LEDGER_RECON_OUT)'))
+    .addOption(out('where the workbook, CSV, JSON and page go (or LEDGER_RECON_OUT)'))
     .option('--full', 'a complete sync pass (run weekly)')
     .option('--json', 'print one summary object on stdout (run id, verdict, counts, report paths)')
     .addOption(init())
@@ -468,11 +468,11 @@ function declareBooks(program: Command, { db }: Shared): void {
 function declareReport(program: Command, { db, out, signKey, checkpoints }: Shared): void {
   program
     .command('report')
-    .description('write the workbook, CSV and JSON of a check run (the newest by default) from the mirror')
+    .description('write the workbook, CSV, JSON and page of a check run (the newest by default) from the mirror')
     .addOption(db())
     .addOption(out('where the files go (or LEDGER_RECON_OUT)'))
     .addOption(runId())
-    .option('--json', 'print one object: {runId, workbook, csv, json, evidence}')
+    .option('--json', 'print one object: {runId, workbook, csv, json, page, evidence}')
     .addOption(signKey())
     .addOption(checkpoints())
     .addOption(preparer())
