@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -16,6 +17,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -105,12 +107,30 @@ beforeAll(async () => {
   chmodSync(dir, 0o755);
   prefix = join(dir, 'opt', 'ledger-recon');
   sim = await startSimulator({ seed: 7, size: 'tiny' });
-  // The build stage as Docker would run it, /opt/ledger-recon in a folder of the test's own. Its
-  // toolchain (apt-get) is this machine's; its `npm ci` is the checkout's own, which built dist/.
+  // The build stage as Docker would run it, in a build context of the test's own: what its COPY
+  // lines copy from the checkout, into its WORKDIR (never the checkout itself: its `npm run build`
+  // would rewrite the dist/ every other test's CLI runs from, mid-run), and /opt/ledger-recon in a
+  // folder of the test's own. Its toolchain (apt-get) is this machine's; its `npm ci` is the
+  // checkout's own node_modules, linked.
+  const work = join(dir, 'build');
+  mkdirSync(work);
+  symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
+  for (const copy of all(buildStage, 'COPY')) {
+    const words = copy.split(/\s+/);
+    const destination = words.pop() ?? '.';
+    for (const source of words)
+      cpSync(
+        join(ROOT, source),
+        destination.endsWith('/') ? join(work, destination, source) : join(work, destination),
+        {
+          recursive: true,
+        },
+      );
+  }
   for (const step of all(buildStage, 'RUN')) {
     if (/^apt-get\b/.test(step) || /^npm ci\b/.test(step)) continue;
     const result = await run('sh', ['-c', step.replaceAll('/opt/ledger-recon', prefix)], {
-      cwd: ROOT,
+      cwd: work,
       env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_loglevel: 'error' },
     });
     expect(result.status, `${step}\n${result.stderr}`).toBe(0);
