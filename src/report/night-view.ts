@@ -13,7 +13,7 @@ import type { CheckRunSummary } from '../findings/summary.js';
 import { type CheckRunRow, type FindingsStore, summaryOf } from '../findings/store.js';
 import { waterfallOf, type WaterfallStep } from '../ledger/rollforward.js';
 import { formatCents } from '../money.js';
-import type { ReportScope } from './scope.js';
+import { type ReportScope, reportTitle } from './scope.js';
 
 /** How many nights the trends reach back, this one included. */
 export const TREND_NIGHTS = 90;
@@ -170,7 +170,8 @@ export async function nightViewOf(
   const { buckets, oldest } = breaksByAge(openBreaks, asOfMs);
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
   return {
-    title: `${scope.merchantName ?? (run.merchantId === null ? 'every merchant' : `merchant ${run.merchantId}`)} — ${iso(asOfMs).slice(0, 16).replace('T', ' ')} UTC — ${summary.verdict}, run ${run.checkRunId}`,
+    // The workbook's own title, which its every printed footer repeats.
+    title: reportTitle(scope, run, summary.verdict),
     merchant: scope.merchantName ?? (run.merchantId === null ? 'Every merchant' : `Merchant ${run.merchantId}`),
     merchantId: run.merchantId,
     runId: run.checkRunId,
