@@ -261,3 +261,41 @@ describe('one truth per figure: balances and the liability are the ledger stageâ
     expect(outside.flatMap(secondDefinitions)).toEqual([]);
   });
 });
+
+describe('one view of the night, four writers', () => {
+  /** The night's outputs: the workbook's Summary and Findings sheets, the CSV and JSON (write-report.ts), the page. */
+  const WRITERS = [
+    join('report', 'sheets', 'summary.ts'),
+    join('report', 'sheets', 'findings.ts'),
+    join('report', 'write-report.ts'),
+    join('report', 'night-page.ts'),
+  ];
+  /** Computing a figure of the night, or reading one from a store. */
+  const COMPUTES =
+    /\b(moneyAtStakeCents|isMaterial|dueOf|isOverdue|standingOf|exportFinding|nightAgainstMonth|breaksByAge|waterfallOf|slaOfRun|findingsOfNight)\(|\.(stakesOf|findingsOf|largestOf|rollForwardOf|matchRates|counts|count|previousCompleteRun|completedThrough)\(/g;
+  const computing = (file: string): string[] =>
+    [...readFileSync(join(SRC, file), 'utf8').matchAll(COMPUTES)].map((m) => `${file}: ${m[0]}`);
+
+  it('computes the view in one place, which the guard sees (night-view.ts and night-findings.ts)', () => {
+    const found = [join('report', 'night-view.ts'), join('report', 'night-findings.ts')].flatMap(computing).join('\n');
+    for (const what of ['standingOf(', 'moneyAtStakeCents(', 'nightAgainstMonth(', '.largestOf(', '.stakesOf('])
+      expect(found).toContain(what);
+  });
+
+  it('lets no writer compute a figure or read one from a store: each writes the view', () => {
+    expect(WRITERS.flatMap(computing)).toEqual([]);
+    // And each is handed the view: the Summary and the page take it whole.
+    expect(readFileSync(join(SRC, 'report', 'sheets', 'summary.ts'), 'utf8')).toMatch(/summaryRows\(view: NightView/);
+    expect(readFileSync(join(SRC, 'report', 'night-page.ts'), 'utf8')).toMatch(/nightPage\(view: NightAtAGlance/);
+  });
+
+  it("keeps the nightly report clear of the close's writer", () => {
+    const nightly = [...sources(join(SRC, 'report'))].filter(
+      (file) => !/(write-close|liability-sheets|close|hledger-export|roll-forward-sheet)\.ts$/.test(file),
+    );
+    const closeWriters = [...sources(SRC)]
+      .flatMap(importsOf)
+      .filter((i) => nightly.includes(i.from) && /(write-close|liability-sheets)(\.js)?$/.test(i.to));
+    expect(closeWriters.map((i) => relative(SRC, i.from))).toEqual([]);
+  });
+});

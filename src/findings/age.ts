@@ -53,12 +53,6 @@ export type AgedBreak = Pick<
   'code' | 'severity' | 'state' | 'currency' | 'stakeCents' | 'stakeKey' | 'firstSeenAtMs' | 'fingerprint'
 >;
 
-/** The break's fields the ages read, alone (a report holds every open break of its night until its page is written). */
-export function agedBreakOf(f: AgedBreak): AgedBreak {
-  const { code, severity, state, currency, stakeCents, stakeKey, firstSeenAtMs, fingerprint } = f;
-  return { code, severity, state, currency, stakeCents, stakeKey, firstSeenAtMs, fingerprint };
-}
-
 /** The open breaks among `findings` by age at `nowMs`, every bucket listed (empty ones too), and the oldest. */
 export function breaksByAge(
   findings: readonly AgedBreak[],

@@ -6,7 +6,7 @@ import type { FindingDraft, RecordRef, Severity } from '../checks/check.js';
 import type { CheckCode } from '../checks/index.js';
 import { formatCents } from '../money.js';
 import { sha256Hex } from '../hash.js';
-import { dueOf, isOverdue, type RunSla } from './sla.js';
+import { dueOf, isOverdue, type RunSla, type SlaFinding } from './sla.js';
 
 /** A finding's standing in the files: every output spells these the same way. */
 export const FINDING_STATES = ['new', 'open', 'accepted'] as const;
@@ -133,8 +133,35 @@ function decimal(unit: Finding['unit'], value: number | null): string | null {
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
+/**
+ * What a night says of one finding beyond what it recorded: its due time by the run's exception
+ * SLA rules, whether that has passed at the run's as-of instant, and whether the money it puts
+ * at stake is material. Computed once per finding; the Findings sheet, the CSV, the JSON and the
+ * night's page each write it.
+ */
+export interface Standing {
+  dueAtMs: number | null;
+  overdue: boolean;
+  material: boolean;
+}
+
+/** The standing of a finding under the run's SLA and the report's materiality. */
+export function standingOf(
+  finding: SlaFinding,
+  sla: RunSla,
+  materiality: Materiality = new Map<string, number>(),
+): Standing {
+  const dueAtMs = dueOf(finding, sla.rules);
+  return { dueAtMs, overdue: isOverdue(dueAtMs, sla.asOfMs), material: isMaterial(finding, materiality) };
+}
+
+/** A finding as the files export it, its due time by the run's SLA. */
 export function exportFinding(finding: Finding, sla: RunSla): ExportedFinding {
-  const due = dueOf(finding, sla.rules);
+  return exportedFinding(finding, standingOf(finding, sla));
+}
+
+/** A finding as the files export it, with its standing computed once (standingOf). */
+export function exportedFinding(finding: Finding, standing: Pick<Standing, 'dueAtMs' | 'overdue'>): ExportedFinding {
   return {
     runId: finding.checkRunId,
     code: finding.code,
@@ -160,8 +187,8 @@ export function exportFinding(finding: Finding, sla: RunSla): ExportedFinding {
     acceptedAt: iso(finding.acceptance?.acceptedAtMs),
     acceptedUntil: iso(finding.acceptance?.untilMs),
     acceptanceEnded: finding.acceptanceEnded,
-    dueAt: iso(due),
-    overdue: isOverdue(due, sla.asOfMs),
+    dueAt: iso(standing.dueAtMs),
+    overdue: standing.overdue,
   };
 }
 

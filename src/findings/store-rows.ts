@@ -39,17 +39,59 @@ export function stakeOf(
     : { stakeKey: row.stakeKey, stakeCents: row.stakeCents };
 }
 
-/** A finding's code, severity, state and stake: what the Summary's counts and money at stake need of it. */
-export type FindingStake = Pick<Finding, 'code' | 'severity' | 'state' | 'currency' | 'stakeCents' | 'stakeKey'>;
+/**
+ * A finding without its measures, message and records: what the night's view counts, ages and
+ * judges due of every finding (code, severity, state, stake, age), and what it is about.
+ */
+export type FindingStake = Pick<
+  Finding,
+  | 'code'
+  | 'severity'
+  | 'state'
+  | 'currency'
+  | 'stakeCents'
+  | 'stakeKey'
+  | 'fingerprint'
+  | 'firstSeenAtMs'
+  | 'ageDays'
+  | 'entityType'
+  | 'entityId'
+  | 'giftCardId'
+>;
 
 /** The stake part of a stored finding row. */
 export function findingStakeOf(
   row: Pick<
     FindingRow,
-    'code' | 'severity' | 'state' | 'currency' | 'stakeKey' | 'stakeCents' | 'fingerprint' | 'unit' | 'difference'
+    | 'code'
+    | 'severity'
+    | 'state'
+    | 'currency'
+    | 'stakeKey'
+    | 'stakeCents'
+    | 'fingerprint'
+    | 'unit'
+    | 'difference'
+    | 'firstSeenAtMs'
+    | 'ageDays'
+    | 'entityType'
+    | 'entityId'
+    | 'giftCardId'
   >,
 ): FindingStake {
-  return { code: codeOf(row.code), severity: row.severity, state: row.state, currency: row.currency, ...stakeOf(row) };
+  return {
+    code: codeOf(row.code),
+    severity: row.severity,
+    state: row.state,
+    currency: row.currency,
+    ...stakeOf(row),
+    fingerprint: row.fingerprint,
+    firstSeenAtMs: row.firstSeenAtMs,
+    ageDays: row.ageDays,
+    entityType: row.entityType as Finding['entityType'],
+    entityId: row.entityId,
+    giftCardId: row.giftCardId,
+  };
 }
 
 /** A stored finding row back as a Finding. */

@@ -35,6 +35,11 @@ const STAKE_COLUMNS = [
   findings.fingerprint,
   findings.unit,
   findings.difference,
+  findings.firstSeenAtMs,
+  findings.ageDays,
+  findings.entityType,
+  findings.entityId,
+  findings.giftCardId,
 ] as const;
 
 /** Findings handed over at a time. */
@@ -83,15 +88,33 @@ export class WholeRun {
       }));
   }
 
-  /** A run's findings' codes, severities, states and stakes (the Summary's), in no order: a few columns of each, not the whole finding. */
+  /** A run's findings without their measures, message and records (the night's view's), in no order: a few columns of each, not the whole finding. */
   async *stakesOf(checkRunId: number): AsyncGenerator<FindingStake[]> {
     const rows = this.#c.readRaw<RowOf<typeof STAKE_COLUMNS>>(
       `SELECT ${selectList(STAKE_COLUMNS)} FROM findings WHERE check_run_id = ?`,
       { onAThread: true },
     );
     for await (const batch of rows.batches([checkRunId], READ_ROWS))
-      yield batch.map(([code, severity, state, currency, stakeKey, stakeCents, fingerprint, unit, difference]) =>
-        findingStakeOf({ code, severity, state, currency, stakeKey, stakeCents, fingerprint, unit, difference }),
+      yield batch.map(
+        ([code, severity, state, currency, stakeKey, stakeCents, fingerprint, unit, difference, ...about]) => {
+          const [firstSeenAtMs, ageDays, entityType, entityId, giftCardId] = about;
+          return findingStakeOf({
+            code,
+            severity,
+            state,
+            currency,
+            stakeKey,
+            stakeCents,
+            fingerprint,
+            unit,
+            difference,
+            firstSeenAtMs,
+            ageDays,
+            entityType,
+            entityId,
+            giftCardId,
+          });
+        },
       );
   }
 }

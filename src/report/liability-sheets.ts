@@ -28,6 +28,7 @@ import { liabilitySettingsFile } from '../ledger/liability-settings.js';
 import { formatRate, rateText } from '../ledger/rate.js';
 import { csvField, csvFigure } from './neutralise.js';
 import type { Cell, SheetSpec } from './xlsx-writer.js';
+import { noteRows } from './notes.js';
 
 /** The liability sheets' names, in the workbook's order after the close's own. */
 export const LIABILITY_SHEETS = [
@@ -52,32 +53,6 @@ const SOURCES = {
   ifrs9:
     'IFRS 9 3.3.1: a stored-value card that is a financial liability is derecognised only when extinguished (redeemed, expired or remitted); no breakage is recognised before',
 };
-
-/** The widest line of text a free-form sheet prints beside its label before it goes on to the next row (at the sheets' widths, one page wide). */
-const LINE = 105;
-
-/**
- * A label and its text as rows of notes (each runs on into the empty cells to its right), the
- * text broken between words into lines of at most LINE characters: long text neither widens a
- * column of figures nor runs off the page.
- */
-export function noteRows(label: string, text: string, width = LINE): Cell[][] {
-  return linesOf(text, width).map((l, i): Cell[] => [i === 0 ? label : null, { note: l }]);
-}
-
-/** Text broken between words into lines of at most `width` characters (a word longer than that stands alone). */
-export function linesOf(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') lines.push(line);
-  return lines;
-}
 
 const money = (cents: number | null, currency: string): Cell => (cents === null ? null : { cents, currency });
 const program = (id: string | null): string => id ?? '(no program)';

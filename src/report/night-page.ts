@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { groupThousands } from '../money.js';
-import type { NightView } from './night-view.js';
+import type { NightAtAGlance } from './night-view.js';
 
 let chartLibrary: string | undefined;
 
@@ -108,7 +108,7 @@ const DRAW = `
 `;
 
 /** The night's page: the view's figures as tables, its charts drawn by the inlined Chart.js. */
-export function nightPage(view: NightView): string {
+export function nightPage(view: NightAtAGlance): string {
   const severities = ['error', 'warning', 'info'] as const;
   const nights = `${view.trend.length} ${view.trend.length === 1 ? 'night' : 'nights'}`;
   // The view as the script reads it; `<` escaped so no text in it can end the script element.
@@ -146,7 +146,7 @@ ${waterfallSection(view)}
 }
 
 /** The longest overdue findings, leading the page when there are any. */
-function overdueSection(view: NightView): string {
+function overdueSection(view: NightAtAGlance): string {
   if (view.overdueFindings.length === 0) return '';
   const more = (view.overdue ?? 0) - view.overdueFindings.length;
   return `<h2 class="overdue">Overdue: ${view.overdue} ${view.overdue === 1 ? 'finding' : 'findings'} past their due time</h2>
@@ -166,7 +166,7 @@ ${table(
 }
 
 /** Per currency: the liability, the money at stake ("none" where clean), whether the roll-forward closes. */
-function currencySection(view: NightView): string {
+function currencySection(view: NightAtAGlance): string {
   return table(
     'Per currency',
     ['currency', 'gift card liability', 'money at stake', 'roll-forward'],
@@ -181,7 +181,7 @@ function currencySection(view: NightView): string {
 }
 
 /** The findings that put the most money at stake, in words. */
-function largestSection(view: NightView): string {
+function largestSection(view: NightAtAGlance): string {
   return view.largest.length === 0
     ? '<p>No open finding puts money at stake.</p>'
     : table(
@@ -199,7 +199,7 @@ function largestSection(view: NightView): string {
 }
 
 /** Open breaks by age at the cut-off, and the oldest. */
-function ageSection(view: NightView): string {
+function ageSection(view: NightAtAGlance): string {
   return `<p>${view.oldestBreak ? `The oldest: ${text(view.oldestBreak.title)} (${text(view.oldestBreak.code)}), open ${view.oldestBreak.ageHours} h, since ${text(day(view.oldestBreak.firstSeenAt))}.` : 'No break is open.'}</p>
 ${figure(
   'chart-age',
@@ -220,7 +220,7 @@ ${figure(
 }
 
 /** The liability per currency, night by night. */
-function liabilitySection(view: NightView): string {
+function liabilitySection(view: NightAtAGlance): string {
   const currencies = [...new Set(view.trend.flatMap((n) => Object.keys(n.liability)))].sort();
   return figure(
     'chart-liability',
@@ -240,7 +240,7 @@ function liabilitySection(view: NightView): string {
 }
 
 /** The findings per severity, night by night. */
-function severitySection(view: NightView): string {
+function severitySection(view: NightAtAGlance): string {
   const severities = ['error', 'warning', 'info'] as const;
   return figure(
     'chart-severity',
@@ -255,7 +255,7 @@ function severitySection(view: NightView): string {
 }
 
 /** The month to date's roll-forward per currency and program, as waterfalls. */
-function waterfallSection(view: NightView): string {
+function waterfallSection(view: NightAtAGlance): string {
   return view.waterfalls.length === 0
     ? '<p>This run kept no month to date (a run recorded before it was kept, or a cut-off on the first instant of a month).</p>'
     : view.waterfalls
@@ -278,7 +278,7 @@ function waterfallSection(view: NightView): string {
         .join('\n');
 }
 /** What changed since the night before, as both nights recorded it. */
-function sinceSection(view: NightView): string {
+function sinceSection(view: NightAtAGlance): string {
   const since = view.since;
   if (!since) return '<p>This is the first night on record.</p>';
   const parts = [

@@ -1,20 +1,28 @@
 /**
- * The night as its page shows it, computed once from the mirror: the verdict and money per
- * currency, the liability and the findings per severity over the last nights, the open breaks
- * by age, the month's roll-forward as a waterfall, the largest findings in words, and what
- * changed since the night before. Every figure is one the night recorded (its summary) or one
- * the findings stage computes; the page only writes them.
+ * The night, computed once from the mirror: what the workbook's Summary, the findings files and
+ * the night's page each write, and none computes again. The verdict and money per currency, the
+ * liability and its roll-forward, the month to date and how it relates to the night's, the
+ * findings by code with their standing and money, the open breaks by age and the overdue, the
+ * largest findings in words, the nights before (the trends, and what changed since the last),
+ * and what the night covered (its sync, its records, the merchant's books). Every figure is one
+ * the night recorded (its summary) or one the findings, ledger or books stage computes.
  */
 import type { Severity } from '../checks/check.js';
 import { CHECKS, type CheckCode } from '../checks/index.js';
-import { type AgedBreak, breaksByAge } from '../findings/age.js';
-import type { Finding } from '../findings/finding.js';
+import type { CodeOfNight } from './night-findings.js';
 import type { CheckRunSummary } from '../findings/summary.js';
-import { type CheckRunRow, type FindingsStore, summaryOf } from '../findings/store.js';
-import { waterfallOf, type WaterfallStep } from '../ledger/rollforward.js';
-import { formatCents } from '../money.js';
+import { slaOfRun } from '../findings/sla.js';
+import { type CheckRunRow, type FindingsStore, type RollForwardRow, summaryOf } from '../findings/store.js';
+import { type NightAgainstMonth, nightAgainstMonth, waterfallOf, type WaterfallStep } from '../ledger/rollforward.js';
+import { cents, formatCents } from '../money.js';
+import type { Mirror } from '../db/mirror.js';
+import { MirrorError } from '../errors.js';
+import { BooksStore } from '../books/store.js';
+import { type CountedTable, ReportStore } from './store.js';
+import type { PeriodClose } from './close.js';
 import { type ReportScope, reportTitle } from './scope.js';
-
+import { centsRecord, type FindingInWords, findingsOfNight, inWords, type OverdueInWords } from './night-findings.js';
+import { monthToDateOf } from './sheets/month-to-date.js';
 /** How many nights the trends reach back, this one included. */
 export const TREND_NIGHTS = 90;
 /** How many findings the page states in words. */
@@ -55,48 +63,6 @@ export interface Waterfall {
   closes: boolean;
 }
 
-/** A finding in words: the catalogue's title, what it is about, the money at stake. */
-export interface FindingInWords {
-  code: CheckCode;
-  severity: Severity;
-  title: string;
-  about: string;
-  currency: string | null;
-  atStake: string;
-  firstSeenAt: string;
-}
-
-/** An overdue finding in words, with when it fell due. */
-export type OverdueInWords = FindingInWords & { dueAt: string };
-
-/** How many overdue findings the page lists: the longest overdue first. */
-export const LISTED_OVERDUE = 20;
-
-/**
- * The longest overdue findings of a run, kept as they stream past: at most {@link LISTED_OVERDUE},
- * the earliest due first (then the most at stake), whatever the number overdue.
- */
-export class OverdueList {
-  #kept: { dueAtMs: number; stakeCents: number; finding: FindingInWords }[] = [];
-
-  add(finding: Finding, dueAtMs: number): void {
-    this.#kept.push({ dueAtMs, stakeCents: finding.stakeCents, finding: inWords(finding) });
-    if (this.#kept.length > 10 * LISTED_OVERDUE) this.#trim();
-  }
-
-  list(): OverdueInWords[] {
-    this.#trim();
-    return this.#kept.map((k) => ({ ...k.finding, dueAt: iso(k.dueAtMs) }));
-  }
-
-  #trim(): void {
-    this.#kept.sort(
-      (a, b) => a.dueAtMs - b.dueAtMs || b.stakeCents - a.stakeCents || a.finding.about.localeCompare(b.finding.about),
-    );
-    this.#kept.length = Math.min(this.#kept.length, LISTED_OVERDUE);
-  }
-}
-
 /** What moved since the night before: counts, and figures before and now (never a difference computed here). */
 export interface SinceBefore {
   previousRunId: number;
@@ -110,7 +76,11 @@ export interface SinceBefore {
   codes: { code: CheckCode; title: string; before: number; now: number }[];
 }
 
-export interface NightView {
+export type { CodeOfNight, FindingInWords, OverdueInWords } from './night-findings.js';
+export { LISTED_OVERDUE } from './night-findings.js';
+
+/** The night at a glance: what its page shows (night-page.ts), each figure also in the workbook. */
+export interface NightAtAGlance {
   title: string;
   merchant: string;
   merchantId: string | null;
@@ -133,42 +103,84 @@ export interface NightView {
   since: SinceBefore | null;
 }
 
+/** The night's view: what it shows at a glance, and what the workbook's Summary adds. */
+export interface NightView extends NightAtAGlance {
+  /** What the night recorded: its summary, whose counts the workbook's Summary states. */
+  recorded: CheckRunSummary;
+  about: AboutNight;
+  /** The findings by code, worst severity first: their states, material count and money at stake. */
+  byCode: CodeOfNight[];
+  /** Findings whose money at stake reaches the materiality set for their currency. */
+  material: number;
+  /** Cents at stake per currency over every code (errors and warnings not accepted; shared money once). */
+  atStakeCents: Record<string, number>;
+  books: BooksOfNight;
+  /** The night's roll-forward per currency, as the night recorded it. */
+  rollForward: RollForwardRow[];
+  /** The month so far per currency and program, tied out: null when the night has no data of the month. */
+  monthToDate: PeriodClose | null;
+  /** Per currency where either differs, the night's roll-forward difference against the month's. */
+  againstMonth: NightAgainstMonth[];
+}
+
+/** What the night covered. */
+export interface AboutNight {
+  /** The complete run before it, whose closing is the night's opening. */
+  previousRun: { runId: number; asOfMs: number | null } | null;
+  /** The instant the night's data are as of (null for a run recorded without one). */
+  dataAsOfMs: number | null;
+  checkedAtMs: number;
+  sync: { syncRunId: number; mode: string; status: string; giftcardBaseUrl: string; dpBaseUrl: string };
+  /** Cents per currency at or above which a finding is material (none set: empty). */
+  materialityCents: Record<string, number>;
+  /** Records in the mirror per kind, and those the service no longer lists (null where not marked). */
+  records: { label: string; records: number; unlisted: number | null }[];
+}
+
+/** The merchant's books: rows held and rejected, and per kind and currency how they matched. */
+export interface BooksOfNight {
+  held: number;
+  rejected: number;
+  matching: BooksMatchOfNight[];
+}
+
+export interface BooksMatchOfNight {
+  kind: string;
+  currency: string | null;
+  rows: number;
+  matched: number;
+  byRule: { rule: string; matched: number }[];
+  /** Matched rows per hundred books rows, to one decimal; null without rows. */
+  ratePercent: number | null;
+  booksAlone: number;
+  serviceAlone: number;
+}
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 const decimals = (cents: Map<string, number>): Record<string, string> =>
   Object.fromEntries([...cents].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, formatCents(v)]));
 const liabilityOf = (summary: CheckRunSummary): Record<string, string> =>
   Object.fromEntries(summary.rollForward.map((r) => [r.currency, r.cardsRemaining]));
 
-/** A finding in words, as page 1 of the workbook states it: the title, then the card or the record. */
-export function inWords(f: Finding): FindingInWords {
-  return {
-    code: f.code,
-    severity: f.severity,
-    title: CHECKS[f.code].title,
-    about: f.giftCardId !== null ? `card ${f.giftCardId}` : `${f.entityType} ${f.entityId}`,
-    currency: f.currency,
-    atStake: formatCents(f.stakeCents),
-    firstSeenAt: iso(f.firstSeenAtMs),
-  };
-}
-
 /**
- * The view of completed run `run`, whose open breaks (errors and warnings not accepted) are
- * `openBreaks`, as of its cut-off: ages, and the nights before it, are the night's, so the same
- * run gives the same view whenever it is written.
+ * The view of completed run `run` as of its cut-off: ages, due times and the nights before it
+ * are the night's, so the same run gives the same view whenever it is written.
  */
 export async function nightViewOf(
+  mirror: Mirror,
   store: FindingsStore,
   run: CheckRunRow,
-  openBreaks: readonly AgedBreak[],
-  scope: Pick<ReportScope, 'merchantName'> = {},
-  overdue: readonly OverdueInWords[] = [],
+  scope: Pick<ReportScope, 'merchantName' | 'materiality'> = {},
 ): Promise<NightView> {
   const summary = summaryOf(run);
   const asOfMs = run.asOfMs ?? run.startedAtMs;
+  const materiality = scope.materiality ?? new Map<string, number>();
   const nights = (await store.history.completedThrough(run.checkRunId, TREND_NIGHTS)).reverse();
-  const { buckets, oldest } = breaksByAge(openBreaks, asOfMs);
+  const counted = await findingsOfNight(store, run.checkRunId, asOfMs, slaOfRun(summary), materiality);
+  const { buckets, oldest } = counted.breaks;
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
+  const rollForward = await store.rollForwardOf(run.checkRunId);
+  const monthToDate = await monthToDateOf(mirror, run, () => store.inFlightOf(run));
   return {
     // The workbook's own title, which its every printed footer repeats.
     title: reportTitle(scope, run, summary.verdict),
@@ -182,7 +194,7 @@ export async function nightViewOf(
     findings: summary.findings,
     bySeverity: summary.bySeverity,
     overdue: summary.overdue ?? null,
-    overdueFindings: [...overdue],
+    overdueFindings: counted.overdue,
     currencies: currenciesOf(summary),
     trend: nights.map((night) => {
       const s = summaryOf(night);
@@ -204,8 +216,103 @@ export async function nightViewOf(
     waterfalls: waterfallsOf(summary),
     largest: (await store.history.largestOf(run.checkRunId, LARGEST_FINDINGS)).map(inWords),
     since: previousRun ? sinceBefore(summaryOf(previousRun), previousRun, summary) : null,
+    recorded: summary,
+    about: await aboutOf(mirror, store, run, materiality),
+    byCode: counted.byCode,
+    material: counted.material,
+    atStakeCents: counted.atStakeCents,
+    books: await booksOf(new BooksStore(mirror)),
+    rollForward,
+    monthToDate,
+    againstMonth: monthToDate
+      ? nightAgainstMonth(
+          rollForward.map((r) => ({ currency: r.currency, differenceCents: cents(r.differenceCents) })),
+          monthToDate.rollForwards,
+        )
+      : [],
   };
 }
+
+/** What the night covered: the run before it, its sync and services, the records it read, the materiality. */
+async function aboutOf(
+  mirror: Mirror,
+  store: FindingsStore,
+  run: CheckRunRow,
+  materiality: ReadonlyMap<string, number>,
+): Promise<AboutNight> {
+  const reads = new ReportStore(mirror);
+  const sync = run.syncRunId === null ? undefined : await reads.sync(run.syncRunId);
+  if (sync === undefined)
+    throw new MirrorError(`check run ${run.checkRunId} names sync ${run.syncRunId}, which the mirror does not hold`);
+  const previous = await store.previousCompleteRun(run.checkRunId);
+  const records: AboutNight['records'] = [];
+  for (const [label, table, listed] of MIRRORED)
+    records.push({
+      label,
+      records: await reads.count(table, false, run.syncRunId ?? undefined),
+      unlisted: listed ? await reads.count(table, true) : null,
+    });
+  return {
+    previousRun: previous && { runId: previous.checkRunId, asOfMs: previous.asOfMs },
+    dataAsOfMs: run.asOfMs,
+    checkedAtMs: run.finishedAtMs ?? run.startedAtMs,
+    sync: {
+      syncRunId: sync.sync_run_id,
+      mode: sync.mode,
+      status: sync.status,
+      giftcardBaseUrl: sync.giftcard_base_url,
+      dpBaseUrl: sync.dp_base_url,
+    },
+    materialityCents: centsRecord(materiality),
+    records,
+  };
+}
+
+/** The matching rules, in the order they apply. */
+const RULES = ['exact', 'tolerance', 'one-to-many', 'code-hash'] as const;
+
+/** The merchant's books as matched: per kind and currency, the rows matched (by rule) and left over. */
+async function booksOf(books: BooksStore): Promise<BooksOfNight> {
+  const rates = await books.matchRates();
+  const { held, rejected } = await books.counts();
+  const keys = [...new Set(rates.map((r) => `${r.kind}\u0000${r.currency ?? ''}`))];
+  const matching = keys.map((key): BooksMatchOfNight => {
+    const [kind, currency] = key.split('\u0000') as [string, string];
+    const of = rates.filter((r) => r.kind === kind && (r.currency ?? '') === currency);
+    const rows = of.filter((r) => r.side === 'books');
+    const n = (some: typeof of): number => some.reduce((sum, r) => sum + r.records, 0);
+    const matched = n(rows.filter((r) => r.status === 'matched'));
+    const total = n(rows);
+    return {
+      kind,
+      currency: currency || null,
+      rows: total,
+      matched,
+      byRule: RULES.filter((rule) => rows.some((r) => r.status === 'matched' && r.rule === rule)).map((rule) => ({
+        rule,
+        matched: n(rows.filter((r) => r.status === 'matched' && r.rule === rule)),
+      })),
+      // Per thousand, rounded, as a percentage to one decimal.
+      ratePercent: total === 0 ? null : Math.round((matched * 1_000) / total) / 10,
+      booksAlone: total - matched,
+      serviceAlone: n(of.filter((r) => r.side !== 'books' && r.status !== 'matched')),
+    };
+  });
+  return { held, rejected, matching };
+}
+
+/** Tables whose records the night counts; `true` where the mirror marks records no longer listed. */
+const MIRRORED: [string, CountedTable, boolean?][] = [
+  ['Gift cards', 'gift_cards'],
+  ['Gift card ledger entries', 'gift_card_transactions', true],
+  ['Coupons', 'coupons', true],
+  ['DP wallet snapshots', 'dp_wallet_snapshots'],
+  ['DP products', 'dp_products', true],
+  ['DP orders', 'dp_orders', true],
+  ['DP order lines', 'dp_order_lines'],
+  ['DP vouchers (codes hashed)', 'dp_vouchers'],
+  ['Quarantined records', 'quarantine'],
+];
 
 /** Every currency the night knows (its roll-forward's and its stakes'), with "none" at stake where clean. */
 function currenciesOf(summary: CheckRunSummary): CurrencyOfNight[] {

@@ -5,7 +5,7 @@
  * memory except the run's finding codes per record (for the "findings" columns), read here once.
  */
 import { slaOfRun } from '../findings/sla.js';
-import type { Finding } from '../findings/finding.js';
+import type { Finding, Standing } from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
 import { BooksStore } from '../books/store.js';
 import type { Mirror } from '../db/mirror.js';
@@ -22,7 +22,8 @@ import { walletsSheet } from './sheets/wallets.js';
 import { quarantineSheet } from './sheets/quarantine.js';
 import { checksSheet } from './sheets/checks.js';
 import { FINDINGS_HEADER, FINDINGS_PRINTED_WIDTHS, findingRows } from './sheets/findings.js';
-import { monthToDateOf } from './sheets/month-to-date.js';
+import type { NightView } from './night-view.js';
+import { findingsWithStanding } from './night-findings.js';
 import { matchingSheet } from './sheets/matching.js';
 import { summaryRows, COMPACT_PRINT, SUMMARY_WIDTHS } from './sheets/summary.js';
 
@@ -49,11 +50,12 @@ export async function reportSheets(
   mirror: Mirror,
   store: FindingsStore,
   run: CheckRunRow,
+  view: NightView,
   scope: ReportScope = {},
-  onFinding?: (finding: Finding) => Promise<void>,
+  onFinding?: (finding: Finding, standing: Standing) => Promise<void>,
 ): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
-  const monthToDate = await monthToDateOf(mirror, run, () => store.inFlightOf(run));
+  const { monthToDate } = view;
   const reads = new ReportStore(mirror);
   const books = new BooksStore(mirror);
   const codes = await codesByRecord(store, run.checkRunId);
@@ -73,7 +75,7 @@ export async function reportSheets(
       name: 'Summary',
       widths: SUMMARY_WIDTHS,
       printScale: COMPACT_PRINT,
-      rows: summaryRows(reads, books, store, run, scope, materiality, monthToDate),
+      rows: summaryRows(view, scope),
     },
     // On paper, what a reader reads (severity to age); the records, fingerprints and acceptances are on screen and in the CSV.
     // On paper, severity to age one page wide at over 70 %: the page's width goes to the message.
@@ -83,7 +85,7 @@ export async function reportSheets(
       severityColumn: 0,
       printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1,
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
-      rows: findingRows(store, run.checkRunId, materiality, slaOfRun(summaryOf(run)), onFinding),
+      rows: findingRows(findingsWithStanding(store, run.checkRunId, slaOfRun(summaryOf(run)), materiality), onFinding),
     },
     await cardSheet(ledgerReads),
     monthToDate

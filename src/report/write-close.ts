@@ -25,10 +25,10 @@ import {
   liabilityJson,
   liabilitySheets,
   liabilitySplitRows,
-  noteRows,
   unclaimedCsv,
   vintagesCsv,
 } from './liability-sheets.js';
+import { noteRows } from './notes.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { describeInstant, type Period } from './period.js';
 import { freeRevision, preparedOn } from './names.js';

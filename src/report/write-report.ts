@@ -10,18 +10,16 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { LedgerReconError, MirrorError } from '../errors.js';
 import { ensureFolder, EXCLUSIVE, fileSystemError, letGoOfFile, replaceable, temporaryBeside } from '../paths.js';
-import { dueOf, isOverdue, type RunSla, slaOfRun } from '../findings/sla.js';
-import { exportFinding, type ExportedFinding, type Finding } from '../findings/finding.js';
-import { findingsStore, summaryOf, type CheckRunRow } from '../findings/store.js';
+import { exportedFinding, type ExportedFinding, type Finding, type Standing } from '../findings/finding.js';
+import { findingsStore, type CheckRunRow } from '../findings/store.js';
 import { csvField, csvFigure } from './neutralise.js';
 import { removeStalePartials } from './partials.js';
 import { reportSheets } from './report-sheets.js';
-import { reportTitle, type ReportScope } from './scope.js';
+import type { ReportScope } from './scope.js';
 import { freeRevision, reportBaseName } from './names.js';
 import { writeXlsx } from './xlsx-writer.js';
-import { type AgedBreak, agedBreakOf, isOpenBreak } from '../findings/age.js';
 import { nightPage } from './night-page.js';
-import { nightViewOf, OverdueList } from './night-view.js';
+import { nightViewOf } from './night-view.js';
 
 export interface ReportPaths {
   workbook: string;
@@ -84,32 +82,24 @@ export async function writeReport(options: WriteReportOptions): Promise<ReportPa
   // a writer's 128 MB cache from filling up under it (the report bench's RSS: 556 MB → see docs).
   try {
     await options.mirror.withSmallCache(async () => {
-      const summary = summaryOf(run);
-      // The CSV and JSON take each finding as the Findings sheet reads it: one read of the run's findings for the three.
-      const sla = slaOfRun(summary);
-      const files = new FindingFiles(temporary, sla);
-      // The longest overdue, to lead the page: judged as the run's summary counts them (at its start).
-      const overdue = new OverdueList();
-      // The open breaks, for the page's ages: taken from the same one read of the findings.
-      const openBreaks: AgedBreak[] = [];
+      // The night's view, computed once: the workbook, the CSV, the JSON and the page each write it.
+      const view = await nightViewOf(options.mirror, store, run, options.scope);
+      // The CSV and JSON take each finding, and its standing, as the Findings sheet reads it: one read for the three.
+      const files = new FindingFiles(temporary);
       try {
         await writeXlsx(
           temporary.workbook,
           {
-            title: reportTitle(options.scope ?? {}, run, summary.verdict),
+            title: view.title,
             subject: 'Gift card, coupon and delivery partner reconciliation',
             creator: 'ledger-recon',
             created: new Date(run.startedAtMs),
           },
-          await reportSheets(options.mirror, store, run, options.scope, (finding) => {
-            if (isOpenBreak(finding)) openBreaks.push(agedBreakOf(finding));
-            const due = dueOf(finding, sla.rules);
-            if (due !== null && isOverdue(due, sla.asOfMs)) overdue.add(finding, due);
-            return files.add(finding);
-          }),
+          await reportSheets(options.mirror, store, run, view, options.scope, (finding, standing) =>
+            files.add(finding, standing),
+          ),
         );
         await files.end();
-        const view = await nightViewOf(store, run, openBreaks, options.scope, overdue.list());
         writeFileSync(temporary.page, nightPage(view), { flag: EXCLUSIVE });
       } finally {
         await files.close();
@@ -173,10 +163,7 @@ class FindingFiles {
   #csvChunk: string[] = [];
   #jsonChunk: string[] = [];
 
-  readonly #sla: RunSla;
-
-  constructor(paths: ReportPaths, sla: RunSla) {
-    this.#sla = sla;
+  constructor(paths: ReportPaths) {
     this.#csv = createWriteStream(paths.csv, { flags: EXCLUSIVE });
     this.#json = createWriteStream(paths.json, { flags: EXCLUSIVE });
     this.#failed = Promise.race(
@@ -188,8 +175,8 @@ class FindingFiles {
   }
 
   /** Writes one finding to both files, in the order added (held until a chunk's worth is ready). */
-  async add(finding: Finding): Promise<void> {
-    const f = exportFinding(finding, this.#sla);
+  async add(finding: Finding, standing: Standing): Promise<void> {
+    const f = exportedFinding(finding, standing);
     this.#jsonChunk.push(`${this.#first ? '\n' : ',\n'}${JSON.stringify(f)}`);
     this.#first = false;
     const fields = CSV_COLUMNS.map((column) => {

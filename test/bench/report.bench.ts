@@ -18,8 +18,6 @@ import { reconcile } from '../../src/findings/reconcile.js';
 import { openMirror } from '../../src/db/mirror.js';
 import { writeReport } from '../../src/report/write-report.js';
 import type { Mirror } from '../../src/db/mirror.js';
-import { isOpenBreak } from '../../src/findings/age.js';
-import type { Finding } from '../../src/findings/finding.js';
 import { findingsStore } from '../../src/findings/store.js';
 import { nightPage } from '../../src/report/night-page.js';
 import { nightViewOf, TREND_NIGHTS } from '../../src/report/night-view.js';
@@ -175,14 +173,19 @@ async function pageOfNinetyNights(mirror: Mirror, checkRunId: number, reportSeco
   const store = findingsStore(mirror);
   const completed = await store.history.completedRun(checkRunId);
   if (!completed) throw new Error(`run ${checkRunId} is not complete`);
-  const open: Finding[] = [];
-  for await (const f of store.whole.findingsOf(checkRunId)) if (isOpenBreak(f)) open.push(f);
+  // The night's view is the report's own (the workbook, CSV and JSON write it too); the page is what the page alone adds.
   const started = performance.now();
-  const view = await nightViewOf(store, completed, open);
+  const view = await nightViewOf(mirror, store, completed);
+  const viewed = performance.now();
   const page = nightPage(view);
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = (performance.now() - viewed) / 1000;
+  const viewSeconds = (viewed - started) / 1000;
+  const open = view.openBreaks.reduce((n, b) => n + b.breaks, 0);
   process.stdout.write(
-    `  page of ${view.trend.length} nights: ${seconds.toFixed(3)} s (${((100 * seconds) / reportSeconds).toFixed(2)} % of the report), ${(Buffer.byteLength(page) / 1e6).toFixed(2)} MB, ${open.length.toLocaleString('en')} open breaks\n`,
+    `  night's view (shared by the four outputs): ${viewSeconds.toFixed(3)} s (${((100 * viewSeconds) / reportSeconds).toFixed(2)} % of the report), ${open.toLocaleString('en')} open breaks\n`,
+  );
+  process.stdout.write(
+    `  page of ${view.trend.length} nights: ${seconds.toFixed(3)} s (${((100 * seconds) / reportSeconds).toFixed(2)} % of the report), ${(Buffer.byteLength(page) / 1e6).toFixed(2)} MB\n`,
   );
 }
 

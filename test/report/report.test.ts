@@ -11,6 +11,9 @@ import { fittedScale, MIN_PRINT_SCALE } from '../../src/report/xlsx-writer.js';
 import { SHEET_NAMES } from '../../src/report/scope.js';
 import { writeReport, type ReportPaths } from '../../src/report/write-report.js';
 import { writeXlsx } from '../../src/report/xlsx-writer.js';
+import { nightViewOf } from '../../src/report/night-view.js';
+import { findingsStore } from '../../src/findings/store.js';
+import { readPage } from '../support/pages.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
 import { mirrorAt, numberOfMirror, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
@@ -55,6 +58,52 @@ const sheet = (name: string): ExcelJS.Worksheet => {
   return found;
 };
 const column = (ws: ExcelJS.Worksheet, header: string): number => (ws.getRow(1).values as unknown[]).indexOf(header);
+
+describe('one view of the night, four writers', () => {
+  it("writes the night's view: the page holds it, and the Summary, Findings, CSV and JSON state its figures", async () => {
+    const store = findingsStore(mirror);
+    const run = (await store.history.completedRun(1))!;
+    const view = await nightViewOf(mirror, store, run, { materiality: new Map([['USD', 1_000]]) });
+    // The page: the view itself, as computed (its JSON), nothing of its own.
+    expect(readPage(paths.page).view).toEqual(JSON.parse(JSON.stringify(view)));
+    // The Summary: findings by code and money at stake, the view's.
+    const ws = sheet('Summary');
+    const rows = ws.getRows(1, ws.rowCount)!;
+    const result = (cell: ExcelJS.CellValue): unknown =>
+      // A formula's cached result (the reader leaves out a zero's).
+      typeof cell === 'object' && cell !== null && 'formula' in cell
+        ? ((cell as { result?: unknown }).result ?? 0)
+        : cell;
+    // A code's first row is its Findings by code row (Money at stake lists it again below).
+    const byCode = new Map([...rows].reverse().map((r) => [r.getCell(1).value, r] as const));
+    expect(view.byCode.length).toBeGreaterThan(3);
+    for (const code of view.byCode) {
+      const row = byCode.get(code.code)!;
+      expect(
+        [3, 4, 5, 6, 7].map((c) => result(row.getCell(c).value)),
+        code.code,
+      ).toEqual([code.findings, code.states.new, code.states.open, code.states.accepted, code.material]);
+    }
+    const allCodes = rows.filter((r) => r.getCell(1).value === 'All codes');
+    expect(
+      Object.fromEntries(allCodes.map((r) => [r.getCell(2).value, Math.round(Number(r.getCell(3).value) * 100)])),
+    ).toEqual(view.atStakeCents);
+    // The Findings sheet, the CSV and the JSON: each finding's standing judged once, the same in all three.
+    const findings = sheet('Findings');
+    const marked = (header: string, mark: string): number =>
+      findings.getRows(2, findings.rowCount - 1)!.filter((r) => r.getCell(column(findings, header)).value === mark)
+        .length;
+    const exported = JSON.parse(readFileSync(paths.json, 'utf8')) as { overdue: boolean; dueAt: string | null }[];
+    const csv = readFileSync(paths.csv, 'utf8').trim().split('\r\n');
+    const overdueColumn = csv[0]!.split(',').indexOf('overdue');
+    expect(marked('material', 'material')).toBe(view.material);
+    expect(marked('overdue', 'OVERDUE')).toBe(exported.filter((f) => f.overdue).length);
+    expect(
+      csv.slice(1).filter((line) => line.split(',').at(overdueColumn - csv[0]!.split(',').length) === 'true').length,
+    ).toBe(exported.filter((f) => f.overdue).length);
+    expect(exported.filter((f) => f.overdue).length).toBe(view.recorded.overdue);
+  });
+});
 
 describe('the workbook', () => {
   it('is named with the run’s UTC date and id, beside its CSV, JSON and page, and nothing half-written', () => {

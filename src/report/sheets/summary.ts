@@ -2,116 +2,61 @@
  * The Summary sheet, page 1 of the workbook: the verdict and the headline, the money and the
  * liability, what the run covered, the sign-off, what was checked, findings by code, money at
  * stake, what changed, the roll-forward and the books' matching, each block a generator of rows.
+ * It writes the night's view (night-view.ts) and computes no figure of its own: its formulas
+ * re-perform the view's figures from the cells above them and from the Findings sheet.
  */
-import { linesOf, noteRows } from '../liability-sheets.js';
-import { type NightAgainstMonth, nightAgainstMonth } from '../../ledger/rollforward.js';
-import { type CheckCode, CHECKS } from '../../checks/index.js';
+import { linesOf, noteRows } from '../notes.js';
+import type { NightAgainstMonth } from '../../ledger/rollforward.js';
 import { SEVERITIES } from '../../checks/check.js';
 import { preparedOn } from '../names.js';
-import { AGE_BUCKETS, FINDING_STATES, isMaterial, type Materiality } from '../../findings/finding.js';
-import { summaryOf, type CheckRunRow, type FindingStake, type FindingsStore } from '../../findings/store.js';
-import { cents, formatCents, groupThousands } from '../../money.js';
-import { moneyAtStakeCents } from '../../findings/summary.js';
-import { MirrorError } from '../../errors.js';
-import type { BooksStore } from '../../books/store.js';
-import type { ReportStore, CountedTable } from '../store.js';
-import type { PeriodClose } from '../close.js';
+import { AGE_BUCKETS, FINDING_STATES } from '../../findings/finding.js';
+import { formatCents, groupThousands } from '../../money.js';
 import { describeInstant } from '../period.js';
 import { reportBaseName } from '../names.js';
 import type { Cell } from '../xlsx-writer.js';
 import { SHEET_NAMES, type ReportScope, merchantOf } from '../scope.js';
+import type { NightView } from '../night-view.js';
 import { money, date } from './rows.js';
 import { FINDINGS_HEADER } from './findings.js';
 
 /** The Summary's inputs, and its row counter: formulas point at the labels above them by number. */
 interface SummaryContext {
-  reads: ReportStore;
-  books: BooksStore;
-  store: FindingsStore;
-  run: CheckRunRow;
+  view: NightView;
   scope: ReportScope;
-  materiality: Materiality;
-  monthToDate: PeriodClose | null;
-  summary: ReturnType<typeof summaryOf>;
   /** Counts a row as it is yielded. */
   line: (cells: Cell[]) => Cell[];
   /** The number of the last row yielded. */
   row: () => number;
 }
 
-/** The run's findings, and per code their severity, count, material count and count per state. */
-type ByCode = Map<CheckCode, { severity: string; n: number; material: number; states: Record<string, number> }>;
-
-export async function* summaryRows(
-  reads: ReportStore,
-  books: BooksStore,
-  store: FindingsStore,
-  run: CheckRunRow,
-  scope: ReportScope,
-  materiality: Materiality,
-  monthToDate: PeriodClose | null,
-): AsyncGenerator<Cell[]> {
-  const sync = run.syncRunId === null ? undefined : await reads.sync(run.syncRunId);
-  if (sync === undefined)
-    throw new MirrorError(`check run ${run.checkRunId} names sync ${run.syncRunId}, which the mirror does not hold`);
+/** The Summary's rows, written from the night's view. */
+export function* summaryRows(view: NightView, scope: ReportScope): Generator<Cell[]> {
   // Rows are numbered as they are yielded, so that formulas can point at the labels above them.
   let row = 0;
   const line = (cells: Cell[]): Cell[] => {
     row += 1;
     return cells;
   };
-  const summary = summaryOf(run);
-  const s: SummaryContext = {
-    reads,
-    books,
-    store,
-    run,
-    scope,
-    materiality,
-    monthToDate,
-    summary,
-    line,
-    row: () => row,
-  };
-  const { byCode, all } = await findingsByCode(s);
+  const s: SummaryContext = { view, scope, line, row: () => row };
   yield* headlineRows(s);
-  yield* aboutRows(s, sync);
+  yield* aboutRows(s);
   yield* signOffRows(s);
   yield* checkedRows(s);
-  yield* findingsByCodeRows(s, byCode, all);
-  yield* moneyAtStakeRows(s, byCode, all);
-  yield* matchingSummary(books, line);
+  yield* findingsByCodeRows(s);
+  yield* moneyAtStakeRows(s);
+  yield* matchingSummary(s);
   yield* sinceRows(s);
   yield* rollForwardRows(s);
 }
 
-/** The run's findings, gathered by code. */
-async function findingsByCode({
-  store,
-  run,
-  materiality,
-}: SummaryContext): Promise<{ byCode: ByCode; all: FindingStake[] }> {
-  const byCode: ByCode = new Map();
-  const all: FindingStake[] = [];
-  for await (const batch of store.whole.stakesOf(run.checkRunId))
-    for (const f of batch) {
-      all.push(f);
-      const group = byCode.get(f.code) ?? { severity: f.severity, n: 0, material: 0, states: {} };
-      group.n += 1;
-      if (isMaterial(f, materiality)) group.material += 1;
-      group.states[f.state] = (group.states[f.state] ?? 0) + 1;
-      byCode.set(f.code, group);
-    }
-  return { byCode, all };
-}
-
 /** The verdict, and how many findings put how much money at stake. */
-async function* headlineRows(context: SummaryContext): AsyncGenerator<Cell[]> {
-  const { line, run, summary, scope } = context;
-  const asOf = new Date(run.asOfMs ?? run.startedAtMs).toISOString();
+function* headlineRows(context: SummaryContext): Generator<Cell[]> {
+  const { line, view, scope } = context;
+  const summary = view.recorded;
+  const asOf = view.asOf;
   yield line([
     {
-      note: `${merchantOf(scope, run.merchantId)}: reconciliation of ${asOf.slice(0, 10)}, data as of ${asOf.slice(11, 16)} UTC (check run ${run.checkRunId})`,
+      note: `${merchantOf(scope, view.merchantId)}: reconciliation of ${asOf.slice(0, 10)}, data as of ${asOf.slice(11, 16)} UTC (check run ${view.runId})`,
       strong: true,
     },
   ]);
@@ -131,9 +76,7 @@ async function* headlineRows(context: SummaryContext): AsyncGenerator<Cell[]> {
   ]);
   const atStake = Object.entries(summary.moneyAtStake);
   // Every currency the night holds: one with nothing at stake says so.
-  const clean = [...new Set(summary.rollForward.map((r) => r.currency))]
-    .filter((c) => !(c in summary.moneyAtStake))
-    .sort();
+  const clean = view.currencies.filter((c) => c.liability !== null && c.atStake === 'none').map((c) => c.currency);
   yield line([
     'Money at stake',
     {
@@ -148,7 +91,8 @@ async function* headlineRows(context: SummaryContext): AsyncGenerator<Cell[]> {
 }
 
 /** The liability per currency, the largest findings in words, the overdue ones, and each roll-forward that does not close with how the night's and the month's relate. */
-async function* moneyRows({ line, store, run, summary, monthToDate }: SummaryContext): AsyncGenerator<Cell[]> {
+function* moneyRows({ line, view }: SummaryContext): Generator<Cell[]> {
+  const summary = view.recorded;
   // The gift card liability per currency: what the cards hold at the cut-off (the roll-forward's), one line.
   if (summary.rollForward.length > 0) {
     const open = summary.rollForward.filter((r) => !r.closes);
@@ -161,12 +105,9 @@ async function* moneyRows({ line, store, run, summary, monthToDate }: SummaryCon
       yield line(cells);
   }
   // The three findings that put the most money at stake, each in words: what it is, and on what.
-  for (const [i, f] of (await store.history.largestOf(run.checkRunId, 3)).entries()) {
+  for (const [i, f] of view.largest.slice(0, 3).entries()) {
     // In words, a page's width at a time: the catalogue's title, then the card (or the record) it is about.
-    const [first = '', ...more] = linesOf(
-      `${CHECKS[f.code].title}: ${f.giftCardId !== null ? `card ${f.giftCardId}` : `${f.entityType} ${f.entityId}`}`,
-      85,
-    );
+    const [first = '', ...more] = linesOf(`${f.title}: ${f.about}`, 85);
     yield line([
       i === 0 ? 'Largest findings' : '',
       { cents: f.stakeCents, currency: f.currency ?? '' },
@@ -183,21 +124,19 @@ async function* moneyRows({ line, store, run, summary, monthToDate }: SummaryCon
         note: 'open findings past their due time by the exception SLA rules (docs/checking.md): marked OVERDUE on Findings; ledger-recon findings list --overdue',
       },
     ]);
-  // The night's difference against the month so far's (the close of the month to date, one cut-off): how they relate.
-  const night = (await store.rollForwardOf(run.checkRunId)).map((r) => ({
-    currency: r.currency,
-    differenceCents: cents(r.differenceCents),
-  }));
-  const related = new Map(
-    nightAgainstMonth(night, monthToDate?.rollForwards ?? []).map((r) => [r.currency, r] as const),
-  );
+  yield* againstMonthRows(line, view);
+}
+
+/** The night's difference against the month so far's (the close of the month to date, one cut-off): how they relate. */
+function* againstMonthRows(line: SummaryContext['line'], view: NightView): Generator<Cell[]> {
+  const related = new Map(view.againstMonth.map((r) => [r.currency, r] as const));
   const amount = (value: number): string => `${value < 0 ? '−' : ''}${groupThousands(formatCents(Math.abs(value)))}`;
   const term = (value: number): string => `${value < 0 ? '−' : '+'} ${groupThousands(formatCents(Math.abs(value)))}`;
   /** The month so far's parts of a currency's difference, in a few words. */
   const parts = (r: NightAgainstMonth): string =>
     `${amount(r.monthCardsCents)} cards − flows this month ${term(r.monthServiceCents)} service − cards${r.openingsCents !== 0 ? ` ${term(r.openingsCents)} between the month's opening and the night's` : ''}`;
-  for (const r of summary.rollForwardBreaks ?? []) {
-    const month = monthToDate ? related.get(r.currency) : undefined;
+  for (const r of view.recorded.rollForwardBreaks ?? []) {
+    const month = related.get(r.currency);
     // Beside the figure, a page's width at a time: a note past the page would print on a page of its own.
     const [first = '', ...more] = linesOf(
       `cards hold − closing${month ? ` = ${parts(month)}` : ''}: see the roll-forward below`,
@@ -211,55 +150,57 @@ async function* moneyRows({ line, store, run, summary, monthToDate }: SummaryCon
     for (const rest of more) yield line([null, null, { note: rest }]);
   }
   // A month to date that does not tie out where the night closes: its parts, on a line of their own.
-  if (monthToDate)
-    for (const r of related.values())
-      if (r.nightCents === 0)
-        yield line([
-          'Month to date does not tie out',
-          { emphasis: `${r.currency} ${amount(r.monthCents)}`, good: false },
-          { note: `${parts(r)}: see Month to date` },
-        ]);
+  for (const r of related.values())
+    if (r.nightCents === 0)
+      yield line([
+        'Month to date does not tie out',
+        { emphasis: `${r.currency} ${amount(r.monthCents)}`, good: false },
+        { note: `${parts(r)}: see Month to date` },
+      ]);
 }
 
 /** What the run covered: its period, data, services, merchant and materiality. */
-async function* aboutRows(
-  { line, store, run, materiality, summary, scope }: SummaryContext,
-  sync: NonNullable<Awaited<ReturnType<ReportStore['sync']>>>,
-): AsyncGenerator<Cell[]> {
-  const previous = await store.previousCompleteRun(run.checkRunId);
-  const asOf = run.asOfMs ?? run.startedAtMs;
+function* aboutRows({ line, view, scope }: SummaryContext): Generator<Cell[]> {
+  const { about, recorded: summary } = view;
+  const previous = about.previousRun;
+  const asOf = Date.parse(view.asOf);
   yield line([
     'Period covered',
     {
       note: previous?.asOfMs
-        ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.checkRunId})`
+        ? `${describeInstant(previous.asOfMs, 'UTC')} to ${describeInstant(asOf, 'UTC')} (since check run ${previous.runId})`
         : `everything up to ${describeInstant(asOf, 'UTC')} (the first check run)`,
     },
   ]);
   yield line([
     'Data as of (UTC)',
-    date(run.asOfMs),
-    { note: `checked at ${describeInstant(run.finishedAtMs ?? run.startedAtMs, 'UTC')}` },
+    date(about.dataAsOfMs),
+    { note: `checked at ${describeInstant(about.checkedAtMs, 'UTC')}` },
   ]);
-  yield line(['Check run', run.checkRunId, { note: `of sync run ${sync.sync_run_id} (${sync.mode}, ${sync.status})` }]);
-  yield line(['Gift card service', { note: sync.giftcard_base_url }]);
-  yield line(['Delivery partner service', { note: sync.dp_base_url }]);
+  yield line([
+    'Check run',
+    view.runId,
+    { note: `of sync run ${about.sync.syncRunId} (${about.sync.mode}, ${about.sync.status})` },
+  ]);
+  yield line(['Gift card service', { note: about.sync.giftcardBaseUrl }]);
+  yield line(['Delivery partner service', { note: about.sync.dpBaseUrl }]);
   yield line([
     'Our merchant',
     {
       note:
         scope.merchantName !== undefined
-          ? `${scope.merchantName} (${run.merchantId ?? 'no ID'})`
-          : (run.merchantId ?? ''),
+          ? `${scope.merchantName} (${view.merchantId ?? 'no ID'})`
+          : (view.merchantId ?? ''),
     },
   ]);
+  const materiality = Object.entries(about.materialityCents);
   yield line([
     'Materiality (money at stake per finding)',
     {
       note:
-        materiality.size === 0
+        materiality.length === 0
           ? 'none set (--materiality USD=100.00,EUR=100.00)'
-          : [...materiality].map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', '),
+          : materiality.map(([currency, cents]) => `${currency} ${formatCents(cents)}`).join(', '),
     },
   ]);
   for (const failed of summary.failedChecks) yield line(['Check that could not run', failed.code, failed.error]);
@@ -268,7 +209,8 @@ async function* aboutRows(
 }
 
 /** The sign-off block, and the evidence that seals the workbook. */
-async function* signOffRows({ line, run, scope, summary }: SummaryContext): AsyncGenerator<Cell[]> {
+function* signOffRows({ line, view, scope }: SummaryContext): Generator<Cell[]> {
+  const summary = view.recorded;
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
   // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.
@@ -276,7 +218,7 @@ async function* signOffRows({ line, run, scope, summary }: SummaryContext): Asyn
   yield line(['Reviewed by', '', '', '']);
   // What ties this workbook to what it was computed from: its manifest (which holds this file's
   // SHA-256, so it cannot be named inside it) and the population's root the manifest states.
-  const manifest = `${reportBaseName(run)}-evidence.json`;
+  const manifest = `${reportBaseName({ checkRunId: view.runId, startedAtMs: Date.parse(view.startedAt) })}-evidence.json`;
   yield line(['Evidence', { note: `sealed by ${manifest} beside it; check with: ledger-recon verify` }]);
   if (summary.population)
     yield line([
@@ -289,29 +231,20 @@ async function* signOffRows({ line, run, scope, summary }: SummaryContext): Asyn
 }
 
 /** What was checked: the records in the mirror and the books. */
-async function* checkedRows({ line, reads, books, run }: SummaryContext): AsyncGenerator<Cell[]> {
+function* checkedRows({ line, view }: SummaryContext): Generator<Cell[]> {
   yield line([
     { heading: 'What was checked' },
     { label: 'records in the mirror' },
     { label: 'of which no longer listed by the service' },
   ]);
-  for (const [label, table, listed] of MIRRORED) {
-    yield line([
-      label,
-      await reads.count(table, false, run.syncRunId ?? undefined),
-      listed ? await reads.count(table, true) : null,
-    ]);
-  }
-  yield line(["Rows of the merchant's books (codes hashed)", (await books.counts()).held, null]);
+  for (const { label, records, unlisted } of view.about.records) yield line([label, records, unlisted]);
+  yield line(["Rows of the merchant's books (codes hashed)", view.books.held, null]);
   yield line([]);
 }
 
 /** Findings by code, counted over the Findings sheet so that a reader re-performs each. */
-async function* findingsByCodeRows(
-  { line, row, materiality, summary }: SummaryContext,
-  byCode: ByCode,
-  all: FindingStake[],
-): AsyncGenerator<Cell[]> {
+function* findingsByCodeRows({ line, row, view }: SummaryContext): Generator<Cell[]> {
+  const summary = view.recorded;
   // Counted over the Findings sheet (columns A severity, B code, C state), so a reader re-performs each.
   const findingsHeader = row() + 1;
   yield line([
@@ -325,17 +258,15 @@ async function* findingsByCodeRows(
   const stateColumns = FINDING_STATES.map((_, i) => String.fromCharCode(68 + i)); // D, E, F
   const materialColumn = String.fromCharCode(68 + FINDING_STATES.length);
   const firstCode = row() + 1;
-  for (const [code, g] of [...byCode].sort(
-    ([a, x], [b, y]) => SEVERITY_ORDER.indexOf(x.severity) - SEVERITY_ORDER.indexOf(y.severity) || a.localeCompare(b),
-  )) {
+  for (const g of view.byCode) {
     yield line([
-      code,
+      g.code,
       g.severity,
-      count(`COUNTIFS('Findings'!$B:$B,$A{row})`, g.n),
+      count(`COUNTIFS('Findings'!$B:$B,$A{row})`, g.findings),
       ...FINDING_STATES.map((state, i) =>
         count(
           `COUNTIFS('Findings'!$B:$B,$A{row},'Findings'!$C:$C,${stateColumns[i]}$${findingsHeader})`,
-          g.states[state] ?? 0,
+          g.states[state],
         ),
       ),
       count(
@@ -347,7 +278,6 @@ async function* findingsByCodeRows(
   const lastCode = row();
   const total = (column: string, n: number): Cell =>
     lastCode >= firstCode ? count(`SUM(${column}${firstCode}:${column}${lastCode})`, n) : n;
-  const materialFindings = all.filter((f) => isMaterial(f, materiality)).length;
   yield line([
     'All findings',
     '',
@@ -355,7 +285,7 @@ async function* findingsByCodeRows(
     total('D', summary.new),
     total('E', summary.open),
     total('F', summary.accepted),
-    total(materialColumn, materialFindings),
+    total(materialColumn, view.material),
   ]);
   for (const severity of SEVERITY_ORDER)
     yield line([
@@ -367,19 +297,15 @@ async function* findingsByCodeRows(
 }
 
 /** Money at stake, per currency and per code. */
-async function* moneyAtStakeRows(
-  { line }: SummaryContext,
-  byCode: ByCode,
-  all: FindingStake[],
-): AsyncGenerator<Cell[]> {
+function* moneyAtStakeRows({ line, view }: SummaryContext): Generator<Cell[]> {
   yield line([{ heading: 'Money at stake' }, { label: 'currency' }, { label: 'at stake' }]);
   yield line([{ note: 'Errors and warnings not accepted; money that several findings point at is counted once.' }]);
-  const stake = moneyAtStakeCents(all);
-  if (stake.size === 0) yield line(['none']);
+  const stake = Object.entries(view.atStakeCents);
+  if (stake.length === 0) yield line(['none']);
   for (const [currency, cents] of stake) yield line(['All codes', currency, { cents, currency }]);
   // By code, with a bar against the largest in the same currency: what a reader looks at first.
-  const stakeByCode = [...byCode.keys()].flatMap((code) =>
-    [...moneyAtStakeCents(all.filter((f) => f.code === code))].map(([currency, cents]) => ({ code, currency, cents })),
+  const stakeByCode = view.byCode.flatMap(({ code, atStakeCents }) =>
+    Object.entries(atStakeCents).map(([currency, cents]) => ({ code, currency, cents })),
   );
   const largest = new Map<string, number>();
   for (const s of stakeByCode) largest.set(s.currency, Math.max(largest.get(s.currency) ?? 0, s.cents));
@@ -394,7 +320,8 @@ async function* moneyAtStakeRows(
 }
 
 /** Since the previous run, and the age of the open findings. */
-async function* sinceRows({ line, summary }: SummaryContext): AsyncGenerator<Cell[]> {
+function* sinceRows({ line, view }: SummaryContext): Generator<Cell[]> {
+  const summary = view.recorded;
   yield line([{ heading: 'Since the previous run' }, { label: 'findings' }]);
   yield line(['New', summary.new]);
   yield line(['Still open', summary.open]);
@@ -413,10 +340,10 @@ async function* sinceRows({ line, summary }: SummaryContext): AsyncGenerator<Cel
 }
 
 /** The nightly roll-forward, each closing re-performed by a formula, then the month to date and the sheets. */
-async function* rollForwardRows({ line, row, store, run, monthToDate }: SummaryContext): AsyncGenerator<Cell[]> {
+function* rollForwardRows({ line, row, view }: SummaryContext): Generator<Cell[]> {
+  const { rollForward: rolls, monthToDate } = view;
   // Each currency's closing re-performed from its row(): opening + issued − debited + refunded − voided − expired.
   // Read down, as a roll-forward is: a column per currency, each closing re-performed from the figures above it.
-  const rolls = await store.rollForwardOf(run.checkRunId);
   // The roll-forward and its result (Closes, the month to date) start a printed page: never split.
   yield line([
     { heading: 'Gift card liability roll-forward', pageBreak: true },
@@ -494,17 +421,12 @@ const VERDICT_MEANING: Record<string, string> = {
     'A resource could not be fully synced or a check could not run: zero findings over missing data prove nothing.',
 };
 
-/** Where a record the service no longer lists shows it: the sync that first found it missing. */
-/** The matching rules, in the order they apply. */
-const RULES = ['exact', 'tolerance', 'one-to-many', 'code-hash'];
-
 /**
  * The books on the Summary: per kind and currency, the books rows matched (by which rule) and
  * left over, the service records left over, and the match rate; the Matching sheet lists them.
  */
-async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell[]): AsyncGenerator<Cell[]> {
-  const rates = await books.matchRates();
-  const { rejected } = await books.counts();
+function* matchingSummary({ line, view }: SummaryContext): Generator<Cell[]> {
+  const { matching, rejected } = view.books;
   yield line([
     { heading: "The merchant's books" },
     { label: 'currency' },
@@ -514,7 +436,7 @@ async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell
     { label: 'books alone' },
     { label: 'service alone' },
   ]);
-  if (rates.length === 0) {
+  if (matching.length === 0) {
     yield line([
       {
         note: 'No books imported: `ledger-recon books import FILE` or `run --books DIR` matches them against the services at every check',
@@ -523,26 +445,17 @@ async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell
     yield line([]);
     return;
   }
-  const keys = [...new Set(rates.map((r) => `${r.kind}\u0000${r.currency ?? ''}`))];
-  for (const key of keys) {
-    const [kind, currency] = key.split('\u0000') as [string, string];
-    const of = rates.filter((r) => r.kind === kind && (r.currency ?? '') === currency);
-    const books = of.filter((r) => r.side === 'books');
-    const n = (rows: typeof of): number => rows.reduce((sum, r) => sum + r.records, 0);
-    const matched = n(books.filter((r) => r.status === 'matched'));
-    const total = n(books);
-    const rules = RULES.filter((rule) => books.some((r) => r.status === 'matched' && r.rule === rule))
-      .map((rule) => `${rule} ${n(books.filter((r) => r.status === 'matched' && r.rule === rule))}`)
-      .join(', ');
+  for (const m of matching) {
+    const rules = m.byRule.map((r) => `${r.rule} ${r.matched}`).join(', ');
     yield line([
-      `${kind}${rules ? ` (${rules})` : ''}`,
-      currency || '—',
-      total,
-      matched,
+      `${m.kind}${rules ? ` (${rules})` : ''}`,
+      m.currency ?? '—',
+      m.rows,
+      m.matched,
       // A number, right-aligned under its label like the counts beside it.
-      total === 0 ? null : Math.round((matched * 1_000) / total) / 10,
-      total - matched,
-      n(of.filter((r) => r.side !== 'books' && r.status !== 'matched')),
+      m.ratePercent,
+      m.booksAlone,
+      m.serviceAlone,
     ]);
   }
   yield line([
@@ -554,19 +467,6 @@ async function* matchingSummary(books: BooksStore, line: (cells: Cell[]) => Cell
 }
 
 export const UNLISTED = 'no longer listed since sync';
-
-/** Tables counted on the Summary; `true` where the mirror marks records no longer listed. */
-const MIRRORED: [string, CountedTable, boolean?][] = [
-  ['Gift cards', 'gift_cards'],
-  ['Gift card ledger entries', 'gift_card_transactions', true],
-  ['Coupons', 'coupons', true],
-  ['DP wallet snapshots', 'dp_wallet_snapshots'],
-  ['DP products', 'dp_products', true],
-  ['DP orders', 'dp_orders', true],
-  ['DP order lines', 'dp_order_lines'],
-  ['DP vouchers (codes hashed)', 'dp_vouchers'],
-  ['Quarantined records', 'quarantine'],
-];
 
 const SHEET_PURPOSE: Record<string, string> = {
   Findings: 'every finding of this run, new ones marked, with expected, actual and difference',
