@@ -180,7 +180,7 @@ export async function nightViewOf(
   const { buckets, oldest } = counted.breaks;
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
   const rollForward = await store.rollForwardOf(run.checkRunId);
-  const monthToDate = await monthToDateOf(mirror, run, () => store.inFlightOf(run));
+  const monthToDate = monthToDateOf(run);
   return {
     // The workbook's own title, which its every printed footer repeats.
     title: reportTitle(scope, run, summary.verdict),

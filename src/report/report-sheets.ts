@@ -23,6 +23,7 @@ import { quarantineSheet } from './sheets/quarantine.js';
 import { checksSheet } from './sheets/checks.js';
 import { FINDINGS_HEADER, FINDINGS_PRINTED_WIDTHS, findingRows } from './sheets/findings.js';
 import type { NightView } from './night-view.js';
+import { noMonthToDate } from './sheets/month-to-date.js';
 import { findingsWithStanding } from './night-findings.js';
 import { matchingSheet } from './sheets/matching.js';
 import { summaryRows, COMPACT_PRINT, SUMMARY_WIDTHS } from './sheets/summary.js';
@@ -92,7 +93,7 @@ export async function reportSheets(
       ? rollForwardSheet('Month to date', monthToDate)
       : {
           name: 'Month to date',
-          rows: [['No month-to-date roll-forward: the check run has no data as of this month.']],
+          rows: [[noMonthToDate(run)]],
         },
     await matchingSheet(books, findingsOf),
     await refundsSheet(ledgerReads),

@@ -16,7 +16,7 @@ import { periodOf } from '../../src/report/period.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
-import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt } from '../support/test-db.js';
+import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 
 let dir: string;
 beforeEach(() => {
@@ -89,6 +89,26 @@ describe(`the month to date as the night computed it (${BACKEND_NAME})`, () => {
       expect(now.rollForwards.reduce((sum, r) => sum + r.debitedCents, 0)).toBe(0);
       const after = await writeReport({ mirror, outDir: join(dir, 'after'), checkRunId: run.summary.checkRunId });
       expect(await debitedOnSheet(after.workbook)).toEqual(stated);
+
+      // A run recorded before nights kept their month to date: the sheet says so, and computes none of its own.
+      const [{ summary_json: recorded } = { summary_json: '' }] = await rowsOfMirror<{ summary_json: string }>(
+        db,
+        'SELECT summary_json FROM check_runs WHERE check_run_id = ?',
+        run.summary.checkRunId,
+      );
+      const { monthToDate: _kept, ...older } = JSON.parse(recorded) as Record<string, unknown>;
+      await changeMirror(
+        db,
+        'UPDATE check_runs SET summary_json = ? WHERE check_run_id = ?',
+        JSON.stringify(older),
+        run.summary.checkRunId,
+      );
+      const old = await writeReport({ mirror, outDir: join(dir, 'old'), checkRunId: run.summary.checkRunId });
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(old.workbook);
+      expect(String(book.getWorksheet('Month to date')!.getCell('A1').value)).toMatch(
+        /^No month-to-date roll-forward: check run \d+ was recorded before nights kept theirs/,
+      );
     } finally {
       await mirror.close();
       await services.close();
