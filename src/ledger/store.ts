@@ -85,7 +85,7 @@ export class LedgerStore {
     asOfSync?: number,
     onAThread = false,
   ): LedgerCursors<C, E> {
-    if (asOfSync !== undefined) return this.#cursorsAsOf(cardColumns, entryColumns, asOfSync);
+    if (asOfSync !== undefined) return this.#cursorsAsOf(cardColumns, entryColumns, asOfSync, only);
     const d = this.#dialect;
     const cardsOnly = only === undefined ? '' : `WHERE ${d.inJsonArray('gift_card_id', '@only')}`;
     const entriesOnly = only === undefined ? '' : `AND ${d.inJsonArray('gift_card_id', '@only')}`;
@@ -204,18 +204,20 @@ export class LedgerStore {
     cardColumns: C,
     entryColumns: E,
     asOf: number,
+    only?: string,
   ): LedgerCursors<C, E> {
     const d = this.#dialect;
     const cards = cardColumns.map((column) => cardAsWas(column.name)).join(', ');
+    const cardsOnly = only === undefined ? '' : `AND ${d.inJsonArray('c.gift_card_id', '@only')}`;
     return {
       cards: this.#c
         .readRaw<RowOf<C>>(
           `SELECT ${cards} FROM gift_cards c
            LEFT JOIN gift_card_history h ON h.history_id = (SELECT MAX(x.history_id) FROM gift_card_history x WHERE x.gift_card_id = c.gift_card_id AND x.sync_run_id <= @asOf)
-           WHERE c.first_sync_run_id <= @asOf ORDER BY ${d.binaryOrder('c.gift_card_id')}`,
+           WHERE c.first_sync_run_id <= @asOf ${cardsOnly} ORDER BY ${d.binaryOrder('c.gift_card_id')}`,
         )
-        .batches([{ asOf }], WALK_ROWS),
-      entries: this.#entriesAsOf(entryColumns, asOf),
+        .batches([{ asOf, ...(only === undefined ? {} : { only }) }], WALK_ROWS),
+      entries: this.#entriesAsOf(entryColumns, asOf, only),
     };
   }
 
@@ -225,10 +227,17 @@ export class LedgerStore {
    * merged in where their figures then place them. Each row carries its key after its columns
    * (its card, time and list order then, and its ID).
    */
-  async *#entriesAsOf<E extends readonly AnyColumn[]>(entryColumns: E, asOf: number): AsyncGenerator<Array<RowOf<E>>> {
+  async *#entriesAsOf<E extends readonly AnyColumn[]>(
+    entryColumns: E,
+    asOf: number,
+    only?: string,
+  ): AsyncGenerator<Array<RowOf<E>>> {
     const d = this.#dialect;
     type Keyed = [...RowOf<E>, string, number, number, string];
     const seen = 't.first_sync_run_id <= @asOf AND (t.vanished_sync_run_id IS NULL OR t.vanished_sync_run_id > @asOf)';
+    // Of the cards in `only` alone, when given: a rewritten entry by its card then (below), every other by its card now.
+    const ofNow = only === undefined ? '' : ` AND ${d.inJsonArray('t.gift_card_id', '@only')}`;
+    const bound = { asOf, ...(only === undefined ? {} : { only }) };
     const width = entryColumns.length;
     const rewritten = await this.#c
       .readRaw<Keyed>(
@@ -239,7 +248,12 @@ export class LedgerStore {
          ORDER BY ${d.binaryOrder(`(${entryAsWas('gift_card_id')})`)}, ${entryAsWas('created_at_ms')}, t.list_order`,
       )
       .all({ asOf });
+    // Every rewritten entry is left out of the pass below; those of the cards asked for are merged in as they were.
     const rewrittenIds = new Set(rewritten.map((row) => row[width + 3] as string));
+    if (only !== undefined) {
+      const cards = new Set(JSON.parse(only) as string[]);
+      rewritten.splice(0, rewritten.length, ...rewritten.filter((row) => cards.has(row[width] as string)));
+    }
     // Whether row `a` walks before row `b`: by card ID byte by byte, then time, then list order.
     const precedes = (a: Keyed, b: Keyed): boolean => {
       const [cardA, atA, orderA] = [a[width] as string, a[width + 1] as number, a[width + 2] as number];
@@ -253,9 +267,9 @@ export class LedgerStore {
       .readRaw<Keyed>(
         `SELECT ${entryColumns.map((column) => `t."${column.name}"`).join(', ')}${key}
          FROM gift_card_transactions t ${d.indexedBy('gift_card_transactions_card')}
-         WHERE ${seen} ORDER BY ${d.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order`,
+         WHERE ${seen}${ofNow} ORDER BY ${d.binaryOrder('t.gift_card_id')}, t.created_at_ms, t.list_order`,
       )
-      .batches([{ asOf }], WALK_ROWS);
+      .batches([bound], WALK_ROWS);
     for await (const batch of rows) {
       if (rewritten.length === 0) {
         yield batch as unknown as Array<RowOf<E>>;

@@ -144,14 +144,16 @@ export function walkCardLedgers(mirror: Mirror, onOrphan?: OnOrphan, only?: stri
 
 /**
  * The same walk over the mirror as it stood when sync `syncRunId` finished, rebuilt from its
- * history (a past night's population, re-performed): see LedgerStore's cursors as of a sync.
+ * history (a past night's population, re-performed; a past night's report): see LedgerStore's
+ * cursors as of a sync. `only`: a JSON array of card IDs, to walk those cards alone.
  */
 export function walkCardLedgersAsOf(
   mirror: Mirror,
   syncRunId: number,
   onOrphan?: OnOrphan,
+  only?: string,
 ): AsyncGenerator<WalkedCard[]> {
-  return walk(new LedgerStore(mirror), FULL, onOrphan, undefined, syncRunId);
+  return walk(new LedgerStore(mirror), FULL, onOrphan, only, syncRunId);
 }
 
 /**
@@ -167,17 +169,16 @@ export function walkCardFigures(
 }
 
 /**
- * The walk of the cards in `only` (a JSON array of IDs), or of every card, reading what a card's
- * reconciliation sums (the report's Card sheet): each entry's type and amount, in no particular
- * order (the sums ask none). Over the report bench's 3,000,000 entries, 2.6 s of reading against
- * 3.2 s for the figures' walk. Its rows are stepped on other threads while the report writes
- * the rows before (ledgerCursors' `onAThread`).
+ * The walk of the cards in `only` (a JSON array of IDs), or of every card, as sync `asOfSync`
+ * left them, reading what a card's reconciliation sums (a past night's Card sheet): each entry's
+ * type and amount, in no particular order (the sums ask none).
  */
 export function walkCardSumsOf(
   mirror: Mirror,
   only: string | undefined,
+  asOfSync: number,
 ): AsyncGenerator<Array<{ card: CardSnapshot; entries: SummedEntry[] }>> {
-  return walk(new LedgerStore(mirror), SUMS, undefined, only, undefined, true);
+  return walk(new LedgerStore(mirror), SUMS, undefined, only, asOfSync);
 }
 
 /** A card's snapshot from its row of the walk's cards cursor. */

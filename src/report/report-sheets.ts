@@ -8,6 +8,7 @@ import { slaOfRun } from '../findings/sla.js';
 import type { Finding, Standing } from '../findings/finding.js';
 import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
 import { BooksStore } from '../books/store.js';
+import { MirrorError } from '../errors.js';
 import type { Mirror } from '../db/mirror.js';
 import { ReportStore } from './store.js';
 import { rollForwardSheet } from './roll-forward-sheet.js';
@@ -66,11 +67,13 @@ export async function reportSheets(
   };
   // Every record a finding of this run is about: the detail sheets list (and print) theirs first.
   const flagged = JSON.stringify([...codes.keys()]);
-  // What the run's walk kept of each card, while the mirror's cards are still those it walked (no
-  // sync since); else, for an earlier run, the ledger as it is now is walked.
-  const unchanged = run.syncRunId !== null && (await reads.newestSyncRunId()) === run.syncRunId;
+  // The cards as the run's sync left them: what the run's walk kept of each, while the mirror's
+  // cards are still those it walked (no sync since); else a walk of the ledger as of that sync.
+  if (run.syncRunId === null)
+    throw new MirrorError(`check run ${run.checkRunId} names no sync: it has no ledger to report`);
+  const unchanged = (await reads.newestSyncRunId()) === run.syncRunId;
   const kept = unchanged ? await store.history.cardSumsOf(run.checkRunId) : null;
-  const ledgerReads: LedgerSheetReads = { mirror, reads, kept, findingsOf, flagged };
+  const ledgerReads: LedgerSheetReads = { mirror, reads, syncRunId: run.syncRunId, kept, findingsOf, flagged };
   return [
     {
       name: 'Summary',

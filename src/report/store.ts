@@ -8,16 +8,6 @@ import type { SqlConnection, SqlRow } from '../db/connection.js';
 import type { Mirror, MirrorQueries, SqlDialect } from '../db/mirror.js';
 import { DORMANCY_BANDS, EXPIRY_BANDS, type LiabilityAt, type VintageBreakage } from '../ledger/liability.js';
 
-/** A card's DEBIT or REFUND entry with its card's currency, positionally: card, currency, reference, type, amount, entry. */
-export type RefundEntry = [
-  giftCardId: string,
-  currency: string,
-  reference: string,
-  type: string,
-  amountCents: number | null,
-  transactionId: string,
-];
-
 export type CouponRow = SqlRow<
   'coupons',
   | 'coupon_id'
@@ -235,36 +225,6 @@ export class ReportStore {
         `SELECT gift_card_id FROM gift_cards ${d.indexedBy('gift_cards_ledger_walk')} ${only === null ? '' : `WHERE ${this.#only('gift_card_id')}`} ORDER BY ${d.binaryOrder('gift_card_id')}`,
       )
       .batches(bound(only));
-  }
-
-  /**
-   * The current DEBIT and REFUND entries of the cards with a current refund, in card order (of
-   * the cards in `only`, a JSON array, when given), for the Refunds by reference sheet of a run
-   * that kept no references (an earlier run's): the sheet lists references with a refund,
-   * and a card without one has none. The cards with a refund are listed first from the walk's
-   * covering index (one scan); a card left out costs no row handed to JavaScript (the bench's
-   * 3,000,000 entries: 5.3 s read whole, 2.6 s this way).
-   */
-  refundEntries(only: string | null): AsyncGenerator<RefundEntry[]> {
-    const d = this.#dialect;
-    // Of every card: the cards with a refund listed once, from the index. Of a few (`only`): each
-    // asked whether it has one (the bench's 100,000 flagged cards: 0.64 s against 0.84 s).
-    const refunded =
-      only === null
-        ? `c.gift_card_id IN (SELECT r.gift_card_id FROM gift_card_transactions r ${d.indexedBy('gift_card_transactions_card')}
-                                WHERE r.vanished_sync_run_id IS NULL AND r.type = 'REFUND')`
-        : `${this.#only('c.gift_card_id')} AND EXISTS (SELECT 1 FROM gift_card_transactions r ${d.indexedBy('gift_card_transactions_card')}
-              WHERE r.gift_card_id = c.gift_card_id AND r.vanished_sync_run_id IS NULL AND r.type = 'REFUND')`;
-    // Over a million entries of refunded cards: stepped on another thread while the sheet is written.
-    const rows = this.#c.readRaw<RefundEntry>(
-      `SELECT c.gift_card_id, c.currency, t.reference_id, t.type, t.amount_cents, t.transaction_id
-       FROM gift_cards c ${d.indexedBy('gift_cards_ledger_walk')}
-       JOIN gift_card_transactions t ${d.indexedBy('gift_card_transactions_card')} ON t.gift_card_id = c.gift_card_id
-       WHERE t.vanished_sync_run_id IS NULL AND t.type IN ('DEBIT', 'REFUND') AND ${refunded}
-       ORDER BY ${d.binaryOrder('c.gift_card_id')}, t.created_at_ms, t.list_order`,
-      { onAThread: true },
-    );
-    return rows.batches(bound(only));
   }
 
   /** The coupons in ID order (those in `only`, a JSON array, when given). */

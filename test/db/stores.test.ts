@@ -63,7 +63,6 @@ describe.each(BACKENDS)('the stores against the migrated schema ($name)', (backe
   it("prepares and runs the report's and the books' reads", async () => {
     const reads = new ReportStore(mirror);
     for (const rows of [
-      reads.refundEntries(null),
       reads.coupons(null),
       reads.orderLines(null),
       reads.wallets(),

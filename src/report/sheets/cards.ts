@@ -1,18 +1,24 @@
-/** The Card reconciliation sheet: each card's figures from the run's walk (or a walk of the ledger now), the cards with a finding first. */
+/** The Card reconciliation sheet: each card's figures as the run's sync left them, the cards with a finding first. */
 import { walkCardSumsOf } from '../../ledger/walk.js';
-import { cardsWithKeptSums, type KeptCardSums } from '../../ledger/card-sums.js';
+import { cardsWithKeptSums } from '../../ledger/card-sums.js';
 import { cardReconciliation, type CardReconciliation, reconciliationOf } from '../../ledger/state.js';
 import type { CardSnapshot } from '../../ledger/types.js';
-import type { Mirror } from '../../db/mirror.js';
-import type { ReportStore } from '../store.js';
 import type { Cell, SheetSpec } from '../xlsx-writer.js';
 import { money, type Keyed, NO_CELLS, exceptionsFirst, type FindingsOf, type LedgerSheetReads } from './rows.js';
 
 /**
- * The Card reconciliation sheet: each card's figures, the cards with a finding first. The sums
- * of each card's ledger are those the run's walk kept (`kept`), or else a walk's of the ledger now.
+ * The Card reconciliation sheet: each card's figures as the run's sync left them, the cards with
+ * a finding first: the sums the run's walk kept (`kept`, while no sync has changed the cards
+ * since), else a walk of the ledger as of the run's sync, which gives the same figures.
  */
-export async function cardSheet({ mirror, reads, kept, findingsOf, flagged }: LedgerSheetReads): Promise<SheetSpec> {
+export async function cardSheet({
+  mirror,
+  reads,
+  syncRunId,
+  kept,
+  findingsOf,
+  flagged,
+}: LedgerSheetReads): Promise<SheetSpec> {
   return {
     name: 'Card reconciliation',
     header: [
@@ -32,7 +38,7 @@ export async function cardSheet({ mirror, reads, kept, findingsOf, flagged }: Le
     fixedWidths: { 0: 20, 1: 8, 2: 10, 3: 13, 4: 13, 5: 13, 6: 13, 7: 13, 8: 13, 9: 8, 10: 30 },
     ...(await exceptionsFirst(
       'card',
-      (only, keysOnly) => cardRows(mirror, reads, findingsOf, kept, only, keysOnly),
+      (only, keysOnly) => cardRows({ mirror, reads, syncRunId, kept, findingsOf }, only, keysOnly),
       flagged,
     )),
   };
@@ -40,13 +46,10 @@ export async function cardSheet({ mirror, reads, kept, findingsOf, flagged }: Le
 
 /**
  * Per card, from the ledger stage: initial − debits + refunds against the reported balance, the
- * sums as the run's walk kept them (`kept`), or else summed by a walk of the ledger now.
+ * sums as the run's walk kept them (`kept`), or else summed by a walk as of the run's sync.
  */
 async function* cardRows(
-  mirror: Mirror,
-  reads: ReportStore,
-  findingsOf: FindingsOf,
-  kept: KeptCardSums | null,
+  { mirror, reads, syncRunId, kept, findingsOf }: Omit<LedgerSheetReads, 'flagged'>,
   only: string | null,
   keysOnly = false,
 ): AsyncGenerator<Keyed[]> {
@@ -61,7 +64,7 @@ async function* cardRows(
     return;
   }
   // The entries' figures alone: a card's reconciliation needs no entry's identity.
-  for await (const batch of walkCardSumsOf(mirror, only ?? undefined))
+  for await (const batch of walkCardSumsOf(mirror, only ?? undefined, syncRunId))
     yield batch.map(({ card, entries }) => cardRow(card, cardReconciliation(card, entries), findingsOf));
 }
 

@@ -1,22 +1,23 @@
 /** The Refunds by reference sheet: each card's debits and the refunds against them, grouped by reference. */
 import { cardsWithKeptRefunds, type KeptCardSums } from '../../ledger/card-sums.js';
-import {
-  type ReferencedEntry,
-  type RefundGroup,
-  refundableLeftCents,
-  refundGroupsOf,
-} from '../../ledger/references.js';
-import { storedCents } from '../../money.js';
+import { walkCardLedgersAsOf } from '../../ledger/walk.js';
+import { type RefundGroup, refundableLeftCents, refundGroupsOf } from '../../ledger/references.js';
 import type { Mirror } from '../../db/mirror.js';
-import type { ReportStore } from '../store.js';
 import type { SheetSpec } from '../xlsx-writer.js';
 import { money, type Keyed, NO_CELLS, exceptionsFirst, type FindingsOf, type LedgerSheetReads } from './rows.js';
 
 /**
  * Refunds by reference: what was debited and refunded under each reference, the flagged first;
- * the references as the run's walk kept them (`kept`), or else as the ledger groups them now.
+ * the references as the run's sync left them: as its walk kept them (`kept`), or else as a walk
+ * of the ledger as of that sync groups them.
  */
-export async function refundsSheet({ mirror, reads, kept, findingsOf, flagged }: LedgerSheetReads): Promise<SheetSpec> {
+export async function refundsSheet({
+  mirror,
+  syncRunId,
+  kept,
+  findingsOf,
+  flagged,
+}: LedgerSheetReads): Promise<SheetSpec> {
   return {
     name: 'Refunds by reference',
     header: [
@@ -35,38 +36,33 @@ export async function refundsSheet({ mirror, reads, kept, findingsOf, flagged }:
       'reference',
       (only, keysOnly) =>
         kept === null
-          ? refundRows(reads, findingsOf, only, keysOnly)
+          ? walkedRefundRows(mirror, syncRunId, findingsOf, only, keysOnly)
           : keptRefundRows(mirror, kept, findingsOf, only, keysOnly),
       flagged,
     )),
   };
 }
 
-/** Per card and reference with a refund: one pass over the ledger in card order, grouped one card at a time by the ledger stage. */
-async function* refundRows(
-  reads: ReportStore,
+/** Per card and reference with a refund, as the run's sync left them: a walk of the ledger as of that sync, grouped one card at a time by the ledger stage. */
+async function* walkedRefundRows(
+  mirror: Mirror,
+  syncRunId: number,
   findingsOf: FindingsOf,
   only: string | null,
   keysOnly = false,
 ): AsyncGenerator<Keyed[]> {
-  let card = '';
-  let currency = '';
-  let entries: Array<ReferencedEntry & { transactionId: string }> = [];
-  const flush = (): Keyed[] => refundGroupRows(card, currency, refundGroupsOf(entries), findingsOf, keysOnly);
-  for await (const batch of reads.refundEntries(only)) {
-    const rows: Keyed[] = [];
-    for (const [id, c, referenceId, type, amountCents, transactionId] of batch) {
-      if (id !== card) {
-        rows.push(...flush());
-        card = id;
-        currency = c;
-        entries = [];
-      }
-      entries.push({ type, referenceId, amountCents: storedCents(amountCents), transactionId });
-    }
-    yield rows;
-  }
-  yield flush();
+  for await (const batch of walkCardLedgersAsOf(mirror, syncRunId, undefined, only ?? undefined))
+    yield batch.flatMap(({ card, entries }) =>
+      entries.some((e) => e.type === 'REFUND')
+        ? refundGroupRows(
+            card.giftCardId,
+            card.currency,
+            refundGroupsOf(entries.filter((e) => e.type === 'DEBIT' || e.type === 'REFUND')),
+            findingsOf,
+            keysOnly,
+          )
+        : [],
+    );
 }
 
 /** Per card and reference with a refund, as the run's walk kept them: the cards' rows alone are read. */

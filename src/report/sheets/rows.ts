@@ -84,10 +84,15 @@ export async function exceptionsFirst(
 /** The codes of this run's findings about the records named, for a sheet's findings column. */
 export type FindingsOf = (...ids: (string | null)[]) => string;
 
-/** What the sheets of the ledger read: the mirror, what the run's walk kept (null: walk the ledger now) and the run's findings. */
+/**
+ * What the sheets of the ledger read: the mirror, the run's sync, what the run's walk kept (null:
+ * a later sync may have changed the cards, and the ledger is walked as the run's sync left it)
+ * and the run's findings.
+ */
 export interface LedgerSheetReads {
   mirror: Mirror;
   reads: ReportStore;
+  syncRunId: number;
   kept: KeptCardSums | null;
   findingsOf: FindingsOf;
   flagged: string;
