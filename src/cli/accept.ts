@@ -11,7 +11,6 @@ export interface AcceptOptions {
   until?: string;
   json?: boolean;
   quiet?: boolean;
-  write?: (text: string) => void;
 }
 
 /**

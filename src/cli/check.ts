@@ -28,7 +28,6 @@ export interface CheckCommandOptions {
   booksTolerance?: Record<string, number>;
   booksWindowHours?: number;
   booksCutoffMinutes?: number;
-  write?: (text: string) => void;
 }
 
 /**
@@ -42,9 +41,7 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   const findingsTarget =
     options.findingsJson === undefined ? undefined : outputTarget('--findings-json', options.findingsJson);
   // The findings on standard output (`--findings-json -`): the summary goes to stderr, apart.
-  const write =
-    options.write ??
-    ((text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text));
+  const write = (text: string) => (findingsTarget?.kind === 'stdout' ? process.stderr : process.stdout).write(text);
   const sla = slaRulesOf(options.sla);
   const dbPath = options.db ?? defaultLocations().db;
   const checked = await checkAt(dbPath, systemClock, {

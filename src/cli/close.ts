@@ -21,7 +21,6 @@ export interface CloseCommandOptions extends PeriodOptions {
   checkpoints?: string;
   /** The liability settings file (docs/liability.md). */
   liability?: string;
-  write?: (text: string) => void;
 }
 
 /**

@@ -10,7 +10,6 @@ export interface DemoOptions {
   out?: string;
   /** Errors only. */
   quiet?: boolean;
-  write?: (text: string) => void;
 }
 
 /**
@@ -22,7 +21,7 @@ export interface DemoOptions {
  */
 export async function demo(options: DemoOptions): Promise<void> {
   // --quiet: errors only; the exit code and the files say the rest.
-  const write = options.quiet ? () => {} : (options.write ?? ((text: string) => process.stdout.write(text)));
+  const write = options.quiet ? () => {} : (text: string) => void process.stdout.write(text);
   const interruption = onInterrupt('the demo stopped; run it again to start afresh');
   try {
     const { result, manifest } = await demoNight(
@@ -34,7 +33,7 @@ export async function demo(options: DemoOptions): Promise<void> {
       },
     );
     if (!result.ok) throw result.error;
-    printSummary(result.summary, result.record, write, options.write === undefined);
+    printSummary(result.summary, result.record, write);
     write(plantedAndFound(manifest, result.summary));
     // The demo succeeded in showing the breaks: its own exit code is 0.
     process.exitCode = 0;

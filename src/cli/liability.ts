@@ -21,7 +21,6 @@ export interface LiabilityCommandOptions {
   db?: string;
   json?: boolean;
   quiet?: boolean;
-  write?: (text: string) => void;
 }
 
 /** `ledger-recon liability` (src/app/liability.ts): its lines, each broken between words at a terminal's width; or its JSON. */
@@ -31,13 +30,7 @@ export async function liabilityCommand(options: LiabilityCommandOptions): Promis
     tz: options.tz,
     liability: liabilitySettingsOf(options.liability),
   });
-  say(
-    wrapText(
-      `${stated.lines.join('\n')}\n`,
-      options.write === undefined ? terminalWidth(process.stdout) : undefined,
-      '    ',
-    ),
-  );
+  say(wrapText(`${stated.lines.join('\n')}\n`, terminalWidth(process.stdout), '    '));
   record(stated.json);
 }
 
@@ -47,7 +40,6 @@ export interface UnclaimedOptions extends PeriodOptions {
   db?: string;
   json?: boolean;
   quiet?: boolean;
-  write?: (text: string) => void;
 }
 
 /** `ledger-recon export unclaimed --period`: the holder report at the period's closing cut-off, one row per property. */

@@ -4,9 +4,7 @@ import { requestLog } from '../app/clients.js';
 import { pingServices } from '../app/ping.js';
 import { reporter, type Reporting } from './reporter.js';
 
-export interface PingOptions extends ConfigFlags, Reporting {
-  env?: NodeJS.ProcessEnv;
-}
+export interface PingOptions extends ConfigFlags, Reporting {}
 
 /**
  * `ledger-recon ping`: checks the configuration and that both services accept our credentials,
@@ -15,7 +13,7 @@ export interface PingOptions extends ConfigFlags, Reporting {
  */
 export async function ping(options: PingOptions): Promise<void> {
   const { say, record } = reporter(options);
-  const config = loadConfig(options, options.env);
+  const config = loadConfig(options);
   // -v / --log-level debug: the talk with both services on stderr, as every command logs it.
   const onEvent = requestLog(logLevelOf(), [config.giftcard.clientSecret.reveal(), config.dp.clientSecret.reveal()]);
   const pinged = await pingServices(config, onEvent);

@@ -19,7 +19,6 @@ export interface ReportCommandOptions {
   /** An Ed25519 private key (PEM) that signs the manifest. */
   signKey?: string;
   checkpoints?: string;
-  write?: (text: string) => void;
 }
 
 /**

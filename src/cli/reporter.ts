@@ -8,7 +8,6 @@ import { terminalWidth, wrapText } from '../fit-width.js';
 export interface Reporting {
   json?: boolean;
   quiet?: boolean;
-  write?: (text: string) => void;
 }
 
 export interface Reporter {
@@ -19,9 +18,9 @@ export interface Reporter {
 }
 
 export function reporter(options: Reporting): Reporter {
-  const raw = options.write ?? ((text: string) => process.stdout.write(text));
+  const raw = (text: string): void => void process.stdout.write(text);
   // On a terminal, a person's lines wrap between words at its width (never the JSON); a pipe gets them whole.
-  const write = options.write ?? ((text: string) => raw(wrapText(text, terminalWidth(process.stdout))));
+  const write = (text: string): void => raw(wrapText(text, terminalWidth(process.stdout)));
   return {
     say: (text) => {
       if (!options.json && !options.quiet) write(text);

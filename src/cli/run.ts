@@ -32,9 +32,6 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   /** The exception SLA rules file (`--sla`). */
   sla?: string;
   concurrency?: number;
-  env?: NodeJS.ProcessEnv;
-  /** Print the verdict and summary as on a terminal, whatever stderr is (the demo). */
-  verbose?: boolean;
   /** No progress and no summary on a terminal: the one line on failure only. */
   quiet?: boolean;
   /** Move a mirror bound to other services to these ones (`--rebind`). */
@@ -56,9 +53,6 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
   pushMetrics?: string;
   /** `--metrics-file FILE`: write them for node_exporter's textfile collector. */
   metricsFile?: string;
-  /** Where progress and the one failure line go (default stderr). */
-  stderr?: NodeJS.WriteStream;
-  write?: (text: string) => void;
 }
 
 /**
@@ -73,7 +67,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
   const clock = systemClock;
   const started = clock.now();
   const location = options.db ?? defaultLocations().db;
-  const stderr = options.stderr ?? process.stderr;
+  const stderr = process.stderr;
   const interruption = onInterrupt(
     'the night stopped; what the sync read whole is committed with its checkpoints, and the next run resumes from there',
   );
@@ -87,7 +81,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
       return { ok: false, error, record } as const;
     });
     if (result.ok) printNight(options, result.summary, result.record, stderr);
-    else if (options.json) writerOf(options)(`${JSON.stringify(result.record)}\n`);
+    else if (options.json) process.stdout.write(`${JSON.stringify(result.record)}\n`);
     await reportNightMetrics(options, result.record, clock, (line) => stderr.write(line));
     if (!result.ok) throw result.error;
     process.exitCode = result.summary.exitCode;
@@ -99,7 +93,7 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
 
 /** Checks the flags, opens the mirror and the clients, and runs the night under the mirror's lock. */
 async function runNight(options: RunCommandOptions, location: string, signal: AbortSignal): Promise<NightResult> {
-  const config = loadConfig(options, options.env);
+  const config = loadConfig(options);
   if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);
   // One JSON record a night on standard output: the metrics may not follow it there.
   if (options.metricsFile === '-' && options.json === true)
@@ -108,7 +102,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
       '--metrics-file - and --json both want standard output: give --metrics-file a file (the textfile collector reads one), or leave out --json',
     );
   const settings = nightSettingsOf(options, location);
-  const stderr = options.stderr ?? process.stderr;
+  const stderr = process.stderr;
   const tty = stderr.isTTY === true;
   const progress = createProgress({
     stream: stderr,
@@ -152,34 +146,24 @@ function printNight(
   record: RunSummary,
   stderr: NodeJS.WritableStream,
 ): void {
-  const write = writerOf(options);
+  const write = (text: string): void => void process.stdout.write(text);
   const onTerminal = (stderr as NodeJS.WriteStream).isTTY === true && !options.quiet;
   if (options.json) write(`${JSON.stringify(record)}\n`);
-  else if (onTerminal || options.verbose) printSummary(summary, record, write, options.write === undefined);
+  else if (onTerminal) printSummary(summary, record, write);
   else if (summary.exitCode !== 0) stderr.write(nightLine(summary, record));
 }
 
 /**
  * The verdict, the findings by code and the outputs' paths, as a terminal (or the demo) shows
- * them; on stdout itself (`toStdout`), in colour where it takes it and wrapped at its width.
+ * them on stdout: in colour where it takes it, wrapped at its width.
  */
-export function printSummary(
-  summary: CheckRunSummary,
-  record: RunSummary,
-  write: (text: string) => void,
-  toStdout: boolean,
-): void {
-  const text = nightSummaryText(summary, record, toStdout && colourFor(process.stdout));
-  write(toStdout ? wrapText(text, terminalWidth(process.stdout)) : text);
-}
-
-function writerOf(options: RunCommandOptions): (text: string) => void {
-  return options.write ?? ((text: string) => process.stdout.write(text));
+export function printSummary(summary: CheckRunSummary, record: RunSummary, write: (text: string) => void): void {
+  write(wrapText(nightSummaryText(summary, record, colourFor(process.stdout)), terminalWidth(process.stdout)));
 }
 
 /** Every secret this run may know, from the environment or flags, so no output can carry one. */
 function secretsOf(options: RunCommandOptions): string[] {
-  const env = options.env ?? process.env;
+  const env = process.env;
   return [
     env['GIFTCARD_CLIENT_SECRET'],
     env['DP_CLIENT_SECRET'],

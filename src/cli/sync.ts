@@ -20,7 +20,6 @@ export interface SyncCommandOptions extends ConfigFlags {
   rebind?: boolean;
   overlapMinutes?: number;
   concurrency?: number;
-  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -29,7 +28,7 @@ export interface SyncCommandOptions extends ConfigFlags {
  * committed before a failure stays in the mirror.
  */
 export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
-  const config = loadConfig(options, options.env);
+  const config = loadConfig(options);
   const dbPath = options.db ?? defaultLocations().db;
   // Taken before the mirror is opened (a server's connection and schema can take a second): a
   // Ctrl-C while it opens stops the sync before its first page, with the one line and exit 130.

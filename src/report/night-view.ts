@@ -9,7 +9,6 @@
  */
 import type { Severity } from '../checks/check.js';
 import { CHECKS, type CheckCode } from '../checks/index.js';
-import type { CodeOfNight } from './night-findings.js';
 import type { CheckRunSummary } from '../findings/summary.js';
 import { slaOfRun } from '../findings/sla.js';
 import { type CheckRunRow, type FindingsStore, type RollForwardRow, summaryOf } from '../findings/store.js';
@@ -21,8 +20,16 @@ import { BooksStore } from '../books/store.js';
 import { type CountedTable, ReportStore } from './store.js';
 import type { PeriodClose } from './close.js';
 import { type ReportScope, reportTitle } from './scope.js';
-import { centsRecord, type FindingInWords, findingsOfNight, inWords, type OverdueInWords } from './night-findings.js';
+import {
+  centsRecord,
+  type CodeOfNight,
+  type FindingInWords,
+  findingsOfNight,
+  inWords,
+  type OverdueInWords,
+} from './night-findings.js';
 import { monthToDateOf } from './sheets/month-to-date.js';
+
 /** How many nights the trends reach back, this one included. */
 export const TREND_NIGHTS = 90;
 /** How many findings the page states in words. */

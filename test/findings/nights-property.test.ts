@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { accept } from '../../src/cli/accept.js';
 import type { ExportedFinding } from '../../src/findings/finding.js';
 import { reconcile } from '../../src/findings/reconcile.js';
 import { findingsStore } from '../../src/findings/store.js';
@@ -22,6 +21,7 @@ import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
 import { mirrorAt, openMirrorAt } from '../support/test-db.js';
 import { runs } from '../support/property.js';
+import { acceptAt } from '../support/app.js';
 
 interface Plan {
   alter: boolean;
@@ -191,12 +191,7 @@ describe('a property over random sequences of nights, end to end', () => {
                 (p) => p.code !== 'GC_BALANCE_MISMATCH' && p.fingerprint !== undefined && p.acceptedFrom === undefined,
               );
               if (plan.accept && event) {
-                await accept(event.fingerprint!, {
-                  db: mirrorAt(dir),
-                  note: 'explained',
-                  by: 'property',
-                  write: () => undefined,
-                });
+                await acceptAt(mirrorAt(dir), { fingerprint: event.fingerprint!, note: 'explained', by: 'property' });
                 event.acceptedFrom = n + 1;
               }
             }
