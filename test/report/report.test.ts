@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reconcile } from '../../src/findings/reconcile.js';
 import type { Mirror } from '../../src/db/mirror.js';
 import { neutralise, visibleText } from '../../src/report/neutralise.js';
@@ -17,12 +17,14 @@ import { readPage } from '../support/pages.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, validCouponAndOrder, type TestServices } from '../support/simulator.js';
 import { mirrorAt, numberOfMirror, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
-import { testDate } from '../support/test-clock.js';
+import { testDate, testNow } from '../support/test-clock.js';
 
 let dir: string;
 let services: TestServices;
 let mirror: Mirror;
 let paths: ReportPaths;
+/** When the report was prepared (the sign-off's date), once: a report written again states the same. */
+let prepared: number;
 let workbook: ExcelJS.Workbook;
 /** A coupon and an order the service stopped listing before the second sync. */
 let unlisted: { coupon: string; order: string; syncRunId: number };
@@ -38,10 +40,11 @@ beforeAll(async () => {
   const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
   unlisted = { coupon, order, syncRunId };
   await reconcile({ mirror });
+  prepared = testNow();
   paths = await writeReport({
     mirror,
     outDir: join(dir, 'reports'),
-    scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) },
+    scope: { preparer: 'P. Reparer', preparedAtMs: prepared, materiality: new Map([['USD', 1_000]]) },
   });
   workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(paths.workbook);
@@ -460,12 +463,13 @@ describe('workpapers an auditor signs', () => {
 
 describe('a run written again', () => {
   it("gives the same bytes in every file, the workbook included (its zip entries carry the run's instant)", async () => {
-    await new Promise((resolve) => setTimeout(resolve, 2_100)); // a zip entry's time counts two seconds
+    // Written a day later by the process's clock (a zip entry's time counts two seconds): no wait, the clock is moved.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 86_400_000 });
     const again = await writeReport({
       mirror,
       outDir: join(dir, 'again'),
-      scope: { preparer: 'P. Reparer', materiality: new Map([['USD', 1_000]]) },
-    });
+      scope: { preparer: 'P. Reparer', preparedAtMs: prepared, materiality: new Map([['USD', 1_000]]) },
+    }).finally(() => vi.useRealTimers());
     for (const key of ['workbook', 'csv', 'json'] as const) {
       expect(readFileSync(again[key]).equals(readFileSync(paths[key])), key).toBe(true);
     }
