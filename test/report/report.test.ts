@@ -464,7 +464,7 @@ describe('workpapers an auditor signs', () => {
 describe('a run written again', () => {
   it("gives the same bytes in every file, the workbook included (its zip entries carry the run's instant)", async () => {
     // Written a day later by the process's clock (a zip entry's time counts two seconds): no wait, the clock is moved.
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 86_400_000 });
+    vi.useFakeTimers({ toFake: ['Date'], now: testNow() + 86_400_000 });
     const again = await writeReport({
       mirror,
       outDir: join(dir, 'again'),
