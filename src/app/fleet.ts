@@ -6,9 +6,8 @@
  */
 import { mirrorHolder, mirrorsOnServer, openForReading, shownMirror } from '../db/mirror.js';
 import { breaksByAge } from '../findings/age.js';
-import type { Finding } from '../findings/finding.js';
 import { dueOf, isOverdue, slaOfRun } from '../findings/sla.js';
-import { findingsStore, summaryOf } from '../findings/store.js';
+import { type FindingStake, findingsStore, summaryOf } from '../findings/store.js';
 import { oneLine } from '../log.js';
 import { formatCents } from '../money.js';
 import type { Clock } from './context.js';
@@ -135,8 +134,9 @@ async function merchantRow(location: string, nowMs: number, lateAfterHours: numb
     const hoursAgo = Math.floor((nowMs - newest.startedAtMs) / HOUR);
     const late = nowMs - newest.startedAtMs > lateAfterHours * HOUR;
     const completed = await store.history.completedRun();
-    const findings: Finding[] = [];
-    if (completed) for await (const finding of store.whole.findingsOf(completed.checkRunId)) findings.push(finding);
+    // What the ages and due times read of each finding (the night's view's slim projection), not the whole finding.
+    const findings: FindingStake[] = [];
+    if (completed) for await (const batch of store.whole.stakesOf(completed.checkRunId)) findings.push(...batch);
     const summary = completed ? summaryOf(completed) : null;
     const rules = summary ? slaOfRun(summary).rules : [];
     const overdue = findings.filter((f) => isOverdue(dueOf(f, rules), nowMs) && f.severity !== 'info').length;
