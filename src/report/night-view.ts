@@ -28,7 +28,7 @@ import {
   inWords,
   type OverdueInWords,
 } from './night-findings.js';
-import { monthToDateOf } from './sheets/month-to-date.js';
+import { periodOf } from './period.js';
 
 /** How many nights the trends reach back, this one included. */
 export const TREND_NIGHTS = 90;
@@ -320,6 +320,31 @@ const MIRRORED: [string, CountedTable, boolean?][] = [
   ['DP vouchers (codes hashed)', 'dp_vouchers'],
   ['Quarantined records', 'quarantine'],
 ];
+
+/**
+ * The period close of the run's month so far (UTC): from the first of the month its data are as
+ * of, up to that instant, with the run's own in-flight cards (the roll-forward's), as the night's
+ * walk computed it (the ledger stage's RunTallies) and recorded it. Null when the run has no data
+ * of the month, or was recorded before nights kept it (the sheet says so; `close` computes a
+ * period from the mirror).
+ */
+function monthToDateOf(run: CheckRunRow): PeriodClose | null {
+  const asOf = run.asOfMs;
+  const computed = summaryOf(run).monthToDate;
+  if (asOf === null || !computed || computed.fromMs >= computed.toMs) return null;
+  const day = new Date(asOf).toISOString().slice(0, 10);
+  return {
+    period: periodOf({ from: `${day.slice(0, 8)}01`, to: day }),
+    asOfMs: asOf,
+    endsNow: true,
+    closingCutOffMs: computed.toMs,
+    merchantId: run.merchantId,
+    rollForwards: computed.rollForwards,
+    unattributedEntries: computed.unattributedEntries,
+    dataFromMs: computed.dataFromMs,
+    closes: computed.closes,
+  };
+}
 
 /** Every currency the night knows (its roll-forward's and its stakes'), with "none" at stake where clean. */
 function currenciesOf(summary: CheckRunSummary): CurrencyOfNight[] {

@@ -11,7 +11,6 @@ import { BooksStore } from '../books/store.js';
 import { MirrorError } from '../errors.js';
 import type { Mirror } from '../db/mirror.js';
 import { ReportStore } from './store.js';
-import { rollForwardSheet } from './roll-forward-sheet.js';
 import type { SheetSpec } from './xlsx-writer.js';
 import type { ReportScope } from './scope.js';
 import type { FindingsOf, LedgerSheetReads } from './sheets/rows.js';
@@ -24,7 +23,7 @@ import { quarantineSheet } from './sheets/quarantine.js';
 import { checksSheet } from './sheets/checks.js';
 import { FINDINGS_HEADER, FINDINGS_PRINTED_WIDTHS, findingRows } from './sheets/findings.js';
 import type { NightView } from './night-view.js';
-import { noMonthToDate } from './sheets/month-to-date.js';
+import { monthToDateSheet } from './sheets/month-to-date.js';
 import { findingsWithStanding } from './night-findings.js';
 import { matchingSheet } from './sheets/matching.js';
 import { summaryRows, COMPACT_PRINT, SUMMARY_WIDTHS } from './sheets/summary.js';
@@ -57,7 +56,6 @@ export async function reportSheets(
   onFinding?: (finding: Finding, standing: Standing) => Promise<void>,
 ): Promise<SheetSpec[]> {
   const materiality = scope.materiality ?? new Map<string, number>();
-  const { monthToDate } = view;
   const reads = new ReportStore(mirror);
   const books = new BooksStore(mirror);
   const codes = await codesByRecord(store, run.checkRunId);
@@ -92,12 +90,7 @@ export async function reportSheets(
       rows: findingRows(findingsWithStanding(store, run.checkRunId, slaOfRun(summaryOf(run)), materiality), onFinding),
     },
     await cardSheet(ledgerReads),
-    monthToDate
-      ? rollForwardSheet('Month to date', monthToDate)
-      : {
-          name: 'Month to date',
-          rows: [[noMonthToDate(run)]],
-        },
+    monthToDateSheet(run, view.monthToDate),
     await matchingSheet(books, findingsOf),
     await refundsSheet(ledgerReads),
     await couponsSheet(reads, findingsOf, flagged),
