@@ -6,9 +6,12 @@ export function reportBaseName(run: Pick<CheckRunRow, 'checkRunId' | 'startedAtM
   return `ledger-recon-${new Date(run.startedAtMs).toISOString().slice(0, 10)}-run-${run.checkRunId}`;
 }
 
-/** The sign-off's date (UTC) of a report prepared at `atMs`; the moment it is written when the job names none. */
-export function preparedOn(atMs: number | undefined): string {
-  return new Date(atMs ?? Date.now()).toISOString().slice(0, 10);
+/**
+ * The sign-off's date (UTC) of a report prepared at `atMs` (the job's clock); when the job names
+ * none, the instant the figures are of (`ofMs`), never the wall clock.
+ */
+export function preparedOn(atMs: number | undefined, ofMs: number): string {
+  return new Date(atMs ?? ofMs).toISOString().slice(0, 10);
 }
 
 /** What a sealed set of outputs adds beside its files: its manifest and its signature. */

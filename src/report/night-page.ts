@@ -174,7 +174,9 @@ function currencySection(view: NightAtAGlance): string {
       text(c.currency),
       amount(c.liability),
       amount(c.atStake),
-      c.closes ? 'closes' : `does not close by ${amount(c.difference)}`,
+      c.closes
+        ? 'closes'
+        : `does not close by ${amount(c.difference)}${c.month ? `<br><small>= ${amount(c.month.cardsLessFlows)} cards − flows this month, ${amount(c.month.serviceLessCards)} service − cards, ${amount(c.month.betweenOpenings)} between the month's opening and the night's</small>` : ''}`,
     ]),
     (column) => column === 1 || column === 2,
   );

@@ -42,6 +42,12 @@ export interface CurrencyOfNight {
   atStake: string;
   closes: boolean;
   difference: string | null;
+  /**
+   * A roll-forward that does not close, against the month so far's (the same cut-off): its
+   * difference = the month's cards − flows + its service − cards + what lies between the month's
+   * opening and the night's. Null where it closes, or the night has no month to date.
+   */
+  month: { cardsLessFlows: string; serviceLessCards: string; betweenOpenings: string } | null;
 }
 
 /** One night of the trends. */
@@ -182,12 +188,26 @@ export async function nightViewOf(
   const summary = summaryOf(run);
   const asOfMs = run.asOfMs ?? run.startedAtMs;
   const materiality = scope.materiality ?? new Map<string, number>();
-  const nights = (await store.history.completedThrough(run.checkRunId, TREND_NIGHTS)).reverse();
-  const counted = await findingsOfNight(store, run.checkRunId, asOfMs, slaOfRun(summary), materiality);
+  // Read side by side: the findings' stakes are stepped on another thread (SQLite) while the
+  // records are counted and the nights read on this one.
+  const [trend, counted, rollForward, about, books, largest] = await Promise.all([
+    store.history.completedThrough(run.checkRunId, TREND_NIGHTS),
+    findingsOfNight(store, run.checkRunId, asOfMs, slaOfRun(summary), materiality),
+    store.rollForwardOf(run.checkRunId),
+    aboutOf(mirror, store, run, materiality),
+    booksOf(new BooksStore(mirror)),
+    store.history.largestOf(run.checkRunId, LARGEST_FINDINGS),
+  ]);
+  const nights = trend.reverse();
   const { buckets, oldest } = counted.breaks;
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
-  const rollForward = await store.rollForwardOf(run.checkRunId);
   const monthToDate = monthToDateOf(run);
+  const againstMonth = monthToDate
+    ? nightAgainstMonth(
+        rollForward.map((r) => ({ currency: r.currency, differenceCents: cents(r.differenceCents) })),
+        monthToDate.rollForwards,
+      )
+    : [];
   return {
     // The workbook's own title, which its every printed footer repeats.
     title: reportTitle(scope, run, summary.verdict),
@@ -202,7 +222,7 @@ export async function nightViewOf(
     bySeverity: summary.bySeverity,
     overdue: summary.overdue ?? null,
     overdueFindings: counted.overdue,
-    currencies: currenciesOf(summary),
+    currencies: currenciesOf(summary, againstMonth),
     trend: nights.map((night) => {
       const s = summaryOf(night);
       return {
@@ -221,22 +241,17 @@ export async function nightViewOf(
       ageHours: oldest.ageHours,
     },
     waterfalls: waterfallsOf(summary),
-    largest: (await store.history.largestOf(run.checkRunId, LARGEST_FINDINGS)).map(inWords),
+    largest: largest.map(inWords),
     since: previousRun ? sinceBefore(summaryOf(previousRun), previousRun, summary) : null,
     recorded: summary,
-    about: await aboutOf(mirror, store, run, materiality),
+    about,
     byCode: counted.byCode,
     material: counted.material,
     atStakeCents: counted.atStakeCents,
-    books: await booksOf(new BooksStore(mirror)),
+    books,
     rollForward,
     monthToDate,
-    againstMonth: monthToDate
-      ? nightAgainstMonth(
-          rollForward.map((r) => ({ currency: r.currency, differenceCents: cents(r.differenceCents) })),
-          monthToDate.rollForwards,
-        )
-      : [],
+    againstMonth,
   };
 }
 
@@ -347,16 +362,24 @@ function monthToDateOf(run: CheckRunRow): PeriodClose | null {
 }
 
 /** Every currency the night knows (its roll-forward's and its stakes'), with "none" at stake where clean. */
-function currenciesOf(summary: CheckRunSummary): CurrencyOfNight[] {
+function currenciesOf(summary: CheckRunSummary, againstMonth: readonly NightAgainstMonth[]): CurrencyOfNight[] {
   const names = [...new Set([...summary.rollForward.map((r) => r.currency), ...Object.keys(summary.moneyAtStake)])];
   return names.sort().map((currency) => {
     const roll = summary.rollForward.find((r) => r.currency === currency);
+    const month = roll && !roll.closes ? againstMonth.find((r) => r.currency === currency) : undefined;
     return {
       currency,
       liability: roll?.cardsRemaining ?? null,
       atStake: summary.moneyAtStake[currency] ?? 'none',
       closes: roll?.closes ?? true,
       difference: roll?.difference ?? null,
+      month: month
+        ? {
+            cardsLessFlows: formatCents(month.monthCardsCents),
+            serviceLessCards: formatCents(month.monthServiceCents),
+            betweenOpenings: formatCents(month.openingsCents),
+          }
+        : null,
     };
   });
 }

@@ -457,7 +457,12 @@ function closeSummary(options: WriteCloseOptions, close: ClosedPeriodFigures, ca
     ],
     [],
     [{ heading: 'Sign-off' }],
-    ['Prepared by', options.preparer ?? '', 'Date', options.preparer ? preparedOn(options.preparedAtMs) : ''],
+    [
+      'Prepared by',
+      options.preparer ?? '',
+      'Date',
+      options.preparer ? preparedOn(options.preparedAtMs, close.asOfMs) : '',
+    ],
     ['Reviewed by', '', 'Date', ''],
     [],
     [{ sheet: 'Period roll-forward', text: 'Period roll-forward' }],

@@ -25,6 +25,8 @@ describe("the night's page", () => {
     expect(JSON.parse(json)).toEqual(view);
     expect(page).toContain('1,234,567.89');
     expect(page).toContain('does not close by -12.00');
+    // How the night's difference relates to the month so far's, as page 1 of the workbook states it.
+    expect(page).toContain("= 0.00 cards − flows this month, 5.00 service − cards, -17.00 between the month's opening");
     expect(page.indexOf('Overdue: 1 finding past their due time')).toBeLessThan(page.indexOf('Per currency'));
     expect(page).toContain('This is the first night on record.');
     expect(page).toContain('No open finding puts money at stake.');

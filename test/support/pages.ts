@@ -130,7 +130,16 @@ export const HOSTILE_VIEW: NightAtAGlance = {
       dueAt: '2026-11-17T09:30:00.000Z',
     },
   ],
-  currencies: [{ currency: 'USD', liability: '1234567.89', atStake: '12.00', closes: false, difference: '-12.00' }],
+  currencies: [
+    {
+      currency: 'USD',
+      liability: '1234567.89',
+      atStake: '12.00',
+      closes: false,
+      difference: '-12.00',
+      month: { cardsLessFlows: '0.00', serviceLessCards: '5.00', betweenOpenings: '-17.00' },
+    },
+  ],
   trend: [
     {
       runId: 1,

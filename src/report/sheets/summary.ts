@@ -214,7 +214,12 @@ function* signOffRows({ line, view, scope }: SummaryContext): Generator<Cell[]> 
   yield line([]);
   yield line([{ heading: 'Sign-off' }, { label: 'name' }, '', { label: 'date' }]);
   // A name given is a preparation done now: its date goes beside it; the reviewer's stays blank to sign.
-  yield line(['Prepared by', scope.preparer ?? '', '', scope.preparer ? preparedOn(scope.preparedAtMs) : '']);
+  yield line([
+    'Prepared by',
+    scope.preparer ?? '',
+    '',
+    scope.preparer ? preparedOn(scope.preparedAtMs, Date.parse(view.startedAt)) : '',
+  ]);
   yield line(['Reviewed by', '', '', '']);
   // What ties this workbook to what it was computed from: its manifest (which holds this file's
   // SHA-256, so it cannot be named inside it) and the population's root the manifest states.
