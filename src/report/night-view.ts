@@ -188,16 +188,12 @@ export async function nightViewOf(
   const summary = summaryOf(run);
   const asOfMs = run.asOfMs ?? run.startedAtMs;
   const materiality = scope.materiality ?? new Map<string, number>();
-  // Read side by side: the findings' stakes are stepped on another thread (SQLite) while the
-  // records are counted and the nights read on this one.
-  const [trend, counted, rollForward, about, books, largest] = await Promise.all([
-    store.history.completedThrough(run.checkRunId, TREND_NIGHTS),
-    findingsOfNight(store, run.checkRunId, asOfMs, slaOfRun(summary), materiality),
-    store.rollForwardOf(run.checkRunId),
-    aboutOf(mirror, store, run, materiality),
-    booksOf(new BooksStore(mirror)),
-    store.history.largestOf(run.checkRunId, LARGEST_FINDINGS),
-  ]);
+  const trend = await store.history.completedThrough(run.checkRunId, TREND_NIGHTS);
+  const counted = await findingsOfNight(store, run.checkRunId, asOfMs, slaOfRun(summary), materiality);
+  const rollForward = await store.rollForwardOf(run.checkRunId);
+  const about = await aboutOf(mirror, store, run, materiality);
+  const books = await booksOf(new BooksStore(mirror));
+  const largest = await store.history.largestOf(run.checkRunId, LARGEST_FINDINGS);
   const nights = trend.reverse();
   const { buckets, oldest } = counted.breaks;
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
