@@ -239,7 +239,7 @@ export class LedgerStore {
     const ofNow = only === undefined ? '' : ` AND ${d.inJsonArray('t.gift_card_id', '@only')}`;
     const bound = { asOf, ...(only === undefined ? {} : { only }) };
     const width = entryColumns.length;
-    const rewritten = await this.#c
+    const everyRewritten = await this.#c
       .readRaw<Keyed>(
         `SELECT ${entryColumns.map((column) => entryAsWas(column.name)).join(', ')},
                 ${entryAsWas('gift_card_id')}, ${entryAsWas('created_at_ms')}, t.list_order, t.transaction_id
@@ -249,11 +249,9 @@ export class LedgerStore {
       )
       .all({ asOf });
     // Every rewritten entry is left out of the pass below; those of the cards asked for are merged in as they were.
-    const rewrittenIds = new Set(rewritten.map((row) => row[width + 3] as string));
-    if (only !== undefined) {
-      const cards = new Set(JSON.parse(only) as string[]);
-      rewritten.splice(0, rewritten.length, ...rewritten.filter((row) => cards.has(row[width] as string)));
-    }
+    const rewrittenIds = new Set(everyRewritten.map((row) => row[width + 3] as string));
+    const asked = only === undefined ? null : new Set(JSON.parse(only) as string[]);
+    const rewritten = asked === null ? everyRewritten : everyRewritten.filter((row) => asked.has(row[width] as string));
     // Whether row `a` walks before row `b`: by card ID byte by byte, then time, then list order.
     const precedes = (a: Keyed, b: Keyed): boolean => {
       const [cardA, atA, orderA] = [a[width] as string, a[width + 1] as number, a[width + 2] as number];

@@ -72,9 +72,10 @@ export const centsRecord = (cents: ReadonlyMap<string, number>): Record<string, 
 
 /** A finding in words, as page 1 of the workbook states it: the title, then the card or the record. */
 export function inWords(
-  f: Pick<FindingStake, 'code' | 'severity' | 'giftCardId' | 'entityType' | 'entityId' | 'currency' | 'stakeCents'> & {
-    firstSeenAtMs: number;
-  },
+  f: Pick<
+    FindingStake,
+    'code' | 'severity' | 'giftCardId' | 'entityType' | 'entityId' | 'currency' | 'stakeCents' | 'firstSeenAtMs'
+  >,
 ): FindingInWords {
   return {
     code: f.code,

@@ -171,7 +171,7 @@ export interface BooksMatchOfNight {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const decimals = (cents: Map<string, number>): Record<string, string> =>
-  Object.fromEntries([...cents].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, formatCents(v)]));
+  Object.fromEntries(Object.entries(centsRecord(cents)).map(([c, v]) => [c, formatCents(v)]));
 const liabilityOf = (summary: CheckRunSummary): Record<string, string> =>
   Object.fromEntries(summary.rollForward.map((r) => [r.currency, r.cardsRemaining]));
 
@@ -197,7 +197,7 @@ export async function nightViewOf(
   const nights = trend.reverse();
   const { buckets, oldest } = counted.breaks;
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
-  const monthToDate = monthToDateOf(run);
+  const monthToDate = monthToDateOf(run, summary);
   const againstMonth = monthToDate
     ? nightAgainstMonth(
         rollForward.map((r) => ({ currency: r.currency, differenceCents: cents(r.differenceCents) })),
@@ -339,9 +339,9 @@ const MIRRORED: [string, CountedTable, boolean?][] = [
  * of the month, or was recorded before nights kept it (the sheet says so; `close` computes a
  * period from the mirror).
  */
-function monthToDateOf(run: CheckRunRow): PeriodClose | null {
+function monthToDateOf(run: CheckRunRow, summary: CheckRunSummary): PeriodClose | null {
   const asOf = run.asOfMs;
-  const computed = summaryOf(run).monthToDate;
+  const computed = summary.monthToDate;
   if (asOf === null || !computed || computed.fromMs >= computed.toMs) return null;
   const day = new Date(asOf).toISOString().slice(0, 10);
   return {

@@ -6,7 +6,7 @@
  */
 import { slaOfRun } from '../findings/sla.js';
 import type { Finding, Standing } from '../findings/finding.js';
-import { summaryOf, type CheckRunRow, type FindingsStore } from '../findings/store.js';
+import type { CheckRunRow, FindingsStore } from '../findings/store.js';
 import { BooksStore } from '../books/store.js';
 import { MirrorError } from '../errors.js';
 import type { Mirror } from '../db/mirror.js';
@@ -87,10 +87,10 @@ export async function reportSheets(
       severityColumn: 0,
       printColumns: FINDINGS_HEADER.indexOf('age (days)') + 1,
       fixedWidths: FINDINGS_PRINTED_WIDTHS,
-      rows: findingRows(findingsWithStanding(store, run.checkRunId, slaOfRun(summaryOf(run)), materiality), onFinding),
+      rows: findingRows(findingsWithStanding(store, run.checkRunId, slaOfRun(view.recorded), materiality), onFinding),
     },
     await cardSheet(ledgerReads),
-    monthToDateSheet(run, view.monthToDate),
+    monthToDateSheet(view),
     await matchingSheet(books, findingsOf),
     await refundsSheet(ledgerReads),
     await couponsSheet(reads, findingsOf, flagged),
