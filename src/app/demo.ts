@@ -47,10 +47,11 @@ export async function demoNight(context: Omit<JobContext, 'mirror'>, settings: D
   const db = settings.db ?? demoDb;
   if (isServerUrl(db)) await clearDemoSchema(db);
   else clearDemoFile(db, demoDb);
-  // The books the demo writes go beside its mirror, or where the default demo's go.
-  const folder = isServerUrl(db) ? dirname(demoDb) : dirname(db);
   // The PostgreSQL demo's workbook goes beside the SQLite demo's, never over it (both are run 1).
   const out = settings.out ?? `${defaultLocations().demoReports}${isServerUrl(db) ? '-postgres' : ''}`;
+  // The books the demo writes go beside its mirror; a PostgreSQL demo's beside its reports, so two
+  // demos on one server (two schemas, two folders) never clear each other's.
+  const books = isServerUrl(db) ? `${resolve(out)}-books` : join(dirname(db), 'books');
   const now = context.clock.now();
   // The small world with its aged cards: five and a half years of them, for the close's liability workpaper.
   const sim = await startSimulator({
@@ -65,7 +66,6 @@ export async function demoNight(context: Omit<JobContext, 'mirror'>, settings: D
     note(
       `ledger-recon demo: simulators of both services on 127.0.0.1 (seed ${sim.seed}) with ${sim.manifest.breaks.length} breaks planted in the services and ${sim.manifest.lookAlikes.length} legal look-alikes\n`,
     );
-    const books = join(folder, 'books');
     rmSync(books, { recursive: true, force: true });
     sim.writeBooks(books);
     note(
