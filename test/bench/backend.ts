@@ -142,6 +142,14 @@ export function startBenchServer(): { url: string; stop: () => void } {
     if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
     as('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
   }
+  // A bench stopped part-way (Ctrl-C) leaves its server running on this folder: stopped here, else this start fails.
+  if (existsSync(join(data, 'postmaster.pid'))) {
+    try {
+      as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    } catch {
+      // Not running after all (a stale file): pg_ctl start removes it.
+    }
+  }
   const port = 55_000 + Math.floor(Math.random() * 5_000);
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off -c shared_buffers=256MB -c max_wal_size=4GB -c maintenance_work_mem=256MB`;
   as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
