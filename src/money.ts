@@ -134,6 +134,21 @@ export function formatCents(value: Cents | number): string {
 }
 
 /**
+ * Cents as the shortest decimal that states them exactly, as a spreadsheet's number cell holds
+ * them: 1380 → "13.8", 1300 → "13", -5 → "-0.05". Integer arithmetic only: the figure is never a
+ * float divided by a hundred.
+ */
+export function shortestDecimal(value: Cents | number): string {
+  const sign = value < 0 ? '-' : '';
+  const abs = Math.abs(value);
+  const whole = Math.trunc(abs / 100);
+  const minor = abs % 100;
+  if (minor === 0) return `${sign}${whole}`;
+  if (minor % 10 === 0) return `${sign}${whole}.${minor / 10}`;
+  return `${sign}${whole}.${minor < 10 ? '0' : ''}${minor}`;
+}
+
+/**
  * A decimal string with thousands separators in its integer part, for people on a terminal:
  * "23733500.00" → "23,733,500.00", "-1234.50" → "-1,234.50". Text only: no arithmetic.
  */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCents, groupThousands, toCents } from '../src/money.js';
+import { formatCents, groupThousands, shortestDecimal, toCents } from '../src/money.js';
 import { runs } from './support/property.js';
 
 describe('toCents', () => {
@@ -84,6 +84,30 @@ describe('groupThousands', () => {
       '0.05',
       '1,000',
       'n/a',
+    ]);
+  });
+});
+
+describe('shortestDecimal', () => {
+  it('states cents as the number a spreadsheet cell holds, the shortest decimal JavaScript writes for it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e13, max: 1e13 }), (cents) => {
+        const text = shortestDecimal(cents);
+        expect(text).toBe(String(cents / 100).replace(/^-0$/, '0'));
+        expect(toCents(Number(text))).toEqual({ ok: true, cents });
+      }),
+    );
+  });
+
+  it('writes whole amounts without a point, and a cent with its zero', () => {
+    expect([1300, 1380, 1385, 5, -5, 0, -100].map(shortestDecimal)).toEqual([
+      '13',
+      '13.8',
+      '13.85',
+      '0.05',
+      '-0.05',
+      '0',
+      '-1',
     ]);
   });
 });

@@ -7,6 +7,7 @@
  * the sheet's frame, its header row, the styles table, the zip.
  */
 import ExcelJS from 'exceljs';
+import { shortestDecimal } from '../money.js';
 import { visibleText } from './neutralise.js';
 
 /** A cell: text (as sent, control characters escaped), a number, a date (ms, UTC), money, a link to a sheet, or a heading. */
@@ -117,9 +118,9 @@ function cellXml(ref: string, styleId: number, cell: Cell, row: number): string 
     if ('share' in cell) return `${open}><f>${escaped(formula)}</f><v>${cell.share}</v></c>`;
     // Money adds and subtracts decimals a spreadsheet holds as binary floats: rounded to the cent,
     // a recalculation gives exactly the cached value (0, not 2.99760216648792E-15).
-    return `${open}><f>ROUND(${escaped(formula)},2)</f><v>${cell.cents / 100}</v></c>`;
+    return `${open}><f>ROUND(${escaped(formula)},2)</f><v>${shortestDecimal(cell.cents)}</v></c>`;
   }
-  if ('cents' in cell) return `${open}><v>${cell.cents / 100}</v></c>`;
+  if ('cents' in cell) return `${open}><v>${shortestDecimal(cell.cents)}</v></c>`;
   if ('label' in cell) return text(open, cell.label);
   if ('emphasis' in cell) return text(open, cell.emphasis);
   if ('note' in cell) return text(open, truncate(visibleText(cell.note)));
