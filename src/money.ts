@@ -141,8 +141,9 @@ export function formatCents(value: Cents | number): string {
 export function shortestDecimal(value: Cents | number): string {
   const sign = value < 0 ? '-' : '';
   const abs = Math.abs(value);
-  const whole = Math.trunc(abs / 100);
   const minor = abs % 100;
+  // A multiple of a hundred divided by a hundred: exact.
+  const whole = (abs - minor) / 100;
   if (minor === 0) return `${sign}${whole}`;
   if (minor % 10 === 0) return `${sign}${whole}.${minor / 10}`;
   return `${sign}${whole}.${minor < 10 ? '0' : ''}${minor}`;

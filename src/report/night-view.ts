@@ -188,13 +188,13 @@ export async function nightViewOf(
   const summary = summaryOf(run);
   const asOfMs = run.asOfMs ?? run.startedAtMs;
   const materiality = scope.materiality ?? new Map<string, number>();
-  const trend = await store.history.completedThrough(run.checkRunId, TREND_NIGHTS);
+  // Oldest first, as the trends draw them.
+  const nights = (await store.history.completedThrough(run.checkRunId, TREND_NIGHTS)).reverse();
   const counted = await findingsOfNight(store, run.checkRunId, asOfMs, slaOfRun(summary), materiality);
   const rollForward = await store.rollForwardOf(run.checkRunId);
   const about = await aboutOf(mirror, store, run, materiality);
   const books = await booksOf(new BooksStore(mirror));
   const largest = await store.history.largestOf(run.checkRunId, LARGEST_FINDINGS);
-  const nights = trend.reverse();
   const { buckets, oldest } = counted.breaks;
   const previousRun = nights.length > 1 ? nights[nights.length - 2] : undefined;
   const monthToDate = monthToDateOf(run, summary);
