@@ -1,17 +1,18 @@
 /**
  * The one module that knows exceljs. Writes a workbook with the streaming writer so memory
- * stays bounded: sheets one after another, rows committed as they come, a yield to the event
- * loop every few thousand rows so the zip stream drains. Auditors' conventions are applied
- * here: frozen header, autofilter, fitted widths, money as numbers in the currency's format,
+ * stays bounded: sheets one after another, rows committed as they come, a turn of the event
+ * loop every few hundred rows so the zip deflates them, and a wait when it falls far behind
+ * (src/report/zip-writer.ts). Auditors' conventions are applied here: frozen header, autofilter, fitted widths, money as numbers in the currency's format,
  * dates as real dates (UTC), severity colours, and API text as sent (a text cell of .xlsx is never a formula), control characters shown escaped.
  */
 import { once } from 'node:events';
-import { closeSync, createWriteStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import type { Writable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { EXCLUSIVE, letGoOfFile } from '../paths.js';
 import { looksLikeFormula } from './neutralise.js';
 import { type Cell, columnLetter, RowBatch, SheetRows } from './xlsx-rows.js';
+import { ZipWriter } from './zip-writer.js';
 
 export type { Cell } from './xlsx-rows.js';
 export { RowBatch } from './xlsx-rows.js';
@@ -59,12 +60,10 @@ export interface WorkbookProperties {
 /** Excel's limit is 1,048,576 rows; a longer table continues on "<name> (2)", header repeated. */
 export const MAX_ROWS_PER_SHEET = 1_048_576;
 const FIT_SAMPLE = 500;
-const YIELD_EVERY = 2_000;
 /**
- * Rows written between turns of the event loop. The zip deflates on another thread a piece at a
- * time, and each piece is handed over on a turn: without one every few hundred rows it would
- * wait, idle, for the next wait for drain, and the two threads would take turns instead of
- * working together.
+ * Rows written between turns of the event loop. The zip deflates on another thread, and what the
+ * rows wrote since the last turn is handed over on a turn: without one every few hundred rows
+ * it would wait, idle, and the two threads would take turns instead of working together.
  */
 const TURN_EVERY = 250;
 const SEVERITY_FILL: Record<string, string> = { error: 'FFF4C7C3', warning: 'FFFCE8B2', info: 'FFD9E7FD' };
@@ -83,20 +82,27 @@ export async function writeXlsx(
   sheets: SheetSpec[],
   maxRows = MAX_ROWS_PER_SHEET,
 ): Promise<void> {
-  // Our own file stream, so that its failure (a full disk) ends every wait: exceljs's zip stops
-  // feeding a failed file, and a wait for 'drain' would never end (Node then exits 13, silently).
+  // Our own file stream, so that its failure (a full disk) ends every wait: a wait for the zip,
+  // or for 'drain', would otherwise never end (Node then exits 13, silently).
   // A new file only (the caller's temporary): never written through a link planted at its name.
   const file = createWriteStream(path, { flags: EXCLUSIVE });
   const failed = new Promise<never>((_resolve, reject) => file.once('error', reject));
   failed.catch(() => undefined); // raced below; never left unhandled
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: file, useStyles: true, useSharedStrings: false });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    stream: nowhere(),
+    useStyles: true,
+    useSharedStrings: false,
+  });
+  // Every part stamped with the run's instant: the same run written twice is the same bytes.
+  const zip = new ZipWriter(file, properties.created);
+  writeInto(workbook, zip, file);
   workbook.creator = properties.creator;
   workbook.lastModifiedBy = properties.creator;
   workbook.created = properties.created;
   workbook.modified = properties.created;
   Object.assign(workbook, { title: properties.title, subject: properties.subject });
   try {
-    for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title, failed);
+    for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title, zip, failed);
   } catch (error) {
     // The sheets not written let go of what their rows hold (a cursor, a pooled connection):
     // held, a server's pool never ends and the process never exits.
@@ -107,58 +113,41 @@ export async function writeXlsx(
   }
   await Promise.race([workbook.commit(), failed]);
   if (!file.closed) await Promise.race([once(file, 'close'), failed]);
-  stampZipEntries(path, properties.created);
 }
 
 /**
- * Gives every entry of the zip at `path` the time `at` (the run's instant, to the two seconds a
- * zip time holds), in its local header and in the central directory, so that the same run written
- * twice is the same bytes: exceljs stamps each entry with the moment it was written. Only the
- * time fields change; the entries' data and CRCs stand.
+ * The workbook's parts go into `zip` (src/report/zip-writer.ts), which writes `file`: exceljs
+ * builds an archiver in its constructor and appends its first two parts to it there, so those
+ * two are appended again, and the archiver, given a stream that keeps nothing, is left unused.
  */
-export function stampZipEntries(path: string, at: Date): void {
-  const time = (at.getUTCHours() << 11) | (at.getUTCMinutes() << 5) | Math.floor(at.getUTCSeconds() / 2);
-  const date = ((at.getUTCFullYear() - 1980) << 9) | ((at.getUTCMonth() + 1) << 5) | at.getUTCDate();
-  const stamp = Buffer.alloc(4);
-  stamp.writeUInt16LE(time, 0);
-  stamp.writeUInt16LE(date, 2);
-  // Patched in place: the workbook may be large, its central directory is small.
-  const fd = openSync(path, 'r+');
-  try {
-    const size = fstatSync(fd).size;
-    const tail = Buffer.alloc(Math.min(size, 65_557));
-    readSync(fd, tail, 0, tail.length, size - tail.length);
-    const end = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-    if (end < 0) throw new Error(`${path}: not a zip file (no end of central directory)`);
-    const directory = Buffer.alloc(tail.readUInt32LE(end + 12));
-    const directoryAt = tail.readUInt32LE(end + 16);
-    readSync(fd, directory, 0, directory.length, directoryAt);
-    for (let entry = 0, i = 0; i < tail.readUInt16LE(end + 10); i += 1) {
-      if (directory.readUInt32LE(entry) !== 0x02014b50) throw new Error(`${path}: a damaged central directory`);
-      stamp.copy(directory, entry + 12);
-      writeSync(fd, stamp, 0, 4, directory.readUInt32LE(entry + 42) + 10);
-      entry +=
-        46 +
-        directory.readUInt16LE(entry + 28) +
-        directory.readUInt16LE(entry + 30) +
-        directory.readUInt16LE(entry + 32);
-    }
-    writeSync(fd, directory, 0, directory.length, directoryAt);
-  } finally {
-    closeSync(fd);
-  }
+function writeInto(workbook: ExcelJS.stream.xlsx.WorkbookWriter, zip: ZipWriter, file: Writable): void {
+  const internals = workbook as unknown as {
+    zip: ZipWriter;
+    stream: Writable;
+    promise: Promise<unknown>;
+    addThemes(): Promise<void>;
+    addOfficeRels(): Promise<void>;
+  };
+  internals.zip = zip;
+  // What exceljs's commit waits to finish.
+  internals.stream = file;
+  internals.promise = Promise.all([internals.addThemes(), internals.addOfficeRels()]);
 }
+
+/** A stream that keeps nothing: where exceljs's own archiver writes its two parts. */
+const nowhere = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() });
 
 async function writeSheet(
   workbook: ExcelJS.stream.xlsx.WorkbookWriter,
   spec: SheetSpec,
   maxRows: number,
   title: string,
+  zip: ZipWriter,
   failed: Promise<never>,
 ): Promise<void> {
   const iterator = rowsIterator(spec.rows);
   try {
-    await writeRows(workbook, spec, maxRows, title, failed, iterator);
+    await writeRows(workbook, spec, maxRows, title, zip, failed, iterator);
   } finally {
     // A sheet that fails part-way (a full disk) closes its rows' reader: its finally blocks run.
     await iterator.return?.(undefined);
@@ -178,6 +167,7 @@ async function writeRows(
   spec: SheetSpec,
   maxRows: number,
   title: string,
+  zip: ZipWriter,
   failed: Promise<never>,
   iterator: AsyncIterator<Cell[] | RowBatch>,
 ): Promise<void> {
@@ -204,7 +194,7 @@ async function writeRows(
   let rows = new SheetRows(sheet);
   let rowsInSheet = spec.header ? 1 : 0;
   let written = 0;
-  // Writes one row; true when the rows so far are handed to the zip and the loop should turn (and, every YIELD_EVERY rows, wait for it to drain).
+  // Writes one row; true when the rows so far are handed to the zip and the loop should turn (and wait, if the zip is far behind).
   const put = (cells: Cell[]): boolean => {
     if (rowsInSheet >= maxRows) {
       rows.flush();
@@ -224,8 +214,8 @@ async function writeRows(
   const putAll = async (batch: Cell[][]): Promise<void> => {
     for (const cells of batch)
       if (put(cells)) {
-        if (written % YIELD_EVERY === 0) await Promise.race([drained(sheet), failed]);
-        else await new Promise(setImmediate);
+        await new Promise(setImmediate);
+        await Promise.race([zip.drained(), failed]);
       }
   };
   await putAll(sample);
@@ -241,22 +231,6 @@ async function writeRows(
 function rowsIn(value: Cell[] | RowBatch): Cell[][] {
   return value instanceof RowBatch ? value.rows : [value];
 }
-
-/**
- * Row commits are synchronous but compression is not: without waiting, the sheet's XML piles
- * up in memory ahead of the zip. exceljs pipes each sheet's buffer into the zip's deflate
- * stream without heeding backpressure, so wait here until that stream has drained.
- */
-async function drained(sheet: ExcelJS.Worksheet): Promise<void> {
-  const buffer = (sheet as unknown as { _stream?: { pipes?: LegacyWritable[] } })._stream;
-  for (const pipe of buffer?.pipes ?? []) {
-    // readable-stream 2 (archiver's) predates writableNeedDrain: read its state directly.
-    while (pipe._writableState?.needDrain) await once(pipe, 'drain');
-  }
-  await new Promise(setImmediate);
-}
-
-type LegacyWritable = Writable & { _writableState?: { needDrain: boolean } };
 
 function openSheet(
   workbook: ExcelJS.stream.xlsx.WorkbookWriter,
