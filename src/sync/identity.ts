@@ -23,7 +23,8 @@ const LABEL: Record<keyof Identity, string> = {
 /**
  * Binds the mirror to `identity` on its first sync, or checks that it is the same one.
  * A mirror synced before identities were recorded is bound now, after its newest sync's
- * addresses are checked. With `rebind`, a different identity replaces the bound one.
+ * addresses are checked. With `rebind`, a different identity replaces the bound one; so does
+ * any identity, while the mirror holds nothing the services sent.
  * @returns 'moved' when the mirror moved to other services' credentials (the caller retires what
  * the previous ones listed); 'readdressed' when only the addresses changed, the same client IDs
  * reaching the same services by another name (`localhost` for `127.0.0.1`, a new load
@@ -52,7 +53,9 @@ export async function bindIdentity(
   const differences = bound
     ? (Object.keys(LABEL) as (keyof Identity)[]).filter((key) => bound[key] !== identity[key])
     : [];
-  if (differences.length > 0 && !rebind) {
+  // Bound by a sync that read nothing (refused credentials, an unreachable service): no records
+  // of other services to keep apart, so these services take the mirror without --rebind.
+  if (differences.length > 0 && !rebind && (await store.runs.holdsRecords())) {
     const listed = differences
       .map((key) => `${LABEL[key]} ${identity[key]} (the mirror's: ${bound?.[key]})`)
       .join('; ');

@@ -21,6 +21,16 @@ export interface Checkpoint {
   done: boolean;
 }
 
+/** The tables whose rows came from the services (the rest derive from them, or are the sync's own). */
+const SERVICE_RECORDS = [
+  'gift_cards',
+  'quarantine',
+  'coupons',
+  'dp_products',
+  'dp_orders',
+  'dp_wallet_snapshots',
+] as const;
+
 export class SyncRunStore {
   readonly #session: SyncSession;
   readonly #s;
@@ -122,6 +132,23 @@ export class SyncRunStore {
       .orderBy('sync_run_id', 'desc')
       .limit(1)
       .executeTakeFirst();
+  }
+
+  /**
+   * Whether the mirror holds anything either service sent: a record, a quarantined payload, a
+   * wallet's snapshot. A binding that holds nothing (its first sync refused at the door: a
+   * mistyped client ID or secret) binds nothing.
+   */
+  async holdsRecords(): Promise<boolean> {
+    for (const table of SERVICE_RECORDS) {
+      const row = await this.#session.db
+        .selectFrom(table)
+        .select((eb) => eb.lit(1).as('held'))
+        .limit(1)
+        .executeTakeFirst();
+      if (row) return true;
+    }
+    return false;
   }
 
   /** Binds the mirror to this identity (unchanged rows are not rewritten). */

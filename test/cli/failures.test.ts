@@ -24,6 +24,7 @@ import { type Failure, failureOf } from '../../src/app/failure.js';
 import { pingServices } from '../../src/app/ping.js';
 import { loadConfig } from '../../src/config.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
+import { dpConfig, giftcardConfig } from '../support/simulator.js';
 import { cleanEnv, oneFailureLine, runCli, simulatorEnv, type CliResult } from '../support/cli.js';
 import { canMount, mountTmpfs } from '../support/mounts.js';
 import { mirrorAt, numberOfMirror, ON_POSTGRES } from '../support/test-db.js';
@@ -494,6 +495,23 @@ describe('a mirror has one identity', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('lets a mirror whose first sync was refused at the door (a mistyped client ID and secret) be taken by the right credentials, without --rebind', async () => {
+    const db = mirrorAt(dir, 'mistyped');
+    const mistyped = {
+      giftcard: giftcardConfig(sim, { clientId: 'mistyped-id', clientSecret: 'mistyped-secret' }),
+      dp: dpConfig(sim, { clientId: 'DP-MISTYPED', clientSecret: 'mistyped-secret' }),
+    };
+    expect(lineOf(await failureOfJob(() => syncOf(sim, db, { config: mistyped })))).toMatch(
+      /refused the client secret/,
+    );
+    // The refused sync bound the mirror to the mistyped IDs, but read nothing under them.
+    expect(await numberOfMirror(db, 'SELECT COUNT(*) FROM gift_cards')).toBe(0);
+    expect((await syncOf(sim, db, { init: false })).ok).toBe(true);
+    // Once it holds what these services sent, other credentials are refused as before.
+    const line = lineOf(await failureOfJob(() => syncOf(sim, db, { init: false, config: mistyped })));
+    expect(line).toContain(`GIFTCARD_CLIENT_ID mistyped-id (the mirror's: ${sim.credentials.giftcard.clientId})`);
   });
 
   it("a rebind reads the new services whole and leaves the previous ones' records out of the current state: no merge, no false finding", async () => {
