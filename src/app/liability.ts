@@ -17,7 +17,7 @@ import {
   unclaimedCsv,
 } from '../report/liability-sheets.js';
 import { type ClosedPeriodFigures, closePeriod } from '../report/close.js';
-import { type Period, periodOf, type PeriodOptions } from '../report/period.js';
+import { dateOf, type Period, periodOf, type PeriodOptions } from '../report/period.js';
 
 /** The period's close with its liability at the closing cut-off, for our merchant as the newest check run pinned it. */
 export async function liabilityOf(
@@ -45,6 +45,8 @@ const shown = (cents: number): string => groupThousands(formatCents(cents));
 function periodEnding(day: string, tz: string | undefined): Period {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day))
     throw new ConfigError('--as-of', `--as-of ${day}: give a day as YYYY-MM-DD; the liability is stated at its end`);
+  // A day that does not exist (2026-12-40) is named by the flag the user gave, not the period's --to.
+  dateOf('--as-of', day);
   return periodOf({ from: `${day.slice(0, 8)}01`, to: day, ...(tz !== undefined ? { tz } : {}) } as PeriodOptions);
 }
 

@@ -77,7 +77,8 @@ export function periodOf(options: PeriodOptions): Period {
   return { label: `${options.from} to ${options.to}`, startMs, endMs, timeZone };
 }
 
-function dateOf(flag: string, text: string): { year: number; month: number; day: number } {
+/** The day `text` names (YYYY-MM-DD, a day that exists, not before FIRST_YEAR), or a ConfigError naming `flag`. */
+export function dateOf(flag: string, text: string): { year: number; month: number; day: number } {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   const [year, month, day] = [Number(match?.[1]), Number(match?.[2]), Number(match?.[3])];
   const valid =

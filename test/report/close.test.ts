@@ -361,6 +361,22 @@ describe('closing a period', () => {
       'ledger-recon: --period 2026-13 is not a month: write it as YYYY-MM, e.g. 2026-10',
     ]);
   });
+
+  it('names a day of --as-of that does not exist by --as-of, the flag the user gave', async () => {
+    for (const [day, line] of [
+      ['2026-12-40', 'ledger-recon: --as-of 2026-12-40 is not a date: write it as YYYY-MM-DD, e.g. 2026-10-31'],
+      ['2026-13-01', 'ledger-recon: --as-of 2026-13-01 is not a date: write it as YYYY-MM-DD, e.g. 2026-10-31'],
+      [
+        '1969-12-31',
+        'ledger-recon: --as-of 1969-12-31 is before 1970: no gift card ledger is that old; check the year',
+      ],
+    ]) {
+      const failure = await failureOfJob(() =>
+        liabilityAsOf(join(tmpdir(), 'ledger-recon-never-opened.db'), day as string),
+      );
+      expect([failure.exitCode, failure.line]).toEqual([2, line]);
+    }
+  });
 });
 
 /** A random legal ledger: cards issued over four months, each spent, refunded and perhaps closed, in time order. */
