@@ -124,13 +124,17 @@ function plainDecimal(value: number): string {
   return (negative ? '-' : '') + result;
 }
 
+/** Cents as their sign, whole units and minor units, by integer arithmetic: a multiple of a hundred divided by a hundred is exact. */
+function splitCents(value: Cents | number): { sign: string; whole: number; minor: number } {
+  const abs = Math.abs(value);
+  const minor = abs % 100;
+  return { sign: value < 0 ? '-' : '', whole: (abs - minor) / 100, minor };
+}
+
 /** Formats cents as a plain decimal string with two places: 1010 → "10.10", -5 → "-0.05". */
 export function formatCents(value: Cents | number): string {
-  const negative = value < 0;
-  const abs = Math.abs(value);
-  const whole = Math.trunc(abs / 100);
-  const minor = String(abs % 100).padStart(2, '0');
-  return `${negative ? '-' : ''}${whole}.${minor}`;
+  const { sign, whole, minor } = splitCents(value);
+  return `${sign}${whole}.${minor < 10 ? '0' : ''}${minor}`;
 }
 
 /**
@@ -139,11 +143,7 @@ export function formatCents(value: Cents | number): string {
  * float divided by a hundred.
  */
 export function shortestDecimal(value: Cents | number): string {
-  const sign = value < 0 ? '-' : '';
-  const abs = Math.abs(value);
-  const minor = abs % 100;
-  // A multiple of a hundred divided by a hundred: exact.
-  const whole = (abs - minor) / 100;
+  const { sign, whole, minor } = splitCents(value);
   if (minor === 0) return `${sign}${whole}`;
   if (minor % 10 === 0) return `${sign}${whole}.${minor / 10}`;
   return `${sign}${whole}.${minor < 10 ? '0' : ''}${minor}`;

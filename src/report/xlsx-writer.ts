@@ -2,7 +2,8 @@
  * The one module that knows exceljs. Writes a workbook with the streaming writer so memory
  * stays bounded: sheets one after another, rows committed as they come, a turn of the event
  * loop every few hundred rows so the zip deflates them, and a wait when it falls far behind
- * (src/report/zip-writer.ts). Auditors' conventions are applied here: frozen header, autofilter, fitted widths, money as numbers in the currency's format,
+ * (src/report/zip-writer.ts). Auditors' conventions are applied here: frozen header,
+ * autofilter, fitted widths, money as numbers in the currency's format,
  * dates as real dates (UTC), severity colours, and API text as sent (a text cell of .xlsx is never a formula), control characters shown escaped.
  */
 import { once } from 'node:events';
@@ -102,7 +103,7 @@ export async function writeXlsx(
   workbook.modified = properties.created;
   Object.assign(workbook, { title: properties.title, subject: properties.subject });
   try {
-    for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title, zip, failed);
+    for (const spec of sheets) await writeSheet(workbook, spec, maxRows, properties.title, zip);
   } catch (error) {
     // The sheets not written let go of what their rows hold (a cursor, a pooled connection):
     // held, a server's pool never ends and the process never exits.
@@ -143,11 +144,10 @@ async function writeSheet(
   maxRows: number,
   title: string,
   zip: ZipWriter,
-  failed: Promise<never>,
 ): Promise<void> {
   const iterator = rowsIterator(spec.rows);
   try {
-    await writeRows(workbook, spec, maxRows, title, zip, failed, iterator);
+    await writeRows(workbook, spec, maxRows, title, zip, iterator);
   } finally {
     // A sheet that fails part-way (a full disk) closes its rows' reader: its finally blocks run.
     await iterator.return?.(undefined);
@@ -168,7 +168,6 @@ async function writeRows(
   maxRows: number,
   title: string,
   zip: ZipWriter,
-  failed: Promise<never>,
   iterator: AsyncIterator<Cell[] | RowBatch>,
 ): Promise<void> {
   // Widths must be set before the first row is committed: fit them to a sample of the rows.
@@ -215,7 +214,8 @@ async function writeRows(
     for (const cells of batch)
       if (put(cells)) {
         await new Promise(setImmediate);
-        await Promise.race([zip.drained(), failed]);
+        // Ends with the file's error if it failed (a full disk): the zip listens to it.
+        await zip.drained();
       }
   };
   await putAll(sample);
