@@ -31,18 +31,27 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const at = (ms: number): string => new Date(ms).toISOString();
 
-let said: FindingDraft[] = [];
-beforeEach(() => {
-  said = [];
-});
+/** The test running now, by its file and name. */
+const currentTest = (): string => {
+  const { testPath, currentTestName } = expect.getState();
+  return `${testPath ?? ''}\0${currentTestName ?? ''}`;
+};
+
+/**
+ * What the running test's checks returned, tied to that test rather than emptied by a hook:
+ * a worker that runs several files in turn (the quick tier) loads this module once for all of them.
+ */
+let said: { test: string; findings: FindingDraft[] } = { test: '', findings: [] };
 
 const keep = (findings: FindingDraft[]): FindingDraft[] => {
-  said.push(...findings);
+  const test = currentTest();
+  if (said.test !== test) said = { test, findings: [] };
+  said.findings.push(...findings);
   return findings;
 };
 
 /** The messages of every finding the test's checks returned, in the order they were returned. */
-export const messagesSaid = (): string[] => said.map((f) => f.message);
+export const messagesSaid = (): string[] => (said.test === currentTest() ? said.findings : []).map((f) => f.message);
 
 /** A card check over one card's ledger, with the catalogue's default options and our merchant. */
 export const inspect = (check: CardCheck, ledger: CardLedger): FindingDraft[] =>
