@@ -86,8 +86,8 @@ export const REJECTED_SHARE_LIMIT = 0.01;
 export interface ImportOptions {
   kind: BooksKind;
   map?: BooksMap;
-  /** When the import happened (default now). */
-  nowMs?: number;
+  /** When the import happened, from the job's clock. */
+  nowMs: number;
   /** The operator's stop: the file's transaction rolls back (it lands whole or not at all) and its reason is thrown. */
   signal?: AbortSignal;
   /**
@@ -196,7 +196,7 @@ async function importOpenFile(
   const format = map.format ?? (/\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : 'csv');
   const shape: CsvShape = { lines: 0, openQuoteLine: null };
   const rows = format === 'csv' ? csvRows(open(), map, kind, shape) : jsonLines(open(), shape);
-  const nowMs = options.nowMs ?? Date.now();
+  const { nowMs } = options;
   const rejections: Rejection[] = [];
   // One transaction across the file's reads (the connection is this process's alone while it
   // imports): a failure anywhere, or a file refused, leaves the mirror as it was.

@@ -23,7 +23,8 @@ export interface MatchInput {
   /** Our merchant: only its cards and coupons are matched. */
   merchantId: string | null;
   options?: Partial<MatchOptions>;
-  nowMs?: number;
+  /** When the matching is made, from the job's clock. */
+  nowMs: number;
 }
 
 /** What a matching found: records per status, per kind. */
@@ -44,7 +45,7 @@ interface Span {
 export async function matchBooks(mirror: Mirror, input: MatchInput): Promise<MatchOutcome> {
   const store = new BooksStore(mirror);
   const options: MatchOptions = { ...DEFAULT_MATCH_OPTIONS, ...input.options };
-  const nowMs = input.nowMs ?? Date.now();
+  const { nowMs } = input;
   const throughFileId = await store.newestFileId();
   const spans = new Map<string, Span>((await store.spans()).map((span) => [span.kind, span]));
   const { groups, byStatus } = await store.replaceMatching(nowMs, async (session) => {

@@ -42,7 +42,7 @@ export interface BooksMatching {
  * @returns its time, and why it failed if it did (the books checks then cannot run).
  */
 export async function matchBooksForRun(
-  context: Pick<CheckContext, 'mirror' | 'asOfMs' | 'merchantId' | 'options'>,
+  context: Pick<CheckContext, 'mirror' | 'asOfMs' | 'merchantId' | 'options'> & { nowMs: number },
 ): Promise<BooksMatching & { ms: number }> {
   const started = performance.now();
   try {
@@ -50,6 +50,7 @@ export async function matchBooksForRun(
       asOfMs: context.asOfMs,
       merchantId: context.merchantId,
       options: booksMatchOptions(context.options),
+      nowMs: context.nowMs,
     });
     return { throughFileId, ms: Math.round(performance.now() - started) };
   } catch (error) {

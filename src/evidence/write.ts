@@ -17,7 +17,8 @@ import type { KeyObject } from 'node:crypto';
 export interface SealOptions {
   signingKey?: KeyObject;
   checkpoints?: string;
-  nowMs?: number;
+  /** When the seal is appended to the log, from the job's clock. */
+  nowMs: number;
 }
 
 /** What a seal wrote: the manifest's path, and the checkpoint's when one was published. */
@@ -67,7 +68,7 @@ async function sealAt(
   const { sealed, stored } = await sealedOf(mirror, manifest);
   try {
     writeManifest(path, sealed, options.signingKey);
-    if (!stored) await appendSeal(mirror, sealed, options.nowMs ?? Date.now());
+    if (!stored) await appendSeal(mirror, sealed, options.nowMs);
   } catch (error) {
     // Unsealed, the outputs go with their manifest: the folder keeps no file that no seal
     // vouches for, and the report written again (`report --run N`) takes the same names.
@@ -86,7 +87,7 @@ export async function sealRun(
   mirror: Mirror,
   checkRunId: number,
   outputs: { workbook: string; csv: string; json: string; page?: string },
-  options: SealOptions = {},
+  options: SealOptions,
 ): Promise<Sealed> {
   const findings = findingsStore(mirror);
   const run = await findings.history.completedRun(checkRunId);
@@ -100,7 +101,7 @@ export async function sealClose(
   mirror: Mirror,
   close: Parameters<typeof closeManifest>[1],
   outputs: readonly string[],
-  options: SealOptions = {},
+  options: SealOptions,
 ): Promise<Sealed> {
   const manifest = await closeManifest(mirror, close, outputs);
   return sealAt(mirror, manifest, outputs, options);

@@ -33,8 +33,8 @@ export interface ReconcileInput {
   /** Our merchant; by default the merchant owning most cards and coupons. */
   merchantId?: string;
   failOn?: FailOn;
-  /** The run's clock (ages of findings, acceptance expiry); defaults to now. */
-  nowMs?: number;
+  /** The run's instant, from the job's clock (ages of findings, acceptance expiry). */
+  nowMs: number;
   /** A run the caller began before its sync (the nightly run); by default one is begun here. */
   checkRunId?: number;
   /** The caller writes the run's report next (the nightly run): the run's report stays pending until it is written. */
@@ -95,7 +95,7 @@ async function talliesOf(input: ReconcileInput, night: LiabilityTally, syncRunId
 }
 
 async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
-  const nowMs = input.nowMs ?? Date.now();
+  const { nowMs } = input;
   const started = performance.now();
   const failOn = input.failOn ?? 'error';
   const options: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, ...input.options };
@@ -118,7 +118,7 @@ async function checkAndRecord(input: ReconcileInput): Promise<ReconcileResult> {
     options,
   };
   // The merchant's books against the services: a step of its own, before the checks that read it.
-  const booksMatching = await matchBooksForRun(checkContext);
+  const booksMatching = await matchBooksForRun({ ...checkContext, nowMs });
   const catalogue = await runCatalogue(checkContext, tallies, booksMatching, input.signal);
   if (tallies.leaves) await keepLeaves(input.mirror, tallies.leaves);
   const rereads = input.confirm ? await input.confirm(confirmationRequest(catalogue.drafted)) : null;

@@ -277,6 +277,7 @@ export async function redraftBooksChecks(
     asOfMs: sync.startedAtMs,
     merchantId: run.merchantId,
     options: optionsOf(run, changed),
+    nowMs: run.startedAtMs,
   });
   if (matched.failed !== undefined) return fingerprinted(new Set(), []);
   return redraftQueryChecks(scratch, BOOKS_CHECKS, run, sync, changed);

@@ -41,8 +41,8 @@ export interface SyncOptions {
    * held break is judged, and a repaired one resolved, the next night.
    */
   recheckCards?: readonly string[];
-  /** The clock every instant of the sync is read from (default the system's). */
-  clock?: { now(): number };
+  /** The clock every instant of the sync is read from: the job's. */
+  clock: { now(): number };
   /** The operator's stop (Ctrl-C, SIGTERM): the walks halt at their next page, keeping what they read whole, and its reason is thrown. */
   signal?: AbortSignal;
 }
@@ -190,7 +190,7 @@ async function startSyncRun(
  * @returns the run's summary; @throws what the clients throw (auth, unavailable, …).
  */
 export async function runSync(options: SyncOptions): Promise<SyncSummary> {
-  const clock = options.clock ?? { now: () => Date.now() };
+  const { clock } = options;
   const now = (): number => clock.now();
   const started = now();
   const { store, rebound, mode, syncRunId } = await startSyncRun(options, started);

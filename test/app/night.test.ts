@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NightResult, RunSummary } from '../../src/app/night.js';
 import { mirrorHolder } from '../../src/db/mirror.js';
 import { InterruptedError } from '../../src/errors.js';
+import { booksFilesIn } from '../../src/books/import-books.js';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { clockAt, nightOf } from '../support/app.js';
 import { testNow } from '../support/test-clock.js';
@@ -73,17 +74,29 @@ describe(`the night, in-process (${BACKEND_NAME})`, () => {
       expect(difference, currency).toBe('0.00');
   });
 
-  it("reads every instant from its clock: the cut-off, the run's start and the outputs' names", async () => {
+  it("reads every instant from its clock: the cut-off, the run's start, the books' import and matching, the seal and the outputs' names", async () => {
     // A clock that stands still: every instant the night records is this one.
     const at = testNow();
     const db = mirrorAt(dir, 'clocked');
-    const record = finished((await nightOf(quiet, db, join(dir, 'clocked-reports'), { clock: clockAt(at) })).result);
+    const folder = join(dir, 'clocked-books');
+    quiet.writeBooks(folder);
+    const record = finished(
+      (await nightOf(quiet, db, join(dir, 'clocked-reports'), { clock: clockAt(at), books: booksFilesIn(folder) }))
+        .result,
+    );
     expect(record.asOf).toBe(new Date(at).toISOString());
     expect(record.durationMs).toBe(0);
     expect(basename(record.report.workbook)).toBe(`ledger-recon-${new Date(at).toISOString().slice(0, 10)}-run-1.xlsx`);
     expect(await rowsOfMirror(db, 'SELECT started_at_ms, finished_at_ms FROM sync_runs')).toEqual([
       { started_at_ms: at, finished_at_ms: at },
     ]);
+    const instants = [
+      'SELECT DISTINCT started_at_ms AS ms FROM check_runs',
+      'SELECT DISTINCT imported_at_ms AS ms FROM books_files',
+      'SELECT DISTINCT matched_at_ms AS ms FROM books_match_rows',
+      'SELECT DISTINCT written_at_ms AS ms FROM evidence_manifests',
+    ];
+    for (const sql of instants) expect(await rowsOfMirror(db, sql), sql).toEqual([{ ms: at }]);
   });
 
   it('returns a night the services refuse as FAILED, with its record and no secret, and records it in the mirror', async () => {

@@ -33,6 +33,7 @@ import { reconcile } from '../../src/findings/reconcile.js';
 import { BACKEND, benchLocation, dropBenchMirror, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb, timed } from './measure.js';
+import { testNow } from '../support/test-clock.js';
 
 const ENTRIES = 1_000_000;
 const CARDS = 100_000;
@@ -82,14 +83,14 @@ async function child(step: string, location: string, csvPath: string): Promise<v
   const mirror = await openBenchMirror(location);
   if (step === 'repeated') {
     const result = await timed('  import of equal rows (1,000,000 rows, 1,000 meanings)', () =>
-      importBooksFile(mirror, csvPath, { kind: 'coupon-uses' }),
+      importBooksFile(mirror, csvPath, { nowMs: testNow(), kind: 'coupon-uses' }),
     );
     process.stdout.write(
       `  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`,
     );
   } else if (step === 'import') {
     const result = await timed('  import (CSV → books_rows, one transaction)', () =>
-      importBooksFile(mirror, csvPath, { kind: 'tenders' }),
+      importBooksFile(mirror, csvPath, { nowMs: testNow(), kind: 'tenders' }),
     );
     process.stdout.write(
       `  ${result.rowsRead.toLocaleString('en')} rows read, ${result.rowsAdded.toLocaleString('en')} added, ${result.problems.length} rejected\n`,
@@ -98,7 +99,7 @@ async function child(step: string, location: string, csvPath: string): Promise<v
     // A night over the books (their matching, the checks), then that night re-performed with its
     // books: rebuilt as the matching read them, beside the ledger's tenders as of its sync, matched again.
     const started = performance.now();
-    const { summary } = await reconcile({ mirror });
+    const { summary } = await reconcile({ nowMs: testNow(), mirror });
     const night = (performance.now() - started) / 1000;
     // Its report written and sealed, as a night's is: re-performance compares with what it sealed.
     const reportStarted = performance.now();
@@ -106,7 +107,7 @@ async function child(step: string, location: string, csvPath: string): Promise<v
       writeReport({ mirror, checkRunId: summary.checkRunId, outDir: join(dirname(csvPath), 'reports') }),
     );
     const report = (performance.now() - reportStarted) / 1000;
-    await sealRun(mirror, summary.checkRunId, paths);
+    await sealRun(mirror, summary.checkRunId, paths, { nowMs: testNow() });
     const again = performance.now();
     const reperformed = await withListsAsOf(mirror, (listsAt) => reperformRun(mirror, summary.checkRunId, listsAt));
     const seconds = (performance.now() - again) / 1000;
@@ -117,7 +118,7 @@ async function child(step: string, location: string, csvPath: string): Promise<v
   } else {
     const asOfMs = (await mirror.connection.pluck<number>('SELECT MAX(started_at_ms) FROM sync_runs').get()) ?? 0;
     const outcome = await timed('  matching (all rules, books_match_rows)', () =>
-      matchBooks(mirror, { asOfMs, merchantId: null }),
+      matchBooks(mirror, { nowMs: testNow(), asOfMs, merchantId: null }),
     );
     process.stdout.write(
       `  ${outcome.groups.toLocaleString('en')} groups; records by status: ${Object.entries(outcome.byStatus)

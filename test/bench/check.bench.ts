@@ -24,6 +24,7 @@ import { walkCardLedgers } from '../../src/ledger/walk.js';
 import { BACKEND, openBenchMirror, PG_SERVER, postgresCopyOf } from './backend.js';
 import { benchMirror } from './bench-mirror.js';
 import { peakRssMb } from './measure.js';
+import { testNow } from '../support/test-clock.js';
 
 const SIZES = [
   { millions: 1, entries: 1_000_000, cards: 100_000 },
@@ -34,7 +35,7 @@ const SIZES = [
 async function check(path: string): Promise<void> {
   const mirror = await openBenchMirror(path);
   const started = performance.now();
-  const { summary } = await reconcile({ mirror });
+  const { summary } = await reconcile({ nowMs: testNow(), mirror });
   const seconds = (performance.now() - started) / 1000;
   // The seal of the night (sealed nights issue): its manifest over the mirror (coupons, orders and
   // wallets read in ID order with their roots, the findings' digest) and the chain, apart from the
@@ -43,7 +44,7 @@ async function check(path: string): Promise<void> {
   const files = { workbook: join(outputs, 'w.xlsx'), csv: join(outputs, 'f.csv'), json: join(outputs, 'f.json') };
   for (const file of Object.values(files)) writeFileSync(file, '');
   const sealStarted = performance.now();
-  await sealRun(mirror, summary.checkRunId, files);
+  await sealRun(mirror, summary.checkRunId, files, { nowMs: testNow() });
   const sealSeconds = (performance.now() - sealStarted) / 1000;
   rmSync(outputs, { recursive: true, force: true });
   // Re-performing the night's ledger population from the mirror's history (verify --run).
@@ -52,7 +53,7 @@ async function check(path: string): Promise<void> {
   const reperformSeconds = (performance.now() - reperformStarted) / 1000;
   // A night after, nothing moved: the population's leaves are kept, none hashed again (#62, point 6).
   const againStarted = performance.now();
-  const { summary: again } = await reconcile({ mirror });
+  const { summary: again } = await reconcile({ nowMs: testNow(), mirror });
   const againSeconds = (performance.now() - againStarted) / 1000;
   const kept = await mirror.connection.pluck<number>('SELECT COUNT(*) FROM population_leaves').get();
   const population = await populationCost(mirror, again.syncRunId);

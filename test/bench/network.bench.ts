@@ -22,6 +22,7 @@ import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { peakRssMb } from './measure.js';
 import { withHeapPaced } from '../../src/app/heap.js';
+import { testNow } from '../support/test-clock.js';
 
 const LATENCY_MS = 20;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -89,7 +90,9 @@ async function timedSync(dbPath: string, full = false): Promise<SyncSummary> {
   const c = clients();
   const mirror = openMirror(dbPath);
   try {
-    return await withHeapPaced(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full }));
+    return await withHeapPaced(() =>
+      runSync({ clock: { now: testNow }, mirror, giftcard: c.giftcard, dp: c.dp, full }),
+    );
   } finally {
     mirror.close();
     await Promise.all([c.giftcard.close(), c.dp.close()]);

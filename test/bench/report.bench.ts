@@ -134,7 +134,7 @@ async function plant(path: string): Promise<void> {
 async function check(path: string): Promise<void> {
   const mirror = await openBenchMirror(path);
   const started = performance.now();
-  await reconcile({ mirror });
+  await reconcile({ nowMs: testNow(), mirror });
   const seconds = (performance.now() - started) / 1000;
   await mirror.close();
   process.stdout.write(`  check of the same mirror ${seconds.toFixed(2)} s   peak RSS ${peakRssMb()} MB\n`);

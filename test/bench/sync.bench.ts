@@ -20,6 +20,7 @@ import { runSync, type SyncSummary } from '../../src/sync/run-sync.js';
 import { prefetch } from '../../src/sync/walk.js';
 import { bytesWritten, peakRssMb, processCpuSeconds, timed } from './measure.js';
 import { withHeapPaced } from '../../src/app/heap.js';
+import { testNow } from '../support/test-clock.js';
 
 const NETWORK_MS = 2;
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -127,7 +128,7 @@ const sync = async (mirror: Mirror, label: string, full = false): Promise<SyncSu
     },
   };
   const summary = await timed(label, () =>
-    withHeapPaced(() => runSync({ mirror, giftcard: c.giftcard, dp: c.dp, full, progress })),
+    withHeapPaced(() => runSync({ clock: { now: testNow }, mirror, giftcard: c.giftcard, dp: c.dp, full, progress })),
   );
   const written = (bytesWritten() ?? NaN) - (writtenBefore ?? NaN);
   await Promise.all([c.giftcard.close(), c.dp.close()]);

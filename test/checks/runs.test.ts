@@ -29,7 +29,8 @@ async function setup(options: SimulatorOptions) {
   const services = await startServices({ size: 'small', ...options });
   const mirror = openMirror(join(dir, 'ledger.db'));
   opened.push({ services, mirror });
-  const sync = (full = false) => runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full });
+  const sync = (full = false) =>
+    runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp, full });
   return { services, mirror, sync };
 }
 
@@ -40,7 +41,7 @@ describe('a check over a synced mirror', () => {
   it('finds every planted break on its record and nothing else at error or warning; exit 1', async () => {
     const { services, mirror, sync } = await setup({ seed: 41, plant: true });
     await sync();
-    const { summary, findings } = await reconcile({ mirror });
+    const { summary, findings } = await reconcile({ nowMs: testNow(), mirror });
     const planted = services.sim.manifest.breaks;
     expect(planted.length).toBeGreaterThanOrEqual(29);
     const found = new Map(findings.map((f) => [key(f), f]));
@@ -65,7 +66,7 @@ describe('a check over a synced mirror', () => {
     const { services, mirror, sync } = await setup({ seed: 42, plant: true, live: { intervalMs: 2 } });
     await sync();
     services.sim.stopLive();
-    const { findings } = await reconcile({ mirror });
+    const { findings } = await reconcile({ nowMs: testNow(), mirror });
     const plantedKeys = new Set(services.sim.manifest.breaks.map(key));
     expect(findings.filter((f) => f.severity !== 'info' && !plantedKeys.has(key(f))).map((f) => f.message)).toEqual([]);
     for (const b of services.sim.manifest.breaks) expect(findings.map(key)).toContain(key(b));
@@ -74,7 +75,7 @@ describe('a check over a synced mirror', () => {
   it("leaves a card of another merchant out of the liability, whose issued amounts are our cards' alone", async () => {
     const { services, mirror, sync } = await setup({ seed: 41, plant: true });
     await sync();
-    const { summary, rollForward } = await reconcile({ mirror });
+    const { summary, rollForward } = await reconcile({ nowMs: testNow(), mirror });
     const foreign = services.sim.manifest.breaks.find((b) => b.code === 'GC_FOREIGN_MERCHANT')!;
     const card = mirror.sqlite
       .prepare(
@@ -98,13 +99,13 @@ describe('a check over a synced mirror', () => {
   it('reconciles a clean simulator, and its liability roll-forward closes run after run', async () => {
     const { services, mirror, sync } = await setup({ seed: 43 });
     await sync();
-    const first = await reconcile({ mirror });
+    const first = await reconcile({ nowMs: testNow(), mirror });
     expect(first.summary).toMatchObject({ verdict: 'RECONCILED', exitCode: 0, findings: 0 });
     expect(first.rollForward.length).toBeGreaterThan(0);
     for (const r of first.rollForward) expect(r).toMatchObject({ openingCents: 0, differenceCents: 0 });
     services.sim.applyActivity(300);
     await sync();
-    const second = await reconcile({ mirror });
+    const second = await reconcile({ nowMs: testNow(), mirror });
     expect(second.summary.verdict).toBe('RECONCILED');
     for (const r of second.rollForward) {
       const before = first.rollForward.find((p) => p.currency === r.currency);
@@ -119,13 +120,13 @@ describe('findings across runs', () => {
   it('keeps open a break on a coupon or order the service no longer lists, saying since which sync', async () => {
     const { services, mirror, sync } = await setup({ seed: 45, plant: true });
     await sync();
-    const first = await reconcile({ mirror });
+    const first = await reconcile({ nowMs: testNow(), mirror });
     const overRedeemed = first.findings.find((f) => f.code === 'CV_OVER_REDEEMED');
     const totalMismatch = first.findings.find((f) => f.code === 'DP_ORDER_TOTAL_MISMATCH');
     services.sim.mutate.setCouponListed(overRedeemed!.entityId, false);
     services.sim.mutate.removeOrder(totalMismatch!.entityId);
     const { syncRunId } = await sync();
-    const second = await reconcile({ mirror });
+    const second = await reconcile({ nowMs: testNow(), mirror });
     for (const before of [overRedeemed!, totalMismatch!]) {
       const after = second.findings.find((f) => f.fingerprint === before.fingerprint);
       expect(after, before.code).toMatchObject({ state: 'open', detailSha256: before.detailSha256 });
@@ -224,11 +225,11 @@ describe('our merchant', () => {
     const { services, mirror, sync } = await setup({ seed: 46 });
     await sync();
     const ours = services.sim.truth().merchantId;
-    const inferred = await reconcile({ mirror });
+    const inferred = await reconcile({ nowMs: testNow(), mirror });
     expect(inferred.summary.merchantId).toBe(ours);
     // Told otherwise once (--merchant-id), that merchant stays ours on the nights after.
-    await reconcile({ mirror, merchantId: 'MERCHANT-TOLD-ONCE' });
-    const next = await reconcile({ mirror });
+    await reconcile({ nowMs: testNow(), mirror, merchantId: 'MERCHANT-TOLD-ONCE' });
+    const next = await reconcile({ nowMs: testNow(), mirror });
     expect(next.summary.merchantId).toBe('MERCHANT-TOLD-ONCE');
   });
 });
@@ -240,11 +241,11 @@ describe('our merchant when nothing resolves it', () => {
       fx.sync();
       for (let i = 0; i < 3; i += 1) fx.coupon({ id: `ours-${i}`, merchantId: 'MERCHANT-A' });
       for (let i = 0; i < 3; i += 1) fx.coupon({ id: `theirs-${i}`, merchantId: 'MERCHANT-B' });
-      await expect(reconcile({ mirror: fx.mirror })).rejects.toThrow(
+      await expect(reconcile({ nowMs: testNow(), mirror: fx.mirror })).rejects.toThrow(
         /cannot tell which merchant is ours: .* no clear majority; set it with --merchant-id ID or LEDGER_RECON_MERCHANT_ID/,
       );
       fx.coupon({ id: 'ours-3', merchantId: 'MERCHANT-A' });
-      expect((await reconcile({ mirror: fx.mirror })).summary.merchantId).toBe('MERCHANT-A');
+      expect((await reconcile({ nowMs: testNow(), mirror: fx.mirror })).summary.merchantId).toBe('MERCHANT-A');
     } finally {
       await fx.close();
     }
@@ -257,7 +258,7 @@ describe('an incomplete run', () => {
     try {
       fx.ledger(cardLedger(1_000, [{ type: 'DEBIT', amount: 100 }]));
       fx.sync('failed');
-      const { summary } = await reconcile({ mirror: fx.mirror });
+      const { summary } = await reconcile({ nowMs: testNow(), mirror: fx.mirror });
       expect(summary).toMatchObject({ verdict: 'INCOMPLETE', exitCode: 2, findings: 0, syncStatus: 'failed' });
     } finally {
       await fx.close();

@@ -15,6 +15,7 @@ import { cents } from '../../src/money.js';
 import { demoOf } from '../support/app.js';
 import { cardLedger, FixtureMirror } from '../support/fixtures.js';
 import { mirrorAt } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 let db: string;
@@ -102,7 +103,7 @@ describe('findings list', () => {
       }),
     );
     fx.sync();
-    await reconcile({ mirror: fx.mirror });
+    await reconcile({ nowMs: testNow(), mirror: fx.mirror });
     await fx.close();
     const { text } = await list({}, at);
     expect(text).toContain('card-\\u001b[2J\\u001b]52;c;ZXZpbA==\\u0007\\u009b31m');

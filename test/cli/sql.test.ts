@@ -12,6 +12,7 @@ import { cardLedger, FixtureMirror, T0 } from '../support/fixtures.js';
 import { startServices } from '../support/simulator.js';
 import { mirrorAt, ON_POSTGRES, openMirrorAt } from '../support/test-db.js';
 import { cents } from '../../src/money.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 let fixture: string;
@@ -39,14 +40,14 @@ beforeAll(async () => {
   fx.sync();
   fx.coupon({ id: 'coupon-1', redemptionCount: 2, usageLimitTotal: 0 });
   fx.wallet('wallet-1', 48_000, T0 + 3_600_000);
-  await reconcile({ mirror: fx.mirror });
+  await reconcile({ nowMs: testNow(), mirror: fx.mirror });
   await fx.close();
   // A mirror synced from the simulator with every planted break, for the cookbook's queries.
   const services = await startServices({ size: 'tiny', seed: 91, plant: true });
   synced = mirrorAt(dir, 'synced');
   const mirror = await openMirrorAt(synced);
-  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
-  await reconcile({ mirror });
+  await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
+  await reconcile({ nowMs: testNow(), mirror });
   await mirror.close();
   await services.close();
 });

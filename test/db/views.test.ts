@@ -16,6 +16,7 @@ import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
 import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { runs } from '../support/property.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 beforeEach(() => {
@@ -81,7 +82,7 @@ describe(`the views for SQL users (${BACKEND_NAME})`, () => {
         const db = mirrorAt(dir, `world${world}`);
         const mirror = await openMirrorAt(db);
         try {
-          await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+          await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
           const views = await viewsOf(db);
           let cards = 0;
           let references = 0;

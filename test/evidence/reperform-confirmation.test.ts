@@ -18,6 +18,7 @@ import { startServices, type TestServices } from '../support/simulator.js';
 import { changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { nightOf, reportOf, told } from '../support/app.js';
 import { verifyNight } from '../../src/app/verified.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 let db: string;
@@ -63,10 +64,11 @@ beforeAll(async () => {
   services.sim.mutate.breakBalance(fresh, { offByCents: 700 });
   const mirror = await openMirrorAt(db);
   try {
-    await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+    await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
     services.sim.mutate.repairBalance(card);
     services.sim.mutate.repairBalance(fresh);
     const run = await reconcile({
+      nowMs: testNow(),
       mirror,
       confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4),
     });

@@ -22,6 +22,7 @@ import { startServices } from '../support/simulator.js';
 import { mirrorAt, openMirrorAt } from '../support/test-db.js';
 import { runs } from '../support/property.js';
 import { acceptAt } from '../support/app.js';
+import { testNow } from '../support/test-clock.js';
 
 interface Plan {
   alter: boolean;
@@ -145,8 +146,15 @@ describe('a property over random sequences of nights, end to end', () => {
               for (const p of planted) if (p.seenFrom === undefined && plan.full) p.seenFrom = n;
 
               // ---- the night ----------------------------------------------------------------------
-              await runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full: plan.full });
+              await runSync({
+                clock: { now: testNow },
+                mirror,
+                giftcard: services.giftcard,
+                dp: services.dp,
+                full: plan.full,
+              });
               const { summary } = await reconcile({
+                nowMs: testNow(),
                 mirror,
                 confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4),
               });
@@ -155,7 +163,7 @@ describe('a property over random sequences of nights, end to end', () => {
                 outDir: join(dir, 'reports'),
                 checkRunId: summary.checkRunId,
               });
-              await sealRun(mirror, summary.checkRunId, report);
+              await sealRun(mirror, summary.checkRunId, report, { nowMs: testNow() });
               nights.push(summary.checkRunId);
               const findings = JSON.parse(readFileSync(report.json, 'utf8')) as ExportedFinding[];
               const csvRows = readFileSync(report.csv, 'utf8').trimEnd().split('\r\n').length - 1;

@@ -16,6 +16,7 @@ import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, type TestServices } from '../support/simulator.js';
 import { changeMirror, mirrorAt, numberOfMirror, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
 import { runs } from '../support/property.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 let db: string;
@@ -27,8 +28,8 @@ beforeEach(async () => {
   db = mirrorAt(dir);
   services = await startServices({ size: 'small', seed: 23, plant: true });
   mirror = await openMirrorAt(db);
-  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
-  await reconcile({ mirror });
+  await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
+  await reconcile({ nowMs: testNow(), mirror });
 });
 afterEach(async () => {
   await mirror.close();
@@ -120,13 +121,13 @@ describe("the Card reconciliation and Refunds by reference sheets of the run's r
     const firstRefunds = await refundsSheet('first-refunds');
     // Legal activity after the night (debits, refunds, new cards), mirrored by a later sync.
     services.sim.applyActivity(60);
-    await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+    await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
     // The night's report written again: its cards as its sync left them, walked from the mirror's history.
     const again = await cardSheet('again', 1);
     expect(again.rows).toEqual(first.rows);
     expect((await refundsSheet('again-refunds', 1)).rows).toEqual(firstRefunds.rows);
     // The next night's cards are the mirror's now, which the activity moved.
-    await reconcile({ mirror });
+    await reconcile({ nowMs: testNow(), mirror });
     expect((await cardSheet('second')).rows).not.toEqual(first.rows);
     expect(await rowsOfMirror(db, 'SELECT check_run_id, chunk FROM check_run_card_sums')).toEqual([
       { check_run_id: 2, chunk: 0 },

@@ -11,6 +11,7 @@ import { journalOf } from '../../src/app/export.js';
 import { formatCheckSummary } from '../../src/app/check-lines.js';
 import { startServices } from '../support/simulator.js';
 import { mirrorAt, openMirrorAt } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 beforeEach(() => {
@@ -48,7 +49,7 @@ async function exportAndCheck(prepare: (sim: Awaited<ReturnType<typeof startServ
   const target = prepare(services.sim);
   const db = mirrorAt(dir);
   const mirror = await openMirrorAt(db);
-  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
   await mirror.close();
   await services.close();
   const journal = join(dir, 'ledger.journal');

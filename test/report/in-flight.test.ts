@@ -19,6 +19,7 @@ import { rereadGiftCards } from '../../src/sync/confirm.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices, type TestServices } from '../support/simulator.js';
 import { BACKEND_NAME, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 let services: TestServices;
@@ -37,9 +38,13 @@ beforeAll(async () => {
   card = { giftCardId: found.giftCardId, currency: found.currency };
   // The card's balance is 5.00 off its ledger when the sync reads it, and repaired before the confirmation re-reads it.
   services.sim.mutate.breakBalance(card.giftCardId, { offByCents: 500 });
-  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
   services.sim.mutate.repairBalance(card.giftCardId);
-  run = await reconcile({ mirror, confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4) });
+  run = await reconcile({
+    nowMs: testNow(),
+    mirror,
+    confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4),
+  });
   paths = await writeReport({ mirror, outDir: join(dir, 'reports'), checkRunId: run.summary.checkRunId });
 }, 60_000);
 
@@ -106,12 +111,14 @@ describe(`one in-flight figure on every surface (${BACKEND_NAME})`, () => {
 
   it('reads the card again by ID the next night, moved or not, and nothing is in flight any more', async () => {
     const next = await runSync({
+      clock: { now: testNow },
       mirror,
       giftcard: services.giftcard,
       dp: services.dp,
       recheckCards: await findingsStore(mirror).cardsToReread(),
     });
     const night = await reconcile({
+      nowMs: testNow(),
       mirror,
       confirm: (request) => rereadGiftCards(mirror, services.giftcard, request, 4),
     });

@@ -17,6 +17,7 @@ import { writeReport } from '../../src/report/write-report.js';
 import { runSync } from '../../src/sync/run-sync.js';
 import { startServices } from '../support/simulator.js';
 import { BACKEND_NAME, changeMirror, mirrorAt, openMirrorAt, rowsOfMirror } from '../support/test-db.js';
+import { testNow } from '../support/test-clock.js';
 
 let dir: string;
 beforeEach(() => {
@@ -54,8 +55,8 @@ describe(`the month to date as the night computed it (${BACKEND_NAME})`, () => {
     const db = mirrorAt(dir);
     const mirror = await openMirrorAt(db);
     try {
-      await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
-      const run = await reconcile({ mirror });
+      await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
+      const run = await reconcile({ nowMs: testNow(), mirror });
       const month = run.summary.monthToDate!;
       expect(month.rollForwards.length).toBeGreaterThan(0);
       // One truth: the night's month to date is the close of the month so far, by the close's definition.

@@ -33,13 +33,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-recon-report-'));
   services = await startServices({ size: 'small', seed: 71, plant: true });
   mirror = await openMirrorAt(mirrorAt(dir));
-  await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  await runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp });
   const { coupon, order } = validCouponAndOrder(services.sim);
   services.sim.mutate.setCouponListed(coupon, false);
   services.sim.mutate.removeOrder(order);
-  const { syncRunId } = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp });
+  const { syncRunId } = await runSync({
+    clock: { now: testNow },
+    mirror,
+    giftcard: services.giftcard,
+    dp: services.dp,
+  });
   unlisted = { coupon, order, syncRunId };
-  await reconcile({ mirror });
+  await reconcile({ nowMs: testNow(), mirror });
   prepared = testNow();
   paths = await writeReport({
     mirror,

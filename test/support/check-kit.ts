@@ -26,6 +26,7 @@ import { checksStore } from '../../src/checks/store.js';
 import { sha256Hex as sha256 } from '../../src/hash.js';
 import { FixtureMirror, MERCHANT, T0 } from './fixtures.js';
 import { mirrorAt } from './test-db.js';
+import { testNow } from './test-clock.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -88,7 +89,7 @@ export async function books(kind: BooksKind, rows: Array<Record<string, string>>
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const path = join(dir, `${kind}-${(files += 1)}.csv`);
   writeFileSync(path, [columns.join(','), ...rows.map((r) => columns.map((c) => r[c] ?? '').join(','))].join('\n'));
-  const result = await importBooksFile(fx.mirror, path, { kind });
+  const result = await importBooksFile(fx.mirror, path, { nowMs: testNow(), kind });
   expect(result.problems).toEqual([]);
 }
 
@@ -116,6 +117,7 @@ const readAndDecideCode = (code: BooksCode, context: CheckContext): Promise<Find
 export async function run(code: BooksCode, options: Partial<CheckOptions> = {}): Promise<FindingDraft[]> {
   const context = fx.context({ options: { ...DEFAULT_CHECK_OPTIONS, ...options } });
   await matchBooks(fx.mirror, {
+    nowMs: testNow(),
     asOfMs: context.asOfMs,
     merchantId: MERCHANT,
     options: booksMatchOptions(context.options),

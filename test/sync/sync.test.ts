@@ -98,7 +98,8 @@ async function setup(options: SimulatorOptions, name = 'ledger.db') {
   const services = await startServices({ size: 'small', ...options });
   const mirror = await openMirrorAt(mirrorAt(dir, name.replace(/\.db$/, '')));
   opened.push({ services, mirror });
-  const sync = (full = false) => runSync({ mirror, giftcard: services.giftcard, dp: services.dp, full });
+  const sync = (full = false) =>
+    runSync({ clock: { now: testNow }, mirror, giftcard: services.giftcard, dp: services.dp, full });
   return { services, mirror, sync };
 }
 
@@ -223,7 +224,14 @@ describe('a resumed first sync', () => {
         resource === 'giftCardTransactions' && stop.abort(new InterruptedError('SIGINT', 'interrupted (SIGINT)')),
     };
     await expect(
-      runSync({ mirror, giftcard: services.giftcard, dp: services.dp, progress: first, signal: stop.signal }),
+      runSync({
+        clock: { now: testNow },
+        mirror,
+        giftcard: services.giftcard,
+        dp: services.dp,
+        progress: first,
+        signal: stop.signal,
+      }),
     ).rejects.toThrow(InterruptedError);
     const seen: Array<{ records: number; expected: number | undefined; notes: string[] }> = [];
     const recorder = {
@@ -234,7 +242,13 @@ describe('a resumed first sync', () => {
         ),
       done() {},
     };
-    const summary = await runSync({ mirror, giftcard: services.giftcard, dp: services.dp, progress: recorder });
+    const summary = await runSync({
+      clock: { now: testNow },
+      mirror,
+      giftcard: services.giftcard,
+      dp: services.dp,
+      progress: recorder,
+    });
     expect(summary.completed).toBe(true);
     expect(seen[0]?.notes).toContain('comparing');
     const reading = seen.filter((s) => s.records > 0 && s.expected !== undefined && s.records < s.expected);
