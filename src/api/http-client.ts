@@ -136,7 +136,7 @@ export class HttpClient {
   }
 
   async #attempt(path: string, attempt: number): Promise<AttemptOutcome> {
-    const started = Date.now();
+    const started = performance.now();
     this.stats.requests += 1;
     let status: number;
     let retryAfter: string | undefined;
@@ -173,12 +173,13 @@ export class HttpClient {
       path,
       status,
       attempt,
-      ms: Date.now() - started,
+      ms: Math.round(performance.now() - started),
     });
     if (isRetryableStatus(status)) {
       return {
         kind: 'retry',
         cause: `HTTP ${status}`,
+        // An HTTP-date in Retry-After is the server's wall-clock time: read against ours.
         retryAfterMs: status === 429 ? parseRetryAfter(retryAfter, Date.now()) : undefined,
       };
     }

@@ -5,6 +5,7 @@
  */
 export class ServiceLimiter {
   #inFlight = 0;
+  /** On the monotonic clock (performance.now()): the time before which no new request to this service starts. */
   #pausedUntil = 0;
   readonly #waiting: Array<() => void> = [];
 
@@ -13,14 +14,9 @@ export class ServiceLimiter {
       throw new RangeError('maxInFlight must be a positive integer');
   }
 
-  /** Time (epoch ms) before which no new request to this service starts. */
-  get pausedUntil(): number {
-    return this.#pausedUntil;
-  }
-
   /** Holds every request to the service back for at least `ms` from now. */
   pauseFor(ms: number): void {
-    this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + ms);
+    this.#pausedUntil = Math.max(this.#pausedUntil, performance.now() + ms);
   }
 
   /** Runs `task` once a slot is free and no pause is in force; `signal` ends a wait for a pause. */
@@ -35,7 +31,7 @@ export class ServiceLimiter {
   }
 
   async #waitForPause(signal?: AbortSignal): Promise<void> {
-    for (let wait = this.#pausedUntil - Date.now(); wait > 0; wait = this.#pausedUntil - Date.now()) {
+    for (let wait = this.#pausedUntil - performance.now(); wait > 0; wait = this.#pausedUntil - performance.now()) {
       await sleep(wait, signal);
     }
   }

@@ -19,7 +19,7 @@ export type ActivityKind = 'debit' | 'refund' | 'order' | 'fulfil' | 'redeem' | 
  * hourly expiry job. Planted records are pinned and left alone.
  * @returns what was done, or undefined when the drawn operation found nothing to act on.
  */
-export function applyActivity(context: ActivityContext, nowMs = Date.now()): ActivityKind | undefined {
+export function applyActivity(context: ActivityContext, nowMs: number): ActivityKind | undefined {
   const { gc, dp, random } = context;
   const roll = random.next();
   if (roll < 0.45) {

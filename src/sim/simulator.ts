@@ -258,7 +258,7 @@ function groundTruthOf({ merchantId, dpId, gc, dp }: Worlds): GroundTruth {
  * @returns the base URLs, credentials, ground truth and planted-break manifest, and close().
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const clock = options.clock ?? Date.now;
+  const clock = clockOf(options);
   const worlds = generateWorlds(options);
   const { seed, gc, dp, products } = worlds;
   const faults = new FaultPlan(options.faults ?? {}, new Random(seed ^ 0x5eed));
@@ -310,6 +310,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   timer?.unref();
   return sim;
 }
+
+/** The services' clock: the one they were given (a test's, a bench's), else the system's (`ledger-recon simulate`). */
+const clockOf = (options: SimulatorOptions): (() => number) => options.clock ?? Date.now;
 
 /** The services' own jobs at `atMs`: cards and coupons expire, and orders older than an hour are fulfilled. */
 function runServiceJobs(gc: GiftCardWorld, dp: DpWorld, atMs: number): number {
@@ -368,10 +371,11 @@ type Route = (service: Service, method: string, url: URL, req: IncomingMessage) 
 /** Each service's request handler: the route's answer, or the fault the plan draws, after the latency. */
 function requestHandler(sim: Simulator, options: SimulatorOptions, route: Route) {
   const { faults } = sim;
+  const clock = clockOf(options);
   const inFlight = { giftcard: 0, dp: 0 };
   return (service: Service) => (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const startedAt = Date.now();
+    const startedAt = clock();
     const method = req.method ?? 'GET';
     if (method !== 'GET') sim.writeAttempts += 1;
     const limit = Number(url.searchParams.get('limit'));
@@ -399,6 +403,7 @@ function requestHandler(sim: Simulator, options: SimulatorOptions, route: Route)
           return response;
         },
         log,
+        clock,
       );
     if (sim.latencyMs > 0) setTimeout(respond, sim.latencyMs);
     else respond();
@@ -413,6 +418,7 @@ function answer(
   res: ServerResponse,
   routed: () => SimResponse,
   log: (status: number) => void,
+  clock: () => number,
 ): void {
   const send = (): void => {
     const response = routed();
@@ -426,9 +432,7 @@ function answer(
       return;
     case 'throttle': {
       const seconds = options.retryAfterSeconds ?? 1;
-      const retryAfter = options.retryAfterAsDate
-        ? new Date(Date.now() + seconds * 1000).toUTCString()
-        : String(seconds);
+      const retryAfter = options.retryAfterAsDate ? new Date(clock() + seconds * 1000).toUTCString() : String(seconds);
       log(429);
       const body =
         service === 'giftcard'
