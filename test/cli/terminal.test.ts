@@ -84,7 +84,9 @@ describe.runIf(hasProgram('tmux', 'tmux'))('the terminal display', () => {
       const capture = (): string => tmux('capture-pane', '-p', '-J', '-t', session).stdout;
       const late = deadlineIn(30_000);
       while (!/^DP orders /m.test(capture()) && !late()) await new Promise((done) => setTimeout(done, 100));
-      await new Promise((done) => setTimeout(done, 700));
+      // Ctrl-C while the lines are being redrawn: once the screen has changed since every line was first drawn.
+      const drawn = capture();
+      while (capture() === drawn && !late()) await new Promise((done) => setTimeout(done, 100));
       tmux('send-keys', '-t', session, 'C-c');
       const later = deadlineIn(40_000);
       while (!/^exit \d+$/m.test(capture()) && !later()) await new Promise((done) => setTimeout(done, 100));

@@ -56,7 +56,6 @@ describe('the checkpointing thread', () => {
     for (let round = 0; round < 12; round += 1) {
       commitRows();
       checkpointer.afterCommit();
-      await new Promise((resolve) => setTimeout(resolve, 30));
     }
     // About 24 MB committed; without the restart the WAL would hold all of it.
     expect(fileSize('-wal')).toBeLessThan(10 * 1024 * 1024);
