@@ -18,7 +18,7 @@ import { toCents } from '../../src/money.js';
 import { LIABILITY_SHEETS } from '../../src/report/liability-sheets.js';
 import { SIZE_PRESETS } from '../../src/sim/generator.js';
 import { type Simulator, startSimulator } from '../../src/sim/simulator.js';
-import { closeOf, nightOf } from '../support/app.js';
+import { clockAt, closeOf, nightOf } from '../support/app.js';
 import { testNow } from '../support/test-clock.js';
 import { BACKEND_NAME, mirrorAt } from '../support/test-db.js';
 
@@ -141,13 +141,15 @@ describe(`the liability workpaper on the aged world (${BACKEND_NAME})`, () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-recon-liability-'));
-    sim = await startSimulator({ seed: 63, size: { ...SIZE_PRESETS.tiny, agedCards: 120 }, nowMs: testNow() });
+    // One instant for the world, its night and its close: a month's end passing while they run moves none of them.
+    const at = testNow();
+    sim = await startSimulator({ seed: 63, size: { ...SIZE_PRESETS.tiny, agedCards: 120 }, nowMs: at });
     db = mirrorAt(dir);
-    const night = await nightOf(sim, db, join(dir, 'out'));
+    const night = await nightOf(sim, db, join(dir, 'out'), { clock: clockAt(at) });
     // A healthy aged world reconciles.
     expect(night.result.ok && night.result.record.exitCode).toBe(0);
-    label = new Date(testNow()).toISOString().slice(0, 7);
-    const closed = await closeOf(db, join(dir, 'out'), label, testNow(), {
+    label = new Date(at).toISOString().slice(0, 7);
+    const closed = await closeOf(db, join(dir, 'out'), label, at, {
       liability: parseLiabilitySettings(JSON.stringify(SETTINGS)),
     });
     expect(closed.result.closes).toBe(true);
@@ -304,9 +306,20 @@ describe(`the liability workpaper on the aged world (${BACKEND_NAME})`, () => {
         String(row.getCell(2).value),
         cents((row.getCell(10).value as { result?: number }).result ?? 0),
       ]);
-    expect(totals.sort()).toEqual(
-      close.rollForwards.map((r) => [r.currency, r.programId ?? '(no program)', decimal(r.closingFromCards)]).sort(),
-    );
+    // Every program's vintages add up to its roll-forward's closing. A program whose cards were all closed before the
+    // period opened has vintages at 0.00 and no roll-forward: no opening, no movement, no closing (the aged world's one
+    // INR card, issued in October, has expired before a December closed on its last day).
+    const rolled = close.rollForwards.map((r) => [
+      r.currency,
+      r.programId ?? '(no program)',
+      decimal(r.closingFromCards),
+    ]);
+    expect(totals.filter((t) => t[2] !== 0).sort()).toEqual(rolled.filter((r) => r[2] !== 0).sort());
+    for (const r of rolled)
+      expect(
+        totals.some((t) => t[0] === r[0] && t[1] === r[1]),
+        `${r[0]} ${r[1]}`,
+      ).toBe(true);
     const summary = book.getWorksheet('Summary')!;
     const split = summary
       .getRows(1, summary.rowCount)!
