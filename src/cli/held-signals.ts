@@ -12,8 +12,13 @@ const EXIT_CODE: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 let held: StopSignal | undefined;
 
 const hold = (signal: StopSignal) => (): void => {
-  // A second one while still loading: the operator insists.
-  if (held !== undefined) process.exit(EXIT_CODE[signal]);
+  // A second one while still loading: the operator insists. Nothing has begun; the one line says so.
+  if (held !== undefined) {
+    process.stderr.write(
+      `ledger-recon: ${signal} again: stopped at once, before the command began; nothing was done\n`,
+    );
+    process.exit(EXIT_CODE[signal]);
+  }
   held = signal;
 };
 const onInt = hold('SIGINT');
