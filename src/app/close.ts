@@ -3,6 +3,7 @@
  * ledger, tied out, its workpapers written and sealed, every instant from the context's clock.
  */
 import type { KeyObject } from 'node:crypto';
+import { openExistingForWriting } from '../db/mirror.js';
 import { sealClose } from '../evidence/write.js';
 import { findingsStore } from '../findings/store.js';
 import type { ClosedPeriodFigures } from '../report/close.js';
@@ -15,7 +16,7 @@ import {
   liabilitySettingsFile,
 } from '../report/liability-sheets.js';
 import { ReportStore } from '../report/store.js';
-import type { JobContext } from './context.js';
+import type { Clock, JobContext } from './context.js';
 
 export interface CloseSettings {
   period: Period;
@@ -40,6 +41,20 @@ export interface ClosedPeriod {
   evidence: string;
   /** The log's checkpoint published, when a place was given. */
   checkpoint?: string;
+}
+
+/**
+ * Closes `settings.period` over the mirror at `location`, under its lock (the sync's, so no sync
+ * writes under the close), released whatever happens.
+ * @throws what opening the mirror throws (MirrorError, LockHeldError), and what closePeriodOf throws.
+ */
+export async function closeAt(location: string, clock: Clock, settings: CloseSettings): Promise<ClosedPeriod> {
+  const { mirror, release } = await openExistingForWriting(location, 'close', 'sync');
+  try {
+    return await closePeriodOf({ mirror, clock }, settings);
+  } finally {
+    await release();
+  }
 }
 
 /**

@@ -1,8 +1,15 @@
-/** How commands read a settings file a flag names (`--sla`, `--liability`): read and checked before any work. */
+/**
+ * How commands read a settings file a flag names (`--sla`, `--liability`) and the seal's key and
+ * checkpoint place (`--sign-key`, `--checkpoints`): read and checked before any work.
+ */
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
+import { isEndpoint } from '../evidence/log.js';
+import { readSigningKey } from '../evidence/sign.js';
 import { parseSlaRules, type SlaRule, SlaRulesError } from '../findings/sla.js';
 import { type LiabilitySettings, LiabilitySettingsError, parseLiabilitySettings } from '../report/liability-sheets.js';
+import { shownUrl } from '../send.js';
 
 /** A settings file's flag, what it is, where its form is documented, and how it is read. */
 interface SettingsFile<T> {
@@ -64,4 +71,42 @@ export function liabilitySettingsOf(path: string | undefined): LiabilitySettings
     parse: parseLiabilitySettings,
     refusal: LiabilitySettingsError,
   });
+}
+
+/** A place as a line shows it: a URL without its user, password or query string. */
+function shownPlace(place: string): string {
+  try {
+    return shownUrl(new URL(place));
+  } catch {
+    return place.replace(/\/\/[^/]*@/, '//…@');
+  }
+}
+
+/** The seal's flags: `--sign-key FILE` and `--checkpoints DIR|URL`. */
+export interface SealFlags {
+  signKey?: string;
+  checkpoints?: string;
+}
+
+/**
+ * The key that signs the seal (read now: a key that cannot sign fails the job before its work)
+ * and the place its checkpoint goes.
+ * @throws ConfigError naming the flag.
+ */
+export function sealSettingsOf(
+  options: SealFlags,
+  warn = (text: string): void => void process.stderr.write(`ledger-recon: ${text}\n`),
+): { signingKey?: KeyObject; checkpoints?: string } {
+  const signingKey =
+    options.signKey !== undefined && options.signKey !== '' ? readSigningKey(options.signKey, warn) : undefined;
+  const place = options.checkpoints;
+  if (place !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(place) && !isEndpoint(place))
+    throw new ConfigError(
+      '--checkpoints',
+      `--checkpoints ${shownPlace(place)}: neither a folder nor an http(s):// endpoint: give the folder's path (a write-once bucket's mount, an auditor's share) or the https:// URL that receives the checkpoints`,
+    );
+  return {
+    ...(signingKey ? { signingKey } : {}),
+    ...(place !== undefined && place !== '' ? { checkpoints: place } : {}),
+  };
 }

@@ -2,16 +2,8 @@ import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
 import { acceptAt } from '../app/accept.js';
 import { systemClock } from '../app/context.js';
-
-export interface AcceptOptions {
-  db?: string;
-  note: string;
-  /** Who accepts; default the operating-system user. */
-  by?: string;
-  until?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
+import { ConfigError } from '../errors.js';
+import type { declareAccept, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon accept FINGERPRINT --note TEXT [--by NAME] [--until DATE]`: accepts a known
@@ -20,9 +12,12 @@ export interface AcceptOptions {
  * break changes.
  * @throws MirrorError when no check run holds that fingerprint, or the date is not a date.
  */
-export async function accept(fingerprint: string, options: AcceptOptions): Promise<void> {
+export async function accept(fingerprint: string, options: FlagsOf<typeof declareAccept>): Promise<void> {
   const { say, record } = reporter(options);
   const { until, note } = options;
+  // Asked for here, after the fingerprint (commander checks required options first): what is missing first is named first.
+  if (note === undefined)
+    throw new ConfigError('--note', 'accept needs --note "why": the justification auditors read beside the finding');
   const finding = await acceptAt(options.db ?? defaultLocations().db, systemClock, {
     fingerprint,
     note,

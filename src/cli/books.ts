@@ -1,22 +1,8 @@
 import { defaultLocations } from '../locations.js';
-import type { BooksKind } from '../books/books-map.js';
-import type { ImportResult } from '../books/import-books.js';
 import { onInterrupt } from './interrupt.js';
 import { describeImport, importBooksAt } from '../app/books.js';
 import { silentProgress, systemClock } from '../app/context.js';
-
-export interface BooksImportOptions {
-  kind?: BooksKind;
-  map?: string;
-  source?: string;
-  replace?: boolean;
-  db?: string;
-  json?: boolean;
-  /** No line per file on success: problems still go to stderr. */
-  quiet?: boolean;
-  write?: (text: string) => void;
-  stderr?: (text: string) => void;
-}
+import type { declareBooks, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon books import FILE…`: reads the merchant's exports into the mirror, under its
@@ -24,13 +10,13 @@ export interface BooksImportOptions {
  * (`file:line: reason`) on stderr; matching happens at the next `check` or `run`.
  * @throws BooksImportError (exit 2) when not one row of the files could be imported.
  */
-export async function booksImport(paths: string[], options: BooksImportOptions): Promise<ImportResult[]> {
-  const write = options.write ?? ((text: string) => process.stdout.write(text));
+export async function booksImport(paths: string[], options: FlagsOf<typeof declareBooks>): Promise<void> {
+  const write = (text: string) => process.stdout.write(text);
   const interruption = onInterrupt(
     'the import stopped; each file lands whole or not at all: run the same import again (the files already in are recognised as unchanged)',
   );
   try {
-    const note = options.stderr ?? ((text: string) => process.stderr.write(text));
+    const note = (text: string) => process.stderr.write(text);
     const results = await importBooksAt(
       options.db ?? defaultLocations().db,
       { clock: systemClock, signal: interruption.signal, sink: { progress: silentProgress, note } },
@@ -39,7 +25,6 @@ export async function booksImport(paths: string[], options: BooksImportOptions):
     );
     if (options.json) write(`${JSON.stringify(results)}\n`);
     else if (!options.quiet) write(results.map((r) => `${describeImport(r)}\n`).join(''));
-    return results;
   } finally {
     interruption.dispose();
   }

@@ -2,33 +2,12 @@ import { slaRulesOf } from '../app/settings-files.js';
 import { defaultLocations } from '../locations.js';
 import { checkAt, exportedFindings } from '../app/check.js';
 import { systemClock } from '../app/context.js';
-import type { CheckRunSummary } from '../findings/summary.js';
-import type { FailOn } from '../findings/verdict.js';
 import { shownMirror } from '../db/mirror.js';
 import { outputTarget, writeAtomically } from '../paths.js';
 import { colourFor, formatCheckSummary } from '../app/check-lines.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
 import { pickCheckOptions } from './run.js';
-
-export interface CheckCommandOptions {
-  db?: string;
-  json?: boolean;
-  /** Judge the newest sync and record nothing: no run in history, no standing changed. */
-  dryRun?: boolean;
-  /** The verdict is the exit code alone: nothing printed (the JSON still, with --json). */
-  quiet?: boolean;
-  findingsJson?: string;
-  failOn?: FailOn;
-  /** The exception SLA rules file (`--sla`). */
-  sla?: string;
-  merchantId?: string;
-  expiryGraceMinutes?: number;
-  stuckOrderSlaHours?: number;
-  doubleDebitWindowSeconds?: number;
-  booksTolerance?: Record<string, number>;
-  booksWindowHours?: number;
-  booksCutoffMinutes?: number;
-}
+import type { declareCheck, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon check`: runs the check catalogue over the mirror's newest sync under the
@@ -36,7 +15,7 @@ export interface CheckCommandOptions {
  * (0 clean, 1 findings at or above --fail-on, 2 incomplete).
  * @throws LockHeldError, MirrorError (exit 2).
  */
-export async function check(options: CheckCommandOptions): Promise<CheckRunSummary> {
+export async function check(options: FlagsOf<typeof declareCheck>): Promise<void> {
   // Refused before anything runs: a device or a FIFO named by mistake is never replaced.
   const findingsTarget =
     options.findingsJson === undefined ? undefined : outputTarget('--findings-json', options.findingsJson);
@@ -62,5 +41,4 @@ export async function check(options: CheckCommandOptions): Promise<CheckRunSumma
   else if (!options.quiet)
     write(wrapText(formatCheckSummary(summary, colourFor(process.stdout)), terminalWidth(process.stdout)));
   process.exitCode = summary.exitCode;
-  return summary;
 }

@@ -5,7 +5,7 @@
  *   ledger-recon completion bash > /etc/bash_completion.d/ledger-recon
  *   ledger-recon completion zsh > "${fpath[1]}/_ledger-recon"
  */
-import type { Command, Option } from 'commander';
+import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { ConfigError } from '../errors.js';
 
 /** Every command a user types, by its words (`books import`), with its options. */

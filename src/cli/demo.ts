@@ -2,15 +2,7 @@ import { silentProgress, systemClock } from '../app/context.js';
 import { demoNight, plantedAndFound } from '../app/demo.js';
 import { onInterrupt } from './interrupt.js';
 import { printSummary } from './run.js';
-
-export interface DemoOptions {
-  seed: number;
-  /** Where the demo's mirror and reports go (default data/demo and reports/demo). */
-  db?: string;
-  out?: string;
-  /** Errors only. */
-  quiet?: boolean;
-}
+import type { declareDemo, FlagsOf } from './declarations.js';
 
 /**
  * `npm start`: the demo job (src/app/demo.ts): both services simulated in-process with every
@@ -19,7 +11,7 @@ export interface DemoOptions {
  * credentials, no network beyond 127.0.0.1. Exits 0 when the job ran, whatever it found.
  * @throws MirrorError (exit 2) when --db names a mirror the demo did not make; what the night throws.
  */
-export async function demo(options: DemoOptions): Promise<void> {
+export async function demo(options: FlagsOf<typeof declareDemo>): Promise<void> {
   // --quiet: errors only; the exit code and the files say the rest.
   const write = options.quiet ? () => {} : (text: string) => void process.stdout.write(text);
   const interruption = onInterrupt('the demo stopped; run it again to start afresh');

@@ -1,15 +1,9 @@
-import { examine, type DoctorSettings } from '../app/doctor.js';
+import { examine } from '../app/doctor.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
-
-export interface DoctorOptions extends DoctorSettings {
-  /** One JSON object instead of lines: {ok, checks: [{ok, subject, text}]}. */
-  json?: boolean;
-  /** The failures alone: a clean doctor prints nothing. */
-  quiet?: boolean;
-}
+import type { declareDoctor, FlagsOf } from './declarations.js';
 
 /** `ledger-recon doctor` (src/app/doctor.ts): a line each, `ok` or `FAIL` with the fix; exit 0 when all are ok, 2 otherwise. */
-export async function doctor(options: DoctorOptions): Promise<void> {
+export async function doctor(options: FlagsOf<typeof declareDoctor>): Promise<void> {
   const write = (text: string): boolean => process.stdout.write(text);
   const lines = await examine(options, (line) => {
     // --quiet: the failures alone, so a clean doctor prints nothing.

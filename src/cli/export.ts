@@ -4,22 +4,13 @@ import { ConfigError, MirrorError } from '../errors.js';
 import { resolve } from 'node:path';
 import { reporter } from './reporter.js';
 import { journalOf } from '../app/export.js';
-
-export interface ExportOptions {
-  db?: string;
-  out: string;
-  /** The check run whose cut-off and merchant the journal takes (default: the newest completed). */
-  run?: number;
-  json?: boolean;
-  quiet?: boolean;
-  write?: (text: string) => void;
-}
+import type { declareExport, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon export hledger --out FILE` (src/app/export.ts): the gift card ledger as an hledger
  * journal; `--out -` writes it to standard output.
  */
-export async function exportCommand(format: string, options: ExportOptions): Promise<void> {
+export async function exportCommand(format: string, options: FlagsOf<typeof declareExport>): Promise<void> {
   const { say, record } = reporter(options);
   if (format !== 'hledger') throw new MirrorError(`unknown export format ${format}: the one format is hledger`);
   // Refused before the mirror opens: a device or a FIFO named by mistake is never replaced.

@@ -2,20 +2,14 @@ import { systemClock } from '../app/context.js';
 import { fleetOf, merchantLine, mirrorsOf } from '../app/fleet.js';
 import { writeFleet } from '../app/fleet-page.js';
 import { ConfigError } from '../errors.js';
-import { reporter, type Reporting } from './reporter.js';
-
-export interface FleetOptions extends Reporting {
-  /** Servers (`postgres://…/db`) whose every schema holding a mirror is read. */
-  server?: string[];
-  lateAfterHours: number;
-  out: string;
-}
+import { reporter } from './reporter.js';
+import type { declareFleet, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon fleet [MIRROR…] [--server URL]` (src/app/fleet.ts): every merchant at once, a line
  * each, worst first; the page and the JSON written into --out. Exit 1 when any needs a person.
  */
-export async function fleetCommand(named: string[], options: FleetOptions): Promise<void> {
+export async function fleetCommand(named: string[], options: FlagsOf<typeof declareFleet>): Promise<void> {
   const { say, record } = reporter(options);
   const mirrors = await mirrorsOf(named, options.server ?? []);
   if (mirrors.length === 0)

@@ -9,22 +9,14 @@ import { liabilityAsOf, unclaimedReport } from '../app/liability.js';
 import { ConfigError } from '../errors.js';
 import { defaultLocations } from '../locations.js';
 import { outputTarget } from '../paths.js';
-import { periodOf, type PeriodOptions } from '../report/period.js';
+import { periodOf } from '../report/period.js';
 import { reporter } from './reporter.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
 import { liabilitySettingsOf } from '../app/settings-files.js';
-
-export interface LiabilityCommandOptions {
-  asOf: string;
-  tz?: string;
-  liability?: string;
-  db?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
+import type { declareExport, declareLiability, FlagsOf } from './declarations.js';
 
 /** `ledger-recon liability` (src/app/liability.ts): its lines, each broken between words at a terminal's width; or its JSON. */
-export async function liabilityCommand(options: LiabilityCommandOptions): Promise<void> {
+export async function liabilityCommand(options: FlagsOf<typeof declareLiability>): Promise<void> {
   const { say, record } = reporter(options);
   const stated = await liabilityAsOf(options.db ?? defaultLocations().db, options.asOf, {
     tz: options.tz,
@@ -34,16 +26,8 @@ export async function liabilityCommand(options: LiabilityCommandOptions): Promis
   record(stated.json);
 }
 
-export interface UnclaimedOptions extends PeriodOptions {
-  out: string;
-  liability?: string;
-  db?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
-
 /** `ledger-recon export unclaimed --period`: the holder report at the period's closing cut-off, one row per property. */
-export async function exportUnclaimed(options: UnclaimedOptions): Promise<void> {
+export async function exportUnclaimed(options: FlagsOf<typeof declareExport>): Promise<void> {
   const { say, record } = reporter(options);
   const settings = liabilitySettingsOf(options.liability);
   const period = periodOf(options);

@@ -3,7 +3,7 @@
  * choices, a variable's value, a list or a parsed value, and the parsers behind them. A value
  * that does not read is a usage error naming its flag (exit 2).
  */
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { amountsPerCurrency } from '../app/settings.js';
 
 /** A whole number ≥ `min`, or a usage error naming the flag. */
@@ -19,29 +19,37 @@ export const integer =
 const flagOf = (flags: string): string => flags.split(/[ ,]/)[0] ?? flags;
 
 /** An option taking a whole number ≥ `min`, `value` by default. */
-export function int(flags: string, help: string, min: number, value?: number): Option {
-  const option = new Option(flags, help).argParser(integer(flagOf(flags), min));
-  return value === undefined ? option : option.default(value);
+export function int<U extends string, D extends number | undefined = undefined>(
+  flags: U,
+  help: string,
+  min: number,
+  value?: D,
+) {
+  return new Option(flags, help).argParser(integer(flagOf(flags), min)).default(value as D);
 }
 
 /** An option taking one of `choices`, `value` by default. */
-export function oneOf(flags: string, help: string, choices: readonly string[], value?: string): Option {
-  const option = new Option(flags, help).choices(choices);
-  return value === undefined ? option : option.default(value);
+export function oneOf<U extends string, const C extends readonly string[], D extends C[number] | undefined = undefined>(
+  flags: U,
+  help: string,
+  choices: C,
+  value?: D,
+) {
+  return new Option(flags, help).choices(choices).default(value as D);
 }
 
 /** An option its environment variable sets too (help names the variable, never its value). */
-export function fromEnv(flags: string, help: string, variable: string): Option {
+export function fromEnv<U extends string>(flags: U, help: string, variable: string) {
   return new Option(flags, help).env(variable);
 }
 
 /** An option whose value `parse` reads (a usage error when it cannot). */
-export function parsed<T>(flags: string, help: string, parse: (value: string) => T): Option {
+export function parsed<U extends string, T>(flags: U, help: string, parse: (value: string) => T) {
   return new Option(flags, help).argParser(parse);
 }
 
 /** A repeatable option: every value given, in order. */
-export function repeated(flags: string, help: string): Option {
+export function repeated<U extends string>(flags: U, help: string) {
   return new Option(flags, help).argParser((value: string, previous: string[] = []) => [...previous, value]);
 }
 

@@ -1,17 +1,16 @@
-import { loadConfig, type ConfigFlags } from '../config.js';
+import { loadConfig } from '../config.js';
 import { logLevelOf } from '../log.js';
 import { requestLog } from '../app/clients.js';
 import { pingServices } from '../app/ping.js';
-import { reporter, type Reporting } from './reporter.js';
-
-export interface PingOptions extends ConfigFlags, Reporting {}
+import { reporter } from './reporter.js';
+import type { declarePing, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon ping`: checks the configuration and that both services accept our credentials,
  * reading one record from each (GET only; src/app/ping.ts).
  * @throws ConfigError, AuthError or ServiceUnavailableError, which the CLI maps to exit 2.
  */
-export async function ping(options: PingOptions): Promise<void> {
+export async function ping(options: FlagsOf<typeof declarePing>): Promise<void> {
   const { say, record } = reporter(options);
   const config = loadConfig(options);
   // -v / --log-level debug: the talk with both services on stderr, as every command logs it.

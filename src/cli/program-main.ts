@@ -1,7 +1,7 @@
 /**
  * The command line, once main.ts holds the signals: settings, the program, the exit code.
  */
-import { CommanderError, type Command } from 'commander';
+import { CommanderError, type CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { ConfigError } from '../errors.js';
 import { failureOf } from '../app/failure.js';
 import { shownValue } from '../config.js';

@@ -1,25 +1,10 @@
 import { resolve } from 'node:path';
 import { defaultLocations } from '../locations.js';
 import { reporter } from './reporter.js';
-import { sealSettingsOf } from './seal-options.js';
-import type { ReportPaths } from '../report/write-report.js';
+import { sealSettingsOf } from '../app/settings-files.js';
 import { systemClock } from '../app/context.js';
 import { reportAt, scopeOf } from '../app/report.js';
-
-export interface ReportCommandOptions {
-  db?: string;
-  out?: string;
-  run?: number;
-  preparer?: string;
-  /** The merchant's name (`--merchant-name`). */
-  merchantName?: string;
-  materiality?: Map<string, number>;
-  json?: boolean;
-  quiet?: boolean;
-  /** An Ed25519 private key (PEM) that signs the manifest. */
-  signKey?: string;
-  checkpoints?: string;
-}
+import type { declareReport, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon report`: writes the workbook, CSV and JSON of a check run (the newest by
@@ -27,7 +12,7 @@ export interface ReportCommandOptions {
  * the four paths.
  * @throws MirrorError when there is no mirror or no such check run.
  */
-export async function report(options: ReportCommandOptions): Promise<ReportPaths & { evidence: string }> {
+export async function report(options: FlagsOf<typeof declareReport>): Promise<void> {
   const { say, record } = reporter(options);
   const seal = sealSettingsOf(options);
   const { evidence, checkpoint, ...paths } = await reportAt(options.db ?? defaultLocations().db, systemClock, {
@@ -48,5 +33,4 @@ export async function report(options: ReportCommandOptions): Promise<ReportPaths
     evidence: resolve(evidence),
     ...(checkpoint ? { checkpoint } : {}),
   });
-  return { workbook: paths.workbook, csv: paths.csv, json: paths.json, page: paths.page, evidence };
 }

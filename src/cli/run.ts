@@ -3,12 +3,11 @@ import { systemClock } from '../app/context.js';
 import { failedNight, nightAt, type NightResult, type NightSettings, type RunSummary } from '../app/night.js';
 import { booksFilesIn } from '../books/import-books.js';
 import type { CheckOptions } from '../checks/check.js';
-import { loadConfig, type ConfigFlags } from '../config.js';
+import { loadConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { shownMirror } from '../db/mirror.js';
-import { sealSettingsOf } from './seal-options.js';
+import { sealSettingsOf } from '../app/settings-files.js';
 import type { CheckRunSummary } from '../findings/summary.js';
-import type { FailOn } from '../findings/verdict.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
 import { defaultLocations } from '../locations.js';
 import { outputTarget } from '../paths.js';
@@ -17,43 +16,11 @@ import { onInterrupt } from './interrupt.js';
 import { reportNightMetrics } from '../app/metrics.js';
 import { createProgress } from './progress.js';
 import { scopeOf } from '../app/report.js';
+import type { declareRun, FlagsOf } from './declarations.js';
 
 export type { FailedRunSummary, RunSummary } from '../app/night.js';
 
-export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
-  db?: string;
-  /** Make a new mirror even where --db's folder and its parent do not exist yet. */
-  init?: boolean;
-  out?: string;
-  full?: boolean;
-  json?: boolean;
-  failOn?: FailOn;
-  merchantId?: string;
-  /** The exception SLA rules file (`--sla`). */
-  sla?: string;
-  concurrency?: number;
-  /** No progress and no summary on a terminal: the one line on failure only. */
-  quiet?: boolean;
-  /** Move a mirror bound to other services to these ones (`--rebind`). */
-  rebind?: boolean;
-  /** `--books-tolerance`: cents per currency. */
-  booksTolerance?: Record<string, number>;
-  /** `--books DIR`: the merchant's books to import before checking. */
-  books?: string;
-  /** Fills "Prepared by" in the workbook's sign-off block. */
-  preparer?: string;
-  /** The merchant's name (`--merchant-name`). */
-  merchantName?: string;
-  /** Money at stake per currency (cents) at or above which a finding is material. */
-  materiality?: Map<string, number>;
-  /** `--sign-key FILE`: an Ed25519 private key (PEM) that signs the night's evidence manifest. */
-  signKey?: string;
-  checkpoints?: string;
-  /** `--push-metrics URL`: push the night's metrics to a Prometheus Pushgateway. */
-  pushMetrics?: string;
-  /** `--metrics-file FILE`: write them for node_exporter's textfile collector. */
-  metricsFile?: string;
-}
+type RunFlags = FlagsOf<typeof declareRun>;
 
 /**
  * `ledger-recon run`, the nightly job (src/app/night.ts) under the mirror's lock, with the
@@ -63,7 +30,7 @@ export interface RunCommandOptions extends ConfigFlags, Partial<CheckOptions> {
  * @throws ConfigError, LockHeldError, AuthError, ServiceUnavailableError (exit 2): no report
  * is written, earlier reports stay.
  */
-export async function run(options: RunCommandOptions): Promise<RunSummary> {
+export async function run(options: RunFlags): Promise<void> {
   const clock = systemClock;
   const started = clock.now();
   const location = options.db ?? defaultLocations().db;
@@ -85,14 +52,13 @@ export async function run(options: RunCommandOptions): Promise<RunSummary> {
     await reportNightMetrics(options, result.record, clock, (line) => stderr.write(line));
     if (!result.ok) throw result.error;
     process.exitCode = result.summary.exitCode;
-    return result.record;
   } finally {
     interruption.dispose();
   }
 }
 
 /** Checks the flags, opens the mirror and the clients, and runs the night under the mirror's lock. */
-async function runNight(options: RunCommandOptions, location: string, signal: AbortSignal): Promise<NightResult> {
+async function runNight(options: RunFlags, location: string, signal: AbortSignal): Promise<NightResult> {
   const config = loadConfig(options);
   if (options.metricsFile !== undefined) outputTarget('--metrics-file', options.metricsFile);
   // One JSON record a night on standard output: the metrics may not follow it there.
@@ -117,7 +83,7 @@ async function runNight(options: RunCommandOptions, location: string, signal: Ab
 }
 
 /** The night's settings of the flags: a key that cannot sign, SLA rules or a books folder that cannot be read fail it before its work. */
-function nightSettingsOf(options: RunCommandOptions, location: string): NightSettings {
+function nightSettingsOf(options: RunFlags, location: string): NightSettings {
   const seal = sealSettingsOf(options);
   const sla = slaRulesOf(options.sla);
   return {
@@ -141,7 +107,7 @@ function nightSettingsOf(options: RunCommandOptions, location: string): NightSet
 
 /** The night's outcome for its reader: the JSON record, the summary on a terminal, or the one line when it is not clean. */
 function printNight(
-  options: RunCommandOptions,
+  options: RunFlags,
   summary: CheckRunSummary,
   record: RunSummary,
   stderr: NodeJS.WritableStream,
@@ -162,7 +128,7 @@ export function printSummary(summary: CheckRunSummary, record: RunSummary, write
 }
 
 /** Every secret this run may know, from the environment or flags, so no output can carry one. */
-function secretsOf(options: RunCommandOptions): string[] {
+function secretsOf(options: RunFlags): string[] {
   const env = process.env;
   return [
     env['GIFTCARD_CLIENT_SECRET'],

@@ -1,33 +1,20 @@
 import { defaultLocations } from '../locations.js';
 import { NothingMirroredError } from '../errors.js';
-import { loadConfig, type ConfigFlags } from '../config.js';
+import { loadConfig } from '../config.js';
 import { shownMirror } from '../db/mirror.js';
 import { systemClock } from '../app/context.js';
 import { syncAt, type SyncSettings } from '../app/sync.js';
-import type { SyncSummary } from '../sync/run-sync.js';
 import { onInterrupt } from './interrupt.js';
 import { createProgress } from './progress.js';
 import { syncClosingLine } from '../app/progress-lines.js';
-
-export interface SyncCommandOptions extends ConfigFlags {
-  db?: string;
-  /** Make a new mirror even where --db's folder and its parent do not exist yet. */
-  init?: boolean;
-  full?: boolean;
-  json?: boolean;
-  /** No progress and no closing line: errors only. */
-  quiet?: boolean;
-  rebind?: boolean;
-  overlapMinutes?: number;
-  concurrency?: number;
-}
+import type { declareSync, FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon sync`: mirrors both services under the mirror's lock.
  * @throws ConfigError, LockHeldError, AuthError, ServiceUnavailableError (exit 2); what was
  * committed before a failure stays in the mirror.
  */
-export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
+export async function sync(options: FlagsOf<typeof declareSync>): Promise<void> {
   const config = loadConfig(options);
   const dbPath = options.db ?? defaultLocations().db;
   // Taken before the mirror is opened (a server's connection and schema can take a second): a
@@ -57,14 +44,13 @@ export async function sync(options: SyncCommandOptions): Promise<SyncSummary> {
     if (options.json) process.stdout.write(`${JSON.stringify({ mirror: shownMirror(dbPath), ...summary })}\n`);
     // A sync that read every list but could mirror nothing of one: exit 2, naming it.
     if (!summary.completed) throw new NothingMirroredError(summary.error ?? 'the sync did not complete');
-    return summary;
   } finally {
     interruption.dispose();
   }
 }
 
 /** The sync's settings of the flags. */
-function syncSettingsOf(options: SyncCommandOptions, location: string): SyncSettings & { location: string } {
+function syncSettingsOf(options: FlagsOf<typeof declareSync>, location: string): SyncSettings & { location: string } {
   return {
     location,
     full: options.full === true,

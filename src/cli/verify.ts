@@ -1,7 +1,9 @@
 import { defaultLocations } from '../locations.js';
 import { ConfigError } from '../errors.js';
 import { readKey } from '../evidence/sign.js';
-import { reporter, type Reporting } from './reporter.js';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { reporter } from './reporter.js';
+import type { declareVerify, FlagsOf } from './declarations.js';
 import {
   heldOf,
   type Verified,
@@ -12,44 +14,34 @@ import {
   whatIfRun,
 } from '../app/verified.js';
 
-export interface VerifyOptions extends Reporting {
-  dir?: string;
-  /** Re-perform this past check run from the mirror (its ledger population) instead of checking a folder. */
-  run?: number;
-  /** With --run: other settings (`KEY=VALUE`), to see what would change. */
-  set?: string[];
-  /** Re-perform this period's close (`2026-10`, or `2026-10-01 to 2026-10-31`) from the mirror. */
-  close?: string;
-  db?: string;
-  /** An Ed25519 public key (PEM): every manifest must be signed by it. */
-  publicKey?: string;
-  /** Checkpoints the auditor holds (files or a log's folder of them): the folder is held to them. */
-  checkpoint?: string[];
-  /** A witness's Ed25519 public key (PEM): the newest checkpoint must be cosigned by it. */
-  witnessKey?: string;
-  /** A card's proof (`ledger-recon prove`) to check against --checkpoint, with no mirror. */
-  proof?: string;
-  /** Whether --dir (or the folder argument) was given, not defaulted: --run and --close hold the mirror's seals to it. */
-  dirNamed?: boolean;
-}
-
 /**
  * `ledger-recon verify` (src/app/verified.ts): a folder offline, a card's proof, or a past night or
  * close re-performed from the mirror (`--set`: under other settings). Its lines on stdout, one
  * line per problem on stderr; exit 1 when anything does not hold.
  */
-export async function verify(options: VerifyOptions): Promise<boolean> {
-  const verified = await verified_(options);
+export async function verify(
+  folder: string | undefined,
+  options: FlagsOf<typeof declareVerify>,
+  command: CommandUnknownOpts,
+): Promise<void> {
+  const verified = await verified_(folderOf(folder, options, command));
   const { say, record } = reporter(options);
   record(verified.record);
   for (const problem of verified.problems) process.stderr.write(`${problem}\n`);
   if (verified.lines.length > 0) say(`${verified.lines.join('\n')}\n`);
   if (!verified.identical) process.exitCode = 1;
-  return verified.identical;
+}
+
+/** The flags, with the folder given once, as an argument or as --dir; one named is what --run and --close hold the mirror's seals to. */
+function folderOf(folder: string | undefined, options: FlagsOf<typeof declareVerify>, command: CommandUnknownOpts) {
+  const named = command.getOptionValueSource('dir') === 'cli';
+  if (folder !== undefined && named && options.dir !== folder)
+    throw new ConfigError('--dir', `verify was given two folders, ${folder} and --dir ${options.dir}: give one`);
+  return { ...options, dir: folder ?? options.dir, dirNamed: folder !== undefined || named };
 }
 
 /** The re-performance or check the flags ask for. @throws ConfigError for flags that do not go together. */
-async function verified_(options: VerifyOptions): Promise<Verified> {
+async function verified_(options: ReturnType<typeof folderOf>): Promise<Verified> {
   const db = options.db ?? defaultLocations().db;
   if (options.set !== undefined && options.set.length > 0) {
     if (options.run === undefined)

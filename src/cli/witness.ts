@@ -9,16 +9,10 @@ import { validKeyName } from '../evidence/checkpoint.js';
 import { readKey } from '../evidence/sign.js';
 import { witness, WitnessRefusal } from '../evidence/witness.js';
 import { oneLine } from '../log.js';
-import { reporter, type Reporting } from './reporter.js';
+import { reporter } from './reporter.js';
+import type { declareWitness, FlagsOf } from './declarations.js';
 
-export interface WitnessOptions extends Reporting {
-  key: string;
-  name: string;
-  state: string;
-  logKey?: string;
-}
-
-export async function witnessCommand(logFolder: string, options: WitnessOptions): Promise<boolean> {
+export async function witnessCommand(logFolder: string, options: FlagsOf<typeof declareWitness>): Promise<void> {
   const { say, record } = reporter(options);
   if (!validKeyName(options.name))
     throw new ConfigError(
@@ -40,12 +34,10 @@ export async function witnessCommand(logFolder: string, options: WitnessOptions)
     say(
       `cosigned ${done.cosigned}: ${done.origin} at ${done.size} seals, ${done.since === null ? 'the first checkpoint this witness has seen of it' : `consistent with the ${done.since} it cosigned last`}\n`,
     );
-    return true;
   } catch (error) {
     if (!(error instanceof WitnessRefusal)) throw error;
     record({ ok: false, problem: error.message });
     process.stderr.write(`ledger-recon: not cosigned: ${oneLine(error.message)}\n`);
     process.exitCode = 1;
-    return false;
   }
 }

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { keepingSink, type Clock } from '../../src/app/context.js';
 import type { Config } from '../../src/config.js';
 import { nightAt, type NightResult, type NightSettings } from '../../src/app/night.js';
-import { type CloseSettings, closePeriodOf, type ClosedPeriod } from '../../src/app/close.js';
+import { type CloseSettings, closeAt, type ClosedPeriod } from '../../src/app/close.js';
 import { demoNight, type DemoOutcome } from '../../src/app/demo.js';
 import { type AcceptSettings, acceptAt as acceptIn } from '../../src/app/accept.js';
 import { type BooksImportSettings, describeImport, importBooksAt } from '../../src/app/books.js';
@@ -18,7 +18,7 @@ import { reportAt, type ReportSettings } from '../../src/app/report.js';
 import { syncAt, type SyncOutcome, type SyncSettings } from '../../src/app/sync.js';
 import type { Verified } from '../../src/app/verified.js';
 import { type Failure, failureOf } from '../../src/app/failure.js';
-import { isServerUrl, openExistingForWriting, shownMirror } from '../../src/db/mirror.js';
+import { isServerUrl, shownMirror } from '../../src/db/mirror.js';
 import { periodOf } from '../../src/report/period.js';
 import type { Simulator } from '../../src/sim/simulator.js';
 import { dpConfig, giftcardConfig } from './simulator.js';
@@ -96,15 +96,7 @@ export async function closeOf(
   nowMs: number,
   seal: Pick<CloseSettings, 'signingKey' | 'checkpoints' | 'liability' | 'preparer'> = {},
 ): Promise<ClosedPeriod> {
-  const { mirror, release } = await openExistingForWriting(db, 'close', 'sync');
-  try {
-    return await closePeriodOf(
-      { mirror, clock: clockAt(nowMs) },
-      { period: periodOf({ period: label }), outDir, ...seal },
-    );
-  } finally {
-    await release();
-  }
+  return closeAt(db, clockAt(nowMs), { period: periodOf({ period: label }), outDir, ...seal });
 }
 
 /**
