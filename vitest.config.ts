@@ -92,12 +92,19 @@ const QUICK = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .filter((f) => !LONG.has(f) && !NEEDS_MORE.test(readFileSync(f, 'utf8')))
   .sort();
 
+/** The whole suite's bound on a test or hook (see testTimeout below). */
+const WHOLE_SUITE_TIMEOUT = 120_000;
+
 /** Every file's duration, kept for `npm run test:slowest` (vitest's JSON reporter). */
 const DURATIONS = 'test-results/durations.json';
 
 export default defineConfig({
   test: {
     exclude: ['test/bench/**'],
+    // A guard against a hang, not a measure of speed (test/bench/ measures): 30 s for the quick tier's
+    // in-process tests; the whole suite's projects, whose tests start the CLI, servers and
+    // LibreOffice, allow 120 s, since beside another suite on two cores a test running the CLI three
+    // times took 30.0 s and failed at 30 s (2026-12-08).
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
@@ -123,6 +130,8 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
+          testTimeout: WHOLE_SUITE_TIMEOUT,
+          hookTimeout: WHOLE_SUITE_TIMEOUT,
         },
       },
       {
@@ -130,6 +139,8 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ON_BOTH,
+          testTimeout: WHOLE_SUITE_TIMEOUT,
+          hookTimeout: WHOLE_SUITE_TIMEOUT,
           env: { LEDGER_RECON_TEST_DB: 'postgres' },
           setupFiles: ['test/support/postgres-schemas.ts'],
         },

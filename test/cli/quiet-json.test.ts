@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/sim/simulator.js';
 import { runCli, simulatorEnv } from '../support/cli.js';
+import { plantedMonth } from '../support/simulator.js';
 import { testDate } from '../support/test-clock.js';
 import { checkOf, nightOf } from '../support/app.js';
 import { rowsOfMirror } from '../support/test-db.js';
@@ -44,7 +45,8 @@ describe('--quiet', () => {
       ['sync', '--db', db],
       ['check', '--db', db],
       ['report', '--db', db, '--out', out],
-      ['close', '--db', db, '--out', out, '--period', '2026-11'],
+      // A month the planted world has data in, whatever the test clock's day.
+      ['close', '--db', db, '--out', out, '--period', plantedMonth()],
       ['verify', '--dir', out],
       ['export', 'hledger', '--db', db, '--out', join(dir, 'ledger.journal')],
     ];

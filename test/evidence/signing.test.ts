@@ -19,6 +19,7 @@ import { runCli, simulatorEnv } from '../support/cli.js';
 import { closeOf, nightOf, reportOf, told } from '../support/app.js';
 import { verifyFolderAt } from '../../src/app/verified.js';
 import { testNow } from '../support/test-clock.js';
+import { plantedMonth } from '../support/simulator.js';
 import { hasProgram } from '../support/programs.js';
 
 let dir: string;
@@ -46,7 +47,8 @@ beforeAll(async () => {
   const signingKey = readSigningKey(join(dir, 'signing.pem'), () => undefined);
   const { result } = await nightOf(sim, db, out, { signingKey });
   expect(result.record.exitCode).toBe(1);
-  await closeOf(db, out, '2026-11', testNow(), { signingKey });
+  // A month the planted world has data in, whatever the test clock's day.
+  await closeOf(db, out, plantedMonth(), testNow(), { signingKey });
 }, 120_000);
 
 afterAll(async () => {

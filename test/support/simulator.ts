@@ -6,15 +6,15 @@ import { PLANTED_DAYS_BACK } from '../../src/sim/planted-breaks.js';
 import { startSimulator, type Credentials, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
 import { testNow } from './test-clock.js';
 
-/**
- * A month a planted world (the demo's) ties out in: the one before the month its planted breaks
- * begin in. "Last month" held them on the first twenty days of a month.
- */
 /** The month a planted world's breaks begin in (they begin PLANTED_DAYS_BACK days before its now). */
 export function plantedMonth(nowMs = testNow()): string {
   return new Date(nowMs - PLANTED_DAYS_BACK * 86_400_000).toISOString().slice(0, 7);
 }
 
+/**
+ * A month a planted world (the demo's) ties out in: the one before the month its planted breaks
+ * begin in. "Last month" held them on the first twenty days of a month.
+ */
 export function quietMonthOfPlanted(nowMs = testNow()): string {
   const planted = new Date(nowMs - PLANTED_DAYS_BACK * 86_400_000);
   return new Date(Date.UTC(planted.getUTCFullYear(), planted.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
