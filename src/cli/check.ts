@@ -6,8 +6,7 @@ import { shownMirror } from '../db/mirror.js';
 import { outputTarget, writeAtomically } from '../paths.js';
 import { colourFor, formatCheckSummary } from '../app/check-lines.js';
 import { terminalWidth, wrapText } from '../fit-width.js';
-import { pickCheckOptions } from './run.js';
-import type { declareCheck, FlagsOf } from './declarations.js';
+import { checkOptionsOf, type declareCheck, type FlagsOf } from './declarations.js';
 
 /**
  * `ledger-recon check`: runs the check catalogue over the mirror's newest sync under the
@@ -24,7 +23,7 @@ export async function check(options: FlagsOf<typeof declareCheck>): Promise<void
   const sla = slaRulesOf(options.sla);
   const dbPath = options.db ?? defaultLocations().db;
   const checked = await checkAt(dbPath, systemClock, {
-    checkOptions: pickCheckOptions(options),
+    checkOptions: checkOptionsOf(options),
     ...(options.failOn ? { failOn: options.failOn } : {}),
     ...(options.merchantId ? { merchantId: options.merchantId } : {}),
     ...(options.dryRun ? { dryRun: true } : {}),

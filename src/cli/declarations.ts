@@ -8,7 +8,7 @@ import { Command, type CommandUnknownOpts, Option, type OptionValues } from '@co
 import { FAULT_KINDS } from '../sim/faults.js';
 import { SIZE_PRESETS } from '../sim/generator.js';
 import { FAIL_ON } from '../findings/verdict.js';
-import { DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
+import { type CheckOptions, DEFAULT_CHECK_OPTIONS } from '../checks/check.js';
 import { addServiceOptions } from './service-options.js';
 import { SQL_FORMATS } from '../sql-formats.js';
 import { DEFAULT_STATEMENT_BOUNDS } from '../db/types.js';
@@ -360,6 +360,22 @@ function addBooksThresholds<A extends unknown[], O extends OptionValues, G exten
         d.booksCutoffMinutes,
       ),
     );
+}
+
+/** The check's options of the flags addThresholds and addBooksThresholds declare (`--books-tolerance` in cents per currency). */
+export function checkOptionsOf(
+  options: Partial<CheckOptions> & { booksTolerance?: Record<string, number> },
+): Partial<CheckOptions> {
+  return {
+    ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),
+    ...(options.stuckOrderSlaHours !== undefined ? { stuckOrderSlaHours: options.stuckOrderSlaHours } : {}),
+    ...(options.doubleDebitWindowSeconds !== undefined
+      ? { doubleDebitWindowSeconds: options.doubleDebitWindowSeconds }
+      : {}),
+    ...(options.booksTolerance !== undefined ? { booksToleranceCents: options.booksTolerance } : {}),
+    ...(options.booksWindowHours !== undefined ? { booksWindowHours: options.booksWindowHours } : {}),
+    ...(options.booksCutoffMinutes !== undefined ? { booksCutoffMinutes: options.booksCutoffMinutes } : {}),
+  };
 }
 
 /** `check`: the night's judging alone. */

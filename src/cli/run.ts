@@ -2,7 +2,6 @@ import { slaRulesOf } from '../app/settings-files.js';
 import { systemClock } from '../app/context.js';
 import { failedNight, nightAt, type NightResult, type NightSettings, type RunSummary } from '../app/night.js';
 import { booksFilesIn } from '../books/import-books.js';
-import type { CheckOptions } from '../checks/check.js';
 import { loadConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { shownMirror } from '../db/mirror.js';
@@ -16,7 +15,7 @@ import { onInterrupt } from './interrupt.js';
 import { reportNightMetrics } from '../app/metrics.js';
 import { createProgress } from './progress.js';
 import { scopeOf } from '../app/report.js';
-import type { declareRun, FlagsOf } from './declarations.js';
+import { checkOptionsOf, type declareRun, type FlagsOf } from './declarations.js';
 
 export type { FailedRunSummary, RunSummary } from '../app/night.js';
 
@@ -90,7 +89,7 @@ function nightSettingsOf(options: RunFlags, location: string): NightSettings {
     location,
     shownMirror: shownMirror(location),
     outDir: options.out ?? defaultLocations().reports,
-    checkOptions: pickCheckOptions(options),
+    checkOptions: checkOptionsOf(options),
     books: options.books !== undefined ? booksFilesIn(options.books) : null,
     secrets: secretsOf(options),
     scope: scopeOf(options),
@@ -136,20 +135,4 @@ function secretsOf(options: RunFlags): string[] {
     options.giftcardClientSecret,
     options.dpClientSecret,
   ].filter((s): s is string => !!s);
-}
-
-/** The check options of a command's flags (`--books-tolerance` gives the tolerance in cents per currency). */
-export function pickCheckOptions(
-  options: Partial<CheckOptions> & { booksTolerance?: Record<string, number> },
-): Partial<CheckOptions> {
-  return {
-    ...(options.expiryGraceMinutes !== undefined ? { expiryGraceMinutes: options.expiryGraceMinutes } : {}),
-    ...(options.stuckOrderSlaHours !== undefined ? { stuckOrderSlaHours: options.stuckOrderSlaHours } : {}),
-    ...(options.doubleDebitWindowSeconds !== undefined
-      ? { doubleDebitWindowSeconds: options.doubleDebitWindowSeconds }
-      : {}),
-    ...(options.booksTolerance !== undefined ? { booksToleranceCents: options.booksTolerance } : {}),
-    ...(options.booksWindowHours !== undefined ? { booksWindowHours: options.booksWindowHours } : {}),
-    ...(options.booksCutoffMinutes !== undefined ? { booksCutoffMinutes: options.booksCutoffMinutes } : {}),
-  };
 }
