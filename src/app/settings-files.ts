@@ -83,7 +83,7 @@ function shownPlace(place: string): string {
 }
 
 /** The seal's flags: `--sign-key FILE` and `--checkpoints DIR|URL`. */
-export interface SealFlags {
+interface SealFlags {
   signKey?: string;
   checkpoints?: string;
 }

@@ -17,8 +17,6 @@ import { createProgress } from './progress.js';
 import { scopeOf } from '../app/report.js';
 import { checkOptionsOf, type declareRun, type FlagsOf } from './declarations.js';
 
-export type { FailedRunSummary, RunSummary } from '../app/night.js';
-
 type RunFlags = FlagsOf<typeof declareRun>;
 
 /**
